@@ -1,0 +1,376 @@
+// analyze(): how many wavefronts one warp request costs, what it would cost without
+// conflicts, its N-way degree, and (on request) the schedule that explains it.
+//
+// The one place that knows how banks serve a warp. Every rule below is either documented
+// (arch.hpp names the source) or measured on an H100 (bench/hardware, replayed exactly by
+// tests/hardware_corpus_test.cpp).
+//
+// Worked example (sm_90): 32 lanes load floats at tile[lane][0] of `float tile[32][32]`:
+// addresses 0, 128, 256, ... all fall in bank 0 as 32 different words, so one phase needs
+// 32 wavefronts; ideal 1; excess 31; 32-way.
+#pragma once
+
+#include <cstdint>
+
+#include "bankcheck/model/access.hpp"
+#include "bankcheck/model/arch.hpp"
+#include "bankcheck/model/config.hpp"
+
+namespace bankcheck::model {
+
+enum class AccessError : std::uint8_t {
+  None,
+  BadWidth,       // width not 1, 2, 4, 8 or 16
+  Misaligned,     // an active lane's address is not a multiple of the width
+  Unsupported,    // no rule for this op/width on this architecture
+};
+
+struct Verdict {
+  std::uint32_t wavefronts = 0;        // passes of the shared-memory pipeline
+  std::uint32_t ideal_wavefronts = 0;  // the same request without conflicts
+  std::uint32_t ways = 0;              // most distinct words one bank delivers in one phase
+  AccessError error = AccessError::None;
+  std::int8_t error_lane = -1;         // the offending lane, for Misaligned
+
+  BANKCHECK_HD constexpr std::uint32_t excess() const { return wavefronts - ideal_wavefronts; }
+  BANKCHECK_HD constexpr bool ok() const { return error == AccessError::None; }
+};
+
+// One bank delivering one word (or, on Kepler, one 8-byte row) to some lanes in one wavefront.
+struct Slot {
+  std::uint16_t wavefront;  // 0-based, across the whole request
+  std::uint8_t phase;       // the phase this wavefront belongs to
+  std::uint8_t bank;
+  std::uint32_t addr;       // byte address of the word (first word of the row on Kepler)
+  std::uint32_t lanes;      // lanes that receive it (atomics: exactly one)
+  std::uint8_t round;       // 0 for a bank's first word in its phase, 1 for the second, ...
+};
+
+inline constexpr int kMaxWavefronts = 256;
+inline constexpr int kMaxSlots = 256;
+
+// The explanation of a verdict: which lanes are served together, and what each bank
+// delivers in each wavefront. A slot with round > 0 is a conflict: its bank had to deliver
+// an earlier, different word of the same phase first.
+struct Schedule {
+  int phase_count = 0;
+  std::uint32_t phase_lanes[kWarpSize] = {};  // lanes of each phase (active or not)
+  int merge_distance = 0;  // 64/128-bit loads: 1 or 2 if lanes n and n^d share addresses
+  int wavefront_count = 0;
+  std::uint8_t wavefront_phase[kMaxWavefronts] = {};
+  int slot_count = 0;
+  Slot slots[kMaxSlots] = {};
+};
+
+namespace detail {
+
+// Lanes n and n^d (both active) read the same address, for every such pair.
+BANKCHECK_HD constexpr bool pairs_share(const WarpAccess& a, int d) {
+  for (int i = 0; i < kWarpSize; ++i) {
+    const int j = i ^ d;
+    if (j < i || !a.lane_active(i) || !a.lane_active(j)) continue;
+    if (a.addr[i] != a.addr[j]) return false;
+  }
+  return true;
+}
+
+BANKCHECK_HD constexpr std::uint32_t lanes_mask(int first, int count) {
+  return (count >= 32 ? 0xFFFFFFFFu : ((1u << count) - 1u)) << first;
+}
+
+// Distinct cells per bank within one phase, optionally recorded as slots.
+// A "cell" is what a bank delivers in one pass: a 4-byte word, or on Kepler an 8-byte row
+// (8-byte mode) or the pair of words i, i+32 of one 64-word segment (4-byte mode).
+// Only n[] is initialised: the fast path must not clear 12 KB per phase, and entries at
+// or past n[bank] are never read.
+struct BankTable {
+  std::uint8_t n[32] = {};
+  std::uint32_t key[32][32];
+  std::uint32_t addr[32][32];
+  std::uint32_t lanes[32][32];
+};
+
+template <bool Record>
+BANKCHECK_HD constexpr void add_cell(BankTable& t, int bank, std::uint32_t key, std::uint32_t addr,
+                                     int lane) {
+  const int n = t.n[bank];
+  for (int k = 0; k < n; ++k) {
+    if (t.key[bank][k] == key) {
+      if constexpr (Record) t.lanes[bank][k] |= 1u << lane;
+      return;
+    }
+  }
+  t.key[bank][n] = key;
+  if constexpr (Record) {
+    t.addr[bank][n] = addr;
+    t.lanes[bank][n] = 1u << lane;
+  }
+  t.n[bank] = static_cast<std::uint8_t>(n + 1);
+}
+
+// Fills the table with every cell the phase's active lanes touch.
+template <bool Record>
+BANKCHECK_HD constexpr void fill_phase(BankTable& t, const Arch& arch, const WarpAccess& a,
+                                       std::uint32_t phase) {
+  const int w = a.width;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!((phase >> lane) & 1u) || !a.lane_active(lane)) continue;
+    const std::uint32_t base = a.addr[lane];
+    if (arch.rule == BankRule::Kepler && arch.kepler_8byte_mode) {
+      const int rows = w > 8 ? w / 8 : 1;
+      for (int r = 0; r < rows; ++r) {
+        const std::uint32_t row = base / 8 + static_cast<std::uint32_t>(r);
+        add_cell<Record>(t, static_cast<int>(row % 32), row, row * 8, lane);
+      }
+    } else {
+      const int words = w > 4 ? w / 4 : 1;
+      for (int k = 0; k < words; ++k) {
+        const std::uint32_t word = base / 4 + static_cast<std::uint32_t>(k);
+        const int bank = static_cast<int>(word % static_cast<std::uint32_t>(arch.banks));
+        const std::uint32_t key = arch.rule == BankRule::Kepler ? word / 64 : word;
+        add_cell<Record>(t, bank, key, word * 4, lane);
+      }
+    }
+  }
+}
+
+BANKCHECK_HD constexpr int max_cells(const BankTable& t, int banks) {
+  int m = 0;
+  for (int b = 0; b < banks; ++b) m = t.n[b] > m ? t.n[b] : m;
+  return m;
+}
+
+BANKCHECK_HD constexpr void push_slot(Schedule* s, int wavefront, int phase, int bank,
+                                      std::uint32_t addr, std::uint32_t lanes, int round) {
+  if (!s || s->slot_count >= kMaxSlots) return;
+  s->slots[s->slot_count++] = {static_cast<std::uint16_t>(wavefront),
+                               static_cast<std::uint8_t>(phase), static_cast<std::uint8_t>(bank),
+                               addr, lanes, static_cast<std::uint8_t>(round)};
+}
+
+BANKCHECK_HD constexpr void push_wavefronts(Schedule* s, int count, int phase) {
+  if (!s) return;
+  for (int i = 0; i < count && s->wavefront_count < kMaxWavefronts; ++i)
+    s->wavefront_phase[s->wavefront_count++] = static_cast<std::uint8_t>(phase);
+}
+
+BANKCHECK_HD constexpr void push_phase(Schedule* s, std::uint32_t lanes) {
+  if (s && s->phase_count < kWarpSize) s->phase_lanes[s->phase_count++] = lanes;
+}
+
+// Phases serve their cells bank by bank: the k-th distinct cell of a bank goes out in the
+// phase's k-th wavefront. `offset` shifts a sub-phase inside a shared wavefront range.
+BANKCHECK_HD constexpr void record_table(Schedule* s, const BankTable& t, int banks, int first_wf,
+                                         int phase, int offset = 0) {
+  for (int b = 0; b < banks; ++b)
+    for (int k = 0; k < t.n[b]; ++k)
+      push_slot(s, first_wf + k + offset, phase, b, t.addr[b][k], t.lanes[b][k], k);
+}
+
+// Phased distinct-cell rule (Fermi, Kepler, Maxwell loads and stores).
+template <bool Record>
+BANKCHECK_HD constexpr Verdict phased(const Arch& arch, const WarpAccess& a, int phase_size,
+                                      Schedule* s) {
+  Verdict v;
+  for (int first = 0, p = 0; first < kWarpSize; first += phase_size, ++p) {
+    const std::uint32_t lanes = lanes_mask(first, phase_size);
+    if constexpr (Record) push_phase(s, lanes);
+    if (!(lanes & a.active)) continue;
+    BankTable t;
+    fill_phase<Record>(t, arch, a, lanes);
+    const int cost = max_cells(t, arch.banks);
+    if constexpr (Record) {
+      record_table(s, t, arch.banks, static_cast<int>(v.wavefronts), p);
+      push_wavefronts(s, cost, p);
+    }
+    v.wavefronts += static_cast<std::uint32_t>(cost);
+    v.ideal_wavefronts += 1;
+    v.ways = static_cast<std::uint32_t>(cost) > v.ways ? static_cast<std::uint32_t>(cost) : v.ways;
+  }
+  return v;
+}
+
+// Fermi 128-bit: half-warps, each costing one more pass than the worst bank of its
+// quarter-warps (the Guide's "2-way even without collisions inside a quarter-warp").
+template <bool Record>
+BANKCHECK_HD constexpr Verdict fermi_128(const Arch& arch, const WarpAccess& a, Schedule* s) {
+  Verdict v;
+  for (int h = 0; h < 2; ++h) {
+    const std::uint32_t half = lanes_mask(16 * h, 16);
+    if constexpr (Record) push_phase(s, half);
+    if (!(half & a.active)) continue;
+    int worst = 0;
+    for (int q = 0; q < 2; ++q) {
+      BankTable t;
+      fill_phase<Record>(t, arch, a, lanes_mask(16 * h + 8 * q, 8));
+      const int c = max_cells(t, arch.banks);
+      worst = c > worst ? c : worst;
+      if constexpr (Record) record_table(s, t, arch.banks, static_cast<int>(v.wavefronts), h, q);
+    }
+    const int cost = 1 + worst;
+    if constexpr (Record) push_wavefronts(s, cost, h);
+    v.wavefronts += static_cast<std::uint32_t>(cost);
+    v.ideal_wavefronts += 2;
+    v.ways = static_cast<std::uint32_t>(cost) > v.ways ? static_cast<std::uint32_t>(cost) : v.ways;
+  }
+  return v;
+}
+
+// Tesla (cc 1.x): half-warps; wider accesses split into 4-byte sub-requests; each pass
+// serves every lane reading the broadcast word (that of the lowest remaining lane) plus
+// the lowest remaining lane of each other bank.
+template <bool Record>
+BANKCHECK_HD constexpr Verdict tesla(const Arch& arch, const WarpAccess& a, Schedule* s) {
+  Verdict v;
+  const int subs = a.width > 4 ? a.width / 4 : 1;
+  int p = 0;
+  for (int sub = 0; sub < subs; ++sub) {
+    for (int h = 0; h < 2; ++h, ++p) {
+      const std::uint32_t half = lanes_mask(16 * h, 16);
+      if constexpr (Record) push_phase(s, half);
+      std::uint32_t remaining = half & a.active;
+      if (!remaining) continue;
+      int steps = 0;
+      while (remaining) {
+        int lead = 0;
+        while (!((remaining >> lead) & 1u)) ++lead;
+        const std::uint32_t bword = a.addr[lead] / 4 + static_cast<std::uint32_t>(sub);
+        const int bbank = static_cast<int>(bword % static_cast<std::uint32_t>(arch.banks));
+        std::uint32_t broadcast = 0, served = 0, banks_used = 1u << bbank;
+        int other_lane[16] = {};  // 1 + the lane a bank serves besides the broadcast word
+        for (int lane = 0; lane < kWarpSize; ++lane) {
+          if (!((remaining >> lane) & 1u)) continue;
+          const std::uint32_t word = a.addr[lane] / 4 + static_cast<std::uint32_t>(sub);
+          const int bank = static_cast<int>(word % static_cast<std::uint32_t>(arch.banks));
+          if (word == bword) {
+            broadcast |= 1u << lane;
+          } else if (!((banks_used >> bank) & 1u)) {
+            banks_used |= 1u << bank;
+            served |= 1u << lane;
+            other_lane[bank] = 1 + lane;
+          }
+        }
+        served |= broadcast;
+        if constexpr (Record) {
+          const int wf = static_cast<int>(v.wavefronts) + steps;
+          push_slot(s, wf, p, bbank, bword * 4, broadcast, steps);
+          for (int b = 0; b < arch.banks; ++b) {
+            if (!other_lane[b]) continue;
+            const int lane = other_lane[b] - 1;
+            push_slot(s, wf, p, b, (a.addr[lane] / 4 + static_cast<std::uint32_t>(sub)) * 4,
+                      1u << lane, steps);
+          }
+        }
+        remaining &= ~served;
+        ++steps;
+      }
+      if constexpr (Record) push_wavefronts(s, steps, p);
+      v.wavefronts += static_cast<std::uint32_t>(steps);
+      v.ideal_wavefronts += 1;
+      v.ways = static_cast<std::uint32_t>(steps) > v.ways ? static_cast<std::uint32_t>(steps) : v.ways;
+    }
+  }
+  return v;
+}
+
+// Shared atomics (sm_50+): one lane per bank per wavefront, no broadcast even for one
+// address; compare-and-swap moves two operands and takes two wavefronts per round.
+template <bool Record>
+BANKCHECK_HD constexpr Verdict atomic(const WarpAccess& a, Schedule* s) {
+  Verdict v;
+  if constexpr (Record) push_phase(s, 0xFFFFFFFFu);
+  if (!a.active) return v;
+  const int per_round = a.op == Op::AtomicCas ? 2 : 1;
+  int count[32] = {};
+  int worst = 0;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!a.lane_active(lane)) continue;
+    const int bank = static_cast<int>((a.addr[lane] / 4) % 32);
+    const int round = count[bank]++;
+    worst = count[bank] > worst ? count[bank] : worst;
+    if constexpr (Record)
+      for (int k = 0; k < per_round; ++k)
+        push_slot(s, round * per_round + k, 0, bank, a.addr[lane] / 4 * 4, 1u << lane, round);
+  }
+  if constexpr (Record) push_wavefronts(s, worst * per_round, 0);
+  v.wavefronts = static_cast<std::uint32_t>(worst * per_round);
+  v.ideal_wavefronts = static_cast<std::uint32_t>(per_round);
+  v.ways = static_cast<std::uint32_t>(worst);
+  return v;
+}
+
+template <bool Record>
+BANKCHECK_HD constexpr Verdict analyze_impl(const WarpAccess& a, const Arch& arch, Schedule* s) {
+  Verdict v;
+  const int w = a.width;
+  if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16) {
+    v.error = AccessError::BadWidth;
+    return v;
+  }
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (a.lane_active(lane) && a.addr[lane] % static_cast<std::uint32_t>(w) != 0) {
+      v.error = AccessError::Misaligned;
+      v.error_lane = static_cast<std::int8_t>(lane);
+      return v;
+    }
+  }
+  if (a.op == Op::Atomic || a.op == Op::AtomicCas) {
+    // 64-bit shared atomics compile to a load plus a CAS loop (ATOMS.CAST.SPIN.64 on
+    // sm_90: bench/hardware/results_merge/sass.txt), not one request.
+    if (!arch.atomics_modelled || w != 4) {
+      v.error = AccessError::Unsupported;
+      return v;
+    }
+    return atomic<Record>(a, s);
+  }
+  switch (arch.rule) {
+    case BankRule::Tesla:
+      return tesla<Record>(arch, a, s);
+    case BankRule::Fermi:
+      if (w == 16) return fermi_128<Record>(arch, a, s);
+      return phased<Record>(arch, a, w == 8 ? 16 : 32, s);
+    case BankRule::Kepler:
+      return phased<Record>(arch, a, w == 16 ? 16 : 32, s);
+    case BankRule::Maxwell: {
+      int phase = w <= 4 ? 32 : (w == 8 ? 16 : 8);
+      if (a.op == Op::Load && w >= 8 && arch.load_pair_merge) {
+        const int d = pairs_share(a, 1) ? 1 : (pairs_share(a, 2) ? 2 : 0);
+        if (d) {
+          phase *= 2;
+          if constexpr (Record) s->merge_distance = d;
+        }
+      }
+      return phased<Record>(arch, a, phase, s);
+    }
+  }
+  return v;
+}
+
+}  // namespace detail
+
+// Costs one warp request on `arch`. If `schedule` is given, it is filled with the phases,
+// the wavefronts and what each bank delivers in each (the fast path skips all of that).
+// Pre: a.width in {1,2,4,8,16}, active lanes aligned to it (else the verdict's error says
+// which). Post: wavefronts >= ideal_wavefronts; both 0 when no lane is active.
+BANKCHECK_HD constexpr Verdict analyze(const WarpAccess& a, const Arch& arch = kDefaultArch,
+                                       Schedule* schedule = nullptr) {
+  if (schedule) {
+    *schedule = Schedule{};
+    return detail::analyze_impl<true>(a, arch, schedule);
+  }
+  return detail::analyze_impl<false>(a, arch, nullptr);
+}
+
+BANKCHECK_HD constexpr const char* error_message(AccessError e) {
+  switch (e) {
+    case AccessError::None: return "no error";
+    case AccessError::BadWidth: return "access width must be 1, 2, 4, 8 or 16 bytes";
+    case AccessError::Misaligned: return "address is not a multiple of the access width";
+    case AccessError::Unsupported:
+      return "no bank rule for this operation here: shared atomics are modelled for 32-bit "
+             "operands on sm_50 and later";
+  }
+  return "?";
+}
+
+}  // namespace bankcheck::model

@@ -1,0 +1,11 @@
+// Compiled by nvcc in the test suite: the model headers must work in device code.
+#include "bankcheck/model/analyze.hpp"
+
+__global__ void model_on_device(const unsigned* addr, unsigned* out) {
+  bankcheck::model::WarpAccess a;
+  a.op = bankcheck::model::Op::Load;
+  a.width = 4;
+  for (int i = 0; i < 32; ++i) a.addr[i] = addr[i];
+  bankcheck::model::Verdict v = bankcheck::model::analyze(a);
+  out[threadIdx.x] = v.wavefronts + v.ways;
+}
