@@ -113,25 +113,121 @@ template <bool Record>
 BANKCHECK_HD constexpr void fill_phase(BankTable& t, const Arch& arch, const WarpAccess& a,
                                        std::uint32_t phase) {
   const int w = a.width;
-  for (int lane = 0; lane < kWarpSize; ++lane) {
-    if (!((phase >> lane) & 1u) || !a.lane_active(lane)) continue;
-    const std::uint32_t base = a.addr[lane];
-    if (arch.rule == BankRule::Kepler && arch.kepler_8byte_mode) {
-      const int rows = w > 8 ? w / 8 : 1;
+  // Bank counts are powers of two: a mask, not a divide, in the emulator's inner loop.
+  const std::uint32_t bank_mask = static_cast<std::uint32_t>(arch.banks - 1);
+  const bool kepler = arch.rule == BankRule::Kepler;
+  const std::uint32_t lanes = phase & a.active;
+  if (kepler && arch.kepler_8byte_mode) {
+    const int rows = w > 8 ? w / 8 : 1;
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      if (!((lanes >> lane) & 1u)) continue;
       for (int r = 0; r < rows; ++r) {
-        const std::uint32_t row = base / 8 + static_cast<std::uint32_t>(r);
-        add_cell<Record>(t, static_cast<int>(row % 32), row, row * 8, lane);
-      }
-    } else {
-      const int words = w > 4 ? w / 4 : 1;
-      for (int k = 0; k < words; ++k) {
-        const std::uint32_t word = base / 4 + static_cast<std::uint32_t>(k);
-        const int bank = static_cast<int>(word % static_cast<std::uint32_t>(arch.banks));
-        const std::uint32_t key = arch.rule == BankRule::Kepler ? word / 64 : word;
-        add_cell<Record>(t, bank, key, word * 4, lane);
+        const std::uint32_t row = a.addr[lane] / 8 + static_cast<std::uint32_t>(r);
+        add_cell<Record>(t, static_cast<int>(row & bank_mask), row, row * 8, lane);
       }
     }
+    return;
   }
+  const int words = w > 4 ? w / 4 : 1;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!((lanes >> lane) & 1u)) continue;
+    for (int k = 0; k < words; ++k) {
+      const std::uint32_t word = a.addr[lane] / 4 + static_cast<std::uint32_t>(k);
+      add_cell<Record>(t, static_cast<int>(word & bank_mask), kepler ? word / 64 : word,
+                       word * 4, lane);
+    }
+  }
+}
+
+BANKCHECK_HD constexpr int lowest_lane(std::uint32_t m) {
+#if defined(__CUDA_ARCH__)
+  return __ffs(static_cast<int>(m)) - 1;
+#else
+  return __builtin_ctz(m);
+#endif
+}
+
+// Counts only (no schedule), without data-dependent branches: random requests made the
+// table's per-bank search mispredict on every lane. The phase is the lane range
+// [first, first + size). Inactive lanes take an active lane's address (a repeated cell
+// changes no count), so every loop has a fixed length the compiler can vectorize. Each
+// cell gets an id; a test-and-set bitset over the ids' span says whether a cell is new,
+// and each new cell adds one to its bank. Returns -1 when the span is too wide for the
+// bitset (the caller falls back to the table).
+template <int PerLane>
+BANKCHECK_HD constexpr int phase_cost_fast(const Arch& arch, const WarpAccess& a, int first,
+                                           int size, std::uint32_t lanes) {
+  constexpr std::uint32_t kSpan = 16384;  // ids: 64 KiB of 4-byte words
+  constexpr int kMax = PerLane * kWarpSize;
+  std::uint32_t id[kMax];
+  std::uint32_t bank[kMax];
+  const bool kepler = arch.rule == BankRule::Kepler;
+  const bool rows8 = kepler && arch.kepler_8byte_mode;
+  const int unit_shift = rows8 ? 3 : 2;  // cells are 8-byte rows or 4-byte words
+  const std::uint32_t bank_mask = static_cast<std::uint32_t>(arch.banks - 1);
+  const std::uint32_t fill = a.addr[lowest_lane(lanes)];
+  const int n = size * PerLane;
+  for (int i = 0; i < size; ++i) {
+    const int lane = first + i;
+    const std::uint32_t addr = ((lanes >> lane) & 1u) ? a.addr[lane] : fill;
+    for (int k = 0; k < PerLane; ++k) {
+      const std::uint32_t cell = (addr >> unit_shift) + static_cast<std::uint32_t>(k);
+      // Kepler 4-byte mode: words i and i+32 of one 64-word segment are one cell.
+      id[i * PerLane + k] = kepler && !rows8 ? ((cell >> 6) << 5) | (cell & 31u) : cell;
+      bank[i * PerLane + k] = cell & bank_mask;
+    }
+  }
+  std::uint32_t lo = id[0], hi = id[0];
+  for (int i = 1; i < n; ++i) {
+    lo = id[i] < lo ? id[i] : lo;
+    hi = id[i] > hi ? id[i] : hi;
+  }
+  if (hi - lo >= kSpan) return -1;
+  std::uint64_t bits[kSpan / 64];
+  for (int i = 0; i < n; ++i) bits[(id[i] - lo) >> 6] = 0;
+  std::uint32_t count[32] = {};
+  for (int i = 0; i < n; ++i) {
+    const std::uint32_t x = id[i] - lo;
+    const std::uint64_t bit = std::uint64_t{1} << (x & 63u);
+    const std::uint64_t word = bits[x >> 6];
+    count[bank[i]] += (word & bit) == 0;
+    bits[x >> 6] = word | bit;
+  }
+  std::uint32_t worst = 0;
+  for (int b = 0; b < 32; ++b) worst = count[b] > worst ? count[b] : worst;
+  return static_cast<int>(worst);
+}
+
+// The hot case of the fast path: 4-byte banks (Fermi, Maxwell), one word per lane
+// (1/2/4-byte accesses), one whole-warp phase. Loops of fixed length with no branches.
+// Shared memory is under 256 KiB on every GPU, so a word index below 65536 addresses a
+// test-and-set bitset directly; a request with a larger address returns -1 (the caller
+// falls back to the table).
+BANKCHECK_HD constexpr int warp_cost_words(const WarpAccess& a, std::uint32_t lanes) {
+  std::uint32_t word[kWarpSize];
+  if (lanes == 0xFFFFFFFFu) {
+    for (int i = 0; i < kWarpSize; ++i) word[i] = a.addr[i] >> 2;
+  } else {
+    const std::uint32_t fill = a.addr[lowest_lane(lanes)] >> 2;
+    for (int i = 0; i < kWarpSize; ++i) word[i] = ((lanes >> i) & 1u) ? a.addr[i] >> 2 : fill;
+  }
+  std::uint32_t wide = 0;
+  for (int i = 0; i < kWarpSize; ++i) wide |= word[i] >> 16;
+  if (wide) return -1;
+  std::uint64_t bits[65536 / 64];  // only the entries the lanes touch are cleared and read
+  BANKCHECK_UNROLL
+  for (int i = 0; i < kWarpSize; ++i) bits[word[i] >> 6] = 0;
+  std::uint8_t count[32] = {};
+  BANKCHECK_UNROLL
+  for (int i = 0; i < kWarpSize; ++i) {
+    const std::uint64_t bit = std::uint64_t{1} << (word[i] & 63u);
+    const std::uint64_t seen = bits[word[i] >> 6];
+    bits[word[i] >> 6] = seen | bit;
+    count[word[i] & 31u] = static_cast<std::uint8_t>(count[word[i] & 31u] + ((seen & bit) == 0));
+  }
+  std::uint8_t worst = 0;
+  for (int b = 0; b < 32; ++b) worst = count[b] > worst ? count[b] : worst;
+  return worst;
 }
 
 BANKCHECK_HD constexpr int max_cells(const BankTable& t, int banks) {
@@ -176,13 +272,24 @@ BANKCHECK_HD constexpr Verdict phased(const Arch& arch, const WarpAccess& a, int
     const std::uint32_t lanes = lanes_mask(first, phase_size);
     if constexpr (Record) push_phase(s, lanes);
     if (!(lanes & a.active)) continue;
-    BankTable t;
-    fill_phase<Record>(t, arch, a, lanes);
-    const int cost = max_cells(t, arch.banks);
-    if constexpr (Record) {
-      record_table(s, t, arch.banks, static_cast<int>(v.wavefronts), p);
-      push_wavefronts(s, cost, p);
+    int cost = -1;
+    if constexpr (!Record) {
+      const int unit = arch.rule == BankRule::Kepler && arch.kepler_8byte_mode ? 8 : 4;
+      const int per_lane = a.width > unit ? a.width / unit : 1;
+      const std::uint32_t on = lanes & a.active;
+      if (per_lane == 1 && unit == 4 && phase_size == kWarpSize && arch.rule != BankRule::Kepler)
+        cost = warp_cost_words(a, on);
+      else if (per_lane == 1) cost = phase_cost_fast<1>(arch, a, first, phase_size, on);
+      else if (per_lane == 2) cost = phase_cost_fast<2>(arch, a, first, phase_size, on);
+      else cost = phase_cost_fast<4>(arch, a, first, phase_size, on);
     }
+    if (cost < 0) {
+      BankTable t;
+      fill_phase<Record>(t, arch, a, lanes);
+      cost = max_cells(t, arch.banks);
+      if constexpr (Record) record_table(s, t, arch.banks, static_cast<int>(v.wavefronts), p);
+    }
+    if constexpr (Record) push_wavefronts(s, cost, p);
     v.wavefronts += static_cast<std::uint32_t>(cost);
     v.ideal_wavefronts += 1;
     v.ways = static_cast<std::uint32_t>(cost) > v.ways ? static_cast<std::uint32_t>(cost) : v.ways;
@@ -307,12 +414,18 @@ BANKCHECK_HD constexpr Verdict analyze_impl(const WarpAccess& a, const Arch& arc
     v.error = AccessError::BadWidth;
     return v;
   }
-  for (int lane = 0; lane < kWarpSize; ++lane) {
-    if (a.lane_active(lane) && a.addr[lane] % static_cast<std::uint32_t>(w) != 0) {
-      v.error = AccessError::Misaligned;
-      v.error_lane = static_cast<std::int8_t>(lane);
-      return v;
-    }
+  const std::uint32_t align_mask = static_cast<std::uint32_t>(w - 1);  // w is a power of two
+  std::uint32_t any = 0;  // fixed-length OR first: the common case has no misaligned lane
+  for (int lane = 0; lane < kWarpSize; ++lane) any |= a.addr[lane] & align_mask;
+  std::uint32_t misaligned = 0;
+  if (any)
+    for (int lane = 0; lane < kWarpSize; ++lane)
+      misaligned |= static_cast<std::uint32_t>((a.addr[lane] & align_mask) != 0) << lane;
+  misaligned &= a.active;
+  if (misaligned) {
+    v.error = AccessError::Misaligned;
+    v.error_lane = static_cast<std::int8_t>(lowest_lane(misaligned));
+    return v;
   }
   if (a.op == Op::Atomic || a.op == Op::AtomicCas) {
     // 64-bit shared atomics compile to a load plus a CAS loop (ATOMS.CAST.SPIN.64 on
