@@ -34,6 +34,16 @@
 //     Guide cap a thread at 255, so 256 is an error here.
 //   - static shared memory above 48 KB: ptxas rejects it ("uses too much shared data"); the
 //     header does not know static from dynamic. Shared memory above 48 KB must be dynamic.
+//
+// On an H100 (CUDA 13.0 driver) the runtime's cudaOccupancyMaxActiveBlocksPerMultiprocessor gave
+// the same blocks as this calculator for 66,600 launches (2 kernels, 10 carveout preferences,
+// 9 block sizes, dynamic shared 0..227 KB), and measured residency (blocks spinning together,
+// counted per SM) matched for the default preference, e.g. 16384 vs 16640 B -> 13 and 13,
+// 512 + 16384 vs 512 + 16640 B -> 13 and 12. The carveout preference is only a hint to the
+// driver, though: at small explicit preferences with little shared memory per block the real
+// launch can hold more blocks than NVIDIA's calculators (and this one) predict, e.g. 32 threads,
+// 1 B dynamic, 1%: 28 resident (a 32 KB carveout) against 7 predicted (8 KB); no shared memory
+// at 0%: 32 resident against 8 predicted. Predictions there are a lower bound.
 #pragma once
 
 #include <cstdint>
