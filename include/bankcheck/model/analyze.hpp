@@ -465,13 +465,19 @@ BANKCHECK_HD constexpr Verdict analyze_impl(const WarpAccess& a, const Arch& arc
 // the wavefronts and what each bank delivers in each (the fast path skips all of that).
 // Pre: a.width in {1,2,4,8,16}, active lanes aligned to it (else the verdict's error says
 // which). Post: wavefronts >= ideal_wavefronts; both 0 when no lane is active.
-BANKCHECK_HD constexpr Verdict analyze(const WarpAccess& a, const Arch& arch = kDefaultArch,
+BANKCHECK_HD constexpr Verdict analyze(const WarpAccess& a, const Arch& arch,
                                        Schedule* schedule = nullptr) {
   if (schedule) {
     *schedule = Schedule{};
     return detail::analyze_impl<true>(a, arch, schedule);
   }
   return detail::analyze_impl<false>(a, arch, nullptr);
+}
+
+// On the default architecture (sm_90, where the rules were measured).
+BANKCHECK_HD constexpr Verdict analyze(const WarpAccess& a) {
+  const Arch arch = default_arch();
+  return analyze(a, arch);
 }
 
 BANKCHECK_HD constexpr const char* error_message(AccessError e) {

@@ -75,7 +75,9 @@ inline constexpr Arch kArchs[] = {
     detail::maxwell("sm_120", 120),      detail::maxwell("sm_121", 121),
 };
 
-// The architecture the hardware measurements were taken on.
+// The architecture the hardware measurements were taken on. The function form works in
+// device code, where the host table kArchs cannot be read.
+BANKCHECK_HD constexpr Arch default_arch() { return detail::maxwell("sm_90", 90); }
 inline constexpr const Arch& kDefaultArch = kArchs[27];
 static_assert(kDefaultArch.cc == 90, "kDefaultArch must be sm_90");
 

@@ -1,0 +1,29 @@
+// Views of `bankcheck explain`: text with the bank picture, and JSON. They render an
+// analysis::ExplainResult and never call the model.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bankcheck/analysis/explain.hpp"
+
+namespace bankcheck::report {
+
+using analysis::ExplainResult;
+
+// One line of verdict, a sentence of why, and the picture of the worst warp's requests:
+// banks across, wavefronts down, the lane each bank serves in each cell.
+std::string render_text(const ExplainResult& r);
+
+// Fields: wavefronts, ideal_wavefronts, excess, ways (the worst warp), total_excess,
+// total_wavefronts, total_ideal_wavefronts, worst_warp, and warps[] with each request's
+// verdict and schedule.
+nlohmann::json to_json(const ExplainResult& r);
+
+// "lanes 0 and 16 read different words of bank 0 (bytes 0 and 128)": the worst bank of
+// one analysed request, in words.
+std::string why(const model::WarpAccess& a, const model::Verdict& v, const model::Schedule& s,
+                const model::Arch& arch);
+
+}  // namespace bankcheck::report

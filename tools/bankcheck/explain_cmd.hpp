@@ -1,0 +1,30 @@
+// `bankcheck explain`: one warp request (raw addresses) or a block's access expression,
+// explained with the bank picture.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace bankcheck::tools {
+
+struct ExplainOptions {
+  std::string op = "ld";
+  int width = 0;  // 0: from --type/--decl, or 4 for raw addresses
+  std::optional<std::string> addrs;
+  std::optional<std::string> type, decl, expr, active;
+  std::string block = "32";
+  std::vector<std::string> sets;
+  std::string arch = "sm_90";
+  std::string format = "text";
+  std::string output;
+};
+
+void add_explain(CLI::App& app, ExplainOptions& opts);
+int run_explain(const ExplainOptions& opts);
+
+}  // namespace bankcheck::tools
