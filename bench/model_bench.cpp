@@ -50,7 +50,8 @@ void report(benchmark::State& state, std::size_t per_iter, const char* target) {
 
 template <int Width>
 void BM_Analyze(benchmark::State& state) {
-  const auto reqs = random_requests(Op::Load, Width, static_cast<std::uint32_t>(state.range(0)), 4096);
+  const auto reqs =
+      random_requests(Op::Load, Width, static_cast<std::uint32_t>(state.range(0)), 4096);
   for (auto _ : state)
     for (const auto& a : reqs) benchmark::DoNotOptimize(analyze(a).wavefronts);
   report(state, reqs.size(), Width == 4 ? "target >= 20M/s" : "");
@@ -58,7 +59,8 @@ void BM_Analyze(benchmark::State& state) {
 
 template <int Width>
 void BM_NaiveBaseline(benchmark::State& state) {
-  const auto reqs = random_requests(Op::Load, Width, static_cast<std::uint32_t>(state.range(0)), 4096);
+  const auto reqs =
+      random_requests(Op::Load, Width, static_cast<std::uint32_t>(state.range(0)), 4096);
   for (auto _ : state)
     for (const auto& a : reqs) benchmark::DoNotOptimize(naive_wavefronts(a));
   report(state, reqs.size(), "baseline: std::set per bank");

@@ -28,36 +28,48 @@ TEST(Cli, RawAddressErrorsNameTheColumn) {
   expect_error({"explain", "--addrs", addrs(31)}, "--addrs:1:");
   expect_error({"explain", "--addrs", addrs(31)}, "expected 32 lane addresses, got 31");
   expect_error({"explain", "--addrs", addrs(33)}, "more than 32 lane addresses");
-  expect_error({"explain", "--addrs", "0,4,x8" + addrs(30).substr(1)}, "--addrs:1:5: lane 2: 'x8' is not a byte address");
-  expect_error({"explain", "--addrs", "0,6" + std::string(",8").append(addrs(30).substr(1))}, "lane 1: address 6 is not a multiple of the access width (4 bytes)");
+  expect_error({"explain", "--addrs", "0,4,x8" + addrs(30).substr(1)},
+               "--addrs:1:5: lane 2: 'x8' is not a byte address");
+  expect_error({"explain", "--addrs", "0,6" + std::string(",8").append(addrs(30).substr(1))},
+               "lane 1: address 6 is not a multiple of the access width (4 bytes)");
   expect_error({"explain", "--addrs", ",4" + addrs(31).substr(1)}, "missing address for lane 0");
   expect_error({"explain", "--addrs", "99999999999" + addrs(32).substr(1)}, "not a byte address");
 }
 
 TEST(Cli, CaretUnderTheOffendingCharacter) {
-  const auto r = run_tool({"explain", "--decl", "float tile[32][32]", "--expr", "tile[threadIdx.w][0]"});
+  const auto r =
+      run_tool({"explain", "--decl", "float tile[32][32]", "--expr", "tile[threadIdx.w][0]"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--expr:1:6: unknown identifier 'threadIdx.w'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("  tile[threadIdx.w][0]\n       ^"), std::string::npos) << r.err;
 }
 
 TEST(Cli, BadInputOfEveryKind) {
-  expect_error({"explain", "--arch", "sm_91", "--addrs", addrs(32)}, "--arch: unknown architecture 'sm_91'");
-  expect_error({"explain", "--width", "3", "--addrs", addrs(32)}, "--width: 3 is not an access width");
-  expect_error({"explain", "--op", "xor", "--addrs", addrs(32)}, "--op:1:1: unknown operation 'xor'");
-  expect_error({"explain", "--op", "atom", "--width", "8", "--addrs", addrs(32, 8)}, "no bank rule");
-  expect_error({"explain", "--op", "atom", "--arch", "sm_35", "--addrs", addrs(32)}, "no bank rule");
-  expect_error({"explain", "--decl", "flaot tile[32]", "--expr", "tile[tid]"}, "--decl:1:1: unknown type 'flaot'");
-  expect_error({"explain", "--decl", "float tile[32]", "--expr", "tile[tid]", "--block", "64"}, "out of range [0, 32)");
+  expect_error({"explain", "--arch", "sm_91", "--addrs", addrs(32)},
+               "--arch: unknown architecture 'sm_91'");
+  expect_error({"explain", "--width", "3", "--addrs", addrs(32)},
+               "--width: 3 is not an access width");
+  expect_error({"explain", "--op", "xor", "--addrs", addrs(32)},
+               "--op:1:1: unknown operation 'xor'");
+  expect_error({"explain", "--op", "atom", "--width", "8", "--addrs", addrs(32, 8)},
+               "no bank rule");
+  expect_error({"explain", "--op", "atom", "--arch", "sm_35", "--addrs", addrs(32)},
+               "no bank rule");
+  expect_error({"explain", "--decl", "flaot tile[32]", "--expr", "tile[tid]"},
+               "--decl:1:1: unknown type 'flaot'");
+  expect_error({"explain", "--decl", "float tile[32]", "--expr", "tile[tid]", "--block", "64"},
+               "out of range [0, 32)");
   expect_error({"explain", "--type", "int", "--expr", "tid / (tid - tid)"}, "division by zero");
   expect_error({"explain", "--type", "int", "--expr", "tid", "--block", "2048"}, "--block");
   expect_error({"explain", "--type", "int", "--expr", "tid", "--set", "x"}, "--set");
   expect_error({"explain", "--type", "int"}, "give --addrs, or --type or --decl with --expr");
-  expect_error({"explain", "--type", "float3", "--expr", "tid", "--width", "4"}, "--width 4 does not match");
+  expect_error({"explain", "--type", "float3", "--expr", "tid", "--width", "4"},
+               "--width 4 does not match");
   expect_error({"explain", "--addrs", addrs(32), "--format", "xml"}, "--format");
   expect_error({"explain", "--addrs", addrs(32), "--bogus"}, "bogus");
   expect_error({}, "subcommand");
-  expect_error({"explain", "--addrs", addrs(32), "-o", "/nonexistent/dir/out.json"}, "-o: cannot write");
+  expect_error({"explain", "--addrs", addrs(32), "-o", "/nonexistent/dir/out.json"},
+               "-o: cannot write");
 }
 
 TEST(Cli, HelpAndVersionExitZero) {
@@ -96,8 +108,12 @@ TEST(Cli, InactiveLanesAndOutputFile) {
 TEST(Cli, TextShowsVerdictWhyAndPicture) {
   const auto r = run_tool({"explain", "--addrs", addrs(32, 128)});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("32 wavefronts for an ideal of 1: 32-way bank conflict, 31 excess"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("why: lanes 0, 1, 2, ..., 31 (32 in all) read 32 different words of bank 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("32 wavefronts for an ideal of 1: 32-way bank conflict, 31 excess"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("why: lanes 0, 1, 2, ..., 31 (32 in all) read 32 different words of bank 0"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("  wf  31  31!"), std::string::npos) << r.out;
 }
 

@@ -1,8 +1,6 @@
 // Tests for `explain` expression mode (bankcheck/explain/expr.hpp): thread numbering, layout
 // of arrays, vector types and structs, the split into requests, C expression semantics, and
 // that every bad input is an ExprError pointing at the right argument and column.
-#include "bankcheck/explain/expr.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +9,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include "bankcheck/explain/expr.hpp"
 
 namespace bankcheck::explain {
 namespace {
@@ -63,8 +63,8 @@ std::uint32_t warps_for(const Dim3& b) { return (b.x * b.y * b.z + 31) / 32; }
 // ---- thread numbering ---------------------------------------------------------------------
 
 TEST(ExplainExpr, TransposeAddressesForEveryLaneOfEveryWarp) {
-  const Lowered l = lower(decl_input("float tile[32][33]", "tile[threadIdx.x][threadIdx.y]",
-                                     Dim3{32, 32, 1}));
+  const Lowered l =
+      lower(decl_input("float tile[32][33]", "tile[threadIdx.x][threadIdx.y]", Dim3{32, 32, 1}));
   EXPECT_EQ(l.array_name, "tile");
   EXPECT_EQ(l.element_type, "float");
   EXPECT_EQ(l.array_bytes, 32u * 33 * 4);
@@ -88,8 +88,8 @@ TEST(ExplainExpr, LaneAndWarpOfEveryThreadIn3DBlocks) {
   for (const Dim3 b : {Dim3{5, 7, 3}, Dim3{32, 32, 1}, Dim3{1, 1, 64}, Dim3{16, 8, 8},
                        Dim3{3, 5, 7}, Dim3{1, 1, 1}, Dim3{33, 1, 1}}) {
     // The coordinates, packed so each can be read back from the address.
-    const Lowered coords = lower(type_input(
-        "char", "threadIdx.z * 1000000 + threadIdx.y * 1000 + threadIdx.x", b));
+    const Lowered coords =
+        lower(type_input("char", "threadIdx.z * 1000000 + threadIdx.y * 1000 + threadIdx.x", b));
     const Lowered ids = lower(type_input("int", "tid * 65536 + warp * 256 + lane", b));
     const std::uint32_t threads = b.x * b.y * b.z;
     ASSERT_EQ(coords.requests[0].warps.size(), warps_for(b));
@@ -129,7 +129,8 @@ TEST(ExplainExpr, PartialLastWarp) {
   EXPECT_EQ(l.requests[0].warps[0].active, 0xFFFFFFFFu);
   EXPECT_EQ(l.requests[0].warps[1].active, 0xFFu);
   EXPECT_EQ(std::popcount(l.requests[0].warps[1].active), 8);
-  for (int lane = 0; lane < 8; ++lane) EXPECT_EQ(l.requests[0].warps[1].addr[lane], (32u + lane) * 4);
+  for (int lane = 0; lane < 8; ++lane)
+    EXPECT_EQ(l.requests[0].warps[1].addr[lane], (32u + lane) * 4);
 }
 
 // ---- layout and requests -------------------------------------------------------------------
@@ -167,17 +168,38 @@ TEST(ExplainExpr, TypeSizesAndSplits) {
     std::vector<int> widths;
   };
   const Case cases[] = {
-      {"char", 1, {1}},          {"signed char", 1, {1}},      {"unsigned char", 1, {1}},
-      {"short", 2, {2}},         {"unsigned short", 2, {2}},   {"int", 4, {4}},
-      {"unsigned", 4, {4}},      {"unsigned int", 4, {4}},     {"float", 4, {4}},
-      {"long long", 8, {8}},     {"unsigned long long", 8, {8}}, {"double", 8, {8}},
-      {"char2", 2, {2}},         {"uchar2", 2, {2}},           {"char4", 4, {4}},
-      {"uchar4", 4, {4}},        {"short2", 4, {4}},           {"short4", 8, {8}},
-      {"int2", 8, {8}},          {"uint2", 8, {8}},            {"float2", 8, {8}},
-      {"int3", 12, {4, 4, 4}},   {"uint3", 12, {4, 4, 4}},     {"float3", 12, {4, 4, 4}},
-      {"int4", 16, {16}},        {"uint4", 16, {16}},          {"float4", 16, {16}},
-      {"double2", 16, {16}},     {"double3", 24, {8, 8, 8}},   {"double4", 32, {8, 8, 8, 8}},
-      {"longlong2", 16, {16}},   {"struct { float x; float y; }", 8, {4, 4}},
+      {"char", 1, {1}},
+      {"signed char", 1, {1}},
+      {"unsigned char", 1, {1}},
+      {"short", 2, {2}},
+      {"unsigned short", 2, {2}},
+      {"int", 4, {4}},
+      {"unsigned", 4, {4}},
+      {"unsigned int", 4, {4}},
+      {"float", 4, {4}},
+      {"long long", 8, {8}},
+      {"unsigned long long", 8, {8}},
+      {"double", 8, {8}},
+      {"char2", 2, {2}},
+      {"uchar2", 2, {2}},
+      {"char4", 4, {4}},
+      {"uchar4", 4, {4}},
+      {"short2", 4, {4}},
+      {"short4", 8, {8}},
+      {"int2", 8, {8}},
+      {"uint2", 8, {8}},
+      {"float2", 8, {8}},
+      {"int3", 12, {4, 4, 4}},
+      {"uint3", 12, {4, 4, 4}},
+      {"float3", 12, {4, 4, 4}},
+      {"int4", 16, {16}},
+      {"uint4", 16, {16}},
+      {"float4", 16, {16}},
+      {"double2", 16, {16}},
+      {"double3", 24, {8, 8, 8}},
+      {"double4", 32, {8, 8, 8, 8}},
+      {"longlong2", 16, {16}},
+      {"struct { float x; float y; }", 8, {4, 4}},
       {"struct { double d; char c; }", 16, {8, 1}},
   };
   for (const Case& c : cases) {
@@ -201,7 +223,8 @@ TEST(ExplainExpr, StructLayoutWithPadding) {
   EXPECT_EQ(f.array_bytes, 32u * 8);
   EXPECT_EQ(f.element_type, "float");
   ASSERT_EQ(f.requests.size(), 1u);
-  for (std::uint32_t lane = 0; lane < 32; ++lane) EXPECT_EQ(f.requests[0].warps[0].addr[lane], 8 * lane + 4);
+  for (std::uint32_t lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(f.requests[0].warps[0].addr[lane], 8 * lane + 4);
 
   const Lowered whole = lower(decl_input("struct { char c; float f; } s[32]", "s[lane]"));
   EXPECT_EQ(whole.element_type, "struct { char c; float f; }");
@@ -224,7 +247,8 @@ TEST(ExplainExpr, StructWithCommaMembersAndMemberArrays) {
   // A member array: 3 floats and an int, 16 bytes a struct.
   const char* decl = "struct Tag { float v[3]; int n; } s[8]";
   const Lowered v = lower(decl_input(decl, "s[lane % 8].v[1]"));
-  for (std::uint32_t lane = 0; lane < 32; ++lane) EXPECT_EQ(v.requests[0].warps[0].addr[lane], 16 * (lane % 8) + 4);
+  for (std::uint32_t lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(v.requests[0].warps[0].addr[lane], 16 * (lane % 8) + 4);
   const Lowered all = lower(decl_input(decl, "s[0].v"));
   ASSERT_EQ(all.requests.size(), 3u);
   EXPECT_EQ(all.requests[2].label, "s[0].v[2]");
@@ -237,7 +261,8 @@ TEST(ExplainExpr, NestedStructAndVectorMembers) {
   // tag at 0, in at 16 (aligned 16): a at 16, d at 32, d.y at 40; the struct is 48 bytes.
   EXPECT_EQ(l.array_bytes, 4u * 48);
   EXPECT_EQ(l.requests[0].width, 8);
-  for (std::uint32_t lane = 0; lane < 32; ++lane) EXPECT_EQ(l.requests[0].warps[0].addr[lane], 48 * (lane & 3) + 40);
+  for (std::uint32_t lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(l.requests[0].warps[0].addr[lane], 48 * (lane & 3) + 40);
 }
 
 TEST(ExplainExpr, VectorMembers) {
@@ -253,8 +278,8 @@ TEST(ExplainExpr, VectorMembers) {
 
 TEST(ExplainExpr, DeclarationSyntaxVariants) {
   for (const char* decl : {"__shared__ float tile[32][33];", "  float tile [32] [33] ",
-                           "volatile __shared__ float tile[32][33]",
-                           "float tile[TILE][TILE + 1]", "float tile[TILE][0x21]"}) {
+                           "volatile __shared__ float tile[32][33]", "float tile[TILE][TILE + 1]",
+                           "float tile[TILE][0x21]"}) {
     SCOPED_TRACE(decl);
     ExplainInput in = decl_input(decl, "tile[lane][warp]", Dim3{32, 4, 1});
     in.vars["TILE"] = 32;
@@ -314,19 +339,45 @@ TEST(ExplainExpr, OperatorPrecedenceAndLiterals) {
     std::int64_t value;
   };
   const Case cases[] = {
-      {"1 + 2 * 3", 7},          {"(1 + 2) * 3", 9},         {"1 << 2 + 1", 8},
-      {"6 & 3 == 3", 0},         {"1 | 2 ^ 3 & 4", 3},       {"10 - 3 - 2", 5},
-      {"100 / 10 / 5", 2},       {"2 * 3 % 4", 2},           {"1 ? 2 : 3 ? 4 : 5", 2},
-      {"0 ? 2 : 0 ? 4 : 5", 5},  {"!0 + ~0", 0},             {"1 < 2 == 1", 1},
-      {"3 > 2 > 1", 0},          {"2 <= 2", 1},              {"3 >= 4", 0},
-      {"5 != 5", 0},             {"1 && 0 || 1", 1},         {"0 && 1 / 0", 0},
-      {"1 || 1 % 0", 1},         {"1 ? 5 : 1 / 0", 5},       {"-(-3)", 3},
-      {"+4", 4},                 {"5 >> 1", 2},              {"-8 >> 1", -4},
-      {"0x1F", 31},              {"0X10u", 16},              {"10UL", 10},
-      {"7ll", 7},                {"010", 8},                 {"0b101", 5},
-      {"(unsigned char)300", 44}, {"(signed char)200", -56}, {"(short)65535", -1},
-      {"(bool)7", 1},            {"sizeof(float3) * 2", 24}, {"warpSize", 32},
-      {"blockDim.x + blockIdx.y + gridDim.z", 2}, {"1 - -1", 2}, {"~~5", 5},
+      {"1 + 2 * 3", 7},
+      {"(1 + 2) * 3", 9},
+      {"1 << 2 + 1", 8},
+      {"6 & 3 == 3", 0},
+      {"1 | 2 ^ 3 & 4", 3},
+      {"10 - 3 - 2", 5},
+      {"100 / 10 / 5", 2},
+      {"2 * 3 % 4", 2},
+      {"1 ? 2 : 3 ? 4 : 5", 2},
+      {"0 ? 2 : 0 ? 4 : 5", 5},
+      {"!0 + ~0", 0},
+      {"1 < 2 == 1", 1},
+      {"3 > 2 > 1", 0},
+      {"2 <= 2", 1},
+      {"3 >= 4", 0},
+      {"5 != 5", 0},
+      {"1 && 0 || 1", 1},
+      {"0 && 1 / 0", 0},
+      {"1 || 1 % 0", 1},
+      {"1 ? 5 : 1 / 0", 5},
+      {"-(-3)", 3},
+      {"+4", 4},
+      {"5 >> 1", 2},
+      {"-8 >> 1", -4},
+      {"0x1F", 31},
+      {"0X10u", 16},
+      {"10UL", 10},
+      {"7ll", 7},
+      {"010", 8},
+      {"0b101", 5},
+      {"(unsigned char)300", 44},
+      {"(signed char)200", -56},
+      {"(short)65535", -1},
+      {"(bool)7", 1},
+      {"sizeof(float3) * 2", 24},
+      {"warpSize", 32},
+      {"blockDim.x + blockIdx.y + gridDim.z", 2},
+      {"1 - -1", 2},
+      {"~~5", 5},
   };
   for (const Case& c : cases) EXPECT_EQ(value_of(c.expr), c.value) << c.expr;
 }
@@ -349,7 +400,8 @@ TEST(ExplainExpr, SetVariablesAndShadowing) {
   ExplainInput in = type_input("float", "blockIdx.x * blockDim.x + tid + OFF");
   in.vars = {{"blockIdx.x", 3}, {"OFF", -96}};
   const Lowered l = lower(in);
-  for (std::uint32_t lane = 0; lane < 32; ++lane) EXPECT_EQ(l.requests[0].warps[0].addr[lane], lane * 4);
+  for (std::uint32_t lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(l.requests[0].warps[0].addr[lane], lane * 4);
   EXPECT_EQ(value_of("blockIdx.x + gridDim.x"), 1);
   EXPECT_EQ(value_of("lane", {{"lane", 9}}), 9);
 }
@@ -357,7 +409,8 @@ TEST(ExplainExpr, SetVariablesAndShadowing) {
 // ---- errors ----------------------------------------------------------------------------------
 
 TEST(ExplainExprErrors, UnknownIdentifier) {
-  expect_error(type_input("int", "threadIdx.w + 1"), "--expr", 1, "unknown identifier 'threadIdx.w'");
+  expect_error(type_input("int", "threadIdx.w + 1"), "--expr", 1,
+               "unknown identifier 'threadIdx.w'");
   expect_error(decl_input("float tile[32][33]", "tile[threadIdx.x][threadIdx.w]"), "--expr", 19,
                "unknown identifier 'threadIdx.w'");
   expect_error(type_input("int", "lane + n"), "--expr", 8, "unknown identifier 'n'");
@@ -394,14 +447,16 @@ TEST(ExplainExprErrors, Types) {
   expect_error(decl_input("struct { float x; float x; } s[3]", "s[0]"), "--decl", 25,
                "duplicate member 'x'");
   expect_error(decl_input("struct { } s[3]", "s[0]"), "--decl", 1, "empty struct");
-  expect_error(decl_input("struct { float x float y; } s[3]", "s[0]"), "--decl", 18, "expected ';'");
+  expect_error(decl_input("struct { float x float y; } s[3]", "s[0]"), "--decl", 18,
+               "expected ';'");
   // The ';' after the last member may be left out.
   EXPECT_EQ(lower(decl_input("struct { float x } s[3]", "s[0]")).array_bytes, 12u);
 }
 
 TEST(ExplainExprErrors, Declarations) {
   expect_error(decl_input("float tile[0]", "tile[0]"), "--decl", 12, "array size must be positive");
-  expect_error(decl_input("float tile[lane]", "tile[0]"), "--decl", 12, "'lane' differs between threads");
+  expect_error(decl_input("float tile[lane]", "tile[0]"), "--decl", 12,
+               "'lane' differs between threads");
   expect_error(decl_input("float tile[32", "tile[0]"), "--decl", 14, "expected ']'");
   expect_error(decl_input("float", "tile[0]"), "--decl", 6, "expected an array name");
   expect_error(decl_input("float a[32], b[32]", "a[0]"), "--decl", 12, "unexpected ','");
@@ -411,31 +466,37 @@ TEST(ExplainExprErrors, Declarations) {
 
 TEST(ExplainExprErrors, DimensionCountAndMembers) {
   const char* decl = "float tile[32][33]";
-  expect_error(decl_input(decl, "tile[lane]"), "--expr", 1, "tile has 2 dimensions, expression gives 1");
-  expect_error(decl_input(decl, "  tile[1][2][3]"), "--expr", 3, "tile has 2 dimensions, expression gives 3");
+  expect_error(decl_input(decl, "tile[lane]"), "--expr", 1,
+               "tile has 2 dimensions, expression gives 1");
+  expect_error(decl_input(decl, "  tile[1][2][3]"), "--expr", 3,
+               "tile has 2 dimensions, expression gives 3");
   expect_error(decl_input("float s[4]", "s"), "--expr", 1, "s has 1 dimension, expression gives 0");
-  expect_error(decl_input(decl, "tile[1].x"), "--expr", 1, "tile has 2 dimensions, expression gives 1");
+  expect_error(decl_input(decl, "tile[1].x"), "--expr", 1,
+               "tile has 2 dimensions, expression gives 1");
   expect_error(decl_input("float2 a[32]", "a[lane].q"), "--expr", 9, "'float2' has no member 'q'");
   expect_error(decl_input("float a[32]", "a[lane].x"), "--expr", 9, "'float' has no member 'x'");
-  expect_error(decl_input("float2 a[32]", "a[lane].x[0]"), "--expr", 11, "subscript of non-array type 'float'");
+  expect_error(decl_input("float2 a[32]", "a[lane].x[0]"), "--expr", 11,
+               "subscript of non-array type 'float'");
 }
 
 TEST(ExplainExprErrors, IndexRange) {
   expect_error(decl_input("float t[32]", "t[lane == 1 ? 33 : 0]"), "--expr", 3,
                "index 33 out of range [0, 32) for lane 1 of warp 0");
-  expect_error(decl_input("float tile[32][33]", "tile[warp][ lane + 2 ]", Dim3{32, 2, 1}), "--expr", 13,
-               "index 33 out of range [0, 33) for lane 31 of warp 0");
+  expect_error(decl_input("float tile[32][33]", "tile[warp][ lane + 2 ]", Dim3{32, 2, 1}), "--expr",
+               13, "index 33 out of range [0, 33) for lane 31 of warp 0");
   expect_error(decl_input("float tile[2][33]", "tile[warp][0]", Dim3{96, 1, 1}), "--expr", 6,
                "index 2 out of range [0, 2) for lane 0 of warp 2");
   expect_error(decl_input("float t[32]", "t[lane - 1]"), "--expr", 3,
                "index -1 out of range [0, 32) for lane 0 of warp 0");
-  expect_error(type_input("int", "lane - 1"), "--expr", 1, "negative index -1 for lane 0 of warp 0");
+  expect_error(type_input("int", "lane - 1"), "--expr", 1,
+               "negative index -1 for lane 0 of warp 0");
   expect_error(type_input("int", "  1 << 40"), "--expr", 3, "index 1099511627776 is beyond 32-bit");
   expect_error(type_input("float4", "0x0FFFFFFF + lane"), "--expr", 1, "byte offset");
 }
 
 TEST(ExplainExprErrors, ArithmeticPointsAtTheOperator) {
-  expect_error(type_input("int", "lane / (lane - lane)"), "--expr", 6, "division by zero for lane 0 of warp 0");
+  expect_error(type_input("int", "lane / (lane - lane)"), "--expr", 6,
+               "division by zero for lane 0 of warp 0");
   expect_error(type_input("int", "lane % (warp)"), "--expr", 6, "modulo by zero");
   expect_error(type_input("int", "1 << 64"), "--expr", 3, "shift count 64");
   expect_error(type_input("int", "1 >> (lane - 1)"), "--expr", 3, "negative shift count -1");

@@ -45,10 +45,14 @@ std::vector<Pattern> read_patterns(const std::string& path) {
       p.access.active |= 1u << lane;
       p.access.addr[lane] = static_cast<std::uint32_t>(std::stoul(tok));
     }
-    if (p.op == "ld") p.access.op = Op::Load;
-    else if (p.op == "st") p.access.op = Op::Store;
-    else if (p.op == "atom.cas") p.access.op = Op::AtomicCas;
-    else p.access.op = Op::Atomic;  // atom (add), atom.exch, red (add)
+    if (p.op == "ld")
+      p.access.op = Op::Load;
+    else if (p.op == "st")
+      p.access.op = Op::Store;
+    else if (p.op == "atom.cas")
+      p.access.op = Op::AtomicCas;
+    else
+      p.access.op = Op::Atomic;  // atom (add), atom.exch, red (add)
     out.push_back(p);
   }
   return out;
@@ -59,9 +63,12 @@ std::vector<std::string> split_csv(const std::string& line) {
   std::string cur;
   bool quoted = false;
   for (char c : line) {
-    if (c == '"') quoted = !quoted;
-    else if (c == ',' && !quoted) fields.push_back(std::exchange(cur, {}));
-    else if (c != '\r' && c != '\n') cur += c;
+    if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      fields.push_back(std::exchange(cur, {}));
+    else if (c != '\r' && c != '\n')
+      cur += c;
   }
   fields.push_back(cur);
   return fields;
@@ -99,7 +106,8 @@ std::vector<Launch> read_ncu(const std::string& path) {
 std::string counter(const std::string& what, const std::string& op) {
   const std::string unit = op == "ld" ? "ld" : (op == "st" ? "st" : "atom");
   if (what == "wavefronts") return "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" + unit + ".sum";
-  if (what == "conflicts") return "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + unit + ".sum";
+  if (what == "conflicts")
+    return "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + unit + ".sum";
   return "smsp__inst_executed_op_shared_" + unit + ".sum";
 }
 
@@ -126,8 +134,10 @@ void replay(const std::string& set, const std::string& results) {
     const double executed = l.metrics.at(counter("executed", p.op));
     // One instruction per launch. With no active lane, a predicated-off LDS still counts as
     // executed (0 wavefronts); kernels whose store or atomic is off exit before it.
-    if (p.access.active) EXPECT_EQ(executed, 1) << "one instruction per launch";
-    else EXPECT_LE(executed, 1);
+    if (p.access.active)
+      EXPECT_EQ(executed, 1) << "one instruction per launch";
+    else
+      EXPECT_LE(executed, 1);
     EXPECT_EQ(v.wavefronts, wavefronts) << l.kernel;
     if (p.access.op == Op::AtomicCas) {
       // ncu counts one conflict per extra round of a CAS, which takes two wavefronts.

@@ -19,7 +19,8 @@ constexpr WarpAccess strided(Op op, int width, std::uint32_t stride_elems,
   a.op = op;
   a.width = static_cast<std::uint8_t>(width);
   a.active = active;
-  for (int l = 0; l < kWarpSize; ++l) a.addr[l] = static_cast<std::uint32_t>(l) * stride_elems * width;
+  for (int l = 0; l < kWarpSize; ++l)
+    a.addr[l] = static_cast<std::uint32_t>(l) * stride_elems * width;
   return a;
 }
 
@@ -202,8 +203,7 @@ TEST(Model, ScheduleExplainsVerdictForRandomRequests) {
                 // A Kepler 4-byte-mode cell is a pair of words: count the lane's own words.
                 for (int k = 0; k < std::max(1, w / 4); ++k) {
                   const std::uint32_t word = a.addr[l] / 4 + k;
-                  if (word % 32 == sl.bank && word / 64 == (sl.addr / 4) / 64)
-                    got[{l, word * 4}]++;
+                  if (word % 32 == sl.bank && word / 64 == (sl.addr / 4) / 64) got[{l, word * 4}]++;
                 }
               } else {
                 got[{l, sl.addr}]++;

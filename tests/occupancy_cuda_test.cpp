@@ -2,7 +2,6 @@
 // (header-only, host code, no GPU needed), fed device properties typed in by hand from real
 // devices. Built only where the header is found (tests/CMakeLists.txt).
 #include <cuda_occupancy.h>
-
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -156,9 +155,9 @@ bool agree(int cc, const SmLimits& sm, const cudaOccDeviceProp& p, const Occupan
       theirs.status == CUDA_OCC_SUCCESS && ours.error != OccupancyError::InvalidInput &&
       ours.error != OccupancyError::InvalidCarveout && ours.error != OccupancyError::UnknownArch &&
       ours.blocks_per_sm == t.activeBlocksPerMultiprocessor &&
-      (ours.blocks_per_sm == 0) == !ours.ok() &&
-      ours.limit_warps == t.blockLimitWarps && ours.limit_registers == t.blockLimitRegs &&
-      ours.limit_shared == t.blockLimitSharedMem && ours.limit_blocks == t.blockLimitBlocks &&
+      (ours.blocks_per_sm == 0) == !ours.ok() && ours.limit_warps == t.blockLimitWarps &&
+      ours.limit_registers == t.blockLimitRegs && ours.limit_shared == t.blockLimitSharedMem &&
+      ours.limit_blocks == t.blockLimitBlocks &&
       // the named limiter is one NVIDIA names, and the tie sets are equal
       (their_bit(ours.limiter) & t.limitingFactors) != 0 &&
       their_mask(ours.limiter_mask) == t.limitingFactors &&
@@ -207,20 +206,34 @@ TEST(OccupancyVsCuda, HandCases) {
     int blocks;
   };
   const Case cases[] = {
-      {90, launch(1024, 32, 16384), 2},       {90, launch(256, 64), 4},
-      {90, launch(96, 40), 16},               {90, launch(33, 32), 32},
-      {89, launch(32, 16), 24},               {86, launch(32, 16), 16},
-      {86, launch(512, 32), 3},               {75, launch(1024, 64), 1},
-      {70, launch(256, 32, 100), 8},          {90, launch(256, 32, 0, 40960), 5},
-      {90, launch(256, 32, 0, 40960, 50), 3}, {90, launch(256, 32, 8192, 0, 0), 1},
-      {90, launch(32, 16, 0, 0, 0), 8},       {70, launch(32, 16, 0, 0, 0), 32},
-      {90, launch(128, 32, 16384), 13},       {90, launch(128, 32, 16640), 13},
-      {90, launch(128, 32, 512, 16384), 13},  {90, launch(128, 32, 512, 16640), 12},
-      {70, launch(128, 32, 16384), 6},        {70, launch(128, 32, 16640), 5},
-      {75, launch(128, 32, 16384), 4},        {75, launch(128, 32, 16640), 3},
-      {90, launch(128, 32, 0, 232448), 1},    {90, launch(128, 32, 0, 232449), 0},
-      {90, launch(1025, 32), 0},              {90, launch(1024, 65), 0},
-      {90, launch(800, 80), 0},               {90, launch(257, 255), 0},
+      {90, launch(1024, 32, 16384), 2},
+      {90, launch(256, 64), 4},
+      {90, launch(96, 40), 16},
+      {90, launch(33, 32), 32},
+      {89, launch(32, 16), 24},
+      {86, launch(32, 16), 16},
+      {86, launch(512, 32), 3},
+      {75, launch(1024, 64), 1},
+      {70, launch(256, 32, 100), 8},
+      {90, launch(256, 32, 0, 40960), 5},
+      {90, launch(256, 32, 0, 40960, 50), 3},
+      {90, launch(256, 32, 8192, 0, 0), 1},
+      {90, launch(32, 16, 0, 0, 0), 8},
+      {70, launch(32, 16, 0, 0, 0), 32},
+      {90, launch(128, 32, 16384), 13},
+      {90, launch(128, 32, 16640), 13},
+      {90, launch(128, 32, 512, 16384), 13},
+      {90, launch(128, 32, 512, 16640), 12},
+      {70, launch(128, 32, 16384), 6},
+      {70, launch(128, 32, 16640), 5},
+      {75, launch(128, 32, 16384), 4},
+      {75, launch(128, 32, 16640), 3},
+      {90, launch(128, 32, 0, 232448), 1},
+      {90, launch(128, 32, 0, 232449), 0},
+      {90, launch(1025, 32), 0},
+      {90, launch(1024, 65), 0},
+      {90, launch(800, 80), 0},
+      {90, launch(257, 255), 0},
   };
   for (const Case& c : cases) {
     EXPECT_TRUE(agree(c.cc, sm_limits(c.cc), device(c.cc), c.in));
@@ -235,11 +248,13 @@ TEST(OccupancyVsCuda, KnownDifferences) {
   const Theirs t = nvidia(device(90), launch(128, 256));
   EXPECT_EQ(t.status, CUDA_OCC_SUCCESS);
   EXPECT_EQ(t.result.activeBlocksPerMultiprocessor, 2);  // 8192 regs per warp: 8 warps per SM
-  EXPECT_EQ(compute_occupancy(90, launch(128, 256)).error, OccupancyError::TooManyRegistersPerThread);
+  EXPECT_EQ(compute_occupancy(90, launch(128, 256)).error,
+            OccupancyError::TooManyRegistersPerThread);
   // Static shared memory over 48 KB: fine for cuda_occupancy.h, a ptxas error.
   const Theirs s = nvidia(device(90), launch(128, 32, 65536));
   EXPECT_EQ(s.result.activeBlocksPerMultiprocessor, 3);
-  EXPECT_EQ(compute_occupancy(90, launch(128, 32, 65536)).error, OccupancyError::StaticSharedTooLarge);
+  EXPECT_EQ(compute_occupancy(90, launch(128, 32, 65536)).error,
+            OccupancyError::StaticSharedTooLarge);
 }
 
 TEST(OccupancyVsCuda, InvalidInputsAreErrorsOnBothSides) {
@@ -262,12 +277,13 @@ TEST(OccupancyVsCuda, InvalidInputsAreErrorsOnBothSides) {
 }
 
 // The sweep: every architecture x block sizes x register counts x shared sizes x carveout
-// preferences (default and three rotating explicit ones per case) x opt-in, requiring identical blocks per SM, per-resource limits, limiting
-// factors and allocations.
+// preferences (default and three rotating explicit ones per case) x opt-in, requiring identical
+// blocks per SM, per-resource limits, limiting factors and allocations.
 TEST(OccupancyVsCuda, Sweep) {
   std::vector<int> threads;
   for (int t = 32; t <= 1024; t += 32) threads.push_back(t);
-  for (int t : {1, 31, 33, 65, 100, 257, 500, 777, 1000, 1023, 1025, 1056, 2048}) threads.push_back(t);
+  for (int t : {1, 31, 33, 65, 100, 257, 500, 777, 1000, 1023, 1025, 1056, 2048})
+    threads.push_back(t);
 
   std::vector<int> regs = {0, 1};
   for (int r = 16; r <= 255; r += 8) regs.push_back(r);
@@ -288,7 +304,8 @@ TEST(OccupancyVsCuda, Sweep) {
     for (int s = 0; s <= sm.shared_per_block_optin + 2 * unit; s += sm.shared_per_block_optin / 23)
       shared.push_back(s);
     for (int base : {0, 1024, 4096, 16384, 16640, 40960, 49152, 65536, 100000, 163840, 200000}) {
-      for (int d : {-1, 0, 1, unit - 1, unit, unit + 1}) shared.push_back(base + d > 0 ? base + d : 0);
+      for (int d : {-1, 0, 1, unit - 1, unit, unit + 1})
+        shared.push_back(base + d > 0 ? base + d : 0);
     }
     for (int s : {sm.shared_per_block - 1, sm.shared_per_block, sm.shared_per_block + 1,
                   sm.shared_per_block_optin - 1, sm.shared_per_block_optin,

@@ -10,8 +10,9 @@
 namespace bankcheck::model {
 namespace {
 
-constexpr OccupancyInput launch(int threads, int regs, int static_shared = 0, int dynamic_shared = 0,
-                                int carveout_percent = kCarveoutDefault, bool opt_in = true) {
+constexpr OccupancyInput launch(int threads, int regs, int static_shared = 0,
+                                int dynamic_shared = 0, int carveout_percent = kCarveoutDefault,
+                                bool opt_in = true) {
   OccupancyInput in;
   in.threads_per_block = threads;
   in.registers_per_thread = regs;
@@ -105,7 +106,7 @@ TEST(OccupancyLimits, LookupByName) {
   EXPECT_EQ(find_sm_limits("sm_90a").cc, 90);
   EXPECT_EQ(find_sm_limits("compute_86").cc, 86);
   EXPECT_EQ(find_sm_limits("sm_75").cc, 75);
-  EXPECT_FALSE(find_sm_limits("sm_61").known());   // not in the calculator
+  EXPECT_FALSE(find_sm_limits("sm_61").known());  // not in the calculator
   EXPECT_FALSE(find_sm_limits("sm_100").known());
   EXPECT_FALSE(find_sm_limits("sm_9").known());
   EXPECT_FALSE(find_sm_limits("90").known());
@@ -376,12 +377,15 @@ TEST(OccupancySeed, PaddingAloneNeverCostsABlockOnH100) {
 // 52 -> 48 warps, 81.25% -> 75%. Any extra between 257 and 512 bytes does it; 513 and more
 // (up to the next window) do not.
 constexpr int kSeedThreads = 128, kSeedRegs = 32, kSeedExtra = 512;
-static_assert(compute_occupancy(90, launch(kSeedThreads, kSeedRegs, kSeedExtra, 16384)).blocks_per_sm == 13);
-static_assert(compute_occupancy(90, launch(kSeedThreads, kSeedRegs, kSeedExtra, 16640)).blocks_per_sm == 12);
+static_assert(
+    compute_occupancy(90, launch(kSeedThreads, kSeedRegs, kSeedExtra, 16384)).blocks_per_sm == 13);
+static_assert(
+    compute_occupancy(90, launch(kSeedThreads, kSeedRegs, kSeedExtra, 16640)).blocks_per_sm == 12);
 
 TEST(OccupancySeed, PaddingCostsABlockOnH100) {
   const Occupancy plain = compute_occupancy(90, launch(kSeedThreads, kSeedRegs, kSeedExtra, 16384));
-  const Occupancy padded = compute_occupancy(90, launch(kSeedThreads, kSeedRegs, kSeedExtra, 16640));
+  const Occupancy padded =
+      compute_occupancy(90, launch(kSeedThreads, kSeedRegs, kSeedExtra, 16640));
   EXPECT_EQ(plain.shared_bytes_per_block, 17920);
   EXPECT_EQ(padded.shared_bytes_per_block, 18176);
   EXPECT_EQ(plain.blocks_per_sm, 13);
@@ -404,7 +408,8 @@ TEST(OccupancySeed, PaddingCostsABlockOnH100) {
 // ---------------------------------------------------------------------------------------------
 // Properties.
 
-constexpr int kRegSteps[] = {0, 1, 8, 16, 24, 32, 33, 40, 48, 56, 64, 72, 80, 96, 128, 168, 200, 255};
+constexpr int kRegSteps[] = {0,  1,  8,  16, 24, 32,  33,  40,  48,
+                             56, 64, 72, 80, 96, 128, 168, 200, 255};
 
 TEST(OccupancyProperties, MoreRegistersNeverHelp) {
   for (int cc : kOccupancyArchs) {
@@ -499,8 +504,10 @@ TEST(OccupancyProperties, Invariants) {
           ASSERT_LE(r.warps_per_sm, sm.max_warps_per_sm);
           ASSERT_LE(r.blocks_per_sm, sm.max_blocks_per_sm);
           ASSERT_EQ(r.warps_per_sm, r.blocks_per_sm * r.warps_per_block);
-          ASSERT_LE(static_cast<long long>(r.blocks_per_sm) * r.registers_per_block, sm.registers_per_sm);
-          ASSERT_LE(static_cast<long long>(r.blocks_per_sm) * r.shared_bytes_per_block, r.carveout_bytes);
+          ASSERT_LE(static_cast<long long>(r.blocks_per_sm) * r.registers_per_block,
+                    sm.registers_per_sm);
+          ASSERT_LE(static_cast<long long>(r.blocks_per_sm) * r.shared_bytes_per_block,
+                    r.carveout_bytes);
           ASSERT_NE(r.limiter, Limiter::None);
           ASSERT_TRUE(r.limited_by(r.limiter));
         }

@@ -28,12 +28,14 @@ inline std::string slurp(const std::string& path) {
 // fork/exec with no shell, so arguments need no quoting.
 inline ToolResult run_tool(const std::vector<std::string>& args) {
   static int counter = 0;
-  const std::string base = "/tmp/bankcheck_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+  const std::string base =
+      "/tmp/bankcheck_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
   const std::string out_path = base + ".out", err_path = base + ".err";
   ToolResult r;
   pid_t pid = fork();
   if (pid == 0) {
-    if (!freopen(out_path.c_str(), "w", stdout) || !freopen(err_path.c_str(), "w", stderr)) _exit(127);
+    if (!freopen(out_path.c_str(), "w", stdout) || !freopen(err_path.c_str(), "w", stderr))
+      _exit(127);
     std::vector<char*> argv;
     std::string bin = BANKCHECK_BINARY;
     argv.push_back(bin.data());

@@ -76,19 +76,20 @@ std::string lane_text(int lane, int warp) {
 
 // One piece of the accessed value that becomes one request.
 struct Piece {
-  std::string suffix;   // ".x", ".f", "[1]", "" for the whole value
+  std::string suffix;  // ".x", ".f", "[1]", "" for the whole value
   int width;
   std::uint64_t offset;  // from the accessed value
 };
 
 bool native_width(const Type& t) {
-  return t.size == t.align && (t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8 ||
-                               t.size == 16);
+  return t.size == t.align &&
+         (t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8 || t.size == 16);
 }
 
 // A value moves in one request when its size is a native width and it is aligned to it;
 // otherwise member by member (element by element for arrays), recursively.
-void split(const Type& t, std::uint64_t offset, const std::string& suffix, std::vector<Piece>& out) {
+void split(const Type& t, std::uint64_t offset, const std::string& suffix,
+           std::vector<Piece>& out) {
   if (out.size() > kMaxRequests) return;  // the caller reports it
   if (native_width(t)) {
     out.push_back({suffix, static_cast<int>(t.size), offset});
@@ -121,8 +122,7 @@ Lowered lower(const ExplainInput& in) {
     if (!valid_name(name))
       throw ExprError("invalid variable name '" + name + "'", "--set",
                       name + "=" + std::to_string(value), 1);
-  if (in.type && in.decl)
-    throw ExprError("give --type or --decl, not both", "--decl", *in.decl, 0);
+  if (in.type && in.decl) throw ExprError("give --type or --decl, not both", "--decl", *in.decl, 0);
   if (!in.type && !in.decl)
     throw ExprError("expression mode needs --type or --decl", "--expr", in.expr, 0);
 
@@ -215,8 +215,12 @@ Lowered lower(const ExplainInput& in) {
   for (std::uint32_t tid = 0; tid < threads; ++tid) {
     const int lane = static_cast<int>(tid % model::kWarpSize);
     const int warp = static_cast<int>(tid / model::kWarpSize);
-    const LaneValues v = {tid % in.block.x, tid / in.block.x % in.block.y,
-                          tid / (in.block.x * in.block.y), tid, lane, warp};
+    const LaneValues v = {tid % in.block.x,
+                          tid / in.block.x % in.block.y,
+                          tid / (in.block.x * in.block.y),
+                          tid,
+                          lane,
+                          warp};
     if (active) {
       std::int64_t on = 0;
       try {
@@ -241,7 +245,8 @@ Lowered lower(const ExplainInput& in) {
       if (l.count > 0 && (i < 0 || static_cast<std::uint64_t>(i) >= l.count))
         expr_parser.fail(l.pos, "index " + std::to_string(i) + " out of range [0, " +
                                     std::to_string(l.count) + ")" + lane_text(lane, warp));
-      if (i < 0) expr_parser.fail(l.pos, "negative index " + std::to_string(i) + lane_text(lane, warp));
+      if (i < 0)
+        expr_parser.fail(l.pos, "negative index " + std::to_string(i) + lane_text(lane, warp));
       if (static_cast<std::uint64_t>(i) >= kMaxBytes)
         expr_parser.fail(l.pos, "index " + std::to_string(i) + " is beyond 32-bit addresses" +
                                     lane_text(lane, warp));
@@ -276,9 +281,8 @@ Dim3 parse_block(std::string_view text) {
   int n = 0;
   for (;;) {
     const std::size_t comma = text.find(',', start);
-    const std::string_view part = text.substr(start, comma == std::string_view::npos
-                                                         ? std::string_view::npos
-                                                         : comma - start);
+    const std::string_view part = text.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     const int column = static_cast<int>(start) + first_non_space(part) + 1;
     const std::string_view digits = trim(part);
     if (n == 3) throw ExprError("at most three block dimensions", "--block", full, column);
@@ -286,8 +290,7 @@ Dim3 parse_block(std::string_view text) {
         digits.find_first_not_of("0123456789") != std::string_view::npos)
       throw ExprError("expected X[,Y[,Z]] with positive integers", "--block", full, column);
     const std::uint32_t value = static_cast<std::uint32_t>(std::stoul(std::string(digits)));
-    if (value == 0)
-      throw ExprError("block dimensions must be at least 1", "--block", full, column);
+    if (value == 0) throw ExprError("block dimensions must be at least 1", "--block", full, column);
     dims[n++] = value;
     if (comma == std::string_view::npos) break;
     start = comma + 1;
@@ -311,7 +314,8 @@ std::pair<std::string, std::int64_t> parse_set(std::string_view text) {
   auto column = [&](const detail::Token& t) { return static_cast<int>(eq) + 1 + t.pos + 1; };
   std::size_t i = 0;
   bool negative = false;
-  if (tokens[i].kind == detail::TokKind::Punct && (tokens[i].text == "-" || tokens[i].text == "+")) {
+  if (tokens[i].kind == detail::TokKind::Punct &&
+      (tokens[i].text == "-" || tokens[i].text == "+")) {
     negative = tokens[i].text == "-";
     ++i;
   }
@@ -323,8 +327,8 @@ std::pair<std::string, std::int64_t> parse_set(std::string_view text) {
   if (end.kind != detail::TokKind::End)
     throw ExprError(end.kind == detail::TokKind::Bad ? end.text : "unexpected '" + end.text + "'",
                     "--set", full, column(end));
-  const std::int64_t v = negative ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(t.value))
-                                  : t.value;
+  const std::int64_t v =
+      negative ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(t.value)) : t.value;
   return {name, v};
 }
 

@@ -48,9 +48,9 @@ Token lex_number(std::string_view text, std::size_t& i) {
     if (d >= base) {
       if (base == 16 || d >= 16) break;  // the suffix starts here
       // A decimal digit that the base does not allow (09, 0b2).
-      if (d < 10) return bad(static_cast<int>(i), std::string("invalid digit '") + text[i] +
-                                                      "' in " + (base == 8 ? "octal" : "binary") +
-                                                      " literal");
+      if (d < 10)
+        return bad(static_cast<int>(i), std::string("invalid digit '") + text[i] + "' in " +
+                                            (base == 8 ? "octal" : "binary") + " literal");
       break;
     }
     if (value > (std::numeric_limits<std::uint64_t>::max() - d) / base) overflow = true;
@@ -60,13 +60,13 @@ Token lex_number(std::string_view text, std::size_t& i) {
   if (i == digits_start && base != 8)
     return bad(static_cast<int>(start), "integer literal has no digits");
   if (overflow) return bad(static_cast<int>(start), "integer literal too large");
-  if (i < text.size() && (text[i] == '.' ||
-                          (base == 10 && (text[i] == 'e' || text[i] == 'E'))))
+  if (i < text.size() && (text[i] == '.' || (base == 10 && (text[i] == 'e' || text[i] == 'E'))))
     return bad(static_cast<int>(start), "floating-point literals are not supported");
   // Suffix: any mix of at most one u and at most two l (ll written in one case).
   const std::size_t suffix_start = i;
   int us = 0, ls = 0;
-  while (i < text.size() && (text[i] == 'u' || text[i] == 'U' || text[i] == 'l' || text[i] == 'L')) {
+  while (i < text.size() &&
+         (text[i] == 'u' || text[i] == 'U' || text[i] == 'l' || text[i] == 'L')) {
     (text[i] == 'u' || text[i] == 'U') ? ++us : ++ls;
     ++i;
   }
@@ -88,8 +88,8 @@ Token lex_number(std::string_view text, std::size_t& i) {
 }  // namespace
 
 std::vector<Token> tokenize(std::string_view text) {
-  static constexpr std::array<std::string_view, 8> kTwoChar = {"<<", ">>", "<=", ">=",
-                                                               "==", "!=", "&&", "||"};
+  static constexpr std::array<std::string_view, 8> kTwoChar = {
+      "<<", ">>", "<=", ">=", "==", "!=", "&&", "||"};
   static constexpr std::string_view kOneChar = "+-*/%<>&^|~!?:()[]{}.,;";
   std::vector<Token> out;
   std::size_t i = 0;

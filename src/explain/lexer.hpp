@@ -13,9 +13,9 @@ enum class TokKind { Ident, Number, Punct, End, Bad };
 
 struct Token {
   TokKind kind = TokKind::End;
-  std::string text;          // Ident: the name; Punct: the operator; Bad: the error message
-  std::int64_t value = 0;    // Number: the value (literals above INT64_MAX wrap, as in C)
-  int pos = 0;               // 0-based offset of the token (Bad: of the offending character)
+  std::string text;        // Ident: the name; Punct: the operator; Bad: the error message
+  std::int64_t value = 0;  // Number: the value (literals above INT64_MAX wrap, as in C)
+  int pos = 0;             // 0-based offset of the token (Bad: of the offending character)
 };
 
 // Splits `text` into tokens, always ending with one End token (at text.size()). A lexical

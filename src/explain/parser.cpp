@@ -21,12 +21,12 @@ struct BinaryOp {
   int prec;
   Op op;
 };
-constexpr BinaryOp kBinary[] = {
-    {"||", 1, Op::LogOr}, {"&&", 2, Op::LogAnd}, {"|", 3, Op::BitOr},  {"^", 4, Op::BitXor},
-    {"&", 5, Op::BitAnd}, {"==", 6, Op::Eq},     {"!=", 6, Op::Ne},    {"<", 7, Op::Lt},
-    {"<=", 7, Op::Le},    {">", 7, Op::Gt},      {">=", 7, Op::Ge},    {"<<", 8, Op::Shl},
-    {">>", 8, Op::Shr},   {"+", 9, Op::Add},     {"-", 9, Op::Sub},    {"*", 10, Op::Mul},
-    {"/", 10, Op::Div},   {"%", 10, Op::Mod}};
+constexpr BinaryOp kBinary[] = {{"||", 1, Op::LogOr}, {"&&", 2, Op::LogAnd}, {"|", 3, Op::BitOr},
+                                {"^", 4, Op::BitXor}, {"&", 5, Op::BitAnd},  {"==", 6, Op::Eq},
+                                {"!=", 6, Op::Ne},    {"<", 7, Op::Lt},      {"<=", 7, Op::Le},
+                                {">", 7, Op::Gt},     {">=", 7, Op::Ge},     {"<<", 8, Op::Shl},
+                                {">>", 8, Op::Shr},   {"+", 9, Op::Add},     {"-", 9, Op::Sub},
+                                {"*", 10, Op::Mul},   {"/", 10, Op::Div},    {"%", 10, Op::Mod}};
 
 const BinaryOp* find_binary(const Token& t) {
   if (t.kind != TokKind::Punct) return nullptr;
@@ -59,11 +59,16 @@ std::uint64_t u(std::int64_t v) { return static_cast<std::uint64_t>(v); }
 
 std::int64_t eval(const Node& n, const LaneValues& lane) {
   switch (n.op) {
-    case Op::Num: return n.value;
-    case Op::Var: return lane[n.slot];
-    case Op::Neg: return wrap(0 - u(eval(*n.a, lane)));
-    case Op::BitNot: return ~eval(*n.a, lane);
-    case Op::LogNot: return eval(*n.a, lane) == 0;
+    case Op::Num:
+      return n.value;
+    case Op::Var:
+      return lane[n.slot];
+    case Op::Neg:
+      return wrap(0 - u(eval(*n.a, lane)));
+    case Op::BitNot:
+      return ~eval(*n.a, lane);
+    case Op::LogNot:
+      return eval(*n.a, lane) == 0;
     case Op::Cast: {
       const std::int64_t v = eval(*n.a, lane);
       if (n.cast_bits == 1) return v != 0;  // bool
@@ -73,17 +78,24 @@ std::int64_t eval(const Node& n, const LaneValues& lane) {
       if (n.cast_signed && (r >> (n.cast_bits - 1)) & 1) r |= ~mask;  // sign-extend
       return wrap(r);
     }
-    case Op::LogAnd: return eval(*n.a, lane) != 0 && eval(*n.b, lane) != 0;
-    case Op::LogOr: return eval(*n.a, lane) != 0 || eval(*n.b, lane) != 0;
-    case Op::Cond: return eval(*n.a, lane) != 0 ? eval(*n.b, lane) : eval(*n.c, lane);
-    default: break;
+    case Op::LogAnd:
+      return eval(*n.a, lane) != 0 && eval(*n.b, lane) != 0;
+    case Op::LogOr:
+      return eval(*n.a, lane) != 0 || eval(*n.b, lane) != 0;
+    case Op::Cond:
+      return eval(*n.a, lane) != 0 ? eval(*n.b, lane) : eval(*n.c, lane);
+    default:
+      break;
   }
   const std::int64_t a = eval(*n.a, lane);
   const std::int64_t b = eval(*n.b, lane);
   switch (n.op) {
-    case Op::Mul: return wrap(u(a) * u(b));
-    case Op::Add: return wrap(u(a) + u(b));
-    case Op::Sub: return wrap(u(a) - u(b));
+    case Op::Mul:
+      return wrap(u(a) * u(b));
+    case Op::Add:
+      return wrap(u(a) + u(b));
+    case Op::Sub:
+      return wrap(u(a) - u(b));
     case Op::Div:
     case Op::Mod:
       if (b == 0) throw EvalError{n.pos, n.op == Op::Div ? "division by zero" : "modulo by zero"};
@@ -95,16 +107,26 @@ std::int64_t eval(const Node& n, const LaneValues& lane) {
       if (b < 0) throw EvalError{n.pos, "negative shift count " + std::to_string(b)};
       if (b >= 64) throw EvalError{n.pos, "shift count " + std::to_string(b) + " is 64 or more"};
       return n.op == Op::Shl ? wrap(u(a) << b) : a >> b;  // >> of a negative is arithmetic
-    case Op::Lt: return a < b;
-    case Op::Le: return a <= b;
-    case Op::Gt: return a > b;
-    case Op::Ge: return a >= b;
-    case Op::Eq: return a == b;
-    case Op::Ne: return a != b;
-    case Op::BitAnd: return a & b;
-    case Op::BitXor: return a ^ b;
-    case Op::BitOr: return a | b;
-    default: return 0;  // unreachable: every operator is handled above
+    case Op::Lt:
+      return a < b;
+    case Op::Le:
+      return a <= b;
+    case Op::Gt:
+      return a > b;
+    case Op::Ge:
+      return a >= b;
+    case Op::Eq:
+      return a == b;
+    case Op::Ne:
+      return a != b;
+    case Op::BitAnd:
+      return a & b;
+    case Op::BitXor:
+      return a ^ b;
+    case Op::BitOr:
+      return a | b;
+    default:
+      return 0;  // unreachable: every operator is handled above
   }
 }
 
@@ -257,10 +279,12 @@ NodePtr Parser::resolve(const std::string& name, int pos) const {
     if (it != scope_.vars->end()) return number(it->second, pos);
   }
   static const std::map<std::string_view, int> kThread = {
-      {"threadIdx.x", kThreadX}, {"threadIdx.y", kThreadY}, {"threadIdx.z", kThreadZ},
-      {"tid", kTid},             {"lane", kLane},           {"warp", kWarp}};
+      {"threadIdx.x", kThreadX}, {"threadIdx.y", kThreadY},
+      {"threadIdx.z", kThreadZ}, {"tid", kTid},
+      {"lane", kLane},           {"warp", kWarp}};
   if (auto it = kThread.find(name); it != kThread.end()) {
-    if (!per_thread_) fail(pos, "'" + name + "' differs between threads; a constant is needed here");
+    if (!per_thread_)
+      fail(pos, "'" + name + "' differs between threads; a constant is needed here");
     NodePtr n = make(Op::Var, pos);
     n->slot = it->second;
     return n;
@@ -282,9 +306,8 @@ NodePtr Parser::resolve(const std::string& name, int pos) const {
 
 bool Parser::type_starts(std::size_t ahead) const {
   const Token& t = peek(ahead);
-  return t.kind == TokKind::Ident &&
-         (is_int_keyword(t.text) || is_qualifier(t.text) || t.text == "struct" ||
-          find_builtin(t.text) != nullptr);
+  return t.kind == TokKind::Ident && (is_int_keyword(t.text) || is_qualifier(t.text) ||
+                                      t.text == "struct" || find_builtin(t.text) != nullptr);
 }
 
 void Parser::skip_qualifiers() {

@@ -23,16 +23,38 @@ using LaneValues = std::array<std::int64_t, kSlotCount>;
 
 struct Node {
   enum class Op {
-    Num, Var, Neg, BitNot, LogNot, Cast,
-    Mul, Div, Mod, Add, Sub, Shl, Shr, Lt, Le, Gt, Ge, Eq, Ne,
-    BitAnd, BitXor, BitOr, LogAnd, LogOr, Cond
+    Num,
+    Var,
+    Neg,
+    BitNot,
+    LogNot,
+    Cast,
+    Mul,
+    Div,
+    Mod,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    LogAnd,
+    LogOr,
+    Cond
   };
   Op op = Op::Num;
-  int pos = 0;               // 0-based: the operator (or the operand for leaves)
-  std::int64_t value = 0;    // Num
-  int slot = 0;              // Var
-  int cast_bits = 64;        // Cast: width of the target integer type (1 for bool)
-  bool cast_signed = true;   // Cast
+  int pos = 0;              // 0-based: the operator (or the operand for leaves)
+  std::int64_t value = 0;   // Num
+  int slot = 0;             // Var
+  int cast_bits = 64;       // Cast: width of the target integer type (1 for bool)
+  bool cast_signed = true;  // Cast
   std::unique_ptr<Node> a, b, c;
 };
 using NodePtr = std::unique_ptr<Node>;
@@ -51,21 +73,21 @@ std::int64_t eval(const Node& node, const LaneValues& lane);
 struct Scope {
   const std::map<std::string, std::int64_t>* vars = nullptr;  // --set, shadows everything
   std::array<std::uint32_t, 3> block = {32, 1, 1};
-  std::string hint_name;     // an unknown identifier spelled so gets `hint` appended
+  std::string hint_name;  // an unknown identifier spelled so gets `hint` appended
   std::string hint;
 };
 
 // One link of an access chain: `[index]` or `.member`.
 struct Step {
-  NodePtr index;             // null for a member
+  NodePtr index;  // null for a member
   std::string member;
-  int pos = 0;               // the index expression's first token, or the member name
+  int pos = 0;  // the index expression's first token, or the member name
 };
 
 struct Declaration {
   std::string name;
   int name_pos = 0;
-  TypePtr type;              // an array type (or the element type for a scalar declaration)
+  TypePtr type;  // an array type (or the element type for a scalar declaration)
 };
 
 // Parses one command-line argument. Every error is thrown as ExprError naming `source` and
@@ -74,9 +96,9 @@ class Parser {
  public:
   Parser(std::string source, std::string text, const Scope& scope);
 
-  NodePtr whole_expression();            // an integer expression of the thread
-  TypePtr whole_type();                  // a type name
-  Declaration whole_declaration();       // [__shared__] TYPE NAME[D1]...[Dn] [;]
+  NodePtr whole_expression();       // an integer expression of the thread
+  TypePtr whole_type();             // a type name
+  Declaration whole_declaration();  // [__shared__] TYPE NAME[D1]...[Dn] [;]
   // NAME followed by any chain of [index] and .member; `name_pos` receives NAME's position.
   std::vector<Step> whole_access(const std::string& name, int* name_pos);
 
@@ -111,7 +133,7 @@ class Parser {
   const Scope& scope_;
   std::vector<Token> tokens_;
   std::size_t next_ = 0;
-  bool per_thread_ = true;   // false inside array dimensions: thread values are not allowed
+  bool per_thread_ = true;  // false inside array dimensions: thread values are not allowed
 };
 
 }  // namespace bankcheck::explain::detail

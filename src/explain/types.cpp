@@ -41,10 +41,18 @@ TypePtr vector(std::string name, const TypePtr& component, int n, std::uint64_t 
   const std::uint64_t s = component->size;
   t->size = s * n;
   switch (n) {
-    case 1: t->align = s; break;
-    case 2: t->align = 2 * s; break;
-    case 3: t->align = s; break;
-    default: t->align = align4 ? align4 : std::min<std::uint64_t>(4 * s, 16); break;
+    case 1:
+      t->align = s;
+      break;
+    case 2:
+      t->align = 2 * s;
+      break;
+    case 3:
+      t->align = s;
+      break;
+    default:
+      t->align = align4 ? align4 : std::min<std::uint64_t>(4 * s, 16);
+      break;
   }
   for (int i = 0; i < n; ++i) t->fields.push_back({kMembers[i], s * i, component});
   return t;
@@ -86,13 +94,18 @@ const std::map<std::string, TypePtr, std::less<>>& builtins() {
     alias("size_t", "unsigned long");
 
     // CUDA vector types (vector_types.h).
-    const std::pair<const char*, const char*> kBases[] = {
-        {"char", "signed char"},     {"uchar", "unsigned char"},
-        {"short", "short"},          {"ushort", "unsigned short"},
-        {"int", "int"},              {"uint", "unsigned int"},
-        {"long", "long"},            {"ulong", "unsigned long"},
-        {"longlong", "long long"},   {"ulonglong", "unsigned long long"},
-        {"float", "float"},          {"double", "double"}};
+    const std::pair<const char*, const char*> kBases[] = {{"char", "signed char"},
+                                                          {"uchar", "unsigned char"},
+                                                          {"short", "short"},
+                                                          {"ushort", "unsigned short"},
+                                                          {"int", "int"},
+                                                          {"uint", "unsigned int"},
+                                                          {"long", "long"},
+                                                          {"ulong", "unsigned long"},
+                                                          {"longlong", "long long"},
+                                                          {"ulonglong", "unsigned long long"},
+                                                          {"float", "float"},
+                                                          {"double", "double"}};
     for (const auto& [prefix, component] : kBases) {
       const TypePtr& c = m.at(component);
       for (int n = 1; n <= 4; ++n) add(vector(prefix + std::to_string(n), c, n));
@@ -126,13 +139,20 @@ bool is_int_keyword(std::string_view word) {
 std::string canonical_int_name(const std::vector<std::string>& words) {
   int sign = 0, usign = 0, chars = 0, shorts = 0, ints = 0, longs = 0;
   for (const std::string& w : words) {
-    if (w == "signed") ++sign;
-    else if (w == "unsigned") ++usign;
-    else if (w == "char") ++chars;
-    else if (w == "short") ++shorts;
-    else if (w == "int") ++ints;
-    else if (w == "long") ++longs;
-    else return "";
+    if (w == "signed")
+      ++sign;
+    else if (w == "unsigned")
+      ++usign;
+    else if (w == "char")
+      ++chars;
+    else if (w == "short")
+      ++shorts;
+    else if (w == "int")
+      ++ints;
+    else if (w == "long")
+      ++longs;
+    else
+      return "";
   }
   if (sign + usign > 1 || chars > 1 || shorts > 1 || ints > 1 || longs > 2) return "";
   const std::string u = usign ? "unsigned " : "";
@@ -157,7 +177,8 @@ TypePtr make_struct(const std::vector<std::pair<std::string, TypePtr>>& members)
     offset += type->size;
     t->align = std::max(t->align, type->align);
     if (type->kind == Type::Kind::Array)
-      t->name += " " + type->base_name + " " + name + type->name.substr(type->base_name.size()) + ";";
+      t->name +=
+          " " + type->base_name + " " + name + type->name.substr(type->base_name.size()) + ";";
     else
       t->name += " " + type->name + " " + name + ";";
   }

@@ -23,15 +23,15 @@ struct Field {
 struct Type {
   enum class Kind { Scalar, Record, Array };
   Kind kind = Kind::Scalar;
-  std::string name;          // spelled type: "float", "float3", "struct { ... }", "float[32][33]"
+  std::string name;  // spelled type: "float", "float3", "struct { ... }", "float[32][33]"
   std::uint64_t size = 0;
   std::uint64_t align = 1;
-  bool is_integer = false;   // Scalar: an integer type (casts in expressions)
-  bool is_signed = false;    // Scalar integer: signed
-  std::vector<Field> fields; // Record (structs and vector types), in declaration order
-  TypePtr elem;              // Array: element type
-  std::uint64_t count = 0;   // Array: number of elements, 0 = unbounded
-  std::string base_name;     // Array: name of the innermost non-array element type
+  bool is_integer = false;    // Scalar: an integer type (casts in expressions)
+  bool is_signed = false;     // Scalar integer: signed
+  std::vector<Field> fields;  // Record (structs and vector types), in declaration order
+  TypePtr elem;               // Array: element type
+  std::uint64_t count = 0;    // Array: number of elements, 0 = unbounded
+  std::string base_name;      // Array: name of the innermost non-array element type
 
   const Field* field(std::string_view member) const;
   // Number of array levels directly on this type (float[32][33] -> 2).

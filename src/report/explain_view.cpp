@@ -15,9 +15,12 @@ using model::Op;
 
 std::string verb(Op op) {
   switch (op) {
-    case Op::Load: return "read";
-    case Op::Store: return "write";
-    default: return "update";
+    case Op::Load:
+      return "read";
+    case Op::Store:
+      return "write";
+    default:
+      return "update";
   }
 }
 
@@ -46,7 +49,8 @@ std::string lane_range(std::uint32_t m) {
   const auto l = lanes_of(m);
   if (l.empty()) return "no lanes";
   if (l.back() - l.front() + 1 == static_cast<int>(l.size()))
-    return l.size() == 1 ? fmt::format("lane {}", l[0]) : fmt::format("lanes {}-{}", l.front(), l.back());
+    return l.size() == 1 ? fmt::format("lane {}", l[0])
+                         : fmt::format("lanes {}-{}", l.front(), l.back());
   return "lanes " + list(l);
 }
 
@@ -67,12 +71,14 @@ std::string why(const model::WarpAccess& a, const model::Verdict&, const model::
   if (!a.active) return "no lane is active";
   // The bank that needed the most rounds in one phase.
   std::map<std::pair<int, int>, std::vector<const model::Slot*>> by_bank;
-  for (int i = 0; i < s.slot_count; ++i) by_bank[{s.slots[i].phase, s.slots[i].bank}].push_back(&s.slots[i]);
+  for (int i = 0; i < s.slot_count; ++i)
+    by_bank[{s.slots[i].phase, s.slots[i].bank}].push_back(&s.slots[i]);
   const std::vector<const model::Slot*>* worst = nullptr;
   int worst_bank = 0;
   for (auto& [key, slots] : by_bank) {
-    std::sort(slots.begin(), slots.end(),
-              [](const model::Slot* x, const model::Slot* y) { return x->wavefront < y->wavefront; });
+    std::sort(slots.begin(), slots.end(), [](const model::Slot* x, const model::Slot* y) {
+      return x->wavefront < y->wavefront;
+    });
     // Atomic CAS lists each lane twice (two wavefronts); count distinct rounds.
     int rounds = 0;
     for (auto* sl : slots) rounds = std::max(rounds, sl->round + 1);
@@ -87,9 +93,10 @@ std::string why(const model::WarpAccess& a, const model::Verdict&, const model::
   const bool atomic = a.op == Op::Atomic || a.op == Op::AtomicCas;
   std::string merge;
   if (s.merge_distance)
-    merge = fmt::format("; its phases were paired because every active lane n shares its address "
-                        "with lane n^{}",
-                        s.merge_distance);
+    merge = fmt::format(
+        "; its phases were paired because every active lane n shares its address "
+        "with lane n^{}",
+        s.merge_distance);
   int rounds = 0;
   if (worst)
     for (auto* sl : *worst) rounds = std::max(rounds, sl->round + 1);
@@ -122,8 +129,7 @@ std::string why(const model::WarpAccess& a, const model::Verdict&, const model::
   }
   std::string t = fmt::format("lanes {} {} {} different words of bank {} (bytes {})", list(lanes),
                               verb(a.op), lanes.size(), worst_bank, list(bytes, false));
-  if (arch.rule == model::BankRule::Tesla)
-    t += "; cc 1.x serves one broadcast word per pass";
+  if (arch.rule == model::BankRule::Tesla) t += "; cc 1.x serves one broadcast word per pass";
   return t + merge;
 }
 
@@ -132,29 +138,32 @@ std::string render_text(const ExplainResult& r) {
   const auto& arch = *r.arch;
   const analysis::WarpResult& worst = r.warps.at(static_cast<size_t>(r.worst_warp));
   const bool many = r.warps.size() > 1;
-  std::string what = r.array_name.empty()
-                         ? fmt::format("shared {} of {}", model::op_name(r.requests.at(0).op),
-                                       width_text(r.requests.at(0).width))
-                         : fmt::format("{} ({})", r.requests.size() == 1 ? r.requests[0].label : r.array_name,
-                                       r.element_type);
+  std::string what =
+      r.array_name.empty()
+          ? fmt::format("shared {} of {}", model::op_name(r.requests.at(0).op),
+                        width_text(r.requests.at(0).width))
+          : fmt::format("{} ({})", r.requests.size() == 1 ? r.requests[0].label : r.array_name,
+                        r.element_type);
   out += fmt::format("{}: {}: {}\n", arch.name, what,
                      verdict_text(worst.wavefronts, worst.ideal_wavefronts, worst.ways));
   if (many) {
     const double pct = r.total_wavefronts ? 100.0 * static_cast<double>(r.total_excess) /
                                                 static_cast<double>(r.total_wavefronts)
                                           : 0.0;
-    out += fmt::format("  block {}x{}x{}: {} warps, {} wavefronts for an ideal of {} ({} excess, {:.0f}% of all); "
-                       "worst warp {}\n",
-                       r.block[0], r.block[1], r.block[2], r.warps.size(), r.total_wavefronts,
-                       r.total_ideal_wavefronts, r.total_excess, pct, r.worst_warp);
+    out += fmt::format(
+        "  block {}x{}x{}: {} warps, {} wavefronts for an ideal of {} ({} excess, {:.0f}% of all); "
+        "worst warp {}\n",
+        r.block[0], r.block[1], r.block[2], r.warps.size(), r.total_wavefronts,
+        r.total_ideal_wavefronts, r.total_excess, pct, r.worst_warp);
   }
   for (size_t q = 0; q < r.requests.size(); ++q) {
     const auto& info = r.requests[q];
     const auto& wr = worst.requests[q];
     const auto& s = wr.schedule;
-    out += fmt::format("\n{}{} {}, {}: {}\n", many ? fmt::format("warp {}, ", worst.warp) : "",
-                       info.label, model::op_name(info.op), width_text(info.width),
-                       verdict_text(wr.verdict.wavefronts, wr.verdict.ideal_wavefronts, wr.verdict.ways));
+    out += fmt::format(
+        "\n{}{} {}, {}: {}\n", many ? fmt::format("warp {}, ", worst.warp) : "", info.label,
+        model::op_name(info.op), width_text(info.width),
+        verdict_text(wr.verdict.wavefronts, wr.verdict.ideal_wavefronts, wr.verdict.ways));
     out += fmt::format("  why: {}\n", why(wr.access, wr.verdict, s, arch));
     if (!wr.verdict.wavefronts) continue;
     // The picture.
@@ -168,7 +177,8 @@ std::string render_text(const ExplainResult& r) {
     for (int wf = 0; wf < s.wavefront_count && wf < kMaxRows; ++wf) {
       const int phase = s.wavefront_phase[wf];
       if (phase != last_phase && s.phase_count > 1) {
-        out += fmt::format("  phase {}: {}\n", phase, lane_range(s.phase_lanes[phase] & wr.access.active));
+        out += fmt::format("  phase {}: {}\n", phase,
+                           lane_range(s.phase_lanes[phase] & wr.access.active));
         last_phase = phase;
       }
       std::vector<std::string> cells(static_cast<size_t>(banks), "  . ");
@@ -188,8 +198,9 @@ std::string render_text(const ExplainResult& r) {
     }
     if (s.wavefront_count > kMaxRows)
       out += fmt::format("  ... {} more wavefronts\n", s.wavefront_count - kMaxRows);
-    out += "  cell: lowest lane the bank serves; + broadcast to several lanes; ! the bank's "
-           "second or later word in its phase (a conflict); . idle\n";
+    out +=
+        "  cell: lowest lane the bank serves; + broadcast to several lanes; ! the bank's "
+        "second or later word in its phase (a conflict); . idle\n";
   }
   if (many) {
     // Warps grouped by verdict, in order.
@@ -202,7 +213,8 @@ std::string render_text(const ExplainResult& r) {
              r.warps[j + 1].ideal_wavefronts == a.ideal_wavefronts && r.warps[j + 1].ways == a.ways)
         ++j;
       if (lines++ < 16)
-        out += fmt::format("  {}: {}\n", i == j ? fmt::format("warp {}", i) : fmt::format("warps {}-{}", i, j),
+        out += fmt::format("  {}: {}\n",
+                           i == j ? fmt::format("warp {}", i) : fmt::format("warps {}-{}", i, j),
                            verdict_text(a.wavefronts, a.ideal_wavefronts, a.ways));
       i = j + 1;
     }
@@ -234,8 +246,11 @@ nlohmann::json to_json(const ExplainResult& r) {
   j["requests"] = reqs;
   json warps = json::array();
   for (const auto& w : r.warps) {
-    json wj = {{"warp", w.warp}, {"wavefronts", w.wavefronts}, {"ideal_wavefronts", w.ideal_wavefronts},
-               {"excess", w.excess()}, {"ways", w.ways}};
+    json wj = {{"warp", w.warp},
+               {"wavefronts", w.wavefronts},
+               {"ideal_wavefronts", w.ideal_wavefronts},
+               {"excess", w.excess()},
+               {"ways", w.ways}};
     json rq = json::array();
     for (size_t q = 0; q < w.requests.size(); ++q) {
       const auto& wr = w.requests[q];
@@ -245,8 +260,12 @@ nlohmann::json to_json(const ExplainResult& r) {
       json sched = json::array();
       for (int i = 0; i < wr.schedule.slot_count; ++i) {
         const auto& sl = wr.schedule.slots[i];
-        sched.push_back({{"wavefront", sl.wavefront}, {"phase", sl.phase}, {"bank", sl.bank},
-                         {"addr", sl.addr}, {"lanes", lanes_of(sl.lanes)}, {"conflict", sl.round > 0}});
+        sched.push_back({{"wavefront", sl.wavefront},
+                         {"phase", sl.phase},
+                         {"bank", sl.bank},
+                         {"addr", sl.addr},
+                         {"lanes", lanes_of(sl.lanes)},
+                         {"conflict", sl.round > 0}});
       }
       rq.push_back({{"label", r.requests[q].label},
                     {"wavefronts", wr.verdict.wavefronts},

@@ -1,9 +1,9 @@
 // Subcommand wiring and error reporting for the bankcheck command line.
 #include "cli.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "bankcheck/explain/expr.hpp"
@@ -33,8 +33,7 @@ int run(int argc, char** argv) {
   try {
     if (app.got_subcommand("explain")) return run_explain(explain);
   } catch (const explain::ExprError& e) {
-    const std::string where =
-        e.column > 0 ? fmt::format("{}:1:{}", e.source, e.column) : e.source;
+    const std::string where = e.column > 0 ? fmt::format("{}:1:{}", e.source, e.column) : e.source;
     std::fprintf(stderr, "bankcheck: error: %s: %s\n", where.c_str(), e.what());
     std::string caret = explain::caret_line(e);
     if (!caret.empty()) {

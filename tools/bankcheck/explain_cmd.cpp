@@ -2,9 +2,9 @@
 // runs them through the analysis and prints a view.
 #include "explain_cmd.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -58,7 +58,8 @@ model::WarpAccess parse_addrs(const std::string& text, Op op, int width) {
     const std::string tok = text.substr(b, e - b);
     if (lane >= model::kWarpSize)
       fail_at("--addrs", text, b + 1, fmt::format("more than {} lane addresses", model::kWarpSize));
-    if (tok.empty()) fail_at("--addrs", text, b + 1, fmt::format("missing address for lane {}", lane));
+    if (tok.empty())
+      fail_at("--addrs", text, b + 1, fmt::format("missing address for lane {}", lane));
     if (tok != "-") {
       std::uint64_t v = 0;
       const bool hex = tok.size() > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X');
@@ -147,18 +148,25 @@ void add_explain(CLI::App& app, ExplainOptions& o) {
       "Explain one warp request (--addrs) or every warp of a block (--type/--decl with --expr): "
       "wavefronts, ideal, N-way, and which lanes collide in which bank.");
   c->add_option("--op", o.op, "ld, st, atom (add/exch/min/..., red) or cas")->capture_default_str();
-  c->add_option("--width", o.width, "access width in bytes: 1, 2, 4, 8 or 16 (raw addresses: default 4)");
+  c->add_option("--width", o.width,
+                "access width in bytes: 1, 2, 4, 8 or 16 (raw addresses: default 4)");
   c->add_option("--addrs", o.addrs, "32 byte addresses A0,...,A31; '-' marks an inactive lane");
-  c->add_option("--type", o.type, "element type of a flat __shared__ array; --expr is the element index");
-  c->add_option("--decl", o.decl, "a declaration, e.g. 'float tile[32][33]' or 'struct { float x, y; } s[64]'");
+  c->add_option("--type", o.type,
+                "element type of a flat __shared__ array; --expr is the element index");
+  c->add_option("--decl", o.decl,
+                "a declaration, e.g. 'float tile[32][33]' or 'struct { float x, y; } s[64]'");
   c->add_option("--expr", o.expr, "the index (with --type) or the accessed element (with --decl)");
   c->add_option("--block", o.block, "block size X[,Y[,Z]]")->capture_default_str();
   c->add_option("--set", o.sets, "NAME=INT: a variable the expressions may use (repeatable)");
   c->add_option("--active", o.active, "only lanes where this condition is non-zero access");
-  c->add_option("--arch", o.arch, "architecture: sm_10 ... sm_121; sm_3x-8byte for Kepler's 8-byte bank mode")
+  c->add_option("--arch", o.arch,
+                "architecture: sm_10 ... sm_121; sm_3x-8byte for Kepler's 8-byte bank mode")
       ->capture_default_str();
-  c->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-  c->add_option("-o,--output", o.output, "write the report to this file instead of standard output");
+  c->add_option("--format", o.format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  c->add_option("-o,--output", o.output,
+                "write the report to this file instead of standard output");
 }
 
 int run_explain(const ExplainOptions& o) {
@@ -167,16 +175,19 @@ int run_explain(const ExplainOptions& o) {
   if (r.warps.empty()) throw UserError("explain: the block has no threads");
   const analysis::InvalidAccess bad = analysis::analyze_block(r);
   if (bad.request >= 0) {
-    const auto& wr = r.warps[static_cast<size_t>(bad.warp)].requests[static_cast<size_t>(bad.request)];
+    const auto& wr =
+        r.warps[static_cast<size_t>(bad.warp)].requests[static_cast<size_t>(bad.request)];
     std::string where = r.warps.size() > 1 ? fmt::format("warp {}: ", bad.warp) : "";
     if (wr.verdict.error == model::AccessError::Misaligned)
       where += fmt::format("lane {}: address {}: ", static_cast<int>(wr.verdict.error_lane),
                            wr.access.addr[wr.verdict.error_lane]);
-    throw UserError(fmt::format("{}: {}{} ({} of {} bytes on {})", o.expr ? "--expr" : "--addrs", where,
-                                model::error_message(wr.verdict.error), model::op_name(wr.access.op),
-                                static_cast<int>(wr.access.width), arch.name));
+    throw UserError(fmt::format("{}: {}{} ({} of {} bytes on {})", o.expr ? "--expr" : "--addrs",
+                                where, model::error_message(wr.verdict.error),
+                                model::op_name(wr.access.op), static_cast<int>(wr.access.width),
+                                arch.name));
   }
-  const std::string text = o.format == "json" ? report::to_json(r).dump(2) + "\n" : report::render_text(r);
+  const std::string text =
+      o.format == "json" ? report::to_json(r).dump(2) + "\n" : report::render_text(r);
   if (o.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {

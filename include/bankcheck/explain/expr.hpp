@@ -22,11 +22,11 @@ struct Dim3 {
 inline constexpr std::uint32_t kMaxBlockThreads = 1024;
 
 struct ExplainInput {
-  std::optional<std::string> type;   // --type T: element type of a flat `__shared__ T s[]`;
-                                     //   expr is the element index
-  std::optional<std::string> decl;   // --decl 'float tile[32][33]' (exactly one of type/decl)
-  std::string expr;                  // --expr
-  Dim3 block;                        // --block X,Y,Z (default 32,1,1)
+  std::optional<std::string> type;  // --type T: element type of a flat `__shared__ T s[]`;
+                                    //   expr is the element index
+  std::optional<std::string> decl;  // --decl 'float tile[32][33]' (exactly one of type/decl)
+  std::string expr;                 // --expr
+  Dim3 block;                       // --block X,Y,Z (default 32,1,1)
   std::map<std::string, std::int64_t> vars;  // --set NAME=INT (shadow every builtin name)
   std::optional<std::string> active;         // --active COND: lanes where COND != 0 take part
   model::Op op = model::Op::Load;
@@ -34,23 +34,25 @@ struct ExplainInput {
 
 // One instruction the access compiles to.
 struct Request {
-  std::string label;                      // "tile[threadIdx.x][threadIdx.y]", "a[tid].y"
-  int width = 4;                          // bytes: 1, 2, 4, 8 or 16
-  std::vector<model::WarpAccess> warps;   // one per warp of the block, in warp order;
-                                          //   a warp with no active lane has active == 0
+  std::string label;                     // "tile[threadIdx.x][threadIdx.y]", "a[tid].y"
+  int width = 4;                         // bytes: 1, 2, 4, 8 or 16
+  std::vector<model::WarpAccess> warps;  // one per warp of the block, in warp order;
+                                         //   a warp with no active lane has active == 0
 };
 
 struct Lowered {
-  std::string array_name;      // "tile" (for --type: "s")
-  std::string element_type;    // spelled type of the accessed value: "float", "float3",
-                               //   "struct { char c; float f; }"
+  std::string array_name;         // "tile" (for --type: "s")
+  std::string element_type;       // spelled type of the accessed value: "float", "float3",
+                                  //   "struct { char c; float f; }"
   std::uint64_t array_bytes = 0;  // size of the declared array (0 = unbounded)
   std::vector<Request> requests;  // in member order when the value is split
 };
 
 struct ExprError : std::runtime_error {
   ExprError(const std::string& message, std::string source, std::string text, int column)
-      : std::runtime_error(message), source(std::move(source)), text(std::move(text)),
+      : std::runtime_error(message),
+        source(std::move(source)),
+        text(std::move(text)),
         column(column) {}
 
   std::string source;  // "--expr", "--decl", "--active", "--type", "--block", "--set"

@@ -16,10 +16,14 @@ enum class Op : std::uint8_t { Load, Store, Atomic, AtomicCas };
 
 BANKCHECK_HD constexpr const char* op_name(Op op) {
   switch (op) {
-    case Op::Load: return "load";
-    case Op::Store: return "store";
-    case Op::Atomic: return "atomic";
-    case Op::AtomicCas: return "atomic CAS";
+    case Op::Load:
+      return "load";
+    case Op::Store:
+      return "store";
+    case Op::Atomic:
+      return "atomic";
+    case Op::AtomicCas:
+      return "atomic CAS";
   }
   return "?";
 }

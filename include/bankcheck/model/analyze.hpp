@@ -20,9 +20,9 @@ namespace bankcheck::model {
 
 enum class AccessError : std::uint8_t {
   None,
-  BadWidth,       // width not 1, 2, 4, 8 or 16
-  Misaligned,     // an active lane's address is not a multiple of the width
-  Unsupported,    // no rule for this op/width on this architecture
+  BadWidth,     // width not 1, 2, 4, 8 or 16
+  Misaligned,   // an active lane's address is not a multiple of the width
+  Unsupported,  // no rule for this op/width on this architecture
 };
 
 struct Verdict {
@@ -30,7 +30,7 @@ struct Verdict {
   std::uint32_t ideal_wavefronts = 0;  // the same request without conflicts
   std::uint32_t ways = 0;              // most distinct words one bank delivers in one phase
   AccessError error = AccessError::None;
-  std::int8_t error_lane = -1;         // the offending lane, for Misaligned
+  std::int8_t error_lane = -1;  // the offending lane, for Misaligned
 
   BANKCHECK_HD constexpr std::uint32_t excess() const { return wavefronts - ideal_wavefronts; }
   BANKCHECK_HD constexpr bool ok() const { return error == AccessError::None; }
@@ -41,9 +41,9 @@ struct Slot {
   std::uint16_t wavefront;  // 0-based, across the whole request
   std::uint8_t phase;       // the phase this wavefront belongs to
   std::uint8_t bank;
-  std::uint32_t addr;       // byte address of the word (first word of the row on Kepler)
-  std::uint32_t lanes;      // lanes that receive it (atomics: exactly one)
-  std::uint8_t round;       // 0 for a bank's first word in its phase, 1 for the second, ...
+  std::uint32_t addr;   // byte address of the word (first word of the row on Kepler)
+  std::uint32_t lanes;  // lanes that receive it (atomics: exactly one)
+  std::uint8_t round;   // 0 for a bank's first word in its phase, 1 for the second, ...
 };
 
 inline constexpr int kMaxWavefronts = 256;
@@ -133,8 +133,8 @@ BANKCHECK_HD constexpr void fill_phase(BankTable& t, const Arch& arch, const War
     if (!((lanes >> lane) & 1u)) continue;
     for (int k = 0; k < words; ++k) {
       const std::uint32_t word = a.addr[lane] / 4 + static_cast<std::uint32_t>(k);
-      add_cell<Record>(t, static_cast<int>(word & bank_mask), kepler ? word / 64 : word,
-                       word * 4, lane);
+      add_cell<Record>(t, static_cast<int>(word & bank_mask), kepler ? word / 64 : word, word * 4,
+                       lane);
     }
   }
 }
@@ -240,8 +240,11 @@ BANKCHECK_HD constexpr void push_slot(Schedule* s, int wavefront, int phase, int
                                       std::uint32_t addr, std::uint32_t lanes, int round) {
   if (!s || s->slot_count >= kMaxSlots) return;
   s->slots[s->slot_count++] = {static_cast<std::uint16_t>(wavefront),
-                               static_cast<std::uint8_t>(phase), static_cast<std::uint8_t>(bank),
-                               addr, lanes, static_cast<std::uint8_t>(round)};
+                               static_cast<std::uint8_t>(phase),
+                               static_cast<std::uint8_t>(bank),
+                               addr,
+                               lanes,
+                               static_cast<std::uint8_t>(round)};
 }
 
 BANKCHECK_HD constexpr void push_wavefronts(Schedule* s, int count, int phase) {
@@ -279,9 +282,12 @@ BANKCHECK_HD constexpr Verdict phased(const Arch& arch, const WarpAccess& a, int
       const std::uint32_t on = lanes & a.active;
       if (per_lane == 1 && unit == 4 && phase_size == kWarpSize && arch.rule != BankRule::Kepler)
         cost = warp_cost_words(a, on);
-      else if (per_lane == 1) cost = phase_cost_fast<1>(arch, a, first, phase_size, on);
-      else if (per_lane == 2) cost = phase_cost_fast<2>(arch, a, first, phase_size, on);
-      else cost = phase_cost_fast<4>(arch, a, first, phase_size, on);
+      else if (per_lane == 1)
+        cost = phase_cost_fast<1>(arch, a, first, phase_size, on);
+      else if (per_lane == 2)
+        cost = phase_cost_fast<2>(arch, a, first, phase_size, on);
+      else
+        cost = phase_cost_fast<4>(arch, a, first, phase_size, on);
     }
     if (cost < 0) {
       BankTable t;
@@ -374,7 +380,8 @@ BANKCHECK_HD constexpr Verdict tesla(const Arch& arch, const WarpAccess& a, Sche
       if constexpr (Record) push_wavefronts(s, steps, p);
       v.wavefronts += static_cast<std::uint32_t>(steps);
       v.ideal_wavefronts += 1;
-      v.ways = static_cast<std::uint32_t>(steps) > v.ways ? static_cast<std::uint32_t>(steps) : v.ways;
+      v.ways =
+          static_cast<std::uint32_t>(steps) > v.ways ? static_cast<std::uint32_t>(steps) : v.ways;
     }
   }
   return v;
@@ -482,9 +489,12 @@ BANKCHECK_HD constexpr Verdict analyze(const WarpAccess& a) {
 
 BANKCHECK_HD constexpr const char* error_message(AccessError e) {
   switch (e) {
-    case AccessError::None: return "no error";
-    case AccessError::BadWidth: return "access width must be 1, 2, 4, 8 or 16 bytes";
-    case AccessError::Misaligned: return "address is not a multiple of the access width";
+    case AccessError::None:
+      return "no error";
+    case AccessError::BadWidth:
+      return "access width must be 1, 2, 4, 8 or 16 bytes";
+    case AccessError::Misaligned:
+      return "address is not a multiple of the access width";
     case AccessError::Unsupported:
       return "no bank rule for this operation here: shared atomics are modelled for 32-bit "
              "operands on sm_50 and later";

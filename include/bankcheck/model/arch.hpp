@@ -28,14 +28,14 @@ namespace bankcheck::model {
 enum class BankRule : std::uint8_t { Tesla, Fermi, Kepler, Maxwell };
 
 struct Arch {
-  const char* name;          // "sm_90"
-  int cc;                    // compute capability x 10: 90
+  const char* name;  // "sm_90"
+  int cc;            // compute capability x 10: 90
   BankRule rule;
-  int banks;                 // 16 (Tesla) or 32
-  int bank_bytes;            // bytes a bank delivers per pass: 4, or 8 (Kepler)
-  bool kepler_8byte_mode;    // Kepler only: cudaSharedMemBankSizeEightByte
-  bool load_pair_merge;      // 64/128-bit loads pair phases (sm_70 and later)
-  bool atomics_modelled;     // shared atomics have a rule here (sm_50 and later)
+  int banks;               // 16 (Tesla) or 32
+  int bank_bytes;          // bytes a bank delivers per pass: 4, or 8 (Kepler)
+  bool kepler_8byte_mode;  // Kepler only: cudaSharedMemBankSizeEightByte
+  bool load_pair_merge;    // 64/128-bit loads pair phases (sm_70 and later)
+  bool atomics_modelled;   // shared atomics have a rule here (sm_50 and later)
 };
 
 namespace detail {
@@ -56,23 +56,40 @@ BANKCHECK_HD constexpr Arch maxwell(const char* n, int cc) {
 // Every architecture bankcheck knows, by the name nvcc uses. Kepler's 8-byte bank mode is
 // selected with the suffix "-8byte" (sm_35-8byte); without it the default 4-byte mode.
 inline constexpr Arch kArchs[] = {
-    detail::tesla("sm_10", 10),          detail::tesla("sm_11", 11),
-    detail::tesla("sm_12", 12),          detail::tesla("sm_13", 13),
-    detail::fermi("sm_20", 20),          detail::fermi("sm_21", 21),
-    detail::kepler("sm_30", 30, false),  detail::kepler("sm_32", 32, false),
-    detail::kepler("sm_35", 35, false),  detail::kepler("sm_37", 37, false),
-    detail::kepler("sm_30-8byte", 30, true), detail::kepler("sm_32-8byte", 32, true),
-    detail::kepler("sm_35-8byte", 35, true), detail::kepler("sm_37-8byte", 37, true),
-    detail::maxwell("sm_50", 50),        detail::maxwell("sm_52", 52),
-    detail::maxwell("sm_53", 53),        detail::maxwell("sm_60", 60),
-    detail::maxwell("sm_61", 61),        detail::maxwell("sm_62", 62),
-    detail::maxwell("sm_70", 70),        detail::maxwell("sm_72", 72),
-    detail::maxwell("sm_75", 75),        detail::maxwell("sm_80", 80),
-    detail::maxwell("sm_86", 86),        detail::maxwell("sm_87", 87),
-    detail::maxwell("sm_89", 89),        detail::maxwell("sm_90", 90),
-    detail::maxwell("sm_100", 100),      detail::maxwell("sm_101", 101),
-    detail::maxwell("sm_103", 103),      detail::maxwell("sm_110", 110),
-    detail::maxwell("sm_120", 120),      detail::maxwell("sm_121", 121),
+    detail::tesla("sm_10", 10),
+    detail::tesla("sm_11", 11),
+    detail::tesla("sm_12", 12),
+    detail::tesla("sm_13", 13),
+    detail::fermi("sm_20", 20),
+    detail::fermi("sm_21", 21),
+    detail::kepler("sm_30", 30, false),
+    detail::kepler("sm_32", 32, false),
+    detail::kepler("sm_35", 35, false),
+    detail::kepler("sm_37", 37, false),
+    detail::kepler("sm_30-8byte", 30, true),
+    detail::kepler("sm_32-8byte", 32, true),
+    detail::kepler("sm_35-8byte", 35, true),
+    detail::kepler("sm_37-8byte", 37, true),
+    detail::maxwell("sm_50", 50),
+    detail::maxwell("sm_52", 52),
+    detail::maxwell("sm_53", 53),
+    detail::maxwell("sm_60", 60),
+    detail::maxwell("sm_61", 61),
+    detail::maxwell("sm_62", 62),
+    detail::maxwell("sm_70", 70),
+    detail::maxwell("sm_72", 72),
+    detail::maxwell("sm_75", 75),
+    detail::maxwell("sm_80", 80),
+    detail::maxwell("sm_86", 86),
+    detail::maxwell("sm_87", 87),
+    detail::maxwell("sm_89", 89),
+    detail::maxwell("sm_90", 90),
+    detail::maxwell("sm_100", 100),
+    detail::maxwell("sm_101", 101),
+    detail::maxwell("sm_103", 103),
+    detail::maxwell("sm_110", 110),
+    detail::maxwell("sm_120", 120),
+    detail::maxwell("sm_121", 121),
 };
 
 // The architecture the hardware measurements were taken on. The function form works in
@@ -84,9 +101,12 @@ static_assert(kDefaultArch.cc == 90, "kDefaultArch must be sm_90");
 // Looks an architecture up by name; accepts nvcc's feature suffixes ("sm_90a",
 // "sm_100f") and "compute_90". Returns nullptr for an unknown name.
 constexpr const Arch* find_arch(std::string_view name) {
-  if (name.starts_with("compute_")) name.remove_prefix(8);
-  else if (name.starts_with("sm_")) name.remove_prefix(3);
-  else return nullptr;
+  if (name.starts_with("compute_"))
+    name.remove_prefix(8);
+  else if (name.starts_with("sm_"))
+    name.remove_prefix(3);
+  else
+    return nullptr;
   if (!name.empty() && (name.back() == 'a' || name.back() == 'f')) name.remove_suffix(1);
   for (const Arch& a : kArchs) {
     std::string_view n = a.name;

@@ -23,7 +23,8 @@
 //           blocks = carveout / bytes per block; no limit when a block needs 0 bytes (only
 //           possible before sm_80, which has no reserve).
 //                                  [cudaOccMaxBlocksPerSMSmemLimit, cudaOccSMemPerBlock,
-//                                   cudaOccSMemPreferenceVoltaPlus, cudaOccAlignUpShmemSizeVoltaPlus]
+//                                   cudaOccSMemPreferenceVoltaPlus,
+//                                   cudaOccAlignUpShmemSizeVoltaPlus]
 //   result  blocks per SM = min of the four; occupancy = blocks x warps per block / max warps.
 // Not modelled, because they never limit on these architectures with the defaults the CUDA
 // runtime uses: block barriers (cc 9.0 has 2 per block slot, a kernel uses 1), partitioned
@@ -67,8 +68,8 @@ inline constexpr int kOccupancyArchs[] = {70, 75, 80, 86, 87, 89, 90};
 
 // Per-SM limits of one architecture. The numbers and their sources are in sm_limits() below.
 struct SmLimits {
-  const char* name = "";              // "sm_90"; empty when unknown
-  int cc = 0;                         // 90; 0 when unknown
+  const char* name = "";  // "sm_90"; empty when unknown
+  int cc = 0;             // 90; 0 when unknown
   int warp_size = 32;
   int max_threads_per_block = 0;      // cudaDeviceProp::maxThreadsPerBlock
   int max_warps_per_sm = 0;           // maxThreadsPerMultiProcessor / 32
@@ -139,14 +140,18 @@ BANKCHECK_HD constexpr SmLimits make(const char* name, int cc, Common c, int n,
 // (cuda_occupancy.h: cudaOccRegAllocationGranularity, cudaOccSubPartitionsPerMultiprocessor,
 // cudaOccMaxBlocksPerSMRegsLimit; cudaDeviceProp::sharedMemPerBlock).
 // Per architecture:
-//   warps / blocks per SM        Programming Guide table; block slots also cudaOccMaxBlocksPerMultiprocessor
-//   shared per SM / per block    Programming Guide table ("maximum amount of shared memory per
-//                                SM / per thread block") = cudaDeviceProp sharedMemPerMultiprocessor
-//                                / sharedMemPerBlockOptin of V100, T4, A100, RTX 3090, Orin, L40, H100
-//   reserved per block           cudaDeviceProp::reservedSharedMemPerBlock: 0 before cc 8.0, 1 KB after
+//   warps / blocks per SM        Programming Guide table; block slots also
+//   cudaOccMaxBlocksPerMultiprocessor shared per SM / per block    Programming Guide table
+//   ("maximum amount of shared memory per
+//                                SM / per thread block") = cudaDeviceProp
+//                                sharedMemPerMultiprocessor / sharedMemPerBlockOptin of V100, T4,
+//                                A100, RTX 3090, Orin, L40, H100
+//   reserved per block           cudaDeviceProp::reservedSharedMemPerBlock: 0 before cc 8.0, 1 KB
+//   after
 //                                (Programming Guide, compute capability 8.x / 9.0 sections)
-//   shared allocation granule    cuda_occupancy.h cudaOccSMemAllocationGranularity: 256 B on 7.x, 128 B on 8.x/9.x
-//   carveouts                    cuda_occupancy.h cudaOccAlignUpShmemSizeVoltaPlus, which agrees with the
+//   shared allocation granule    cuda_occupancy.h cudaOccSMemAllocationGranularity: 256 B on 7.x,
+//   128 B on 8.x/9.x carveouts                    cuda_occupancy.h
+//   cudaOccAlignUpShmemSizeVoltaPlus, which agrees with the
 //                                Programming Guide's lists (7.0: 0/8/16/32/64/96 KB; 7.5: 32/64 KB;
 //                                8.0/8.7: up to 164 KB; 8.6/8.9: up to 100 KB; 9.0: up to 228 KB)
 //   L1 + shared per SM           Programming Guide (7.0: 128 KB, 7.5: 96 KB, 8.0/8.7: 192 KB,
@@ -180,9 +185,12 @@ BANKCHECK_HD constexpr SmLimits sm_limits(int cc) {
 // Host only: by nvcc's name, "sm_90"; also "sm_90a" and "compute_90". known() is false for
 // anything else.
 constexpr SmLimits find_sm_limits(std::string_view name) {
-  if (name.starts_with("compute_")) name.remove_prefix(8);
-  else if (name.starts_with("sm_")) name.remove_prefix(3);
-  else return SmLimits{};
+  if (name.starts_with("compute_"))
+    name.remove_prefix(8);
+  else if (name.starts_with("sm_"))
+    name.remove_prefix(3);
+  else
+    return SmLimits{};
   if (!name.empty() && (name.back() == 'a' || name.back() == 'f')) name.remove_suffix(1);
   if (name.size() != 2 || name[0] < '0' || name[0] > '9' || name[1] < '0' || name[1] > '9')
     return SmLimits{};
@@ -210,9 +218,9 @@ BANKCHECK_HD constexpr int preferred_carveout(const SmLimits& sm, int percent) {
 // What is launched.
 struct OccupancyInput {
   int threads_per_block = 0;
-  int registers_per_thread = 0;        // as ptxas reports; 0 means no register limit
-  int static_shared_bytes = 0;         // __shared__ arrays (at most 48 KB)
-  int dynamic_shared_bytes = 0;        // the launch's third <<<>>> argument
+  int registers_per_thread = 0;             // as ptxas reports; 0 means no register limit
+  int static_shared_bytes = 0;              // __shared__ arrays (at most 48 KB)
+  int dynamic_shared_bytes = 0;             // the launch's third <<<>>> argument
   int carveout_percent = kCarveoutDefault;  // cudaFuncAttributePreferredSharedMemoryCarveout
   // The kernel raised cudaFuncAttributeMaxDynamicSharedMemorySize as needed, so a block may use
   // up to shared_per_block_optin; false: at most shared_per_block (48 KB).
@@ -225,11 +233,16 @@ enum class Limiter : std::uint8_t { None, Warps, Registers, SharedMemory, Blocks
 
 BANKCHECK_HD constexpr const char* limiter_name(Limiter l) {
   switch (l) {
-    case Limiter::None: return "none";
-    case Limiter::Warps: return "warps";
-    case Limiter::Registers: return "registers";
-    case Limiter::SharedMemory: return "shared memory";
-    case Limiter::Blocks: return "blocks";
+    case Limiter::None:
+      return "none";
+    case Limiter::Warps:
+      return "warps";
+    case Limiter::Registers:
+      return "registers";
+    case Limiter::SharedMemory:
+      return "shared memory";
+    case Limiter::Blocks:
+      return "blocks";
   }
   return "?";
 }
@@ -251,27 +264,36 @@ enum class OccupancyError : std::uint8_t {
 
 BANKCHECK_HD constexpr const char* occupancy_error_name(OccupancyError e) {
   switch (e) {
-    case OccupancyError::None: return "none";
-    case OccupancyError::UnknownArch: return "unknown architecture";
-    case OccupancyError::InvalidInput: return "invalid input";
-    case OccupancyError::InvalidCarveout: return "invalid carveout preference";
-    case OccupancyError::TooManyThreads: return "too many threads per block";
-    case OccupancyError::TooManyRegistersPerThread: return "too many registers per thread";
-    case OccupancyError::TooManyRegistersPerBlock: return "too many registers per block";
-    case OccupancyError::StaticSharedTooLarge: return "static shared memory over 48 KB";
-    case OccupancyError::TooMuchSharedMemory: return "too much shared memory per block";
+    case OccupancyError::None:
+      return "none";
+    case OccupancyError::UnknownArch:
+      return "unknown architecture";
+    case OccupancyError::InvalidInput:
+      return "invalid input";
+    case OccupancyError::InvalidCarveout:
+      return "invalid carveout preference";
+    case OccupancyError::TooManyThreads:
+      return "too many threads per block";
+    case OccupancyError::TooManyRegistersPerThread:
+      return "too many registers per thread";
+    case OccupancyError::TooManyRegistersPerBlock:
+      return "too many registers per block";
+    case OccupancyError::StaticSharedTooLarge:
+      return "static shared memory over 48 KB";
+    case OccupancyError::TooMuchSharedMemory:
+      return "too much shared memory per block";
   }
   return "?";
 }
 
 struct Occupancy {
   OccupancyError error = OccupancyError::None;
-  int blocks_per_sm = 0;           // resident blocks; 0 when the launch cannot run
-  int warps_per_sm = 0;            // blocks_per_sm x warps_per_block
+  int blocks_per_sm = 0;  // resident blocks; 0 when the launch cannot run
+  int warps_per_sm = 0;   // blocks_per_sm x warps_per_block
   int max_warps_per_sm = 0;
-  double occupancy = 0.0;          // warps_per_sm / max_warps_per_sm
+  double occupancy = 0.0;  // warps_per_sm / max_warps_per_sm
   Limiter limiter = Limiter::None;
-  unsigned limiter_mask = 0;       // limiter_bit() of every resource whose limit is blocks_per_sm
+  unsigned limiter_mask = 0;  // limiter_bit() of every resource whose limit is blocks_per_sm
   // Blocks per SM each resource alone allows (kOccUnlimited where it does not apply; 0 where the
   // block does not fit at all).
   int limit_warps = 0;
@@ -279,14 +301,16 @@ struct Occupancy {
   int limit_registers = 0;
   int limit_shared = 0;
   int warps_per_block = 0;
-  int registers_per_warp = 0;      // allocated: roundup(registers x 32, 256)
-  int registers_per_block = 0;     // allocated: registers_per_warp x warps_per_block
-  int shared_bytes_per_block = 0;  // allocated: roundup(static + dynamic + reserve, granule)
+  int registers_per_warp = 0;        // allocated: roundup(registers x 32, 256)
+  int registers_per_block = 0;       // allocated: registers_per_warp x warps_per_block
+  int shared_bytes_per_block = 0;    // allocated: roundup(static + dynamic + reserve, granule)
   int preferred_carveout_bytes = 0;  // what carveout_percent asks for
-  int carveout_bytes = 0;          // the carveout the launch gets (>= one block's shared memory)
+  int carveout_bytes = 0;            // the carveout the launch gets (>= one block's shared memory)
 
   BANKCHECK_HD constexpr bool ok() const { return error == OccupancyError::None; }
-  BANKCHECK_HD constexpr bool limited_by(Limiter l) const { return (limiter_mask & limiter_bit(l)) != 0; }
+  BANKCHECK_HD constexpr bool limited_by(Limiter l) const {
+    return (limiter_mask & limiter_bit(l)) != 0;
+  }
 };
 
 // Resident blocks of `in` on one SM of `sm`; never throws, errors are in the result.
@@ -328,16 +352,18 @@ BANKCHECK_HD constexpr Occupancy compute_occupancy(const SmLimits& sm, const Occ
   r.limit_blocks = sm.max_blocks_per_sm;
 
   // Registers.
-  const long long regs_per_warp =
-      round_up(static_cast<long long>(in.registers_per_thread) * sm.warp_size, sm.register_alloc_unit);
+  const long long regs_per_warp = round_up(
+      static_cast<long long>(in.registers_per_thread) * sm.warp_size, sm.register_alloc_unit);
   const long long regs_per_block = regs_per_warp * warps;
   const long long regs_checked = regs_per_warp * round_up(warps, sm.warp_alloc_granularity);
   r.registers_per_warp = static_cast<int>(regs_per_warp);
-  r.registers_per_block = regs_per_block > kOccUnlimited ? kOccUnlimited : static_cast<int>(regs_per_block);
+  r.registers_per_block =
+      regs_per_block > kOccUnlimited ? kOccUnlimited : static_cast<int>(regs_per_block);
   if (in.registers_per_thread > sm.max_registers_per_thread) {
     r.limit_registers = 0;
     if (err == OccupancyError::None) err = OccupancyError::TooManyRegistersPerThread;
-  } else if (regs_per_block > sm.max_registers_per_block || regs_checked > sm.max_registers_per_block) {
+  } else if (regs_per_block > sm.max_registers_per_block ||
+             regs_checked > sm.max_registers_per_block) {
     r.limit_registers = 0;
     if (err == OccupancyError::None) err = OccupancyError::TooManyRegistersPerBlock;
   } else if (regs_per_warp == 0) {
@@ -371,11 +397,11 @@ BANKCHECK_HD constexpr Occupancy compute_occupancy(const SmLimits& sm, const Occ
 
   // Overall.
   r.error = err;
-  const int blocks = occ_detail::min_int(
-      occ_detail::min_int(r.limit_warps, r.limit_registers),
-      occ_detail::min_int(r.limit_shared, r.limit_blocks));
+  const int blocks = occ_detail::min_int(occ_detail::min_int(r.limit_warps, r.limit_registers),
+                                         occ_detail::min_int(r.limit_shared, r.limit_blocks));
   r.blocks_per_sm = blocks;
-  const Limiter order[] = {Limiter::Warps, Limiter::Registers, Limiter::SharedMemory, Limiter::Blocks};
+  const Limiter order[] = {Limiter::Warps, Limiter::Registers, Limiter::SharedMemory,
+                           Limiter::Blocks};
   const int limits[] = {r.limit_warps, r.limit_registers, r.limit_shared, r.limit_blocks};
   for (int i = 0; i < 4; ++i) {
     if (limits[i] != blocks) continue;

@@ -2,9 +2,8 @@
 // analysis::ExplainResult and never call the model.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "bankcheck/analysis/explain.hpp"
 
