@@ -31,12 +31,12 @@ std::vector<int> lanes_of(std::uint32_t m) {
   return out;
 }
 
-// "0", "0 and 16", "0, 1 and 2", "0, 1, 2, ..., 31 (32 in all)".
+// "0", "0 and 16", "0, 1, 2, 3 and 31" (up to six), "0, 1, 2, ..., 31 (32 in all)".
 template <typename T>
 std::string list(const std::vector<T>& v, bool count = true) {
   if (v.empty()) return "none";
   if (v.size() == 1) return fmt::format("{}", v[0]);
-  if (v.size() <= 4) {
+  if (v.size() <= 6) {
     std::string s;
     for (size_t i = 0; i + 1 < v.size(); ++i) s += fmt::format("{}{}", i ? ", " : "", v[i]);
     return s + fmt::format(" and {}", v.back());

@@ -1,0 +1,1 @@
+explain --addrs 0,4,8

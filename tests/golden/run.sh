@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Golden-file tests: each CASE.cmd holds one bankcheck command line (arguments after
+# `bankcheck`); CASE.expected holds its exact output (stdout, then stderr, then the exit
+# code). Usage: run.sh BANKCHECK DIR [--update]   (--update rewrites the expectations)
+set -uo pipefail
+bin=$1 dir=$2 update=${3:-}
+fail=0 n=0
+for cmd in "$dir"/*.cmd; do
+  n=$((n + 1))
+  expected=${cmd%.cmd}.expected
+  eval "args=($(cat "$cmd"))"
+  actual=$( { "$bin" "${args[@]}" 2>&1 1>&3 3>&- | sed 's/^/stderr: /'; } 3>&1; echo "exit: ${PIPESTATUS[0]}")
+  if [ "$update" = "--update" ]; then
+    printf '%s\n' "$actual" > "$expected"
+  elif ! diff -u "$expected" <(printf '%s\n' "$actual"); then
+    echo "FAILED: $cmd"
+    fail=$((fail + 1))
+  fi
+done
+echo "golden: $((n - fail)) passed, $fail failed"
+exit $((fail > 0))
