@@ -1,1 +1,214 @@
-// placeholder
+// Running nvcc: finding it and compiling one .cu to PTX, with posix_spawn and an argument
+// vector (never a shell), output captured in files of a private temporary directory.
+#include "bankcheck/driver/nvcc.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace bankcheck::driver {
+namespace {
+
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// The first executable `name` in the directories of $PATH (an empty entry means ".").
+std::string search_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return {};
+  std::string_view rest = path;
+  while (true) {
+    auto colon = rest.find(':');
+    std::string dir(rest.substr(0, colon));
+    if (dir.empty()) dir = ".";
+    std::string candidate = dir + "/" + name;
+    if (is_executable_file(candidate)) return candidate;
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  return {};
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A private directory under $TMPDIR (or /tmp), removed with everything in it on scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/bankcheck-nvcc-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw DriverError(
+          fmt::format("cannot create a temporary directory {}: {}", pattern, std::strerror(errno)));
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+class FileActions {
+ public:
+  FileActions() { ::posix_spawn_file_actions_init(&actions_); }
+  ~FileActions() { ::posix_spawn_file_actions_destroy(&actions_); }
+  FileActions(const FileActions&) = delete;
+  FileActions& operator=(const FileActions&) = delete;
+  posix_spawn_file_actions_t* get() { return &actions_; }
+
+ private:
+  posix_spawn_file_actions_t actions_;
+};
+
+struct RunResult {
+  int wait_status = 0;
+  std::string out, err;
+};
+
+// Runs argv with stdin from /dev/null and stdout/stderr into files under `dir`; waits.
+RunResult run(const std::vector<std::string>& argv, const std::string& dir) {
+  const std::string out_path = dir + "/stdout.txt";
+  const std::string err_path = dir + "/stderr.txt";
+  FileActions actions;
+  ::posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_addopen(actions.get(), STDOUT_FILENO, out_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::posix_spawn_file_actions_addopen(actions.get(), STDERR_FILENO, err_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+  std::vector<char*> cargv;
+  cargv.reserve(argv.size() + 1);
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+
+  pid_t pid = 0;
+  int rc = ::posix_spawn(&pid, argv[0].c_str(), actions.get(), nullptr, cargv.data(), environ);
+  if (rc != 0)
+    throw DriverError(fmt::format("cannot run nvcc '{}': {}", argv[0], std::strerror(rc)));
+
+  RunResult result;
+  while (::waitpid(pid, &result.wait_status, 0) < 0) {
+    if (errno != EINTR)
+      throw DriverError(fmt::format("waiting for nvcc '{}': {}", argv[0], std::strerror(errno)));
+  }
+  result.out = read_file(out_path);
+  result.err = read_file(err_path);
+  return result;
+}
+
+}  // namespace
+
+std::string find_nvcc(const std::string& flag_value) {
+  if (!flag_value.empty()) {
+    if (flag_value.find('/') == std::string::npos) {
+      std::string found = search_path(flag_value);
+      if (found.empty())
+        throw DriverError(
+            fmt::format("--nvcc: '{}' is not on PATH; give a path to nvcc", flag_value));
+      return found;
+    }
+    struct stat st {};
+    if (::stat(flag_value.c_str(), &st) != 0)
+      throw DriverError(fmt::format("--nvcc: '{}': {}", flag_value, std::strerror(errno)));
+    if (!S_ISREG(st.st_mode))
+      throw DriverError(fmt::format("--nvcc: '{}' is not a file", flag_value));
+    if (::access(flag_value.c_str(), X_OK) != 0)
+      throw DriverError(fmt::format("--nvcc: '{}' is not executable", flag_value));
+    return flag_value;
+  }
+  if (std::string found = search_path("nvcc"); !found.empty()) return found;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+    const char* home = std::getenv(var);
+    if (home != nullptr && *home != '\0') {
+      std::string candidate = std::string(home) + "/bin/nvcc";
+      if (is_executable_file(candidate)) return candidate;
+    }
+  }
+  std::string fallback = "/usr/local/cuda/bin/nvcc";
+  if (is_executable_file(fallback)) return fallback;
+  throw DriverError(
+      "nvcc not found (not on PATH, not in $CUDA_HOME/bin or $CUDA_PATH/bin, not at "
+      "/usr/local/cuda/bin/nvcc); pass --nvcc PATH, add the CUDA toolkit's bin directory "
+      "to PATH, or compile to PTX yourself (nvcc -ptx -lineinfo) and check the .ptx file");
+}
+
+std::vector<std::string> nvcc_argv(const NvccOptions& options, const std::string& nvcc_path,
+                                   const std::string& output) {
+  std::vector<std::string> argv = {nvcc_path, "-ptx", "-lineinfo", "-arch=" + options.arch};
+  for (const auto& dir : options.include_dirs) {
+    argv.push_back("-I");
+    argv.push_back(dir);
+  }
+  for (const auto& def : options.defines) {
+    argv.push_back("-D");
+    argv.push_back(def);
+  }
+  argv.insert(argv.end(), options.extra.begin(), options.extra.end());
+  // A relative input that starts with '-' would read as a flag.
+  argv.push_back(options.input.starts_with('-') ? "./" + options.input : options.input);
+  argv.push_back("-o");
+  argv.push_back(output);
+  return argv;
+}
+
+std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics) {
+  // Checked here rather than left to nvcc, whose message for a missing file comes from
+  // the host compiler and varies by version.
+  {
+    int fd = ::open(options.input.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      throw DriverError(fmt::format("{}: cannot read: {}", options.input, std::strerror(errno)));
+    struct stat st {};
+    bool is_dir = ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+    ::close(fd);
+    if (is_dir) throw DriverError(fmt::format("{}: cannot read: is a directory", options.input));
+  }
+
+  const std::string nvcc = find_nvcc(options.nvcc);
+  TempDir tmp;
+  const std::string ptx_path = tmp.path() + "/out.ptx";
+  RunResult result = run(nvcc_argv(options, nvcc, ptx_path), tmp.path());
+
+  const std::string& said = result.err.empty() ? result.out : result.err;
+  if (WIFSIGNALED(result.wait_status))
+    throw DriverError(
+        fmt::format("nvcc killed by signal {}:\n{}", WTERMSIG(result.wait_status), said));
+  int code = WIFEXITED(result.wait_status) ? WEXITSTATUS(result.wait_status) : -1;
+  if (code != 0) throw DriverError(fmt::format("nvcc failed (exit {}):\n{}", code, said));
+
+  std::ifstream ptx_in(ptx_path, std::ios::binary);
+  if (!ptx_in)
+    throw DriverError(
+        fmt::format("nvcc exited 0 but wrote no PTX for {}:\n{}", options.input, said));
+  std::string ptx = read_file(ptx_path);
+  if (diagnostics != nullptr) *diagnostics = result.err + result.out;
+  return ptx;
+}
+
+}  // namespace bankcheck::driver

@@ -1,0 +1,152 @@
+// Launch settings for `bankcheck check`: grid, block, shared bytes, kernel arguments and
+// block selection, read from flags or from `// bankcheck: key=value ...` comments in the
+// source, merged (flags win); and kernel names: demangling PTX entry names and matching
+// them against what a user types.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace bankcheck::driver {
+
+// Every driver error. The message already says where: `FILE:LINE:COL: message` when it
+// comes from a file, `--flag: message` when it comes from a flag; print it as is after
+// `bankcheck: error: `.
+struct DriverError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  friend bool operator==(const Dim3&, const Dim3&) = default;
+};
+
+// "X[,Y[,Z]]": one to three positive integers separated by commas; missing ones are 1.
+// Syntax only (no hardware limits; see check_grid / check_block).
+// Example: parse_dim3("32,8", "--block") == Dim3{32, 8, 1}.
+// Errors: "WHERE: ..." naming the offending component.
+Dim3 parse_dim3(std::string_view text, std::string_view where);
+
+// The CUDA launch limits (all architectures this tool knows, sm_50 and later):
+// grid x <= 2^31-1, y,z <= 65535; block x,y <= 1024, z <= 64, x*y*z <= 1024.
+// Throw DriverError "WHERE: ..." when exceeded. parse_launch_comments applies them;
+// callers apply them to --grid / --block.
+void check_grid(const Dim3& grid, std::string_view where);
+void check_block(const Dim3& block, std::string_view where);
+
+// A byte count: decimal digits with an optional K, M or G suffix (1024-based, either
+// case), e.g. "4096", "48K", "1M". Zero is allowed (callers that need a positive count
+// check). Errors "WHERE: ..." on anything else or on overflow.
+std::uint64_t parse_bytes(std::string_view text, std::string_view where);
+
+// --blocks N|all: which CTAs of the grid are emulated.
+struct BlockSelection {
+  bool all = false;         // every CTA of the grid
+  std::uint64_t count = 0;  // otherwise this many (positive; the caller picks which)
+  friend bool operator==(const BlockSelection&, const BlockSelection&) = default;
+};
+// "all" or a positive decimal count.
+BlockSelection parse_blocks(std::string_view text, std::string_view where);
+
+// One kernel argument value, as the user wrote it (--arg NAME=VALUE, arg=NAME=VALUE).
+struct ArgValue {
+  enum class Kind { Integer, Float, Buffer } kind = Kind::Integer;
+  std::int64_t i = 0;  // Integer
+  double f = 0;        // Float
+  // Buffer: contents and optional size in bytes (nullopt: the caller picks a size).
+  enum class Fill { Zeros, Random, Iota, File } fill = Fill::Zeros;
+  std::optional<std::uint64_t> bytes;
+  std::string path;  // Fill::File: the raw binary file (existence is checked later)
+};
+
+// Integer: decimal or 0x hex, optionally negative ("42", "-1", "0x1F", "-0x10"); decimal
+//   must fit int64; hex may use all 64 bits (0xFFFFFFFFFFFFFFFF is kept as the bit
+//   pattern, i == -1).
+// Float: "1.5", ".5", "1e-3", "2.0f", "2f", "-inf", "nan".
+// Buffer: "zeros", "random", "iota", each with optional ":BYTES" (parse_bytes, positive);
+//   "@path" a raw binary file.
+// Errors "WHERE: ..." say what is expected.
+ArgValue parse_arg_value(std::string_view text, std::string_view where);
+
+// "NAME=VALUE" as given to --arg / arg=: NAME a C identifier, VALUE checked with
+// parse_arg_value. Returns {NAME, VALUE} as written.
+std::pair<std::string, std::string> parse_arg_assignment(std::string_view text,
+                                                         std::string_view where);
+
+struct LaunchSettings {
+  std::optional<std::string> kernel;
+  std::optional<Dim3> grid, block;
+  std::optional<std::uint64_t> smem;                      // dynamic shared memory, bytes
+  std::vector<std::pair<std::string, std::string>> args;  // NAME, VALUE as written
+  std::optional<std::string> blocks;  // "all" or a positive count, normalised (no sign,
+                                      // no leading zeros)
+  int line = 0;                       // of the comment, 0 for flags
+  int col = 0;                        // of the comment's "//", 0 for flags
+  int kernel_col = 0;                 // of the kernel= value, 0 when none
+};
+
+// Every `// bankcheck: key=value ...` comment in a .cu source, in file order. A comment is
+// `//`, optional blanks, `bankcheck:`, then blank-separated key=value items:
+//   kernel=NAME  grid=X[,Y[,Z]]  block=X[,Y[,Z]]  smem=BYTES  arg=NAME=VALUE (repeatable)
+//   blocks=N|all
+// Values are checked here (parse_dim3 + check_grid/check_block, parse_bytes,
+// parse_arg_assignment, parse_blocks) so that errors point into the file.
+// Errors "FILE:LINE:COL: ..." (1-based, COL in bytes at the offending key or value): unknown
+// key, missing '=', bad value, a key given twice in one comment (arg: the same NAME twice),
+// an empty comment, two comments for the same kernel, two comments without kernel=.
+std::vector<LaunchSettings> parse_launch_comments(std::string_view source_text,
+                                                  std::string_view file);
+
+// The comment that applies to one kernel of the file: the one whose kernel= matches
+// (kernel_matches), else the one without kernel= when the file has exactly one kernel.
+// nullopt when none applies. Errors "FILE:LINE:COL: ...": a comment without kernel= in a
+// file of several kernels (it would be silently ignored otherwise); two comments that both
+// match this kernel.
+std::optional<LaunchSettings> comment_for_kernel(const std::vector<LaunchSettings>& comments,
+                                                 const std::string& mangled_kernel,
+                                                 std::size_t kernels_in_file,
+                                                 std::string_view file);
+// A comment whose kernel= matches none of the file's kernels (mangled PTX entry names) is
+// an error "FILE:LINE:COL: ..." at the name, listing the kernels there are (a typo would
+// otherwise drop the comment silently).
+void check_comment_kernels(const std::vector<LaunchSettings>& comments,
+                           const std::vector<std::string>& mangled_kernels, std::string_view file);
+
+// Flags win field by field. Args merge by name: a flag's value replaces the comment's
+// value in place; the comment's other args are kept; flag args not in the comment follow
+// in flag order. `line`, `col`, `kernel_col` are the comment's.
+LaunchSettings merge(const LaunchSettings& flags, const LaunchSettings& comment);
+
+// Kernel names. PTX entries are Itanium-mangled (`_Z6reducePKfPfi`) or plain for
+// extern "C" kernels.
+// demangle("_Z6reducePKfPfi") == "reduce(float const*, float*, int)"; any name that does
+// not demangle is returned unchanged.
+std::string demangle(const std::string& name);
+// The function's qualified name, with template arguments, without return type and
+// parameters: "reduce(float const*, float*, int)" -> "reduce",
+// "void ns::k<int>(int*)" -> "ns::k<int>", "(anonymous namespace)::f(int*)" ->
+// "(anonymous namespace)::f". A name without a parameter list is returned unchanged.
+std::string base_name(const std::string& demangled);
+// True when `wanted` names the kernel `mangled` as one of: the mangled name; the full
+// demangled signature; the qualified base name ("ns::k<int>"); that without template
+// arguments ("ns::k"); the unqualified base name ("k<int>"); that without template
+// arguments ("k"). Blanks are compared loosely ("ns::k<32,float>" matches
+// "ns::k<32, float>").
+bool kernel_matches(const std::string& mangled, const std::string& wanted);
+
+// The declared parameter names of the __global__ function `kernel_base` (a base name as
+// base_name returns, or any suffix of it; only its last component without template
+// arguments is compared) in `source_text`, in order; "" for a parameter without a name.
+// Comments, strings and preprocessor lines are skipped; __launch_bounds__(...) and other
+// __x__(...) attributes, templates, line breaks are handled. The definition is preferred
+// over declarations and explicit instantiations. Empty when the kernel is not found, has
+// no parameters, or is ambiguous (several definitions, e.g. overloads).
+std::vector<std::string> kernel_param_names(std::string_view source_text,
+                                            std::string_view kernel_base);
+
+}  // namespace bankcheck::driver

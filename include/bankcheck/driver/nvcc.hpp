@@ -1,0 +1,43 @@
+// Running nvcc: finding it, and compiling one .cu to PTX with line info. No shell: the
+// command is an argument vector given to posix_spawn.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bankcheck/driver/launch.hpp"  // DriverError
+
+namespace bankcheck::driver {
+
+struct NvccOptions {
+  std::string nvcc;  // empty: --nvcc flag not given (find_nvcc looks for one)
+  std::string input;
+  std::string arch = "sm_90";
+  std::vector<std::string> include_dirs, defines, extra;
+};
+
+// The nvcc to run:
+// 1. `flag_value` when not empty: a path (it must be an executable file), or a bare
+//    name ("nvcc-12") looked up on PATH; otherwise DriverError "--nvcc: ...";
+// 2. `nvcc` on PATH;
+// 3. $CUDA_HOME/bin/nvcc, then $CUDA_PATH/bin/nvcc, when those variables are set;
+// 4. /usr/local/cuda/bin/nvcc;
+// else DriverError saying how to point at one (--nvcc, PATH, or give a .ptx file).
+std::string find_nvcc(const std::string& flag_value);
+
+// The argument vector compile_to_ptx runs (argv[0] is `nvcc_path`):
+//   nvcc -ptx -lineinfo -arch=ARCH [-I DIR]... [-D DEF]... [EXTRA...] INPUT -o OUTPUT
+std::vector<std::string> nvcc_argv(const NvccOptions& options, const std::string& nvcc_path,
+                                   const std::string& output);
+
+// Compiles options.input to PTX in a private temporary directory (removed afterwards) and
+// returns the PTX text. nvcc's stdout and stderr go to files there, so any amount of
+// output is safe. `diagnostics`, when given, receives what nvcc printed on success
+// (warnings; usually empty).
+// Errors (DriverError): "INPUT: cannot read ..." when the input is missing or unreadable
+// (checked before nvcc runs); "--nvcc: ..." from find_nvcc; "cannot run nvcc 'PATH': ...";
+// "nvcc failed (exit N):\n" + nvcc's stderr unchanged (its stdout when stderr is empty);
+// "nvcc killed by signal N:\n" + stderr.
+std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics = nullptr);
+
+}  // namespace bankcheck::driver
