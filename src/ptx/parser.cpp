@@ -1,1 +1,1151 @@
-// placeholder
+// PTX parser: recursive descent over the lexer's tokens into the syntax tree of
+// bankcheck/ptx/ast.hpp. Module directives, variables with initializers, functions with
+// parameters, performance directives and bodies (instructions, labels, register and
+// variable declarations, .loc chains); scoped `{ }` blocks are flattened with their
+// declarations renamed (p -> p$s1). Iterative where input controls nesting, so no input
+// can exhaust the stack.
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "bankcheck/ptx/ast.hpp"
+#include "lexer.hpp"
+
+namespace bankcheck::ptx {
+namespace {
+
+using detail::Lexer;
+using detail::Tok;
+using detail::Token;
+
+constexpr std::uint64_t kMaxFileIndex = 1u << 20;  // .file N: bounds the files table
+constexpr int kMaxOperandLevel = 3;  // [base, {x, y}] is the deepest real PTX nests
+
+struct SvHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept {
+    return std::hash<std::string_view>{}(s);
+  }
+};
+template <class V>
+using NameMap = std::unordered_map<std::string, V, SvHash, std::equal_to<>>;
+
+// Element size in bytes of a PTX fundamental type; 0 for types without an initializer
+// (.pred, .texref, ...); -1 for anything that is not a type.
+int type_size(std::string_view t) {
+  struct Entry {
+    std::string_view name;
+    int size;
+  };
+  static constexpr Entry kTypes[] = {
+      {".b8", 1},       {".u8", 1},       {".s8", 1},      {".b16", 2},      {".u16", 2},
+      {".s16", 2},      {".f16", 2},      {".bf16", 2},    {".b32", 4},      {".u32", 4},
+      {".s32", 4},      {".f32", 4},      {".f16x2", 4},   {".bf16x2", 4},   {".tf32", 4},
+      {".b64", 8},      {".u64", 8},      {".s64", 8},     {".f64", 8},      {".b128", 16},
+      {".e4m3", 1},     {".e5m2", 1},     {".e2m1x2", 1},  {".e4m3x2", 2},   {".e5m2x2", 2},
+      {".e2m3x2", 2},   {".e3m2x2", 2},   {".ue8m0x2", 2}, {".pred", 0},     {".texref", 0},
+      {".samplerref", 0}, {".surfref", 0},
+  };
+  for (const auto& e : kTypes) {
+    if (e.name == t) return e.size;
+  }
+  return -1;
+}
+
+bool is_state_space(std::string_view d) {
+  return d == ".global" || d == ".shared" || d == ".const" || d == ".local" || d == ".param";
+}
+
+StateSpace state_space(std::string_view d) {
+  if (d == ".shared") return StateSpace::Shared;
+  if (d == ".const") return StateSpace::Const;
+  if (d == ".local") return StateSpace::Local;
+  if (d == ".param") return StateSpace::Param;
+  if (d == ".reg") return StateSpace::Reg;
+  return StateSpace::Global;
+}
+
+bool is_perf_directive(std::string_view d) {
+  static constexpr std::string_view kNames[] = {
+      ".maxntid",           ".reqntid",           ".minnctapersm",  ".maxnctapersm",
+      ".maxnreg",           ".maxclusterrank",    ".reqnctapercluster", ".explicitcluster",
+      ".blocksareclusters", ".noreturn",          ".abi_preserve",  ".abi_preserve_control",
+  };
+  return std::find(std::begin(kNames), std::end(kNames), d) != std::end(kNames);
+}
+
+// ".ptr.global.align" -> ".ptr", ".global", ".align" (a part keeps '::' joined names).
+std::vector<std::string_view> split_dots(std::string_view text) {
+  std::vector<std::string_view> parts;
+  std::size_t b = 0;
+  for (std::size_t k = 1; k <= text.size(); ++k) {
+    if (k == text.size() || text[k] == '.') {
+      parts.push_back(text.substr(b, k - b));
+      b = k;
+    }
+  }
+  return parts;
+}
+
+std::uint16_t float_to_half(float f) {
+  const auto x = std::bit_cast<std::uint32_t>(f);
+  const auto sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
+  const std::uint32_t exp = (x >> 23) & 0xffu;
+  std::uint32_t mant = x & 0x7fffffu;
+  if (exp == 0xff) return static_cast<std::uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0u));
+  const int e = static_cast<int>(exp) - 127 + 15;
+  if (e >= 31) return static_cast<std::uint16_t>(sign | 0x7c00u);
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mant |= 0x800000u;
+    const int shift = 14 - e;
+    std::uint32_t h = mant >> shift;
+    const std::uint32_t rem = mant & ((1u << shift) - 1);
+    const std::uint32_t half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1u))) ++h;
+    return static_cast<std::uint16_t>(sign | h);
+  }
+  std::uint32_t h = (static_cast<std::uint32_t>(e) << 10) | (mant >> 13);
+  const std::uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;  // a carry rounds up to inf
+  return static_cast<std::uint16_t>(sign | h);
+}
+
+std::uint16_t float_to_bf16(float f) {
+  const auto x = std::bit_cast<std::uint32_t>(f);
+  if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffffu))
+    return static_cast<std::uint16_t>((x >> 16) | 0x40u);
+  return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+struct DeclAttrs {
+  std::string type;
+  int align = 0;
+  int vector = 1;
+  bool is_ptr = false;
+};
+
+enum class DeclKind { Param, Variable, Register };
+
+class Parser {
+ public:
+  Parser(std::string_view text, std::string_view source) : lex_(text, source) {
+    tok_ = lex_.next();
+  }
+
+  Module run() {
+    while (tok_.kind != Tok::End) {
+      if (tok_.kind != Tok::Dot) fail_expected("a directive");
+      top_level_directive();
+    }
+    return std::move(mod_);
+  }
+
+ private:
+  // ---- tokens ----------------------------------------------------------------------
+
+  void advance() {
+    if (has_ahead_) {
+      tok_ = ahead_;
+      has_ahead_ = false;
+    } else {
+      tok_ = lex_.next();
+    }
+  }
+
+  const Token& peek() {
+    if (!has_ahead_) {
+      ahead_ = lex_.next();
+      has_ahead_ = true;
+    }
+    return ahead_;
+  }
+
+  static std::string describe(const Token& t) {
+    if (t.kind == Tok::End) return "end of input";
+    std::string s(t.text.substr(0, 40));
+    if (t.text.size() > 40) s += "...";
+    return "'" + s + "'";
+  }
+
+  [[noreturn]] void fail(const Token& t, const std::string& message) const {
+    lex_.fail(t, message);
+  }
+  [[noreturn]] void fail_expected(const std::string& what) const {
+    fail(tok_, "expected " + what + ", found " + describe(tok_));
+  }
+
+  void expect(char c) {
+    if (!tok_.is(c)) fail_expected(std::string("'") + c + "'");
+    advance();
+  }
+
+  bool is_dot(std::string_view d) const { return tok_.kind == Tok::Dot && tok_.text == d; }
+
+  // An unsigned integer literal (what: for the message). Leaves the token consumed.
+  std::uint64_t expect_uint(const char* what) {
+    if (tok_.kind != Tok::Number) fail_expected(what);
+    detail::Number n;
+    const std::string err = detail::decode_number(tok_.text, n);
+    if (!err.empty()) fail(tok_, err);
+    if (n.is_float) fail_expected(what);
+    advance();
+    return n.value;
+  }
+
+  int expect_int(const char* what, std::uint64_t max = INT_MAX) {
+    const Token t = tok_;
+    const std::uint64_t v = expect_uint(what);
+    if (v > max) fail(t, std::string(what) + " out of range: " + std::string(t.text));
+    return static_cast<int>(v);
+  }
+
+  // ---- module level ------------------------------------------------------------------
+
+  void top_level_directive() {
+    const std::string_view d = tok_.text;
+    if (d == ".version") {
+      advance();
+      if (tok_.kind != Tok::Number) fail_expected("a version number");
+      mod_.version = std::string(tok_.text);
+      advance();
+    } else if (d == ".target") {
+      advance();
+      if (tok_.kind != Tok::Word) fail_expected("a target name");
+      mod_.target = std::string(tok_.text);
+      advance();
+      while (tok_.is(',')) {
+        advance();
+        if (tok_.kind != Tok::Word) fail_expected("a target option");
+        advance();
+      }
+    } else if (d == ".address_size") {
+      advance();
+      const Token t = tok_;
+      const std::uint64_t v = expect_uint("an address size");
+      if (v != 32 && v != 64) fail(t, "address size must be 32 or 64");
+      mod_.address_size = static_cast<int>(v);
+    } else if (d == ".file") {
+      file_directive();
+    } else if (d == ".section") {
+      skip_section();
+    } else if (d == ".pragma") {
+      advance();
+      pragma_rest();
+    } else if (d == ".alias") {
+      advance();
+      for (int k = 0; k < 2; ++k) {
+        if (tok_.kind != Tok::Word) fail_expected("a function name");
+        advance();
+        if (k == 0) expect(',');
+      }
+      expect(';');
+    } else if (d == ".loc") {
+      loc_directive();
+    } else if (d == ".visible" || d == ".extern" || d == ".weak" || d == ".common" ||
+               d == ".entry" || d == ".func" || (is_state_space(d) && d != ".param")) {
+      declaration();
+    } else {
+      fail(tok_, "unknown directive '" + std::string(d) + "'");
+    }
+  }
+
+  // .file N "path" [, timestamp, size]
+  void file_directive() {
+    advance();
+    const Token t = tok_;
+    const std::uint64_t index = expect_uint("a file index");
+    if (index > kMaxFileIndex) fail(t, "file index out of range: " + std::string(t.text));
+    if (tok_.kind != Tok::String) fail_expected("a file name string");
+    std::string path = detail::decode_string(tok_.text);
+    advance();
+    for (int k = 0; k < 2 && tok_.is(','); ++k) {
+      advance();
+      expect_uint(k == 0 ? "a timestamp" : "a file size");
+    }
+    if (mod_.files.size() <= index) mod_.files.resize(index + 1);
+    mod_.files[index] = std::move(path);
+  }
+
+  // .section NAME { ... }: debug sections, skipped whole.
+  void skip_section() {
+    advance();
+    if (tok_.kind != Tok::Dot && tok_.kind != Tok::Word) fail_expected("a section name");
+    advance();
+    const Token open = tok_;
+    expect('{');
+    int depth = 1;
+    while (depth > 0) {
+      if (tok_.kind == Tok::End) fail_unclosed(open, ".section");
+      if (tok_.is('{')) ++depth;
+      if (tok_.is('}')) --depth;
+      advance();
+    }
+  }
+
+  [[noreturn]] void fail_unclosed(const Token& open, const char* what) const {
+    fail(tok_, std::string("expected '}' to close the ") + what + " opened at line " +
+                   std::to_string(open.line) + ", column " + std::to_string(open.col) +
+                   ", found " + describe(tok_));
+  }
+
+  // After `.pragma`: "string" [, "string"]* ;
+  void pragma_rest() {
+    for (;;) {
+      if (tok_.kind != Tok::String) fail_expected("a pragma string");
+      advance();
+      if (!tok_.is(',')) break;
+      advance();
+    }
+    expect(';');
+  }
+
+  // .loc F L C [, function_name LABEL[+N]] [, inlined_at F L C]
+  void loc_directive() {
+    advance();
+    std::vector<SourceLoc> chain;
+    chain.push_back(loc_triple());
+    while (tok_.is(',')) {
+      advance();
+      if (tok_.kind == Tok::Word && tok_.text == "function_name") {
+        advance();
+        if (tok_.kind != Tok::Word) fail_expected("a label after function_name");
+        advance();
+        if (tok_.is('+')) {
+          advance();
+          expect_uint("an offset");
+        }
+      } else if (tok_.kind == Tok::Word && tok_.text == "inlined_at") {
+        advance();
+        chain.push_back(loc_triple());
+      } else {
+        fail_expected("'function_name' or 'inlined_at'");
+      }
+    }
+    loc_ = std::move(chain);
+  }
+
+  SourceLoc loc_triple() {
+    SourceLoc l;
+    l.file = expect_int("a file index");
+    l.line = expect_int("a line number");
+    l.col = expect_int("a column number");
+    return l;
+  }
+
+  // Linking directives, then a function or a module-scope variable.
+  void declaration() {
+    bool visible = false;
+    bool external = false;
+    for (;;) {
+      if (tok_.kind != Tok::Dot) fail_expected("'.entry', '.func' or a state space");
+      const std::string_view d = tok_.text;
+      if (d == ".visible" || d == ".weak" || d == ".common") {
+        visible = true;  // .weak and .common symbols are visible outside the module too
+      } else if (d == ".extern") {
+        external = true;
+      } else if (d == ".entry" || d == ".func") {
+        function(d == ".entry", visible);
+        return;
+      } else if (is_state_space(d) && d != ".param") {
+        const StateSpace space = state_space(d);
+        advance();
+        variable_decl(space, external, visible, mod_.variables);
+        return;
+      } else {
+        fail_expected("'.entry', '.func' or a state space");
+      }
+      advance();
+    }
+  }
+
+  // ---- declarations ------------------------------------------------------------------
+
+  // Qualifiers of a parameter, variable or register declaration, up to its first name.
+  void decl_attrs(DeclAttrs& a, DeclKind kind) {
+    while (tok_.kind == Tok::Dot) {
+      const Token t = tok_;
+      if (t.text == ".attribute" && kind == DeclKind::Variable) {  // .attribute(.managed)
+        advance();
+        skip_parenthesized();
+        continue;
+      }
+      const auto parts = split_dots(t.text);
+      bool align_pending = false;
+      for (std::size_t k = 0; k < parts.size(); ++k) {
+        const std::string_view p = parts[k];
+        const int size = type_size(p);
+        if (size >= 0) {
+          if (!a.type.empty()) fail(t, "more than one type in declaration: '" +
+                                           std::string(p) + "' after '" + a.type + "'");
+          a.type = std::string(p);
+        } else if (p == ".v2" || p == ".v4" || p == ".v8") {
+          a.vector = p[2] - '0';
+        } else if (p == ".align" && kind != DeclKind::Register) {
+          if (k + 1 != parts.size()) fail(t, "expected an alignment after .align");
+          align_pending = true;
+        } else if (p == ".ptr" && kind == DeclKind::Param) {
+          a.is_ptr = true;
+        } else if (kind == DeclKind::Param && is_state_space(p) && p != ".param") {
+          // .ptr.global etc.: the space a pointer parameter points to
+        } else {
+          fail(t, "unexpected '" + std::string(p) + "' in declaration");
+        }
+      }
+      advance();
+      if (align_pending) a.align = expect_int("an alignment");
+    }
+  }
+
+  // ( ... ) with nesting, contents ignored (.attribute(.managed)).
+  void skip_parenthesized() {
+    const Token open = tok_;
+    expect('(');
+    int depth = 1;
+    while (depth > 0) {
+      if (tok_.kind == Tok::End) fail(tok_, "expected ')' to match the '(' at line " +
+                                                std::to_string(open.line) + ", column " +
+                                                std::to_string(open.col) + ", found end of input");
+      if (tok_.is('(')) ++depth;
+      if (tok_.is(')')) --depth;
+      advance();
+    }
+  }
+
+  void dims(std::vector<std::int64_t>& out) {
+    while (tok_.is('[')) {
+      advance();
+      if (tok_.is(']')) {
+        out.push_back(-1);
+      } else {
+        const Token t = tok_;
+        const std::uint64_t v = expect_uint("an array size");
+        if (v > static_cast<std::uint64_t>(INT64_MAX)) fail(t, "array size out of range");
+        out.push_back(static_cast<std::int64_t>(v));
+      }
+      expect(']');
+    }
+  }
+
+  // After the state space: qualifiers, then name [dims] [= init] {, name ...} ;
+  void variable_decl(StateSpace space, bool external, bool visible, std::vector<Variable>& out) {
+    DeclAttrs a;
+    decl_attrs(a, DeclKind::Variable);
+    if (a.type.empty()) fail_expected("a type");
+    for (;;) {
+      if (tok_.kind != Tok::Word && tok_.kind != Tok::Reg) fail_expected("a variable name");
+      Variable v;
+      v.space = space;
+      v.type = a.type;
+      v.align = a.align;
+      v.vector = a.vector;
+      v.is_extern = external;
+      v.is_visible = visible;
+      v.pos = tok_.pos();
+      v.name = declare_name(tok_.text, false, 0);
+      advance();
+      dims(v.dims);
+      if (tok_.is('=')) {
+        advance();
+        initializer(v);
+      }
+      out.push_back(std::move(v));
+      if (!tok_.is(',')) break;
+      advance();
+    }
+    expect(';');
+  }
+
+  // = value | = { values, nested braces }: little-endian bytes per element.
+  void initializer(Variable& v) {
+    const int size = type_size(v.type);
+    if (size <= 0) fail(tok_, "a variable of type '" + v.type + "' cannot be initialized");
+    if (!tok_.is('{')) {
+      init_element(v, size);
+      return;
+    }
+    advance();
+    int depth = 1;
+    bool need_element = true;
+    bool just_opened = true;
+    while (depth > 0) {
+      if (need_element) {
+        if (tok_.is('{')) {
+          ++depth;
+          advance();
+          just_opened = true;
+          continue;
+        }
+        if (tok_.is('}') && just_opened) {
+          --depth;
+          advance();
+          need_element = false;
+          just_opened = false;
+          continue;
+        }
+        init_element(v, size);
+        need_element = false;
+        just_opened = false;
+      } else if (tok_.is(',')) {
+        advance();
+        need_element = true;
+      } else if (tok_.is('}')) {
+        --depth;
+        advance();
+      } else {
+        fail_expected("',' or '}'");
+      }
+    }
+  }
+
+  void init_element(Variable& v, int size) {
+    bool negative = false;
+    if (tok_.is('-')) {
+      negative = true;
+      advance();
+    }
+    if (tok_.kind == Tok::Number) {
+      detail::Number n;
+      const std::string err = detail::decode_number(tok_.text, n);
+      if (!err.empty()) fail(tok_, err);
+      advance();
+      if (!negative && !n.is_float && tok_.is('(')) {
+        // 0xFF00(generic(sym)+4): a byte mask of an address (LLVM's byte-wise pointers).
+        advance();
+        address_expression();
+        expect(')');
+        v.init.insert(v.init.end(), static_cast<std::size_t>(size), 0);
+        return;
+      }
+      write_element(v, size, n, negative);
+      return;
+    }
+    if (negative || tok_.kind != Tok::Word) fail_expected("an initializer value");
+    address_expression();
+    v.init.insert(v.init.end(), static_cast<std::size_t>(size), 0);
+  }
+
+  // sym, generic(sym), optionally + or - an offset: an address whose bytes are left zero,
+  // as the syntax tree has no place for relocations.
+  void address_expression() {
+    if (tok_.kind != Tok::Word) fail_expected("a symbol");
+    if (tok_.text == "generic" && peek().is('(')) {
+      advance();
+      advance();
+      if (tok_.kind != Tok::Word) fail_expected("a symbol");
+      advance();
+      expect(')');
+    } else {
+      advance();
+    }
+    if (tok_.is('+') || tok_.is('-')) {
+      advance();
+      expect_uint("an offset");
+    }
+  }
+
+  static void write_element(Variable& v, int size, const detail::Number& n, bool negative) {
+    std::uint64_t bits = 0;
+    const std::string_view t = v.type;
+    const double dv = n.is_float ? n.fvalue
+                                 : (negative ? -static_cast<double>(n.value)
+                                             : static_cast<double>(n.value));
+    const double value = n.is_float && negative ? -dv : dv;
+    if (t == ".f32") {
+      if (n.is_float && n.fbits == 32) {
+        bits = n.bits ^ (negative ? 0x80000000u : 0u);
+      } else {
+        bits = std::bit_cast<std::uint32_t>(static_cast<float>(value));
+      }
+    } else if (t == ".f64") {
+      bits = std::bit_cast<std::uint64_t>(value);
+    } else if (t == ".f16") {
+      bits = float_to_half(static_cast<float>(value));
+    } else if (t == ".bf16") {
+      bits = float_to_bf16(static_cast<float>(value));
+    } else if (n.is_float) {
+      // Raw bits of a hex float (0f / 0d) stored into an integer-typed element.
+      bits = n.bits;
+      if (negative) bits ^= std::uint64_t{1} << (n.fbits - 1);
+    } else {
+      bits = negative ? 0 - n.value : n.value;
+    }
+    const bool sign_fill = !n.is_float && negative && t != ".f32" && t != ".f64";
+    for (int k = 0; k < size; ++k) {
+      std::uint8_t byte = 0;
+      if (k < 8) {
+        byte = static_cast<std::uint8_t>(bits >> (8 * k));
+      } else if (sign_fill) {
+        byte = 0xff;
+      }
+      v.init.push_back(byte);
+    }
+  }
+
+  // ( .param type name [dims], ... ) or ()
+  void params(std::vector<Param>& out) {
+    expect('(');
+    if (tok_.is(')')) {
+      advance();
+      return;
+    }
+    for (;;) {
+      if (!is_dot(".param") && !is_dot(".reg")) fail_expected("'.param'");
+      advance();
+      DeclAttrs a;
+      decl_attrs(a, DeclKind::Param);
+      if (a.type.empty()) fail_expected("a parameter type");
+      if (tok_.kind != Tok::Word && tok_.kind != Tok::Reg) fail_expected("a parameter name");
+      Param p;
+      p.type = a.vector > 1 ? ".v" + std::to_string(a.vector) + a.type : a.type;
+      p.align = a.align;
+      p.is_ptr = a.is_ptr;
+      p.name = std::string(tok_.text);
+      p.pos = tok_.pos();
+      advance();
+      dims(p.dims);
+      out.push_back(std::move(p));
+      if (tok_.is(')')) {
+        advance();
+        return;
+      }
+      if (!tok_.is(',')) fail_expected("',' or ')'");
+      advance();
+    }
+  }
+
+  // ---- functions ---------------------------------------------------------------------
+
+  void function(bool entry, bool visible) {
+    advance();  // .entry / .func
+    Function f;
+    f.is_entry = entry;
+    f.is_visible = visible;
+    if (!entry && tok_.is('(')) params(f.returns);
+    if (tok_.kind != Tok::Word) fail_expected("a function name");
+    f.name = std::string(tok_.text);
+    f.pos = tok_.pos();
+    advance();
+    if (tok_.is('(')) params(f.params);
+    while (tok_.kind == Tok::Dot) {
+      const std::string_view d = tok_.text;
+      if (d == ".pragma") {
+        advance();
+        pragma_rest();
+        continue;
+      }
+      if (!is_perf_directive(d)) fail(tok_, "unknown directive '" + std::string(d) + "'");
+      std::pair<std::string, std::vector<std::int64_t>> dir{std::string(d), {}};
+      advance();
+      while (tok_.kind == Tok::Number) {
+        const Token t = tok_;
+        const std::uint64_t v = expect_uint("a directive value");
+        if (v > static_cast<std::uint64_t>(INT64_MAX)) fail(t, "directive value out of range");
+        dir.second.push_back(static_cast<std::int64_t>(v));
+        if (!tok_.is(',') || peek().kind != Tok::Number) break;
+        advance();
+      }
+      f.directives.push_back(std::move(dir));
+    }
+    bool has_body = false;
+    if (tok_.is('{')) {
+      body(f);
+      has_body = true;
+    } else if (tok_.is(';')) {
+      advance();
+    } else {
+      fail_expected("'{' or ';'");
+    }
+    f.is_extern = !has_body;
+    add_function(std::move(f), has_body);
+  }
+
+  // One Function per name: a definition replaces an earlier body-less declaration in place;
+  // a declaration after the name is known adds nothing.
+  void add_function(Function f, bool has_body) {
+    const auto it = functions_.find(f.name);
+    if (it != functions_.end()) {
+      Function& known = mod_.functions[it->second.first];
+      if (has_body && !it->second.second) {
+        known = std::move(f);
+        it->second.second = true;
+        return;
+      }
+      if (!has_body) return;
+      // A second definition: kept, for later stages to reject.
+      mod_.functions.push_back(std::move(f));
+      return;
+    }
+    functions_.emplace(f.name, std::make_pair(mod_.functions.size(), has_body));
+    mod_.functions.push_back(std::move(f));
+  }
+
+  void body(Function& f) {
+    loc_.clear();
+    names_.clear();
+    ranges_.clear();
+    scopes_.clear();
+    scopes_.push_back(Scope{});
+    live_names_ = 0;
+    live_ranges_ = 0;
+    block_counter_ = 0;
+    std::vector<Token> opens{tok_};
+    advance();  // {
+    for (;;) {
+      switch (tok_.kind) {
+        case Tok::End:
+          fail_unclosed(opens.back(), opens.size() == 1 ? "function body" : "block");
+        case Tok::Punct:
+          if (tok_.is('}')) {
+            close_scope();
+            opens.pop_back();
+            advance();
+            if (opens.empty()) return;
+          } else if (tok_.is('{')) {
+            opens.push_back(tok_);
+            scopes_.push_back(Scope{{}, ++block_counter_});
+            advance();
+          } else if (tok_.is('@')) {
+            instruction(f);
+          } else {
+            fail_expected("an instruction, label or directive");
+          }
+          break;
+        case Tok::Dot:
+          body_directive(f);
+          break;
+        case Tok::Word:
+          if (peek().is(':')) {
+            label(f);
+          } else {
+            instruction(f);
+          }
+          break;
+        default:
+          fail_expected("an instruction, label or directive");
+      }
+    }
+  }
+
+  void label(Function& f) {
+    Statement s;
+    s.is_label = true;
+    s.label = std::string(tok_.text);
+    advance();
+    advance();  // :
+    // `name: .callprototype ...;`, `.branchtargets`, `.calltargets` name declarations,
+    // not branch targets; they have no place in the syntax tree and are skipped.
+    if (is_dot(".callprototype") || is_dot(".branchtargets") || is_dot(".calltargets")) {
+      skip_statement();
+      return;
+    }
+    f.body.push_back(std::move(s));
+  }
+
+  // Up to and including the next ';' outside parentheses.
+  void skip_statement() {
+    int depth = 0;
+    for (;;) {
+      if (tok_.kind == Tok::End) fail_expected("';'");
+      if (tok_.is('(')) ++depth;
+      if (tok_.is(')') && depth > 0) --depth;
+      if (tok_.is(';') && depth == 0) break;
+      advance();
+    }
+    advance();
+  }
+
+  void body_directive(Function& f) {
+    const std::string_view d = tok_.text;
+    if (d == ".reg") {
+      advance();
+      register_decl(f);
+    } else if (is_state_space(d)) {
+      const StateSpace space = state_space(d);
+      advance();
+      variable_decl(space, false, false, f.variables);
+    } else if (d == ".loc") {
+      loc_directive();
+    } else if (d == ".file") {
+      file_directive();
+    } else if (d == ".pragma") {
+      advance();
+      pragma_rest();
+    } else {
+      fail(tok_, "unknown directive '" + std::string(d) + "'");
+    }
+  }
+
+  // After `.reg`: [.vN] type name[<count>] {, name[<count>]} ;
+  void register_decl(Function& f) {
+    DeclAttrs a;
+    decl_attrs(a, DeclKind::Register);
+    if (a.type.empty()) fail_expected("a register type");
+    const std::string type = a.vector > 1 ? ".v" + std::to_string(a.vector) + a.type : a.type;
+    for (;;) {
+      if (tok_.kind != Tok::Word && tok_.kind != Tok::Reg) fail_expected("a register name");
+      const Token name = tok_;
+      advance();
+      int count = 0;
+      if (tok_.is('<')) {
+        advance();
+        const Token t = tok_;
+        const std::uint64_t v = expect_uint("a register count");
+        if (v == 0 || v > INT_MAX) fail(t, "register count out of range: " + std::string(t.text));
+        count = static_cast<int>(v);
+        expect('>');
+      }
+      RegisterDecl r;
+      r.type = type;
+      r.count = count;
+      r.pos = name.pos();
+      r.name = declare_name(name.text, true, count);
+      f.registers.push_back(std::move(r));
+      if (!tok_.is(',')) break;
+      advance();
+    }
+    expect(';');
+  }
+
+  // ---- scoped names ------------------------------------------------------------------
+
+  struct Binding {
+    std::string name;  // the unique name uses are rewritten to
+    int depth;
+    bool is_reg;
+  };
+  struct RangeBinding {
+    std::string prefix;  // unique prefix; register k is prefix + k
+    std::int64_t count;
+    int depth;
+  };
+  struct Scope {
+    std::vector<std::pair<std::string, bool>> keys;  // bound here: name, is a range
+    int id = 0;
+  };
+
+  int depth() const { return static_cast<int>(scopes_.size()) - 1; }
+
+  // Declares `name` in the current scope; returns the name the tree uses for it. Nested
+  // scopes rename (p -> p$s3, p<4> -> p$s3$0..3); the function's own scope binds only
+  // registers whose name lacks '%', so that uses of them read as registers.
+  std::string declare_name(std::string_view name, bool is_reg, int count) {
+    if (scopes_.empty()) return std::string(name);  // module scope
+    const int d = depth();
+    std::string unique(name);
+    if (d > 0) {
+      unique += "$s" + std::to_string(scopes_.back().id);
+      if (count > 0) unique += '$';
+    } else if (!is_reg || name.front() == '%') {
+      return unique;
+    }
+    if (count > 0) {
+      ranges_[std::string(name)].push_back(RangeBinding{unique, count, d});
+      ++live_ranges_;
+    } else {
+      names_[std::string(name)].push_back(Binding{unique, d, is_reg});
+      ++live_names_;
+    }
+    scopes_.back().keys.emplace_back(std::string(name), count > 0);
+    return unique;
+  }
+
+  void close_scope() {
+    for (const auto& [key, is_range] : scopes_.back().keys) {
+      if (is_range) {
+        ranges_.find(key)->second.pop_back();
+        --live_ranges_;
+      } else {
+        names_.find(key)->second.pop_back();
+        --live_names_;
+      }
+    }
+    scopes_.pop_back();
+  }
+
+  // The name a use refers to, and whether it is a register.
+  std::string resolve(std::string_view name, bool& is_reg) const {
+    is_reg = !name.empty() && name.front() == '%';
+    if (live_names_ == 0 && live_ranges_ == 0) return std::string(name);
+    int best = -1;
+    std::string out;
+    if (live_names_ > 0) {
+      const auto it = names_.find(name);
+      if (it != names_.end() && !it->second.empty()) {
+        const Binding& b = it->second.back();
+        best = b.depth;
+        out = b.name;
+        is_reg = b.is_reg;
+      }
+    }
+    if (live_ranges_ > 0) {
+      std::size_t k = name.size();
+      while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9') --k;
+      for (std::size_t s = std::max<std::size_t>(k, 1); s < name.size(); ++s) {
+        const std::string_view digits = name.substr(s);
+        if ((digits.size() > 1 && digits.front() == '0') || digits.size() > 18) continue;
+        const auto it = ranges_.find(name.substr(0, s));
+        if (it == ranges_.end() || it->second.empty()) continue;
+        const RangeBinding& r = it->second.back();
+        if (r.depth <= best) continue;
+        std::int64_t index = 0;
+        for (char c : digits) index = index * 10 + (c - '0');
+        if (index >= r.count) continue;
+        best = r.depth;
+        out = r.prefix;
+        out += digits;
+        is_reg = true;
+      }
+    }
+    return best < 0 ? std::string(name) : out;
+  }
+
+  // ---- instructions ------------------------------------------------------------------
+
+  void instruction(Function& f) {
+    const Token start = tok_;
+    Statement s;
+    Instruction& ins = s.instruction;
+    ins.pos = start.pos();
+    if (tok_.is('@')) {
+      advance();
+      if (tok_.is('!')) {
+        ins.guard_negated = true;
+        advance();
+      }
+      if (tok_.kind != Tok::Reg && tok_.kind != Tok::Word) fail_expected("a predicate register");
+      bool is_reg = false;
+      ins.guard = resolve(tok_.text, is_reg);
+      advance();
+    }
+    if (tok_.kind != Tok::Word || !((tok_.text[0] >= 'a' && tok_.text[0] <= 'z') ||
+                                    (tok_.text[0] >= 'A' && tok_.text[0] <= 'Z'))) {
+      fail_expected(ins.guard ? "an opcode" : "an instruction, label or directive");
+    }
+    {
+      const std::string_view op = tok_.text;
+      std::size_t dot = op.find('.');
+      ins.opcode = std::string(op.substr(0, dot));
+      while (dot != std::string_view::npos) {
+        const std::size_t next = op.find('.', dot + 1);
+        ins.modifiers.emplace_back(op.substr(dot, next - dot));
+        dot = next;
+      }
+    }
+    advance();
+    if (!tok_.is(';')) {
+      for (;;) {
+        ins.operands.push_back(operand(0));
+        if (!tok_.is(',')) break;
+        advance();
+      }
+    }
+    if (!tok_.is(';')) fail_expected("';'");
+    ins.text = instruction_text(start.offset, tok_.end());
+    advance();
+    ins.loc_chain = loc_;
+    f.body.push_back(std::move(s));
+  }
+
+  // The instruction's source; an instruction written over several lines is joined into
+  // one, each line break (with the blanks and comments around it) becoming one space.
+  std::string instruction_text(std::size_t b, std::size_t e) const {
+    const std::string_view src = lex_.text().substr(b, e - b);
+    if (src.find('\n') == std::string_view::npos) return std::string(src);
+    std::string out;
+    out.reserve(src.size());
+    std::size_t k = 0;
+    while (k < src.size()) {
+      const char c = src[k];
+      const bool comment = c == '/' && k + 1 < src.size() && (src[k + 1] == '/' || src[k + 1] == '*');
+      if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\v' && c != '\f' && !comment) {
+        out += c;
+        ++k;
+        continue;
+      }
+      // A gap: blanks and comments.
+      const std::size_t g = k;
+      bool newline = false;
+      while (k < src.size()) {
+        const char d = src[k];
+        if (d == '\n') {
+          newline = true;
+          ++k;
+        } else if (d == ' ' || d == '\t' || d == '\r' || d == '\v' || d == '\f') {
+          ++k;
+        } else if (d == '/' && k + 1 < src.size() && src[k + 1] == '/') {
+          while (k < src.size() && src[k] != '\n') ++k;
+        } else if (d == '/' && k + 1 < src.size() && src[k + 1] == '*') {
+          const std::size_t close = src.find("*/", k + 2);
+          const std::size_t stop = close == std::string_view::npos ? src.size() : close + 2;
+          if (src.substr(k, stop - k).find('\n') != std::string_view::npos) newline = true;
+          k = stop;
+        } else {
+          break;
+        }
+      }
+      if (newline) {
+        out += ' ';
+      } else {
+        out.append(src.substr(g, k - g));
+      }
+    }
+    return out;
+  }
+
+  // +N, +-N or -N after an address base or a symbol.
+  std::int64_t offset_suffix() {
+    bool negative = false;
+    if (tok_.is('+')) {
+      advance();
+      if (tok_.is('-')) {
+        negative = true;
+        advance();
+      }
+    } else {
+      negative = true;
+      advance();  // '-'
+    }
+    const std::uint64_t v = expect_uint("an integer offset");
+    return static_cast<std::int64_t>(negative ? 0 - v : v);
+  }
+
+  Operand operand(int level) {
+    Operand op;
+    op.pos = tok_.pos();
+    if (level > kMaxOperandLevel) fail(tok_, "operand nested too deeply");
+    if (tok_.is('!')) {
+      advance();
+      if (tok_.kind != Tok::Reg && tok_.kind != Tok::Word) fail_expected("a predicate after '!'");
+      bool is_reg = false;
+      op.name = resolve(tok_.text, is_reg);
+      op.kind = is_reg ? Operand::Kind::Register : Operand::Kind::Symbol;
+      op.negated = true;
+      advance();
+      return op;
+    }
+    if (tok_.kind == Tok::Reg || tok_.kind == Tok::Word) {
+      bool is_reg = false;
+      op.name = resolve(tok_.text, is_reg);
+      op.kind = is_reg ? Operand::Kind::Register : Operand::Kind::Symbol;
+      advance();
+      if (tok_.is('|')) {
+        advance();
+        Operand second;
+        second.pos = tok_.pos();
+        if (tok_.kind != Tok::Reg && tok_.kind != Tok::Word) fail_expected("a register after '|'");
+        bool second_reg = false;
+        second.name = resolve(tok_.text, second_reg);
+        second.kind = second_reg ? Operand::Kind::Register : Operand::Kind::Symbol;
+        advance();
+        Operand pair;
+        pair.kind = Operand::Kind::Pair;
+        pair.pos = op.pos;
+        pair.elems.push_back(std::move(op));
+        pair.elems.push_back(std::move(second));
+        return pair;
+      }
+      // sym+8 as a value (the offset in `imm`).
+      if (!is_reg && (tok_.is('+') || tok_.is('-'))) op.imm = offset_suffix();
+      return op;
+    }
+    if (tok_.kind == Tok::Number || tok_.is('-')) return number_operand();
+    if (tok_.is('{') || tok_.is('(')) {
+      const char close = tok_.is('{') ? '}' : ')';
+      op.kind = Operand::Kind::Vector;
+      advance();
+      if (!tok_.is(close)) {
+        for (;;) {
+          op.elems.push_back(operand(level + 1));
+          if (!tok_.is(',')) break;
+          advance();
+        }
+      }
+      expect(close);
+      return op;
+    }
+    if (tok_.is('[')) {
+      op.kind = Operand::Kind::Address;
+      advance();
+      if (tok_.kind == Tok::Reg || tok_.kind == Tok::Word) {
+        op.name = resolve(tok_.text, op.base_is_reg);
+        advance();
+      } else if (tok_.kind == Tok::Number) {
+        op.imm = static_cast<std::int64_t>(expect_uint("an address"));
+      } else {
+        fail_expected("an address");
+      }
+      if (tok_.is('+') || tok_.is('-')) {
+        op.imm = static_cast<std::int64_t>(static_cast<std::uint64_t>(op.imm) +
+                                           static_cast<std::uint64_t>(offset_suffix()));
+      }
+      // [tex, {x, y}], [tensormap, {c0, c1}]: further components in `elems`.
+      while (tok_.is(',')) {
+        advance();
+        op.elems.push_back(operand(level + 1));
+      }
+      expect(']');
+      return op;
+    }
+    fail_expected("an operand");
+  }
+
+  Operand number_operand() {
+    Operand op;
+    op.pos = tok_.pos();
+    bool negative = false;
+    if (tok_.is('-')) {
+      negative = true;
+      advance();
+      if (tok_.kind != Tok::Number) fail_expected("a number after '-'");
+    }
+    detail::Number n;
+    const std::string err = detail::decode_number(tok_.text, n);
+    if (!err.empty()) fail(tok_, err);
+    advance();
+    if (n.is_float) {
+      op.kind = Operand::Kind::FloatImm;
+      op.fbits = n.fbits;
+      op.bits = n.bits;
+      op.fvalue = n.fvalue;
+      if (negative) {
+        op.bits ^= std::uint64_t{1} << (n.fbits - 1);
+        op.fvalue = -op.fvalue;
+      }
+    } else {
+      op.kind = Operand::Kind::Immediate;
+      op.imm = static_cast<std::int64_t>(negative ? 0 - n.value : n.value);
+    }
+    return op;
+  }
+
+  Lexer lex_;
+  Token tok_;
+  Token ahead_;
+  bool has_ahead_ = false;
+  Module mod_;
+  NameMap<std::pair<std::size_t, bool>> functions_;  // name -> index, has a body
+  std::vector<SourceLoc> loc_;                       // .loc chain in force
+  NameMap<std::vector<Binding>> names_;
+  NameMap<std::vector<RangeBinding>> ranges_;
+  std::vector<Scope> scopes_;  // empty outside function bodies
+  std::size_t live_names_ = 0;
+  std::size_t live_ranges_ = 0;
+  int block_counter_ = 0;
+};
+
+}  // namespace
+
+Module parse(std::string_view text, std::string_view source) {
+  Parser p(text, source);
+  return p.run();
+}
+
+}  // namespace bankcheck::ptx

@@ -6,7 +6,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "bankcheck/driver/check.hpp"
 #include "bankcheck/explain/expr.hpp"
+#include "bankcheck/ptx/ast.hpp"
+#include "bankcheck/ptx/ir.hpp"
+#include "check_cmd.hpp"
 #include "explain_cmd.hpp"
 
 namespace bankcheck::tools {
@@ -18,6 +22,8 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", "bankcheck 0.1.0");
   ExplainOptions explain;
   add_explain(app, explain);
+  CheckCmdOptions check;
+  add_check(app, check);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -32,6 +38,7 @@ int run(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("explain")) return run_explain(explain);
+    if (app.got_subcommand("check")) return run_check(check);
   } catch (const explain::ExprError& e) {
     const std::string where = e.column > 0 ? fmt::format("{}:1:{}", e.source, e.column) : e.source;
     std::fprintf(stderr, "bankcheck: error: %s: %s\n", where.c_str(), e.what());
@@ -44,6 +51,21 @@ int run(int argc, char** argv) {
     return 2;
   } catch (const UserError& e) {
     std::fprintf(stderr, "bankcheck: error: %s\n", e.what());
+    return 2;
+  } catch (const ptx::ParseError& e) {
+    std::fprintf(stderr, "bankcheck: error: %s:%d:%d: %s\n  %s\n  %s^\n", e.source.c_str(), e.pos.line,
+                 e.pos.col, e.what(), e.line_text.c_str(),
+                 std::string(e.pos.col > 1 ? static_cast<size_t>(e.pos.col) - 1 : 0, ' ').c_str());
+    return 2;
+  } catch (const ptx::DecodeError& e) {
+    std::fprintf(stderr, "bankcheck: error: %s: PTX line %d: %s: %s\n", e.source.c_str(), e.line, e.what(),
+                 e.text.c_str());
+    return 2;
+  } catch (const driver::DriverError& e) {
+    std::fprintf(stderr, "bankcheck: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "bankcheck: error: out of memory\n");
     return 2;
   }
   return 2;

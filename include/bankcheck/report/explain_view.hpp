@@ -20,6 +20,11 @@ std::string render_text(const ExplainResult& r);
 // verdict and schedule.
 nlohmann::json to_json(const ExplainResult& r);
 
+// The bank picture of one analysed request: banks across, wavefronts down, the lowest
+// lane each bank serves in each cell (+ broadcast, ! conflict, . idle), phases marked.
+std::string render_picture(const model::WarpAccess& access, const model::Verdict& verdict,
+                           const model::Schedule& schedule, const model::Arch& arch);
+
 // "lanes 0 and 16 read different words of bank 0 (bytes 0 and 128)": the worst bank of
 // one analysed request, in words.
 std::string why(const model::WarpAccess& a, const model::Verdict& v, const model::Schedule& s,

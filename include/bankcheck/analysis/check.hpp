@@ -1,0 +1,81 @@
+// The result of `bankcheck check` for each kernel: the launch, which CTAs were
+// analysed, every memory site's statistics and notes. Built by the driver from the
+// emulator's listeners; rendered by report/check_view.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bankcheck/analysis/site_stats.hpp"
+#include "bankcheck/emu/emulator.hpp"
+#include "bankcheck/ptx/ir.hpp"
+
+namespace bankcheck::analysis {
+
+struct ArgReport {
+  std::string name;      // from the .cu source, else p0, p1, ...
+  std::string value;     // as given or chosen ("zeros:1048576", "7")
+  bool defaulted = false;
+  bool is_buffer = false;
+  std::uint64_t bytes = 0;      // buffer size
+  std::uint64_t touched = 0;    // one past the highest byte the analysed CTAs accessed
+};
+
+struct NoteReport {
+  int file = 0, line = 0, col = 0;  // source location of the instruction
+  std::string message;
+};
+
+struct SiteReport {
+  int site = 0;
+  int file = 0, line = 0, col = 0, ptx_line = 0;
+  std::string ptx;  // instruction text
+  SiteStats stats;
+  model::Schedule worst_schedule;  // of stats.worst (shared sites with a worst request)
+};
+
+// One source line's accesses of one kind (space, op, width), summed over its sites
+// (an unrolled loop puts many instructions on one line).
+struct LineReport {
+  int file = 0, line = 0, col = 0;
+  ptx::Space space = ptx::Space::Shared;
+  model::Op op = model::Op::Load;
+  int width = 0;
+  int sites = 0;
+  std::uint64_t requests = 0, wavefronts = 0, ideal_wavefronts = 0, sectors = 0, ideal_sectors = 0;
+  std::uint32_t ways = 0;
+  int worst_site = -1;  // index into KernelReport::sites with the most excess in its worst request
+};
+
+struct KernelReport {
+  std::string name;     // demangled base name
+  std::string mangled;
+  std::string signature;  // demangled full signature
+  emu::Dim3 grid, block;
+  std::uint64_t dynamic_smem = 0;
+  std::uint64_t static_smem = 0;
+  std::uint64_t ctas_total = 0, ctas_analysed = 0;
+  std::uint64_t warp_instructions = 0;
+  double seconds = 0;
+  std::vector<ArgReport> args;
+  std::vector<SiteReport> sites;  // memory sites executed at least once, in source order
+  std::vector<LineReport> lines;  // sites summed per (line, space, op, width), in source order
+  std::vector<NoteReport> notes;
+  std::uint64_t shared_wavefronts = 0, shared_ideal_wavefronts = 0;
+};
+
+struct CheckReport {
+  std::string input;                 // the .cu or .ptx given
+  std::vector<std::string> files;    // index -> path (from the PTX .file table)
+  int main_file = 0;
+  std::vector<std::string> source_lines;  // the main file's lines, for quoting (may be empty)
+  const model::Arch* arch = &model::kDefaultArch;
+  std::vector<KernelReport> kernels;
+};
+
+// Fills the per-kernel shared totals, the per-line sums and each shared site's
+// worst-request schedule.
+void total(KernelReport& k, const model::Arch& arch);
+
+}  // namespace bankcheck::analysis

@@ -1,0 +1,70 @@
+// `bankcheck check` as a library: load a .cu (through nvcc) or a .ptx, pick kernels and
+// launch settings (flags over source comments), bind arguments, choose CTAs, run them
+// on the emulator (on all cores) and gather the per-site report.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bankcheck/analysis/check.hpp"
+#include "bankcheck/driver/launch.hpp"
+#include "bankcheck/driver/nvcc.hpp"
+#include "bankcheck/emu/emulator.hpp"
+#include "bankcheck/model/arch.hpp"
+#include "bankcheck/ptx/ast.hpp"
+#include "bankcheck/ptx/ir.hpp"
+
+namespace bankcheck::driver {
+
+struct CheckOptions {
+  std::string input;                 // FILE.cu or FILE.ptx
+  LaunchSettings flags;              // --kernel --grid --block --smem --arg --blocks
+  std::string arch = "sm_90";
+  NvccOptions nvcc;                  // nvcc path, -I, -D, extra flags (input/arch filled in)
+  unsigned threads = 0;              // 0: all cores
+  std::uint64_t budget = 200'000'000;  // warp instructions per CTA
+  // Without --blocks: sample CTAs until about this many warp instructions have run
+  // (deterministic, unlike a time limit; about one second of emulation).
+  std::uint64_t sample_instructions = 30'000'000;
+};
+
+struct Loaded {
+  std::string input;
+  std::string source_text;           // the .cu text (empty for .ptx input)
+  std::vector<LaunchSettings> comments;
+  ptx::Module module;
+  ptx::Program program;
+};
+
+// Loads and decodes. Throws DriverError, ptx::ParseError, ptx::DecodeError.
+Loaded load(const CheckOptions& options);
+
+// One kernel's run: the report, and the memory it ran in (for functional tests).
+struct KernelRun {
+  analysis::KernelReport report;
+  std::unique_ptr<emu::GlobalMemory> memory;
+  std::vector<std::uint64_t> arg_buffers;  // per kernel parameter: buffer base, 0 for scalars
+};
+
+// Runs `kernel` with `settings` (already merged). Throws DriverError or a located
+// emulation error (EmulationError).
+KernelRun run_kernel(const Loaded& loaded, const ptx::Kernel& kernel, const LaunchSettings& settings,
+                     const model::Arch& arch, const CheckOptions& options);
+
+// An emulation error with the source location of the instruction.
+struct EmulationError : DriverError {
+  using DriverError::DriverError;
+};
+
+// The kernels to check and their settings: --kernel, else every kernel with a launch
+// comment, else the only kernel. Throws DriverError listing the kernels when ambiguous.
+std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const Loaded& loaded,
+                                                                          const CheckOptions& options);
+
+// The whole command.
+analysis::CheckReport check(const CheckOptions& options);
+
+}  // namespace bankcheck::driver

@@ -1,0 +1,1287 @@
+// The interpreter: registers as structure-of-arrays (one 64-bit slot per lane),
+// predicates as lane masks, a SIMT stack per warp reconverging at immediate
+// post-dominators, warps of a CTA run until a barrier, then released together.
+#include "bankcheck/emu/emulator.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace bankcheck::emu {
+
+using ptx::Instr;
+using ptx::Opc;
+using ptx::Opnd;
+using ptx::Space;
+using ptx::Ty;
+
+// ---------------------------------------------------------------- global memory
+
+std::uint64_t GlobalMemory::add(const std::string& name, std::uint64_t bytes, std::uint64_t base) {
+  auto b = std::make_unique<Buffer>();
+  b->name = name;
+  if (base == 0) {
+    base = next_;
+    next_ += (std::max<std::uint64_t>(bytes, 1) + 0xFFFFFull) & ~0xFFFFull;  // 64 KiB apart
+    next_ += 0x10000;  // a gap: running off the end of one buffer never reaches the next
+  }
+  b->base = base;
+  b->size = std::max<std::uint64_t>(bytes, 1);
+  b->storage.reset(static_cast<std::uint8_t*>(std::calloc(b->size, 1)));
+  if (!b->storage) throw EmuError(EmuError::Kind::Unsupported, "cannot allocate " + std::to_string(b->size) + " bytes for " + name, -1);
+  buffers_.push_back(std::move(b));
+  return base;
+}
+
+GlobalMemory::Buffer* GlobalMemory::find(std::uint64_t addr, std::uint64_t size) {
+  for (auto& b : buffers_)
+    if (addr >= b->base && addr - b->base + size <= b->size && addr + size >= addr) return b.get();
+  return nullptr;
+}
+
+// ---------------------------------------------------------------- helpers
+
+namespace {
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+std::uint64_t mask_of(Ty t) {
+  const int b = ptx::ty_bytes(t);
+  return b >= 8 || b == 0 ? ~0ull : ((1ull << (8 * b)) - 1);
+}
+std::int64_t sext(std::uint64_t v, Ty t) {
+  switch (ptx::ty_bytes(t)) {
+    case 1: return static_cast<std::int8_t>(v);
+    case 2: return static_cast<std::int16_t>(v);
+    case 4: return static_cast<std::int32_t>(v);
+    default: return static_cast<std::int64_t>(v);
+  }
+}
+float as_f32(std::uint64_t v) {
+  const std::uint32_t b = static_cast<std::uint32_t>(v);
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+double as_f64(std::uint64_t v) {
+  double d;
+  std::memcpy(&d, &v, 8);
+  return d;
+}
+std::uint64_t from_f32(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+std::uint64_t from_f64(double d) {
+  std::uint64_t b;
+  std::memcpy(&b, &d, 8);
+  return b;
+}
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  float v;
+  if (exp == 0) v = std::ldexp(static_cast<float>(man), -24);
+  else if (exp == 31) v = man ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else v = std::ldexp(static_cast<float>(man | 0x400), static_cast<int>(exp) - 25);
+  return sign ? -v : v;
+}
+std::uint16_t float_to_half(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const std::uint32_t sign = (x >> 16) & 0x8000;
+  const int exp = static_cast<int>((x >> 23) & 0xff) - 127 + 15;
+  std::uint32_t man = x & 0x7fffff;
+  if (((x >> 23) & 0xff) == 0xff) return static_cast<std::uint16_t>(sign | 0x7c00 | (man ? 0x200 : 0));
+  if (exp >= 31) return static_cast<std::uint16_t>(sign | 0x7c00);
+  if (exp <= 0) {
+    if (exp < -10) return static_cast<std::uint16_t>(sign);
+    man |= 0x800000;
+    const int shift = 14 - exp;
+    std::uint32_t h = man >> shift;
+    const std::uint32_t rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1))) ++h;
+    return static_cast<std::uint16_t>(sign | h);
+  }
+  std::uint32_t h = (static_cast<std::uint32_t>(exp) << 10) | (man >> 13);
+  const std::uint32_t rem = man & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) ++h;
+  return static_cast<std::uint16_t>(sign | h);
+}
+double round_mode(double v, ptx::Round r) {
+  switch (r) {
+    case ptx::Round::Rni: case ptx::Round::Rn: return std::nearbyint(v);
+    case ptx::Round::Rzi: case ptx::Round::Rz: return std::trunc(v);
+    case ptx::Round::Rmi: case ptx::Round::Rm: return std::floor(v);
+    case ptx::Round::Rpi: case ptx::Round::Rp: return std::ceil(v);
+    default: return std::trunc(v);
+  }
+}
+
+model::Op access_op(const Instr& in) {
+  if (in.op == Opc::Ld) return model::Op::Load;
+  if (in.op == Opc::St) return model::Op::Store;
+  return static_cast<ptx::AtomOp>(in.sub) == ptx::AtomOp::Cas ? model::Op::AtomicCas : model::Op::Atomic;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- CTA state
+
+struct Emulator::State {
+  struct Entry {
+    int pc;
+    std::uint32_t mask;
+    int rpc;  // pop when pc reaches it; -2: never (reconverges at exit)
+  };
+  struct Warp {
+    int id = 0;
+    std::uint32_t lanes = 0;   // lanes that exist
+    std::uint32_t exited = 0;
+    std::vector<Entry> stack;
+    bool at_barrier = false, done = false;
+    int barrier_instr = -1;
+  };
+  std::vector<std::uint64_t> regs;    // [warp][reg][lane]
+  std::vector<std::uint32_t> preds;   // [warp][pred]
+  std::vector<std::uint32_t> tid[3];  // per thread
+  std::vector<std::uint8_t> shared;
+  std::vector<std::uint8_t> local;    // [thread][local_bytes]
+  std::vector<Warp> warps;
+};
+
+Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, GlobalMemory& memory)
+    : program_(program), kernel_(kernel), memory_(memory), state_(std::make_unique<State>()) {}
+Emulator::~Emulator() = default;
+
+namespace {
+
+struct Ctx {
+  const ptx::Kernel& k;
+  GlobalMemory& mem;
+  const Launch& launch;
+  Dim3 ctaid;
+  std::uint64_t cta_linear;
+  std::vector<Listener*>& listeners;
+  std::uint64_t& executed;
+  std::vector<Note>& notes;
+  std::vector<std::uint64_t>& regs;
+  std::vector<std::uint32_t>& preds;
+  std::vector<std::uint32_t>* tid;
+  std::vector<std::uint8_t>& shared;
+  std::vector<std::uint8_t>& local;
+  std::uint32_t nregs, npreds, nwarps;
+  std::uint64_t budget_used = 0;
+
+  std::uint64_t& R(int w, std::uint32_t r, int lane) {
+    return regs[(static_cast<std::size_t>(w) * nregs + r) * 32 + static_cast<std::size_t>(lane)];
+  }
+  std::uint32_t& P(int w, std::uint32_t p) { return preds[static_cast<std::size_t>(w) * npreds + p]; }
+
+  [[noreturn]] void fail(EmuError::Kind kind, int pc, const std::string& msg) { throw EmuError(kind, msg, pc); }
+
+  std::uint64_t special(ptx::Special s, int w, int lane) {
+    const std::size_t t = static_cast<std::size_t>(w) * 32 + static_cast<std::size_t>(lane);
+    switch (s) {
+      case ptx::Special::TidX: return tid[0][t];
+      case ptx::Special::TidY: return tid[1][t];
+      case ptx::Special::TidZ: return tid[2][t];
+      case ptx::Special::NtidX: return launch.block.x;
+      case ptx::Special::NtidY: return launch.block.y;
+      case ptx::Special::NtidZ: return launch.block.z;
+      case ptx::Special::CtaidX: return ctaid.x;
+      case ptx::Special::CtaidY: return ctaid.y;
+      case ptx::Special::CtaidZ: return ctaid.z;
+      case ptx::Special::NctaidX: return launch.grid.x;
+      case ptx::Special::NctaidY: return launch.grid.y;
+      case ptx::Special::NctaidZ: return launch.grid.z;
+      case ptx::Special::Laneid: return static_cast<std::uint64_t>(lane);
+      case ptx::Special::Warpid: return static_cast<std::uint64_t>(w);
+      case ptx::Special::Nwarpid: return nwarps;
+      case ptx::Special::Smid: return 0;
+      case ptx::Special::Nsmid: return 132;
+      case ptx::Special::Clock: case ptx::Special::Clock64: case ptx::Special::Globaltimer: return executed;
+      case ptx::Special::LanemaskEq: return 1ull << lane;
+      case ptx::Special::LanemaskLt: return (1ull << lane) - 1;
+      case ptx::Special::LanemaskLe: return (2ull << lane) - 1;
+      case ptx::Special::LanemaskGt: return static_cast<std::uint32_t>(~((2ull << lane) - 1));
+      case ptx::Special::LanemaskGe: return static_cast<std::uint32_t>(~((1ull << lane) - 1));
+      case ptx::Special::DynSmemSize: return launch.dynamic_smem;
+      case ptx::Special::TotalSmemSize: return shared.size();
+      case ptx::Special::Gridid: return 0;
+    }
+    return 0;
+  }
+
+  std::uint64_t val(const Opnd& o, int w, int lane) {
+    switch (o.kind) {
+      case Opnd::Kind::Reg: return R(w, o.reg, lane);
+      case Opnd::Kind::Imm: case Opnd::Kind::SymAddr: return o.imm;
+      case Opnd::Kind::Special: return special(static_cast<ptx::Special>(o.reg), w, lane);
+      case Opnd::Kind::Pred: return ((P(w, o.reg) >> lane) & 1u) ^ (o.negate ? 1u : 0u);
+      case Opnd::Kind::None: return 0;
+    }
+    return 0;
+  }
+  void set(const Opnd& o, int w, int lane, std::uint64_t v, Ty t) {
+    if (o.kind == Opnd::Kind::Reg) R(w, o.reg, lane) = v & mask_of(t);
+    else if (o.kind == Opnd::Kind::Pred) {
+      std::uint32_t& p = P(w, o.reg);
+      p = (v & 1) ? (p | (1u << lane)) : (p & ~(1u << lane));
+    }
+  }
+  std::uint32_t pred_mask(const Opnd& o, int w, std::uint32_t within) {
+    if (o.kind == Opnd::Kind::Pred) return (o.negate ? ~P(w, o.reg) : P(w, o.reg)) & within;
+    std::uint32_t m = 0;
+    for (int l = 0; l < 32; ++l)
+      if (((within >> l) & 1u) && (val(o, w, l) & 1)) m |= 1u << l;
+    return m;
+  }
+
+  // ---------------------------------------------------------------- vector fast path
+  // Operands as 32-lane arrays and one tight loop per (operation, type): the common
+  // integer and f32 operations avoid the per-lane dispatch of the generic path.
+
+  const std::uint64_t* lanes_of(const Opnd& o, int w, std::uint64_t* tmp) {
+    if (o.kind == Opnd::Kind::Reg) return &R(w, o.reg, 0);
+    if (o.kind == Opnd::Kind::Imm || o.kind == Opnd::Kind::SymAddr) {
+      for (int l = 0; l < 32; ++l) tmp[l] = o.imm;
+      return tmp;
+    }
+    for (int l = 0; l < 32; ++l) tmp[l] = val(o, w, l);
+    return tmp;
+  }
+
+  void store(const Opnd& d, int w, std::uint32_t exec, const std::uint64_t* out) {
+    if (d.kind != Opnd::Kind::Reg) {
+      for (int l = 0; l < 32; ++l)
+        if ((exec >> l) & 1u) set(d, w, l, out[l], Ty::B64);
+      return;
+    }
+    std::uint64_t* dst = &R(w, d.reg, 0);
+    if (exec == 0xFFFFFFFFu) {
+      std::memcpy(dst, out, 32 * sizeof(std::uint64_t));
+    } else {
+      for (int l = 0; l < 32; ++l) dst[l] = ((exec >> l) & 1u) ? out[l] : dst[l];
+    }
+  }
+
+  template <typename F>
+  static void map2(std::uint64_t* out, const std::uint64_t* a, const std::uint64_t* b, F f) {
+    for (int l = 0; l < 32; ++l) out[l] = f(a[l], b[l]);
+  }
+  template <typename F>
+  static void map3(std::uint64_t* out, const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c, F f) {
+    for (int l = 0; l < 32; ++l) out[l] = f(a[l], b[l], c[l]);
+  }
+
+  // Returns false when the instruction is not one the fast path handles.
+  bool fast_alu(const Instr& in, int w, std::uint32_t exec) {
+    const Ty t = in.type;
+    const int bytes = ptx::ty_bytes(t);
+    const bool is_int = !ptx::ty_float(t) && (bytes == 4 || bytes == 8) && t != Ty::Pred;
+    if (in.ndst != 1 || in.dst[0].kind != Opnd::Kind::Reg || (in.flags & (ptx::kFlagSat))) return false;
+    std::uint64_t ta[32], tb[32], tc[32], out[32];
+    const std::uint64_t m = bytes == 8 ? ~0ull : 0xFFFFFFFFull;
+    const bool s = ptx::ty_signed(t);
+    const auto mode = static_cast<ptx::MulMode>(in.sub);
+    if (is_int) {
+      switch (in.op) {
+        case Opc::Mov:
+          if (in.sub != 0) return false;
+          store(in.dst[0], w, exec, lanes_of(in.src[0], w, ta));
+          return true;
+        case Opc::Add: {
+          const auto* a = lanes_of(in.src[0], w, ta);
+          const auto* b = lanes_of(in.src[1], w, tb);
+          map2(out, a, b, [m](std::uint64_t x, std::uint64_t y) { return (x + y) & m; });
+          break;
+        }
+        case Opc::Sub: {
+          const auto* a = lanes_of(in.src[0], w, ta);
+          const auto* b = lanes_of(in.src[1], w, tb);
+          map2(out, a, b, [m](std::uint64_t x, std::uint64_t y) { return (x - y) & m; });
+          break;
+        }
+        case Opc::And: case Opc::Or: case Opc::Xor: {
+          const auto* a = lanes_of(in.src[0], w, ta);
+          const auto* b = lanes_of(in.src[1], w, tb);
+          if (in.op == Opc::And) map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x & y; });
+          else if (in.op == Opc::Or) map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x | y; });
+          else map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x ^ y; });
+          break;
+        }
+        case Opc::Shl: {
+          const auto* a = lanes_of(in.src[0], w, ta);
+          const auto* b = lanes_of(in.src[1], w, tb);
+          const std::uint64_t bits = static_cast<std::uint64_t>(bytes) * 8;
+          map2(out, a, b, [m, bits](std::uint64_t x, std::uint64_t y) {
+            const std::uint64_t sh = y & 0xFFFFFFFFu;
+            return sh >= bits ? 0 : (x << sh) & m;
+          });
+          break;
+        }
+        case Opc::Shr: {
+          const auto* a = lanes_of(in.src[0], w, ta);
+          const auto* b = lanes_of(in.src[1], w, tb);
+          const std::uint64_t bits = static_cast<std::uint64_t>(bytes) * 8;
+          if (s && bytes == 4)
+            map2(out, a, b, [](std::uint64_t x, std::uint64_t y) {
+              const std::uint64_t sh = std::min<std::uint64_t>(y & 0xFFFFFFFFu, 31);
+              return static_cast<std::uint64_t>(static_cast<std::uint32_t>(static_cast<std::int32_t>(x) >> sh));
+            });
+          else if (s)
+            map2(out, a, b, [](std::uint64_t x, std::uint64_t y) {
+              const std::uint64_t sh = std::min<std::uint64_t>(y & 0xFFFFFFFFu, 63);
+              return static_cast<std::uint64_t>(static_cast<std::int64_t>(x) >> sh);
+            });
+          else
+            map2(out, a, b, [m, bits](std::uint64_t x, std::uint64_t y) {
+              const std::uint64_t sh = y & 0xFFFFFFFFu;
+              return sh >= bits ? 0 : (x & m) >> sh;
+            });
+          break;
+        }
+        case Opc::Mul: case Opc::Mad: {
+          const auto* a = lanes_of(in.src[0], w, ta);
+          const auto* b = lanes_of(in.src[1], w, tb);
+          const bool mad = in.op == Opc::Mad;
+          const auto* c = mad ? lanes_of(in.src[2], w, tc) : nullptr;
+          if (mode == ptx::MulMode::Lo) {
+            if (mad) map3(out, a, b, c, [m](std::uint64_t x, std::uint64_t y, std::uint64_t z) { return (x * y + z) & m; });
+            else map2(out, a, b, [m](std::uint64_t x, std::uint64_t y) { return (x * y) & m; });
+          } else if (mode == ptx::MulMode::Wide && bytes == 4) {
+            if (s)
+              for (int l = 0; l < 32; ++l)
+                out[l] = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(a[l])) *
+                                                    static_cast<std::int32_t>(b[l])) + (mad ? c[l] : 0);
+            else
+              for (int l = 0; l < 32; ++l) out[l] = (a[l] & 0xFFFFFFFFu) * (b[l] & 0xFFFFFFFFu) + (mad ? c[l] : 0);
+          } else {
+            return false;
+          }
+          break;
+        }
+        case Opc::Min: case Opc::Max: {
+          const auto* a = lanes_of(in.src[0], w, ta);
+          const auto* b = lanes_of(in.src[1], w, tb);
+          const bool mn = in.op == Opc::Min;
+          for (int l = 0; l < 32; ++l) {
+            bool lt;
+            if (s) lt = bytes == 4 ? static_cast<std::int32_t>(a[l]) < static_cast<std::int32_t>(b[l])
+                                   : static_cast<std::int64_t>(a[l]) < static_cast<std::int64_t>(b[l]);
+            else lt = (a[l] & m) < (b[l] & m);
+            out[l] = (lt == mn ? a[l] : b[l]) & m;
+          }
+          break;
+        }
+        default: return false;
+      }
+      store(in.dst[0], w, exec, out);
+      return true;
+    }
+    if (t == Ty::F32 && !(in.flags & ptx::kFlagFtz)) {
+      switch (in.op) {
+        case Opc::Mov:
+          if (in.sub != 0) return false;
+          store(in.dst[0], w, exec, lanes_of(in.src[0], w, ta));
+          return true;
+        case Opc::Add: case Opc::Sub: case Opc::Mul: {
+          const auto* a = lanes_of(in.src[0], w, ta);
+          const auto* b = lanes_of(in.src[1], w, tb);
+          for (int l = 0; l < 32; ++l) {
+            const float x = as_f32(a[l]), y = as_f32(b[l]);
+            out[l] = from_f32(in.op == Opc::Add ? x + y : in.op == Opc::Sub ? x - y : x * y);
+          }
+          break;
+        }
+        case Opc::Fma: case Opc::Mad: {
+          const auto* a = lanes_of(in.src[0], w, ta);
+          const auto* b = lanes_of(in.src[1], w, tb);
+          const auto* c = lanes_of(in.src[2], w, tc);
+          for (int l = 0; l < 32; ++l) out[l] = from_f32(std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(c[l])));
+          break;
+        }
+        default: return false;
+      }
+      store(in.dst[0], w, exec, out);
+      return true;
+    }
+    return false;
+  }
+
+  // setp with an integer compare and no boolean combination.
+  bool fast_setp(const Instr& in, int w, std::uint32_t exec) {
+    const Ty t = in.type;
+    const int bytes = ptx::ty_bytes(t);
+    if (ptx::ty_float(t) || (bytes != 4 && bytes != 8) || in.sub != 0 || in.dst[0].kind != Opnd::Kind::Pred)
+      return false;
+    std::uint64_t ta[32], tb[32];
+    const auto* a = lanes_of(in.src[0], w, ta);
+    const auto* b = lanes_of(in.src[1], w, tb);
+    std::uint32_t r = 0;
+    const bool s = ptx::ty_signed(t);
+    const std::uint64_t um = bytes == 8 ? ~0ull : 0xFFFFFFFFull;
+    for (int l = 0; l < 32; ++l) {
+      std::int64_t x, y;
+      if (bytes == 4) {
+        x = s ? static_cast<std::int32_t>(a[l]) : static_cast<std::int64_t>(a[l] & 0xFFFFFFFFu);
+        y = s ? static_cast<std::int32_t>(b[l]) : static_cast<std::int64_t>(b[l] & 0xFFFFFFFFu);
+      } else if (s) {
+        x = static_cast<std::int64_t>(a[l]);
+        y = static_cast<std::int64_t>(b[l]);
+      } else {
+        // 64-bit unsigned: compare as unsigned below.
+        x = 0;
+        y = 0;
+      }
+      bool v;
+      if (bytes == 8 && !s) {
+        const std::uint64_t ux = a[l], uy = b[l];
+        switch (in.cmp) {
+          case ptx::Cmp::Eq: v = ux == uy; break;
+          case ptx::Cmp::Ne: v = ux != uy; break;
+          case ptx::Cmp::Lt: case ptx::Cmp::Lo: v = ux < uy; break;
+          case ptx::Cmp::Le: case ptx::Cmp::Ls: v = ux <= uy; break;
+          case ptx::Cmp::Gt: case ptx::Cmp::Hi: v = ux > uy; break;
+          case ptx::Cmp::Ge: case ptx::Cmp::Hs: v = ux >= uy; break;
+          default: return false;
+        }
+      } else {
+        switch (in.cmp) {
+          case ptx::Cmp::Eq: v = x == y; break;
+          case ptx::Cmp::Ne: v = x != y; break;
+          case ptx::Cmp::Lt: v = x < y; break;
+          case ptx::Cmp::Le: v = x <= y; break;
+          case ptx::Cmp::Gt: v = x > y; break;
+          case ptx::Cmp::Ge: v = x >= y; break;
+          case ptx::Cmp::Lo: v = (a[l] & um) < (b[l] & um); break;
+          case ptx::Cmp::Ls: v = (a[l] & um) <= (b[l] & um); break;
+          case ptx::Cmp::Hi: v = (a[l] & um) > (b[l] & um); break;
+          case ptx::Cmp::Hs: v = (a[l] & um) >= (b[l] & um); break;
+          default: return false;
+        }
+      }
+      r |= static_cast<std::uint32_t>(v) << l;
+    }
+    std::uint32_t& p = P(w, in.dst[0].reg);
+    p = (p & ~exec) | (r & exec);
+    if (in.ndst > 1 && in.dst[1].kind == Opnd::Kind::Pred) {
+      std::uint32_t& q = P(w, in.dst[1].reg);
+      q = (q & ~exec) | (~r & exec);
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------- memory
+
+  std::uint64_t address(const Instr& in, int w, int lane) {
+    std::uint64_t a = static_cast<std::uint64_t>(in.mem.offset);
+    if (in.mem.has_reg) a += R(w, in.mem.reg, lane);
+    return a;
+  }
+
+  // Resolves a lane's address to (space, host pointer), checking bounds.
+  std::uint8_t* resolve(const Instr& in, int pc, Space space, std::uint64_t a, unsigned size, int w, int lane,
+                        Space& actual) {
+    if (space == Space::Generic) {
+      if (a >= ptx::kSharedWindow && a < ptx::kSharedWindow + ptx::kWindowSize) {
+        space = Space::Shared;
+        a -= ptx::kSharedWindow;
+      } else if (a >= ptx::kLocalWindow && a < ptx::kLocalWindow + ptx::kWindowSize) {
+        space = Space::Local;
+        a -= ptx::kLocalWindow;
+      } else {
+        space = Space::Global;
+      }
+    }
+    actual = space;
+    if (size > 1 && a % size != 0 && space != Space::Param)
+      fail(EmuError::Kind::Misaligned, pc,
+           fmt::format("misaligned {}-byte {} access at address 0x{:x} (lane {} of warp {})", size,
+                       ptx::space_name(space), a, lane, w));
+    switch (space) {
+      case Space::Shared:
+        if (a + size > shared.size() || a + size < a)
+          fail(EmuError::Kind::OutOfBounds, pc,
+               fmt::format("shared memory access out of bounds: bytes [{}, {}) of a {}-byte shared window "
+                           "(lane {} of warp {})",
+                           a, a + size, shared.size(), lane, w));
+        return shared.data() + a;
+      case Space::Local: {
+        const std::uint64_t per = k.local_bytes;
+        if (a + size > per)
+          fail(EmuError::Kind::OutOfBounds, pc,
+               fmt::format("local memory access out of bounds at offset {} (lane {} of warp {})", a, lane, w));
+        return local.data() + (static_cast<std::size_t>(w) * 32 + static_cast<std::size_t>(lane)) * per + a;
+      }
+      case Space::Param:
+        if (a + size > launch.params.size())
+          fail(EmuError::Kind::OutOfBounds, pc, fmt::format("kernel parameter read out of bounds at {}", a));
+        return const_cast<std::uint8_t*>(launch.params.data()) + a;
+      default: {
+        GlobalMemory::Buffer* b = mem.find(a, size);
+        if (!b)
+          fail(EmuError::Kind::OutOfBounds, pc,
+               fmt::format("global memory access outside every buffer: {} bytes at 0x{:x} (lane {} of warp {})",
+                           size, a, lane, w));
+        const std::uint64_t off = a - b->base;
+        std::uint64_t seen = b->max_touched.load(std::memory_order_relaxed);
+        while (off + size > seen && !b->max_touched.compare_exchange_weak(seen, off + size, std::memory_order_relaxed)) {
+        }
+        if (in.op == Opc::Ld) b->read.store(true, std::memory_order_relaxed);
+        else b->written.store(true, std::memory_order_relaxed);
+        return b->data() + off;
+      }
+    }
+  }
+
+  void emit(const Instr& in, int w, std::uint32_t exec, Space space, const std::uint64_t* addrs, unsigned width) {
+    if (listeners.empty() || !exec) return;
+    AccessEvent e;
+    e.site = in.site;
+    e.cta = cta_linear;
+    e.warp = w;
+    e.space = space;
+    e.op = access_op(in);
+    e.width = static_cast<std::uint8_t>(width);
+    e.mask = exec;
+    for (int l = 0; l < 32; ++l) e.addr[l] = addrs[l];
+    for (Listener* li : listeners) li->on_access(e);
+  }
+
+  void load_store(const Instr& in, int pc, int w, std::uint32_t exec) {
+    const unsigned esize = static_cast<unsigned>(ptx::ty_bytes(in.type));
+    const unsigned width = esize * in.vec;
+    std::uint64_t addrs[32] = {};
+    Space spaces[32] = {};
+    std::uint32_t by_space[6] = {};
+    for (int l = 0; l < 32; ++l) {
+      if (!((exec >> l) & 1u)) continue;
+      const std::uint64_t a = address(in, w, l);
+      Space actual;
+      std::uint8_t* p = resolve(in, pc, in.space, a, width, w, l, actual);
+      spaces[l] = actual;
+      by_space[static_cast<int>(actual)] |= 1u << l;
+      addrs[l] = actual == Space::Shared || actual == Space::Local
+                     ? (in.space == Space::Generic ? a - (actual == Space::Shared ? ptx::kSharedWindow : ptx::kLocalWindow) : a)
+                     : a;
+      for (unsigned v = 0; v < in.vec; ++v) {
+        std::uint8_t* q = p + v * esize;
+        if (in.op == Opc::Ld) {
+          std::uint64_t x = 0;
+          std::memcpy(&x, q, esize);
+          if (ptx::ty_signed(in.type)) x = static_cast<std::uint64_t>(sext(x, in.type));
+          if (in.ndst > v && in.dst[v].kind != Opnd::Kind::None) {
+            // Loads of 8/16-bit integers into wider registers: the register keeps the
+            // (sign- or zero-) extended value.
+            const Opnd& d = in.dst[v];
+            if (d.kind == Opnd::Kind::Reg) R(w, d.reg, l) = ptx::ty_signed(in.type) ? x : (x & mask_of(in.type));
+            else set(d, w, l, x, in.type);
+          }
+        } else {
+          const std::uint64_t x = in.nsrc > v ? val(in.src[v], w, l) : 0;
+          std::memcpy(q, &x, esize);
+        }
+      }
+    }
+    for (Space s : {Space::Shared, Space::Global, Space::Local}) {
+      const std::uint32_t m = by_space[static_cast<int>(s)];
+      if (m && in.site >= 0) emit(in, w, m, s, addrs, width);
+    }
+    (void)spaces;
+  }
+
+  void atomic(const Instr& in, int pc, int w, std::uint32_t exec) {
+    const unsigned size = static_cast<unsigned>(ptx::ty_bytes(in.type));
+    std::uint64_t addrs[32] = {};
+    std::uint32_t by_space[6] = {};
+    const auto op = static_cast<ptx::AtomOp>(in.sub);
+    for (int l = 0; l < 32; ++l) {  // lane order, as one serialization of the warp
+      if (!((exec >> l) & 1u)) continue;
+      const std::uint64_t a = address(in, w, l);
+      Space actual;
+      std::uint8_t* p = resolve(in, pc, in.space, a, size, w, l, actual);
+      by_space[static_cast<int>(actual)] |= 1u << l;
+      addrs[l] = (actual == Space::Shared && in.space == Space::Generic) ? a - ptx::kSharedWindow : a;
+      std::unique_lock<std::mutex> lock(mem.atomic_mutex, std::defer_lock);
+      if (actual == Space::Global) lock.lock();
+      std::uint64_t old = 0;
+      std::memcpy(&old, p, size);
+      const std::uint64_t b = val(in.src[0], w, l);
+      std::uint64_t nv = old;
+      const Ty t = in.type;
+      const bool f = ptx::ty_float(t), s = ptx::ty_signed(t);
+      switch (op) {
+        case ptx::AtomOp::Add:
+          nv = f ? (size == 4 ? from_f32(as_f32(old) + as_f32(b)) : from_f64(as_f64(old) + as_f64(b))) : old + b;
+          break;
+        case ptx::AtomOp::Min:
+          nv = f ? (size == 4 ? from_f32(std::fmin(as_f32(old), as_f32(b))) : from_f64(std::fmin(as_f64(old), as_f64(b))))
+               : s ? (sext(old, t) < sext(b, t) ? old : b) : ((old & mask_of(t)) < (b & mask_of(t)) ? old : b);
+          break;
+        case ptx::AtomOp::Max:
+          nv = f ? (size == 4 ? from_f32(std::fmax(as_f32(old), as_f32(b))) : from_f64(std::fmax(as_f64(old), as_f64(b))))
+               : s ? (sext(old, t) > sext(b, t) ? old : b) : ((old & mask_of(t)) > (b & mask_of(t)) ? old : b);
+          break;
+        case ptx::AtomOp::Inc: nv = (old & mask_of(t)) >= (b & mask_of(t)) ? 0 : old + 1; break;
+        case ptx::AtomOp::Dec:
+          nv = ((old & mask_of(t)) == 0 || (old & mask_of(t)) > (b & mask_of(t))) ? b : old - 1;
+          break;
+        case ptx::AtomOp::And: nv = old & b; break;
+        case ptx::AtomOp::Or: nv = old | b; break;
+        case ptx::AtomOp::Xor: nv = old ^ b; break;
+        case ptx::AtomOp::Exch: nv = b; break;
+        case ptx::AtomOp::Cas: nv = (old & mask_of(t)) == (b & mask_of(t)) ? val(in.src[1], w, l) : old; break;
+      }
+      std::memcpy(p, &nv, size);
+      if (in.op == Opc::Atom) set(in.dst[0], w, l, old, t);
+    }
+    for (Space sp : {Space::Shared, Space::Global, Space::Local}) {
+      const std::uint32_t m = by_space[static_cast<int>(sp)];
+      if (m && in.site >= 0) emit(in, w, m, sp, addrs, size);
+    }
+  }
+};
+
+// Integer and float arithmetic for one lane.
+std::uint64_t arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  const Ty t = in.type;
+  const std::uint64_t m = mask_of(t);
+  if (ptx::ty_float(t)) {
+    const bool d = t == Ty::F64;
+    auto F = [&](std::uint64_t x) { return d ? as_f64(x) : static_cast<double>(as_f32(x)); };
+    auto out = [&](double r) {
+      if (in.flags & ptx::kFlagSat) r = std::isnan(r) ? 0.0 : std::clamp(r, 0.0, 1.0);
+      return d ? from_f64(r) : from_f32(static_cast<float>(r));
+    };
+    auto outf = [&](float r) {
+      if (in.flags & ptx::kFlagSat) r = std::isnan(r) ? 0.f : std::clamp(r, 0.f, 1.f);
+      return from_f32(r);
+    };
+    switch (in.op) {
+      case Opc::Add: return d ? out(as_f64(a) + as_f64(b)) : outf(as_f32(a) + as_f32(b));
+      case Opc::Sub: return d ? out(as_f64(a) - as_f64(b)) : outf(as_f32(a) - as_f32(b));
+      case Opc::Mul: return d ? out(as_f64(a) * as_f64(b)) : outf(as_f32(a) * as_f32(b));
+      case Opc::Div: return d ? out(as_f64(a) / as_f64(b)) : outf(as_f32(a) / as_f32(b));
+      case Opc::Mad:
+      case Opc::Fma: return d ? out(std::fma(as_f64(a), as_f64(b), as_f64(c))) : outf(std::fma(as_f32(a), as_f32(b), as_f32(c)));
+      case Opc::Min: return d ? from_f64(std::fmin(F(a), F(b))) : from_f32(std::fmin(as_f32(a), as_f32(b)));
+      case Opc::Max: return d ? from_f64(std::fmax(F(a), F(b))) : from_f32(std::fmax(as_f32(a), as_f32(b)));
+      case Opc::Abs: return d ? from_f64(std::fabs(F(a))) : from_f32(std::fabs(as_f32(a)));
+      case Opc::Neg: return d ? from_f64(-F(a)) : from_f32(-as_f32(a));
+      case Opc::Rcp: return d ? out(1.0 / F(a)) : outf(1.0f / as_f32(a));
+      case Opc::Sqrt: return d ? out(std::sqrt(F(a))) : outf(std::sqrt(as_f32(a)));
+      case Opc::Rsqrt: return d ? out(1.0 / std::sqrt(F(a))) : outf(1.0f / std::sqrt(as_f32(a)));
+      case Opc::Ex2: return d ? out(std::exp2(F(a))) : outf(std::exp2(as_f32(a)));
+      case Opc::Lg2: return d ? out(std::log2(F(a))) : outf(std::log2(as_f32(a)));
+      case Opc::Sin: return d ? out(std::sin(F(a))) : outf(std::sin(as_f32(a)));
+      case Opc::Cos: return d ? out(std::cos(F(a))) : outf(std::cos(as_f32(a)));
+      case Opc::Tanh: return d ? out(std::tanh(F(a))) : outf(std::tanh(as_f32(a)));
+      case Opc::Copysign: return d ? from_f64(std::copysign(F(b), F(a))) : from_f32(std::copysign(as_f32(b), as_f32(a)));
+      default: return 0;
+    }
+  }
+  const bool s = ptx::ty_signed(t);
+  const int bits = ptx::ty_bytes(t) * 8;
+  switch (in.op) {
+    case Opc::Add:
+      if ((in.flags & ptx::kFlagSat) && t == Ty::S32) {
+        const std::int64_t r = sext(a, t) + sext(b, t);
+        return static_cast<std::uint64_t>(std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)) & m;
+      }
+      return (a + b) & m;
+    case Opc::Sub:
+      if ((in.flags & ptx::kFlagSat) && t == Ty::S32) {
+        const std::int64_t r = sext(a, t) - sext(b, t);
+        return static_cast<std::uint64_t>(std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)) & m;
+      }
+      return (a - b) & m;
+    case Opc::Mul:
+    case Opc::Mad: {
+      const auto mode = static_cast<ptx::MulMode>(in.sub);
+      std::uint64_t r;
+      if (mode == ptx::MulMode::Lo) {
+        r = (a * b) & m;
+        if (in.op == Opc::Mad) r = (r + c) & m;
+        return r;
+      }
+      if (mode == ptx::MulMode::Wide) {
+        const std::uint64_t wm = bits == 32 ? ~0ull : 0xFFFFFFFFull;
+        r = s ? static_cast<std::uint64_t>(sext(a, t) * sext(b, t)) : (a & m) * (b & m);
+        if (in.op == Opc::Mad) r += c;
+        return r & wm;
+      }
+      // Hi
+      if (bits == 64) {
+        if (s) r = static_cast<std::uint64_t>((static_cast<i128>(static_cast<std::int64_t>(a)) *
+                                               static_cast<i128>(static_cast<std::int64_t>(b))) >> 64);
+        else r = static_cast<std::uint64_t>((static_cast<u128>(a) * b) >> 64);
+      } else {
+        if (s) r = static_cast<std::uint64_t>((sext(a, t) * sext(b, t)) >> bits);
+        else r = ((a & m) * (b & m)) >> bits;
+      }
+      if (in.op == Opc::Mad) r += c;
+      return r & m;
+    }
+    case Opc::Div:
+      if ((b & m) == 0) return m;  // the GPU's all-ones result
+      if (s) {
+        if (sext(a, t) == (bits == 64 ? INT64_MIN : -(1ll << (bits - 1))) && sext(b, t) == -1) return a & m;
+        return static_cast<std::uint64_t>(sext(a, t) / sext(b, t)) & m;
+      }
+      return ((a & m) / (b & m)) & m;
+    case Opc::Rem:
+      if ((b & m) == 0) return a & m;
+      if (s) {
+        if (sext(b, t) == -1) return 0;
+        return static_cast<std::uint64_t>(sext(a, t) % sext(b, t)) & m;
+      }
+      return ((a & m) % (b & m)) & m;
+    case Opc::Min: return s ? (sext(a, t) < sext(b, t) ? a : b) & m : ((a & m) < (b & m) ? a : b) & m;
+    case Opc::Max: return s ? (sext(a, t) > sext(b, t) ? a : b) & m : ((a & m) > (b & m) ? a : b) & m;
+    case Opc::Abs: return static_cast<std::uint64_t>(std::llabs(sext(a, t))) & m;
+    case Opc::Neg: return (0 - a) & m;
+    case Opc::And: return (a & b) & m;
+    case Opc::Or: return (a | b) & m;
+    case Opc::Xor: return (a ^ b) & m;
+    case Opc::Not: return (~a) & m;
+    case Opc::CNot: return (a & m) == 0 ? 1 : 0;
+    case Opc::Shl: return (b & 0xffffffffu) >= static_cast<std::uint64_t>(bits) ? 0 : (a << b) & m;
+    case Opc::Shr:
+      if (s) {
+        const std::uint64_t sh = std::min<std::uint64_t>(b & 0xffffffffu, static_cast<std::uint64_t>(bits - 1));
+        return static_cast<std::uint64_t>(sext(a, t) >> sh) & m;
+      }
+      return (b & 0xffffffffu) >= static_cast<std::uint64_t>(bits) ? 0 : ((a & m) >> b) & m;
+    case Opc::Popc: return static_cast<std::uint64_t>(std::popcount(a & m));
+    case Opc::Clz: return static_cast<std::uint64_t>(bits == 64 ? std::countl_zero(a) : std::countl_zero(static_cast<std::uint32_t>(a)));
+    case Opc::Brev: {
+      std::uint64_t r = 0;
+      for (int i = 0; i < bits; ++i)
+        if ((a >> i) & 1) r |= 1ull << (bits - 1 - i);
+      return r;
+    }
+    case Opc::Bfind: {
+      std::uint64_t x = a & m;
+      if (s && sext(a, t) < 0) x = ~x & m;
+      if (x == 0) return 0xFFFFFFFFu;
+      const int pos = 63 - std::countl_zero(x);
+      return in.sub ? static_cast<std::uint64_t>(bits - 1 - pos) : static_cast<std::uint64_t>(pos);
+    }
+    default: return 0;
+  }
+}
+
+bool compare(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b) {
+  if (ptx::ty_float(t)) {
+    const double x = t == Ty::F64 ? as_f64(a) : as_f32(a), y = t == Ty::F64 ? as_f64(b) : as_f32(b);
+    const bool nan = std::isnan(x) || std::isnan(y);
+    switch (c) {
+      case ptx::Cmp::Eq: return !nan && x == y;
+      case ptx::Cmp::Ne: return !nan && x != y;
+      case ptx::Cmp::Lt: return !nan && x < y;
+      case ptx::Cmp::Le: return !nan && x <= y;
+      case ptx::Cmp::Gt: return !nan && x > y;
+      case ptx::Cmp::Ge: return !nan && x >= y;
+      case ptx::Cmp::Equ: return nan || x == y;
+      case ptx::Cmp::Neu: return nan || x != y;
+      case ptx::Cmp::Ltu: return nan || x < y;
+      case ptx::Cmp::Leu: return nan || x <= y;
+      case ptx::Cmp::Gtu: return nan || x > y;
+      case ptx::Cmp::Geu: return nan || x >= y;
+      case ptx::Cmp::Num: return !nan;
+      case ptx::Cmp::Nan: return nan;
+      default: return false;
+    }
+  }
+  const std::uint64_t m = mask_of(t);
+  const bool s = ptx::ty_signed(t);
+  const std::int64_t sa = sext(a, t), sb = sext(b, t);
+  const std::uint64_t ua = a & m, ub = b & m;
+  switch (c) {
+    case ptx::Cmp::Eq: return ua == ub;
+    case ptx::Cmp::Ne: return ua != ub;
+    case ptx::Cmp::Lt: return s ? sa < sb : ua < ub;
+    case ptx::Cmp::Le: return s ? sa <= sb : ua <= ub;
+    case ptx::Cmp::Gt: return s ? sa > sb : ua > ub;
+    case ptx::Cmp::Ge: return s ? sa >= sb : ua >= ub;
+    case ptx::Cmp::Lo: return ua < ub;
+    case ptx::Cmp::Ls: return ua <= ub;
+    case ptx::Cmp::Hi: return ua > ub;
+    case ptx::Cmp::Hs: return ua >= ub;
+    default: return false;
+  }
+}
+
+std::uint64_t convert(const Instr& in, std::uint64_t x) {
+  const Ty d = in.type, s = in.type2;
+  const auto rnd = static_cast<ptx::Round>(in.sub);
+  const bool sat = in.flags & ptx::kFlagSat;
+  if (!ptx::ty_float(s) && !ptx::ty_float(d)) {
+    std::uint64_t v = ptx::ty_signed(s) ? static_cast<std::uint64_t>(sext(x, s)) : (x & mask_of(s));
+    if (sat) {
+      const int db = ptx::ty_bytes(d) * 8;
+      if (ptx::ty_signed(d)) {
+        const std::int64_t lo = db == 64 ? INT64_MIN : -(1ll << (db - 1)), hi = db == 64 ? INT64_MAX : (1ll << (db - 1)) - 1;
+        std::int64_t sv = ptx::ty_signed(s) ? static_cast<std::int64_t>(v)
+                                            : static_cast<std::int64_t>(std::min<std::uint64_t>(v, static_cast<std::uint64_t>(INT64_MAX)));
+        v = static_cast<std::uint64_t>(std::clamp(sv, lo, hi));
+      } else {
+        const std::uint64_t hi = mask_of(d);
+        if (ptx::ty_signed(s) && static_cast<std::int64_t>(v) < 0) v = 0;
+        else v = std::min(v, hi);
+      }
+    }
+    if (ptx::ty_signed(d)) return static_cast<std::uint64_t>(sext(v, d)) & mask_of(d);
+    return v & mask_of(d);
+  }
+  double f;
+  if (s == Ty::F32) f = as_f32(x);
+  else if (s == Ty::F64) f = as_f64(x);
+  else if (s == Ty::F16) f = half_to_float(static_cast<std::uint16_t>(x));
+  else f = ptx::ty_signed(s) ? static_cast<double>(sext(x, s)) : static_cast<double>(x & mask_of(s));
+  if (ptx::ty_float(d)) {
+    if (ptx::ty_float(s) && rnd >= ptx::Round::Rni) f = round_mode(f, rnd);
+    if (sat) f = std::isnan(f) ? 0.0 : std::clamp(f, 0.0, 1.0);
+    if (d == Ty::F32) {
+      if (!ptx::ty_float(s) && s != Ty::F16) {
+        // Integer to f32: round to nearest from the exact integer.
+        return ptx::ty_signed(s) ? from_f32(static_cast<float>(sext(x, s))) : from_f32(static_cast<float>(x & mask_of(s)));
+      }
+      return from_f32(static_cast<float>(f));
+    }
+    if (d == Ty::F16) return float_to_half(static_cast<float>(f));
+    if (!ptx::ty_float(s)) return ptx::ty_signed(s) ? from_f64(static_cast<double>(sext(x, s))) : from_f64(static_cast<double>(x & mask_of(s)));
+    return from_f64(f);
+  }
+  // float to integer
+  if (std::isnan(f)) return 0;
+  f = round_mode(f, rnd == ptx::Round::None ? ptx::Round::Rzi : rnd);
+  const int db = ptx::ty_bytes(d) * 8;
+  if (ptx::ty_signed(d)) {
+    const double lo = db == 64 ? -9223372036854775808.0 : -std::ldexp(1.0, db - 1);
+    const double hi = db == 64 ? 9223372036854775807.0 : std::ldexp(1.0, db - 1) - 1;
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(std::clamp(f, lo, hi))) & mask_of(d);
+  }
+  const double hi = db == 64 ? 18446744073709551615.0 : std::ldexp(1.0, db) - 1;
+  return static_cast<std::uint64_t>(std::clamp(f, 0.0, hi)) & mask_of(d);
+}
+
+}  // namespace
+
+void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
+  State& st = *state_;
+  const std::uint64_t threads = launch.block.count();
+  const std::uint32_t nwarps = static_cast<std::uint32_t>((threads + 31) / 32);
+  const std::uint32_t nregs = std::max<std::uint32_t>(kernel_.num_regs, 1);
+  const std::uint32_t npreds = std::max<std::uint32_t>(kernel_.num_preds, 1);
+  // Registers start undefined in PTX: keep the storage between CTAs rather than clear it.
+  st.regs.resize(static_cast<std::size_t>(nwarps) * nregs * 32);
+  st.preds.resize(static_cast<std::size_t>(nwarps) * npreds);
+  for (auto& t : st.tid) t.assign(static_cast<std::size_t>(nwarps) * 32, 0);
+  for (std::uint64_t t = 0; t < threads; ++t) {
+    st.tid[0][t] = static_cast<std::uint32_t>(t % launch.block.x);
+    st.tid[1][t] = static_cast<std::uint32_t>((t / launch.block.x) % launch.block.y);
+    st.tid[2][t] = static_cast<std::uint32_t>(t / (std::uint64_t{launch.block.x} * launch.block.y));
+  }
+  const bool has_extern = std::any_of(kernel_.shared.begin(), kernel_.shared.end(), [](const ptx::SharedVar& v) { return v.is_extern; });
+  const std::uint64_t shared_bytes =
+      has_extern || launch.dynamic_smem ? kernel_.dynamic_shared_offset + launch.dynamic_smem : kernel_.static_shared_bytes;
+  st.shared.assign(shared_bytes, 0);
+  st.local.assign(static_cast<std::size_t>(nwarps) * 32 * kernel_.local_bytes, 0);
+  st.warps.assign(nwarps, {});
+  for (std::uint32_t w = 0; w < nwarps; ++w) {
+    auto& wp = st.warps[w];
+    wp.id = static_cast<int>(w);
+    const std::uint64_t first = std::uint64_t{w} * 32;
+    const std::uint64_t n = std::min<std::uint64_t>(32, threads - first);
+    wp.lanes = n >= 32 ? 0xFFFFFFFFu : ((1u << n) - 1);
+    wp.stack.push_back({0, wp.lanes, -2});
+  }
+  const std::uint64_t cta_linear = ctaid.x + std::uint64_t{launch.grid.x} * (ctaid.y + std::uint64_t{launch.grid.y} * ctaid.z);
+  Ctx c{kernel_, memory_, launch, ctaid, cta_linear, listeners_, executed_, notes_, st.regs, st.preds, st.tid,
+        st.shared, st.local, nregs, npreds, nwarps};
+  const auto& code = kernel_.code;
+  const int ncode = static_cast<int>(code.size());
+
+  auto run_warp = [&](State::Warp& wp) {
+    const int w = wp.id;
+    while (!wp.stack.empty()) {
+      State::Entry& top = wp.stack.back();
+      const std::uint32_t active = top.mask & ~wp.exited;
+      if (!active || top.pc == top.rpc) {
+        wp.stack.pop_back();
+        continue;
+      }
+      if (top.pc < 0 || top.pc >= ncode) {  // ran off the end: like ret
+        wp.exited |= active;
+        continue;
+      }
+      const int pc = top.pc;
+      const Instr& in = code[static_cast<std::size_t>(pc)];
+      if (++c.budget_used > launch.budget)
+        c.fail(EmuError::Kind::Budget, pc,
+               fmt::format("instruction budget exceeded: {} warp instructions in one CTA (a runaway loop?)", launch.budget));
+      ++executed_;
+      std::uint32_t exec = active;
+      if (in.guard >= 0) {
+        const std::uint32_t g = c.P(w, static_cast<std::uint32_t>(in.guard));
+        exec &= in.guard_neg ? ~g : g;
+      }
+      switch (in.op) {
+        case Opc::Bra: {
+          const std::uint32_t taken = exec, not_taken = active & ~exec;
+          if (!not_taken) {
+            top.pc = in.target;
+          } else if (!taken) {
+            top.pc = pc + 1;
+          } else {
+            // Divergence: both sides run to the reconvergence point r, then the warp
+            // continues together. When r is the exit (one side returns), or the entry's
+            // own reconvergence point, the sides inherit the entry's point instead, so
+            // code after an early return still runs once for all remaining lanes.
+            const int r = in.reconv < 0 ? -2 : in.reconv;
+            const State::Entry e = top;
+            int rr = r;
+            if (r == -2 || r == e.rpc) {
+              wp.stack.pop_back();
+              rr = r == -2 ? e.rpc : r;
+            } else {
+              top.pc = r;
+            }
+            wp.stack.push_back({pc + 1, not_taken, rr});
+            wp.stack.push_back({in.target, taken, rr});
+          }
+          continue;
+        }
+        case Opc::Ret:
+        case Opc::Exit:
+          wp.exited |= exec;
+          top.pc = pc + 1;
+          continue;
+        case Opc::Trap:
+          if (exec) c.fail(EmuError::Kind::Trap, pc, "the kernel executed trap");
+          top.pc = pc + 1;
+          continue;
+        case Opc::Bar:
+          top.pc = pc + 1;
+          if (!exec) continue;
+          if (active != (wp.lanes & ~wp.exited)) {
+            notes_.push_back({pc, fmt::format("barrier under divergence: only lanes 0x{:08x} of warp {} reach it "
+                                              "(the warp's live lanes are 0x{:08x})",
+                                              active, w, wp.lanes & ~wp.exited)});
+          }
+          wp.at_barrier = true;
+          wp.barrier_instr = pc;
+          return;
+        default: break;
+      }
+      top.pc = pc + 1;
+      if (!exec && in.op != Opc::Activemask) continue;
+      if (in.op == Opc::Setp ? c.fast_setp(in, w, exec) : c.fast_alu(in, w, exec)) continue;
+      switch (in.op) {
+        case Opc::Ld:
+        case Opc::St: c.load_store(in, pc, w, exec); break;
+        case Opc::Atom:
+        case Opc::Red: c.atomic(in, pc, w, exec); break;
+        case Opc::Mov:
+          if (in.sub == 1) {  // pack
+            const int pb = ptx::ty_bytes(in.type2) * 8;
+            for (int l = 0; l < 32; ++l) {
+              if (!((exec >> l) & 1u)) continue;
+              std::uint64_t v = 0;
+              for (int i = 0; i < in.nsrc; ++i) v |= (c.val(in.src[i], w, l) & mask_of(in.type2)) << (i * pb);
+              c.set(in.dst[0], w, l, v, in.type);
+            }
+          } else if (in.sub == 2) {  // unpack
+            const int pb = ptx::ty_bytes(in.type2) * 8;
+            for (int l = 0; l < 32; ++l) {
+              if (!((exec >> l) & 1u)) continue;
+              const std::uint64_t v = c.val(in.src[0], w, l);
+              for (int i = 0; i < in.ndst; ++i) c.set(in.dst[i], w, l, v >> (i * pb), in.type2);
+            }
+          } else if (in.dst[0].kind == Opnd::Kind::Pred) {
+            const std::uint32_t m = c.pred_mask(in.src[0], w, exec);
+            std::uint32_t& p = c.P(w, in.dst[0].reg);
+            p = (p & ~exec) | m;
+          } else {
+            for (int l = 0; l < 32; ++l)
+              if ((exec >> l) & 1u) c.set(in.dst[0], w, l, c.val(in.src[0], w, l), in.type);
+          }
+          break;
+        case Opc::Setp:
+        case Opc::Set: {
+          const Ty t = in.type;
+          for (int l = 0; l < 32; ++l) {
+            if (!((exec >> l) & 1u)) continue;
+            bool r = compare(in.cmp, t, c.val(in.src[0], w, l), c.val(in.src[1], w, l));
+            bool r2 = !r;
+            if (in.sub) {
+              const bool p = c.val(in.src[2], w, l) & 1;
+              if (in.sub == 1) { r = r && p; r2 = r2 && p; }
+              if (in.sub == 2) { r = r || p; r2 = r2 || p; }
+              if (in.sub == 3) { r = r != p; r2 = r2 != p; }
+            }
+            if (in.op == Opc::Setp) {
+              c.set(in.dst[0], w, l, r, Ty::Pred);
+              if (in.ndst > 1) c.set(in.dst[1], w, l, r2, Ty::Pred);
+            } else {
+              const Ty dt = in.type2;
+              const std::uint64_t v = ptx::ty_float(dt) ? (r ? from_f32(1.0f) : 0) : (r ? mask_of(dt) : 0);
+              c.set(in.dst[0], w, l, v, dt);
+            }
+          }
+          break;
+        }
+        case Opc::Selp:
+          for (int l = 0; l < 32; ++l)
+            if ((exec >> l) & 1u)
+              c.set(in.dst[0], w, l, (c.val(in.src[2], w, l) & 1) ? c.val(in.src[0], w, l) : c.val(in.src[1], w, l), in.type);
+          break;
+        case Opc::Slct:
+          for (int l = 0; l < 32; ++l) {
+            if (!((exec >> l) & 1u)) continue;
+            const std::uint64_t cv = c.val(in.src[2], w, l);
+            const bool ge = in.type2 == Ty::F32 ? as_f32(cv) >= 0.f : sext(cv, Ty::S32) >= 0;
+            c.set(in.dst[0], w, l, ge ? c.val(in.src[0], w, l) : c.val(in.src[1], w, l), in.type);
+          }
+          break;
+        case Opc::Cvt:
+          for (int l = 0; l < 32; ++l)
+            if ((exec >> l) & 1u) c.set(in.dst[0], w, l, convert(in, c.val(in.src[0], w, l)), in.type);
+          break;
+        case Opc::Cvta:
+          for (int l = 0; l < 32; ++l) {
+            if (!((exec >> l) & 1u)) continue;
+            std::uint64_t v = c.val(in.src[0], w, l);
+            const std::uint64_t base = in.space == Space::Shared ? ptx::kSharedWindow
+                                       : in.space == Space::Local ? ptx::kLocalWindow : 0;
+            v = in.sub ? v - base : v + base;
+            c.set(in.dst[0], w, l, v, in.type);
+          }
+          break;
+        case Opc::Isspacep:
+          for (int l = 0; l < 32; ++l) {
+            if (!((exec >> l) & 1u)) continue;
+            const std::uint64_t v = c.val(in.src[0], w, l);
+            const bool sh = v >= ptx::kSharedWindow && v < ptx::kSharedWindow + ptx::kWindowSize;
+            const bool lo = v >= ptx::kLocalWindow && v < ptx::kLocalWindow + ptx::kWindowSize;
+            const bool r = in.space == Space::Shared ? sh : in.space == Space::Local ? lo : (!sh && !lo);
+            c.set(in.dst[0], w, l, r, Ty::Pred);
+          }
+          break;
+        case Opc::And: case Opc::Or: case Opc::Xor: case Opc::Not: case Opc::CNot:
+          if (in.type == Ty::Pred) {
+            for (int l = 0; l < 32; ++l) {
+              if (!((exec >> l) & 1u)) continue;
+              const bool a = c.val(in.src[0], w, l) & 1, b = in.nsrc > 1 ? (c.val(in.src[1], w, l) & 1) : false;
+              const bool r = in.op == Opc::And ? (a && b) : in.op == Opc::Or ? (a || b) : in.op == Opc::Xor ? (a != b) : !a;
+              c.set(in.dst[0], w, l, r, Ty::Pred);
+            }
+            break;
+          }
+          [[fallthrough]];
+        case Opc::Add: case Opc::Sub: case Opc::Mul: case Opc::Mad: case Opc::Div: case Opc::Rem:
+        case Opc::Min: case Opc::Max: case Opc::Abs: case Opc::Neg: case Opc::Shl: case Opc::Shr:
+        case Opc::Popc: case Opc::Clz: case Opc::Brev: case Opc::Fma: case Opc::Rcp: case Opc::Sqrt:
+        case Opc::Rsqrt: case Opc::Ex2: case Opc::Lg2: case Opc::Sin: case Opc::Cos: case Opc::Tanh:
+        case Opc::Copysign: case Opc::Bfind: {
+          Ty dt = in.type;
+          if (in.op == Opc::Popc || in.op == Opc::Clz || in.op == Opc::Bfind) dt = Ty::U32;
+          if ((in.op == Opc::Mul || in.op == Opc::Mad) && static_cast<ptx::MulMode>(in.sub) == ptx::MulMode::Wide)
+            dt = ptx::ty_bytes(in.type) == 4 ? Ty::U64 : Ty::U32;
+          for (int l = 0; l < 32; ++l) {
+            if (!((exec >> l) & 1u)) continue;
+            const std::uint64_t a = c.val(in.src[0], w, l);
+            const std::uint64_t b = in.nsrc > 1 ? c.val(in.src[1], w, l) : 0;
+            const std::uint64_t cc = in.nsrc > 2 ? c.val(in.src[2], w, l) : 0;
+            c.set(in.dst[0], w, l, arith(in, a, b, cc), dt);
+          }
+          break;
+        }
+        case Opc::Bfe:
+          for (int l = 0; l < 32; ++l) {
+            if (!((exec >> l) & 1u)) continue;
+            const int bits = ptx::ty_bytes(in.type) * 8;
+            const std::uint64_t a = c.val(in.src[0], w, l);
+            const unsigned pos = static_cast<unsigned>(c.val(in.src[1], w, l) & 0xff);
+            const unsigned len = static_cast<unsigned>(c.val(in.src[2], w, l) & 0xff);
+            std::uint64_t r = 0;
+            const bool s = ptx::ty_signed(in.type);
+            const unsigned msb = pos + len - 1;
+            const bool sbit = s ? (len == 0 ? false : ((a >> std::min<unsigned>(msb, static_cast<unsigned>(bits - 1))) & 1)) : false;
+            for (int i = 0; i < bits; ++i) {
+              bool bit;
+              if (static_cast<unsigned>(i) < len && pos + static_cast<unsigned>(i) <= static_cast<unsigned>(bits - 1))
+                bit = (a >> (pos + static_cast<unsigned>(i))) & 1;
+              else
+                bit = sbit;
+              if (bit) r |= 1ull << i;
+            }
+            c.set(in.dst[0], w, l, r, in.type);
+          }
+          break;
+        case Opc::Bfi:
+          for (int l = 0; l < 32; ++l) {
+            if (!((exec >> l) & 1u)) continue;
+            const int bits = ptx::ty_bytes(in.type) * 8;
+            const std::uint64_t a = c.val(in.src[0], w, l), b = c.val(in.src[1], w, l);
+            const unsigned pos = static_cast<unsigned>(c.val(in.src[2], w, l) & 0xff);
+            const unsigned len = static_cast<unsigned>(c.val(in.src[3], w, l) & 0xff);
+            std::uint64_t r = b;
+            for (unsigned i = 0; i < len && pos + i < static_cast<unsigned>(bits); ++i) {
+              r &= ~(1ull << (pos + i));
+              r |= ((a >> i) & 1) << (pos + i);
+            }
+            c.set(in.dst[0], w, l, r, in.type);
+          }
+          break;
+        case Opc::Prmt:
+          for (int l = 0; l < 32; ++l) {
+            if (!((exec >> l) & 1u)) continue;
+            const std::uint64_t bytes = (c.val(in.src[0], w, l) & 0xffffffffu) | ((c.val(in.src[1], w, l) & 0xffffffffu) << 32);
+            const std::uint32_t sel = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
+            std::uint32_t r = 0;
+            for (int i = 0; i < 4; ++i) {
+              const unsigned s = (sel >> (4 * i)) & 0xf;
+              std::uint32_t byte = static_cast<std::uint32_t>((bytes >> (8 * (s & 7))) & 0xff);
+              if (s & 8) byte = (byte & 0x80) ? 0xff : 0;
+              r |= byte << (8 * i);
+            }
+            c.set(in.dst[0], w, l, r, Ty::B32);
+          }
+          break;
+        case Opc::Lop3:
+          for (int l = 0; l < 32; ++l) {
+            if (!((exec >> l) & 1u)) continue;
+            const std::uint32_t a = static_cast<std::uint32_t>(c.val(in.src[0], w, l));
+            const std::uint32_t b = static_cast<std::uint32_t>(c.val(in.src[1], w, l));
+            const std::uint32_t cc = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
+            const std::uint32_t lut = static_cast<std::uint32_t>(c.val(in.src[3], w, l));
+            std::uint32_t r = 0;
+            for (int i = 0; i < 32; ++i) {
+              const unsigned idx = (((a >> i) & 1) << 2) | (((b >> i) & 1) << 1) | ((cc >> i) & 1);
+              r |= ((lut >> idx) & 1) << i;
+            }
+            c.set(in.dst[0], w, l, r, Ty::B32);
+          }
+          break;
+        case Opc::Testp:
+          for (int l = 0; l < 32; ++l) {
+            if (!((exec >> l) & 1u)) continue;
+            const std::uint64_t v = c.val(in.src[0], w, l);
+            const double x = in.type == Ty::F64 ? as_f64(v) : as_f32(v);
+            bool r = false;
+            switch (in.sub) {
+              case 0: r = std::isfinite(x); break;
+              case 1: r = std::isinf(x); break;
+              case 2: r = !std::isnan(x); break;
+              case 3: r = std::isnan(x); break;
+              case 4: r = std::isnormal(in.type == Ty::F64 ? x : static_cast<float>(x)); break;
+              default: r = std::fpclassify(in.type == Ty::F64 ? x : static_cast<float>(x)) == FP_SUBNORMAL; break;
+            }
+            c.set(in.dst[0], w, l, r, Ty::Pred);
+          }
+          break;
+        case Opc::Shfl: {
+          std::uint32_t vals[32];
+          for (int l = 0; l < 32; ++l) vals[l] = static_cast<std::uint32_t>(c.val(in.src[0], w, l));
+          for (int l = 0; l < 32; ++l) {
+            if (!((exec >> l) & 1u)) continue;
+            const std::uint32_t bv = static_cast<std::uint32_t>(c.val(in.src[1], w, l)) & 0x1f;
+            const std::uint32_t cv = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
+            const std::uint32_t seg = (cv >> 8) & 0x1f, clamp = cv & 0x1f;
+            const std::uint32_t lane = static_cast<std::uint32_t>(l);
+            const std::uint32_t max_lane = (lane & seg) | (clamp & ~seg), min_lane = lane & seg;
+            std::int32_t j = 0;
+            bool ok = false;
+            switch (static_cast<ptx::ShflMode>(in.sub)) {
+              case ptx::ShflMode::Up: j = static_cast<std::int32_t>(lane) - static_cast<std::int32_t>(bv); ok = j >= static_cast<std::int32_t>(max_lane); break;
+              case ptx::ShflMode::Down: j = static_cast<std::int32_t>(lane + bv); ok = j <= static_cast<std::int32_t>(max_lane); break;
+              case ptx::ShflMode::Bfly: j = static_cast<std::int32_t>(lane ^ bv); ok = j <= static_cast<std::int32_t>(max_lane); break;
+              case ptx::ShflMode::Idx: j = static_cast<std::int32_t>(min_lane | (bv & ~seg)); ok = j <= static_cast<std::int32_t>(max_lane); break;
+            }
+            if (!ok) j = static_cast<std::int32_t>(lane);
+            c.set(in.dst[0], w, l, vals[j & 31], Ty::B32);
+            if (in.ndst > 1) c.set(in.dst[1], w, l, ok, Ty::Pred);
+          }
+          break;
+        }
+        case Opc::Vote: {
+          const std::uint32_t p = c.pred_mask(in.src[0], w, exec);
+          const auto mode = static_cast<ptx::VoteMode>(in.sub);
+          for (int l = 0; l < 32; ++l) {
+            if (!((exec >> l) & 1u)) continue;
+            std::uint64_t r = 0;
+            if (mode == ptx::VoteMode::All) r = p == exec;
+            else if (mode == ptx::VoteMode::Any) r = p != 0;
+            else if (mode == ptx::VoteMode::Uni) r = p == 0 || p == exec;
+            else r = p;
+            c.set(in.dst[0], w, l, r, mode == ptx::VoteMode::Ballot ? Ty::B32 : Ty::Pred);
+          }
+          break;
+        }
+        case Opc::Match: {
+          std::uint64_t vals[32];
+          for (int l = 0; l < 32; ++l) vals[l] = (exec >> l) & 1u ? c.val(in.src[0], w, l) & mask_of(in.type) : 0;
+          bool all_same = true;
+          int first = std::countr_zero(exec);
+          for (int l = 0; l < 32; ++l)
+            if (((exec >> l) & 1u) && vals[l] != vals[first]) all_same = false;
+          for (int l = 0; l < 32; ++l) {
+            if (!((exec >> l) & 1u)) continue;
+            std::uint32_t m = 0;
+            if (in.sub == 0) {
+              for (int j = 0; j < 32; ++j)
+                if (((exec >> j) & 1u) && vals[j] == vals[l]) m |= 1u << j;
+            } else {
+              m = all_same ? exec : 0;
+            }
+            c.set(in.dst[0], w, l, m, Ty::B32);
+            if (in.ndst > 1) c.set(in.dst[1], w, l, all_same, Ty::Pred);
+          }
+          break;
+        }
+        case Opc::Activemask:
+          for (int l = 0; l < 32; ++l)
+            if ((active >> l) & 1u) c.set(in.dst[0], w, l, active, Ty::B32);
+          break;
+        case Opc::Nop: break;
+        default:
+          c.fail(EmuError::Kind::Unsupported, pc, "instruction not supported by the emulator");
+      }
+    }
+    wp.done = true;
+  };
+
+  // Run every warp to its next barrier (or its end); release the barrier when all
+  // warps that have not finished wait there.
+  while (true) {
+    for (auto& wp : st.warps)
+      if (!wp.done && !wp.at_barrier) run_warp(wp);
+    bool any_waiting = false;
+    int waiting_instr = -1;
+    std::uint32_t finished = 0;
+    for (auto& wp : st.warps) {
+      if (wp.at_barrier) {
+        any_waiting = true;
+        waiting_instr = wp.barrier_instr;
+      }
+      if (wp.done) ++finished;
+    }
+    if (!any_waiting) break;
+    if (finished > 0)
+      notes_.push_back({waiting_instr, fmt::format("barrier not reached by every warp: {} of {} warps exited before it",
+                                                   finished, st.warps.size())});
+    for (auto& wp : st.warps) wp.at_barrier = false;
+  }
+}
+
+}  // namespace bankcheck::emu

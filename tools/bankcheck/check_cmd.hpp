@@ -1,0 +1,28 @@
+// `bankcheck check`: every shared-memory bank conflict of a kernel, per source line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace bankcheck::tools {
+
+struct CheckCmdOptions {
+  std::string input;
+  std::string kernel, grid, block, smem, blocks;
+  std::vector<std::string> args;
+  std::string arch = "sm_90";
+  std::string nvcc;
+  std::vector<std::string> include_dirs, defines, nvcc_flags;
+  std::string format = "text";
+  std::string output;
+  unsigned threads = 0;
+};
+
+void add_check(CLI::App& app, CheckCmdOptions& opts);
+int run_check(const CheckCmdOptions& opts);
+
+}  // namespace bankcheck::tools
