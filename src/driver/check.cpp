@@ -68,7 +68,8 @@ int pointee_size(const std::string& type) {
   return 4;
 }
 
-// Deterministic CTA sample: first, last, then the midpoints of the largest gaps.
+// The default sample: first, last, then the midpoints of the largest gaps, so that
+// stopping anywhere leaves CTAs spread over the grid.
 std::vector<std::uint64_t> sample_order(std::uint64_t total) {
   std::vector<std::uint64_t> order;
   if (total == 0) return order;
@@ -322,9 +323,13 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
       limit = std::min<std::uint64_t>(sel.count, total);
     }
   }
-  if (sampling) {
+  if (sampling && s.blocks) {
+    // An explicit count: first, last and evenly spaced between.
+    const std::uint64_t n = limit;
+    for (std::uint64_t i = 0; i < n; ++i)
+      order.push_back(n == 1 ? 0 : static_cast<std::uint64_t>(static_cast<long double>(i) * static_cast<long double>(total - 1) / static_cast<long double>(n - 1)));
+  } else if (sampling) {
     order = sample_order(total);
-    if (order.size() > limit) order.resize(static_cast<size_t>(limit));
   } else {
     order.resize(static_cast<size_t>(total));
     for (std::uint64_t i = 0; i < total; ++i) order[static_cast<size_t>(i)] = i;

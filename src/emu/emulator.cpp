@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace bankcheck::emu {
 
@@ -135,6 +136,11 @@ model::Op access_op(const Instr& in) {
 // ---------------------------------------------------------------- CTA state
 
 struct Emulator::State {
+  // Immediate and symbol operands broadcast to 32 lanes once per kernel, so the vector
+  // fast path reads them like registers: [instr * 4 + src] -> 32 values, or empty.
+  std::vector<std::vector<std::uint64_t>> imm;
+  // Thread indices of the block shape last set up (unchanged between CTAs of a launch).
+  std::uint32_t tid_dims[3] = {0, 0, 0};
   struct Entry {
     int pc;
     std::uint32_t mask;
@@ -157,7 +163,15 @@ struct Emulator::State {
 };
 
 Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, GlobalMemory& memory)
-    : program_(program), kernel_(kernel), memory_(memory), state_(std::make_unique<State>()) {}
+    : program_(program), kernel_(kernel), memory_(memory), state_(std::make_unique<State>()) {
+  state_->imm.resize(kernel.code.size() * 4);
+  for (std::size_t i = 0; i < kernel.code.size(); ++i)
+    for (int k = 0; k < kernel.code[i].nsrc && k < 4; ++k) {
+      const Opnd& o = kernel.code[i].src[k];
+      if (o.kind == Opnd::Kind::Imm || o.kind == Opnd::Kind::SymAddr)
+        state_->imm[i * 4 + static_cast<std::size_t>(k)].assign(32, o.imm);
+    }
+}
 Emulator::~Emulator() = default;
 
 namespace {
@@ -177,7 +191,10 @@ struct Ctx {
   std::vector<std::uint8_t>& shared;
   std::vector<std::uint8_t>& local;
   std::uint32_t nregs, npreds, nwarps;
+  const std::vector<std::vector<std::uint64_t>>& imm;
   std::uint64_t budget_used = 0;
+  int cur_pc = 0;  // the instruction being executed (for the immediate cache)
+  GlobalMemory::Buffer* last_buffer = nullptr;
 
   std::uint64_t& R(int w, std::uint32_t r, int lane) {
     return regs[(static_cast<std::size_t>(w) * nregs + r) * 32 + static_cast<std::size_t>(lane)];
@@ -251,6 +268,12 @@ struct Ctx {
   const std::uint64_t* lanes_of(const Opnd& o, int w, std::uint64_t* tmp) {
     if (o.kind == Opnd::Kind::Reg) return &R(w, o.reg, 0);
     if (o.kind == Opnd::Kind::Imm || o.kind == Opnd::Kind::SymAddr) {
+      const Instr& in = k.code[static_cast<std::size_t>(cur_pc)];
+      for (int i = 0; i < in.nsrc; ++i)
+        if (&in.src[i] == &o) {
+          const auto& v = imm[static_cast<std::size_t>(cur_pc) * 4 + static_cast<std::size_t>(i)];
+          if (!v.empty()) return v.data();
+        }
       for (int l = 0; l < 32; ++l) tmp[l] = o.imm;
       return tmp;
     }
@@ -556,7 +579,108 @@ struct Ctx {
     for (Listener* li : listeners) li->on_access(e);
   }
 
+  // Loads one element of type T per active lane, sign- or zero-extended into 64 bits.
+  template <typename T>
+  static void load_lanes(std::uint64_t* dst, const std::uint8_t* base, const std::uint64_t* addrs,
+                         std::uint32_t exec) {
+    for (int l = 0; l < 32; ++l) {
+      if (!((exec >> l) & 1u)) continue;
+      T x;
+      std::memcpy(&x, base + addrs[l], sizeof(T));
+      if constexpr (std::is_signed_v<T>) dst[l] = static_cast<std::uint64_t>(static_cast<std::int64_t>(x));
+      else dst[l] = x;
+    }
+  }
+  template <typename T>
+  static void store_lanes(std::uint8_t* base, const std::uint64_t* src, const std::uint64_t* addrs,
+                          std::uint32_t exec) {
+    for (int l = 0; l < 32; ++l) {
+      if (!((exec >> l) & 1u)) continue;
+      const T x = static_cast<T>(src[l]);
+      std::memcpy(base + addrs[l], &x, sizeof(T));
+    }
+  }
+
+  // Shared or global access with every lane in one known space: addresses as a vector,
+  // one bounds and alignment check, then plain copies.
+  bool fast_memory(const Instr& in, int w, std::uint32_t exec) {
+    if (in.space != Space::Shared && in.space != Space::Global) return false;
+    const unsigned esize = static_cast<unsigned>(ptx::ty_bytes(in.type));
+    const unsigned width = esize * in.vec;
+    std::uint64_t addrs[32];
+    const std::uint64_t off = static_cast<std::uint64_t>(in.mem.offset);
+    if (in.mem.has_reg) {
+      const std::uint64_t* base = &R(w, in.mem.reg, 0);
+      for (int l = 0; l < 32; ++l) addrs[l] = base[l] + off;
+    } else {
+      for (int l = 0; l < 32; ++l) addrs[l] = off;
+    }
+    std::uint64_t lo = ~0ull, hi = 0, mis = 0;
+    for (int l = 0; l < 32; ++l) {
+      const bool on = (exec >> l) & 1u;
+      lo = on && addrs[l] < lo ? addrs[l] : lo;
+      hi = on && addrs[l] > hi ? addrs[l] : hi;
+      mis |= on ? addrs[l] & (width - 1) : 0;
+    }
+    if (mis && width > 1) return false;  // the slow path reports the lane
+    std::uint8_t* basep;
+    if (in.space == Space::Shared) {
+      if (hi + width > shared.size() || hi + width < hi) return false;
+      basep = shared.data();
+    } else {
+      GlobalMemory::Buffer* b = last_buffer;
+      if (!b || lo < b->base || hi + width - b->base > b->size) b = mem.find(lo, hi + width - lo);
+      if (!b) return false;
+      last_buffer = b;
+      const std::uint64_t top = hi + width - b->base;
+      std::uint64_t seen = b->max_touched.load(std::memory_order_relaxed);
+      while (top > seen && !b->max_touched.compare_exchange_weak(seen, top, std::memory_order_relaxed)) {
+      }
+      if (in.op == Opc::Ld) {
+        if (!b->read.load(std::memory_order_relaxed)) b->read.store(true, std::memory_order_relaxed);
+      } else if (!b->written.load(std::memory_order_relaxed)) {
+        b->written.store(true, std::memory_order_relaxed);
+      }
+      basep = b->data() - b->base;
+    }
+    for (unsigned v = 0; v < in.vec; ++v) {
+      if (in.op == Opc::Ld) {
+        const Opnd& d = in.dst[v];
+        if (d.kind == Opnd::Kind::None) continue;
+        if (d.kind != Opnd::Kind::Reg) return false;
+        std::uint64_t* dst = &R(w, d.reg, 0);
+        const std::uint8_t* src = basep + v * esize;
+        // One loop per element size: a memcpy of run-time size went through a stack
+        // temporary and stalled on store forwarding.
+        switch (in.type) {
+          case Ty::U32: case Ty::B32: case Ty::F32: load_lanes<std::uint32_t>(dst, src, addrs, exec); break;
+          case Ty::S32: load_lanes<std::int32_t>(dst, src, addrs, exec); break;
+          case Ty::U64: case Ty::B64: case Ty::F64: case Ty::S64: load_lanes<std::uint64_t>(dst, src, addrs, exec); break;
+          case Ty::U16: case Ty::B16: case Ty::F16: load_lanes<std::uint16_t>(dst, src, addrs, exec); break;
+          case Ty::S16: load_lanes<std::int16_t>(dst, src, addrs, exec); break;
+          case Ty::U8: case Ty::B8: load_lanes<std::uint8_t>(dst, src, addrs, exec); break;
+          case Ty::S8: load_lanes<std::int8_t>(dst, src, addrs, exec); break;
+          default: return false;
+        }
+      } else {
+        std::uint64_t tmp[32];
+        const std::uint64_t* src = lanes_of(in.src[v], w, tmp);
+        std::uint8_t* dst = basep + v * esize;
+        switch (esize) {
+          case 4: store_lanes<std::uint32_t>(dst, src, addrs, exec); break;
+          case 8: store_lanes<std::uint64_t>(dst, src, addrs, exec); break;
+          case 2: store_lanes<std::uint16_t>(dst, src, addrs, exec); break;
+          case 1: store_lanes<std::uint8_t>(dst, src, addrs, exec); break;
+          default: return false;
+        }
+      }
+    }
+    if (in.site >= 0) emit(in, w, exec, in.space, addrs, width);
+    return true;
+  }
+
   void load_store(const Instr& in, int pc, int w, std::uint32_t exec) {
+    if (fast_memory(in, w, exec)) return;
     const unsigned esize = static_cast<unsigned>(ptx::ty_bytes(in.type));
     const unsigned width = esize * in.vec;
     std::uint64_t addrs[32] = {};
@@ -885,20 +1009,29 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
   // Registers start undefined in PTX: keep the storage between CTAs rather than clear it.
   st.regs.resize(static_cast<std::size_t>(nwarps) * nregs * 32);
   st.preds.resize(static_cast<std::size_t>(nwarps) * npreds);
-  for (auto& t : st.tid) t.assign(static_cast<std::size_t>(nwarps) * 32, 0);
-  for (std::uint64_t t = 0; t < threads; ++t) {
-    st.tid[0][t] = static_cast<std::uint32_t>(t % launch.block.x);
-    st.tid[1][t] = static_cast<std::uint32_t>((t / launch.block.x) % launch.block.y);
-    st.tid[2][t] = static_cast<std::uint32_t>(t / (std::uint64_t{launch.block.x} * launch.block.y));
+  if (st.tid_dims[0] != launch.block.x || st.tid_dims[1] != launch.block.y || st.tid_dims[2] != launch.block.z) {
+    for (auto& t : st.tid) t.assign(static_cast<std::size_t>(nwarps) * 32, 0);
+    for (std::uint64_t t = 0; t < threads; ++t) {
+      st.tid[0][t] = static_cast<std::uint32_t>(t % launch.block.x);
+      st.tid[1][t] = static_cast<std::uint32_t>((t / launch.block.x) % launch.block.y);
+      st.tid[2][t] = static_cast<std::uint32_t>(t / (std::uint64_t{launch.block.x} * launch.block.y));
+    }
+    st.tid_dims[0] = launch.block.x;
+    st.tid_dims[1] = launch.block.y;
+    st.tid_dims[2] = launch.block.z;
   }
   const bool has_extern = std::any_of(kernel_.shared.begin(), kernel_.shared.end(), [](const ptx::SharedVar& v) { return v.is_extern; });
   const std::uint64_t shared_bytes =
       has_extern || launch.dynamic_smem ? kernel_.dynamic_shared_offset + launch.dynamic_smem : kernel_.static_shared_bytes;
   st.shared.assign(shared_bytes, 0);
   st.local.assign(static_cast<std::size_t>(nwarps) * 32 * kernel_.local_bytes, 0);
-  st.warps.assign(nwarps, {});
+  st.warps.resize(nwarps);
   for (std::uint32_t w = 0; w < nwarps; ++w) {
     auto& wp = st.warps[w];
+    wp.stack.clear();  // keeps its capacity between CTAs
+    wp.exited = 0;
+    wp.at_barrier = wp.done = false;
+    wp.barrier_instr = -1;
     wp.id = static_cast<int>(w);
     const std::uint64_t first = std::uint64_t{w} * 32;
     const std::uint64_t n = std::min<std::uint64_t>(32, threads - first);
@@ -907,7 +1040,7 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
   }
   const std::uint64_t cta_linear = ctaid.x + std::uint64_t{launch.grid.x} * (ctaid.y + std::uint64_t{launch.grid.y} * ctaid.z);
   Ctx c{kernel_, memory_, launch, ctaid, cta_linear, listeners_, executed_, notes_, st.regs, st.preds, st.tid,
-        st.shared, st.local, nregs, npreds, nwarps};
+        st.shared, st.local, nregs, npreds, nwarps, st.imm};
   const auto& code = kernel_.code;
   const int ncode = static_cast<int>(code.size());
 
@@ -985,6 +1118,7 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
       }
       top.pc = pc + 1;
       if (!exec && in.op != Opc::Activemask) continue;
+      c.cur_pc = pc;
       if (in.op == Opc::Setp ? c.fast_setp(in, w, exec) : c.fast_alu(in, w, exec)) continue;
       switch (in.op) {
         case Opc::Ld:

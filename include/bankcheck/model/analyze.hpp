@@ -147,6 +147,37 @@ BANKCHECK_HD constexpr int lowest_lane(std::uint32_t m) {
 #endif
 }
 
+BANKCHECK_HD constexpr int highest_lane(std::uint32_t m) {
+#if defined(__CUDA_ARCH__)
+  return 31 - __clz(static_cast<int>(m));
+#else
+  return 31 - __builtin_clz(m);
+#endif
+}
+
+// The two most common requests, checked in one fixed-length pass before any counting:
+// every active lane of the phase at one address (a broadcast), or lane i at
+// base + i * width (consecutive elements) within 128 bytes. Either costs one wavefront.
+// (The 128-byte bound matters: a paired 16-byte phase spans 16 lanes, and with inactive
+// lanes allowing the pairing, "consecutive" can cover 256 bytes; the H100 corpus has
+// such patterns.)
+BANKCHECK_HD constexpr bool uniform_or_contiguous(const WarpAccess& a, int first, int size,
+                                                  std::uint32_t lanes) {
+  const int lead = lowest_lane(lanes);
+  const std::uint32_t a0 = a.addr[lead];
+  const std::uint32_t w = a.width;
+  std::uint32_t not_uniform = 0, not_contiguous = 0;
+  for (int i = first; i < first + size; ++i) {
+    const std::uint32_t on = (lanes >> i) & 1u;
+    const std::uint32_t x = a.addr[i];
+    not_uniform |= on & static_cast<std::uint32_t>(x != a0);
+    not_contiguous |= on & static_cast<std::uint32_t>(x != a0 + static_cast<std::uint32_t>(i - lead) * w);
+  }
+  if (!not_uniform) return true;
+  const int last = highest_lane(lanes & lanes_mask(first, size));
+  return !not_contiguous && static_cast<std::uint32_t>(last - lead + 1) * w <= 128;
+}
+
 // Counts only (no schedule), without data-dependent branches: random requests made the
 // table's per-bank search mispredict on every lane. The phase is the lane range
 // [first, first + size). Inactive lanes take an active lane's address (a repeated cell
@@ -159,6 +190,7 @@ BANKCHECK_HD constexpr int phase_cost_fast(const Arch& arch, const WarpAccess& a
                                            int size, std::uint32_t lanes) {
   constexpr std::uint32_t kSpan = 16384;  // ids: 64 KiB of 4-byte words
   constexpr int kMax = PerLane * kWarpSize;
+  if (arch.rule != BankRule::Kepler && uniform_or_contiguous(a, first, size, lanes)) return 1;
   std::uint32_t id[kMax];
   std::uint32_t bank[kMax];
   const bool kepler = arch.rule == BankRule::Kepler;
@@ -204,6 +236,7 @@ BANKCHECK_HD constexpr int phase_cost_fast(const Arch& arch, const WarpAccess& a
 // test-and-set bitset directly; a request with a larger address returns -1 (the caller
 // falls back to the table).
 BANKCHECK_HD constexpr int warp_cost_words(const WarpAccess& a, std::uint32_t lanes) {
+  if (uniform_or_contiguous(a, 0, kWarpSize, lanes)) return 1;
   std::uint32_t word[kWarpSize];
   if (lanes == 0xFFFFFFFFu) {
     for (int i = 0; i < kWarpSize; ++i) word[i] = a.addr[i] >> 2;
