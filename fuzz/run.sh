@@ -115,11 +115,12 @@ if ls "$out"/crashes/* >/dev/null 2>&1; then
 fi
 
 if [[ "${KEEP_CORPUS:-0}" != 1 ]]; then
-  # Minimize: keep the named seeds, add whatever else adds coverage.
+  # Minimize: keep the named seeds, add what else covers new edges (-use_counters=0 keeps
+  # the corpus to a few hundred files: hit counts are not kept as features).
   rm -rf "$out/merged"
   mkdir -p "$out/merged"
   cp "$corpus"/*.ptx "$out/merged/" 2>/dev/null || true
-  "$out/ptx_parser_fuzz" -merge=1 -max_len=4096 -timeout=10 "$out/merged" "$corpus" "$out/work" \
+  "$out/ptx_parser_fuzz" -merge=1 -use_counters=0 -max_len=4096 -timeout=10 "$out/merged" "$corpus" "$out/work" \
     2>&1 | grep -E 'MERGE-OUTER: [0-9]+ new files' || true
   rm -rf "$corpus"
   mkdir -p "$corpus"

@@ -22,9 +22,8 @@ using namespace bankcheck::ptx;
 using Kind = Operand::Kind;
 
 const char* const kDataFiles[] = {
-    "transpose_sm90.ptx",  "transpose_G_sm90.ptx", "transpose_O0_sm80.ptx",
-    "misc_sm90.ptx",       "indirect_sm90.ptx",    "scoped_sm80.ptx",
-    "cluster_sm90a.ptx",   "attrs_rdc_sm90.ptx",
+    "transpose_sm90.ptx", "transpose_G_sm90.ptx", "transpose_O0_sm80.ptx", "misc_sm90.ptx",
+    "indirect_sm90.ptx",  "scoped_sm80.ptx",      "cluster_sm90a.ptx",     "attrs_rdc_sm90.ptx",
 };
 
 std::string data_path(const std::string& name) {
@@ -103,14 +102,25 @@ bool declared(const Function& f, const std::string& name) {
 }
 
 bool is_special_register(const std::string& name) {
-  static const char* const kPrefixes[] = {"%tid.", "%ntid.", "%ctaid.", "%nctaid.",
-                                          "%clusterid.", "%nclusterid.", "%cluster_ctaid.",
-                                          "%cluster_nctaid.", "%lanemask_", "%envreg"};
-  static const std::set<std::string> kNames = {
-      "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid", "%clock", "%clock64",
-      "%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%cluster_ctarank",
-      "%cluster_nctarank", "%is_explicit_cluster", "%dynamic_smem_size",
-      "%total_smem_size"};
+  static const char* const kPrefixes[] = {
+      "%tid.",        "%ntid.",          "%ctaid.",          "%nctaid.",   "%clusterid.",
+      "%nclusterid.", "%cluster_ctaid.", "%cluster_nctaid.", "%lanemask_", "%envreg"};
+  static const std::set<std::string> kNames = {"%laneid",
+                                               "%warpid",
+                                               "%nwarpid",
+                                               "%smid",
+                                               "%nsmid",
+                                               "%gridid",
+                                               "%clock",
+                                               "%clock64",
+                                               "%globaltimer",
+                                               "%globaltimer_lo",
+                                               "%globaltimer_hi",
+                                               "%cluster_ctarank",
+                                               "%cluster_nctarank",
+                                               "%is_explicit_cluster",
+                                               "%dynamic_smem_size",
+                                               "%total_smem_size"};
   if (kNames.count(name)) return true;
   return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
                      [&](const char* p) { return name.rfind(p, 0) == 0; });
@@ -128,8 +138,8 @@ Module parse_str(const std::string& text) { return parse(text, "frag.ptx"); }
 
 // Wraps body lines in a module with one kernel.
 std::string kernel(const std::string& body, const std::string& decls = "") {
-  return ".version 9.0\n.target sm_90\n.address_size 64\n" + decls +
-         ".visible .entry k()\n{\n" + body + "}\n";
+  return ".version 9.0\n.target sm_90\n.address_size 64\n" + decls + ".visible .entry k()\n{\n" +
+         body + "}\n";
 }
 
 ParseError parse_error(const std::string& text) {
@@ -164,8 +174,7 @@ TEST(PtxParserFiles, TransposeModuleAndKernel) {
   EXPECT_EQ(f.params[2].type, ".u32");
   EXPECT_TRUE(f.returns.empty());
   using Dir = std::pair<std::string, std::vector<std::int64_t>>;
-  EXPECT_EQ(f.directives,
-            (std::vector<Dir>{{".maxntid", {256, 1, 1}}, {".minnctapersm", {2}}}));
+  EXPECT_EQ(f.directives, (std::vector<Dir>{{".maxntid", {256, 1, 1}}, {".minnctapersm", {2}}}));
   ASSERT_EQ(f.registers.size(), 3u);
   EXPECT_EQ(f.registers[0].type, ".f32");
   EXPECT_EQ(f.registers[0].name, "%f");
@@ -368,8 +377,7 @@ TEST(PtxParserFiles, MiscCallsAndScopedParams) {
   EXPECT_EQ(param0.rfind("param0$s", 0), 0u) << param0;
   EXPECT_EQ(var(k.variables, param0).space, StateSpace::Param);
   EXPECT_EQ(var(k.variables, param0).type, ".b32");
-  EXPECT_EQ(var(k.variables, call.operands[2].elems[1].name).dims,
-            std::vector<std::int64_t>{16});
+  EXPECT_EQ(var(k.variables, call.operands[2].elems[1].name).dims, std::vector<std::int64_t>{16});
   EXPECT_EQ(instr(k, "st.param.b32 \t[param0+0], %r6").operands[0].name, param0);
   EXPECT_EQ(instr(k, "%r12, [retval0+0]").operands[1].name, retval);
 
@@ -641,9 +649,9 @@ TEST(PtxParserProperties, EveryFile) {
 // ---- fragments -----------------------------------------------------------------------
 
 TEST(PtxParserFragments, RegisterDeclarations) {
-  const Module m = parse_str(kernel(
-      "  .reg .pred p;\n  .reg .b32 a, b<4>, %c<2>;\n  .reg .v2 .f32 vv;\n"
-      "  setp.eq.u32 p, a, b3;\n  ret;\n"));
+  const Module m =
+      parse_str(kernel("  .reg .pred p;\n  .reg .b32 a, b<4>, %c<2>;\n  .reg .v2 .f32 vv;\n"
+                       "  setp.eq.u32 p, a, b3;\n  ret;\n"));
   const Function& k = m.functions.at(0);
   ASSERT_EQ(k.registers.size(), 5u);
   EXPECT_EQ(k.registers[0].name, "p");
@@ -663,14 +671,14 @@ TEST(PtxParserFragments, RegisterDeclarations) {
 }
 
 TEST(PtxParserFragments, ScopedRenamingRules) {
-  const Module m = parse_str(kernel(
-      "  .reg .b32 %r<3>;\n"
-      "  .reg .pred p;\n"
-      "  { .reg .pred p; setp.eq.u32 p, %r1, 0; }\n"
-      "  { .reg .pred p; .reg .b32 %r<2>; setp.ne.u32 p, %r1, %r2; }\n"
-      "  { .reg .b32 x; { .reg .b32 x; mov.u32 x, 1; } mov.u32 x, 2; }\n"
-      "  @p bra L;\n"
-      "L:\n  ret;\n"));
+  const Module m =
+      parse_str(kernel("  .reg .b32 %r<3>;\n"
+                       "  .reg .pred p;\n"
+                       "  { .reg .pred p; setp.eq.u32 p, %r1, 0; }\n"
+                       "  { .reg .pred p; .reg .b32 %r<2>; setp.ne.u32 p, %r1, %r2; }\n"
+                       "  { .reg .b32 x; { .reg .b32 x; mov.u32 x, 1; } mov.u32 x, 2; }\n"
+                       "  @p bra L;\n"
+                       "L:\n  ret;\n"));
   const Function& k = m.functions.at(0);
   const auto all = instructions(k);
   ASSERT_EQ(all.size(), 6u);
@@ -685,21 +693,21 @@ TEST(PtxParserFragments, ScopedRenamingRules) {
   EXPECT_EQ(labels(k), std::vector<std::string>{"L"});
   std::vector<std::string> names;
   for (const auto& r : k.registers) names.push_back(r.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"%r", "p", "p$s1", "p$s2", "%r$s2$", "x$s3",
-                                             "x$s4"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"%r", "p", "p$s1", "p$s2", "%r$s2$", "x$s3", "x$s4"}));
 }
 
 TEST(PtxParserFragments, LocChains) {
-  const Module m = parse_str(kernel(
-      "  mov.u32 %r1, 1;\n"
-      "  .loc 1 2 3\n"
-      "  mov.u32 %r1, 2;\n"
-      "  .loc 2 10 5, function_name $L__info_string0, inlined_at 1 20 7\n"
-      "  mov.u32 %r1, 3;\n"
-      "  .loc 2 11 6, inlined_at 1 21 8\n"
-      "  { mov.u32 %r1, 4; }\n"
-      "  mov.u32 %r1, 5;\n",
-      "") + ".file 1 \"a.cu\", 1700000000, 1234\n.file 3 \"b.h\"\n");
+  const Module m =
+      parse_str(kernel("  mov.u32 %r1, 1;\n"
+                       "  .loc 1 2 3\n"
+                       "  mov.u32 %r1, 2;\n"
+                       "  .loc 2 10 5, function_name $L__info_string0, inlined_at 1 20 7\n"
+                       "  mov.u32 %r1, 3;\n"
+                       "  .loc 2 11 6, inlined_at 1 21 8\n"
+                       "  { mov.u32 %r1, 4; }\n"
+                       "  mov.u32 %r1, 5;\n",
+                       "") +
+                ".file 1 \"a.cu\", 1700000000, 1234\n.file 3 \"b.h\"\n");
   const auto all = instructions(m.functions.at(0));
   ASSERT_EQ(all.size(), 5u);
   EXPECT_TRUE(all[0]->loc_chain.empty());
@@ -721,27 +729,27 @@ TEST(PtxParserFragments, LocDoesNotLeakIntoNextFunction) {
 }
 
 TEST(PtxParserFragments, Operands) {
-  const Module m = parse_str(kernel(
-      "  ld.shared.u32 %r1, [0x100];\n"
-      "  ld.global.u32 %r1, [sym+8];\n"
-      "  ld.global.u32 %r1, [%rd1+-4];\n"
-      "  ld.global.u32 %r1, [%rd1-16];\n"
-      "  ld.shared.v2.u32 {%r1, _}, [%r2];\n"
-      "  selp.b32 %r1, 1, 0, !%p1;\n"
-      "  mov.f32 %f1, 0.5;\n"
-      "  mov.f64 %fd1, 1.5e2;\n"
-      "  mov.f32 %f1, -0f3F800000;\n"
-      "  mov.b32 %r1, 0x10;\n"
-      "  mov.b32 %r1, 010;\n"
-      "  mov.b32 %r1, 0b101;\n"
-      "  mov.b32 %r1, 7U;\n"
-      "  mov.b64 %rd1, 0xFFFFFFFFFFFFFFFF;\n"
-      "  mov.b64 %rd1, -9223372036854775808;\n"
-      "  mov.u64 %rd1, $str+4;\n"
-      "  mov.u32 %r1, %ctaid.z;\n"
-      "  mov.u32 %r1, %nctaid.x;\n"
-      "  mov.u32 %r1, %warpid;\n"
-      "  mov.u32 %r1, %clock;\n"));
+  const Module m =
+      parse_str(kernel("  ld.shared.u32 %r1, [0x100];\n"
+                       "  ld.global.u32 %r1, [sym+8];\n"
+                       "  ld.global.u32 %r1, [%rd1+-4];\n"
+                       "  ld.global.u32 %r1, [%rd1-16];\n"
+                       "  ld.shared.v2.u32 {%r1, _}, [%r2];\n"
+                       "  selp.b32 %r1, 1, 0, !%p1;\n"
+                       "  mov.f32 %f1, 0.5;\n"
+                       "  mov.f64 %fd1, 1.5e2;\n"
+                       "  mov.f32 %f1, -0f3F800000;\n"
+                       "  mov.b32 %r1, 0x10;\n"
+                       "  mov.b32 %r1, 010;\n"
+                       "  mov.b32 %r1, 0b101;\n"
+                       "  mov.b32 %r1, 7U;\n"
+                       "  mov.b64 %rd1, 0xFFFFFFFFFFFFFFFF;\n"
+                       "  mov.b64 %rd1, -9223372036854775808;\n"
+                       "  mov.u64 %rd1, $str+4;\n"
+                       "  mov.u32 %r1, %ctaid.z;\n"
+                       "  mov.u32 %r1, %nctaid.x;\n"
+                       "  mov.u32 %r1, %warpid;\n"
+                       "  mov.u32 %r1, %clock;\n"));
   const auto all = instructions(m.functions.at(0));
   ASSERT_EQ(all.size(), 20u);
   const Operand& abs = all[0]->operands[1];
@@ -782,13 +790,13 @@ TEST(PtxParserFragments, Operands) {
 }
 
 TEST(PtxParserFragments, CallForms) {
-  const Module m = parse_str(kernel(
-      "  { .param .b64 param0; .param .b32 retval0;\n"
-      "  prototype_0 : .callprototype (.param .b32 _) _ (.param .b64 _);\n"
-      "  call.uni (retval0), vprintf, (param0, param1);\n"
-      "  call (%r1), %rd5, (%r2, 3), prototype_0;\n"
-      "  call.uni f, (param0);\n"
-      "  call g;\n  }\n"));
+  const Module m =
+      parse_str(kernel("  { .param .b64 param0; .param .b32 retval0;\n"
+                       "  prototype_0 : .callprototype (.param .b32 _) _ (.param .b64 _);\n"
+                       "  call.uni (retval0), vprintf, (param0, param1);\n"
+                       "  call (%r1), %rd5, (%r2, 3), prototype_0;\n"
+                       "  call.uni f, (param0);\n"
+                       "  call g;\n  }\n"));
   const auto all = instructions(m.functions.at(0));
   ASSERT_EQ(all.size(), 4u);
   EXPECT_EQ(all[0]->operands.size(), 3u);
@@ -892,7 +900,8 @@ TEST(PtxParserFragments, EmptyAndCrlf) {
   EXPECT_EQ(ret.pos.line, 5);
   EXPECT_EQ(ret.pos.col, 2);
   EXPECT_EQ(ret.text, "ret;");
-  const ParseError e = parse_error(".version 9.0\r\n.target sm_90\r\n.entry k()\r\n{\r\n\tret\r\n}\r\n");
+  const ParseError e =
+      parse_error(".version 9.0\r\n.target sm_90\r\n.entry k()\r\n{\r\n\tret\r\n}\r\n");
   EXPECT_EQ(e.pos.line, 6);
   EXPECT_EQ(e.line_text, "}");
 }
@@ -969,8 +978,7 @@ TEST(PtxParserErrors, SyntaxErrors) {
       {"  $L1 ret;\n", "expected an instruction, label or directive, found '$L1'", 6, 3},
       {"  .reg .b32 %r<0>;\n", "register count out of range: 0", 6, 16},
       {"  .reg %r;\n", "expected a register type, found '%r'", 6, 8},
-      {"  .reg .b32 .u32 %r;\n", "more than one type in declaration: '.u32' after '.b32'", 6,
-       13},
+      {"  .reg .b32 .u32 %r;\n", "more than one type in declaration: '.u32' after '.b32'", 6, 13},
       {"  .loc 1 2\n  ret;\n", "expected a column number, found 'ret'", 7, 3},
       {"  .loc 1 2 3, inlined 1 2 3\n", "expected 'function_name' or 'inlined_at', found 'inlined'",
        6, 15},
@@ -1015,12 +1023,12 @@ TEST(PtxParserErrors, UnclosedBlocks) {
 
 TEST(PtxParserRobustness, DeepNestingDoesNotOverflowTheStack) {
   const int depth = 200000;
-  std::string blocks = ".entry k()\n{\n" + std::string(depth, '{') + "ret;" +
-                       std::string(depth, '}') + "}\n";
+  std::string blocks =
+      ".entry k()\n{\n" + std::string(depth, '{') + "ret;" + std::string(depth, '}') + "}\n";
   const Module m = parse_str(blocks);
   EXPECT_EQ(m.functions.at(0).body.size(), 1u);
-  std::string init = ".global .b8 x = " + std::string(depth, '{') + "1" +
-                     std::string(depth, '}') + ";\n";
+  std::string init =
+      ".global .b8 x = " + std::string(depth, '{') + "1" + std::string(depth, '}') + ";\n";
   EXPECT_EQ(parse_str(init).variables.at(0).init, std::vector<std::uint8_t>{1});
   // Truncated: errors, not crashes.
   EXPECT_THROW(parse_str(blocks.substr(0, blocks.size() / 2)), ParseError);
@@ -1060,8 +1068,7 @@ TEST(PtxParserRobustness, LargeInputIsLinear) {
   big += text.substr(e);
   const auto t0 = std::chrono::steady_clock::now();
   const Module m = parse(big, "big.ptx");
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(m.functions.size(), 3u + static_cast<std::size_t>(copies));
   EXPECT_LT(secs, 20.0) << "parsing " << big.size() << " bytes";  // generous: Debug builds
 }

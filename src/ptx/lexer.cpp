@@ -214,16 +214,16 @@ std::string decode_number(std::string_view text, Number& out) {
   // Decimal floating literal: digits with '.' or an exponent.
   bool decimal_float = false;
   for (char c : text) {
-    if (c == '.' || ((c == 'e' || c == 'E') && !(text.size() > 1 && (text[1] == 'x' ||
-                                                                       text[1] == 'X')))) {
+    if (c == '.' ||
+        ((c == 'e' || c == 'E') && !(text.size() > 1 && (text[1] == 'x' || text[1] == 'X')))) {
       decimal_float = true;
       break;
     }
   }
   if (decimal_float) {
     double v = 0;
-    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v,
-                                         std::chars_format::general);
+    const auto [p, ec] =
+        std::from_chars(text.data(), text.data() + text.size(), v, std::chars_format::general);
     if (ec != std::errc() || p != text.data() + text.size()) return bad();
     out.is_float = true;
     out.fvalue = v;
@@ -268,10 +268,18 @@ std::string decode_string(std::string_view text) {
     if (text[k] == '\\' && k + 1 < text.size()) {
       const char e = text[++k];
       switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
         default:
           out += '\\';
           out += e;

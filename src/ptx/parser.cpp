@@ -26,7 +26,7 @@ using detail::Tok;
 using detail::Token;
 
 constexpr std::uint64_t kMaxFileIndex = 1u << 20;  // .file N: bounds the files table
-constexpr int kMaxOperandLevel = 3;  // [base, {x, y}] is the deepest real PTX nests
+constexpr int kMaxOperandLevel = 3;                // [base, {x, y}] is the deepest real PTX nests
 
 struct SvHash {
   using is_transparent = void;
@@ -45,12 +45,12 @@ int type_size(std::string_view t) {
     int size;
   };
   static constexpr Entry kTypes[] = {
-      {".b8", 1},       {".u8", 1},       {".s8", 1},      {".b16", 2},      {".u16", 2},
-      {".s16", 2},      {".f16", 2},      {".bf16", 2},    {".b32", 4},      {".u32", 4},
-      {".s32", 4},      {".f32", 4},      {".f16x2", 4},   {".bf16x2", 4},   {".tf32", 4},
-      {".b64", 8},      {".u64", 8},      {".s64", 8},     {".f64", 8},      {".b128", 16},
-      {".e4m3", 1},     {".e5m2", 1},     {".e2m1x2", 1},  {".e4m3x2", 2},   {".e5m2x2", 2},
-      {".e2m3x2", 2},   {".e3m2x2", 2},   {".ue8m0x2", 2}, {".pred", 0},     {".texref", 0},
+      {".b8", 1},         {".u8", 1},      {".s8", 1},      {".b16", 2},    {".u16", 2},
+      {".s16", 2},        {".f16", 2},     {".bf16", 2},    {".b32", 4},    {".u32", 4},
+      {".s32", 4},        {".f32", 4},     {".f16x2", 4},   {".bf16x2", 4}, {".tf32", 4},
+      {".b64", 8},        {".u64", 8},     {".s64", 8},     {".f64", 8},    {".b128", 16},
+      {".e4m3", 1},       {".e5m2", 1},    {".e2m1x2", 1},  {".e4m3x2", 2}, {".e5m2x2", 2},
+      {".e2m3x2", 2},     {".e3m2x2", 2},  {".ue8m0x2", 2}, {".pred", 0},   {".texref", 0},
       {".samplerref", 0}, {".surfref", 0},
   };
   for (const auto& e : kTypes) {
@@ -74,9 +74,9 @@ StateSpace state_space(std::string_view d) {
 
 bool is_perf_directive(std::string_view d) {
   static constexpr std::string_view kNames[] = {
-      ".maxntid",           ".reqntid",           ".minnctapersm",  ".maxnctapersm",
-      ".maxnreg",           ".maxclusterrank",    ".reqnctapercluster", ".explicitcluster",
-      ".blocksareclusters", ".noreturn",          ".abi_preserve",  ".abi_preserve_control",
+      ".maxntid",           ".reqntid",        ".minnctapersm",      ".maxnctapersm",
+      ".maxnreg",           ".maxclusterrank", ".reqnctapercluster", ".explicitcluster",
+      ".blocksareclusters", ".noreturn",       ".abi_preserve",      ".abi_preserve_control",
   };
   return std::find(std::begin(kNames), std::end(kNames), d) != std::end(kNames);
 }
@@ -292,8 +292,8 @@ class Parser {
 
   [[noreturn]] void fail_unclosed(const Token& open, const char* what) const {
     fail(tok_, std::string("expected '}' to close the ") + what + " opened at line " +
-                   std::to_string(open.line) + ", column " + std::to_string(open.col) +
-                   ", found " + describe(tok_));
+                   std::to_string(open.line) + ", column " + std::to_string(open.col) + ", found " +
+                   describe(tok_));
   }
 
   // After `.pragma`: "string" [, "string"]* ;
@@ -383,8 +383,9 @@ class Parser {
         const std::string_view p = parts[k];
         const int size = type_size(p);
         if (size >= 0) {
-          if (!a.type.empty()) fail(t, "more than one type in declaration: '" +
-                                           std::string(p) + "' after '" + a.type + "'");
+          if (!a.type.empty())
+            fail(t, "more than one type in declaration: '" + std::string(p) + "' after '" + a.type +
+                        "'");
           a.type = std::string(p);
         } else if (p == ".v2" || p == ".v4" || p == ".v8") {
           a.vector = p[2] - '0';
@@ -410,9 +411,9 @@ class Parser {
     expect('(');
     int depth = 1;
     while (depth > 0) {
-      if (tok_.kind == Tok::End) fail(tok_, "expected ')' to match the '(' at line " +
-                                                std::to_string(open.line) + ", column " +
-                                                std::to_string(open.col) + ", found end of input");
+      if (tok_.kind == Tok::End)
+        fail(tok_, "expected ')' to match the '(' at line " + std::to_string(open.line) +
+                       ", column " + std::to_string(open.col) + ", found end of input");
       if (tok_.is('(')) ++depth;
       if (tok_.is(')')) --depth;
       advance();
@@ -554,9 +555,9 @@ class Parser {
   static void write_element(Variable& v, int size, const detail::Number& n, bool negative) {
     std::uint64_t bits = 0;
     const std::string_view t = v.type;
-    const double dv = n.is_float ? n.fvalue
-                                 : (negative ? -static_cast<double>(n.value)
-                                             : static_cast<double>(n.value));
+    const double dv =
+        n.is_float ? n.fvalue
+                   : (negative ? -static_cast<double>(n.value) : static_cast<double>(n.value));
     const double value = n.is_float && negative ? -dv : dv;
     if (t == ".f32") {
       if (n.is_float && n.fbits == 32) {
@@ -964,7 +965,8 @@ class Parser {
     std::size_t k = 0;
     while (k < src.size()) {
       const char c = src[k];
-      const bool comment = c == '/' && k + 1 < src.size() && (src[k + 1] == '/' || src[k + 1] == '*');
+      const bool comment =
+          c == '/' && k + 1 < src.size() && (src[k + 1] == '/' || src[k + 1] == '*');
       if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\v' && c != '\f' && !comment) {
         out += c;
         ++k;
