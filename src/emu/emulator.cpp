@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cfenv>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -93,27 +94,56 @@ float half_to_float(std::uint16_t h) {
   else v = std::ldexp(static_cast<float>(man | 0x400), static_cast<int>(exp) - 25);
   return sign ? -v : v;
 }
-std::uint16_t float_to_half(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const std::uint32_t sign = (x >> 16) & 0x8000;
-  const int exp = static_cast<int>((x >> 23) & 0xff) - 127 + 15;
-  std::uint32_t man = x & 0x7fffff;
-  if (((x >> 23) & 0xff) == 0xff) return static_cast<std::uint16_t>(sign | 0x7c00 | (man ? 0x200 : 0));
-  if (exp >= 31) return static_cast<std::uint16_t>(sign | 0x7c00);
-  if (exp <= 0) {
-    if (exp < -10) return static_cast<std::uint16_t>(sign);
-    man |= 0x800000;
-    const int shift = 14 - exp;
-    std::uint32_t h = man >> shift;
-    const std::uint32_t rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1))) ++h;
-    return static_cast<std::uint16_t>(sign | h);
+// IEEE half from a double (exact for f32 and f16 sources), rounded by `r` (.rn when none).
+std::uint16_t to_half(double v, ptx::Round r) {
+  const std::uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  if (std::isnan(v)) return static_cast<std::uint16_t>(sign | 0x7e00);
+  if (std::isinf(v)) return static_cast<std::uint16_t>(sign | 0x7c00);
+  const double a = std::fabs(v);
+  if (a == 0) return sign;
+  int e;
+  std::frexp(a, &e);
+  const int E = std::max(e - 1, -14);            // the half exponent (subnormals: -14)
+  const double t = std::ldexp(a, 10 - E);        // a in units of the last place: exact
+  double m = std::floor(t);
+  const double frac = t - m;
+  bool up;
+  switch (r) {
+    case ptx::Round::Rz: up = false; break;
+    case ptx::Round::Rm: up = frac > 0 && sign; break;
+    case ptx::Round::Rp: up = frac > 0 && !sign; break;
+    default: up = frac > 0.5 || (frac == 0.5 && std::fmod(m, 2.0) != 0); break;
   }
-  std::uint32_t h = (static_cast<std::uint32_t>(exp) << 10) | (man >> 13);
-  const std::uint32_t rem = man & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) ++h;
-  return static_cast<std::uint16_t>(sign | h);
+  if (up) m += 1;
+  // ((E + 14) << 10) + m encodes normals (m in [1024, 2048], a carry bumps the exponent)
+  // and, for E == -14, subnormals (m < 1024).
+  const double bits = std::ldexp(static_cast<double>(E + 14), 10) + m;
+  if (bits >= 0x7c00) {
+    const bool inf = r == ptx::Round::Rn || r == ptx::Round::None || (r == ptx::Round::Rp && !sign) ||
+                     (r == ptx::Round::Rm && sign);
+    return static_cast<std::uint16_t>(sign | (inf ? 0x7c00 : 0x7bff));
+  }
+  return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(bits));
+}
+// The host rounding mode for a PTX rounding modifier (.rn and none: to nearest).
+int fe_mode(ptx::Round r) {
+  switch (r) {
+    case ptx::Round::Rz: return FE_TOWARDZERO;
+    case ptx::Round::Rm: return FE_DOWNWARD;
+    case ptx::Round::Rp: return FE_UPWARD;
+    default: return FE_TONEAREST;
+  }
+}
+// Runs `f` under the host rounding mode `mode`. `f` must read its operands through
+// volatile and return through volatile, so that the compiler cannot move the arithmetic
+// out from between the mode changes.
+template <typename F>
+auto with_rounding(int mode, F f) {
+  if (mode == FE_TONEAREST) return f();
+  std::fesetround(mode);
+  auto r = f();
+  std::fesetround(FE_TONEAREST);
+  return r;
 }
 double round_mode(double v, ptx::Round r) {
   switch (r) {
@@ -123,6 +153,38 @@ double round_mode(double v, ptx::Round r) {
     case ptx::Round::Rpi: case ptx::Round::Rp: return std::ceil(v);
     default: return std::trunc(v);
   }
+}
+
+// The rounding modifier of a float operation: mul and mad keep it in type2 (their sub is
+// the .lo/.hi/.wide mode), the others in sub.
+ptx::Round float_round(const Instr& in) {
+  if (in.op == Opc::Mul || in.op == Opc::Mad) return static_cast<ptx::Round>(static_cast<std::uint8_t>(in.type2));
+  return static_cast<ptx::Round>(in.sub);
+}
+bool directed_round(const Instr& in) {
+  const ptx::Round r = float_round(in);
+  return r == ptx::Round::Rz || r == ptx::Round::Rm || r == ptx::Round::Rp;
+}
+
+// NaN results as sm_90 gives them (measured on the GPU): f32 arithmetic returns the
+// canonical NaN 0x7fffffff whatever the operands' payloads.
+constexpr std::uint64_t kQuietF64 = 0x0008000000000000ull;
+std::uint64_t canonical_f32(float r) { return r != r ? std::uint64_t{0x7fffffffu} : from_f32(r); }
+// .sat: clamps to [+0.0, 1.0]; NaN and -0.0 give +0.0.
+template <typename T>
+T saturate(const Instr& in, T r) {
+  if (!(in.flags & ptx::kFlagSat)) return r;
+  return (std::isnan(r) || r <= T(0)) ? T(0) : std::min(r, T(1));
+}
+// min/max.f32/f64: a NaN operand gives the other operand; -0.0 is below +0.0; two NaNs
+// give the canonical NaN (f32) or the second operand quieted (f64), as measured.
+std::uint64_t float_min_max(bool max, bool f64, std::uint64_t a, std::uint64_t b) {
+  const double x = f64 ? as_f64(a) : as_f32(a), y = f64 ? as_f64(b) : as_f32(b);
+  if (std::isnan(x) && std::isnan(y)) return f64 ? (b | kQuietF64) : 0x7fffffffu;
+  if (std::isnan(x)) return b;
+  if (std::isnan(y)) return a;
+  if (x == y && x == 0) return (std::signbit(x) != max) ? a : b;  // min: the negative zero
+  return (max ? x > y : x < y) ? a : b;
 }
 
 model::Op access_op(const Instr& in) {
@@ -409,7 +471,7 @@ struct Ctx {
       store(in.dst[0], w, exec, out);
       return true;
     }
-    if (t == Ty::F32 && !(in.flags & ptx::kFlagFtz)) {
+    if (t == Ty::F32 && !(in.flags & ptx::kFlagFtz) && !directed_round(in)) {
       switch (in.op) {
         case Opc::Mov:
           if (in.sub != 0) return false;
@@ -420,7 +482,7 @@ struct Ctx {
           const auto* b = lanes_of(in.src[1], w, tb);
           for (int l = 0; l < 32; ++l) {
             const float x = as_f32(a[l]), y = as_f32(b[l]);
-            out[l] = from_f32(in.op == Opc::Add ? x + y : in.op == Opc::Sub ? x - y : x * y);
+            out[l] = canonical_f32(in.op == Opc::Add ? x + y : in.op == Opc::Sub ? x - y : x * y);
           }
           break;
         }
@@ -428,7 +490,7 @@ struct Ctx {
           const auto* a = lanes_of(in.src[0], w, ta);
           const auto* b = lanes_of(in.src[1], w, tb);
           const auto* c = lanes_of(in.src[2], w, tc);
-          for (int l = 0; l < 32; ++l) out[l] = from_f32(std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(c[l])));
+          for (int l = 0; l < 32; ++l) out[l] = canonical_f32(std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(c[l])));
           break;
         }
         default: return false;
@@ -565,9 +627,11 @@ struct Ctx {
     }
   }
 
+  AccessEvent event = {};  // reused: constructing one per request cleared 256 bytes each time
+
   void emit(const Instr& in, int w, std::uint32_t exec, Space space, const std::uint64_t* addrs, unsigned width) {
     if (listeners.empty() || !exec) return;
-    AccessEvent e;
+    AccessEvent& e = event;
     e.site = in.site;
     e.cta = cta_linear;
     e.warp = w;
@@ -575,7 +639,7 @@ struct Ctx {
     e.op = access_op(in);
     e.width = static_cast<std::uint8_t>(width);
     e.mask = exec;
-    for (int l = 0; l < 32; ++l) e.addr[l] = addrs[l];
+    std::memcpy(e.addr, addrs, sizeof e.addr);
     for (Listener* li : listeners) li->on_access(e);
   }
 
@@ -774,21 +838,69 @@ struct Ctx {
   }
 };
 
+// The correctly rounded float operations under .rz/.rm/.rp: the host's arithmetic in that
+// rounding mode.
+std::uint64_t arith_directed(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  const int mode = fe_mode(float_round(in));
+  if (in.type == Ty::F64) {
+    const double r = with_rounding(mode, [&] {
+      volatile double x = as_f64(a), y = as_f64(b), z = as_f64(c);
+      volatile double v;
+      switch (in.op) {
+        case Opc::Add: v = x + y; break;
+        case Opc::Sub: v = x - y; break;
+        case Opc::Mul: v = x * y; break;
+        case Opc::Div: v = x / y; break;
+        case Opc::Rcp: v = 1.0 / x; break;
+        case Opc::Sqrt: v = std::sqrt(static_cast<double>(x)); break;
+        default: v = std::fma(static_cast<double>(x), static_cast<double>(y), static_cast<double>(z)); break;
+      }
+      return static_cast<double>(v);
+    });
+    return from_f64(saturate(in, r));
+  }
+  const float r = with_rounding(mode, [&] {
+    volatile float x = as_f32(a), y = as_f32(b), z = as_f32(c);
+    volatile float v;
+    switch (in.op) {
+      case Opc::Add: v = x + y; break;
+      case Opc::Sub: v = x - y; break;
+      case Opc::Mul: v = x * y; break;
+      case Opc::Div: v = x / y; break;
+      case Opc::Rcp: v = 1.0f / x; break;
+      case Opc::Sqrt: v = std::sqrt(static_cast<float>(x)); break;
+      default: v = std::fma(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)); break;
+    }
+    return static_cast<float>(v);
+  });
+  return canonical_f32(saturate(in, r));
+}
+
 // Integer and float arithmetic for one lane.
 std::uint64_t arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
   const Ty t = in.type;
   const std::uint64_t m = mask_of(t);
   if (ptx::ty_float(t)) {
     const bool d = t == Ty::F64;
+    // f64 NaN operands as sm_90 propagates them (measured): add, mul and fma give the
+    // second operand's NaN (quieted) when it is one, else the first's (the host prefers
+    // the first); neg and abs give the operand's NaN quieted, sign unchanged.
+    if (d && (in.op == Opc::Add || in.op == Opc::Mul || in.op == Opc::Fma || in.op == Opc::Mad)) {
+      if (std::isnan(as_f64(b))) return from_f64(saturate(in, as_f64(b | kQuietF64)));
+      if (std::isnan(as_f64(a))) return from_f64(saturate(in, as_f64(a | kQuietF64)));
+    }
+    if (d && (in.op == Opc::Neg || in.op == Opc::Abs) && std::isnan(as_f64(a))) return a | kQuietF64;
+    if (directed_round(in)) {
+      switch (in.op) {
+        case Opc::Add: case Opc::Sub: case Opc::Mul: case Opc::Div: case Opc::Mad: case Opc::Fma:
+        case Opc::Rcp: case Opc::Sqrt:
+          return arith_directed(in, a, b, c);
+        default: break;
+      }
+    }
     auto F = [&](std::uint64_t x) { return d ? as_f64(x) : static_cast<double>(as_f32(x)); };
-    auto out = [&](double r) {
-      if (in.flags & ptx::kFlagSat) r = std::isnan(r) ? 0.0 : std::clamp(r, 0.0, 1.0);
-      return d ? from_f64(r) : from_f32(static_cast<float>(r));
-    };
-    auto outf = [&](float r) {
-      if (in.flags & ptx::kFlagSat) r = std::isnan(r) ? 0.f : std::clamp(r, 0.f, 1.f);
-      return from_f32(r);
-    };
+    auto out = [&](double r) { return from_f64(saturate(in, r)); };
+    auto outf = [&](float r) { return canonical_f32(saturate(in, r)); };
     switch (in.op) {
       case Opc::Add: return d ? out(as_f64(a) + as_f64(b)) : outf(as_f32(a) + as_f32(b));
       case Opc::Sub: return d ? out(as_f64(a) - as_f64(b)) : outf(as_f32(a) - as_f32(b));
@@ -796,10 +908,11 @@ std::uint64_t arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint
       case Opc::Div: return d ? out(as_f64(a) / as_f64(b)) : outf(as_f32(a) / as_f32(b));
       case Opc::Mad:
       case Opc::Fma: return d ? out(std::fma(as_f64(a), as_f64(b), as_f64(c))) : outf(std::fma(as_f32(a), as_f32(b), as_f32(c)));
-      case Opc::Min: return d ? from_f64(std::fmin(F(a), F(b))) : from_f32(std::fmin(as_f32(a), as_f32(b)));
-      case Opc::Max: return d ? from_f64(std::fmax(F(a), F(b))) : from_f32(std::fmax(as_f32(a), as_f32(b)));
-      case Opc::Abs: return d ? from_f64(std::fabs(F(a))) : from_f32(std::fabs(as_f32(a)));
-      case Opc::Neg: return d ? from_f64(-F(a)) : from_f32(-as_f32(a));
+      case Opc::Min:
+      case Opc::Max: return float_min_max(in.op == Opc::Max, d, a, b);
+      // f32 abs/neg return the canonical NaN for a NaN (as measured); f64 ones flip bits.
+      case Opc::Abs: return d ? from_f64(std::fabs(F(a))) : canonical_f32(std::fabs(as_f32(a)));
+      case Opc::Neg: return d ? from_f64(-F(a)) : canonical_f32(-as_f32(a));
       case Opc::Rcp: return d ? out(1.0 / F(a)) : outf(1.0f / as_f32(a));
       case Opc::Sqrt: return d ? out(std::sqrt(F(a))) : outf(std::sqrt(as_f32(a)));
       case Opc::Rsqrt: return d ? out(1.0 / std::sqrt(F(a))) : outf(1.0f / std::sqrt(as_f32(a)));
@@ -973,29 +1086,57 @@ std::uint64_t convert(const Instr& in, std::uint64_t x) {
   else f = ptx::ty_signed(s) ? static_cast<double>(sext(x, s)) : static_cast<double>(x & mask_of(s));
   if (ptx::ty_float(d)) {
     if (ptx::ty_float(s) && rnd >= ptx::Round::Rni) f = round_mode(f, rnd);
-    if (sat) f = std::isnan(f) ? 0.0 : std::clamp(f, 0.0, 1.0);
-    if (d == Ty::F32) {
-      if (!ptx::ty_float(s) && s != Ty::F16) {
-        // Integer to f32: round to nearest from the exact integer.
-        return ptx::ty_signed(s) ? from_f32(static_cast<float>(sext(x, s))) : from_f32(static_cast<float>(x & mask_of(s)));
-      }
-      return from_f32(static_cast<float>(f));
+    const int mode = fe_mode(rnd);  // .rn/.rz/.rm/.rp (none: to nearest)
+    if (d == Ty::F16) {
+      f = saturate(in, f);
+      // A NaN: from f64 the sign and top payload bits are kept, from f32 the canonical
+      // 0x7fff (as measured).
+      if (std::isnan(f))
+        return s == Ty::F64 ? ((x >> 48) & 0x8000) | 0x7e00 | ((x >> 42) & 0x3ff) : 0x7fff;
+      return to_half(f, rnd);
     }
-    if (d == Ty::F16) return float_to_half(static_cast<float>(f));
-    if (!ptx::ty_float(s)) return ptx::ty_signed(s) ? from_f64(static_cast<double>(sext(x, s))) : from_f64(static_cast<double>(x & mask_of(s)));
-    return from_f64(f);
+    const bool from_int = !ptx::ty_float(s);
+    const bool from_signed = ptx::ty_signed(s);
+    const std::uint64_t bits = from_signed ? static_cast<std::uint64_t>(sext(x, s)) : (x & mask_of(s));
+    if (d == Ty::F32) {
+      // From the exact integer or double, rounded once in the instruction's mode.
+      float r = with_rounding(mode, [&] {
+        volatile std::uint64_t vi = bits;
+        volatile double vf = f;
+        volatile float o = !from_int     ? static_cast<float>(static_cast<double>(vf))
+                           : from_signed ? static_cast<float>(static_cast<std::int64_t>(vi))
+                                         : static_cast<float>(static_cast<std::uint64_t>(vi));
+        return static_cast<float>(o);
+      });
+      r = saturate(in, r);
+      // NaNs from f32/f16 sources come out canonical; from f64 with their payload.
+      return s == Ty::F64 ? from_f32(r) : canonical_f32(r);
+    }
+    double r = !from_int ? f : with_rounding(mode, [&] {
+      volatile std::uint64_t vi = bits;
+      volatile double o = from_signed ? static_cast<double>(static_cast<std::int64_t>(vi))
+                                      : static_cast<double>(static_cast<std::uint64_t>(vi));
+      return static_cast<double>(o);
+    });
+    return from_f64(saturate(in, r));
   }
-  // float to integer
-  if (std::isnan(f)) return 0;
-  f = round_mode(f, rnd == ptx::Round::None ? ptx::Round::Rzi : rnd);
+  // float to integer: rounded, then saturated to the destination's range (NaN: 0). The
+  // bounds are compared as powers of two: 2^63 and 2^64 are not below INT64_MAX/UINT64_MAX
+  // as doubles, and casting them is undefined.
   const int db = ptx::ty_bytes(d) * 8;
+  // A NaN gives 0 from f32/f16 into 32 bits or fewer; from f64, or into 64 bits, the
+  // type's sign bit alone (0x80000000, 0x8000000000000000), as measured.
+  if (std::isnan(f)) return (s == Ty::F64 || db == 64) ? (1ull << (db - 1)) : 0;
+  f = round_mode(f, rnd == ptx::Round::None ? ptx::Round::Rzi : rnd);
   if (ptx::ty_signed(d)) {
-    const double lo = db == 64 ? -9223372036854775808.0 : -std::ldexp(1.0, db - 1);
-    const double hi = db == 64 ? 9223372036854775807.0 : std::ldexp(1.0, db - 1) - 1;
-    return static_cast<std::uint64_t>(static_cast<std::int64_t>(std::clamp(f, lo, hi))) & mask_of(d);
+    const double lim = std::ldexp(1.0, db - 1);
+    if (f >= lim) return mask_of(d) >> 1;                      // the largest value
+    if (f <= -lim) return (mask_of(d) >> 1) + 1;               // the smallest value
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(f)) & mask_of(d);
   }
-  const double hi = db == 64 ? 18446744073709551615.0 : std::ldexp(1.0, db) - 1;
-  return static_cast<std::uint64_t>(std::clamp(f, 0.0, hi)) & mask_of(d);
+  if (f <= 0) return 0;
+  if (f >= std::ldexp(1.0, db)) return mask_of(d);
+  return static_cast<std::uint64_t>(f) & mask_of(d);
 }
 
 }  // namespace
@@ -1100,7 +1241,8 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
           top.pc = pc + 1;
           continue;
         case Opc::Trap:
-          if (exec) c.fail(EmuError::Kind::Trap, pc, "the kernel executed trap");
+          if (exec)
+            c.fail(EmuError::Kind::Trap, pc, in.sub == 1 ? "assertion failed (assert() in the kernel)" : "the kernel executed trap");
           top.pc = pc + 1;
           continue;
         case Opc::Bar:
@@ -1278,6 +1420,18 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
           }
           break;
         case Opc::Prmt:
+          if (in.sub != 0) {  // shf.{l,r}.{wrap,clamp}.b32: the funnel shift of {b, a}
+            const bool right = in.sub == 2 || in.sub == 4, clamp = in.sub >= 3;
+            for (int l = 0; l < 32; ++l) {
+              if (!((exec >> l) & 1u)) continue;
+              const std::uint64_t ab = (c.val(in.src[0], w, l) & 0xffffffffu) | ((c.val(in.src[1], w, l) & 0xffffffffu) << 32);
+              const std::uint32_t cv = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
+              const std::uint32_t n = clamp ? std::min<std::uint32_t>(cv, 32) : (cv & 31);
+              const std::uint64_t r = right ? (ab >> n) : ((ab << n) >> 32);
+              c.set(in.dst[0], w, l, r & 0xffffffffu, Ty::B32);
+            }
+            break;
+          }
           for (int l = 0; l < 32; ++l) {
             if (!((exec >> l) & 1u)) continue;
             const std::uint64_t bytes = (c.val(in.src[0], w, l) & 0xffffffffu) | ((c.val(in.src[1], w, l) & 0xffffffffu) << 32);
@@ -1318,8 +1472,15 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
               case 1: r = std::isinf(x); break;
               case 2: r = !std::isnan(x); break;
               case 3: r = std::isnan(x); break;
-              case 4: r = std::isnormal(in.type == Ty::F64 ? x : static_cast<float>(x)); break;
-              default: r = std::fpclassify(in.type == Ty::F64 ? x : static_cast<float>(x)) == FP_SUBNORMAL; break;
+              // f32 values classified as float (a subnormal float is a normal double);
+              // .normal holds for zeros too (as measured): finite and not subnormal.
+              case 4:
+                r = std::isfinite(x) &&
+                    (in.type == Ty::F64 ? std::fpclassify(x) : std::fpclassify(static_cast<float>(x))) != FP_SUBNORMAL;
+                break;
+              default:
+                r = (in.type == Ty::F64 ? std::fpclassify(x) : std::fpclassify(static_cast<float>(x))) == FP_SUBNORMAL;
+                break;
             }
             c.set(in.dst[0], w, l, r, Ty::Pred);
           }

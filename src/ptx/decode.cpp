@@ -203,6 +203,14 @@ class Decoder {
         local_off = align_up(local_off, a);
         syms[v.name] = {Space::Local, local_off};
         local_off += var_bytes(v);
+      } else if (v.space == StateSpace::Param) {
+        // A call sequence's argument or return slot (printf): per-thread storage in the
+        // local depot, so st.param/ld.param on it work like local accesses.
+        const std::uint64_t a = static_cast<std::uint64_t>(v.align ? v.align : 8);
+        local_off = align_up(local_off, a);
+        syms[v.name] = {Space::Local, local_off};
+        call_params_.insert(v.name);
+        local_off += std::max<std::uint64_t>(var_bytes(v), 1);
       } else if (v.space == StateSpace::Global || v.space == StateSpace::Const) {
         fail_at(v.pos.line, "function-scope ." + std::string(v.space == StateSpace::Global ? "global" : "const") +
                                 " variables are not supported",
@@ -247,7 +255,7 @@ class Decoder {
       k.ptx_lines.push_back(in.pos.line);
       k.texts.push_back(in.text);
       if (ins.op == Opc::Ld || ins.op == Opc::St || ins.op == Opc::Atom || ins.op == Opc::Red) {
-        if (ins.space != Space::Param) {
+        if (ins.space != Space::Param && !call_param_access_) {
           Site s;
           s.instr = static_cast<std::uint32_t>(k.code.size());
           s.file = k.locs.back().file;
@@ -262,6 +270,7 @@ class Decoder {
       k.code.push_back(ins);
     }
     compute_reconvergence(k);
+    call_params_.clear();
     reg_index_.clear();
     pred_index_.clear();
     reg_type_.clear();
@@ -294,6 +303,8 @@ class Decoder {
     return {chain.back().file, chain.back().line, chain.back().col};
   }
 
+  std::set<std::string> call_params_;  // function-scope .param variables (call sequences)
+  bool call_param_access_ = false;      // the instruction being decoded accesses one
   std::unordered_map<std::string, std::uint32_t> reg_index_, pred_index_;
   std::unordered_map<std::string, std::string> reg_type_;
   std::unordered_map<std::string, SymbolInfo>* syms_ = nullptr;
@@ -366,7 +377,7 @@ class Decoder {
         auto it = syms_->find(o.name);
         if (it == syms_->end()) fail(in, "unknown symbol '" + o.name + "'");
         r.kind = Opnd::Kind::SymAddr;
-        r.imm = it->second.address;
+        r.imm = it->second.address + static_cast<std::uint64_t>(o.imm);  // sym+offset
         r.reg = static_cast<std::uint32_t>(it->second.space);
         return r;
       }
@@ -389,6 +400,10 @@ class Decoder {
       if (it == syms_->end()) fail(in, "unknown symbol '" + o.name + "'");
       m.offset += static_cast<std::int64_t>(it->second.address);
       if (space == Space::Generic) space = it->second.space;
+      if (call_params_.count(o.name)) {  // st.param/ld.param of a call argument
+        space = Space::Local;
+        call_param_access_ = true;
+      }
     }
     return m;
   }
@@ -419,6 +434,7 @@ class Decoder {
 
   Instr decode_instr(const Instruction& in, Kernel& k) {
     Instr ins;
+    call_param_access_ = false;
     if (in.guard) {
       auto it = pred_index_.find(*in.guard);
       if (it == pred_index_.end()) fail(in, "guard predicate '" + *in.guard + "' is not declared");
@@ -616,6 +632,21 @@ class Decoder {
       src(3, Ty::B32);
       return ins;
     }
+    if (op == "shf") {
+      // Funnel shift (rotates compile to it): decoded as a Prmt variant, sub 1-4 =
+      // 1 + (.r ? 1 : 0) + (.clamp ? 2 : 0); sub 0 is prmt itself.
+      ins.op = Opc::Prmt;
+      ins.type = Ty::B32;
+      if (!has(in, ".l") && !has(in, ".r")) fail(in, "shf needs .l or .r");
+      if (!has(in, ".wrap") && !has(in, ".clamp")) fail(in, "shf needs .wrap or .clamp");
+      ins.sub = static_cast<std::uint8_t>(1 + (has(in, ".r") ? 1 : 0) + (has(in, ".clamp") ? 2 : 0));
+      need(4);
+      dst(0, Ty::B32);
+      src(1, Ty::B32);
+      src(2, Ty::B32);
+      src(3, Ty::U32);
+      return ins;
+    }
     if (op == "lop3") {
       ins.op = Opc::Lop3;
       ins.type = Ty::B32;
@@ -773,6 +804,12 @@ class Decoder {
         fail(in, "bra takes one label");
       return ins;
     }
+    if (op == "bar" && has(in, ".warp")) {
+      // bar.warp.sync (__syncwarp): the emulator runs a warp's active lanes together, so
+      // there is nothing to wait for.
+      ins.op = Opc::Nop;
+      return ins;
+    }
     if (op == "bar" || op == "barrier") {
       const bool sync = has(in, ".sync") || (op == "barrier" && !has(in, ".arrive")) || in.modifiers.empty();
       if (!sync || has(in, ".arrive") || has(in, ".red")) fail(in, "only bar.sync / barrier.sync are supported");
@@ -870,11 +907,17 @@ class Decoder {
     if (op == "call") {
       // printf is the one call kept (as a no-op returning 0); other device functions are
       // normally inlined by nvcc.
-      for (const auto& o : in.operands)
+      for (const auto& o : in.operands) {
         if (o.kind == Operand::Kind::Symbol && o.name == "vprintf") {
           ins.op = Opc::Nop;
           return ins;
         }
+        if (o.kind == Operand::Kind::Symbol && o.name == "__assertfail") {  // a failed assert()
+          ins.op = Opc::Trap;
+          ins.sub = 1;
+          return ins;
+        }
+      }
       fail(in, "calls to device functions are not supported (compile with the function inlined)");
     }
     (void)k;
@@ -919,52 +962,96 @@ class Decoder {
         add(last + 1 < n ? block_of[static_cast<size_t>(last) + 1] : exit_node);
       }
     }
-    // Post-dominator sets by iteration (bitsets); block counts are small.
+    // The immediate post-dominator of every block in the graph `g` (exit_node: the exit;
+    // -1: the block cannot reach the exit in `g`). Post-dominator sets by iteration
+    // (bitsets); block counts are small.
     const int words = (nb + 1 + 63) / 64;
-    std::vector<std::vector<std::uint64_t>> pdom(static_cast<size_t>(nb) + 1,
-                                                 std::vector<std::uint64_t>(static_cast<size_t>(words), ~0ull));
-    auto set_only = [&](int node) {
-      std::fill(pdom[static_cast<size_t>(node)].begin(), pdom[static_cast<size_t>(node)].end(), 0ull);
-      pdom[static_cast<size_t>(node)][static_cast<size_t>(node) / 64] |= 1ull << (node % 64);
-    };
-    set_only(exit_node);
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      for (int b = nb - 1; b >= 0; --b) {
-        std::vector<std::uint64_t> acc(static_cast<size_t>(words), ~0ull);
-        if (succ[static_cast<size_t>(b)].empty()) std::fill(acc.begin(), acc.end(), 0ull);
-        for (int s : succ[static_cast<size_t>(b)])
-          for (int w = 0; w < words; ++w) acc[static_cast<size_t>(w)] &= pdom[static_cast<size_t>(s)][static_cast<size_t>(w)];
-        acc[static_cast<size_t>(b) / 64] |= 1ull << (b % 64);
-        if (acc != pdom[static_cast<size_t>(b)]) {
-          pdom[static_cast<size_t>(b)] = std::move(acc);
-          changed = true;
+    auto ipdoms = [&](const std::vector<std::vector<int>>& g) {
+      std::vector<char> reaches(static_cast<size_t>(nb) + 1, 0);
+      reaches[static_cast<size_t>(exit_node)] = 1;
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (int b = 0; b < nb; ++b)
+          if (!reaches[static_cast<size_t>(b)])
+            for (int t : g[static_cast<size_t>(b)])
+              if (reaches[static_cast<size_t>(t)]) {
+                reaches[static_cast<size_t>(b)] = 1;
+                grew = true;
+                break;
+              }
+      }
+      std::vector<std::vector<std::uint64_t>> pdom(static_cast<size_t>(nb) + 1,
+                                                   std::vector<std::uint64_t>(static_cast<size_t>(words), ~0ull));
+      auto set_only = [&](int node) {
+        std::fill(pdom[static_cast<size_t>(node)].begin(), pdom[static_cast<size_t>(node)].end(), 0ull);
+        pdom[static_cast<size_t>(node)][static_cast<size_t>(node) / 64] |= 1ull << (node % 64);
+      };
+      set_only(exit_node);
+      bool changed = true;
+      while (changed) {
+        changed = false;
+        for (int b = nb - 1; b >= 0; --b) {
+          std::vector<std::uint64_t> acc(static_cast<size_t>(words), ~0ull);
+          if (g[static_cast<size_t>(b)].empty()) std::fill(acc.begin(), acc.end(), 0ull);
+          for (int t : g[static_cast<size_t>(b)])
+            for (int w = 0; w < words; ++w) acc[static_cast<size_t>(w)] &= pdom[static_cast<size_t>(t)][static_cast<size_t>(w)];
+          acc[static_cast<size_t>(b) / 64] |= 1ull << (b % 64);
+          if (acc != pdom[static_cast<size_t>(b)]) {
+            pdom[static_cast<size_t>(b)] = std::move(acc);
+            changed = true;
+          }
         }
       }
+      auto in_set = [&](int node, int x) {
+        return (pdom[static_cast<size_t>(node)][static_cast<size_t>(x) / 64] >> (x % 64)) & 1ull;
+      };
+      auto count = [&](int node) {
+        int c = 0;
+        for (auto w : pdom[static_cast<size_t>(node)]) c += __builtin_popcountll(w);
+        return c;
+      };
+      std::vector<int> out(static_cast<size_t>(nb), -1);
+      for (int b = 0; b < nb; ++b) {
+        if (!reaches[static_cast<size_t>(b)]) continue;
+        // The immediate post-dominator: the strict post-dominator with the largest set.
+        int best = -1, best_count = -1;
+        for (int x = 0; x <= nb; ++x) {
+          if (x == b || !in_set(b, x)) continue;
+          const int c = count(x);
+          if (c > best_count) {
+            best = x;
+            best_count = c;
+          }
+        }
+        out[static_cast<size_t>(b)] = best < 0 ? exit_node : best;
+      }
+      return out;
+    };
+    // Lanes that branch to a block that only returns (nvcc merges a kernel's returns into
+    // one `ret` block) leave the warp there: like the hardware, which exits them, the
+    // others reconverge without waiting for them. So reconvergence points come from the
+    // graph without the edges into such blocks (where a block has another successor); a
+    // branch whose block cannot reach the exit in that graph (a loop left only by
+    // returning) keeps its point in the full graph.
+    auto returns_only = [&](int b) {
+      if (b == exit_node) return true;
+      const Instr& first = k.code[static_cast<size_t>(starts[static_cast<size_t>(b)])];
+      return first.guard < 0 && (first.op == Opc::Ret || first.op == Opc::Exit || first.op == Opc::Trap);
+    };
+    std::vector<std::vector<int>> staying(static_cast<size_t>(nb));
+    for (int b = 0; b < nb; ++b) {
+      const auto& all = succ[static_cast<size_t>(b)];
+      for (int t : all)
+        if (!returns_only(t)) staying[static_cast<size_t>(b)].push_back(t);
+      if (staying[static_cast<size_t>(b)].empty()) staying[static_cast<size_t>(b)] = all;
     }
-    auto in_set = [&](int node, int x) {
-      return (pdom[static_cast<size_t>(node)][static_cast<size_t>(x) / 64] >> (x % 64)) & 1ull;
-    };
-    auto count = [&](int node) {
-      int c = 0;
-      for (auto w : pdom[static_cast<size_t>(node)]) c += __builtin_popcountll(w);
-      return c;
-    };
+    const std::vector<int> full = ipdoms(succ), without_returns = ipdoms(staying);
     for (int i = 0; i < n; ++i) {
       Instr& in = k.code[static_cast<size_t>(i)];
       if (in.op != Opc::Bra) continue;
       const int b = block_of[static_cast<size_t>(i)];
-      // The immediate post-dominator: the strict post-dominator with the largest set.
-      int best = -1, best_count = -1;
-      for (int x = 0; x <= nb; ++x) {
-        if (x == b || !in_set(b, x)) continue;
-        const int c = count(x);
-        if (c > best_count) {
-          best = x;
-          best_count = c;
-        }
-      }
+      int best = without_returns[static_cast<size_t>(b)];
+      if (best < 0) best = full[static_cast<size_t>(b)];
       in.reconv = (best < 0 || best == exit_node) ? -1 : starts[static_cast<size_t>(best)];
     }
   }

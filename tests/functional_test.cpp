@@ -1,0 +1,473 @@
+// The bundled examples (examples/*.cu) compute the right thing on the emulator: every
+// kernel runs with its `// bankcheck:` launch comment (CTAs sampled where the grid is
+// large), and its output buffers are compared with a CPU reference computed from the
+// inputs read back from the run's memory, mirroring the checks of the examples' main().
+// Needs nvcc; skips without.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/nvcc.hpp"
+#include "bankcheck/model/arch.hpp"
+
+namespace drv = bankcheck::driver;
+namespace ptx = bankcheck::ptx;
+
+namespace {
+
+bool have_nvcc() {
+  static const bool found = [] {
+    try {
+      drv::find_nvcc("");
+      return true;
+    } catch (const drv::DriverError&) {
+      return false;
+    }
+  }();
+  return found;
+}
+
+#define REQUIRE_NVCC() \
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc found"
+
+std::string example(const std::string& file) { return std::string(BANKCHECK_SOURCE_DIR) + "/examples/" + file; }
+
+drv::CheckOptions options_for(const std::string& file) {
+  drv::CheckOptions o;
+  o.input = example(file);
+  o.arch = "sm_90";
+  return o;
+}
+
+// One compiled example, and its kernels with their launch comments' settings.
+struct Example {
+  drv::Loaded loaded;
+  std::vector<std::pair<const ptx::Kernel*, drv::LaunchSettings>> kernels;
+};
+Example& load(const std::string& file) {
+  static std::map<std::string, std::unique_ptr<Example>> cache;
+  auto& slot = cache[file];
+  if (!slot) {
+    auto e = std::make_unique<Example>();
+    e->loaded = drv::load(options_for(file));
+    e->kernels = drv::select_kernels(e->loaded, options_for(file));
+    slot = std::move(e);
+  }
+  return *slot;
+}
+
+// A finished run of one kernel: its buffers by parameter name.
+struct KRun {
+  drv::KernelRun run;
+  drv::LaunchSettings settings;
+  std::vector<std::uint64_t> ctas;  // linear indices of the CTAs analysed
+
+  const std::uint8_t* buffer(const std::string& name, std::uint64_t* bytes = nullptr) const {
+    for (std::size_t i = 0; i < run.report.args.size(); ++i)
+      if (run.report.args[i].name == name) {
+        auto* b = run.memory->find(run.arg_buffers[i], 1);
+        if (bytes) *bytes = b->size;
+        return b->data();
+      }
+    ADD_FAILURE() << "no buffer " << name;
+    return nullptr;
+  }
+  template <typename T>
+  const T* as(const std::string& name) const {
+    return reinterpret_cast<const T*>(buffer(name));
+  }
+  // A module variable (__device__ array) by name.
+  template <typename T>
+  const T* global(const drv::Loaded& l, const std::string& name) const {
+    for (const auto& g : l.program.globals)
+      if (g.name == name) return reinterpret_cast<const T*>(run.memory->find(g.address, 1)->data());
+    ADD_FAILURE() << "no module variable " << name;
+    return nullptr;
+  }
+  drv::Dim3 cta_xyz(std::uint64_t cta) const {
+    const auto& g = *settings.grid;
+    return {static_cast<std::uint32_t>(cta % g.x), static_cast<std::uint32_t>((cta / g.x) % g.y),
+            static_cast<std::uint32_t>(cta / (std::uint64_t{g.x} * g.y))};
+  }
+};
+
+// The CTAs run_kernel analyses for an explicit --blocks N: the first, the last and evenly
+// spaced between (driver/check.cpp).
+std::vector<std::uint64_t> sampled(std::uint64_t total, std::uint64_t n) {
+  std::vector<std::uint64_t> v;
+  n = std::min(n, total);
+  for (std::uint64_t i = 0; i < n; ++i)
+    v.push_back(n == 1 ? 0
+                       : static_cast<std::uint64_t>(static_cast<long double>(i) * static_cast<long double>(total - 1) /
+                                                    static_cast<long double>(n - 1)));
+  return v;
+}
+
+// Runs `kernel` of `file` with its launch comment; `blocks` "all" or a count; extra
+// argument overrides as NAME=VALUE.
+KRun run_ex(const std::string& file, const std::string& kernel, const std::string& blocks,
+        const std::vector<std::pair<std::string, std::string>>& override_args = {}) {
+  Example& e = load(file);
+  for (auto& [k, s] : e.kernels) {
+    if (!drv::kernel_matches(k->name, kernel)) continue;
+    KRun r;
+    r.settings = s;
+    r.settings.blocks = blocks;
+    for (const auto& [name, value] : override_args)
+      for (auto& a : r.settings.args)
+        if (a.first == name) a.second = value;
+    r.run = drv::run_kernel(e.loaded, *k, r.settings, *bankcheck::model::find_arch("sm_90"), options_for(file));
+    const std::uint64_t total = std::uint64_t{r.settings.grid->x} * r.settings.grid->y * r.settings.grid->z;
+    if (blocks == "all") {
+      for (std::uint64_t c = 0; c < total; ++c) r.ctas.push_back(c);
+    } else {
+      r.ctas = sampled(total, std::stoull(blocks));
+    }
+    EXPECT_EQ(r.run.report.ctas_analysed, r.ctas.size()) << kernel;
+    return r;
+  }
+  throw std::runtime_error("no kernel " + kernel + " with a launch comment in " + file);
+}
+
+std::uint64_t count_kernels(const std::string& file) { return load(file).kernels.size(); }
+
+}  // namespace
+
+// ---------------------------------------------------------------- transpose.cu
+
+TEST(Examples, Transposes) {
+  REQUIRE_NVCC();
+  Example& e = load("transpose.cu");
+  ASSERT_EQ(e.kernels.size(), 4u);
+  // The kernels read the __device__ array idata: give it contents (distinct bit patterns)
+  // through the module variable's initializer.
+  const int N = 8192;
+  ptx::GlobalVar* idata = nullptr;
+  for (auto& g : e.loaded.program.globals)
+    if (g.name == "idata") idata = &g;
+  ASSERT_NE(idata, nullptr);
+  ASSERT_EQ(idata->bytes, std::uint64_t{4} * N * N);
+  auto value = [](std::uint64_t i) { return static_cast<std::uint32_t>((i * 2654435761u) ^ (i >> 7)) | 1u; };
+  idata->init.resize(idata->bytes);
+  {
+    auto* p = reinterpret_cast<std::uint32_t*>(idata->init.data());
+    for (std::uint64_t i = 0; i < std::uint64_t{N} * N; ++i) p[i] = value(i);
+  }
+  for (const char* k : {"transposeNaive", "transposeShared", "transposeSharedNobankconf",
+                        "transposeSharedNobankconf_nopading"}) {
+    SCOPED_TRACE(k);
+    const KRun r = run_ex("transpose.cu", k, "12");
+    const auto* out = r.global<std::uint32_t>(e.loaded, "odata");
+    std::set<std::pair<int, int>> tiles;
+    for (std::uint64_t cta : r.ctas) {
+      const auto id = r.cta_xyz(cta);
+      tiles.insert({static_cast<int>(id.x), static_cast<int>(id.y)});
+      int bad = 0;
+      // The CTA (bx, by) writes odata rows bx*32.., columns by*32..: idata transposed.
+      for (int i = 0; i < 32; ++i)
+        for (int j = 0; j < 32; ++j) {
+          const std::uint64_t row = id.x * 32u + static_cast<std::uint32_t>(i);
+          const std::uint64_t col = id.y * 32u + static_cast<std::uint32_t>(j);
+          if (out[row * N + col] != value(col * N + row) && bad++ < 3)
+            ADD_FAILURE() << "CTA (" << id.x << "," << id.y << "): odata[" << row << "][" << col << "]";
+        }
+    }
+    // Tiles of CTAs that did not run stay zero.
+    for (int t = 0; t < 8; ++t) {
+      const int bx = (t * 37 + 5) % 256, by = (t * 91 + 3) % 256;
+      if (tiles.count({bx, by})) continue;
+      EXPECT_EQ(out[static_cast<std::uint64_t>(bx) * 32 * N + by * 32], 0u) << bx << "," << by;
+    }
+  }
+  idata->init.clear();
+  idata->init.shrink_to_fit();
+}
+
+// ---------------------------------------------------------------- seed001.cu
+
+TEST(Examples, Seed001) {
+  REQUIRE_NVCC();
+  ASSERT_EQ(count_kernels("seed001.cu"), 2u);
+  for (const char* k : {"bank_conflict_test", "bank_conflict_test_fixed"}) {
+    SCOPED_TRACE(k);
+    const KRun r = run_ex("seed001.cu", k, "all");
+    const float* a = r.as<float>("a");
+    const float* b = r.as<float>("b");
+    const float* c = r.as<float>("c");
+    const bool conflict = std::string(k) == "bank_conflict_test";
+    for (int tid = 0; tid < 256; ++tid) {
+      const int idx = conflict ? (tid % 32) * 32 + tid / 32 : tid;
+      const float want = idx < 256 ? b[idx] + c[tid] : b[tid] + c[tid];
+      EXPECT_EQ(a[tid], want) << "a[" << tid << "]";
+    }
+    EXPECT_NE(b[0], 0.0f);  // the inputs were filled
+  }
+}
+
+// ---------------------------------------------------------------- stride.cu
+
+TEST(Examples, Strides) {
+  REQUIRE_NVCC();
+  ASSERT_EQ(count_kernels("stride.cu"), 4u);
+  for (const char* k : {"stride1", "stride2", "stride3", "stride32"}) {
+    SCOPED_TRACE(k);
+    const KRun r = run_ex("stride.cu", k, "all");
+    const int* in = r.as<int>("in");
+    const int* out = r.as<int>("out");
+    int bad = 0;
+    for (int b = 0; b < 64; ++b)
+      for (int t = 0; t < 128; ++t)
+        if (out[b * 128 + t] != in[b * 128 + 127 - t] && bad++ < 3) ADD_FAILURE() << "out[" << b * 128 + t << "]";
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+// ---------------------------------------------------------------- narrow.cu
+
+TEST(Examples, Narrow) {
+  REQUIRE_NVCC();
+  ASSERT_EQ(count_kernels("narrow.cu"), 4u);
+  struct Case {
+    const char* name;
+    int esize, per_block, step;
+  } cases[] = {{"char_unit", 1, 1024, 1}, {"char_stride4", 1, 1024, 4}, {"short_unit", 2, 512, 1}, {"short_stride2", 2, 512, 2}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const KRun r = run_ex("narrow.cu", c.name, "all");
+    const std::uint8_t* in = r.buffer("in");
+    const std::uint8_t* out = r.buffer("out");
+    int bad = 0;
+    for (int b = 0; b < 64; ++b)
+      for (int t = 0; t < 256; ++t) {
+        const std::size_t o = static_cast<std::size_t>(b * 256 + t) * c.esize;
+        const std::size_t i = static_cast<std::size_t>(b * c.per_block + c.step * t) * c.esize;
+        if (std::memcmp(out + o, in + i, static_cast<std::size_t>(c.esize)) != 0 && bad++ < 3)
+          ADD_FAILURE() << "out[" << b * 256 + t << "]";
+      }
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+// ---------------------------------------------------------------- structs.cu
+
+TEST(Examples, Structs) {
+  REQUIRE_NVCC();
+  ASSERT_EQ(count_kernels("structs.cu"), 2u);
+  {
+    const KRun r = run_ex("structs.cu", "read_struct3", "all");
+    const float* in = r.as<float>("in");
+    const float* out[3] = {r.as<float>("out_x"), r.as<float>("out_y"), r.as<float>("out_z")};
+    for (int f = 0; f < 3; ++f)
+      for (int i = 0; i < 64 * 256; ++i) ASSERT_EQ(out[f][i], in[i * 3 + f]) << "field " << f << " [" << i << "]";
+  }
+  {
+    const KRun r = run_ex("structs.cu", "read_struct2", "all");
+    const float* in = r.as<float>("in");
+    const float* out[2] = {r.as<float>("out_x"), r.as<float>("out_y")};
+    for (int f = 0; f < 2; ++f)
+      for (int i = 0; i < 64 * 256; ++i) ASSERT_EQ(out[f][i], in[i * 2 + f]) << "field " << f << " [" << i << "]";
+  }
+}
+
+// ---------------------------------------------------------------- wide.cu
+
+TEST(Examples, Wide) {
+  REQUIRE_NVCC();
+  ASSERT_EQ(count_kernels("wide.cu"), 6u);
+  struct Case {
+    const char* name;
+    int esize, step;
+  } unit[] = {{"double_unit", 8, 1}, {"double_stride2", 8, 2}, {"float4_unit", 16, 1}, {"float4_stride2", 16, 2}};
+  for (const auto& c : unit) {
+    SCOPED_TRACE(c.name);
+    const KRun r = run_ex("wide.cu", c.name, "all");
+    const std::uint8_t* in = r.buffer("in");
+    const std::uint8_t* out = r.buffer("out");
+    int bad = 0;
+    for (int b = 0; b < 64; ++b)
+      for (int t = 0; t < 256; ++t) {
+        const std::size_t o = static_cast<std::size_t>(b * 256 + t) * c.esize;
+        const std::size_t i = static_cast<std::size_t>(b * 512 + c.step * t) * c.esize;
+        if (std::memcmp(out + o, in + i, static_cast<std::size_t>(c.esize)) != 0 && bad++ < 3)
+          ADD_FAILURE() << "out[" << b * 256 + t << "]";
+      }
+    EXPECT_EQ(bad, 0);
+    EXPECT_NE(std::memcmp(in, in + c.esize, static_cast<std::size_t>(c.esize)), 0);  // random inputs
+  }
+  for (const auto& [name, esize] : std::vector<std::pair<const char*, int>>{{"double_column", 8}, {"float4_column", 16}}) {
+    SCOPED_TRACE(name);
+    const KRun r = run_ex("wide.cu", name, "all");
+    const std::uint8_t* in = r.buffer("in");
+    const std::uint8_t* out = r.buffer("out");
+    const int W = 512;
+    int bad = 0;
+    for (int row = 0; row < W; ++row)
+      for (int col = 0; col < W; ++col)
+        if (std::memcmp(out + static_cast<std::size_t>(row * W + col) * esize,
+                        in + static_cast<std::size_t>(col * W + row) * esize, static_cast<std::size_t>(esize)) != 0 &&
+            bad++ < 3)
+          ADD_FAILURE() << "out[" << row << "][" << col << "]";
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+// ---------------------------------------------------------------- reduction.cu
+
+TEST(Examples, Reductions) {
+  REQUIRE_NVCC();
+  ASSERT_EQ(count_kernels("reduction.cu"), 3u);
+  for (const char* k : {"reduce_interleaved", "reduce_interleaved_strided", "reduce_sequential"}) {
+    SCOPED_TRACE(k);
+    const KRun r = run_ex("reduction.cu", k, "512");
+    const float* in = r.as<float>("g_idata");
+    const float* out = r.as<float>("g_odata");
+    const bool sequential = std::string(k) == "reduce_sequential";
+    for (std::uint64_t b : r.ctas) {
+      const float* x = in + b * 256;
+      double want = 0, mag = 0;
+      for (int t = 0; t < 256; ++t) {
+        want += x[t];
+        mag += std::fabs(x[t]);
+      }
+      // The kernel's own tree, in float: the emulator must give exactly this.
+      float s[256];
+      std::memcpy(s, x, sizeof s);
+      if (sequential) {
+        for (int st = 128; st > 0; st >>= 1)
+          for (int t = 0; t < st; ++t) s[t] += s[t + st];
+      } else {
+        for (int st = 1; st < 256; st *= 2)
+          for (int t = 0; t + st < 256; t += 2 * st) s[t] += s[t + st];
+      }
+      EXPECT_EQ(out[b], s[0]) << "block " << b;
+      EXPECT_NEAR(out[b], want, 1e-5 * mag + 1e-3) << "block " << b;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- scan.cu
+
+namespace {
+
+// Blelloch's exclusive scan of one block as the kernels compute it, in float.
+std::vector<float> blelloch(const float* x, int n) {
+  std::vector<float> t(x, x + n);
+  int offset = 1;
+  for (int d = n >> 1; d > 0; d >>= 1) {
+    for (int th = 0; th < d; ++th) t[offset * (2 * th + 2) - 1] += t[offset * (2 * th + 1) - 1];
+    offset *= 2;
+  }
+  t[n - 1] = 0;
+  for (int d = 1; d < n; d *= 2) {
+    offset >>= 1;
+    for (int th = 0; th < d; ++th) {
+      const int ai = offset * (2 * th + 1) - 1, bi = offset * (2 * th + 2) - 1;
+      const float v = t[ai];
+      t[ai] = t[bi];
+      t[bi] += v;
+    }
+  }
+  return t;
+}
+
+std::string write_temp(const std::vector<float>& v, const std::string& name) {
+  const std::string path = testing::TempDir() + "/bankcheck-functional-" + name;
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+  return path;
+}
+
+}  // namespace
+
+TEST(Examples, Scans) {
+  REQUIRE_NVCC();
+  ASSERT_EQ(count_kernels("scan.cu"), 2u);
+  const int n = 1024;
+  // Integer-valued inputs: every partial sum is exact in float, so the exclusive prefix
+  // sums must be exact.
+  std::vector<float> ints(static_cast<std::size_t>(n) * 1024);
+  for (std::size_t i = 0; i < ints.size(); ++i) ints[i] = static_cast<float>(static_cast<int>((i * 7919) % 201) - 100);
+  const std::string ints_file = "@" + write_temp(ints, "scan-ints.bin");
+  for (const char* k : {"prescan", "prescan_padded"}) {
+    SCOPED_TRACE(k);
+    {
+      const KRun r = run_ex("scan.cu", k, "10");  // the comment's random inputs
+      const float* in = r.as<float>("g_idata");
+      const float* out = r.as<float>("g_odata");
+      for (std::uint64_t b : r.ctas) {
+        const float* x = in + b * n;
+        const auto exact = blelloch(x, n);
+        double sum = 0, mag = 0;
+        int bad = 0;
+        for (int i = 0; i < n; ++i) {
+          const float g = out[b * n + i];
+          if (g != exact[static_cast<std::size_t>(i)] && bad++ < 3)
+            ADD_FAILURE() << "block " << b << " [" << i << "]: got " << g << ", want " << exact[static_cast<std::size_t>(i)];
+          EXPECT_NEAR(g, sum, 1e-5 * mag + 1e-2) << "block " << b << " [" << i << "]";
+          sum += x[i];
+          mag += std::fabs(x[i]);
+        }
+      }
+    }
+    {
+      const KRun r = run_ex("scan.cu", k, "6", {{"g_idata", ints_file}});
+      const float* out = r.as<float>("g_odata");
+      for (std::uint64_t b : r.ctas) {
+        float sum = 0;
+        int bad = 0;
+        for (int i = 0; i < n; ++i) {
+          if (out[b * n + i] != sum && bad++ < 3) ADD_FAILURE() << "block " << b << " [" << i << "]: got " << out[b * n + i] << ", want " << sum;
+          sum += ints[b * n + static_cast<std::size_t>(i)];
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- matmul.cu
+
+TEST(Examples, Matmul) {
+  REQUIRE_NVCC();
+  ASSERT_EQ(count_kernels("matmul.cu"), 2u);
+  const int n = 1024;
+  for (const char* k : {"matmul_tiled", "matmul_tiled_transposed"}) {
+    SCOPED_TRACE(k);
+    const KRun r = run_ex("matmul.cu", k, "3");
+    const float* A = r.as<float>("A");
+    const float* B = r.as<float>("B");
+    const float* C = r.as<float>("C");
+    for (std::uint64_t cta : r.ctas) {
+      const auto id = r.cta_xyz(cta);
+      int bad = 0, inexact = 0;
+      for (int ty = 0; ty < 32; ++ty)
+        for (int tx = 0; tx < 32; ++tx) {
+          const int row = static_cast<int>(id.y) * 32 + ty, col = static_cast<int>(id.x) * 32 + tx;
+          double want = 0, mag = 0;
+          float acc = 0;  // the kernel's order: tiles, then k; a*b+acc fused
+          for (int i = 0; i < n; ++i) {
+            const float a = A[static_cast<std::size_t>(row) * n + i], b = B[static_cast<std::size_t>(i) * n + col];
+            want += static_cast<double>(a) * b;
+            mag += std::fabs(static_cast<double>(a) * b);
+            acc = std::fma(a, b, acc);
+          }
+          const float got = C[static_cast<std::size_t>(row) * n + col];
+          if (!(std::fabs(got - want) <= 1e-4 * mag) && bad++ < 3)
+            ADD_FAILURE() << "C[" << row << "][" << col << "]: got " << got << ", want " << want;
+          if (got != acc) ++inexact;
+        }
+      EXPECT_EQ(bad, 0) << "CTA " << cta;
+      EXPECT_EQ(inexact, 0) << "CTA " << cta << ": results that differ from the fused, in-order sum";
+    }
+  }
+}
