@@ -26,6 +26,7 @@ demo: build
 
 bench: build
 	$(BUILD)/bench/model_bench
+	$(BUILD)/bench/emu_bench
 
 format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp' '*.cu')

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# `make demo`: explain seed 004's transpose tile on sm_90: the conflicting read, then its
-# two fixes (padding, and the padding-free rotation).
+# `make demo`: check seed 004's transposes (examples/transpose.cu) without a GPU, then
+# explain the conflicting tile read and its two fixes (padding, padding-free rotation).
 set -euo pipefail
 bankcheck=${1:-build/tools/bankcheck/bankcheck}
 run() { echo "\$ bankcheck $*" | sed "s/'//g"; "$bankcheck" "$@"; echo; }
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  run check examples/transpose.cu --blocks 8
+else
+  echo "(no nvcc found: skipping 'bankcheck check examples/transpose.cu')"
+fi
 run explain --decl 'float tile[32][32]' --expr 'tile[threadIdx.x][threadIdx.y]' --block 32,32
 run explain --decl 'float tile[32][33]' --expr 'tile[threadIdx.x][threadIdx.y]' --block 32,32
 run explain --decl 'float tile[32][32]' --expr 'tile[threadIdx.x][(threadIdx.x + threadIdx.y) % 32]' --block 32,32

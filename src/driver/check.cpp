@@ -360,7 +360,7 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
     while (!stop.load()) {
       const std::uint64_t i = next.fetch_add(1);
       if (i >= order.size()) break;
-      if (adaptive && i > 0 && executed.load() >= o.sample_instructions) break;
+      if (adaptive && i > 1 && executed.load() >= o.sample_instructions) break;  // first and last always
       const std::uint64_t cta = order[static_cast<size_t>(i)];
       emu::Dim3 id;
       id.x = static_cast<std::uint32_t>(cta % launch.grid.x);
@@ -376,7 +376,7 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
           if (e.instr >= 0 && static_cast<size_t>(e.instr) < k.ptx_lines.size())
             ptx_line = fmt::format(" (PTX line {}: {})", k.ptx_lines[static_cast<size_t>(e.instr)],
                                    k.texts[static_cast<size_t>(e.instr)]);
-          error = fmt::format("{}: error: {}{} in CTA ({},{},{}) of kernel {}", locate(e.instr), e.what(), ptx_line,
+          error = fmt::format("{}: {}{} in CTA ({},{},{}) of kernel {}", locate(e.instr), e.what(), ptx_line,
                               id.x, id.y, id.z, rep.name);
         }
         stop = true;
@@ -449,8 +449,11 @@ analysis::CheckReport check(const CheckOptions& o) {
     std::string line;
     while (std::getline(ss, line)) r.source_lines.push_back(line);
   }
-  for (auto& [kernel, settings] : select_kernels(l, o)) {
-    KernelRun run = run_kernel(l, *kernel, settings, *arch, o);
+  const auto selected = select_kernels(l, o);
+  CheckOptions per_kernel = o;  // the default sample budget is shared by the run's kernels
+  per_kernel.sample_instructions = std::max<std::uint64_t>(o.sample_instructions / selected.size(), 1);
+  for (auto& [kernel, settings] : selected) {
+    KernelRun run = run_kernel(l, *kernel, settings, *arch, per_kernel);
     r.kernels.push_back(std::move(run.report));
   }
   return r;

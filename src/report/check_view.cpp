@@ -95,16 +95,18 @@ std::string render_check_text(const analysis::CheckReport& r) {
       if (a.defaulted)
         out += fmt::format("  argument {}: {}{}\n", a.name, a.value,
                            a.is_buffer ? fmt::format(" (the analysed CTAs touched {} bytes)", a.touched) : "");
-    out += fmt::format("  {:<22} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", "line", "space", "op",
+    size_t wl = 4;
+    for (const auto& l : k.lines) wl = std::max(wl, fmt::format("{}:{}", shown_file(r, l.file), l.line).size());
+    out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", "line", wl, "space", "op",
                        "width", "requests", "wavefronts", "ideal", "excess", "ways");
     for (const auto& l : k.lines) {
       const std::string where = fmt::format("{}:{}", shown_file(r, l.file), l.line);
       if (l.space == ptx::Space::Shared) {
-        out += fmt::format("  {:<22} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", where, "shared",
+        out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", where, wl, "shared",
                            op_text(l.op), l.width, l.requests, l.wavefronts, l.ideal_wavefronts,
                            l.wavefronts - l.ideal_wavefronts, l.ways);
       } else {
-        out += fmt::format("  {:<22} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", where,
+        out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", where, wl,
                            space_text(l.space), op_text(l.op), l.width, l.requests, "-", "-", "-", "-");
       }
     }

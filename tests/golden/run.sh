@@ -3,7 +3,8 @@
 # `bankcheck`); CASE.expected holds its exact output (stdout, then stderr, then the exit
 # code). Usage: run.sh BANKCHECK DIR [--update]   (--update rewrites the expectations)
 set -uo pipefail
-bin=$1 dir=$2 update=${3:-}
+bin=$1 dir=$(cd "$2" && pwd) update=${3:-}
+cd "$(dirname "$0")/../.."  # commands name files relative to the repository root
 fail=0 n=0
 for cmd in "$dir"/*.cmd; do
   n=$((n + 1))

@@ -30,6 +30,7 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
   c->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   c->add_option("-o,--output", o.output, "write the report to this file instead of standard output");
   c->add_option("--threads", o.threads, "worker threads (default: all cores)");
+  c->add_option("--budget", o.budget, "warp instructions one CTA may execute before it is stopped (default 200000000)");
   c->add_option("nvcc_flags", o.nvcc_flags, "after --: more nvcc flags");
 }
 
@@ -38,6 +39,7 @@ int run_check(const CheckCmdOptions& o) {
   co.input = o.input;
   co.arch = o.arch;
   co.threads = o.threads;
+  if (o.budget) co.budget = o.budget;
   co.nvcc.nvcc = o.nvcc;
   co.nvcc.include_dirs = o.include_dirs;
   co.nvcc.defines = o.defines;

@@ -1,6 +1,7 @@
 // `bankcheck check`: every shared-memory bank conflict of a kernel, per source line.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct CheckCmdOptions {
   std::string format = "text";
   std::string output;
   unsigned threads = 0;
+  std::uint64_t budget = 0;
 };
 
 void add_check(CLI::App& app, CheckCmdOptions& opts);

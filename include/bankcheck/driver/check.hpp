@@ -26,9 +26,10 @@ struct CheckOptions {
   NvccOptions nvcc;                  // nvcc path, -I, -D, extra flags (input/arch filled in)
   unsigned threads = 0;              // 0: all cores
   std::uint64_t budget = 200'000'000;  // warp instructions per CTA
-  // Without --blocks: sample CTAs until about this many warp instructions have run
-  // (deterministic, unlike a time limit; about one second of emulation).
-  std::uint64_t sample_instructions = 30'000'000;
+  // Without --blocks: sample CTAs (first, last, then spread) until about this many warp
+  // instructions have run, shared among the run's kernels: deterministic, unlike a time
+  // limit, and about a second of emulation.
+  std::uint64_t sample_instructions = 4'000'000;
 };
 
 struct Loaded {

@@ -1,0 +1,1 @@
+check examples/stride.cu --kernel stride2 --grid 0

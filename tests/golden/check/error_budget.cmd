@@ -1,0 +1,1 @@
+check tests/data/check/runaway.cu --budget 100000

@@ -1,0 +1,1 @@
+check examples/transpose.cu --kernel nosuch

@@ -1,0 +1,1 @@
+check tests/data/check/out_of_bounds.cu

@@ -1,0 +1,1 @@
+check examples/stride.cu --kernel stride2 --arg s=2 --arg t=1

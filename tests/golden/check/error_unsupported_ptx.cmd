@@ -1,0 +1,1 @@
+check tests/data/check/unsupported.ptx --grid 1 --block 32

@@ -1,0 +1,1 @@
+check examples/matmul.cu --blocks 2

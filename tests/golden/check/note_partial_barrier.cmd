@@ -1,0 +1,1 @@
+check tests/data/check/partial_barrier.cu

@@ -1,0 +1,1 @@
+check examples/reduction.cu --blocks 3

@@ -1,0 +1,1 @@
+check examples/scan.cu --blocks 3
