@@ -17,8 +17,20 @@ SectorCount count_sectors(const emu::AccessEvent& e) {
     if (n > 0 && start[n] < start[n - 1]) sorted = false;
     ++n;
   }
-  if (!sorted) std::sort(start, start + n);
   SectorCount c;
+  if (n == 0) return c;
+  if (sorted) {  // coalesced: consecutive elements, the usual case, in closed form
+    bool consecutive = true;
+    for (int i = 1; i < n; ++i) consecutive &= start[i] == start[i - 1] + e.width;
+    if (consecutive) {
+      const std::uint64_t end = start[n - 1] + e.width;
+      c.sectors = static_cast<std::uint32_t>((end - 1) / 32 - start[0] / 32 + 1);
+      c.ideal = static_cast<std::uint32_t>((end - start[0] + 31) / 32);
+      return c;
+    }
+  } else {
+    std::sort(start, start + n);
+  }
   std::uint64_t bytes = 0, covered_end = 0, last_sector = ~0ull;
   for (int i = 0; i < n; ++i) {
     const std::uint64_t a = start[i], b = a + e.width;  // [a, b)

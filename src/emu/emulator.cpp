@@ -327,20 +327,53 @@ struct Ctx {
   // Operands as 32-lane arrays and one tight loop per (operation, type): the common
   // integer and f32 operations avoid the per-lane dispatch of the generic path.
 
-  const std::uint64_t* lanes_of(const Opnd& o, int w, std::uint64_t* tmp) {
+  // Source operand k of the current instruction as 32 lanes (registers in place,
+  // immediates from the per-kernel broadcast cache).
+  const std::uint64_t* lanes_of(const Instr& in, int k, int w, std::uint64_t* tmp) {
+    const Opnd& o = in.src[k];
     if (o.kind == Opnd::Kind::Reg) return &R(w, o.reg, 0);
     if (o.kind == Opnd::Kind::Imm || o.kind == Opnd::Kind::SymAddr) {
-      const Instr& in = k.code[static_cast<std::size_t>(cur_pc)];
-      for (int i = 0; i < in.nsrc; ++i)
-        if (&in.src[i] == &o) {
-          const auto& v = imm[static_cast<std::size_t>(cur_pc) * 4 + static_cast<std::size_t>(i)];
-          if (!v.empty()) return v.data();
-        }
+      const auto& v = imm[static_cast<std::size_t>(cur_pc) * 4 + static_cast<std::size_t>(k)];
+      if (!v.empty()) return v.data();
       for (int l = 0; l < 32; ++l) tmp[l] = o.imm;
       return tmp;
     }
+    if (o.kind == Opnd::Kind::Special) return special_lanes(static_cast<ptx::Special>(o.reg), w, tmp);
     for (int l = 0; l < 32; ++l) tmp[l] = val(o, w, l);
     return tmp;
+  }
+
+  // A special register for all 32 lanes: one switch, then a copy or a fill.
+  const std::uint64_t* special_lanes(ptx::Special sp, int w, std::uint64_t* tmp) {
+    const std::size_t t = static_cast<std::size_t>(w) * 32;
+    auto copy = [&](const std::vector<std::uint32_t>& v) {
+      for (int l = 0; l < 32; ++l) tmp[l] = v[t + static_cast<std::size_t>(l)];
+      return tmp;
+    };
+    auto fill = [&](std::uint64_t x) {
+      for (int l = 0; l < 32; ++l) tmp[l] = x;
+      return tmp;
+    };
+    switch (sp) {
+      case ptx::Special::TidX: return copy(tid[0]);
+      case ptx::Special::TidY: return copy(tid[1]);
+      case ptx::Special::TidZ: return copy(tid[2]);
+      case ptx::Special::NtidX: return fill(launch.block.x);
+      case ptx::Special::NtidY: return fill(launch.block.y);
+      case ptx::Special::NtidZ: return fill(launch.block.z);
+      case ptx::Special::CtaidX: return fill(ctaid.x);
+      case ptx::Special::CtaidY: return fill(ctaid.y);
+      case ptx::Special::CtaidZ: return fill(ctaid.z);
+      case ptx::Special::NctaidX: return fill(launch.grid.x);
+      case ptx::Special::NctaidY: return fill(launch.grid.y);
+      case ptx::Special::NctaidZ: return fill(launch.grid.z);
+      case ptx::Special::Laneid:
+        for (int l = 0; l < 32; ++l) tmp[l] = static_cast<std::uint64_t>(l);
+        return tmp;
+      default:
+        for (int l = 0; l < 32; ++l) tmp[l] = special(sp, w, l);
+        return tmp;
+    }
   }
 
   void store(const Opnd& d, int w, std::uint32_t exec, const std::uint64_t* out) {
@@ -380,31 +413,31 @@ struct Ctx {
       switch (in.op) {
         case Opc::Mov:
           if (in.sub != 0) return false;
-          store(in.dst[0], w, exec, lanes_of(in.src[0], w, ta));
+          store(in.dst[0], w, exec, lanes_of(in, 0, w, ta));
           return true;
         case Opc::Add: {
-          const auto* a = lanes_of(in.src[0], w, ta);
-          const auto* b = lanes_of(in.src[1], w, tb);
+          const auto* a = lanes_of(in, 0, w, ta);
+          const auto* b = lanes_of(in, 1, w, tb);
           map2(out, a, b, [m](std::uint64_t x, std::uint64_t y) { return (x + y) & m; });
           break;
         }
         case Opc::Sub: {
-          const auto* a = lanes_of(in.src[0], w, ta);
-          const auto* b = lanes_of(in.src[1], w, tb);
+          const auto* a = lanes_of(in, 0, w, ta);
+          const auto* b = lanes_of(in, 1, w, tb);
           map2(out, a, b, [m](std::uint64_t x, std::uint64_t y) { return (x - y) & m; });
           break;
         }
         case Opc::And: case Opc::Or: case Opc::Xor: {
-          const auto* a = lanes_of(in.src[0], w, ta);
-          const auto* b = lanes_of(in.src[1], w, tb);
+          const auto* a = lanes_of(in, 0, w, ta);
+          const auto* b = lanes_of(in, 1, w, tb);
           if (in.op == Opc::And) map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x & y; });
           else if (in.op == Opc::Or) map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x | y; });
           else map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x ^ y; });
           break;
         }
         case Opc::Shl: {
-          const auto* a = lanes_of(in.src[0], w, ta);
-          const auto* b = lanes_of(in.src[1], w, tb);
+          const auto* a = lanes_of(in, 0, w, ta);
+          const auto* b = lanes_of(in, 1, w, tb);
           const std::uint64_t bits = static_cast<std::uint64_t>(bytes) * 8;
           map2(out, a, b, [m, bits](std::uint64_t x, std::uint64_t y) {
             const std::uint64_t sh = y & 0xFFFFFFFFu;
@@ -413,8 +446,8 @@ struct Ctx {
           break;
         }
         case Opc::Shr: {
-          const auto* a = lanes_of(in.src[0], w, ta);
-          const auto* b = lanes_of(in.src[1], w, tb);
+          const auto* a = lanes_of(in, 0, w, ta);
+          const auto* b = lanes_of(in, 1, w, tb);
           const std::uint64_t bits = static_cast<std::uint64_t>(bytes) * 8;
           if (s && bytes == 4)
             map2(out, a, b, [](std::uint64_t x, std::uint64_t y) {
@@ -434,10 +467,10 @@ struct Ctx {
           break;
         }
         case Opc::Mul: case Opc::Mad: {
-          const auto* a = lanes_of(in.src[0], w, ta);
-          const auto* b = lanes_of(in.src[1], w, tb);
+          const auto* a = lanes_of(in, 0, w, ta);
+          const auto* b = lanes_of(in, 1, w, tb);
           const bool mad = in.op == Opc::Mad;
-          const auto* c = mad ? lanes_of(in.src[2], w, tc) : nullptr;
+          const auto* c = mad ? lanes_of(in, 2, w, tc) : nullptr;
           if (mode == ptx::MulMode::Lo) {
             if (mad) map3(out, a, b, c, [m](std::uint64_t x, std::uint64_t y, std::uint64_t z) { return (x * y + z) & m; });
             else map2(out, a, b, [m](std::uint64_t x, std::uint64_t y) { return (x * y) & m; });
@@ -454,8 +487,8 @@ struct Ctx {
           break;
         }
         case Opc::Min: case Opc::Max: {
-          const auto* a = lanes_of(in.src[0], w, ta);
-          const auto* b = lanes_of(in.src[1], w, tb);
+          const auto* a = lanes_of(in, 0, w, ta);
+          const auto* b = lanes_of(in, 1, w, tb);
           const bool mn = in.op == Opc::Min;
           for (int l = 0; l < 32; ++l) {
             bool lt;
@@ -475,11 +508,11 @@ struct Ctx {
       switch (in.op) {
         case Opc::Mov:
           if (in.sub != 0) return false;
-          store(in.dst[0], w, exec, lanes_of(in.src[0], w, ta));
+          store(in.dst[0], w, exec, lanes_of(in, 0, w, ta));
           return true;
         case Opc::Add: case Opc::Sub: case Opc::Mul: {
-          const auto* a = lanes_of(in.src[0], w, ta);
-          const auto* b = lanes_of(in.src[1], w, tb);
+          const auto* a = lanes_of(in, 0, w, ta);
+          const auto* b = lanes_of(in, 1, w, tb);
           for (int l = 0; l < 32; ++l) {
             const float x = as_f32(a[l]), y = as_f32(b[l]);
             out[l] = canonical_f32(in.op == Opc::Add ? x + y : in.op == Opc::Sub ? x - y : x * y);
@@ -487,9 +520,9 @@ struct Ctx {
           break;
         }
         case Opc::Fma: case Opc::Mad: {
-          const auto* a = lanes_of(in.src[0], w, ta);
-          const auto* b = lanes_of(in.src[1], w, tb);
-          const auto* c = lanes_of(in.src[2], w, tc);
+          const auto* a = lanes_of(in, 0, w, ta);
+          const auto* b = lanes_of(in, 1, w, tb);
+          const auto* c = lanes_of(in, 2, w, tc);
           for (int l = 0; l < 32; ++l) out[l] = canonical_f32(std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(c[l])));
           break;
         }
@@ -508,8 +541,8 @@ struct Ctx {
     if (ptx::ty_float(t) || (bytes != 4 && bytes != 8) || in.sub != 0 || in.dst[0].kind != Opnd::Kind::Pred)
       return false;
     std::uint64_t ta[32], tb[32];
-    const auto* a = lanes_of(in.src[0], w, ta);
-    const auto* b = lanes_of(in.src[1], w, tb);
+    const auto* a = lanes_of(in, 0, w, ta);
+    const auto* b = lanes_of(in, 1, w, tb);
     std::uint32_t r = 0;
     const bool s = ptx::ty_signed(t);
     const std::uint64_t um = bytes == 8 ? ~0ull : 0xFFFFFFFFull;
@@ -728,7 +761,7 @@ struct Ctx {
         }
       } else {
         std::uint64_t tmp[32];
-        const std::uint64_t* src = lanes_of(in.src[v], w, tmp);
+        const std::uint64_t* src = lanes_of(in, v, w, tmp);
         std::uint8_t* dst = basep + v * esize;
         switch (esize) {
           case 4: store_lanes<std::uint32_t>(dst, src, addrs, exec); break;

@@ -166,6 +166,13 @@ BANKCHECK_HD constexpr bool uniform_or_contiguous(const WarpAccess& a, int first
   const int lead = lowest_lane(lanes);
   const std::uint32_t a0 = a.addr[lead];
   const std::uint32_t w = a.width;
+  // Most other requests already differ at the second active lane: skip the pass then.
+  const std::uint32_t rest = lanes & lanes_mask(first, size) & (lanes - 1);
+  if (rest) {
+    const int second = lowest_lane(rest);
+    const std::uint32_t x = a.addr[second];
+    if (x != a0 && x != a0 + static_cast<std::uint32_t>(second - lead) * w) return false;
+  }
   std::uint32_t not_uniform = 0, not_contiguous = 0;
   for (int i = first; i < first + size; ++i) {
     const std::uint32_t on = (lanes >> i) & 1u;
@@ -238,15 +245,20 @@ BANKCHECK_HD constexpr int phase_cost_fast(const Arch& arch, const WarpAccess& a
 BANKCHECK_HD constexpr int warp_cost_words(const WarpAccess& a, std::uint32_t lanes) {
   if (uniform_or_contiguous(a, 0, kWarpSize, lanes)) return 1;
   std::uint32_t word[kWarpSize];
+  std::uint32_t wide = 0;
   if (lanes == 0xFFFFFFFFu) {
-    for (int i = 0; i < kWarpSize; ++i) word[i] = a.addr[i] >> 2;
+    for (int i = 0; i < kWarpSize; ++i) {
+      word[i] = a.addr[i] >> 2;
+      wide |= a.addr[i];
+    }
   } else {
     const std::uint32_t fill = a.addr[lowest_lane(lanes)] >> 2;
-    for (int i = 0; i < kWarpSize; ++i) word[i] = ((lanes >> i) & 1u) ? a.addr[i] >> 2 : fill;
+    for (int i = 0; i < kWarpSize; ++i) {
+      word[i] = ((lanes >> i) & 1u) ? a.addr[i] >> 2 : fill;
+      wide |= word[i] << 2;
+    }
   }
-  std::uint32_t wide = 0;
-  for (int i = 0; i < kWarpSize; ++i) wide |= word[i] >> 16;
-  if (wide) return -1;
+  if (wide >> 18) return -1;
   std::uint64_t bits[65536 / 64];  // only the entries the lanes touch are cleared and read
   BANKCHECK_UNROLL
   for (int i = 0; i < kWarpSize; ++i) bits[word[i] >> 6] = 0;
