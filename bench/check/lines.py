@@ -6,6 +6,9 @@ Writes results/EX.lines.tsv beside each input, with one row per (kernel, source 
 has shared-memory instructions:
 
   file line kernel sass_opcodes executed_instructions shared_wavefronts shared_ideal_wavefronts
+and EX.global.tsv with the global-memory instructions ("L2 Theoretical Sectors Global" and
+its "Ideal"):
+  file line kernel sass_opcodes executed_instructions sectors ideal_sectors
 
 file is the path from examples/ on (or the path as ncu printed it); kernel is the plain
 function name (no parameter list); sass_opcodes lists the line's shared-memory SASS
@@ -35,8 +38,11 @@ COLS = {
     "executed": "Instructions Executed",
     "wavefronts": "L1 Wavefronts Shared",
     "ideal": "L1 Wavefronts Shared Ideal",
+    "sectors": "L2 Theoretical Sectors Global",
+    "ideal_sectors": "L2 Theoretical Sectors Global Ideal",
     "space": "Address Space",
 }
+GLOBAL_OP = re.compile(r"^(LDG|STG|ATOMG|RED|ATOM)\b")
 
 
 def open_text(path):
@@ -127,6 +133,7 @@ def main(paths):
         base = re.sub(r"\.source\.csv(\.gz)?$", "", path)
         out_path = base + ".lines.tsv"
         rows, per_kernel = [], OrderedDict()
+        global_rows = []
         for file, kernel, line, totals, sass in parse(path):
             insts = list(sass.values())
             shared = [s for s in insts
@@ -138,6 +145,16 @@ def main(paths):
                     print(f"{path}: {plain_name(kernel)} line {line}: {COLS[key]} of the SASS "
                           f"rows {fmt(got)} != the line's {fmt(totals[key])}", file=sys.stderr)
                     status = 1
+            glob = [s for s in insts if GLOBAL_OP.match(opcode(s["sass"]))]
+            if glob:
+                gops = OrderedDict()
+                for s in glob:
+                    gops[opcode(s["sass"])] = gops.get(opcode(s["sass"]), 0) + 1
+                global_rows.append([short_file(file), str(line), plain_name(kernel),
+                                    ",".join(op if n == 1 else f"{op}*{n}" for op, n in gops.items()),
+                                    fmt(sum(num(s["executed"]) for s in glob)),
+                                    fmt(sum(num(s["sectors"]) for s in glob)),
+                                    fmt(sum(num(s["ideal_sectors"]) for s in glob))])
             if not shared:
                 continue
             ops = OrderedDict()
@@ -162,6 +179,13 @@ def main(paths):
             for r in rows:
                 f.write("\t".join(r) + "\n")
         print(f"{out_path}: {len(rows)} lines, {len(per_kernel)} kernels")
+        global_rows.sort(key=lambda r: (r[2], int(r[1])))
+        with open(base + ".global.tsv", "w") as f:
+            f.write("file\tline\tkernel\tsass_opcodes\texecuted_instructions\t"
+                    "sectors\tideal_sectors\n")
+            for r in global_rows:
+                f.write("\t".join(r) + "\n")
+        print(f"{base}.global.tsv: {len(global_rows)} lines")
 
         metrics_path = base + ".metrics.csv"
         if not os.path.exists(metrics_path) and os.path.exists(metrics_path + ".gz"):

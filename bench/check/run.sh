@@ -52,6 +52,8 @@ $NCU --help > "$res/ncu_help.txt" 2>&1
 
 examples=()
 for f in "$root"/examples/*.cu; do examples+=("$(basename "$f" .cu)"); done
+# EXAMPLES="a b": measure only these (the others' results stay as they are).
+if [ -n "${EXAMPLES:-}" ]; then read -ra examples <<< "$EXAMPLES"; fi
 
 # 1. Build all in parallel (absolute source paths, so that ncu finds the sources).
 for ex in "${examples[@]}"; do
