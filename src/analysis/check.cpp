@@ -37,6 +37,14 @@ void total(KernelReport& k, const model::Arch& arch) {
     l->ideal_wavefronts += st.ideal_wavefronts;
     l->sectors += st.sectors;
     l->ideal_sectors += st.ideal_sectors;
+    l->lines128 += st.lines128;
+    if (st.has_worst_global) {
+      const auto excess = [&](const SiteStats& x) { return x.worst_global_sectors - x.worst_global_ideal; };
+      if (l->worst_global_site < 0 || excess(st) > excess(k.sites[static_cast<size_t>(l->worst_global_site)].stats)) {
+        l->worst_global_site = static_cast<int>(i);
+        l->pattern = describe_global(st.worst_global_addr, st.worst_global_mask, st.width);
+      }
+    }
     l->ways = std::max(l->ways, st.ways);
     if (st.has_worst &&
         (l->worst_site < 0 ||

@@ -7,13 +7,15 @@ namespace bankcheck::analysis {
 
 // Lanes' byte ranges sorted by address (usually already in order), then one pass that
 // merges overlaps: distinct bytes give the ideal, distinct 32-byte sectors the cost.
-SectorCount count_sectors(const emu::AccessEvent& e) {
+SectorCount count_sectors(const emu::AccessEvent& e) { return count_sectors(e.addr, e.mask, e.width); }
+
+SectorCount count_sectors(const std::uint64_t* addr, std::uint32_t mask, int width) {
   std::uint64_t start[model::kWarpSize];
   int n = 0;
   bool sorted = true;
   for (int l = 0; l < model::kWarpSize; ++l) {
-    if (!((e.mask >> l) & 1u)) continue;
-    start[n] = e.addr[l];
+    if (!((mask >> l) & 1u)) continue;
+    start[n] = addr[l];
     if (n > 0 && start[n] < start[n - 1]) sorted = false;
     ++n;
   }
@@ -21,19 +23,25 @@ SectorCount count_sectors(const emu::AccessEvent& e) {
   if (n == 0) return c;
   if (sorted) {  // coalesced: consecutive elements, the usual case, in closed form
     bool consecutive = true;
-    for (int i = 1; i < n; ++i) consecutive &= start[i] == start[i - 1] + e.width;
+    for (int i = 1; i < n; ++i) consecutive &= start[i] == start[i - 1] + static_cast<std::uint64_t>(width);
     if (consecutive) {
-      const std::uint64_t end = start[n - 1] + e.width;
+      const std::uint64_t end = start[n - 1] + static_cast<std::uint64_t>(width);
       c.sectors = static_cast<std::uint32_t>((end - 1) / 32 - start[0] / 32 + 1);
       c.ideal = static_cast<std::uint32_t>((end - start[0] + 31) / 32);
+      c.lines128 = static_cast<std::uint32_t>((end - 1) / 128 - start[0] / 128 + 1);
       return c;
     }
   } else {
     std::sort(start, start + n);
   }
-  std::uint64_t bytes = 0, covered_end = 0, last_sector = ~0ull;
+  std::uint64_t bytes = 0, covered_end = 0, last_sector = ~0ull, last_line = ~0ull;
   for (int i = 0; i < n; ++i) {
-    const std::uint64_t a = start[i], b = a + e.width;  // [a, b)
+    const std::uint64_t a = start[i], b = a + static_cast<std::uint64_t>(width);  // [a, b)
+    for (std::uint64_t ln = a / 128; ln <= (b - 1) / 128; ++ln) {
+      if (last_line != ~0ull && ln <= last_line) continue;
+      ++c.lines128;
+      last_line = ln;
+    }
     const std::uint64_t from = std::max(a, covered_end);
     if (b > from) bytes += b - from;
     covered_end = std::max(covered_end, b);
@@ -60,6 +68,14 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
     const SectorCount c = count_sectors(e);
     s.sectors += c.sectors;
     s.ideal_sectors += c.ideal;
+    s.lines128 += c.lines128;
+    if (!s.has_worst_global || c.sectors - c.ideal > s.worst_global_sectors - s.worst_global_ideal) {
+      s.has_worst_global = true;
+      s.worst_global_mask = e.mask;
+      s.worst_global_sectors = c.sectors;
+      s.worst_global_ideal = c.ideal;
+      std::copy(std::begin(e.addr), std::end(e.addr), std::begin(s.worst_global_addr));
+    }
     return;
   }
   if (e.space != ptx::Space::Shared) return;
@@ -100,6 +116,16 @@ void SiteStatsListener::merge(const SiteStatsListener& o) {
     s.ways = std::max(s.ways, t.ways);
     s.sectors += t.sectors;
     s.ideal_sectors += t.ideal_sectors;
+    s.lines128 += t.lines128;
+    if (t.has_worst_global &&
+        (!s.has_worst_global ||
+         t.worst_global_sectors - t.worst_global_ideal > s.worst_global_sectors - s.worst_global_ideal)) {
+      s.has_worst_global = true;
+      s.worst_global_mask = t.worst_global_mask;
+      s.worst_global_sectors = t.worst_global_sectors;
+      s.worst_global_ideal = t.worst_global_ideal;
+      std::copy(std::begin(t.worst_global_addr), std::end(t.worst_global_addr), std::begin(s.worst_global_addr));
+    }
     if (t.has_worst && (!s.has_worst || t.worst_verdict.excess() > s.worst_verdict.excess())) {
       s.has_worst = true;
       s.worst = t.worst;
@@ -110,6 +136,49 @@ void SiteStatsListener::merge(const SiteStatsListener& o) {
   }
   for (int r : o.refused_)
     if (std::find(refused_.begin(), refused_.end(), r) == refused_.end()) refused_.push_back(r);
+}
+
+}  // namespace bankcheck::analysis
+
+namespace bankcheck::analysis {
+
+GlobalPattern describe_global(const std::uint64_t* addr, std::uint32_t mask, int width) {
+  GlobalPattern p;
+  int lanes[model::kWarpSize];
+  int n = 0;
+  for (int l = 0; l < model::kWarpSize; ++l)
+    if ((mask >> l) & 1u) lanes[n++] = l;
+  if (n < 2) return p;
+  const auto at = [&](int i) { return static_cast<std::int64_t>(addr[lanes[i]]); };
+  // One stride per lane index over all active lanes?
+  const std::int64_t d = at(1) - at(0), dl = lanes[1] - lanes[0];
+  bool progression = d % dl == 0;
+  const std::int64_t stride = progression ? d / dl : 0;
+  for (int i = 1; i < n && progression; ++i)
+    progression = at(i) - at(0) == stride * (lanes[i] - lanes[0]);
+  if (progression) {
+    if (stride == width) {
+      p.kind = GlobalPattern::Kind::Consecutive;
+      p.offset = static_cast<std::uint64_t>(at(0) - static_cast<std::int64_t>(lanes[0]) * width) % 32;
+    } else if (stride != 0) {
+      p.kind = GlobalPattern::Kind::Strided;
+      p.stride = stride;
+    }
+    return p;
+  }
+  // Runs of consecutive lanes reading consecutive elements, the runs a pitch apart.
+  int run = 1;
+  while (run < n && lanes[run] == lanes[run - 1] + 1 && at(run) == at(run - 1) + width) ++run;
+  if (run < 2 || run >= n || n % run != 0) return p;
+  const std::int64_t pitch = at(run) - at(0);
+  for (int i = 0; i < n; ++i) {
+    const int r = i / run, k = i % run;
+    if (at(i) != at(0) + r * pitch + static_cast<std::int64_t>(k) * width) return p;
+  }
+  p.kind = GlobalPattern::Kind::Rows;
+  p.run = run;
+  p.pitch = pitch;
+  return p;
 }
 
 }  // namespace bankcheck::analysis

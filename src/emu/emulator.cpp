@@ -622,8 +622,9 @@ struct Ctx {
     actual = space;
     if (size > 1 && a % size != 0 && space != Space::Param)
       fail(EmuError::Kind::Misaligned, pc,
-           fmt::format("misaligned {}-byte {} access at address 0x{:x} (lane {} of warp {})", size,
-                       ptx::space_name(space), a, lane, w));
+           fmt::format("misaligned {}-byte {} access at address 0x{:x} (lane {} of warp {}); the GPU faults "
+                       "here with 'misaligned address'",
+                       size, ptx::space_name(space), a, lane, w));
     switch (space) {
       case Space::Shared:
         if (a + size > shared.size() || a + size < a)

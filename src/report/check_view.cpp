@@ -26,6 +26,47 @@ std::string op_text(model::Op op) { return model::op_name(op); }
 
 std::string space_text(ptx::Space s) { return ptx::space_name(s); }
 
+// What to do about an uncoalesced global line, from its worst request's lane pattern.
+std::string global_hint(const analysis::LineReport& l) {
+  using K = analysis::GlobalPattern::Kind;
+  const auto& p = l.pattern;
+  switch (p.kind) {
+    case K::Consecutive:
+      return fmt::format(
+          "the lanes {} consecutive {}-byte elements, but the first starts {} B past a 32-byte boundary: "
+          "align the base pointer (cudaMalloc gives 256-byte alignment), or, for rows of a 2-D array, make "
+          "the row pitch a multiple of 128 B (cudaMallocPitch)",
+          l.op == model::Op::Store ? "write" : "read", l.width, p.offset);
+    case K::Strided: {
+      const std::int64_t s = p.stride < 0 ? -p.stride : p.stride;
+      if (s < 32) {
+        std::int64_t align = 1;
+        while (align < s) align *= 2;  // the structure padded to a vector width
+        return fmt::format(
+            "stride {} B between lanes, each {} {} B: an array of {}-byte structures accessed a field at a "
+            "time; a structure of arrays, or one aligned vector access per element (__align__({}) on the "
+            "structure), moves only the bytes it needs",
+            p.stride, l.op == model::Op::Store ? "writing" : "reading", l.width, s, align);
+      }
+      return fmt::format(
+          "stride {} B between lanes: each lane touches its own sector{}", p.stride,
+          s >= 128 ? " (a column walk of a row-major array? stage the tile through shared memory, or swap the "
+                     "index order)"
+                   : "");
+    }
+    case K::Rows:
+      if (p.pitch % 128 != 0)
+        return fmt::format(
+            "runs of {} lanes read consecutive elements, {} B apart, not a multiple of 128 B: pad the rows to a "
+            "multiple of 128 B (cudaMallocPitch)",
+            p.run, p.pitch);
+      return fmt::format("runs of {} lanes read consecutive elements, rows {} B apart", p.run, p.pitch);
+    case K::Unknown:
+      break;
+  }
+  return "the lanes' addresses touch more sectors than the bytes they need";
+}
+
 }  // namespace
 
 std::string render_check_text(const analysis::CheckReport& r) {
@@ -86,6 +127,22 @@ std::string render_check_text(const analysis::CheckReport& r) {
       }
       out += "\n";
     }
+    // Global lines that touch more 32-byte sectors than their bytes need.
+    for (const auto& l : k.lines) {
+      if (l.space != ptx::Space::Global || l.sectors <= l.ideal_sectors || l.requests == 0) continue;
+      const double per = static_cast<double>(l.sectors) / static_cast<double>(l.requests);
+      const double ideal = static_cast<double>(l.ideal_sectors) / static_cast<double>(l.requests);
+      out += fmt::format(
+          "{}:{}:{}: warning: uncoalesced global {} of {} byte{}: {:.3g} sectors of 32 B per request (ideal "
+          "{:.3g}); {}\n",
+          shown_file(r, l.file), l.line, l.col, op_text(l.op), l.width, l.width == 1 ? "" : "s", per, ideal,
+          global_hint(l));
+      if (l.file == r.main_file && l.line > 0 && static_cast<size_t>(l.line) <= r.source_lines.size()) {
+        out += fmt::format("{:>5} | {}\n", l.line, r.source_lines[static_cast<size_t>(l.line) - 1]);
+        out += fmt::format("      | {}^\n", std::string(l.col > 1 ? static_cast<size_t>(l.col) - 1 : 0, ' '));
+      }
+      out += "\n";
+    }
     // Kernel summary and per-line table.
     out += fmt::format("kernel {}: grid {}x{}x{}, block {}x{}x{}", k.name, k.grid.x, k.grid.y, k.grid.z, k.block.x,
                        k.block.y, k.block.z);
@@ -98,7 +155,7 @@ std::string render_check_text(const analysis::CheckReport& r) {
     size_t wl = 4;
     for (const auto& l : k.lines) wl = std::max(wl, fmt::format("{}:{}", shown_file(r, l.file), l.line).size());
     out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", "line", wl, "space", "op",
-                       "width", "requests", "wavefronts", "ideal", "excess", "ways");
+                       "width", "requests", "cost", "ideal", "excess", "ways");
     for (const auto& l : k.lines) {
       const std::string where = fmt::format("{}:{}", shown_file(r, l.file), l.line);
       if (l.space == ptx::Space::Shared) {
@@ -106,12 +163,25 @@ std::string render_check_text(const analysis::CheckReport& r) {
                            op_text(l.op), l.width, l.requests, l.wavefronts, l.ideal_wavefronts,
                            l.wavefronts - l.ideal_wavefronts, l.ways);
       } else {
+        const bool g = l.space == ptx::Space::Global;
         out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", where, wl,
-                           space_text(l.space), op_text(l.op), l.width, l.requests, "-", "-", "-", "-");
+                           space_text(l.space), op_text(l.op), l.width, l.requests,
+                           g ? std::to_string(l.sectors) : "-", g ? std::to_string(l.ideal_sectors) : "-",
+                           g ? std::to_string(l.sectors - l.ideal_sectors) : "-", "-");
       }
     }
-    out += fmt::format("  shared memory: {} wavefronts for an ideal of {} ({:.0f}% excess)\n\n", k.shared_wavefronts,
+    out += fmt::format("  shared memory: {} wavefronts for an ideal of {} ({:.0f}% excess)\n", k.shared_wavefronts,
                        k.shared_ideal_wavefronts, excess_pct);
+    std::uint64_t gs = 0, gi = 0;
+    for (const auto& l : k.lines)
+      if (l.space == ptx::Space::Global) {
+        gs += l.sectors;
+        gi += l.ideal_sectors;
+      }
+    if (gs)
+      out += fmt::format("  global memory: {} sectors of 32 B for an ideal of {} ({:.0f}% excess)\n", gs, gi,
+                         100.0 * static_cast<double>(gs - gi) / static_cast<double>(gs));
+    out += "  cost: shared wavefronts, or global 32-byte sectors\n\n";
     for (const auto& n : k.notes)
       out += fmt::format("{}:{}:{}: note: {}\n", shown_file(r, n.file), n.line, n.col, n.message);
   }
@@ -166,6 +236,7 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
       } else if (st.space == ptx::Space::Global) {
         sj["sectors"] = st.sectors;
         sj["ideal_sectors"] = st.ideal_sectors;
+        sj["lines128"] = st.lines128;
       }
       sites.push_back(sj);
     }
@@ -182,6 +253,8 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
       } else if (l.space == ptx::Space::Global) {
         lj["sectors"] = l.sectors;
         lj["ideal_sectors"] = l.ideal_sectors;
+        lj["lines128"] = l.lines128;
+        if (l.sectors > l.ideal_sectors) lj["hint"] = global_hint(l);
       }
       lines.push_back(lj);
     }

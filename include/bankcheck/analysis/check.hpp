@@ -43,9 +43,13 @@ struct LineReport {
   model::Op op = model::Op::Load;
   int width = 0;
   int sites = 0;
-  std::uint64_t requests = 0, wavefronts = 0, ideal_wavefronts = 0, sectors = 0, ideal_sectors = 0;
+  std::uint64_t requests = 0, wavefronts = 0, ideal_wavefronts = 0, sectors = 0, ideal_sectors = 0,
+                lines128 = 0;
   std::uint32_t ways = 0;
   int worst_site = -1;  // index into KernelReport::sites with the most excess in its worst request
+  // Global lines: the pattern of the worst request (most excess sectors) of the line.
+  int worst_global_site = -1;
+  GlobalPattern pattern;
 };
 
 struct KernelReport {

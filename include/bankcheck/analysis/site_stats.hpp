@@ -21,7 +21,12 @@ struct SiteStats {
   std::uint64_t wavefronts = 0, ideal_wavefronts = 0;
   std::uint32_t ways = 0;
   // global
-  std::uint64_t sectors = 0, ideal_sectors = 0;
+  std::uint64_t sectors = 0, ideal_sectors = 0, lines128 = 0;
+  // The global request with the most excess sectors (first seen on ties).
+  bool has_worst_global = false;
+  std::uint32_t worst_global_mask = 0;
+  std::uint32_t worst_global_sectors = 0, worst_global_ideal = 0;
+  std::uint64_t worst_global_addr[model::kWarpSize] = {};
   // The request with the most excess (first seen on ties), for explanation.
   bool has_worst = false;
   model::WarpAccess worst;
@@ -46,11 +51,29 @@ class SiteStatsListener : public emu::Listener {
   std::vector<int> refused_;
 };
 
-// 32-byte sectors a global request touches, and the fewest it could touch (its active
-// lanes' distinct bytes, packed).
+// 32-byte sectors a global request touches, the fewest it could touch (its active
+// lanes' distinct bytes, packed), and the 128-byte lines it touches. The definitions of
+// Nsight Compute's "L2 Theoretical Sectors Global" and its "Ideal" (bench/check).
 struct SectorCount {
-  std::uint32_t sectors = 0, ideal = 0;
+  std::uint32_t sectors = 0, ideal = 0, lines128 = 0;
 };
 SectorCount count_sectors(const emu::AccessEvent& e);
+SectorCount count_sectors(const std::uint64_t* addr, std::uint32_t mask, int width);
+
+// What a global request's lanes do, for the hint that goes with an uncoalesced line.
+struct GlobalPattern {
+  enum class Kind {
+    Unknown,
+    Consecutive,   // lane i at base + i * width: excess only from a misaligned base
+    Strided,       // lane i at base + i * stride, stride > width (array of structures, column)
+    Rows,          // runs of consecutive lanes; the runs `pitch` bytes apart
+  };
+  Kind kind = Kind::Unknown;
+  std::int64_t stride = 0;     // Strided: bytes between consecutive lanes
+  std::uint64_t offset = 0;    // Consecutive: first address modulo 32
+  int run = 0;                 // Rows: lanes per run
+  std::int64_t pitch = 0;      // Rows: bytes between runs
+};
+GlobalPattern describe_global(const std::uint64_t* addr, std::uint32_t mask, int width);
 
 }  // namespace bankcheck::analysis

@@ -1,0 +1,1 @@
+check examples/alignment.cu --kernel aos_float3 --format json

@@ -1,0 +1,1 @@
+check tests/data/check/misaligned_vector.cu
