@@ -1,0 +1,100 @@
+// Global requests: sector counts against a brute-force count, and the lane pattern
+// behind an uncoalesced line (consecutive, strided, rows with a pitch).
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "bankcheck/analysis/site_stats.hpp"
+
+namespace {
+
+using namespace bankcheck::analysis;
+using Kind = GlobalPattern::Kind;
+
+struct Req {
+  std::uint64_t addr[32] = {};
+  std::uint32_t mask = 0xFFFFFFFFu;
+};
+
+Req lanes(std::uint64_t base, std::int64_t stride) {
+  Req r;
+  for (int l = 0; l < 32; ++l) r.addr[l] = base + static_cast<std::uint64_t>(stride * l);
+  return r;
+}
+
+// Sectors and ideal by brute force: every byte of every active lane.
+SectorCount brute(const Req& r, int width) {
+  std::set<std::uint64_t> bytes, sectors, lines;
+  for (int l = 0; l < 32; ++l) {
+    if (!((r.mask >> l) & 1u)) continue;
+    for (int b = 0; b < width; ++b) {
+      bytes.insert(r.addr[l] + static_cast<std::uint64_t>(b));
+      sectors.insert((r.addr[l] + static_cast<std::uint64_t>(b)) / 32);
+      lines.insert((r.addr[l] + static_cast<std::uint64_t>(b)) / 128);
+    }
+  }
+  return {static_cast<std::uint32_t>(sectors.size()), static_cast<std::uint32_t>((bytes.size() + 31) / 32),
+          static_cast<std::uint32_t>(lines.size())};
+}
+
+TEST(GlobalSectors, MatchBruteForceOnRandomRequests) {
+  std::mt19937_64 rng(6);
+  for (int t = 0; t < 20000; ++t) {
+    const int width = 1 << (rng() % 5);
+    Req r;
+    const std::uint64_t region = t % 3 == 0 ? 256 : (t % 3 == 1 ? 4096 : 1 << 20);
+    const std::uint64_t base = 0x200000000000ull + (rng() % 64) * 256;
+    if (t % 4 == 0) r = lanes(base + (rng() % 8) * static_cast<std::uint64_t>(width), width * static_cast<int>(rng() % 5));
+    else
+      for (auto& a : r.addr) a = base + (rng() % region) / static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(width);
+    r.mask = t % 5 == 0 ? static_cast<std::uint32_t>(rng()) | 1u : 0xFFFFFFFFu;
+    const SectorCount got = count_sectors(r.addr, r.mask, width), want = brute(r, width);
+    ASSERT_EQ(got.sectors, want.sectors) << t;
+    ASSERT_EQ(got.ideal, want.ideal) << t;
+    ASSERT_EQ(got.lines128, want.lines128) << t;
+  }
+}
+
+TEST(GlobalPattern, ConsecutiveFromAMisalignedBase) {
+  const Req r = lanes(0x1000 + 4, 4);
+  const auto p = describe_global(r.addr, r.mask, 4);
+  EXPECT_EQ(p.kind, Kind::Consecutive);
+  EXPECT_EQ(p.offset, 4u);
+  EXPECT_EQ(count_sectors(r.addr, r.mask, 4).sectors, 5u);
+}
+
+TEST(GlobalPattern, ArrayOfStructuresAndColumns) {
+  for (std::int64_t s : {8, 12, 16, 24, 4096, -12}) {
+    const Req r = lanes(0x100000, s);
+    const auto p = describe_global(r.addr, r.mask, 4);
+    EXPECT_EQ(p.kind, Kind::Strided) << s;
+    EXPECT_EQ(p.stride, s);
+  }
+}
+
+TEST(GlobalPattern, RowsWithAPitch) {
+  // A 16x2 block over a row-major array of 1001 floats: lanes 0-15 one row, 16-31 the next.
+  Req r;
+  for (int l = 0; l < 32; ++l) r.addr[l] = 0x100000 + static_cast<std::uint64_t>((l / 16) * 4004 + (l % 16) * 4);
+  const auto p = describe_global(r.addr, r.mask, 4);
+  EXPECT_EQ(p.kind, Kind::Rows);
+  EXPECT_EQ(p.run, 16);
+  EXPECT_EQ(p.pitch, 4004);
+  EXPECT_GT(count_sectors(r.addr, r.mask, 4).sectors, count_sectors(r.addr, r.mask, 4).ideal);
+}
+
+TEST(GlobalPattern, InactiveLanesAndIrregularRequests) {
+  Req r = lanes(0x2000, 4);
+  r.mask = 0x0000FFFFu;  // half the warp: still consecutive
+  EXPECT_EQ(describe_global(r.addr, r.mask, 4).kind, Kind::Consecutive);
+  Req g;
+  std::mt19937 rng(1);
+  for (auto& a : g.addr) a = 0x4000 + (rng() % 1000) * 4;
+  EXPECT_EQ(describe_global(g.addr, g.mask, 4).kind, Kind::Unknown);
+  Req one = lanes(0x2000, 4);
+  one.mask = 1;
+  EXPECT_EQ(describe_global(one.addr, one.mask, 4).kind, Kind::Unknown);
+}
+
+}  // namespace
