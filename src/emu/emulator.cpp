@@ -713,23 +713,55 @@ struct Ctx {
     } else {
       for (int l = 0; l < 32; ++l) addrs[l] = off;
     }
+    // Bounds and alignment with every lane active: one range check against the shared
+    // window or the last buffer used, in loops the compiler vectorizes; otherwise (or if
+    // that fails) the exact scan over the active lanes.
     std::uint64_t lo = ~0ull, hi = 0, mis = 0;
-    for (int l = 0; l < 32; ++l) {
-      const bool on = (exec >> l) & 1u;
-      lo = on && addrs[l] < lo ? addrs[l] : lo;
-      hi = on && addrs[l] > hi ? addrs[l] : hi;
-      mis |= on ? addrs[l] & (width - 1) : 0;
+    std::uint8_t* basep = nullptr;
+    GlobalMemory::Buffer* b = nullptr;
+    bool fast = false;
+    if (exec == 0xFFFFFFFFu) {
+      const std::uint64_t base = in.space == Space::Shared ? 0 : (last_buffer ? last_buffer->base : 0);
+      const std::uint64_t limit = in.space == Space::Shared ? shared.size() : (last_buffer ? last_buffer->size : 0);
+      if (limit >= width) {
+        const std::uint64_t room = limit - width;
+        std::uint64_t outside = 0;
+        for (int l = 0; l < 32; ++l) {
+          outside |= room - (addrs[l] - base);  // wraps (top bit set) when outside [base, base + room]
+          outside |= (addrs[l] - base);         // below base wraps too
+          mis |= addrs[l] & (width - 1);
+        }
+        fast = (outside >> 63) == 0;
+        if (fast) {
+          lo = base;
+          hi = base + room;  // conservative for max_touched: refined below
+        }
+      }
+    }
+    if (!fast) {
+      for (int l = 0; l < 32; ++l) {
+        const bool on = (exec >> l) & 1u;
+        lo = on && addrs[l] < lo ? addrs[l] : lo;
+        hi = on && addrs[l] > hi ? addrs[l] : hi;
+        mis |= on ? addrs[l] & (width - 1) : 0;
+      }
     }
     if (mis && width > 1) return false;  // the slow path reports the lane
-    std::uint8_t* basep;
     if (in.space == Space::Shared) {
-      if (hi + width > shared.size() || hi + width < hi) return false;
+      if (!fast && (hi + width > shared.size() || hi + width < hi)) return false;
       basep = shared.data();
     } else {
-      GlobalMemory::Buffer* b = last_buffer;
-      if (!b || lo < b->base || hi + width - b->base > b->size) b = mem.find(lo, hi + width - lo);
-      if (!b) return false;
-      last_buffer = b;
+      b = fast ? last_buffer : nullptr;
+      if (!b) {
+        b = last_buffer;
+        if (!b || lo < b->base || hi + width - b->base > b->size) b = mem.find(lo, hi + width - lo);
+        if (!b) return false;
+        last_buffer = b;
+      }
+      if (fast) {  // the exact highest byte, for the touched-bytes report
+        hi = 0;
+        for (int l = 0; l < 32; ++l) hi = addrs[l] > hi ? addrs[l] : hi;
+      }
       const std::uint64_t top = hi + width - b->base;
       std::uint64_t seen = b->max_touched.load(std::memory_order_relaxed);
       while (top > seen && !b->max_touched.compare_exchange_weak(seen, top, std::memory_order_relaxed)) {

@@ -174,6 +174,14 @@ BANKCHECK_HD constexpr bool uniform_or_contiguous(const WarpAccess& a, int first
     if (x != a0 && x != a0 + static_cast<std::uint32_t>(second - lead) * w) return false;
   }
   std::uint32_t not_uniform = 0, not_contiguous = 0;
+  if (first == 0 && size == kWarpSize && lanes == 0xFFFFFFFFu) {
+    // Every lane active (the usual case): mask-free loops the compiler vectorizes.
+    for (int i = 0; i < kWarpSize; ++i) {
+      not_uniform |= a.addr[i] ^ a0;
+      not_contiguous |= a.addr[i] ^ (a0 + static_cast<std::uint32_t>(i) * w);
+    }
+    return !not_uniform || (!not_contiguous && 32 * w <= 128);
+  }
   for (int i = first; i < first + size; ++i) {
     const std::uint32_t on = (lanes >> i) & 1u;
     const std::uint32_t x = a.addr[i];
