@@ -60,7 +60,8 @@ void BM_TransposeShared(benchmark::State& state) {
 }
 
 void BM_MatmulTiled(benchmark::State& state) {
-  static auto s = make("matmul.ptx", "matmul_tiled", {32, 32, 1}, {32, 32, 1}, {4 << 20, 4 << 20, 4 << 20, 0});
+  static auto s =
+      make("matmul.ptx", "matmul_tiled", {32, 32, 1}, {32, 32, 1}, {4 << 20, 4 << 20, 4 << 20, 0});
   // n = 1024 (parameter 3)
   const int n = 1024;
   std::memcpy(s->launch.params.data() + s->kernel->params[3].offset, &n, 4);

@@ -65,7 +65,9 @@ bool have_nvcc() {
 #define REQUIRE_NVCC() \
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc found"
 
-std::string data_path(const std::string& file) { return std::string(BANKCHECK_SOURCE_DIR) + "/tests/data/emu/" + file; }
+std::string data_path(const std::string& file) {
+  return std::string(BANKCHECK_SOURCE_DIR) + "/tests/data/emu/" + file;
+}
 
 // A private directory for input files, removed at exit.
 class Scratch {
@@ -95,7 +97,8 @@ template <typename T>
 std::string file_arg(const std::vector<T>& v) {
   const fs::path p = scratch().path() / ("in" + std::to_string(file_counter++) + ".bin");
   std::ofstream f(p, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
+  f.write(reinterpret_cast<const char*>(v.data()),
+          static_cast<std::streamsize>(v.size() * sizeof(T)));
   return "@" + p.string();
 }
 std::string zeros(std::uint64_t bytes) { return "zeros:" + std::to_string(bytes); }
@@ -147,7 +150,8 @@ struct Result {
     std::uint64_t r = 0;
     int n = 0;
     for (const auto& s : run.report.sites)
-      if (s.line == line && s.file == loaded->program.main_file && s.stats.space == ptx::Space::Shared) {
+      if (s.line == line && s.file == loaded->program.main_file &&
+          s.stats.space == ptx::Space::Shared) {
         r += s.stats.requests;
         ++n;
       }
@@ -182,9 +186,9 @@ void dump_for_gpu(const std::string& file, const Result& r, const Launch& launch
   char id[16];
   std::snprintf(id, sizeof id, "%03d", counter++);
   std::ofstream m(std::string(dir) + "/" + id + ".launch");
-  m << "ptx " << ptx_name << "\nkernel " << r.kernel->name << "\ngrid " << launch.grid.x << " " << launch.grid.y << " "
-    << launch.grid.z << "\nblock " << launch.block.x << " " << launch.block.y << " " << launch.block.z << "\nsmem "
-    << launch.smem << "\n";
+  m << "ptx " << ptx_name << "\nkernel " << r.kernel->name << "\ngrid " << launch.grid.x << " "
+    << launch.grid.y << " " << launch.grid.z << "\nblock " << launch.block.x << " "
+    << launch.block.y << " " << launch.block.z << "\nsmem " << launch.smem << "\n";
   for (std::size_t i = 0; i < r.run.report.args.size(); ++i) {
     const auto& a = r.run.report.args[i];
     const std::string base = std::string(dir) + "/" + id + ".p" + std::to_string(i);
@@ -194,16 +198,19 @@ void dump_for_gpu(const std::string& file, const Result& r, const Launch& launch
         std::ifstream in(a.value.substr(1), std::ios::binary);
         in.read(init.data(), static_cast<std::streamsize>(init.size()));
       }
-      std::ofstream(base + ".in", std::ios::binary).write(init.data(), static_cast<std::streamsize>(init.size()));
+      std::ofstream(base + ".in", std::ios::binary)
+          .write(init.data(), static_cast<std::streamsize>(init.size()));
       std::ofstream(base + ".emu", std::ios::binary)
-          .write(reinterpret_cast<const char*>(r.bytes(a.name)), static_cast<std::streamsize>(a.bytes));
+          .write(reinterpret_cast<const char*>(r.bytes(a.name)),
+                 static_cast<std::streamsize>(a.bytes));
       m << "buffer " << i << " " << id << ".p" << i << ".in\n";
     } else {
       const auto& p = r.kernel->params[i];
       const drv::ArgValue v = drv::parse_arg_value(a.value, "dump");
       std::uint8_t bytes[8] = {};
       if (p.type == ".f32") {
-        const float f = static_cast<float>(v.kind == drv::ArgValue::Kind::Float ? v.f : static_cast<double>(v.i));
+        const float f = static_cast<float>(
+            v.kind == drv::ArgValue::Kind::Float ? v.f : static_cast<double>(v.i));
         std::memcpy(bytes, &f, 4);
       } else if (p.type == ".f64") {
         const double d = v.kind == drv::ArgValue::Kind::Float ? v.f : static_cast<double>(v.i);
@@ -257,19 +264,43 @@ std::vector<T> random_ints(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   using S = std::make_signed_t<T>;
   using U = std::make_unsigned_t<T>;
-  const std::vector<U> special = {0, 1, 2, 3, static_cast<U>(-1), static_cast<U>(-2),
+  const std::vector<U> special = {0,
+                                  1,
+                                  2,
+                                  3,
+                                  static_cast<U>(-1),
+                                  static_cast<U>(-2),
                                   static_cast<U>(std::numeric_limits<S>::min()),
                                   static_cast<U>(std::numeric_limits<S>::max()),
-                                  static_cast<U>(std::numeric_limits<S>::min() + 1), 0x7f, 0x80, 0xff,
-                                  static_cast<U>(0x7fff), static_cast<U>(0x8000), static_cast<U>(0xffff),
-                                  31, 32, 33, 63, 64, 65, 7, static_cast<U>(-7), 13};
+                                  static_cast<U>(std::numeric_limits<S>::min() + 1),
+                                  0x7f,
+                                  0x80,
+                                  0xff,
+                                  static_cast<U>(0x7fff),
+                                  static_cast<U>(0x8000),
+                                  static_cast<U>(0xffff),
+                                  31,
+                                  32,
+                                  33,
+                                  63,
+                                  64,
+                                  65,
+                                  7,
+                                  static_cast<U>(-7),
+                                  13};
   std::vector<T> v(n);
   for (auto& x : v) {
     const u64 r = rng();
     switch (r % 4) {
-      case 0: x = static_cast<T>(special[(r >> 8) % special.size()]); break;
-      case 1: x = static_cast<T>(static_cast<S>(static_cast<i64>((r >> 8) % 2001) - 1000)); break;
-      default: x = static_cast<T>(rng()); break;
+      case 0:
+        x = static_cast<T>(special[(r >> 8) % special.size()]);
+        break;
+      case 1:
+        x = static_cast<T>(static_cast<S>(static_cast<i64>((r >> 8) % 2001) - 1000));
+        break;
+      default:
+        x = static_cast<T>(rng());
+        break;
     }
   }
   return v;
@@ -277,24 +308,32 @@ std::vector<T> random_ints(std::size_t n, std::uint64_t seed) {
 
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  const std::vector<float> special = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 1.5f, 2.5f, -2.5f, 3.5f,
-                                      INFINITY, -INFINITY, NAN, 1e-40f, -1e-40f, 1e-45f, FLT_MIN, FLT_MAX,
-                                      -FLT_MAX, 2147483648.0f, -2147483648.0f, 4294967296.0f, 4294967040.0f,
-                                      9.2233720e18f, -9.2233720e18f, 1.8446744e19f, 3e19f, 65504.0f,
-                                      65520.0f, 6.1e-5f, 5.96e-8f, 2.98e-8f, 1e-30f, 16777217.0f, 0.1f};
+  const std::vector<float> special = {
+      0.0f,           -0.0f,         1.0f,          -1.0f,         0.5f,
+      -0.5f,          1.5f,          2.5f,          -2.5f,         3.5f,
+      INFINITY,       -INFINITY,     NAN,           1e-40f,        -1e-40f,
+      1e-45f,         FLT_MIN,       FLT_MAX,       -FLT_MAX,      2147483648.0f,
+      -2147483648.0f, 4294967296.0f, 4294967040.0f, 9.2233720e18f, -9.2233720e18f,
+      1.8446744e19f,  3e19f,         65504.0f,      65520.0f,      6.1e-5f,
+      5.96e-8f,       2.98e-8f,      1e-30f,        16777217.0f,   0.1f};
   std::vector<float> v(n);
   for (auto& x : v) {
     const u64 r = rng();
     switch (r % 5) {
-      case 0: x = special[(r >> 8) % special.size()]; break;
+      case 0:
+        x = special[(r >> 8) % special.size()];
+        break;
       case 1: {  // any bit pattern
         const u32 bits = static_cast<u32>(rng());
         std::memcpy(&x, &bits, 4);
         break;
       }
-      case 2: x = static_cast<float>(static_cast<i64>((r >> 8) % 20001) - 10000) / 8.0f; break;  // halves
-      default: x = std::ldexp(static_cast<float>(static_cast<i64>((r >> 8) % 2000001) - 1000000) / 1e6f,
-                              static_cast<int>((r >> 40) % 80) - 40);
+      case 2:
+        x = static_cast<float>(static_cast<i64>((r >> 8) % 20001) - 10000) / 8.0f;
+        break;  // halves
+      default:
+        x = std::ldexp(static_cast<float>(static_cast<i64>((r >> 8) % 2000001) - 1000000) / 1e6f,
+                       static_cast<int>((r >> 40) % 80) - 40);
     }
   }
   return v;
@@ -302,27 +341,57 @@ std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
 
 std::vector<double> random_doubles(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  const std::vector<double> special = {0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.5, INFINITY, -INFINITY, NAN, 4.9e-324,
-                                       2.2e-308, 1.7976931348623157e308, 2147483647.5, -2147483648.5,
-                                       2147483648.0, 4294967295.5, 4294967296.0, 9.2233720368547758e18,
-                                       -9.2233720368547758e18, 1.8446744073709552e19, 3e19, 0.1,
-                                       1.0000000596046448,   // 1 + 2^-24: a float tie
-                                       1.0000000596046450,   // just above the tie
-                                       3.4028235677973366e38, 3.5e38, 1e-46, 65519.999, 65520.0,
-                                       1.0009765625 + 0x1p-11, 1.0009765625 + 0x1p-11 + 0x1p-40};
+  const std::vector<double> special = {0.0,
+                                       -0.0,
+                                       1.0,
+                                       -1.0,
+                                       0.5,
+                                       -2.5,
+                                       3.5,
+                                       INFINITY,
+                                       -INFINITY,
+                                       NAN,
+                                       4.9e-324,
+                                       2.2e-308,
+                                       1.7976931348623157e308,
+                                       2147483647.5,
+                                       -2147483648.5,
+                                       2147483648.0,
+                                       4294967295.5,
+                                       4294967296.0,
+                                       9.2233720368547758e18,
+                                       -9.2233720368547758e18,
+                                       1.8446744073709552e19,
+                                       3e19,
+                                       0.1,
+                                       1.0000000596046448,  // 1 + 2^-24: a float tie
+                                       1.0000000596046450,  // just above the tie
+                                       3.4028235677973366e38,
+                                       3.5e38,
+                                       1e-46,
+                                       65519.999,
+                                       65520.0,
+                                       1.0009765625 + 0x1p-11,
+                                       1.0009765625 + 0x1p-11 + 0x1p-40};
   std::vector<double> v(n);
   for (auto& x : v) {
     const u64 r = rng();
     switch (r % 5) {
-      case 0: x = special[(r >> 8) % special.size()]; break;
+      case 0:
+        x = special[(r >> 8) % special.size()];
+        break;
       case 1: {
         const u64 bits = rng();
         std::memcpy(&x, &bits, 8);
         break;
       }
-      case 2: x = static_cast<double>(static_cast<i64>((r >> 8) % 20001) - 10000) / 8.0; break;
-      default: x = std::ldexp(static_cast<double>(static_cast<i64>((r >> 8) % 2000000001) - 1000000000) / 1e9,
-                              static_cast<int>((r >> 40) % 200) - 100);
+      case 2:
+        x = static_cast<double>(static_cast<i64>((r >> 8) % 20001) - 10000) / 8.0;
+        break;
+      default:
+        x = std::ldexp(
+            static_cast<double>(static_cast<i64>((r >> 8) % 2000000001) - 1000000000) / 1e9,
+            static_cast<int>((r >> 40) % 200) - 100);
     }
   }
   return v;
@@ -336,9 +405,10 @@ double f64_of(u64 b) { return std::bit_cast<double>(b); }
 // Compares `got` with `want` (ops x n, op-major); `eq` decides equality; prints at most a
 // few differences per op with `describe(i)` (the inputs).
 template <typename T>
-void compare_ops(const std::vector<T>& got, const std::vector<T>& want, int ops, int n,
-                 const std::function<std::string(int)>& describe,
-                 const std::function<bool(int, T, T)>& eq = [](int, T a, T b) { return a == b; }) {
+void compare_ops(
+    const std::vector<T>& got, const std::vector<T>& want, int ops, int n,
+    const std::function<std::string(int)>& describe,
+    const std::function<bool(int, T, T)>& eq = [](int, T a, T b) { return a == b; }) {
   ASSERT_EQ(got.size(), want.size());
   for (int k = 0; k < ops; ++k) {
     int bad = 0;
@@ -346,8 +416,8 @@ void compare_ops(const std::vector<T>& got, const std::vector<T>& want, int ops,
       const T g = got[static_cast<size_t>(k) * n + i], w = want[static_cast<size_t>(k) * n + i];
       if (eq(k, g, w)) continue;
       if (bad++ < 3)
-        ADD_FAILURE() << "op " << k << ", element " << i << " (" << describe(i) << "): got 0x" << std::hex
-                      << static_cast<u64>(g) << ", want 0x" << static_cast<u64>(w);
+        ADD_FAILURE() << "op " << k << ", element " << i << " (" << describe(i) << "): got 0x"
+                      << std::hex << static_cast<u64>(g) << ", want 0x" << static_cast<u64>(w);
     }
     if (bad > 3) ADD_FAILURE() << "op " << k << ": " << bad << " elements differ in all";
   }
@@ -399,7 +469,8 @@ float fsqrt(float a, int mode) {
 float ffma(float a, float b, float c, int mode) {
   return with_rounding(mode, [&] {
     volatile float x = a, y = b, z = c;
-    volatile float r = std::fma(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z));
+    volatile float r =
+        std::fma(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z));
     return static_cast<float>(r);
   });
 }
@@ -434,7 +505,8 @@ double dsqrt(double a, int mode) {
 double dfma(double a, double b, double c, int mode) {
   return with_rounding(mode, [&] {
     volatile double x = a, y = b, z = c;
-    volatile double r = std::fma(static_cast<double>(x), static_cast<double>(y), static_cast<double>(z));
+    volatile double r =
+        std::fma(static_cast<double>(x), static_cast<double>(y), static_cast<double>(z));
     return static_cast<double>(r);
   });
 }
@@ -480,13 +552,23 @@ double u64_to_f64(u64 v, int mode) {
 template <typename T>
 T f2i(double v, int mode, bool from_f64 = false) {
   if (std::isnan(v))
-    return (from_f64 || sizeof(T) == 8) ? static_cast<T>(std::make_unsigned_t<T>{1} << (sizeof(T) * 8 - 1)) : T{0};
+    return (from_f64 || sizeof(T) == 8)
+               ? static_cast<T>(std::make_unsigned_t<T>{1} << (sizeof(T) * 8 - 1))
+               : T{0};
   double r;
   switch (mode) {
-    case FE_TOWARDZERO: r = std::trunc(v); break;
-    case FE_DOWNWARD: r = std::floor(v); break;
-    case FE_UPWARD: r = std::ceil(v); break;
-    default: r = std::nearbyint(v); break;  // ties to even
+    case FE_TOWARDZERO:
+      r = std::trunc(v);
+      break;
+    case FE_DOWNWARD:
+      r = std::floor(v);
+      break;
+    case FE_UPWARD:
+      r = std::ceil(v);
+      break;
+    default:
+      r = std::nearbyint(v);
+      break;  // ties to even
   }
   const long double lo = static_cast<long double>(std::numeric_limits<T>::min());
   const long double hi = static_cast<long double>(std::numeric_limits<T>::max());
@@ -512,15 +594,22 @@ u16 to_half(double v, int mode) {
   const double frac = t - m;
   bool up = false;
   switch (mode) {
-    case FE_TOWARDZERO: break;
-    case FE_UPWARD: up = frac > 0 && !sign; break;
-    case FE_DOWNWARD: up = frac > 0 && sign; break;
-    default: up = frac > 0.5 || (frac == 0.5 && std::fmod(m, 2.0) == 1.0);
+    case FE_TOWARDZERO:
+      break;
+    case FE_UPWARD:
+      up = frac > 0 && !sign;
+      break;
+    case FE_DOWNWARD:
+      up = frac > 0 && sign;
+      break;
+    default:
+      up = frac > 0.5 || (frac == 0.5 && std::fmod(m, 2.0) == 1.0);
   }
   if (up) m += 1;
   const double r = m * q;
   if (r >= 65536.0 || (r > 65504.0)) {
-    const bool to_inf = mode == FE_TONEAREST || (mode == FE_UPWARD && !sign) || (mode == FE_DOWNWARD && sign);
+    const bool to_inf =
+        mode == FE_TONEAREST || (mode == FE_UPWARD && !sign) || (mode == FE_DOWNWARD && sign);
     return to_inf ? (sign | 0x7c00) : (sign | 0x7bff);
   }
   if (r == 0) return sign;
@@ -534,9 +623,12 @@ u16 to_half(double v, int mode) {
 double from_half(u16 h) {
   const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
   double v;
-  if (e == 0) v = std::ldexp(static_cast<double>(m), -24);
-  else if (e == 31) v = m ? NAN : INFINITY;
-  else v = std::ldexp(static_cast<double>(m + 1024), e - 25);
+  if (e == 0)
+    v = std::ldexp(static_cast<double>(m), -24);
+  else if (e == 31)
+    v = m ? NAN : INFINITY;
+  else
+    v = std::ldexp(static_cast<double>(m + 1024), e - 25);
   return (h & 0x8000) ? -v : v;
 }
 
@@ -608,7 +700,10 @@ TEST(EmuInt, Ops32) {
   Launch L;
   L.grid = {n / 128, 1, 1};
   L.block = {128, 1, 1};
-  L.args = {{"out", zeros(4ull * n * ops)}, {"a", file_arg(a)}, {"b", file_arg(b)}, {"c", file_arg(c)},
+  L.args = {{"out", zeros(4ull * n * ops)},
+            {"a", file_arg(a)},
+            {"b", file_arg(b)},
+            {"c", file_arg(c)},
             {"n", std::to_string(n)}};
   const Result r = run_k("int_ops.cu", "int32_ops", L);
   const auto got = r.get<u32>("out", static_cast<size_t>(n) * ops);
@@ -673,22 +768,27 @@ TEST(EmuInt, Ops32) {
       const u32 v = sx < 0 ? ~x : x;
       o.push_back(v == 0 ? 0xffffffffu : 31 - static_cast<u32>(std::countl_zero(v)));
     }
-    o.push_back(static_cast<u32>(sx < sy) | static_cast<u32>(x < y) << 1 | static_cast<u32>(sx <= sy) << 2 |
-                static_cast<u32>(x >= y) << 3 | static_cast<u32>(x == y) << 4 | static_cast<u32>(x != z) << 5 |
+    o.push_back(static_cast<u32>(sx < sy) | static_cast<u32>(x < y) << 1 |
+                static_cast<u32>(sx <= sy) << 2 | static_cast<u32>(x >= y) << 3 |
+                static_cast<u32>(x == y) << 4 | static_cast<u32>(x != z) << 5 |
                 static_cast<u32>(sx > sz) << 6 | static_cast<u32>(x > z) << 7);
     o.push_back(sx < sy ? x : z);
     o.push_back(static_cast<u32>(std::clamp(sx, -128, 127)));
     o.push_back(static_cast<u32>(std::clamp(sx, 0, 65535)));
     o.push_back(std::min<u32>(x, INT_MAX));
-    o.push_back(static_cast<u32>(static_cast<i32>(std::clamp<i64>(static_cast<i64>(sx) + sy, INT_MIN, INT_MAX))));
-    o.push_back(static_cast<u32>(static_cast<i32>(std::clamp<i64>(static_cast<i64>(sx) - sy, INT_MIN, INT_MAX))));
+    o.push_back(static_cast<u32>(
+        static_cast<i32>(std::clamp<i64>(static_cast<i64>(sx) + sy, INT_MIN, INT_MAX))));
+    o.push_back(static_cast<u32>(
+        static_cast<i32>(std::clamp<i64>(static_cast<i64>(sx) - sy, INT_MIN, INT_MAX))));
     o.push_back(std::rotr(x, 3));
     o.push_back(static_cast<u32>((sx >> 31) ^ sx));
-    o.push_back(static_cast<u32>(static_cast<u16>(x * 3)) * static_cast<u32>(static_cast<u16>(y >> 16)));
+    o.push_back(static_cast<u32>(static_cast<u16>(x * 3)) *
+                static_cast<u32>(static_cast<u16>(y >> 16)));
     ASSERT_EQ(o.size(), static_cast<size_t>(ops));
     for (int k = 0; k < ops; ++k) want[static_cast<size_t>(k) * n + i] = o[static_cast<size_t>(k)];
   }
-  compare_ops<u32>(got, want, ops, n, [&](int i) { return "a=" + hex(a[i]) + " b=" + hex(b[i]) + " c=" + hex(c[i]); });
+  compare_ops<u32>(got, want, ops, n,
+                   [&](int i) { return "a=" + hex(a[i]) + " b=" + hex(b[i]) + " c=" + hex(c[i]); });
 }
 
 TEST(EmuInt, Ops64) {
@@ -698,7 +798,10 @@ TEST(EmuInt, Ops64) {
   Launch L;
   L.grid = {n / 128, 1, 1};
   L.block = {128, 1, 1};
-  L.args = {{"out", zeros(8ull * n * ops)}, {"a", file_arg(a)}, {"b", file_arg(b)}, {"c", file_arg(c)},
+  L.args = {{"out", zeros(8ull * n * ops)},
+            {"a", file_arg(a)},
+            {"b", file_arg(b)},
+            {"c", file_arg(c)},
             {"n", std::to_string(n)}};
   const Result r = run_k("int_ops.cu", "int64_ops", L);
   const auto got = r.get<u64>("out", static_cast<size_t>(n) * ops);
@@ -748,16 +851,20 @@ TEST(EmuInt, Ops64) {
     o.push_back(bfe64(x, static_cast<u32>(y & 0x7f), static_cast<u32>((y >> 8) & 0x7f), false));
     o.push_back(bfe64(x, static_cast<u32>(y & 0x7f), static_cast<u32>((y >> 8) & 0x7f), true));
     o.push_back(bfi<u64>(x, z, static_cast<u32>(y & 0x7f), static_cast<u32>((y >> 8) & 0x7f)));
-    o.push_back(static_cast<u64>(sx < sy) | static_cast<u64>(x < y) << 1 | static_cast<u64>(sx <= sz) << 2 |
-                static_cast<u64>(x >= z) << 3 | static_cast<u64>(x == y) << 4 | static_cast<u64>(x != z) << 5);
-    o.push_back(static_cast<u64>(static_cast<i64>(static_cast<i32>(std::clamp<i64>(sx, INT_MIN, INT_MAX)))));
+    o.push_back(static_cast<u64>(sx < sy) | static_cast<u64>(x < y) << 1 |
+                static_cast<u64>(sx <= sz) << 2 | static_cast<u64>(x >= z) << 3 |
+                static_cast<u64>(x == y) << 4 | static_cast<u64>(x != z) << 5);
+    o.push_back(static_cast<u64>(
+        static_cast<i64>(static_cast<i32>(std::clamp<i64>(sx, INT_MIN, INT_MAX)))));
     o.push_back(static_cast<u64>(static_cast<u32>(std::clamp<i64>(sx, 0, UINT_MAX))));
     o.push_back(std::rotr(x, 13));
-    o.push_back(static_cast<u64>(static_cast<u32>(x)) * static_cast<u64>(static_cast<u32>(y >> 32)) + z);
+    o.push_back(
+        static_cast<u64>(static_cast<u32>(x)) * static_cast<u64>(static_cast<u32>(y >> 32)) + z);
     ASSERT_EQ(o.size(), static_cast<size_t>(ops));
     for (int k = 0; k < ops; ++k) want[static_cast<size_t>(k) * n + i] = o[static_cast<size_t>(k)];
   }
-  compare_ops<u64>(got, want, ops, n, [&](int i) { return "a=" + hex(a[i]) + " b=" + hex(b[i]) + " c=" + hex(c[i]); });
+  compare_ops<u64>(got, want, ops, n,
+                   [&](int i) { return "a=" + hex(a[i]) + " b=" + hex(b[i]) + " c=" + hex(c[i]); });
 }
 
 TEST(EmuInt, NarrowTypesAndConversions) {
@@ -773,10 +880,19 @@ TEST(EmuInt, NarrowTypesAndConversions) {
   Launch L;
   L.grid = {n / 256, 1, 1};
   L.block = {256, 1, 1};
-  L.args = {{"out32", zeros(4ull * n * ops32)}, {"out64", zeros(8ull * n * ops64)}, {"oc", zeros(n)},
-            {"os", zeros(2ull * n)}, {"ouc", zeros(n)}, {"ous", zeros(2ull * n)}, {"ic", file_arg(ic)},
-            {"iuc", file_arg(iuc)}, {"is", file_arg(is)}, {"ius", file_arg(ius)}, {"iw", file_arg(iw)},
-            {"il", file_arg(il)}, {"n", std::to_string(n)}};
+  L.args = {{"out32", zeros(4ull * n * ops32)},
+            {"out64", zeros(8ull * n * ops64)},
+            {"oc", zeros(n)},
+            {"os", zeros(2ull * n)},
+            {"ouc", zeros(n)},
+            {"ous", zeros(2ull * n)},
+            {"ic", file_arg(ic)},
+            {"iuc", file_arg(iuc)},
+            {"is", file_arg(is)},
+            {"ius", file_arg(ius)},
+            {"iw", file_arg(iw)},
+            {"il", file_arg(il)},
+            {"n", std::to_string(n)}};
   const Result r = run_k("int_ops.cu", "narrow_ops", L);
   const auto got32 = r.get<i32>("out32", static_cast<size_t>(n) * ops32);
   const auto got64 = r.get<i64>("out64", static_cast<size_t>(n) * ops64);
@@ -811,24 +927,31 @@ TEST(EmuInt, NarrowTypesAndConversions) {
                                 static_cast<i8>(uc),
                                 static_cast<i16>(us),
                                 static_cast<u16>(s),
-                                c < 0,
-                                s > us,
+                                c<0, s>
+                                    us,
                                 static_cast<i32>(static_cast<i64>(w) * c),
                                 static_cast<i32>((l * s) >> 20),
                                 std::min<i32>(c, static_cast<i8>(uc)),
                                 std::max<i32>(s, static_cast<i16>(w >> 16))};
-    for (int k = 0; k < ops32; ++k) want32[static_cast<size_t>(k) * n + i] = o[static_cast<size_t>(k)];
-    const std::vector<i64> q = {w, static_cast<i64>(static_cast<u32>(w)), c, us,
-                                static_cast<i64>(static_cast<u64>(static_cast<u16>(s))), static_cast<i8>(l)};
-    for (int k = 0; k < ops64; ++k) want64[static_cast<size_t>(k) * n + i] = q[static_cast<size_t>(k)];
+    for (int k = 0; k < ops32; ++k)
+      want32[static_cast<size_t>(k) * n + i] = o[static_cast<size_t>(k)];
+    const std::vector<i64> q = {w,
+                                static_cast<i64>(static_cast<u32>(w)),
+                                c,
+                                us,
+                                static_cast<i64>(static_cast<u64>(static_cast<u16>(s))),
+                                static_cast<i8>(l)};
+    for (int k = 0; k < ops64; ++k)
+      want64[static_cast<size_t>(k) * n + i] = q[static_cast<size_t>(k)];
     EXPECT_EQ(goc[i], static_cast<i8>(static_cast<u32>(w) * 5u + static_cast<u32>(c))) << i;
     EXPECT_EQ(gos[i], static_cast<i16>(static_cast<u32>(w) * 3u + static_cast<u32>(s))) << i;
     EXPECT_EQ(gouc[i], static_cast<u8>(uc * 7 + 1)) << i;
     EXPECT_EQ(gous[i], static_cast<u16>(us * 5 - s)) << i;
   }
   auto describe = [&](int i) {
-    return "c=" + std::to_string(ic[i]) + " uc=" + std::to_string(iuc[i]) + " s=" + std::to_string(is[i]) +
-           " us=" + std::to_string(ius[i]) + " w=" + std::to_string(iw[i]) + " l=" + std::to_string(il[i]);
+    return "c=" + std::to_string(ic[i]) + " uc=" + std::to_string(iuc[i]) +
+           " s=" + std::to_string(is[i]) + " us=" + std::to_string(ius[i]) +
+           " w=" + std::to_string(iw[i]) + " l=" + std::to_string(il[i]);
   };
   compare_ops<i32>(got32, want32, ops32, n, describe);
   compare_ops<i64>(got64, want64, ops64, n, describe);
@@ -878,7 +1001,10 @@ TEST(EmuFloat, F32CorrectlyRounded) {
   Launch L;
   L.grid = {n / 128, 1, 1};
   L.block = {128, 1, 1};
-  L.args = {{"out", zeros(4ull * n * ops)}, {"a", file_arg(a)}, {"b", file_arg(b)}, {"c", file_arg(c)},
+  L.args = {{"out", zeros(4ull * n * ops)},
+            {"a", file_arg(a)},
+            {"b", file_arg(b)},
+            {"c", file_arg(c)},
             {"n", std::to_string(n)}};
   const Result r = run_k("float_ops.cu", "f32_exact", L);
   const auto got = r.get<u32>("out", static_cast<size_t>(n) * ops);
@@ -929,12 +1055,12 @@ TEST(EmuFloat, F32CorrectlyRounded) {
     o.push_back(std::fma(x, 0.1f, 3.0f));
     o.push_back(x * 0.5f);
     o.push_back(x < 0.0f ? y : z);
-    const u32 cmp = static_cast<u32>(x < y) | static_cast<u32>(x <= y) << 1 | static_cast<u32>(x == y) << 2 |
-                    static_cast<u32>(x != y) << 3 | static_cast<u32>(!(x < y)) << 4 |
-                    static_cast<u32>(!(x >= y)) << 5 | static_cast<u32>(x > y) << 6 |
-                    static_cast<u32>(std::isnan(x)) << 7 | static_cast<u32>(std::isinf(x)) << 8 |
-                    static_cast<u32>(std::isfinite(x)) << 9 | static_cast<u32>(std::signbit(x)) << 10 |
-                    static_cast<u32>(!(x == y)) << 11;
+    const u32 cmp = static_cast<u32>(x < y) | static_cast<u32>(x <= y) << 1 |
+                    static_cast<u32>(x == y) << 2 | static_cast<u32>(x != y) << 3 |
+                    static_cast<u32>(!(x < y)) << 4 | static_cast<u32>(!(x >= y)) << 5 |
+                    static_cast<u32>(x > y) << 6 | static_cast<u32>(std::isnan(x)) << 7 |
+                    static_cast<u32>(std::isinf(x)) << 8 | static_cast<u32>(std::isfinite(x)) << 9 |
+                    static_cast<u32>(std::signbit(x)) << 10 | static_cast<u32>(!(x == y)) << 11;
     o.push_back(f32_of(cmp));
     o.push_back(std::fdim(x, y));
     o.push_back(fadd(fmul(x, x, RN), -fmul(y, y, RN), RN));
@@ -943,14 +1069,15 @@ TEST(EmuFloat, F32CorrectlyRounded) {
       const float v = o[static_cast<size_t>(k)];
       // Bits passed through (copysign, a select, the compare bits) stay; arithmetic NaNs
       // are canonical.
-      want[static_cast<size_t>(k) * n + i] = (k == 30 || k == 41 || k == 42) ? bits_of(v) : gpu_f32(v);
+      want[static_cast<size_t>(k) * n + i] =
+          (k == 30 || k == 41 || k == 42) ? bits_of(v) : gpu_f32(v);
     }
     want[26ull * n + i] = gpu_min_max_f32(false, x, y);
     want[27ull * n + i] = gpu_min_max_f32(true, x, y);
   }
   compare_ops<u32>(got, want, ops, n, [&](int i) {
-    return "a=" + std::to_string(a[i]) + " (" + hex(bits_of(a[i])) + ") b=" + std::to_string(b[i]) + " (" +
-           hex(bits_of(b[i])) + ") c=" + hex(bits_of(c[i]));
+    return "a=" + std::to_string(a[i]) + " (" + hex(bits_of(a[i])) + ") b=" + std::to_string(b[i]) +
+           " (" + hex(bits_of(b[i])) + ") c=" + hex(bits_of(c[i]));
   });
 }
 
@@ -961,7 +1088,10 @@ TEST(EmuFloat, F64CorrectlyRounded) {
   Launch L;
   L.grid = {n / 128, 1, 1};
   L.block = {128, 1, 1};
-  L.args = {{"out", zeros(8ull * n * ops)}, {"a", file_arg(a)}, {"b", file_arg(b)}, {"c", file_arg(c)},
+  L.args = {{"out", zeros(8ull * n * ops)},
+            {"a", file_arg(a)},
+            {"b", file_arg(b)},
+            {"c", file_arg(c)},
             {"n", std::to_string(n)}};
   const Result r = run_k("float_ops.cu", "f64_exact", L);
   const auto got = r.get<u64>("out", static_cast<size_t>(n) * ops);
@@ -1003,24 +1133,29 @@ TEST(EmuFloat, F64CorrectlyRounded) {
     o.push_back(std::nearbyint(x));
     o.push_back(std::fmod(x, y));
     o.push_back(std::fma(x, 0.1, 3.0));
-    const u64 cmp = static_cast<u64>(x < y) | static_cast<u64>(x <= y) << 1 | static_cast<u64>(x == y) << 2 |
-                    static_cast<u64>(x != y) << 3 | static_cast<u64>(!(x < y)) << 4 |
-                    static_cast<u64>(!(x >= y)) << 5 | static_cast<u64>(x > y) << 6 |
-                    static_cast<u64>(std::isnan(x)) << 7 | static_cast<u64>(std::isinf(x)) << 8;
+    const u64 cmp = static_cast<u64>(x < y) | static_cast<u64>(x <= y) << 1 |
+                    static_cast<u64>(x == y) << 2 | static_cast<u64>(x != y) << 3 |
+                    static_cast<u64>(!(x < y)) << 4 | static_cast<u64>(!(x >= y)) << 5 |
+                    static_cast<u64>(x > y) << 6 | static_cast<u64>(std::isnan(x)) << 7 |
+                    static_cast<u64>(std::isinf(x)) << 8;
     o.push_back(f64_of(cmp));
     ASSERT_EQ(o.size(), static_cast<size_t>(ops));
-    for (int k = 0; k < ops; ++k) want[static_cast<size_t>(k) * n + i] = bits_of(o[static_cast<size_t>(k)]);
+    for (int k = 0; k < ops; ++k)
+      want[static_cast<size_t>(k) * n + i] = bits_of(o[static_cast<size_t>(k)]);
     // The GPU's NaN propagation through add, mul and fma (the rest propagates as the host).
-    for (int k : {0, 2, 8, 9, 10, 11, 12}) want[static_cast<size_t>(k) * n + i] = gpu_f64_nan2(x, y, o[static_cast<size_t>(k)]);
+    for (int k : {0, 2, 8, 9, 10, 11, 12})
+      want[static_cast<size_t>(k) * n + i] = gpu_f64_nan2(x, y, o[static_cast<size_t>(k)]);
     for (int k : {4, 16, 17})
-      if (std::isnan(x) || std::isnan(y)) want[static_cast<size_t>(k) * n + i] = gpu_f64_nan2(x, y, 0);
+      if (std::isnan(x) || std::isnan(y))
+        want[static_cast<size_t>(k) * n + i] = gpu_f64_nan2(x, y, 0);
     {
       const u64 p = gpu_f64_nan2(x, y, x * y);
       want[5ull * n + i] = gpu_f64_nan2(f64_of(p), z, f64_of(p) + z);
     }
     want[19ull * n + i] = gpu_min_max_f64(false, x, y);
     want[20ull * n + i] = gpu_min_max_f64(true, x, y);
-    if (std::isnan(x)) want[21ull * n + i] = want[22ull * n + i] = bits_of(x) | kQuiet64;  // abs, neg
+    if (std::isnan(x))
+      want[21ull * n + i] = want[22ull * n + i] = bits_of(x) | kQuiet64;  // abs, neg
   }
   compare_ops<u64>(got, want, ops, n, [&](int i) {
     char buf[160];
@@ -1045,8 +1180,13 @@ TEST(EmuFloat, Conversions) {
   Launch L;
   L.grid = {n / 128, 1, 1};
   L.block = {128, 1, 1};
-  L.args = {{"out", zeros(8ull * n * ops)}, {"a", file_arg(a)}, {"b", file_arg(b)}, {"c", file_arg(c)},
-            {"e", file_arg(e)},  {"h", file_arg(h)}, {"n", std::to_string(n)}};
+  L.args = {{"out", zeros(8ull * n * ops)},
+            {"a", file_arg(a)},
+            {"b", file_arg(b)},
+            {"c", file_arg(c)},
+            {"e", file_arg(e)},
+            {"h", file_arg(h)},
+            {"n", std::to_string(n)}};
   const Result r = run_k("float_ops.cu", "conversions", L);
   const auto got = r.get<u64>("out", static_cast<size_t>(n) * ops);
   std::vector<u64> want(got.size());
@@ -1117,8 +1257,9 @@ TEST(EmuFloat, Conversions) {
     H(to_half(x, RD));
     H(to_half(x, RU));
     // f64 NaN to half: the sign and the top of the payload, quiet.
-    H(std::isnan(d) ? static_cast<u16>(((bits_of(d) >> 48) & 0x8000) | 0x7e00 | ((bits_of(d) >> 42) & 0x3ff))
-                    : to_half(d, RN));
+    H(std::isnan(d)
+          ? static_cast<u16>(((bits_of(d) >> 48) & 0x8000) | 0x7e00 | ((bits_of(d) >> 42) & 0x3ff))
+          : to_half(d, RN));
     I(gpu_f32(static_cast<float>(from_half(h[i]))));  // f16 NaNs widen to the canonical f32 NaN
     H(std::isnan(from_half(h[i])) ? 0x7fff : h[i]);
     I(gpu_f32(std::nearbyint(x)));
@@ -1128,8 +1269,8 @@ TEST(EmuFloat, Conversions) {
   }
   compare_ops<u64>(got, want, ops, n, [&](int i) {
     char buf[200];
-    std::snprintf(buf, sizeof buf, "x=%.9g (0x%08x) d=%.17g w=%d l=%lld h=0x%04x", a[i], bits_of(a[i]), b[i], c[i],
-                  static_cast<long long>(e[i]), h[i]);
+    std::snprintf(buf, sizeof buf, "x=%.9g (0x%08x) d=%.17g w=%d l=%lld h=0x%04x", a[i],
+                  bits_of(a[i]), b[i], c[i], static_cast<long long>(e[i]), h[i]);
     return std::string(buf);
   });
 }
@@ -1148,7 +1289,10 @@ TEST(EmuFloat, Approximations) {
   Launch L;
   L.grid = {n / 128, 1, 1};
   L.block = {128, 1, 1};
-  L.args = {{"out", zeros(4ull * n * ops)}, {"a", file_arg(a)}, {"b", file_arg(b)}, {"n", std::to_string(n)}};
+  L.args = {{"out", zeros(4ull * n * ops)},
+            {"a", file_arg(a)},
+            {"b", file_arg(b)},
+            {"n", std::to_string(n)}};
   const Result r = run_k("float_ops.cu", "approx", L);
   const auto got = r.get<float>("out", static_cast<size_t>(n) * ops);
   for (int i = 0; i < n; ++i) {
@@ -1195,7 +1339,9 @@ TEST(EmuFloat, Approximations) {
       if (k == 25 || k == 26) tol = std::ldexp(1.0, -20);
       if (k == 27) tol = std::ldexp(1.0, -10);  // tanh.approx: about 2^-11 relative
       if (k == 18) tol = 1e-5 * std::fabs(w) + 1e-5 * (1 + w * w);  // __tanf = __sinf / __cosf
-      if (k == 0 || k == 17) tol = 2e-6 * std::fabs(w) * (2 + 1.16 * std::fabs(k == 0 ? x : y * std::log2(std::fabs(x) + 0.5)));
+      if (k == 0 || k == 17)
+        tol = 2e-6 * std::fabs(w) *
+              (2 + 1.16 * std::fabs(k == 0 ? x : y * std::log2(std::fabs(x) + 0.5)));
       EXPECT_NEAR(g, w, tol) << "op " << k << ", element " << i << ": x=" << x << " y=" << y;
     }
   }
@@ -1213,15 +1359,29 @@ u32 shfl_ref(const u32* v, int lane, char mode, u32 b, u32 c) {
   int j = lane;
   bool ok = false;
   switch (mode) {
-    case 'u': j = lane - static_cast<int>(bval); ok = j >= max_lane; break;
-    case 'd': j = lane + static_cast<int>(bval); ok = j <= max_lane; break;
-    case 'x': j = lane ^ static_cast<int>(bval); ok = j <= max_lane; break;
-    default: j = min_lane | static_cast<int>(bval & ~seg); ok = j <= max_lane; break;
+    case 'u':
+      j = lane - static_cast<int>(bval);
+      ok = j >= max_lane;
+      break;
+    case 'd':
+      j = lane + static_cast<int>(bval);
+      ok = j <= max_lane;
+      break;
+    case 'x':
+      j = lane ^ static_cast<int>(bval);
+      ok = j <= max_lane;
+      break;
+    default:
+      j = min_lane | static_cast<int>(bval & ~seg);
+      ok = j <= max_lane;
+      break;
   }
   return v[ok ? j : lane];
 }
 // The c operand CUDA's __shfl*_sync(..., width) passes.
-u32 shfl_c(char mode, int width) { return (static_cast<u32>(32 - width) << 8) | (mode == 'u' ? 0u : 0x1fu); }
+u32 shfl_c(char mode, int width) {
+  return (static_cast<u32>(32 - width) << 8) | (mode == 'u' ? 0u : 0x1fu);
+}
 
 }  // namespace
 
@@ -1232,7 +1392,10 @@ TEST(EmuWarp, Shuffles) {
   Launch L;
   L.grid = {2, 1, 1};
   L.block = {128, 1, 1};
-  L.args = {{"out", zeros(4ull * n * ops)}, {"a", file_arg(a)}, {"b", file_arg(b)}, {"n", std::to_string(n)}};
+  L.args = {{"out", zeros(4ull * n * ops)},
+            {"a", file_arg(a)},
+            {"b", file_arg(b)},
+            {"n", std::to_string(n)}};
   const Result r = run_k("warp.cu", "shuffles", L);
   const auto got = r.get<u32>("out", static_cast<size_t>(n) * ops);
   std::vector<u32> want(got.size());
@@ -1276,19 +1439,22 @@ TEST(EmuWarp, Shuffles) {
       o.push_back(scan);
       o.push_back(seg);
       ASSERT_EQ(o.size(), static_cast<size_t>(ops));
-      for (int k = 0; k < ops; ++k) want[static_cast<size_t>(k) * n + w0 + l] = o[static_cast<size_t>(k)];
+      for (int k = 0; k < ops; ++k)
+        want[static_cast<size_t>(k) * n + w0 + l] = o[static_cast<size_t>(k)];
     }
   }
-  compare_ops<u32>(got, want, ops, n, [&](int i) { return "lane " + std::to_string(i % 32) + " p=" + hex(b[i]); });
+  compare_ops<u32>(got, want, ops, n,
+                   [&](int i) { return "lane " + std::to_string(i % 32) + " p=" + hex(b[i]); });
 }
 
 TEST(EmuWarp, Votes) {
   REQUIRE_NVCC();
   const int n = 256, ops = 12;
   auto a = random_ints<u32>(n, 81);
-  a[40] = 12345;                                       // warp 1: any() true
-  for (int l = 0; l < 32; ++l) a[64 + l] = static_cast<u32>(l * 3 + 1) & 0x3fffffffu;  // warp 2: match_all
-  a[100] = 77;                                         // warp 3: all() false
+  a[40] = 12345;  // warp 1: any() true
+  for (int l = 0; l < 32; ++l)
+    a[64 + l] = static_cast<u32>(l * 3 + 1) & 0x3fffffffu;  // warp 2: match_all
+  a[100] = 77;                                              // warp 3: all() false
   Launch L;
   L.grid = {2, 1, 1};
   L.block = {128, 1, 1};
@@ -1326,10 +1492,12 @@ TEST(EmuWarp, Votes) {
                                   in ? bit2 : 0u,
                                   in ? static_cast<u32>(std::popcount(active)) : 0u,
                                   static_cast<u32>(std::popcount(odd & ((1u << l) - 1)))};
-      for (int k = 0; k < ops; ++k) want[static_cast<size_t>(k) * n + w0 + l] = o[static_cast<size_t>(k)];
+      for (int k = 0; k < ops; ++k)
+        want[static_cast<size_t>(k) * n + w0 + l] = o[static_cast<size_t>(k)];
     }
   }
-  compare_ops<u32>(got, want, ops, n, [&](int i) { return "thread " + std::to_string(i) + " a=" + hex(a[i]); });
+  compare_ops<u32>(got, want, ops, n,
+                   [&](int i) { return "thread " + std::to_string(i) + " a=" + hex(a[i]); });
 }
 
 TEST(EmuWarp, PartialWarp) {
@@ -1367,7 +1535,6 @@ TEST(EmuWarp, PartialWarp) {
 
 namespace {
 
-
 // The values an atomicInc(limit) / atomicDec(limit) sequence returns from `start`, `count`
 // times, sorted.
 std::vector<u32> inc_sequence(u32 start, u32 limit, int count, bool dec, u32* final_value) {
@@ -1383,7 +1550,8 @@ std::vector<u32> inc_sequence(u32 start, u32 limit, int count, bool dec, u32* fi
 }
 
 std::vector<u32> sorted_slice(const std::vector<u32>& v, size_t from, size_t count) {
-  std::vector<u32> s(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(from + count));
+  std::vector<u32> s(v.begin() + static_cast<std::ptrdiff_t>(from),
+                     v.begin() + static_cast<std::ptrdiff_t>(from + count));
   std::sort(s.begin(), s.end());
   return s;
 }
@@ -1401,12 +1569,16 @@ TEST(EmuAtomic, SharedManyLanesOneAddress) {
   const auto a = random_ints<i32>(n, 91);
   std::vector<float> f(n);
   std::mt19937 rng(92);
-  for (auto& x : f) x = static_cast<float>(static_cast<int>(rng() % 513) - 256) * 0.25f;  // exact sums
+  for (auto& x : f)
+    x = static_cast<float>(static_cast<int>(rng() % 513) - 256) * 0.25f;  // exact sums
   Launch L;
   L.grid = {blocks, 1, 1};
   L.block = {bs, 1, 1};
-  L.args = {{"blk", zeros(4ull * blocks * 24)}, {"old", zeros(4ull * n * 5)}, {"a", file_arg(a)},
-            {"f", file_arg(f)}, {"n", std::to_string(n)}};
+  L.args = {{"blk", zeros(4ull * blocks * 24)},
+            {"old", zeros(4ull * n * 5)},
+            {"a", file_arg(a)},
+            {"f", file_arg(f)},
+            {"n", std::to_string(n)}};
   const Result r = run_k("atomics.cu", "shared_atomics", L);
   const auto blk = r.get<i32>("blk", static_cast<size_t>(blocks) * 24);
   const auto old = r.get<u32>("old", static_cast<size_t>(n) * 5);
@@ -1450,12 +1622,16 @@ TEST(EmuAtomic, SharedManyLanesOneAddress) {
     want_ex.push_back(0xffffffffu);
     EXPECT_EQ(ex, want_ex);
     u32 fin = 0;
-    EXPECT_EQ(sorted_slice(old, static_cast<size_t>(n + b * bs), bs), inc_sequence(0, 9, bs, false, &fin));
+    EXPECT_EQ(sorted_slice(old, static_cast<size_t>(n + b * bs), bs),
+              inc_sequence(0, 9, bs, false, &fin));
     EXPECT_EQ(static_cast<u32>(o[9]), fin);
-    EXPECT_EQ(sorted_slice(old, static_cast<size_t>(2 * n + b * bs), bs), inc_sequence(0, 6, bs, true, &fin));
+    EXPECT_EQ(sorted_slice(old, static_cast<size_t>(2 * n + b * bs), bs),
+              inc_sequence(0, 6, bs, true, &fin));
     EXPECT_EQ(static_cast<u32>(o[10]), fin);
-    EXPECT_EQ(sorted_slice(old, static_cast<size_t>(3 * n + b * bs), bs), iota_u32(0, bs));  // tickets
-    EXPECT_EQ(sorted_slice(old, static_cast<size_t>(4 * n + b * bs), bs), iota_u32(0, bs));  // CAS loop
+    EXPECT_EQ(sorted_slice(old, static_cast<size_t>(3 * n + b * bs), bs),
+              iota_u32(0, bs));  // tickets
+    EXPECT_EQ(sorted_slice(old, static_cast<size_t>(4 * n + b * bs), bs),
+              iota_u32(0, bs));  // CAS loop
   }
 }
 
@@ -1480,8 +1656,9 @@ TEST(EmuAtomic, GlobalAcrossTheGrid) {
   L.grid = {blocks, 1, 1};
   L.block = {bs, 1, 1};
   L.threads = 4;  // CTAs in parallel: the atomics serialize across threads
-  L.args = {{"g", file_arg(g)}, {"g64", file_arg(g64)}, {"gf", zeros(4)}, {"gd", zeros(8)},
-            {"old", zeros(4ull * n * 5)}, {"a", file_arg(a)}, {"f", file_arg(f)}, {"n", std::to_string(n)}};
+  L.args = {{"g", file_arg(g)}, {"g64", file_arg(g64)},       {"gf", zeros(4)},
+            {"gd", zeros(8)},   {"old", zeros(4ull * n * 5)}, {"a", file_arg(a)},
+            {"f", file_arg(f)}, {"n", std::to_string(n)}};
   const Result r = run_k("atomics.cu", "global_atomics", L);
   const auto go = r.get<i32>("g", 32);
   const auto g64o = r.get<u64>("g64", 4);
@@ -1565,7 +1742,8 @@ struct DirectRun {
   std::vector<u64> bases;
   Capture capture;
 };
-std::unique_ptr<DirectRun> run_direct(const std::string& file, const std::string& kernel, emu::Dim3 block,
+std::unique_ptr<DirectRun> run_direct(const std::string& file, const std::string& kernel,
+                                      emu::Dim3 block,
                                       const std::vector<std::vector<u8>>& buffers) {
   auto d = std::make_unique<DirectRun>();
   const auto& l = loaded(file);
@@ -1622,9 +1800,12 @@ TEST(EmuControl, Branches) {
     }
     i32 q;
     if (v > 0) {
-      if (v % 3 == 0) q = v / 3;
-      else if (v % 3 == 1) q = -v;
-      else q = wrap_mul(v, v);
+      if (v % 3 == 0)
+        q = v / 3;
+      else if (v % 3 == 1)
+        q = -v;
+      else
+        q = wrap_mul(v, v);
     } else {
       q = v < -100 ? 1 : 2;
       if (v & 4) q += 10;
@@ -1637,12 +1818,22 @@ TEST(EmuControl, Branches) {
     }
     i32 s;
     switch (v & 7) {
-      case 0: s = 10; break;
-      case 1: s = v; break;
+      case 0:
+        s = 10;
+        break;
+      case 1:
+        s = v;
+        break;
       case 2:
-      case 3: s = wrap_mul(v, 2); break;
-      case 5: s = -1; break;
-      default: s = 7; break;
+      case 3:
+        s = wrap_mul(v, 2);
+        break;
+      case 5:
+        s = -1;
+        break;
+      default:
+        s = 7;
+        break;
     }
     u32 c = static_cast<u32>(v & 0xffff) + 1;
     i32 steps = 0;
@@ -1660,7 +1851,8 @@ TEST(EmuControl, Branches) {
     const i32 o[6] = {rr, q, acc, s, steps, found};
     for (int k = 0; k < 6; ++k) want[static_cast<size_t>(k) * n + g] = o[k];
   }
-  compare_ops<i32>(got, want, 6, n, [&](int i) { return "a=" + std::to_string(a[static_cast<size_t>(i)]); });
+  compare_ops<i32>(got, want, 6, n,
+                   [&](int i) { return "a=" + std::to_string(a[static_cast<size_t>(i)]); });
 }
 
 TEST(EmuControl, EarlyReturnBeforeBarrier) {
@@ -1674,14 +1866,17 @@ TEST(EmuControl, EarlyReturnBeforeBarrier) {
   const Result r = run_k("control.cu", "early_return", L);
   const auto got = r.get<i32>("out", 256);
   for (int t = 0; t < 256; ++t)
-    EXPECT_EQ(got[static_cast<size_t>(t)], t < n ? wrap_mul(a[static_cast<size_t>((t + 1) % n)], 2) : 0) << t;
+    EXPECT_EQ(got[static_cast<size_t>(t)],
+              t < n ? wrap_mul(a[static_cast<size_t>((t + 1) % n)], 2) : 0)
+        << t;
   const int line = line_of("control.cu", "BARRIER: early_return");
   bool noted = false;
   for (const auto& note : r.run.report.notes)
     if (note.line == line && note.message.find("barrier") != std::string::npos) noted = true;
   EXPECT_TRUE(noted) << "no note at the barrier on line " << line;
   // The lanes of warp 6 that returned are gone: the barrier is not "under divergence".
-  for (const auto& note : r.run.report.notes) EXPECT_EQ(note.message.find("divergence"), std::string::npos) << note.message;
+  for (const auto& note : r.run.report.notes)
+    EXPECT_EQ(note.message.find("divergence"), std::string::npos) << note.message;
 }
 
 TEST(EmuControl, BlockReductionAndScan) {
@@ -1691,7 +1886,10 @@ TEST(EmuControl, BlockReductionAndScan) {
   Launch L;
   L.grid = {blocks, 1, 1};
   L.block = {bs, 1, 1};
-  L.args = {{"sums", zeros(4 * blocks)}, {"scans", zeros(4ull * n)}, {"fsums", zeros(4 * blocks)}, {"a", file_arg(a)}};
+  L.args = {{"sums", zeros(4 * blocks)},
+            {"scans", zeros(4ull * n)},
+            {"fsums", zeros(4 * blocks)},
+            {"a", file_arg(a)}};
   const Result r = run_k("control.cu", "reduce_scan", L);
   const auto sums = r.get<i32>("sums", blocks);
   const auto fsums = r.get<float>("fsums", blocks);
@@ -1720,12 +1918,14 @@ TEST(EmuControl, DynamicSharedMemory) {
   L.grid = {blocks, 1, 1};
   L.block = {128, 1, 1};
   L.smem = 4 * n;
-  L.args = {{"out", zeros(4ull * (blocks * n + blocks))}, {"in", file_arg(in)}, {"n", std::to_string(n)}};
+  L.args = {
+      {"out", zeros(4ull * (blocks * n + blocks))}, {"in", file_arg(in)}, {"n", std::to_string(n)}};
   const Result r = run_k("control.cu", "dyn_smem", L);
   const auto got = r.get<float>("out", static_cast<size_t>(blocks) * n + blocks);
   for (int b = 0; b < blocks; ++b) {
     for (int i = 0; i < n; ++i)
-      ASSERT_EQ(got[static_cast<size_t>(b * n + i)], in[static_cast<size_t>(b * n + n - 1 - i)]) << b << " " << i;
+      ASSERT_EQ(got[static_cast<size_t>(b * n + i)], in[static_cast<size_t>(b * n + n - 1 - i)])
+          << b << " " << i;
     EXPECT_EQ(got[static_cast<size_t>(blocks * n + b)], 128.0f);
   }
   // One byte more than the launch gives is out of bounds.
@@ -1753,7 +1953,9 @@ TEST(EmuControl, LocalArrays) {
     const u32 pi = static_cast<u32>(v) % 6;
     EXPECT_EQ(got[static_cast<size_t>(g) * 3], arr[j]) << g;
     EXPECT_EQ(got[static_cast<size_t>(g) * 3 + 1], arr[(j + 5) % 24]) << g;
-    EXPECT_EQ(got[static_cast<size_t>(g) * 3 + 2], wrap_add(v, static_cast<i32>(pi)) + static_cast<i32>(pi) * 2) << g;
+    EXPECT_EQ(got[static_cast<size_t>(g) * 3 + 2],
+              wrap_add(v, static_cast<i32>(pi)) + static_cast<i32>(pi) * 2)
+        << g;
   }
 }
 
@@ -1787,8 +1989,9 @@ TEST(EmuControl, VectorAndNonCoherentLoads) {
   Launch L;
   L.grid = {2, 1, 1};
   L.block = {128, 1, 1};
-  L.args = {{"out4", zeros(16ull * n)}, {"outi4", zeros(16ull * n)}, {"out2", zeros(8ull * n)}, {"out", zeros(4ull * n)},
-            {"in", file_arg(in)},       {"in4", file_arg(in4)},     {"i4", file_arg(i4)},     {"in2", file_arg(in2)}};
+  L.args = {{"out4", zeros(16ull * n)}, {"outi4", zeros(16ull * n)}, {"out2", zeros(8ull * n)},
+            {"out", zeros(4ull * n)},   {"in", file_arg(in)},        {"in4", file_arg(in4)},
+            {"i4", file_arg(i4)},       {"in2", file_arg(in2)}};
   const Result r = run_k("control.cu", "vectors", L);
   const auto o4 = r.get<u32>("out4", 4ull * n);
   const auto oi4 = r.get<i32>("outi4", 4ull * n);
@@ -1801,9 +2004,12 @@ TEST(EmuControl, VectorAndNonCoherentLoads) {
     const i32* w = &i4[static_cast<size_t>(g) * 4];
     const float* h = &in2[static_cast<size_t>(g) * 2];
     const u32 want4[4] = {gpu_f32(v[3] + x), F(v[2]), F(v[1]), F(v[0])};
-    for (int c = 0; c < 4; ++c) EXPECT_EQ(o4[static_cast<size_t>(g) * 4 + c], want4[c]) << g << "." << c;
+    for (int c = 0; c < 4; ++c)
+      EXPECT_EQ(o4[static_cast<size_t>(g) * 4 + c], want4[c]) << g << "." << c;
     EXPECT_EQ(oi4[static_cast<size_t>(g) * 4], wrap_add(w[0], w[1])) << g;
-    EXPECT_EQ(oi4[static_cast<size_t>(g) * 4 + 1], static_cast<i32>(static_cast<u32>(w[1]) - static_cast<u32>(w[2]))) << g;
+    EXPECT_EQ(oi4[static_cast<size_t>(g) * 4 + 1],
+              static_cast<i32>(static_cast<u32>(w[1]) - static_cast<u32>(w[2])))
+        << g;
     EXPECT_EQ(oi4[static_cast<size_t>(g) * 4 + 2], w[2] ^ w[3]) << g;
     EXPECT_EQ(oi4[static_cast<size_t>(g) * 4 + 3], w[3]) << g;
     EXPECT_EQ(o2[static_cast<size_t>(g) * 2], F(h[1])) << g;
@@ -1830,7 +2036,8 @@ TEST(EmuControl, ThreeDimensionalGridAndBlock) {
               const int bid = bx + 2 * (by + 3 * bz), tid = tx + 4 * (ty + 2 * tz);
               const i32* o = &got[static_cast<size_t>(bid * nt + tid) * 12];
               const i32 want[12] = {tx, ty, tz, bx, by, bz, 4, 2, 3, 2, 3, 2};
-              for (int k = 0; k < 12; ++k) EXPECT_EQ(o[k], want[k]) << "block " << bid << " thread " << tid << " field " << k;
+              for (int k = 0; k < 12; ++k)
+                EXPECT_EQ(o[k], want[k]) << "block " << bid << " thread " << tid << " field " << k;
             }
 }
 
@@ -1867,10 +2074,12 @@ TEST(EmuControl, ReconvergenceRequestCounts) {
   const int half = line_of("control.cu", "SITE: half");
   auto [after_req, after_sites] = r.requests_on_line(after);
   EXPECT_EQ(after_sites, 1);
-  EXPECT_EQ(after_req, static_cast<u64>(warps)) << "the access after the if/else is one request per warp";
+  EXPECT_EQ(after_req, static_cast<u64>(warps))
+      << "the access after the if/else is one request per warp";
   auto [loop_req, loop_sites] = r.requests_on_line(loop);
   EXPECT_EQ(loop_sites, 1);
-  EXPECT_EQ(loop_req, static_cast<u64>(warps) * 8) << "one request per iteration, 8 iterations per warp";
+  EXPECT_EQ(loop_req, static_cast<u64>(warps) * 8)
+      << "one request per iteration, 8 iterations per warp";
   auto [half_req, half_sites] = r.requests_on_line(half);
   EXPECT_EQ(half_req, static_cast<u64>(warps));
   EXPECT_TRUE(r.run.report.notes.empty()) << r.run.report.notes.front().message;
@@ -1914,7 +2123,10 @@ TEST(EmuMisc, FunnelShiftsMul24SyncwarpPrintf) {
   Launch L;
   L.grid = {2, 1, 1};
   L.block = {128, 1, 1};
-  L.args = {{"out", zeros(4ull * n * ops)}, {"a", file_arg(a)}, {"b", file_arg(b)}, {"n", std::to_string(n)}};
+  L.args = {{"out", zeros(4ull * n * ops)},
+            {"a", file_arg(a)},
+            {"b", file_arg(b)},
+            {"n", std::to_string(n)}};
   const Result r = run_k("misc.cu", "misc", L);
   const auto got = r.get<u32>("out", static_cast<size_t>(n) * ops);
   std::vector<u32> want(got.size());
@@ -1935,7 +2147,9 @@ TEST(EmuMisc, FunnelShiftsMul24SyncwarpPrintf) {
                       1};
     for (int k = 0; k < ops; ++k) want[static_cast<size_t>(k) * n + g] = o[k];
   }
-  compare_ops<u32>(got, want, ops, n, [&](int i) { return "a=" + hex(a[static_cast<size_t>(i)]) + " b=" + hex(b[static_cast<size_t>(i)]); });
+  compare_ops<u32>(got, want, ops, n, [&](int i) {
+    return "a=" + hex(a[static_cast<size_t>(i)]) + " b=" + hex(b[static_cast<size_t>(i)]);
+  });
 }
 
 // ---------------------------------------------------------------- errors
@@ -2028,13 +2242,17 @@ TEST(EmuMisc, RarePtxForms) {
   Launch L;
   L.grid = {2, 1, 1};
   L.block = {128, 1, 1};
-  L.args = {{"out", zeros(4ull * n * ops)}, {"a", file_arg(a)}, {"b", file_arg(b)}, {"f", file_arg(f)},
+  L.args = {{"out", zeros(4ull * n * ops)},
+            {"a", file_arg(a)},
+            {"b", file_arg(b)},
+            {"f", file_arg(f)},
             {"n", std::to_string(n)}};
   const Result r = run_k("misc.cu", "ptx_forms", L);
   const auto got = r.get<u32>("out", static_cast<size_t>(n) * ops);
   std::vector<u32> want(got.size());
   std::vector<u32> uni_in(n);
-  for (int g = 0; g < n; ++g) uni_in[static_cast<size_t>(g)] = (a[static_cast<size_t>(g)] & 1) | (g >= 32 && g < 64);
+  for (int g = 0; g < n; ++g)
+    uni_in[static_cast<size_t>(g)] = (a[static_cast<size_t>(g)] & 1) | (g >= 32 && g < 64);
   for (int g = 0; g < n; ++g) {
     const u32 x = a[static_cast<size_t>(g)], y = b[static_cast<size_t>(g)];
     const i32 sx = static_cast<i32>(x), sy = static_cast<i32>(y);
@@ -2052,7 +2270,8 @@ TEST(EmuMisc, RarePtxForms) {
     }
     o.push_back(static_cast<u32>(std::isfinite(fx)) | static_cast<u32>(std::isinf(fx)) << 1 |
                 static_cast<u32>(!std::isnan(fx)) << 2 | static_cast<u32>(std::isnan(fx)) << 3 |
-                static_cast<u32>(std::isfinite(fx) && std::fpclassify(fx) != FP_SUBNORMAL) << 4 |  // zero too
+                static_cast<u32>(std::isfinite(fx) && std::fpclassify(fx) != FP_SUBNORMAL)
+                    << 4 |  // zero too
                 static_cast<u32>(std::fpclassify(fx) == FP_SUBNORMAL) << 5);
     o.push_back(sx < sy ? 0xffffffffu : 0u);
     o.push_back(bits_of(fx >= fy ? 1.0f : 0.0f));
@@ -2086,7 +2305,8 @@ TEST(EmuMisc, RarePtxForms) {
       c = std::max(c, a16);
       o.push_back(static_cast<u32>(c) * b16);
     }
-    o.push_back(static_cast<u32>(bits_of(std::copysign(static_cast<double>(fy), static_cast<double>(fx))) >> 32));
+    o.push_back(static_cast<u32>(
+        bits_of(std::copysign(static_cast<double>(fy), static_cast<double>(fx))) >> 32));
     {
       const int lane = g % 32, j = lane - 3, max_lane = lane & 8;
       o.push_back(j >= max_lane ? a[static_cast<size_t>(g - 3)] : 12345u);
@@ -2094,7 +2314,8 @@ TEST(EmuMisc, RarePtxForms) {
     {
       const int w0 = g & ~31;
       bool same = true;
-      for (int l = 0; l < 32; ++l) same = same && uni_in[static_cast<size_t>(w0 + l)] == uni_in[static_cast<size_t>(w0)];
+      for (int l = 0; l < 32; ++l)
+        same = same && uni_in[static_cast<size_t>(w0 + l)] == uni_in[static_cast<size_t>(w0)];
       o.push_back(same);
     }
     o.push_back(6);
@@ -2102,12 +2323,14 @@ TEST(EmuMisc, RarePtxForms) {
     ASSERT_EQ(o.size(), static_cast<size_t>(ops));
     for (int k = 0; k < ops; ++k) want[static_cast<size_t>(k) * n + g] = o[static_cast<size_t>(k)];
   }
-  compare_ops<u32>(got, want, ops, n,
-                   [&](int i) {
-                     return "a=" + hex(a[static_cast<size_t>(i)]) + " b=" + hex(b[static_cast<size_t>(i)]) +
-                            " fx=" + hex(bits_of(f[static_cast<size_t>(i)])) + " fy=" + hex(bits_of(f[static_cast<size_t>((i + 1) % n)]));
-                   },
-                   [&](int, u32 g, u32 w) { return g == w; });
+  compare_ops<u32>(
+      got, want, ops, n,
+      [&](int i) {
+        return "a=" + hex(a[static_cast<size_t>(i)]) + " b=" + hex(b[static_cast<size_t>(i)]) +
+               " fx=" + hex(bits_of(f[static_cast<size_t>(i)])) +
+               " fy=" + hex(bits_of(f[static_cast<size_t>((i + 1) % n)]));
+      },
+      [&](int, u32 g, u32 w) { return g == w; });
 }
 
 TEST(EmuControl, ExitInsideNestedDivergence) {
@@ -2170,7 +2393,8 @@ TEST(EmuControl, SearchLoopWithBreaks) {
     loop_requests += static_cast<u64>(most);  // one request per iteration while any lane is in
   }
   EXPECT_EQ(r.requests_on_line(line_of("control.cu", "SITE: search_loop")).first, loop_requests);
-  EXPECT_EQ(r.requests_on_line(line_of("control.cu", "SITE: after_search")).first, static_cast<u64>(bs / 32));
+  EXPECT_EQ(r.requests_on_line(line_of("control.cu", "SITE: after_search")).first,
+            static_cast<u64>(bs / 32));
 }
 
 // ---------------------------------------------------------------- not supported yet
@@ -2181,8 +2405,9 @@ TEST(EmuControl, SearchLoopWithBreaks) {
 
 TEST(EmuUnsupported, LoadFailsNamingTheInstruction) {
   REQUIRE_NVCC();
-  const std::pair<const char*, const char*> cases[] = {
-      {"unsupported_redux.cu", "redux"}, {"unsupported_bar_red.cu", "bar.red"}, {"unsupported_alu.cu", "dp4a"}};
+  const std::pair<const char*, const char*> cases[] = {{"unsupported_redux.cu", "redux"},
+                                                       {"unsupported_bar_red.cu", "bar.red"},
+                                                       {"unsupported_alu.cu", "dp4a"}};
   for (const auto& [file, what] : cases) {
     try {
       drv::load(options_for(file));
@@ -2217,7 +2442,8 @@ TEST(EmuUnsupported, DISABLED_WarpReduceSync) {
     }
     const u32 want[6] = {sum, static_cast<u32>(mn), static_cast<u32>(mx), an, orr, x};
     for (int l = 0; l < 32; ++l)
-      for (int k = 0; k < 6; ++k) EXPECT_EQ(got[static_cast<size_t>((w * 32 + l) * 6 + k)], want[k]) << l << " " << k;
+      for (int k = 0; k < 6; ++k)
+        EXPECT_EQ(got[static_cast<size_t>((w * 32 + l) * 6 + k)], want[k]) << l << " " << k;
   }
 }
 

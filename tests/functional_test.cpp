@@ -41,7 +41,9 @@ bool have_nvcc() {
 #define REQUIRE_NVCC() \
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc found"
 
-std::string example(const std::string& file) { return std::string(BANKCHECK_SOURCE_DIR) + "/examples/" + file; }
+std::string example(const std::string& file) {
+  return std::string(BANKCHECK_SOURCE_DIR) + "/examples/" + file;
+}
 
 drv::CheckOptions options_for(const std::string& file) {
   drv::CheckOptions o;
@@ -109,7 +111,8 @@ std::vector<std::uint64_t> sampled(std::uint64_t total, std::uint64_t n) {
   n = std::min(n, total);
   for (std::uint64_t i = 0; i < n; ++i)
     v.push_back(n == 1 ? 0
-                       : static_cast<std::uint64_t>(static_cast<long double>(i) * static_cast<long double>(total - 1) /
+                       : static_cast<std::uint64_t>(static_cast<long double>(i) *
+                                                    static_cast<long double>(total - 1) /
                                                     static_cast<long double>(n - 1)));
   return v;
 }
@@ -117,7 +120,7 @@ std::vector<std::uint64_t> sampled(std::uint64_t total, std::uint64_t n) {
 // Runs `kernel` of `file` with its launch comment; `blocks` "all" or a count; extra
 // argument overrides as NAME=VALUE.
 KRun run_ex(const std::string& file, const std::string& kernel, const std::string& blocks,
-        const std::vector<std::pair<std::string, std::string>>& override_args = {}) {
+            const std::vector<std::pair<std::string, std::string>>& override_args = {}) {
   Example& e = load(file);
   for (auto& [k, s] : e.kernels) {
     if (!drv::kernel_matches(k->name, kernel)) continue;
@@ -127,8 +130,10 @@ KRun run_ex(const std::string& file, const std::string& kernel, const std::strin
     for (const auto& [name, value] : override_args)
       for (auto& a : r.settings.args)
         if (a.first == name) a.second = value;
-    r.run = drv::run_kernel(e.loaded, *k, r.settings, *bankcheck::model::find_arch("sm_90"), options_for(file));
-    const std::uint64_t total = std::uint64_t{r.settings.grid->x} * r.settings.grid->y * r.settings.grid->z;
+    r.run = drv::run_kernel(e.loaded, *k, r.settings, *bankcheck::model::find_arch("sm_90"),
+                            options_for(file));
+    const std::uint64_t total =
+        std::uint64_t{r.settings.grid->x} * r.settings.grid->y * r.settings.grid->z;
     if (blocks == "all") {
       for (std::uint64_t c = 0; c < total; ++c) r.ctas.push_back(c);
     } else {
@@ -158,7 +163,9 @@ TEST(Examples, Transposes) {
     if (g.name == "idata") idata = &g;
   ASSERT_NE(idata, nullptr);
   ASSERT_EQ(idata->bytes, std::uint64_t{4} * N * N);
-  auto value = [](std::uint64_t i) { return static_cast<std::uint32_t>((i * 2654435761u) ^ (i >> 7)) | 1u; };
+  auto value = [](std::uint64_t i) {
+    return static_cast<std::uint32_t>((i * 2654435761u) ^ (i >> 7)) | 1u;
+  };
   idata->init.resize(idata->bytes);
   {
     auto* p = reinterpret_cast<std::uint32_t*>(idata->init.data());
@@ -180,7 +187,8 @@ TEST(Examples, Transposes) {
           const std::uint64_t row = id.x * 32u + static_cast<std::uint32_t>(i);
           const std::uint64_t col = id.y * 32u + static_cast<std::uint32_t>(j);
           if (out[row * N + col] != value(col * N + row) && bad++ < 3)
-            ADD_FAILURE() << "CTA (" << id.x << "," << id.y << "): odata[" << row << "][" << col << "]";
+            ADD_FAILURE() << "CTA (" << id.x << "," << id.y << "): odata[" << row << "][" << col
+                          << "]";
         }
     }
     // Tiles of CTAs that did not run stay zero.
@@ -228,7 +236,8 @@ TEST(Examples, Strides) {
     int bad = 0;
     for (int b = 0; b < 64; ++b)
       for (int t = 0; t < 128; ++t)
-        if (out[b * 128 + t] != in[b * 128 + 127 - t] && bad++ < 3) ADD_FAILURE() << "out[" << b * 128 + t << "]";
+        if (out[b * 128 + t] != in[b * 128 + 127 - t] && bad++ < 3)
+          ADD_FAILURE() << "out[" << b * 128 + t << "]";
     EXPECT_EQ(bad, 0);
   }
 }
@@ -241,7 +250,10 @@ TEST(Examples, Narrow) {
   struct Case {
     const char* name;
     int esize, per_block, step;
-  } cases[] = {{"char_unit", 1, 1024, 1}, {"char_stride4", 1, 1024, 4}, {"short_unit", 2, 512, 1}, {"short_stride2", 2, 512, 2}};
+  } cases[] = {{"char_unit", 1, 1024, 1},
+               {"char_stride4", 1, 1024, 4},
+               {"short_unit", 2, 512, 1},
+               {"short_stride2", 2, 512, 2}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     const KRun r = run_ex("narrow.cu", c.name, "all");
@@ -269,14 +281,16 @@ TEST(Examples, Structs) {
     const float* in = r.as<float>("in");
     const float* out[3] = {r.as<float>("out_x"), r.as<float>("out_y"), r.as<float>("out_z")};
     for (int f = 0; f < 3; ++f)
-      for (int i = 0; i < 64 * 256; ++i) ASSERT_EQ(out[f][i], in[i * 3 + f]) << "field " << f << " [" << i << "]";
+      for (int i = 0; i < 64 * 256; ++i)
+        ASSERT_EQ(out[f][i], in[i * 3 + f]) << "field " << f << " [" << i << "]";
   }
   {
     const KRun r = run_ex("structs.cu", "read_struct2", "all");
     const float* in = r.as<float>("in");
     const float* out[2] = {r.as<float>("out_x"), r.as<float>("out_y")};
     for (int f = 0; f < 2; ++f)
-      for (int i = 0; i < 64 * 256; ++i) ASSERT_EQ(out[f][i], in[i * 2 + f]) << "field " << f << " [" << i << "]";
+      for (int i = 0; i < 64 * 256; ++i)
+        ASSERT_EQ(out[f][i], in[i * 2 + f]) << "field " << f << " [" << i << "]";
   }
 }
 
@@ -288,7 +302,10 @@ TEST(Examples, Wide) {
   struct Case {
     const char* name;
     int esize, step;
-  } unit[] = {{"double_unit", 8, 1}, {"double_stride2", 8, 2}, {"float4_unit", 16, 1}, {"float4_stride2", 16, 2}};
+  } unit[] = {{"double_unit", 8, 1},
+              {"double_stride2", 8, 2},
+              {"float4_unit", 16, 1},
+              {"float4_stride2", 16, 2}};
   for (const auto& c : unit) {
     SCOPED_TRACE(c.name);
     const KRun r = run_ex("wide.cu", c.name, "all");
@@ -303,9 +320,11 @@ TEST(Examples, Wide) {
           ADD_FAILURE() << "out[" << b * 256 + t << "]";
       }
     EXPECT_EQ(bad, 0);
-    EXPECT_NE(std::memcmp(in, in + c.esize, static_cast<std::size_t>(c.esize)), 0);  // random inputs
+    EXPECT_NE(std::memcmp(in, in + c.esize, static_cast<std::size_t>(c.esize)),
+              0);  // random inputs
   }
-  for (const auto& [name, esize] : std::vector<std::pair<const char*, int>>{{"double_column", 8}, {"float4_column", 16}}) {
+  for (const auto& [name, esize] :
+       std::vector<std::pair<const char*, int>>{{"double_column", 8}, {"float4_column", 16}}) {
     SCOPED_TRACE(name);
     const KRun r = run_ex("wide.cu", name, "all");
     const std::uint8_t* in = r.buffer("in");
@@ -315,7 +334,8 @@ TEST(Examples, Wide) {
     for (int row = 0; row < W; ++row)
       for (int col = 0; col < W; ++col)
         if (std::memcmp(out + static_cast<std::size_t>(row * W + col) * esize,
-                        in + static_cast<std::size_t>(col * W + row) * esize, static_cast<std::size_t>(esize)) != 0 &&
+                        in + static_cast<std::size_t>(col * W + row) * esize,
+                        static_cast<std::size_t>(esize)) != 0 &&
             bad++ < 3)
           ADD_FAILURE() << "out[" << row << "][" << col << "]";
     EXPECT_EQ(bad, 0);
@@ -384,7 +404,8 @@ std::vector<float> blelloch(const float* x, int n) {
 std::string write_temp(const std::vector<float>& v, const std::string& name) {
   const std::string path = testing::TempDir() + "/bankcheck-functional-" + name;
   std::ofstream f(path, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+  f.write(reinterpret_cast<const char*>(v.data()),
+          static_cast<std::streamsize>(v.size() * sizeof(float)));
   return path;
 }
 
@@ -397,7 +418,8 @@ TEST(Examples, Scans) {
   // Integer-valued inputs: every partial sum is exact in float, so the exclusive prefix
   // sums must be exact.
   std::vector<float> ints(static_cast<std::size_t>(n) * 1024);
-  for (std::size_t i = 0; i < ints.size(); ++i) ints[i] = static_cast<float>(static_cast<int>((i * 7919) % 201) - 100);
+  for (std::size_t i = 0; i < ints.size(); ++i)
+    ints[i] = static_cast<float>(static_cast<int>((i * 7919) % 201) - 100);
   const std::string ints_file = "@" + write_temp(ints, "scan-ints.bin");
   for (const char* k : {"prescan", "prescan_padded"}) {
     SCOPED_TRACE(k);
@@ -413,7 +435,8 @@ TEST(Examples, Scans) {
         for (int i = 0; i < n; ++i) {
           const float g = out[b * n + i];
           if (g != exact[static_cast<std::size_t>(i)] && bad++ < 3)
-            ADD_FAILURE() << "block " << b << " [" << i << "]: got " << g << ", want " << exact[static_cast<std::size_t>(i)];
+            ADD_FAILURE() << "block " << b << " [" << i << "]: got " << g << ", want "
+                          << exact[static_cast<std::size_t>(i)];
           EXPECT_NEAR(g, sum, 1e-5 * mag + 1e-2) << "block " << b << " [" << i << "]";
           sum += x[i];
           mag += std::fabs(x[i]);
@@ -427,7 +450,9 @@ TEST(Examples, Scans) {
         float sum = 0;
         int bad = 0;
         for (int i = 0; i < n; ++i) {
-          if (out[b * n + i] != sum && bad++ < 3) ADD_FAILURE() << "block " << b << " [" << i << "]: got " << out[b * n + i] << ", want " << sum;
+          if (out[b * n + i] != sum && bad++ < 3)
+            ADD_FAILURE() << "block " << b << " [" << i << "]: got " << out[b * n + i] << ", want "
+                          << sum;
           sum += ints[b * n + static_cast<std::size_t>(i)];
         }
       }
@@ -456,7 +481,8 @@ TEST(Examples, Matmul) {
           double want = 0, mag = 0;
           float acc = 0;  // the kernel's order: tiles, then k; a*b+acc fused
           for (int i = 0; i < n; ++i) {
-            const float a = A[static_cast<std::size_t>(row) * n + i], b = B[static_cast<std::size_t>(i) * n + col];
+            const float a = A[static_cast<std::size_t>(row) * n + i],
+                        b = B[static_cast<std::size_t>(i) * n + col];
             want += static_cast<double>(a) * b;
             mag += std::fabs(static_cast<double>(a) * b);
             acc = std::fma(a, b, acc);
@@ -467,7 +493,8 @@ TEST(Examples, Matmul) {
           if (got != acc) ++inexact;
         }
       EXPECT_EQ(bad, 0) << "CTA " << cta;
-      EXPECT_EQ(inexact, 0) << "CTA " << cta << ": results that differ from the fused, in-order sum";
+      EXPECT_EQ(inexact, 0) << "CTA " << cta
+                            << ": results that differ from the fused, in-order sum";
     }
   }
 }

@@ -34,7 +34,8 @@ SectorCount brute(const Req& r, int width) {
       lines.insert((r.addr[l] + static_cast<std::uint64_t>(b)) / 128);
     }
   }
-  return {static_cast<std::uint32_t>(sectors.size()), static_cast<std::uint32_t>((bytes.size() + 31) / 32),
+  return {static_cast<std::uint32_t>(sectors.size()),
+          static_cast<std::uint32_t>((bytes.size() + 31) / 32),
           static_cast<std::uint32_t>(lines.size())};
 }
 
@@ -45,9 +46,13 @@ TEST(GlobalSectors, MatchBruteForceOnRandomRequests) {
     Req r;
     const std::uint64_t region = t % 3 == 0 ? 256 : (t % 3 == 1 ? 4096 : 1 << 20);
     const std::uint64_t base = 0x200000000000ull + (rng() % 64) * 256;
-    if (t % 4 == 0) r = lanes(base + (rng() % 8) * static_cast<std::uint64_t>(width), width * static_cast<int>(rng() % 5));
+    if (t % 4 == 0)
+      r = lanes(base + (rng() % 8) * static_cast<std::uint64_t>(width),
+                width * static_cast<int>(rng() % 5));
     else
-      for (auto& a : r.addr) a = base + (rng() % region) / static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(width);
+      for (auto& a : r.addr)
+        a = base + (rng() % region) / static_cast<std::uint64_t>(width) *
+                       static_cast<std::uint64_t>(width);
     r.mask = t % 5 == 0 ? static_cast<std::uint32_t>(rng()) | 1u : 0xFFFFFFFFu;
     const SectorCount got = count_sectors(r.addr, r.mask, width), want = brute(r, width);
     ASSERT_EQ(got.sectors, want.sectors) << t;
@@ -76,7 +81,8 @@ TEST(GlobalPattern, ArrayOfStructuresAndColumns) {
 TEST(GlobalPattern, RowsWithAPitch) {
   // A 16x2 block over a row-major array of 1001 floats: lanes 0-15 one row, 16-31 the next.
   Req r;
-  for (int l = 0; l < 32; ++l) r.addr[l] = 0x100000 + static_cast<std::uint64_t>((l / 16) * 4004 + (l % 16) * 4);
+  for (int l = 0; l < 32; ++l)
+    r.addr[l] = 0x100000 + static_cast<std::uint64_t>((l / 16) * 4004 + (l % 16) * 4);
   const auto p = describe_global(r.addr, r.mask, 4);
   EXPECT_EQ(p.kind, Kind::Rows);
   EXPECT_EQ(p.run, 16);

@@ -19,7 +19,9 @@ void total(KernelReport& k, const model::Arch& arch) {
     const SiteStats& st = s.stats;
     LineReport* l = nullptr;
     for (auto& x : k.lines)
-      if (x.file == s.file && x.line == s.line && x.space == st.space && x.op == st.op && x.width == st.width) l = &x;
+      if (x.file == s.file && x.line == s.line && x.space == st.space && x.op == st.op &&
+          x.width == st.width)
+        l = &x;
     if (!l) {
       k.lines.push_back({});
       l = &k.lines.back();
@@ -39,8 +41,11 @@ void total(KernelReport& k, const model::Arch& arch) {
     l->ideal_sectors += st.ideal_sectors;
     l->lines128 += st.lines128;
     if (st.has_worst_global) {
-      const auto excess = [&](const SiteStats& x) { return x.worst_global_sectors - x.worst_global_ideal; };
-      if (l->worst_global_site < 0 || excess(st) > excess(k.sites[static_cast<size_t>(l->worst_global_site)].stats)) {
+      const auto excess = [&](const SiteStats& x) {
+        return x.worst_global_sectors - x.worst_global_ideal;
+      };
+      if (l->worst_global_site < 0 ||
+          excess(st) > excess(k.sites[static_cast<size_t>(l->worst_global_site)].stats)) {
         l->worst_global_site = static_cast<int>(i);
         l->pattern = describe_global(st.worst_global_addr, st.worst_global_mask, st.width);
       }
@@ -48,7 +53,8 @@ void total(KernelReport& k, const model::Arch& arch) {
     l->ways = std::max(l->ways, st.ways);
     if (st.has_worst &&
         (l->worst_site < 0 ||
-         st.worst_verdict.excess() > k.sites[static_cast<size_t>(l->worst_site)].stats.worst_verdict.excess()))
+         st.worst_verdict.excess() >
+             k.sites[static_cast<size_t>(l->worst_site)].stats.worst_verdict.excess()))
       l->worst_site = static_cast<int>(i);
   }
 }

@@ -7,7 +7,9 @@ namespace bankcheck::analysis {
 
 // Lanes' byte ranges sorted by address (usually already in order), then one pass that
 // merges overlaps: distinct bytes give the ideal, distinct 32-byte sectors the cost.
-SectorCount count_sectors(const emu::AccessEvent& e) { return count_sectors(e.addr, e.mask, e.width); }
+SectorCount count_sectors(const emu::AccessEvent& e) {
+  return count_sectors(e.addr, e.mask, e.width);
+}
 
 SectorCount count_sectors(const std::uint64_t* addr, std::uint32_t mask, int width) {
   std::uint64_t start[model::kWarpSize];
@@ -23,7 +25,8 @@ SectorCount count_sectors(const std::uint64_t* addr, std::uint32_t mask, int wid
   if (n == 0) return c;
   if (sorted) {  // coalesced: consecutive elements, the usual case, in closed form
     bool consecutive = true;
-    for (int i = 1; i < n; ++i) consecutive &= start[i] == start[i - 1] + static_cast<std::uint64_t>(width);
+    for (int i = 1; i < n; ++i)
+      consecutive &= start[i] == start[i - 1] + static_cast<std::uint64_t>(width);
     if (consecutive) {
       const std::uint64_t end = start[n - 1] + static_cast<std::uint64_t>(width);
       c.sectors = static_cast<std::uint32_t>((end - 1) / 32 - start[0] / 32 + 1);
@@ -69,7 +72,8 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
     s.sectors += c.sectors;
     s.ideal_sectors += c.ideal;
     s.lines128 += c.lines128;
-    if (!s.has_worst_global || c.sectors - c.ideal > s.worst_global_sectors - s.worst_global_ideal) {
+    if (!s.has_worst_global ||
+        c.sectors - c.ideal > s.worst_global_sectors - s.worst_global_ideal) {
       s.has_worst_global = true;
       s.worst_global_mask = e.mask;
       s.worst_global_sectors = c.sectors;
@@ -86,7 +90,8 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   for (int l = 0; l < model::kWarpSize; ++l) a.addr[l] = static_cast<std::uint32_t>(e.addr[l]);
   const model::Verdict v = model::analyze(a, arch_);
   if (!v.ok()) {
-    if (std::find(refused_.begin(), refused_.end(), e.site) == refused_.end()) refused_.push_back(e.site);
+    if (std::find(refused_.begin(), refused_.end(), e.site) == refused_.end())
+      refused_.push_back(e.site);
     return;
   }
   s.wavefronts += v.wavefronts;
@@ -118,13 +123,14 @@ void SiteStatsListener::merge(const SiteStatsListener& o) {
     s.ideal_sectors += t.ideal_sectors;
     s.lines128 += t.lines128;
     if (t.has_worst_global &&
-        (!s.has_worst_global ||
-         t.worst_global_sectors - t.worst_global_ideal > s.worst_global_sectors - s.worst_global_ideal)) {
+        (!s.has_worst_global || t.worst_global_sectors - t.worst_global_ideal >
+                                    s.worst_global_sectors - s.worst_global_ideal)) {
       s.has_worst_global = true;
       s.worst_global_mask = t.worst_global_mask;
       s.worst_global_sectors = t.worst_global_sectors;
       s.worst_global_ideal = t.worst_global_ideal;
-      std::copy(std::begin(t.worst_global_addr), std::end(t.worst_global_addr), std::begin(s.worst_global_addr));
+      std::copy(std::begin(t.worst_global_addr), std::end(t.worst_global_addr),
+                std::begin(s.worst_global_addr));
     }
     if (t.has_worst && (!s.has_worst || t.worst_verdict.excess() > s.worst_verdict.excess())) {
       s.has_worst = true;
@@ -159,7 +165,8 @@ GlobalPattern describe_global(const std::uint64_t* addr, std::uint32_t mask, int
   if (progression) {
     if (stride == width) {
       p.kind = GlobalPattern::Kind::Consecutive;
-      p.offset = static_cast<std::uint64_t>(at(0) - static_cast<std::int64_t>(lanes[0]) * width) % 32;
+      p.offset =
+          static_cast<std::uint64_t>(at(0) - static_cast<std::int64_t>(lanes[0]) * width) % 32;
     } else if (stride != 0) {
       p.kind = GlobalPattern::Kind::Strided;
       p.stride = stride;

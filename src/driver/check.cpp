@@ -26,7 +26,8 @@ std::string read_file(const std::string& path, const std::string& what) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Parameter types from a demangled signature: "reduce(float const*, float*, int)".
@@ -112,7 +113,8 @@ Loaded load(const CheckOptions& o) {
     l.comments = parse_launch_comments(l.source_text, o.input);
     ptx_text = compile_to_ptx(n);
   }
-  l.module = ptx::parse(ptx_text, ends_with(o.input, ".ptx") ? o.input : o.input + " (PTX from nvcc)");
+  l.module =
+      ptx::parse(ptx_text, ends_with(o.input, ".ptx") ? o.input : o.input + " (PTX from nvcc)");
   l.program = ptx::decode(l.module, o.input, ends_with(o.input, ".ptx") ? "" : o.input);
   if (!l.comments.empty()) {
     std::vector<std::string> names;
@@ -122,7 +124,8 @@ Loaded load(const CheckOptions& o) {
   return l;
 }
 
-std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const Loaded& l, const CheckOptions& o) {
+std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const Loaded& l,
+                                                                          const CheckOptions& o) {
   std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> out;
   const auto& ks = l.program.kernels;
   auto list = [&]() {
@@ -140,10 +143,12 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
     for (const auto& k : ks)
       if (kernel_matches(k.name, *o.flags.kernel)) out.push_back({&k, settings_for(k)});
     if (out.empty())
-      throw DriverError(fmt::format("--kernel: no kernel named '{}'; the kernels are:{}", *o.flags.kernel, list()));
-    if (out.size() > 1)
-      throw DriverError(fmt::format("--kernel: '{}' names several kernels; give the full signature:{}",
+      throw DriverError(fmt::format("--kernel: no kernel named '{}'; the kernels are:{}",
                                     *o.flags.kernel, list()));
+    if (out.size() > 1)
+      throw DriverError(
+          fmt::format("--kernel: '{}' names several kernels; give the full signature:{}",
+                      *o.flags.kernel, list()));
     return out;
   }
   for (const auto& k : ks) {
@@ -152,12 +157,13 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
   }
   if (!out.empty()) return out;
   if (ks.size() == 1) return {{&ks[0], settings_for(ks[0])}};
-  throw DriverError(fmt::format("{}: {} kernels and no --kernel or launch comment to choose; the kernels are:{}",
-                                o.input, ks.size(), list()));
+  throw DriverError(
+      fmt::format("{}: {} kernels and no --kernel or launch comment to choose; the kernels are:{}",
+                  o.input, ks.size(), list()));
 }
 
-KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings& s, const model::Arch& arch,
-                     const CheckOptions& o) {
+KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings& s,
+                     const model::Arch& arch, const CheckOptions& o) {
   KernelRun run;
   run.memory = std::make_unique<emu::GlobalMemory>();
   auto& mem = *run.memory;
@@ -167,9 +173,10 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
   rep.name = base_name(rep.signature);
   const std::string where = s.line ? fmt::format("{}:{}", o.input, s.line) : std::string("flags");
   if (!s.grid || !s.block)
-    throw DriverError(fmt::format("kernel {}: no launch configuration: give --grid and --block, or a comment "
-                                  "'// bankcheck: kernel={} grid=X,Y block=X,Y' in the source",
-                                  rep.name, rep.name));
+    throw DriverError(
+        fmt::format("kernel {}: no launch configuration: give --grid and --block, or a comment "
+                    "'// bankcheck: kernel={} grid=X,Y block=X,Y' in the source",
+                    rep.name, rep.name));
   emu::Launch launch;
   launch.grid = to_emu(*s.grid);
   launch.block = to_emu(*s.block);
@@ -180,10 +187,12 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
   rep.dynamic_smem = launch.dynamic_smem;
   rep.static_smem = k.static_shared_bytes;
   if (launch.block.count() > 1024)
-    throw DriverError(fmt::format("{}: a block of {} threads (at most 1024)", where, launch.block.count()));
+    throw DriverError(
+        fmt::format("{}: a block of {} threads (at most 1024)", where, launch.block.count()));
   if (k.dynamic_shared_offset + launch.dynamic_smem > 227 * 1024)
-    throw DriverError(fmt::format("{}: {} bytes of shared memory per block (at most 232448 on sm_90)", where,
-                                  k.dynamic_shared_offset + launch.dynamic_smem));
+    throw DriverError(
+        fmt::format("{}: {} bytes of shared memory per block (at most 232448 on sm_90)", where,
+                    k.dynamic_shared_offset + launch.dynamic_smem));
 
   // Module variables.
   for (const auto& g : l.program.globals) {
@@ -220,8 +229,9 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
       if (value) {
         v = parse_arg_value(*value, arg_where);
         if (v.kind != ArgValue::Kind::Buffer)
-          throw DriverError(fmt::format("{}: '{}' is a pointer ({}): give zeros, random, iota[:BYTES] or @FILE",
-                                        arg_where, *value, type.empty() ? "64-bit parameter" : type));
+          throw DriverError(
+              fmt::format("{}: '{}' is a pointer ({}): give zeros, random, iota[:BYTES] or @FILE",
+                          arg_where, *value, type.empty() ? "64-bit parameter" : type));
       } else {
         v.kind = ArgValue::Kind::Buffer;
         v.fill = ArgValue::Fill::Zeros;
@@ -239,8 +249,10 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
       auto* b = mem.find(base, 1);
       const int es = pointee_size(type);
       if (v.fill == ArgValue::Fill::Random) {
-        const bool is_float = type.find("float") != std::string::npos || type.find("double") != std::string::npos;
-        for (std::uint64_t off = 0; off + static_cast<std::uint64_t>(es) <= bytes; off += static_cast<std::uint64_t>(es)) {
+        const bool is_float =
+            type.find("float") != std::string::npos || type.find("double") != std::string::npos;
+        for (std::uint64_t off = 0; off + static_cast<std::uint64_t>(es) <= bytes;
+             off += static_cast<std::uint64_t>(es)) {
           if (is_float && es == 4) {
             const float f = static_cast<float>(rng() % 2000001) / 1000.0f - 1000.0f;
             std::memcpy(b->data() + off, &f, 4);
@@ -255,7 +267,8 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
       } else if (v.fill == ArgValue::Fill::Iota) {
         const bool is_float = type.find("float") != std::string::npos;
         std::uint64_t idx = 0;
-        for (std::uint64_t off = 0; off + static_cast<std::uint64_t>(es) <= bytes; off += static_cast<std::uint64_t>(es), ++idx) {
+        for (std::uint64_t off = 0; off + static_cast<std::uint64_t>(es) <= bytes;
+             off += static_cast<std::uint64_t>(es), ++idx) {
           if (is_float && es == 4) {
             const float f = static_cast<float>(idx);
             std::memcpy(b->data() + off, &f, 4);
@@ -264,7 +277,8 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
           }
         }
       } else if (v.fill == ArgValue::Fill::File) {
-        std::memcpy(b->data(), file_bytes.data(), std::min<std::uint64_t>(file_bytes.size(), bytes));
+        std::memcpy(b->data(), file_bytes.data(),
+                    std::min<std::uint64_t>(file_bytes.size(), bytes));
       }
       std::memcpy(slot, &base, 8);
       ar.is_buffer = true;
@@ -273,14 +287,16 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
       run.arg_buffers.push_back(base);
     } else {
       if (!value)
-        throw DriverError(fmt::format("kernel {}: missing argument {} ({}): give --arg {}=VALUE or arg={}=VALUE in "
-                                      "the launch comment",
-                                      rep.name, ar.name, type.empty() ? p.type : type, ar.name, ar.name));
+        throw DriverError(fmt::format(
+            "kernel {}: missing argument {} ({}): give --arg {}=VALUE or arg={}=VALUE in "
+            "the launch comment",
+            rep.name, ar.name, type.empty() ? p.type : type, ar.name, ar.name));
       const ArgValue v = parse_arg_value(*value, arg_where);
-      const bool is_float = p.type == ".f32" || p.type == ".f64" || type == "float" || type == "double";
+      const bool is_float =
+          p.type == ".f32" || p.type == ".f64" || type == "float" || type == "double";
       if (v.kind == ArgValue::Kind::Buffer)
-        throw DriverError(fmt::format("{}: '{}' is a buffer, but {} is a scalar ({})", arg_where, *value, ar.name,
-                                      type.empty() ? p.type : type));
+        throw DriverError(fmt::format("{}: '{}' is a buffer, but {} is a scalar ({})", arg_where,
+                                      *value, ar.name, type.empty() ? p.type : type));
       if (is_float) {
         const double d = v.kind == ArgValue::Kind::Float ? v.f : static_cast<double>(v.i);
         if (p.size == 4) {
@@ -291,8 +307,8 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
         }
       } else {
         if (v.kind == ArgValue::Kind::Float)
-          throw DriverError(fmt::format("{}: '{}' is not an integer, but {} is {}", arg_where, *value, ar.name,
-                                        type.empty() ? p.type : type));
+          throw DriverError(fmt::format("{}: '{}' is not an integer, but {} is {}", arg_where,
+                                        *value, ar.name, type.empty() ? p.type : type));
         std::memcpy(slot, &v.i, static_cast<size_t>(std::min(p.size, 8)));
       }
       ar.value = *value;
@@ -304,9 +320,10 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
     if (!used[a]) {
       std::string known;
       for (const auto& ar : rep.args) known += (known.empty() ? "" : ", ") + ar.name;
-      throw DriverError(fmt::format("{}: kernel {} has no parameter '{}' (its parameters: {})",
-                                    s.line ? fmt::format("{}:{}", o.input, s.line) : std::string("--arg"), rep.name,
-                                    s.args[a].first, known.empty() ? "none" : known));
+      throw DriverError(
+          fmt::format("{}: kernel {} has no parameter '{}' (its parameters: {})",
+                      s.line ? fmt::format("{}:{}", o.input, s.line) : std::string("--arg"),
+                      rep.name, s.args[a].first, known.empty() ? "none" : known));
     }
 
   // CTAs.
@@ -327,7 +344,10 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
     // An explicit count: first, last and evenly spaced between.
     const std::uint64_t n = limit;
     for (std::uint64_t i = 0; i < n; ++i)
-      order.push_back(n == 1 ? 0 : static_cast<std::uint64_t>(static_cast<long double>(i) * static_cast<long double>(total - 1) / static_cast<long double>(n - 1)));
+      order.push_back(n == 1 ? 0
+                             : static_cast<std::uint64_t>(static_cast<long double>(i) *
+                                                          static_cast<long double>(total - 1) /
+                                                          static_cast<long double>(n - 1)));
   } else if (sampling) {
     order = sample_order(total);
   } else {
@@ -335,7 +355,8 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
     for (std::uint64_t i = 0; i < total; ++i) order[static_cast<size_t>(i)] = i;
   }
   const bool adaptive = !s.blocks;
-  const unsigned threads = std::max(1u, o.threads ? o.threads : std::thread::hardware_concurrency());
+  const unsigned threads =
+      std::max(1u, o.threads ? o.threads : std::thread::hardware_concurrency());
   std::vector<std::unique_ptr<analysis::SiteStatsListener>> stats;
   std::vector<std::unique_ptr<emu::Emulator>> emus;
   for (unsigned t = 0; t < threads; ++t) {
@@ -352,7 +373,8 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
     if (instr < 0 || static_cast<size_t>(instr) >= k.locs.size()) return std::string(o.input);
     const auto& loc = k.locs[static_cast<size_t>(instr)];
     std::string file = o.input;
-    if (loc.file != l.program.main_file && loc.file > 0 && static_cast<size_t>(loc.file) < l.program.files.size())
+    if (loc.file != l.program.main_file && loc.file > 0 &&
+        static_cast<size_t>(loc.file) < l.program.files.size())
       file = l.program.files[static_cast<size_t>(loc.file)];
     return loc.line > 0 ? fmt::format("{}:{}:{}", file, loc.line, loc.col) : file;
   };
@@ -360,7 +382,8 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
     while (!stop.load()) {
       const std::uint64_t i = next.fetch_add(1);
       if (i >= order.size()) break;
-      if (adaptive && i > 1 && executed.load() >= o.sample_instructions) break;  // first and last always
+      if (adaptive && i > 1 && executed.load() >= o.sample_instructions)
+        break;  // first and last always
       const std::uint64_t cta = order[static_cast<size_t>(i)];
       emu::Dim3 id;
       id.x = static_cast<std::uint32_t>(cta % launch.grid.x);
@@ -376,8 +399,8 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
           if (e.instr >= 0 && static_cast<size_t>(e.instr) < k.ptx_lines.size())
             ptx_line = fmt::format(" (PTX line {}: {})", k.ptx_lines[static_cast<size_t>(e.instr)],
                                    k.texts[static_cast<size_t>(e.instr)]);
-          error = fmt::format("{}: {}{} in CTA ({},{},{}) of kernel {}", locate(e.instr), e.what(), ptx_line,
-                              id.x, id.y, id.z, rep.name);
+          error = fmt::format("{}: {}{} in CTA ({},{},{}) of kernel {}", locate(e.instr), e.what(),
+                              ptx_line, id.x, id.y, id.z, rep.name);
         }
         stop = true;
         break;
@@ -397,9 +420,10 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
   for (unsigned t = 1; t < threads; ++t) stats[0]->merge(*stats[t]);
   for (const int site : stats[0]->refused_sites()) {
     const auto& st = k.sites[static_cast<size_t>(site)];
-    rep.notes.push_back({st.file, st.line, st.col,
-                         fmt::format("no bank rule for this shared access ({}); it is left out of the counts",
-                                     st.text)});
+    rep.notes.push_back(
+        {st.file, st.line, st.col,
+         fmt::format("no bank rule for this shared access ({}); it is left out of the counts",
+                     st.text)});
   }
   // Notes (barriers), de-duplicated per instruction.
   std::vector<int> noted;
@@ -425,9 +449,10 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
     sr.stats = st;
     rep.sites.push_back(std::move(sr));
   }
-  std::stable_sort(rep.sites.begin(), rep.sites.end(), [](const analysis::SiteReport& a, const analysis::SiteReport& b) {
-    return std::tie(a.file, a.line, a.col) < std::tie(b.file, b.line, b.col);
-  });
+  std::stable_sort(rep.sites.begin(), rep.sites.end(),
+                   [](const analysis::SiteReport& a, const analysis::SiteReport& b) {
+                     return std::tie(a.file, a.line, a.col) < std::tie(b.file, b.line, b.col);
+                   });
   for (size_t i = 0; i < rep.args.size(); ++i)
     if (rep.args[i].is_buffer)
       if (auto* b = mem.find(run.arg_buffers[i], 1)) rep.args[i].touched = b->max_touched.load();
@@ -451,7 +476,8 @@ analysis::CheckReport check(const CheckOptions& o) {
   }
   const auto selected = select_kernels(l, o);
   CheckOptions per_kernel = o;  // the default sample budget is shared by the run's kernels
-  per_kernel.sample_instructions = std::max<std::uint64_t>(o.sample_instructions / selected.size(), 1);
+  per_kernel.sample_instructions =
+      std::max<std::uint64_t>(o.sample_instructions / selected.size(), 1);
   for (auto& [kernel, settings] : selected) {
     KernelRun run = run_kernel(l, *kernel, settings, *arch, per_kernel);
     r.kernels.push_back(std::move(run.report));

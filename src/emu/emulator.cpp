@@ -35,7 +35,9 @@ std::uint64_t GlobalMemory::add(const std::string& name, std::uint64_t bytes, st
   b->base = base;
   b->size = std::max<std::uint64_t>(bytes, 1);
   b->storage.reset(static_cast<std::uint8_t*>(std::calloc(b->size, 1)));
-  if (!b->storage) throw EmuError(EmuError::Kind::Unsupported, "cannot allocate " + std::to_string(b->size) + " bytes for " + name, -1);
+  if (!b->storage)
+    throw EmuError(EmuError::Kind::Unsupported,
+                   "cannot allocate " + std::to_string(b->size) + " bytes for " + name, -1);
   buffers_.push_back(std::move(b));
   return base;
 }
@@ -59,10 +61,14 @@ std::uint64_t mask_of(Ty t) {
 }
 std::int64_t sext(std::uint64_t v, Ty t) {
   switch (ptx::ty_bytes(t)) {
-    case 1: return static_cast<std::int8_t>(v);
-    case 2: return static_cast<std::int16_t>(v);
-    case 4: return static_cast<std::int32_t>(v);
-    default: return static_cast<std::int64_t>(v);
+    case 1:
+      return static_cast<std::int8_t>(v);
+    case 2:
+      return static_cast<std::int16_t>(v);
+    case 4:
+      return static_cast<std::int32_t>(v);
+    default:
+      return static_cast<std::int64_t>(v);
   }
 }
 float as_f32(std::uint64_t v) {
@@ -89,9 +95,12 @@ std::uint64_t from_f64(double d) {
 float half_to_float(std::uint16_t h) {
   const std::uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
   float v;
-  if (exp == 0) v = std::ldexp(static_cast<float>(man), -24);
-  else if (exp == 31) v = man ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  else v = std::ldexp(static_cast<float>(man | 0x400), static_cast<int>(exp) - 25);
+  if (exp == 0)
+    v = std::ldexp(static_cast<float>(man), -24);
+  else if (exp == 31)
+    v = man ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else
+    v = std::ldexp(static_cast<float>(man | 0x400), static_cast<int>(exp) - 25);
   return sign ? -v : v;
 }
 // IEEE half from a double (exact for f32 and f16 sources), rounded by `r` (.rn when none).
@@ -103,24 +112,32 @@ std::uint16_t to_half(double v, ptx::Round r) {
   if (a == 0) return sign;
   int e;
   std::frexp(a, &e);
-  const int E = std::max(e - 1, -14);            // the half exponent (subnormals: -14)
-  const double t = std::ldexp(a, 10 - E);        // a in units of the last place: exact
+  const int E = std::max(e - 1, -14);      // the half exponent (subnormals: -14)
+  const double t = std::ldexp(a, 10 - E);  // a in units of the last place: exact
   double m = std::floor(t);
   const double frac = t - m;
   bool up;
   switch (r) {
-    case ptx::Round::Rz: up = false; break;
-    case ptx::Round::Rm: up = frac > 0 && sign; break;
-    case ptx::Round::Rp: up = frac > 0 && !sign; break;
-    default: up = frac > 0.5 || (frac == 0.5 && std::fmod(m, 2.0) != 0); break;
+    case ptx::Round::Rz:
+      up = false;
+      break;
+    case ptx::Round::Rm:
+      up = frac > 0 && sign;
+      break;
+    case ptx::Round::Rp:
+      up = frac > 0 && !sign;
+      break;
+    default:
+      up = frac > 0.5 || (frac == 0.5 && std::fmod(m, 2.0) != 0);
+      break;
   }
   if (up) m += 1;
   // ((E + 14) << 10) + m encodes normals (m in [1024, 2048], a carry bumps the exponent)
   // and, for E == -14, subnormals (m < 1024).
   const double bits = std::ldexp(static_cast<double>(E + 14), 10) + m;
   if (bits >= 0x7c00) {
-    const bool inf = r == ptx::Round::Rn || r == ptx::Round::None || (r == ptx::Round::Rp && !sign) ||
-                     (r == ptx::Round::Rm && sign);
+    const bool inf = r == ptx::Round::Rn || r == ptx::Round::None ||
+                     (r == ptx::Round::Rp && !sign) || (r == ptx::Round::Rm && sign);
     return static_cast<std::uint16_t>(sign | (inf ? 0x7c00 : 0x7bff));
   }
   return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(bits));
@@ -128,10 +145,14 @@ std::uint16_t to_half(double v, ptx::Round r) {
 // The host rounding mode for a PTX rounding modifier (.rn and none: to nearest).
 int fe_mode(ptx::Round r) {
   switch (r) {
-    case ptx::Round::Rz: return FE_TOWARDZERO;
-    case ptx::Round::Rm: return FE_DOWNWARD;
-    case ptx::Round::Rp: return FE_UPWARD;
-    default: return FE_TONEAREST;
+    case ptx::Round::Rz:
+      return FE_TOWARDZERO;
+    case ptx::Round::Rm:
+      return FE_DOWNWARD;
+    case ptx::Round::Rp:
+      return FE_UPWARD;
+    default:
+      return FE_TONEAREST;
   }
 }
 // Runs `f` under the host rounding mode `mode`. `f` must read its operands through
@@ -147,18 +168,28 @@ auto with_rounding(int mode, F f) {
 }
 double round_mode(double v, ptx::Round r) {
   switch (r) {
-    case ptx::Round::Rni: case ptx::Round::Rn: return std::nearbyint(v);
-    case ptx::Round::Rzi: case ptx::Round::Rz: return std::trunc(v);
-    case ptx::Round::Rmi: case ptx::Round::Rm: return std::floor(v);
-    case ptx::Round::Rpi: case ptx::Round::Rp: return std::ceil(v);
-    default: return std::trunc(v);
+    case ptx::Round::Rni:
+    case ptx::Round::Rn:
+      return std::nearbyint(v);
+    case ptx::Round::Rzi:
+    case ptx::Round::Rz:
+      return std::trunc(v);
+    case ptx::Round::Rmi:
+    case ptx::Round::Rm:
+      return std::floor(v);
+    case ptx::Round::Rpi:
+    case ptx::Round::Rp:
+      return std::ceil(v);
+    default:
+      return std::trunc(v);
   }
 }
 
 // The rounding modifier of a float operation: mul and mad keep it in type2 (their sub is
 // the .lo/.hi/.wide mode), the others in sub.
 ptx::Round float_round(const Instr& in) {
-  if (in.op == Opc::Mul || in.op == Opc::Mad) return static_cast<ptx::Round>(static_cast<std::uint8_t>(in.type2));
+  if (in.op == Opc::Mul || in.op == Opc::Mad)
+    return static_cast<ptx::Round>(static_cast<std::uint8_t>(in.type2));
   return static_cast<ptx::Round>(in.sub);
 }
 bool directed_round(const Instr& in) {
@@ -190,7 +221,8 @@ std::uint64_t float_min_max(bool max, bool f64, std::uint64_t a, std::uint64_t b
 model::Op access_op(const Instr& in) {
   if (in.op == Opc::Ld) return model::Op::Load;
   if (in.op == Opc::St) return model::Op::Store;
-  return static_cast<ptx::AtomOp>(in.sub) == ptx::AtomOp::Cas ? model::Op::AtomicCas : model::Op::Atomic;
+  return static_cast<ptx::AtomOp>(in.sub) == ptx::AtomOp::Cas ? model::Op::AtomicCas
+                                                              : model::Op::Atomic;
 }
 
 }  // namespace
@@ -210,7 +242,7 @@ struct Emulator::State {
   };
   struct Warp {
     int id = 0;
-    std::uint32_t lanes = 0;   // lanes that exist
+    std::uint32_t lanes = 0;  // lanes that exist
     std::uint32_t exited = 0;
     std::vector<Entry> stack;
     bool at_barrier = false, done = false;
@@ -220,7 +252,7 @@ struct Emulator::State {
   std::vector<std::uint32_t> preds;   // [warp][pred]
   std::vector<std::uint32_t> tid[3];  // per thread
   std::vector<std::uint8_t> shared;
-  std::vector<std::uint8_t> local;    // [thread][local_bytes]
+  std::vector<std::uint8_t> local;  // [thread][local_bytes]
   std::vector<Warp> warps;
 };
 
@@ -261,55 +293,94 @@ struct Ctx {
   std::uint64_t& R(int w, std::uint32_t r, int lane) {
     return regs[(static_cast<std::size_t>(w) * nregs + r) * 32 + static_cast<std::size_t>(lane)];
   }
-  std::uint32_t& P(int w, std::uint32_t p) { return preds[static_cast<std::size_t>(w) * npreds + p]; }
+  std::uint32_t& P(int w, std::uint32_t p) {
+    return preds[static_cast<std::size_t>(w) * npreds + p];
+  }
 
-  [[noreturn]] void fail(EmuError::Kind kind, int pc, const std::string& msg) { throw EmuError(kind, msg, pc); }
+  [[noreturn]] void fail(EmuError::Kind kind, int pc, const std::string& msg) {
+    throw EmuError(kind, msg, pc);
+  }
 
   std::uint64_t special(ptx::Special s, int w, int lane) {
     const std::size_t t = static_cast<std::size_t>(w) * 32 + static_cast<std::size_t>(lane);
     switch (s) {
-      case ptx::Special::TidX: return tid[0][t];
-      case ptx::Special::TidY: return tid[1][t];
-      case ptx::Special::TidZ: return tid[2][t];
-      case ptx::Special::NtidX: return launch.block.x;
-      case ptx::Special::NtidY: return launch.block.y;
-      case ptx::Special::NtidZ: return launch.block.z;
-      case ptx::Special::CtaidX: return ctaid.x;
-      case ptx::Special::CtaidY: return ctaid.y;
-      case ptx::Special::CtaidZ: return ctaid.z;
-      case ptx::Special::NctaidX: return launch.grid.x;
-      case ptx::Special::NctaidY: return launch.grid.y;
-      case ptx::Special::NctaidZ: return launch.grid.z;
-      case ptx::Special::Laneid: return static_cast<std::uint64_t>(lane);
-      case ptx::Special::Warpid: return static_cast<std::uint64_t>(w);
-      case ptx::Special::Nwarpid: return nwarps;
-      case ptx::Special::Smid: return 0;
-      case ptx::Special::Nsmid: return 132;
-      case ptx::Special::Clock: case ptx::Special::Clock64: case ptx::Special::Globaltimer: return executed;
-      case ptx::Special::LanemaskEq: return 1ull << lane;
-      case ptx::Special::LanemaskLt: return (1ull << lane) - 1;
-      case ptx::Special::LanemaskLe: return (2ull << lane) - 1;
-      case ptx::Special::LanemaskGt: return static_cast<std::uint32_t>(~((2ull << lane) - 1));
-      case ptx::Special::LanemaskGe: return static_cast<std::uint32_t>(~((1ull << lane) - 1));
-      case ptx::Special::DynSmemSize: return launch.dynamic_smem;
-      case ptx::Special::TotalSmemSize: return shared.size();
-      case ptx::Special::Gridid: return 0;
+      case ptx::Special::TidX:
+        return tid[0][t];
+      case ptx::Special::TidY:
+        return tid[1][t];
+      case ptx::Special::TidZ:
+        return tid[2][t];
+      case ptx::Special::NtidX:
+        return launch.block.x;
+      case ptx::Special::NtidY:
+        return launch.block.y;
+      case ptx::Special::NtidZ:
+        return launch.block.z;
+      case ptx::Special::CtaidX:
+        return ctaid.x;
+      case ptx::Special::CtaidY:
+        return ctaid.y;
+      case ptx::Special::CtaidZ:
+        return ctaid.z;
+      case ptx::Special::NctaidX:
+        return launch.grid.x;
+      case ptx::Special::NctaidY:
+        return launch.grid.y;
+      case ptx::Special::NctaidZ:
+        return launch.grid.z;
+      case ptx::Special::Laneid:
+        return static_cast<std::uint64_t>(lane);
+      case ptx::Special::Warpid:
+        return static_cast<std::uint64_t>(w);
+      case ptx::Special::Nwarpid:
+        return nwarps;
+      case ptx::Special::Smid:
+        return 0;
+      case ptx::Special::Nsmid:
+        return 132;
+      case ptx::Special::Clock:
+      case ptx::Special::Clock64:
+      case ptx::Special::Globaltimer:
+        return executed;
+      case ptx::Special::LanemaskEq:
+        return 1ull << lane;
+      case ptx::Special::LanemaskLt:
+        return (1ull << lane) - 1;
+      case ptx::Special::LanemaskLe:
+        return (2ull << lane) - 1;
+      case ptx::Special::LanemaskGt:
+        return static_cast<std::uint32_t>(~((2ull << lane) - 1));
+      case ptx::Special::LanemaskGe:
+        return static_cast<std::uint32_t>(~((1ull << lane) - 1));
+      case ptx::Special::DynSmemSize:
+        return launch.dynamic_smem;
+      case ptx::Special::TotalSmemSize:
+        return shared.size();
+      case ptx::Special::Gridid:
+        return 0;
     }
     return 0;
   }
 
   std::uint64_t val(const Opnd& o, int w, int lane) {
     switch (o.kind) {
-      case Opnd::Kind::Reg: return R(w, o.reg, lane);
-      case Opnd::Kind::Imm: case Opnd::Kind::SymAddr: return o.imm;
-      case Opnd::Kind::Special: return special(static_cast<ptx::Special>(o.reg), w, lane);
-      case Opnd::Kind::Pred: return ((P(w, o.reg) >> lane) & 1u) ^ (o.negate ? 1u : 0u);
-      case Opnd::Kind::None: return 0;
+      case Opnd::Kind::Reg:
+        return R(w, o.reg, lane);
+      case Opnd::Kind::Imm:
+      case Opnd::Kind::SymAddr:
+        return o.imm;
+      case Opnd::Kind::Special:
+        return special(static_cast<ptx::Special>(o.reg), w, lane);
+      case Opnd::Kind::Pred:
+        return ((P(w, o.reg) >> lane) & 1u) ^ (o.negate ? 1u : 0u);
+      case Opnd::Kind::None:
+        return 0;
     }
     return 0;
   }
   void set(const Opnd& o, int w, int lane, std::uint64_t v, Ty t) {
-    if (o.kind == Opnd::Kind::Reg) R(w, o.reg, lane) = v & mask_of(t);
+    if (o.kind == Opnd::Kind::Reg)
+      R(w, o.reg, lane) = v & mask_of(t);
     else if (o.kind == Opnd::Kind::Pred) {
       std::uint32_t& p = P(w, o.reg);
       p = (v & 1) ? (p | (1u << lane)) : (p & ~(1u << lane));
@@ -338,7 +409,8 @@ struct Ctx {
       for (int l = 0; l < 32; ++l) tmp[l] = o.imm;
       return tmp;
     }
-    if (o.kind == Opnd::Kind::Special) return special_lanes(static_cast<ptx::Special>(o.reg), w, tmp);
+    if (o.kind == Opnd::Kind::Special)
+      return special_lanes(static_cast<ptx::Special>(o.reg), w, tmp);
     for (int l = 0; l < 32; ++l) tmp[l] = val(o, w, l);
     return tmp;
   }
@@ -355,18 +427,30 @@ struct Ctx {
       return tmp;
     };
     switch (sp) {
-      case ptx::Special::TidX: return copy(tid[0]);
-      case ptx::Special::TidY: return copy(tid[1]);
-      case ptx::Special::TidZ: return copy(tid[2]);
-      case ptx::Special::NtidX: return fill(launch.block.x);
-      case ptx::Special::NtidY: return fill(launch.block.y);
-      case ptx::Special::NtidZ: return fill(launch.block.z);
-      case ptx::Special::CtaidX: return fill(ctaid.x);
-      case ptx::Special::CtaidY: return fill(ctaid.y);
-      case ptx::Special::CtaidZ: return fill(ctaid.z);
-      case ptx::Special::NctaidX: return fill(launch.grid.x);
-      case ptx::Special::NctaidY: return fill(launch.grid.y);
-      case ptx::Special::NctaidZ: return fill(launch.grid.z);
+      case ptx::Special::TidX:
+        return copy(tid[0]);
+      case ptx::Special::TidY:
+        return copy(tid[1]);
+      case ptx::Special::TidZ:
+        return copy(tid[2]);
+      case ptx::Special::NtidX:
+        return fill(launch.block.x);
+      case ptx::Special::NtidY:
+        return fill(launch.block.y);
+      case ptx::Special::NtidZ:
+        return fill(launch.block.z);
+      case ptx::Special::CtaidX:
+        return fill(ctaid.x);
+      case ptx::Special::CtaidY:
+        return fill(ctaid.y);
+      case ptx::Special::CtaidZ:
+        return fill(ctaid.z);
+      case ptx::Special::NctaidX:
+        return fill(launch.grid.x);
+      case ptx::Special::NctaidY:
+        return fill(launch.grid.y);
+      case ptx::Special::NctaidZ:
+        return fill(launch.grid.z);
       case ptx::Special::Laneid:
         for (int l = 0; l < 32; ++l) tmp[l] = static_cast<std::uint64_t>(l);
         return tmp;
@@ -395,7 +479,8 @@ struct Ctx {
     for (int l = 0; l < 32; ++l) out[l] = f(a[l], b[l]);
   }
   template <typename F>
-  static void map3(std::uint64_t* out, const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c, F f) {
+  static void map3(std::uint64_t* out, const std::uint64_t* a, const std::uint64_t* b,
+                   const std::uint64_t* c, F f) {
     for (int l = 0; l < 32; ++l) out[l] = f(a[l], b[l], c[l]);
   }
 
@@ -404,7 +489,8 @@ struct Ctx {
     const Ty t = in.type;
     const int bytes = ptx::ty_bytes(t);
     const bool is_int = !ptx::ty_float(t) && (bytes == 4 || bytes == 8) && t != Ty::Pred;
-    if (in.ndst != 1 || in.dst[0].kind != Opnd::Kind::Reg || (in.flags & (ptx::kFlagSat))) return false;
+    if (in.ndst != 1 || in.dst[0].kind != Opnd::Kind::Reg || (in.flags & (ptx::kFlagSat)))
+      return false;
     std::uint64_t ta[32], tb[32], tc[32], out[32];
     const std::uint64_t m = bytes == 8 ? ~0ull : 0xFFFFFFFFull;
     const bool s = ptx::ty_signed(t);
@@ -427,12 +513,17 @@ struct Ctx {
           map2(out, a, b, [m](std::uint64_t x, std::uint64_t y) { return (x - y) & m; });
           break;
         }
-        case Opc::And: case Opc::Or: case Opc::Xor: {
+        case Opc::And:
+        case Opc::Or:
+        case Opc::Xor: {
           const auto* a = lanes_of(in, 0, w, ta);
           const auto* b = lanes_of(in, 1, w, tb);
-          if (in.op == Opc::And) map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x & y; });
-          else if (in.op == Opc::Or) map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x | y; });
-          else map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x ^ y; });
+          if (in.op == Opc::And)
+            map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x & y; });
+          else if (in.op == Opc::Or)
+            map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x | y; });
+          else
+            map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x ^ y; });
           break;
         }
         case Opc::Shl: {
@@ -452,7 +543,8 @@ struct Ctx {
           if (s && bytes == 4)
             map2(out, a, b, [](std::uint64_t x, std::uint64_t y) {
               const std::uint64_t sh = std::min<std::uint64_t>(y & 0xFFFFFFFFu, 31);
-              return static_cast<std::uint64_t>(static_cast<std::uint32_t>(static_cast<std::int32_t>(x) >> sh));
+              return static_cast<std::uint64_t>(
+                  static_cast<std::uint32_t>(static_cast<std::int32_t>(x) >> sh));
             });
           else if (s)
             map2(out, a, b, [](std::uint64_t x, std::uint64_t y) {
@@ -466,40 +558,52 @@ struct Ctx {
             });
           break;
         }
-        case Opc::Mul: case Opc::Mad: {
+        case Opc::Mul:
+        case Opc::Mad: {
           const auto* a = lanes_of(in, 0, w, ta);
           const auto* b = lanes_of(in, 1, w, tb);
           const bool mad = in.op == Opc::Mad;
           const auto* c = mad ? lanes_of(in, 2, w, tc) : nullptr;
           if (mode == ptx::MulMode::Lo) {
-            if (mad) map3(out, a, b, c, [m](std::uint64_t x, std::uint64_t y, std::uint64_t z) { return (x * y + z) & m; });
-            else map2(out, a, b, [m](std::uint64_t x, std::uint64_t y) { return (x * y) & m; });
+            if (mad)
+              map3(out, a, b, c, [m](std::uint64_t x, std::uint64_t y, std::uint64_t z) {
+                return (x * y + z) & m;
+              });
+            else
+              map2(out, a, b, [m](std::uint64_t x, std::uint64_t y) { return (x * y) & m; });
           } else if (mode == ptx::MulMode::Wide && bytes == 4) {
             if (s)
               for (int l = 0; l < 32; ++l)
-                out[l] = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(a[l])) *
-                                                    static_cast<std::int32_t>(b[l])) + (mad ? c[l] : 0);
+                out[l] = static_cast<std::uint64_t>(
+                             static_cast<std::int64_t>(static_cast<std::int32_t>(a[l])) *
+                             static_cast<std::int32_t>(b[l])) +
+                         (mad ? c[l] : 0);
             else
-              for (int l = 0; l < 32; ++l) out[l] = (a[l] & 0xFFFFFFFFu) * (b[l] & 0xFFFFFFFFu) + (mad ? c[l] : 0);
+              for (int l = 0; l < 32; ++l)
+                out[l] = (a[l] & 0xFFFFFFFFu) * (b[l] & 0xFFFFFFFFu) + (mad ? c[l] : 0);
           } else {
             return false;
           }
           break;
         }
-        case Opc::Min: case Opc::Max: {
+        case Opc::Min:
+        case Opc::Max: {
           const auto* a = lanes_of(in, 0, w, ta);
           const auto* b = lanes_of(in, 1, w, tb);
           const bool mn = in.op == Opc::Min;
           for (int l = 0; l < 32; ++l) {
             bool lt;
-            if (s) lt = bytes == 4 ? static_cast<std::int32_t>(a[l]) < static_cast<std::int32_t>(b[l])
-                                   : static_cast<std::int64_t>(a[l]) < static_cast<std::int64_t>(b[l]);
-            else lt = (a[l] & m) < (b[l] & m);
+            if (s)
+              lt = bytes == 4 ? static_cast<std::int32_t>(a[l]) < static_cast<std::int32_t>(b[l])
+                              : static_cast<std::int64_t>(a[l]) < static_cast<std::int64_t>(b[l]);
+            else
+              lt = (a[l] & m) < (b[l] & m);
             out[l] = (lt == mn ? a[l] : b[l]) & m;
           }
           break;
         }
-        default: return false;
+        default:
+          return false;
       }
       store(in.dst[0], w, exec, out);
       return true;
@@ -510,7 +614,9 @@ struct Ctx {
           if (in.sub != 0) return false;
           store(in.dst[0], w, exec, lanes_of(in, 0, w, ta));
           return true;
-        case Opc::Add: case Opc::Sub: case Opc::Mul: {
+        case Opc::Add:
+        case Opc::Sub:
+        case Opc::Mul: {
           const auto* a = lanes_of(in, 0, w, ta);
           const auto* b = lanes_of(in, 1, w, tb);
           for (int l = 0; l < 32; ++l) {
@@ -519,14 +625,17 @@ struct Ctx {
           }
           break;
         }
-        case Opc::Fma: case Opc::Mad: {
+        case Opc::Fma:
+        case Opc::Mad: {
           const auto* a = lanes_of(in, 0, w, ta);
           const auto* b = lanes_of(in, 1, w, tb);
           const auto* c = lanes_of(in, 2, w, tc);
-          for (int l = 0; l < 32; ++l) out[l] = canonical_f32(std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(c[l])));
+          for (int l = 0; l < 32; ++l)
+            out[l] = canonical_f32(std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(c[l])));
           break;
         }
-        default: return false;
+        default:
+          return false;
       }
       store(in.dst[0], w, exec, out);
       return true;
@@ -538,7 +647,8 @@ struct Ctx {
   bool fast_setp(const Instr& in, int w, std::uint32_t exec) {
     const Ty t = in.type;
     const int bytes = ptx::ty_bytes(t);
-    if (ptx::ty_float(t) || (bytes != 4 && bytes != 8) || in.sub != 0 || in.dst[0].kind != Opnd::Kind::Pred)
+    if (ptx::ty_float(t) || (bytes != 4 && bytes != 8) || in.sub != 0 ||
+        in.dst[0].kind != Opnd::Kind::Pred)
       return false;
     std::uint64_t ta[32], tb[32];
     const auto* a = lanes_of(in, 0, w, ta);
@@ -563,27 +673,65 @@ struct Ctx {
       if (bytes == 8 && !s) {
         const std::uint64_t ux = a[l], uy = b[l];
         switch (in.cmp) {
-          case ptx::Cmp::Eq: v = ux == uy; break;
-          case ptx::Cmp::Ne: v = ux != uy; break;
-          case ptx::Cmp::Lt: case ptx::Cmp::Lo: v = ux < uy; break;
-          case ptx::Cmp::Le: case ptx::Cmp::Ls: v = ux <= uy; break;
-          case ptx::Cmp::Gt: case ptx::Cmp::Hi: v = ux > uy; break;
-          case ptx::Cmp::Ge: case ptx::Cmp::Hs: v = ux >= uy; break;
-          default: return false;
+          case ptx::Cmp::Eq:
+            v = ux == uy;
+            break;
+          case ptx::Cmp::Ne:
+            v = ux != uy;
+            break;
+          case ptx::Cmp::Lt:
+          case ptx::Cmp::Lo:
+            v = ux < uy;
+            break;
+          case ptx::Cmp::Le:
+          case ptx::Cmp::Ls:
+            v = ux <= uy;
+            break;
+          case ptx::Cmp::Gt:
+          case ptx::Cmp::Hi:
+            v = ux > uy;
+            break;
+          case ptx::Cmp::Ge:
+          case ptx::Cmp::Hs:
+            v = ux >= uy;
+            break;
+          default:
+            return false;
         }
       } else {
         switch (in.cmp) {
-          case ptx::Cmp::Eq: v = x == y; break;
-          case ptx::Cmp::Ne: v = x != y; break;
-          case ptx::Cmp::Lt: v = x < y; break;
-          case ptx::Cmp::Le: v = x <= y; break;
-          case ptx::Cmp::Gt: v = x > y; break;
-          case ptx::Cmp::Ge: v = x >= y; break;
-          case ptx::Cmp::Lo: v = (a[l] & um) < (b[l] & um); break;
-          case ptx::Cmp::Ls: v = (a[l] & um) <= (b[l] & um); break;
-          case ptx::Cmp::Hi: v = (a[l] & um) > (b[l] & um); break;
-          case ptx::Cmp::Hs: v = (a[l] & um) >= (b[l] & um); break;
-          default: return false;
+          case ptx::Cmp::Eq:
+            v = x == y;
+            break;
+          case ptx::Cmp::Ne:
+            v = x != y;
+            break;
+          case ptx::Cmp::Lt:
+            v = x < y;
+            break;
+          case ptx::Cmp::Le:
+            v = x <= y;
+            break;
+          case ptx::Cmp::Gt:
+            v = x > y;
+            break;
+          case ptx::Cmp::Ge:
+            v = x >= y;
+            break;
+          case ptx::Cmp::Lo:
+            v = (a[l] & um) < (b[l] & um);
+            break;
+          case ptx::Cmp::Ls:
+            v = (a[l] & um) <= (b[l] & um);
+            break;
+          case ptx::Cmp::Hi:
+            v = (a[l] & um) > (b[l] & um);
+            break;
+          case ptx::Cmp::Hs:
+            v = (a[l] & um) >= (b[l] & um);
+            break;
+          default:
+            return false;
         }
       }
       r |= static_cast<std::uint32_t>(v) << l;
@@ -606,8 +754,8 @@ struct Ctx {
   }
 
   // Resolves a lane's address to (space, host pointer), checking bounds.
-  std::uint8_t* resolve(const Instr& in, int pc, Space space, std::uint64_t a, unsigned size, int w, int lane,
-                        Space& actual) {
+  std::uint8_t* resolve(const Instr& in, int pc, Space space, std::uint64_t a, unsigned size, int w,
+                        int lane, Space& actual) {
     if (space == Space::Generic) {
       if (a >= ptx::kSharedWindow && a < ptx::kSharedWindow + ptx::kWindowSize) {
         space = Space::Shared;
@@ -621,41 +769,51 @@ struct Ctx {
     }
     actual = space;
     if (size > 1 && a % size != 0 && space != Space::Param)
-      fail(EmuError::Kind::Misaligned, pc,
-           fmt::format("misaligned {}-byte {} access at address 0x{:x} (lane {} of warp {}); the GPU faults "
-                       "here with 'misaligned address'",
-                       size, ptx::space_name(space), a, lane, w));
+      fail(
+          EmuError::Kind::Misaligned, pc,
+          fmt::format(
+              "misaligned {}-byte {} access at address 0x{:x} (lane {} of warp {}); the GPU faults "
+              "here with 'misaligned address'",
+              size, ptx::space_name(space), a, lane, w));
     switch (space) {
       case Space::Shared:
         if (a + size > shared.size() || a + size < a)
           fail(EmuError::Kind::OutOfBounds, pc,
-               fmt::format("shared memory access out of bounds: bytes [{}, {}) of a {}-byte shared window "
-                           "(lane {} of warp {})",
-                           a, a + size, shared.size(), lane, w));
+               fmt::format(
+                   "shared memory access out of bounds: bytes [{}, {}) of a {}-byte shared window "
+                   "(lane {} of warp {})",
+                   a, a + size, shared.size(), lane, w));
         return shared.data() + a;
       case Space::Local: {
         const std::uint64_t per = k.local_bytes;
         if (a + size > per)
           fail(EmuError::Kind::OutOfBounds, pc,
-               fmt::format("local memory access out of bounds at offset {} (lane {} of warp {})", a, lane, w));
-        return local.data() + (static_cast<std::size_t>(w) * 32 + static_cast<std::size_t>(lane)) * per + a;
+               fmt::format("local memory access out of bounds at offset {} (lane {} of warp {})", a,
+                           lane, w));
+        return local.data() +
+               (static_cast<std::size_t>(w) * 32 + static_cast<std::size_t>(lane)) * per + a;
       }
       case Space::Param:
         if (a + size > launch.params.size())
-          fail(EmuError::Kind::OutOfBounds, pc, fmt::format("kernel parameter read out of bounds at {}", a));
+          fail(EmuError::Kind::OutOfBounds, pc,
+               fmt::format("kernel parameter read out of bounds at {}", a));
         return const_cast<std::uint8_t*>(launch.params.data()) + a;
       default: {
         GlobalMemory::Buffer* b = mem.find(a, size);
         if (!b)
           fail(EmuError::Kind::OutOfBounds, pc,
-               fmt::format("global memory access outside every buffer: {} bytes at 0x{:x} (lane {} of warp {})",
+               fmt::format("global memory access outside every buffer: {} bytes at 0x{:x} (lane {} "
+                           "of warp {})",
                            size, a, lane, w));
         const std::uint64_t off = a - b->base;
         std::uint64_t seen = b->max_touched.load(std::memory_order_relaxed);
-        while (off + size > seen && !b->max_touched.compare_exchange_weak(seen, off + size, std::memory_order_relaxed)) {
+        while (off + size > seen &&
+               !b->max_touched.compare_exchange_weak(seen, off + size, std::memory_order_relaxed)) {
         }
-        if (in.op == Opc::Ld) b->read.store(true, std::memory_order_relaxed);
-        else b->written.store(true, std::memory_order_relaxed);
+        if (in.op == Opc::Ld)
+          b->read.store(true, std::memory_order_relaxed);
+        else
+          b->written.store(true, std::memory_order_relaxed);
         return b->data() + off;
       }
     }
@@ -663,7 +821,8 @@ struct Ctx {
 
   AccessEvent event = {};  // reused: constructing one per request cleared 256 bytes each time
 
-  void emit(const Instr& in, int w, std::uint32_t exec, Space space, const std::uint64_t* addrs, unsigned width) {
+  void emit(const Instr& in, int w, std::uint32_t exec, Space space, const std::uint64_t* addrs,
+            unsigned width) {
     if (listeners.empty() || !exec) return;
     AccessEvent& e = event;
     e.site = in.site;
@@ -685,8 +844,10 @@ struct Ctx {
       if (!((exec >> l) & 1u)) continue;
       T x;
       std::memcpy(&x, base + addrs[l], sizeof(T));
-      if constexpr (std::is_signed_v<T>) dst[l] = static_cast<std::uint64_t>(static_cast<std::int64_t>(x));
-      else dst[l] = x;
+      if constexpr (std::is_signed_v<T>)
+        dst[l] = static_cast<std::uint64_t>(static_cast<std::int64_t>(x));
+      else
+        dst[l] = x;
     }
   }
   template <typename T>
@@ -721,14 +882,17 @@ struct Ctx {
     GlobalMemory::Buffer* b = nullptr;
     bool fast = false;
     if (exec == 0xFFFFFFFFu) {
-      const std::uint64_t base = in.space == Space::Shared ? 0 : (last_buffer ? last_buffer->base : 0);
-      const std::uint64_t limit = in.space == Space::Shared ? shared.size() : (last_buffer ? last_buffer->size : 0);
+      const std::uint64_t base =
+          in.space == Space::Shared ? 0 : (last_buffer ? last_buffer->base : 0);
+      const std::uint64_t limit =
+          in.space == Space::Shared ? shared.size() : (last_buffer ? last_buffer->size : 0);
       if (limit >= width) {
         const std::uint64_t room = limit - width;
         std::uint64_t outside = 0;
         for (int l = 0; l < 32; ++l) {
-          outside |= room - (addrs[l] - base);  // wraps (top bit set) when outside [base, base + room]
-          outside |= (addrs[l] - base);         // below base wraps too
+          outside |=
+              room - (addrs[l] - base);  // wraps (top bit set) when outside [base, base + room]
+          outside |= (addrs[l] - base);  // below base wraps too
           mis |= addrs[l] & (width - 1);
         }
         fast = (outside >> 63) == 0;
@@ -764,10 +928,12 @@ struct Ctx {
       }
       const std::uint64_t top = hi + width - b->base;
       std::uint64_t seen = b->max_touched.load(std::memory_order_relaxed);
-      while (top > seen && !b->max_touched.compare_exchange_weak(seen, top, std::memory_order_relaxed)) {
+      while (top > seen &&
+             !b->max_touched.compare_exchange_weak(seen, top, std::memory_order_relaxed)) {
       }
       if (in.op == Opc::Ld) {
-        if (!b->read.load(std::memory_order_relaxed)) b->read.store(true, std::memory_order_relaxed);
+        if (!b->read.load(std::memory_order_relaxed))
+          b->read.store(true, std::memory_order_relaxed);
       } else if (!b->written.load(std::memory_order_relaxed)) {
         b->written.store(true, std::memory_order_relaxed);
       }
@@ -783,25 +949,57 @@ struct Ctx {
         // One loop per element size: a memcpy of run-time size went through a stack
         // temporary and stalled on store forwarding.
         switch (in.type) {
-          case Ty::U32: case Ty::B32: case Ty::F32: load_lanes<std::uint32_t>(dst, src, addrs, exec); break;
-          case Ty::S32: load_lanes<std::int32_t>(dst, src, addrs, exec); break;
-          case Ty::U64: case Ty::B64: case Ty::F64: case Ty::S64: load_lanes<std::uint64_t>(dst, src, addrs, exec); break;
-          case Ty::U16: case Ty::B16: case Ty::F16: load_lanes<std::uint16_t>(dst, src, addrs, exec); break;
-          case Ty::S16: load_lanes<std::int16_t>(dst, src, addrs, exec); break;
-          case Ty::U8: case Ty::B8: load_lanes<std::uint8_t>(dst, src, addrs, exec); break;
-          case Ty::S8: load_lanes<std::int8_t>(dst, src, addrs, exec); break;
-          default: return false;
+          case Ty::U32:
+          case Ty::B32:
+          case Ty::F32:
+            load_lanes<std::uint32_t>(dst, src, addrs, exec);
+            break;
+          case Ty::S32:
+            load_lanes<std::int32_t>(dst, src, addrs, exec);
+            break;
+          case Ty::U64:
+          case Ty::B64:
+          case Ty::F64:
+          case Ty::S64:
+            load_lanes<std::uint64_t>(dst, src, addrs, exec);
+            break;
+          case Ty::U16:
+          case Ty::B16:
+          case Ty::F16:
+            load_lanes<std::uint16_t>(dst, src, addrs, exec);
+            break;
+          case Ty::S16:
+            load_lanes<std::int16_t>(dst, src, addrs, exec);
+            break;
+          case Ty::U8:
+          case Ty::B8:
+            load_lanes<std::uint8_t>(dst, src, addrs, exec);
+            break;
+          case Ty::S8:
+            load_lanes<std::int8_t>(dst, src, addrs, exec);
+            break;
+          default:
+            return false;
         }
       } else {
         std::uint64_t tmp[32];
         const std::uint64_t* src = lanes_of(in, v, w, tmp);
         std::uint8_t* dst = basep + v * esize;
         switch (esize) {
-          case 4: store_lanes<std::uint32_t>(dst, src, addrs, exec); break;
-          case 8: store_lanes<std::uint64_t>(dst, src, addrs, exec); break;
-          case 2: store_lanes<std::uint16_t>(dst, src, addrs, exec); break;
-          case 1: store_lanes<std::uint8_t>(dst, src, addrs, exec); break;
-          default: return false;
+          case 4:
+            store_lanes<std::uint32_t>(dst, src, addrs, exec);
+            break;
+          case 8:
+            store_lanes<std::uint64_t>(dst, src, addrs, exec);
+            break;
+          case 2:
+            store_lanes<std::uint16_t>(dst, src, addrs, exec);
+            break;
+          case 1:
+            store_lanes<std::uint8_t>(dst, src, addrs, exec);
+            break;
+          default:
+            return false;
         }
       }
     }
@@ -824,7 +1022,9 @@ struct Ctx {
       spaces[l] = actual;
       by_space[static_cast<int>(actual)] |= 1u << l;
       addrs[l] = actual == Space::Shared || actual == Space::Local
-                     ? (in.space == Space::Generic ? a - (actual == Space::Shared ? ptx::kSharedWindow : ptx::kLocalWindow) : a)
+                     ? (in.space == Space::Generic
+                            ? a - (actual == Space::Shared ? ptx::kSharedWindow : ptx::kLocalWindow)
+                            : a)
                      : a;
       for (unsigned v = 0; v < in.vec; ++v) {
         std::uint8_t* q = p + v * esize;
@@ -836,8 +1036,10 @@ struct Ctx {
             // Loads of 8/16-bit integers into wider registers: the register keeps the
             // (sign- or zero-) extended value.
             const Opnd& d = in.dst[v];
-            if (d.kind == Opnd::Kind::Reg) R(w, d.reg, l) = ptx::ty_signed(in.type) ? x : (x & mask_of(in.type));
-            else set(d, w, l, x, in.type);
+            if (d.kind == Opnd::Kind::Reg)
+              R(w, d.reg, l) = ptx::ty_signed(in.type) ? x : (x & mask_of(in.type));
+            else
+              set(d, w, l, x, in.type);
           }
         } else {
           const std::uint64_t x = in.nsrc > v ? val(in.src[v], w, l) : 0;
@@ -863,7 +1065,8 @@ struct Ctx {
       Space actual;
       std::uint8_t* p = resolve(in, pc, in.space, a, size, w, l, actual);
       by_space[static_cast<int>(actual)] |= 1u << l;
-      addrs[l] = (actual == Space::Shared && in.space == Space::Generic) ? a - ptx::kSharedWindow : a;
+      addrs[l] =
+          (actual == Space::Shared && in.space == Space::Generic) ? a - ptx::kSharedWindow : a;
       std::unique_lock<std::mutex> lock(mem.atomic_mutex, std::defer_lock);
       if (actual == Space::Global) lock.lock();
       std::uint64_t old = 0;
@@ -874,25 +1077,43 @@ struct Ctx {
       const bool f = ptx::ty_float(t), s = ptx::ty_signed(t);
       switch (op) {
         case ptx::AtomOp::Add:
-          nv = f ? (size == 4 ? from_f32(as_f32(old) + as_f32(b)) : from_f64(as_f64(old) + as_f64(b))) : old + b;
+          nv = f ? (size == 4 ? from_f32(as_f32(old) + as_f32(b))
+                              : from_f64(as_f64(old) + as_f64(b)))
+                 : old + b;
           break;
         case ptx::AtomOp::Min:
-          nv = f ? (size == 4 ? from_f32(std::fmin(as_f32(old), as_f32(b))) : from_f64(std::fmin(as_f64(old), as_f64(b))))
-               : s ? (sext(old, t) < sext(b, t) ? old : b) : ((old & mask_of(t)) < (b & mask_of(t)) ? old : b);
+          nv = f   ? (size == 4 ? from_f32(std::fmin(as_f32(old), as_f32(b)))
+                                : from_f64(std::fmin(as_f64(old), as_f64(b))))
+               : s ? (sext(old, t) < sext(b, t) ? old : b)
+                   : ((old & mask_of(t)) < (b & mask_of(t)) ? old : b);
           break;
         case ptx::AtomOp::Max:
-          nv = f ? (size == 4 ? from_f32(std::fmax(as_f32(old), as_f32(b))) : from_f64(std::fmax(as_f64(old), as_f64(b))))
-               : s ? (sext(old, t) > sext(b, t) ? old : b) : ((old & mask_of(t)) > (b & mask_of(t)) ? old : b);
+          nv = f   ? (size == 4 ? from_f32(std::fmax(as_f32(old), as_f32(b)))
+                                : from_f64(std::fmax(as_f64(old), as_f64(b))))
+               : s ? (sext(old, t) > sext(b, t) ? old : b)
+                   : ((old & mask_of(t)) > (b & mask_of(t)) ? old : b);
           break;
-        case ptx::AtomOp::Inc: nv = (old & mask_of(t)) >= (b & mask_of(t)) ? 0 : old + 1; break;
+        case ptx::AtomOp::Inc:
+          nv = (old & mask_of(t)) >= (b & mask_of(t)) ? 0 : old + 1;
+          break;
         case ptx::AtomOp::Dec:
           nv = ((old & mask_of(t)) == 0 || (old & mask_of(t)) > (b & mask_of(t))) ? b : old - 1;
           break;
-        case ptx::AtomOp::And: nv = old & b; break;
-        case ptx::AtomOp::Or: nv = old | b; break;
-        case ptx::AtomOp::Xor: nv = old ^ b; break;
-        case ptx::AtomOp::Exch: nv = b; break;
-        case ptx::AtomOp::Cas: nv = (old & mask_of(t)) == (b & mask_of(t)) ? val(in.src[1], w, l) : old; break;
+        case ptx::AtomOp::And:
+          nv = old & b;
+          break;
+        case ptx::AtomOp::Or:
+          nv = old | b;
+          break;
+        case ptx::AtomOp::Xor:
+          nv = old ^ b;
+          break;
+        case ptx::AtomOp::Exch:
+          nv = b;
+          break;
+        case ptx::AtomOp::Cas:
+          nv = (old & mask_of(t)) == (b & mask_of(t)) ? val(in.src[1], w, l) : old;
+          break;
       }
       std::memcpy(p, &nv, size);
       if (in.op == Opc::Atom) set(in.dst[0], w, l, old, t);
@@ -913,13 +1134,27 @@ std::uint64_t arith_directed(const Instr& in, std::uint64_t a, std::uint64_t b, 
       volatile double x = as_f64(a), y = as_f64(b), z = as_f64(c);
       volatile double v;
       switch (in.op) {
-        case Opc::Add: v = x + y; break;
-        case Opc::Sub: v = x - y; break;
-        case Opc::Mul: v = x * y; break;
-        case Opc::Div: v = x / y; break;
-        case Opc::Rcp: v = 1.0 / x; break;
-        case Opc::Sqrt: v = std::sqrt(static_cast<double>(x)); break;
-        default: v = std::fma(static_cast<double>(x), static_cast<double>(y), static_cast<double>(z)); break;
+        case Opc::Add:
+          v = x + y;
+          break;
+        case Opc::Sub:
+          v = x - y;
+          break;
+        case Opc::Mul:
+          v = x * y;
+          break;
+        case Opc::Div:
+          v = x / y;
+          break;
+        case Opc::Rcp:
+          v = 1.0 / x;
+          break;
+        case Opc::Sqrt:
+          v = std::sqrt(static_cast<double>(x));
+          break;
+        default:
+          v = std::fma(static_cast<double>(x), static_cast<double>(y), static_cast<double>(z));
+          break;
       }
       return static_cast<double>(v);
     });
@@ -929,13 +1164,27 @@ std::uint64_t arith_directed(const Instr& in, std::uint64_t a, std::uint64_t b, 
     volatile float x = as_f32(a), y = as_f32(b), z = as_f32(c);
     volatile float v;
     switch (in.op) {
-      case Opc::Add: v = x + y; break;
-      case Opc::Sub: v = x - y; break;
-      case Opc::Mul: v = x * y; break;
-      case Opc::Div: v = x / y; break;
-      case Opc::Rcp: v = 1.0f / x; break;
-      case Opc::Sqrt: v = std::sqrt(static_cast<float>(x)); break;
-      default: v = std::fma(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)); break;
+      case Opc::Add:
+        v = x + y;
+        break;
+      case Opc::Sub:
+        v = x - y;
+        break;
+      case Opc::Mul:
+        v = x * y;
+        break;
+      case Opc::Div:
+        v = x / y;
+        break;
+      case Opc::Rcp:
+        v = 1.0f / x;
+        break;
+      case Opc::Sqrt:
+        v = std::sqrt(static_cast<float>(x));
+        break;
+      default:
+        v = std::fma(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z));
+        break;
     }
     return static_cast<float>(v);
   });
@@ -955,40 +1204,68 @@ std::uint64_t arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint
       if (std::isnan(as_f64(b))) return from_f64(saturate(in, as_f64(b | kQuietF64)));
       if (std::isnan(as_f64(a))) return from_f64(saturate(in, as_f64(a | kQuietF64)));
     }
-    if (d && (in.op == Opc::Neg || in.op == Opc::Abs) && std::isnan(as_f64(a))) return a | kQuietF64;
+    if (d && (in.op == Opc::Neg || in.op == Opc::Abs) && std::isnan(as_f64(a)))
+      return a | kQuietF64;
     if (directed_round(in)) {
       switch (in.op) {
-        case Opc::Add: case Opc::Sub: case Opc::Mul: case Opc::Div: case Opc::Mad: case Opc::Fma:
-        case Opc::Rcp: case Opc::Sqrt:
+        case Opc::Add:
+        case Opc::Sub:
+        case Opc::Mul:
+        case Opc::Div:
+        case Opc::Mad:
+        case Opc::Fma:
+        case Opc::Rcp:
+        case Opc::Sqrt:
           return arith_directed(in, a, b, c);
-        default: break;
+        default:
+          break;
       }
     }
     auto F = [&](std::uint64_t x) { return d ? as_f64(x) : static_cast<double>(as_f32(x)); };
     auto out = [&](double r) { return from_f64(saturate(in, r)); };
     auto outf = [&](float r) { return canonical_f32(saturate(in, r)); };
     switch (in.op) {
-      case Opc::Add: return d ? out(as_f64(a) + as_f64(b)) : outf(as_f32(a) + as_f32(b));
-      case Opc::Sub: return d ? out(as_f64(a) - as_f64(b)) : outf(as_f32(a) - as_f32(b));
-      case Opc::Mul: return d ? out(as_f64(a) * as_f64(b)) : outf(as_f32(a) * as_f32(b));
-      case Opc::Div: return d ? out(as_f64(a) / as_f64(b)) : outf(as_f32(a) / as_f32(b));
+      case Opc::Add:
+        return d ? out(as_f64(a) + as_f64(b)) : outf(as_f32(a) + as_f32(b));
+      case Opc::Sub:
+        return d ? out(as_f64(a) - as_f64(b)) : outf(as_f32(a) - as_f32(b));
+      case Opc::Mul:
+        return d ? out(as_f64(a) * as_f64(b)) : outf(as_f32(a) * as_f32(b));
+      case Opc::Div:
+        return d ? out(as_f64(a) / as_f64(b)) : outf(as_f32(a) / as_f32(b));
       case Opc::Mad:
-      case Opc::Fma: return d ? out(std::fma(as_f64(a), as_f64(b), as_f64(c))) : outf(std::fma(as_f32(a), as_f32(b), as_f32(c)));
+      case Opc::Fma:
+        return d ? out(std::fma(as_f64(a), as_f64(b), as_f64(c)))
+                 : outf(std::fma(as_f32(a), as_f32(b), as_f32(c)));
       case Opc::Min:
-      case Opc::Max: return float_min_max(in.op == Opc::Max, d, a, b);
+      case Opc::Max:
+        return float_min_max(in.op == Opc::Max, d, a, b);
       // f32 abs/neg return the canonical NaN for a NaN (as measured); f64 ones flip bits.
-      case Opc::Abs: return d ? from_f64(std::fabs(F(a))) : canonical_f32(std::fabs(as_f32(a)));
-      case Opc::Neg: return d ? from_f64(-F(a)) : canonical_f32(-as_f32(a));
-      case Opc::Rcp: return d ? out(1.0 / F(a)) : outf(1.0f / as_f32(a));
-      case Opc::Sqrt: return d ? out(std::sqrt(F(a))) : outf(std::sqrt(as_f32(a)));
-      case Opc::Rsqrt: return d ? out(1.0 / std::sqrt(F(a))) : outf(1.0f / std::sqrt(as_f32(a)));
-      case Opc::Ex2: return d ? out(std::exp2(F(a))) : outf(std::exp2(as_f32(a)));
-      case Opc::Lg2: return d ? out(std::log2(F(a))) : outf(std::log2(as_f32(a)));
-      case Opc::Sin: return d ? out(std::sin(F(a))) : outf(std::sin(as_f32(a)));
-      case Opc::Cos: return d ? out(std::cos(F(a))) : outf(std::cos(as_f32(a)));
-      case Opc::Tanh: return d ? out(std::tanh(F(a))) : outf(std::tanh(as_f32(a)));
-      case Opc::Copysign: return d ? from_f64(std::copysign(F(b), F(a))) : from_f32(std::copysign(as_f32(b), as_f32(a)));
-      default: return 0;
+      case Opc::Abs:
+        return d ? from_f64(std::fabs(F(a))) : canonical_f32(std::fabs(as_f32(a)));
+      case Opc::Neg:
+        return d ? from_f64(-F(a)) : canonical_f32(-as_f32(a));
+      case Opc::Rcp:
+        return d ? out(1.0 / F(a)) : outf(1.0f / as_f32(a));
+      case Opc::Sqrt:
+        return d ? out(std::sqrt(F(a))) : outf(std::sqrt(as_f32(a)));
+      case Opc::Rsqrt:
+        return d ? out(1.0 / std::sqrt(F(a))) : outf(1.0f / std::sqrt(as_f32(a)));
+      case Opc::Ex2:
+        return d ? out(std::exp2(F(a))) : outf(std::exp2(as_f32(a)));
+      case Opc::Lg2:
+        return d ? out(std::log2(F(a))) : outf(std::log2(as_f32(a)));
+      case Opc::Sin:
+        return d ? out(std::sin(F(a))) : outf(std::sin(as_f32(a)));
+      case Opc::Cos:
+        return d ? out(std::cos(F(a))) : outf(std::cos(as_f32(a)));
+      case Opc::Tanh:
+        return d ? out(std::tanh(F(a))) : outf(std::tanh(as_f32(a)));
+      case Opc::Copysign:
+        return d ? from_f64(std::copysign(F(b), F(a)))
+                 : from_f32(std::copysign(as_f32(b), as_f32(a)));
+      default:
+        return 0;
     }
   }
   const bool s = ptx::ty_signed(t);
@@ -1023,12 +1300,17 @@ std::uint64_t arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint
       }
       // Hi
       if (bits == 64) {
-        if (s) r = static_cast<std::uint64_t>((static_cast<i128>(static_cast<std::int64_t>(a)) *
-                                               static_cast<i128>(static_cast<std::int64_t>(b))) >> 64);
-        else r = static_cast<std::uint64_t>((static_cast<u128>(a) * b) >> 64);
+        if (s)
+          r = static_cast<std::uint64_t>((static_cast<i128>(static_cast<std::int64_t>(a)) *
+                                          static_cast<i128>(static_cast<std::int64_t>(b))) >>
+                                         64);
+        else
+          r = static_cast<std::uint64_t>((static_cast<u128>(a) * b) >> 64);
       } else {
-        if (s) r = static_cast<std::uint64_t>((sext(a, t) * sext(b, t)) >> bits);
-        else r = ((a & m) * (b & m)) >> bits;
+        if (s)
+          r = static_cast<std::uint64_t>((sext(a, t) * sext(b, t)) >> bits);
+        else
+          r = ((a & m) * (b & m)) >> bits;
       }
       if (in.op == Opc::Mad) r += c;
       return r & m;
@@ -1036,7 +1318,8 @@ std::uint64_t arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint
     case Opc::Div:
       if ((b & m) == 0) return m;  // the GPU's all-ones result
       if (s) {
-        if (sext(a, t) == (bits == 64 ? INT64_MIN : -(1ll << (bits - 1))) && sext(b, t) == -1) return a & m;
+        if (sext(a, t) == (bits == 64 ? INT64_MIN : -(1ll << (bits - 1))) && sext(b, t) == -1)
+          return a & m;
         return static_cast<std::uint64_t>(sext(a, t) / sext(b, t)) & m;
       }
       return ((a & m) / (b & m)) & m;
@@ -1047,24 +1330,38 @@ std::uint64_t arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint
         return static_cast<std::uint64_t>(sext(a, t) % sext(b, t)) & m;
       }
       return ((a & m) % (b & m)) & m;
-    case Opc::Min: return s ? (sext(a, t) < sext(b, t) ? a : b) & m : ((a & m) < (b & m) ? a : b) & m;
-    case Opc::Max: return s ? (sext(a, t) > sext(b, t) ? a : b) & m : ((a & m) > (b & m) ? a : b) & m;
-    case Opc::Abs: return static_cast<std::uint64_t>(std::llabs(sext(a, t))) & m;
-    case Opc::Neg: return (0 - a) & m;
-    case Opc::And: return (a & b) & m;
-    case Opc::Or: return (a | b) & m;
-    case Opc::Xor: return (a ^ b) & m;
-    case Opc::Not: return (~a) & m;
-    case Opc::CNot: return (a & m) == 0 ? 1 : 0;
-    case Opc::Shl: return (b & 0xffffffffu) >= static_cast<std::uint64_t>(bits) ? 0 : (a << b) & m;
+    case Opc::Min:
+      return s ? (sext(a, t) < sext(b, t) ? a : b) & m : ((a & m) < (b & m) ? a : b) & m;
+    case Opc::Max:
+      return s ? (sext(a, t) > sext(b, t) ? a : b) & m : ((a & m) > (b & m) ? a : b) & m;
+    case Opc::Abs:
+      return static_cast<std::uint64_t>(std::llabs(sext(a, t))) & m;
+    case Opc::Neg:
+      return (0 - a) & m;
+    case Opc::And:
+      return (a & b) & m;
+    case Opc::Or:
+      return (a | b) & m;
+    case Opc::Xor:
+      return (a ^ b) & m;
+    case Opc::Not:
+      return (~a) & m;
+    case Opc::CNot:
+      return (a & m) == 0 ? 1 : 0;
+    case Opc::Shl:
+      return (b & 0xffffffffu) >= static_cast<std::uint64_t>(bits) ? 0 : (a << b) & m;
     case Opc::Shr:
       if (s) {
-        const std::uint64_t sh = std::min<std::uint64_t>(b & 0xffffffffu, static_cast<std::uint64_t>(bits - 1));
+        const std::uint64_t sh =
+            std::min<std::uint64_t>(b & 0xffffffffu, static_cast<std::uint64_t>(bits - 1));
         return static_cast<std::uint64_t>(sext(a, t) >> sh) & m;
       }
       return (b & 0xffffffffu) >= static_cast<std::uint64_t>(bits) ? 0 : ((a & m) >> b) & m;
-    case Opc::Popc: return static_cast<std::uint64_t>(std::popcount(a & m));
-    case Opc::Clz: return static_cast<std::uint64_t>(bits == 64 ? std::countl_zero(a) : std::countl_zero(static_cast<std::uint32_t>(a)));
+    case Opc::Popc:
+      return static_cast<std::uint64_t>(std::popcount(a & m));
+    case Opc::Clz:
+      return static_cast<std::uint64_t>(
+          bits == 64 ? std::countl_zero(a) : std::countl_zero(static_cast<std::uint32_t>(a)));
     case Opc::Brev: {
       std::uint64_t r = 0;
       for (int i = 0; i < bits; ++i)
@@ -1078,7 +1375,8 @@ std::uint64_t arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint
       const int pos = 63 - std::countl_zero(x);
       return in.sub ? static_cast<std::uint64_t>(bits - 1 - pos) : static_cast<std::uint64_t>(pos);
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
@@ -1087,21 +1385,36 @@ bool compare(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b) {
     const double x = t == Ty::F64 ? as_f64(a) : as_f32(a), y = t == Ty::F64 ? as_f64(b) : as_f32(b);
     const bool nan = std::isnan(x) || std::isnan(y);
     switch (c) {
-      case ptx::Cmp::Eq: return !nan && x == y;
-      case ptx::Cmp::Ne: return !nan && x != y;
-      case ptx::Cmp::Lt: return !nan && x < y;
-      case ptx::Cmp::Le: return !nan && x <= y;
-      case ptx::Cmp::Gt: return !nan && x > y;
-      case ptx::Cmp::Ge: return !nan && x >= y;
-      case ptx::Cmp::Equ: return nan || x == y;
-      case ptx::Cmp::Neu: return nan || x != y;
-      case ptx::Cmp::Ltu: return nan || x < y;
-      case ptx::Cmp::Leu: return nan || x <= y;
-      case ptx::Cmp::Gtu: return nan || x > y;
-      case ptx::Cmp::Geu: return nan || x >= y;
-      case ptx::Cmp::Num: return !nan;
-      case ptx::Cmp::Nan: return nan;
-      default: return false;
+      case ptx::Cmp::Eq:
+        return !nan && x == y;
+      case ptx::Cmp::Ne:
+        return !nan && x != y;
+      case ptx::Cmp::Lt:
+        return !nan && x < y;
+      case ptx::Cmp::Le:
+        return !nan && x <= y;
+      case ptx::Cmp::Gt:
+        return !nan && x > y;
+      case ptx::Cmp::Ge:
+        return !nan && x >= y;
+      case ptx::Cmp::Equ:
+        return nan || x == y;
+      case ptx::Cmp::Neu:
+        return nan || x != y;
+      case ptx::Cmp::Ltu:
+        return nan || x < y;
+      case ptx::Cmp::Leu:
+        return nan || x <= y;
+      case ptx::Cmp::Gtu:
+        return nan || x > y;
+      case ptx::Cmp::Geu:
+        return nan || x >= y;
+      case ptx::Cmp::Num:
+        return !nan;
+      case ptx::Cmp::Nan:
+        return nan;
+      default:
+        return false;
     }
   }
   const std::uint64_t m = mask_of(t);
@@ -1109,17 +1422,28 @@ bool compare(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b) {
   const std::int64_t sa = sext(a, t), sb = sext(b, t);
   const std::uint64_t ua = a & m, ub = b & m;
   switch (c) {
-    case ptx::Cmp::Eq: return ua == ub;
-    case ptx::Cmp::Ne: return ua != ub;
-    case ptx::Cmp::Lt: return s ? sa < sb : ua < ub;
-    case ptx::Cmp::Le: return s ? sa <= sb : ua <= ub;
-    case ptx::Cmp::Gt: return s ? sa > sb : ua > ub;
-    case ptx::Cmp::Ge: return s ? sa >= sb : ua >= ub;
-    case ptx::Cmp::Lo: return ua < ub;
-    case ptx::Cmp::Ls: return ua <= ub;
-    case ptx::Cmp::Hi: return ua > ub;
-    case ptx::Cmp::Hs: return ua >= ub;
-    default: return false;
+    case ptx::Cmp::Eq:
+      return ua == ub;
+    case ptx::Cmp::Ne:
+      return ua != ub;
+    case ptx::Cmp::Lt:
+      return s ? sa < sb : ua < ub;
+    case ptx::Cmp::Le:
+      return s ? sa <= sb : ua <= ub;
+    case ptx::Cmp::Gt:
+      return s ? sa > sb : ua > ub;
+    case ptx::Cmp::Ge:
+      return s ? sa >= sb : ua >= ub;
+    case ptx::Cmp::Lo:
+      return ua < ub;
+    case ptx::Cmp::Ls:
+      return ua <= ub;
+    case ptx::Cmp::Hi:
+      return ua > ub;
+    case ptx::Cmp::Hs:
+      return ua >= ub;
+    default:
+      return false;
   }
 }
 
@@ -1132,24 +1456,32 @@ std::uint64_t convert(const Instr& in, std::uint64_t x) {
     if (sat) {
       const int db = ptx::ty_bytes(d) * 8;
       if (ptx::ty_signed(d)) {
-        const std::int64_t lo = db == 64 ? INT64_MIN : -(1ll << (db - 1)), hi = db == 64 ? INT64_MAX : (1ll << (db - 1)) - 1;
+        const std::int64_t lo = db == 64 ? INT64_MIN : -(1ll << (db - 1)),
+                           hi = db == 64 ? INT64_MAX : (1ll << (db - 1)) - 1;
         std::int64_t sv = ptx::ty_signed(s) ? static_cast<std::int64_t>(v)
-                                            : static_cast<std::int64_t>(std::min<std::uint64_t>(v, static_cast<std::uint64_t>(INT64_MAX)));
+                                            : static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                                  v, static_cast<std::uint64_t>(INT64_MAX)));
         v = static_cast<std::uint64_t>(std::clamp(sv, lo, hi));
       } else {
         const std::uint64_t hi = mask_of(d);
-        if (ptx::ty_signed(s) && static_cast<std::int64_t>(v) < 0) v = 0;
-        else v = std::min(v, hi);
+        if (ptx::ty_signed(s) && static_cast<std::int64_t>(v) < 0)
+          v = 0;
+        else
+          v = std::min(v, hi);
       }
     }
     if (ptx::ty_signed(d)) return static_cast<std::uint64_t>(sext(v, d)) & mask_of(d);
     return v & mask_of(d);
   }
   double f;
-  if (s == Ty::F32) f = as_f32(x);
-  else if (s == Ty::F64) f = as_f64(x);
-  else if (s == Ty::F16) f = half_to_float(static_cast<std::uint16_t>(x));
-  else f = ptx::ty_signed(s) ? static_cast<double>(sext(x, s)) : static_cast<double>(x & mask_of(s));
+  if (s == Ty::F32)
+    f = as_f32(x);
+  else if (s == Ty::F64)
+    f = as_f64(x);
+  else if (s == Ty::F16)
+    f = half_to_float(static_cast<std::uint16_t>(x));
+  else
+    f = ptx::ty_signed(s) ? static_cast<double>(sext(x, s)) : static_cast<double>(x & mask_of(s));
   if (ptx::ty_float(d)) {
     if (ptx::ty_float(s) && rnd >= ptx::Round::Rni) f = round_mode(f, rnd);
     const int mode = fe_mode(rnd);  // .rn/.rz/.rm/.rp (none: to nearest)
@@ -1163,7 +1495,8 @@ std::uint64_t convert(const Instr& in, std::uint64_t x) {
     }
     const bool from_int = !ptx::ty_float(s);
     const bool from_signed = ptx::ty_signed(s);
-    const std::uint64_t bits = from_signed ? static_cast<std::uint64_t>(sext(x, s)) : (x & mask_of(s));
+    const std::uint64_t bits =
+        from_signed ? static_cast<std::uint64_t>(sext(x, s)) : (x & mask_of(s));
     if (d == Ty::F32) {
       // From the exact integer or double, rounded once in the instruction's mode.
       float r = with_rounding(mode, [&] {
@@ -1196,8 +1529,8 @@ std::uint64_t convert(const Instr& in, std::uint64_t x) {
   f = round_mode(f, rnd == ptx::Round::None ? ptx::Round::Rzi : rnd);
   if (ptx::ty_signed(d)) {
     const double lim = std::ldexp(1.0, db - 1);
-    if (f >= lim) return mask_of(d) >> 1;                      // the largest value
-    if (f <= -lim) return (mask_of(d) >> 1) + 1;               // the smallest value
+    if (f >= lim) return mask_of(d) >> 1;         // the largest value
+    if (f <= -lim) return (mask_of(d) >> 1) + 1;  // the smallest value
     return static_cast<std::uint64_t>(static_cast<std::int64_t>(f)) & mask_of(d);
   }
   if (f <= 0) return 0;
@@ -1216,20 +1549,24 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
   // Registers start undefined in PTX: keep the storage between CTAs rather than clear it.
   st.regs.resize(static_cast<std::size_t>(nwarps) * nregs * 32);
   st.preds.resize(static_cast<std::size_t>(nwarps) * npreds);
-  if (st.tid_dims[0] != launch.block.x || st.tid_dims[1] != launch.block.y || st.tid_dims[2] != launch.block.z) {
+  if (st.tid_dims[0] != launch.block.x || st.tid_dims[1] != launch.block.y ||
+      st.tid_dims[2] != launch.block.z) {
     for (auto& t : st.tid) t.assign(static_cast<std::size_t>(nwarps) * 32, 0);
     for (std::uint64_t t = 0; t < threads; ++t) {
       st.tid[0][t] = static_cast<std::uint32_t>(t % launch.block.x);
       st.tid[1][t] = static_cast<std::uint32_t>((t / launch.block.x) % launch.block.y);
-      st.tid[2][t] = static_cast<std::uint32_t>(t / (std::uint64_t{launch.block.x} * launch.block.y));
+      st.tid[2][t] =
+          static_cast<std::uint32_t>(t / (std::uint64_t{launch.block.x} * launch.block.y));
     }
     st.tid_dims[0] = launch.block.x;
     st.tid_dims[1] = launch.block.y;
     st.tid_dims[2] = launch.block.z;
   }
-  const bool has_extern = std::any_of(kernel_.shared.begin(), kernel_.shared.end(), [](const ptx::SharedVar& v) { return v.is_extern; });
-  const std::uint64_t shared_bytes =
-      has_extern || launch.dynamic_smem ? kernel_.dynamic_shared_offset + launch.dynamic_smem : kernel_.static_shared_bytes;
+  const bool has_extern = std::any_of(kernel_.shared.begin(), kernel_.shared.end(),
+                                      [](const ptx::SharedVar& v) { return v.is_extern; });
+  const std::uint64_t shared_bytes = has_extern || launch.dynamic_smem
+                                         ? kernel_.dynamic_shared_offset + launch.dynamic_smem
+                                         : kernel_.static_shared_bytes;
   st.shared.assign(shared_bytes, 0);
   st.local.assign(static_cast<std::size_t>(nwarps) * 32 * kernel_.local_bytes, 0);
   st.warps.resize(nwarps);
@@ -1245,9 +1582,10 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
     wp.lanes = n >= 32 ? 0xFFFFFFFFu : ((1u << n) - 1);
     wp.stack.push_back({0, wp.lanes, -2});
   }
-  const std::uint64_t cta_linear = ctaid.x + std::uint64_t{launch.grid.x} * (ctaid.y + std::uint64_t{launch.grid.y} * ctaid.z);
-  Ctx c{kernel_, memory_, launch, ctaid, cta_linear, listeners_, executed_, notes_, st.regs, st.preds, st.tid,
-        st.shared, st.local, nregs, npreds, nwarps, st.imm};
+  const std::uint64_t cta_linear =
+      ctaid.x + std::uint64_t{launch.grid.x} * (ctaid.y + std::uint64_t{launch.grid.y} * ctaid.z);
+  Ctx c{kernel_,  memory_, launch,    ctaid,    cta_linear, listeners_, executed_, notes_, st.regs,
+        st.preds, st.tid,  st.shared, st.local, nregs,      npreds,     nwarps,    st.imm};
   const auto& code = kernel_.code;
   const int ncode = static_cast<int>(code.size());
 
@@ -1268,7 +1606,9 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
       const Instr& in = code[static_cast<std::size_t>(pc)];
       if (++c.budget_used > launch.budget)
         c.fail(EmuError::Kind::Budget, pc,
-               fmt::format("instruction budget exceeded: {} warp instructions in one CTA (a runaway loop?)", launch.budget));
+               fmt::format(
+                   "instruction budget exceeded: {} warp instructions in one CTA (a runaway loop?)",
+                   launch.budget));
       ++executed_;
       std::uint32_t exec = active;
       if (in.guard >= 0) {
@@ -1308,21 +1648,26 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
           continue;
         case Opc::Trap:
           if (exec)
-            c.fail(EmuError::Kind::Trap, pc, in.sub == 1 ? "assertion failed (assert() in the kernel)" : "the kernel executed trap");
+            c.fail(EmuError::Kind::Trap, pc,
+                   in.sub == 1 ? "assertion failed (assert() in the kernel)"
+                               : "the kernel executed trap");
           top.pc = pc + 1;
           continue;
         case Opc::Bar:
           top.pc = pc + 1;
           if (!exec) continue;
           if (active != (wp.lanes & ~wp.exited)) {
-            notes_.push_back({pc, fmt::format("barrier under divergence: only lanes 0x{:08x} of warp {} reach it "
-                                              "(the warp's live lanes are 0x{:08x})",
-                                              active, w, wp.lanes & ~wp.exited)});
+            notes_.push_back(
+                {pc,
+                 fmt::format("barrier under divergence: only lanes 0x{:08x} of warp {} reach it "
+                             "(the warp's live lanes are 0x{:08x})",
+                             active, w, wp.lanes & ~wp.exited)});
           }
           wp.at_barrier = true;
           wp.barrier_instr = pc;
           return;
-        default: break;
+        default:
+          break;
       }
       top.pc = pc + 1;
       if (!exec && in.op != Opc::Activemask) continue;
@@ -1330,16 +1675,21 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
       if (in.op == Opc::Setp ? c.fast_setp(in, w, exec) : c.fast_alu(in, w, exec)) continue;
       switch (in.op) {
         case Opc::Ld:
-        case Opc::St: c.load_store(in, pc, w, exec); break;
+        case Opc::St:
+          c.load_store(in, pc, w, exec);
+          break;
         case Opc::Atom:
-        case Opc::Red: c.atomic(in, pc, w, exec); break;
+        case Opc::Red:
+          c.atomic(in, pc, w, exec);
+          break;
         case Opc::Mov:
           if (in.sub == 1) {  // pack
             const int pb = ptx::ty_bytes(in.type2) * 8;
             for (int l = 0; l < 32; ++l) {
               if (!((exec >> l) & 1u)) continue;
               std::uint64_t v = 0;
-              for (int i = 0; i < in.nsrc; ++i) v |= (c.val(in.src[i], w, l) & mask_of(in.type2)) << (i * pb);
+              for (int i = 0; i < in.nsrc; ++i)
+                v |= (c.val(in.src[i], w, l) & mask_of(in.type2)) << (i * pb);
               c.set(in.dst[0], w, l, v, in.type);
             }
           } else if (in.sub == 2) {  // unpack
@@ -1367,16 +1717,26 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             bool r2 = !r;
             if (in.sub) {
               const bool p = c.val(in.src[2], w, l) & 1;
-              if (in.sub == 1) { r = r && p; r2 = r2 && p; }
-              if (in.sub == 2) { r = r || p; r2 = r2 || p; }
-              if (in.sub == 3) { r = r != p; r2 = r2 != p; }
+              if (in.sub == 1) {
+                r = r && p;
+                r2 = r2 && p;
+              }
+              if (in.sub == 2) {
+                r = r || p;
+                r2 = r2 || p;
+              }
+              if (in.sub == 3) {
+                r = r != p;
+                r2 = r2 != p;
+              }
             }
             if (in.op == Opc::Setp) {
               c.set(in.dst[0], w, l, r, Ty::Pred);
               if (in.ndst > 1) c.set(in.dst[1], w, l, r2, Ty::Pred);
             } else {
               const Ty dt = in.type2;
-              const std::uint64_t v = ptx::ty_float(dt) ? (r ? from_f32(1.0f) : 0) : (r ? mask_of(dt) : 0);
+              const std::uint64_t v =
+                  ptx::ty_float(dt) ? (r ? from_f32(1.0f) : 0) : (r ? mask_of(dt) : 0);
               c.set(in.dst[0], w, l, v, dt);
             }
           }
@@ -1385,7 +1745,9 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
         case Opc::Selp:
           for (int l = 0; l < 32; ++l)
             if ((exec >> l) & 1u)
-              c.set(in.dst[0], w, l, (c.val(in.src[2], w, l) & 1) ? c.val(in.src[0], w, l) : c.val(in.src[1], w, l), in.type);
+              c.set(in.dst[0], w, l,
+                    (c.val(in.src[2], w, l) & 1) ? c.val(in.src[0], w, l) : c.val(in.src[1], w, l),
+                    in.type);
           break;
         case Opc::Slct:
           for (int l = 0; l < 32; ++l) {
@@ -1397,14 +1759,16 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
           break;
         case Opc::Cvt:
           for (int l = 0; l < 32; ++l)
-            if ((exec >> l) & 1u) c.set(in.dst[0], w, l, convert(in, c.val(in.src[0], w, l)), in.type);
+            if ((exec >> l) & 1u)
+              c.set(in.dst[0], w, l, convert(in, c.val(in.src[0], w, l)), in.type);
           break;
         case Opc::Cvta:
           for (int l = 0; l < 32; ++l) {
             if (!((exec >> l) & 1u)) continue;
             std::uint64_t v = c.val(in.src[0], w, l);
-            const std::uint64_t base = in.space == Space::Shared ? ptx::kSharedWindow
-                                       : in.space == Space::Local ? ptx::kLocalWindow : 0;
+            const std::uint64_t base = in.space == Space::Shared  ? ptx::kSharedWindow
+                                       : in.space == Space::Local ? ptx::kLocalWindow
+                                                                  : 0;
             v = in.sub ? v - base : v + base;
             c.set(in.dst[0], w, l, v, in.type);
           }
@@ -1415,29 +1779,61 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             const std::uint64_t v = c.val(in.src[0], w, l);
             const bool sh = v >= ptx::kSharedWindow && v < ptx::kSharedWindow + ptx::kWindowSize;
             const bool lo = v >= ptx::kLocalWindow && v < ptx::kLocalWindow + ptx::kWindowSize;
-            const bool r = in.space == Space::Shared ? sh : in.space == Space::Local ? lo : (!sh && !lo);
+            const bool r = in.space == Space::Shared  ? sh
+                           : in.space == Space::Local ? lo
+                                                      : (!sh && !lo);
             c.set(in.dst[0], w, l, r, Ty::Pred);
           }
           break;
-        case Opc::And: case Opc::Or: case Opc::Xor: case Opc::Not: case Opc::CNot:
+        case Opc::And:
+        case Opc::Or:
+        case Opc::Xor:
+        case Opc::Not:
+        case Opc::CNot:
           if (in.type == Ty::Pred) {
             for (int l = 0; l < 32; ++l) {
               if (!((exec >> l) & 1u)) continue;
-              const bool a = c.val(in.src[0], w, l) & 1, b = in.nsrc > 1 ? (c.val(in.src[1], w, l) & 1) : false;
-              const bool r = in.op == Opc::And ? (a && b) : in.op == Opc::Or ? (a || b) : in.op == Opc::Xor ? (a != b) : !a;
+              const bool a = c.val(in.src[0], w, l) & 1,
+                         b = in.nsrc > 1 ? (c.val(in.src[1], w, l) & 1) : false;
+              const bool r = in.op == Opc::And   ? (a && b)
+                             : in.op == Opc::Or  ? (a || b)
+                             : in.op == Opc::Xor ? (a != b)
+                                                 : !a;
               c.set(in.dst[0], w, l, r, Ty::Pred);
             }
             break;
           }
           [[fallthrough]];
-        case Opc::Add: case Opc::Sub: case Opc::Mul: case Opc::Mad: case Opc::Div: case Opc::Rem:
-        case Opc::Min: case Opc::Max: case Opc::Abs: case Opc::Neg: case Opc::Shl: case Opc::Shr:
-        case Opc::Popc: case Opc::Clz: case Opc::Brev: case Opc::Fma: case Opc::Rcp: case Opc::Sqrt:
-        case Opc::Rsqrt: case Opc::Ex2: case Opc::Lg2: case Opc::Sin: case Opc::Cos: case Opc::Tanh:
-        case Opc::Copysign: case Opc::Bfind: {
+        case Opc::Add:
+        case Opc::Sub:
+        case Opc::Mul:
+        case Opc::Mad:
+        case Opc::Div:
+        case Opc::Rem:
+        case Opc::Min:
+        case Opc::Max:
+        case Opc::Abs:
+        case Opc::Neg:
+        case Opc::Shl:
+        case Opc::Shr:
+        case Opc::Popc:
+        case Opc::Clz:
+        case Opc::Brev:
+        case Opc::Fma:
+        case Opc::Rcp:
+        case Opc::Sqrt:
+        case Opc::Rsqrt:
+        case Opc::Ex2:
+        case Opc::Lg2:
+        case Opc::Sin:
+        case Opc::Cos:
+        case Opc::Tanh:
+        case Opc::Copysign:
+        case Opc::Bfind: {
           Ty dt = in.type;
           if (in.op == Opc::Popc || in.op == Opc::Clz || in.op == Opc::Bfind) dt = Ty::U32;
-          if ((in.op == Opc::Mul || in.op == Opc::Mad) && static_cast<ptx::MulMode>(in.sub) == ptx::MulMode::Wide)
+          if ((in.op == Opc::Mul || in.op == Opc::Mad) &&
+              static_cast<ptx::MulMode>(in.sub) == ptx::MulMode::Wide)
             dt = ptx::ty_bytes(in.type) == 4 ? Ty::U64 : Ty::U32;
           for (int l = 0; l < 32; ++l) {
             if (!((exec >> l) & 1u)) continue;
@@ -1458,10 +1854,15 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             std::uint64_t r = 0;
             const bool s = ptx::ty_signed(in.type);
             const unsigned msb = pos + len - 1;
-            const bool sbit = s ? (len == 0 ? false : ((a >> std::min<unsigned>(msb, static_cast<unsigned>(bits - 1))) & 1)) : false;
+            const bool sbit =
+                s ? (len == 0
+                         ? false
+                         : ((a >> std::min<unsigned>(msb, static_cast<unsigned>(bits - 1))) & 1))
+                  : false;
             for (int i = 0; i < bits; ++i) {
               bool bit;
-              if (static_cast<unsigned>(i) < len && pos + static_cast<unsigned>(i) <= static_cast<unsigned>(bits - 1))
+              if (static_cast<unsigned>(i) < len &&
+                  pos + static_cast<unsigned>(i) <= static_cast<unsigned>(bits - 1))
                 bit = (a >> (pos + static_cast<unsigned>(i))) & 1;
               else
                 bit = sbit;
@@ -1490,7 +1891,8 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             const bool right = in.sub == 2 || in.sub == 4, clamp = in.sub >= 3;
             for (int l = 0; l < 32; ++l) {
               if (!((exec >> l) & 1u)) continue;
-              const std::uint64_t ab = (c.val(in.src[0], w, l) & 0xffffffffu) | ((c.val(in.src[1], w, l) & 0xffffffffu) << 32);
+              const std::uint64_t ab = (c.val(in.src[0], w, l) & 0xffffffffu) |
+                                       ((c.val(in.src[1], w, l) & 0xffffffffu) << 32);
               const std::uint32_t cv = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
               const std::uint32_t n = clamp ? std::min<std::uint32_t>(cv, 32) : (cv & 31);
               const std::uint64_t r = right ? (ab >> n) : ((ab << n) >> 32);
@@ -1500,7 +1902,8 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
           }
           for (int l = 0; l < 32; ++l) {
             if (!((exec >> l) & 1u)) continue;
-            const std::uint64_t bytes = (c.val(in.src[0], w, l) & 0xffffffffu) | ((c.val(in.src[1], w, l) & 0xffffffffu) << 32);
+            const std::uint64_t bytes = (c.val(in.src[0], w, l) & 0xffffffffu) |
+                                        ((c.val(in.src[1], w, l) & 0xffffffffu) << 32);
             const std::uint32_t sel = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
             std::uint32_t r = 0;
             for (int i = 0; i < 4; ++i) {
@@ -1534,18 +1937,28 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             const double x = in.type == Ty::F64 ? as_f64(v) : as_f32(v);
             bool r = false;
             switch (in.sub) {
-              case 0: r = std::isfinite(x); break;
-              case 1: r = std::isinf(x); break;
-              case 2: r = !std::isnan(x); break;
-              case 3: r = std::isnan(x); break;
+              case 0:
+                r = std::isfinite(x);
+                break;
+              case 1:
+                r = std::isinf(x);
+                break;
+              case 2:
+                r = !std::isnan(x);
+                break;
+              case 3:
+                r = std::isnan(x);
+                break;
               // f32 values classified as float (a subnormal float is a normal double);
               // .normal holds for zeros too (as measured): finite and not subnormal.
               case 4:
                 r = std::isfinite(x) &&
-                    (in.type == Ty::F64 ? std::fpclassify(x) : std::fpclassify(static_cast<float>(x))) != FP_SUBNORMAL;
+                    (in.type == Ty::F64 ? std::fpclassify(x)
+                                        : std::fpclassify(static_cast<float>(x))) != FP_SUBNORMAL;
                 break;
               default:
-                r = (in.type == Ty::F64 ? std::fpclassify(x) : std::fpclassify(static_cast<float>(x))) == FP_SUBNORMAL;
+                r = (in.type == Ty::F64 ? std::fpclassify(x)
+                                        : std::fpclassify(static_cast<float>(x))) == FP_SUBNORMAL;
                 break;
             }
             c.set(in.dst[0], w, l, r, Ty::Pred);
@@ -1564,10 +1977,22 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             std::int32_t j = 0;
             bool ok = false;
             switch (static_cast<ptx::ShflMode>(in.sub)) {
-              case ptx::ShflMode::Up: j = static_cast<std::int32_t>(lane) - static_cast<std::int32_t>(bv); ok = j >= static_cast<std::int32_t>(max_lane); break;
-              case ptx::ShflMode::Down: j = static_cast<std::int32_t>(lane + bv); ok = j <= static_cast<std::int32_t>(max_lane); break;
-              case ptx::ShflMode::Bfly: j = static_cast<std::int32_t>(lane ^ bv); ok = j <= static_cast<std::int32_t>(max_lane); break;
-              case ptx::ShflMode::Idx: j = static_cast<std::int32_t>(min_lane | (bv & ~seg)); ok = j <= static_cast<std::int32_t>(max_lane); break;
+              case ptx::ShflMode::Up:
+                j = static_cast<std::int32_t>(lane) - static_cast<std::int32_t>(bv);
+                ok = j >= static_cast<std::int32_t>(max_lane);
+                break;
+              case ptx::ShflMode::Down:
+                j = static_cast<std::int32_t>(lane + bv);
+                ok = j <= static_cast<std::int32_t>(max_lane);
+                break;
+              case ptx::ShflMode::Bfly:
+                j = static_cast<std::int32_t>(lane ^ bv);
+                ok = j <= static_cast<std::int32_t>(max_lane);
+                break;
+              case ptx::ShflMode::Idx:
+                j = static_cast<std::int32_t>(min_lane | (bv & ~seg));
+                ok = j <= static_cast<std::int32_t>(max_lane);
+                break;
             }
             if (!ok) j = static_cast<std::int32_t>(lane);
             c.set(in.dst[0], w, l, vals[j & 31], Ty::B32);
@@ -1581,17 +2006,22 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
           for (int l = 0; l < 32; ++l) {
             if (!((exec >> l) & 1u)) continue;
             std::uint64_t r = 0;
-            if (mode == ptx::VoteMode::All) r = p == exec;
-            else if (mode == ptx::VoteMode::Any) r = p != 0;
-            else if (mode == ptx::VoteMode::Uni) r = p == 0 || p == exec;
-            else r = p;
+            if (mode == ptx::VoteMode::All)
+              r = p == exec;
+            else if (mode == ptx::VoteMode::Any)
+              r = p != 0;
+            else if (mode == ptx::VoteMode::Uni)
+              r = p == 0 || p == exec;
+            else
+              r = p;
             c.set(in.dst[0], w, l, r, mode == ptx::VoteMode::Ballot ? Ty::B32 : Ty::Pred);
           }
           break;
         }
         case Opc::Match: {
           std::uint64_t vals[32];
-          for (int l = 0; l < 32; ++l) vals[l] = (exec >> l) & 1u ? c.val(in.src[0], w, l) & mask_of(in.type) : 0;
+          for (int l = 0; l < 32; ++l)
+            vals[l] = (exec >> l) & 1u ? c.val(in.src[0], w, l) & mask_of(in.type) : 0;
           bool all_same = true;
           int first = std::countr_zero(exec);
           for (int l = 0; l < 32; ++l)
@@ -1614,7 +2044,8 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
           for (int l = 0; l < 32; ++l)
             if ((active >> l) & 1u) c.set(in.dst[0], w, l, active, Ty::B32);
           break;
-        case Opc::Nop: break;
+        case Opc::Nop:
+          break;
         default:
           c.fail(EmuError::Kind::Unsupported, pc, "instruction not supported by the emulator");
       }
@@ -1639,8 +2070,10 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
     }
     if (!any_waiting) break;
     if (finished > 0)
-      notes_.push_back({waiting_instr, fmt::format("barrier not reached by every warp: {} of {} warps exited before it",
-                                                   finished, st.warps.size())});
+      notes_.push_back(
+          {waiting_instr,
+           fmt::format("barrier not reached by every warp: {} of {} warps exited before it",
+                       finished, st.warps.size())});
     for (auto& wp : st.warps) wp.at_barrier = false;
   }
 }

@@ -3,9 +3,10 @@
 // reconvergence points (immediate post-dominators), memory instructions become sites with
 // a source location in the user's file. Anything not understood is a DecodeError naming
 // the PTX line.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
-#include <fmt/format.h>
 #include <set>
 #include <unordered_map>
 
@@ -43,20 +44,34 @@ std::optional<Cmp> parse_cmp(std::string_view m) {
 
 std::optional<Special> parse_special(std::string_view n) {
   static const std::pair<const char*, Special> table[] = {
-      {"%tid.x", Special::TidX},         {"%tid.y", Special::TidY},
-      {"%tid.z", Special::TidZ},         {"%ntid.x", Special::NtidX},
-      {"%ntid.y", Special::NtidY},       {"%ntid.z", Special::NtidZ},
-      {"%ctaid.x", Special::CtaidX},     {"%ctaid.y", Special::CtaidY},
-      {"%ctaid.z", Special::CtaidZ},     {"%nctaid.x", Special::NctaidX},
-      {"%nctaid.y", Special::NctaidY},   {"%nctaid.z", Special::NctaidZ},
-      {"%laneid", Special::Laneid},      {"%warpid", Special::Warpid},
-      {"%nwarpid", Special::Nwarpid},    {"%smid", Special::Smid},
-      {"%nsmid", Special::Nsmid},        {"%clock", Special::Clock},
-      {"%clock64", Special::Clock64},    {"%globaltimer", Special::Globaltimer},
-      {"%lanemask_eq", Special::LanemaskEq}, {"%lanemask_lt", Special::LanemaskLt},
-      {"%lanemask_le", Special::LanemaskLe}, {"%lanemask_gt", Special::LanemaskGt},
-      {"%lanemask_ge", Special::LanemaskGe}, {"%dynamic_smem_size", Special::DynSmemSize},
-      {"%total_smem_size", Special::TotalSmemSize}, {"%gridid", Special::Gridid},
+      {"%tid.x", Special::TidX},
+      {"%tid.y", Special::TidY},
+      {"%tid.z", Special::TidZ},
+      {"%ntid.x", Special::NtidX},
+      {"%ntid.y", Special::NtidY},
+      {"%ntid.z", Special::NtidZ},
+      {"%ctaid.x", Special::CtaidX},
+      {"%ctaid.y", Special::CtaidY},
+      {"%ctaid.z", Special::CtaidZ},
+      {"%nctaid.x", Special::NctaidX},
+      {"%nctaid.y", Special::NctaidY},
+      {"%nctaid.z", Special::NctaidZ},
+      {"%laneid", Special::Laneid},
+      {"%warpid", Special::Warpid},
+      {"%nwarpid", Special::Nwarpid},
+      {"%smid", Special::Smid},
+      {"%nsmid", Special::Nsmid},
+      {"%clock", Special::Clock},
+      {"%clock64", Special::Clock64},
+      {"%globaltimer", Special::Globaltimer},
+      {"%lanemask_eq", Special::LanemaskEq},
+      {"%lanemask_lt", Special::LanemaskLt},
+      {"%lanemask_le", Special::LanemaskLe},
+      {"%lanemask_gt", Special::LanemaskGt},
+      {"%lanemask_ge", Special::LanemaskGe},
+      {"%dynamic_smem_size", Special::DynSmemSize},
+      {"%total_smem_size", Special::TotalSmemSize},
+      {"%gridid", Special::Gridid},
   };
   for (auto& [s, v] : table)
     if (n == s) return v;
@@ -109,7 +124,8 @@ class Decoder {
 
   int find_main_file(std::string_view hint) const {
     if (hint.empty()) return 0;
-    std::string_view base = hint.substr(hint.find_last_of('/') == std::string_view::npos ? 0 : hint.find_last_of('/') + 1);
+    std::string_view base = hint.substr(
+        hint.find_last_of('/') == std::string_view::npos ? 0 : hint.find_last_of('/') + 1);
     for (size_t i = 0; i < m_.files.size(); ++i) {
       std::string_view f = m_.files[i];
       if (f == hint) return static_cast<int>(i);
@@ -152,7 +168,8 @@ class Decoder {
       kp.size = eb * n;
       kp.align = p.align ? p.align : eb;
       kp.is_pointer_sized = p.dims.empty() && eb == 8 && t && !ty_float(*t);
-      off = static_cast<int>(align_up(static_cast<std::uint64_t>(off), static_cast<std::uint64_t>(kp.align)));
+      off = static_cast<int>(
+          align_up(static_cast<std::uint64_t>(off), static_cast<std::uint64_t>(kp.align)));
       kp.offset = off;
       off += kp.size;
       syms[p.name] = {Space::Param, static_cast<std::uint64_t>(kp.offset)};
@@ -172,7 +189,8 @@ class Decoder {
           reg_type_[name] = r.type;
         }
       };
-      if (r.count == 0) add(r.name);
+      if (r.count == 0)
+        add(r.name);
       else
         for (int i = 0; i < r.count; ++i) add(r.name + std::to_string(i));
     }
@@ -197,7 +215,8 @@ class Decoder {
     for (const auto& v : m_.variables)
       if (v.space == StateSpace::Shared && used.count(v.name)) place_shared(v);
     for (const auto& v : f.variables) {
-      if (v.space == StateSpace::Shared) place_shared(v);
+      if (v.space == StateSpace::Shared)
+        place_shared(v);
       else if (v.space == StateSpace::Local) {
         const std::uint64_t a = static_cast<std::uint64_t>(v.align ? v.align : 4);
         local_off = align_up(local_off, a);
@@ -212,8 +231,10 @@ class Decoder {
         call_params_.insert(v.name);
         local_off += std::max<std::uint64_t>(var_bytes(v), 1);
       } else if (v.space == StateSpace::Global || v.space == StateSpace::Const) {
-        fail_at(v.pos.line, "function-scope ." + std::string(v.space == StateSpace::Global ? "global" : "const") +
-                                " variables are not supported",
+        fail_at(v.pos.line,
+                "function-scope ." +
+                    std::string(v.space == StateSpace::Global ? "global" : "const") +
+                    " variables are not supported",
                 v.name);
       }
     }
@@ -235,8 +256,10 @@ class Decoder {
     std::unordered_map<std::string, int> labels;
     int n = 0;
     for (const auto& st : f.body) {
-      if (st.is_label) labels[st.label] = n;
-      else ++n;
+      if (st.is_label)
+        labels[st.label] = n;
+      else
+        ++n;
     }
     // Instructions.
     std::vector<std::string> branch_labels;
@@ -288,7 +311,8 @@ class Decoder {
     while (!stack.empty()) {
       const Operand* o = stack.back();
       stack.pop_back();
-      if (o->kind == Operand::Kind::Symbol || (o->kind == Operand::Kind::Address && !o->base_is_reg))
+      if (o->kind == Operand::Kind::Symbol ||
+          (o->kind == Operand::Kind::Address && !o->base_is_reg))
         out.insert(o->name);
       for (const auto& e : o->elems) stack.push_back(&e);
     }
@@ -304,7 +328,7 @@ class Decoder {
   }
 
   std::set<std::string> call_params_;  // function-scope .param variables (call sequences)
-  bool call_param_access_ = false;      // the instruction being decoded accesses one
+  bool call_param_access_ = false;     // the instruction being decoded accesses one
   std::unordered_map<std::string, std::uint32_t> reg_index_, pred_index_;
   std::unordered_map<std::string, std::string> reg_type_;
   std::unordered_map<std::string, SymbolInfo>* syms_ = nullptr;
@@ -540,23 +564,48 @@ class Decoder {
       ins.sub = static_cast<std::uint8_t>(mode);
       if (ty_float(t0)) ins.type2 = static_cast<Ty>(rounding());
       need(mad ? 4 : 3);
-      const Ty dty = mode == MulMode::Wide ? (ty_bytes(t0) == 4 ? (ty_signed(t0) ? Ty::S64 : Ty::U64)
-                                                                : (ty_signed(t0) ? Ty::S32 : Ty::U32))
-                                           : t0;
+      const Ty dty = mode == MulMode::Wide
+                         ? (ty_bytes(t0) == 4 ? (ty_signed(t0) ? Ty::S64 : Ty::U64)
+                                              : (ty_signed(t0) ? Ty::S32 : Ty::U32))
+                         : t0;
       dst(0, dty);
       src(1, t0);
       src(2, t0);
       if (mad) src(3, dty);
       return ins;
     }
-    if (op == "div") { binary(Opc::Div); return ins; }
-    if (op == "rem") { binary(Opc::Rem); return ins; }
-    if (op == "min") { binary(Opc::Min); return ins; }
-    if (op == "max") { binary(Opc::Max); return ins; }
-    if (op == "and") { binary(Opc::And); return ins; }
-    if (op == "or") { binary(Opc::Or); return ins; }
-    if (op == "xor") { binary(Opc::Xor); return ins; }
-    if (op == "copysign") { binary(Opc::Copysign); return ins; }
+    if (op == "div") {
+      binary(Opc::Div);
+      return ins;
+    }
+    if (op == "rem") {
+      binary(Opc::Rem);
+      return ins;
+    }
+    if (op == "min") {
+      binary(Opc::Min);
+      return ins;
+    }
+    if (op == "max") {
+      binary(Opc::Max);
+      return ins;
+    }
+    if (op == "and") {
+      binary(Opc::And);
+      return ins;
+    }
+    if (op == "or") {
+      binary(Opc::Or);
+      return ins;
+    }
+    if (op == "xor") {
+      binary(Opc::Xor);
+      return ins;
+    }
+    if (op == "copysign") {
+      binary(Opc::Copysign);
+      return ins;
+    }
     if (op == "shl" || op == "shr") {
       ins.op = op == "shl" ? Opc::Shl : Opc::Shr;
       ins.type = t0;
@@ -566,10 +615,22 @@ class Decoder {
       src(2, Ty::U32);
       return ins;
     }
-    if (op == "abs") { unary(Opc::Abs); return ins; }
-    if (op == "neg") { unary(Opc::Neg); return ins; }
-    if (op == "not") { unary(Opc::Not); return ins; }
-    if (op == "cnot") { unary(Opc::CNot); return ins; }
+    if (op == "abs") {
+      unary(Opc::Abs);
+      return ins;
+    }
+    if (op == "neg") {
+      unary(Opc::Neg);
+      return ins;
+    }
+    if (op == "not") {
+      unary(Opc::Not);
+      return ins;
+    }
+    if (op == "cnot") {
+      unary(Opc::CNot);
+      return ins;
+    }
     if (op == "popc" || op == "clz" || op == "bfind") {
       ins.op = op == "popc" ? Opc::Popc : (op == "clz" ? Opc::Clz : Opc::Bfind);
       ins.type = t0;
@@ -579,12 +640,20 @@ class Decoder {
       src(1, t0);
       return ins;
     }
-    if (op == "brev") { unary(Opc::Brev); return ins; }
+    if (op == "brev") {
+      unary(Opc::Brev);
+      return ins;
+    }
     if (op == "rcp" || op == "sqrt" || op == "rsqrt" || op == "ex2" || op == "lg2" || op == "sin" ||
         op == "cos" || op == "tanh") {
-      Opc o = op == "rcp" ? Opc::Rcp : op == "sqrt" ? Opc::Sqrt : op == "rsqrt" ? Opc::Rsqrt
-            : op == "ex2" ? Opc::Ex2 : op == "lg2" ? Opc::Lg2 : op == "sin" ? Opc::Sin
-            : op == "cos" ? Opc::Cos : Opc::Tanh;
+      Opc o = op == "rcp"     ? Opc::Rcp
+              : op == "sqrt"  ? Opc::Sqrt
+              : op == "rsqrt" ? Opc::Rsqrt
+              : op == "ex2"   ? Opc::Ex2
+              : op == "lg2"   ? Opc::Lg2
+              : op == "sin"   ? Opc::Sin
+              : op == "cos"   ? Opc::Cos
+                              : Opc::Tanh;
       unary(o);
       return ins;
     }
@@ -639,7 +708,8 @@ class Decoder {
       ins.type = Ty::B32;
       if (!has(in, ".l") && !has(in, ".r")) fail(in, "shf needs .l or .r");
       if (!has(in, ".wrap") && !has(in, ".clamp")) fail(in, "shf needs .wrap or .clamp");
-      ins.sub = static_cast<std::uint8_t>(1 + (has(in, ".r") ? 1 : 0) + (has(in, ".clamp") ? 2 : 0));
+      ins.sub =
+          static_cast<std::uint8_t>(1 + (has(in, ".r") ? 1 : 0) + (has(in, ".clamp") ? 2 : 0));
       need(4);
       dst(0, Ty::B32);
       src(1, Ty::B32);
@@ -663,7 +733,11 @@ class Decoder {
       Cmp c = Cmp::Eq;
       bool found = false;
       for (const auto& m : in.modifiers)
-        if (auto cc = parse_cmp(m)) { c = *cc; found = true; break; }
+        if (auto cc = parse_cmp(m)) {
+          c = *cc;
+          found = true;
+          break;
+        }
       if (!found) fail(in, "missing comparison");
       ins.cmp = c;
       // setp.lt.s32; set.lt.u32.s32 (result type first, compare type last).
@@ -760,16 +834,23 @@ class Decoder {
           fail(in, "vector access needs a {..} operand of matching size");
         for (const auto& e : data.elems) {
           Opnd o;
-          if (e.kind == Operand::Kind::Symbol && e.name == "_") o = Opnd{};
-          else o = operand(in, e, ins.type);
-          if (load) ins.dst[ins.ndst++] = o;
-          else ins.src[ins.nsrc++] = o;
+          if (e.kind == Operand::Kind::Symbol && e.name == "_")
+            o = Opnd{};
+          else
+            o = operand(in, e, ins.type);
+          if (load)
+            ins.dst[ins.ndst++] = o;
+          else
+            ins.src[ins.nsrc++] = o;
         }
       } else {
-        if (load) dst(0, ins.type);
-        else src(1, ins.type);
+        if (load)
+          dst(0, ins.type);
+        else
+          src(1, ins.type);
       }
-      if (ins.space == Space::Param && !load) fail(in, "st.param (device function calls) is not supported");
+      if (ins.space == Space::Param && !load)
+        fail(in, "st.param (device function calls) is not supported");
       return ins;
     }
     if (op == "atom" || op == "red") {
@@ -779,12 +860,16 @@ class Decoder {
       AtomOp ao = AtomOp::Add;
       bool found = false;
       static const std::pair<const char*, AtomOp> ops[] = {
-          {".add", AtomOp::Add}, {".min", AtomOp::Min}, {".max", AtomOp::Max}, {".inc", AtomOp::Inc},
-          {".dec", AtomOp::Dec}, {".and", AtomOp::And}, {".or", AtomOp::Or},   {".xor", AtomOp::Xor},
-          {".exch", AtomOp::Exch}, {".cas", AtomOp::Cas}};
+          {".add", AtomOp::Add}, {".min", AtomOp::Min}, {".max", AtomOp::Max},
+          {".inc", AtomOp::Inc}, {".dec", AtomOp::Dec}, {".and", AtomOp::And},
+          {".or", AtomOp::Or},   {".xor", AtomOp::Xor}, {".exch", AtomOp::Exch},
+          {".cas", AtomOp::Cas}};
       for (const auto& m : in.modifiers)
         for (auto& [n, v] : ops)
-          if (m == n) { ao = v; found = true; }
+          if (m == n) {
+            ao = v;
+            found = true;
+          }
       if (!found) fail(in, "unknown atomic operation");
       if (has(in, ".v2") || has(in, ".v4") || has(in, ".noftz") || t0 == Ty::F16)
         fail(in, "this atomic form is not supported");
@@ -811,11 +896,14 @@ class Decoder {
       return ins;
     }
     if (op == "bar" || op == "barrier") {
-      const bool sync = has(in, ".sync") || (op == "barrier" && !has(in, ".arrive")) || in.modifiers.empty();
-      if (!sync || has(in, ".arrive") || has(in, ".red")) fail(in, "only bar.sync / barrier.sync are supported");
+      const bool sync =
+          has(in, ".sync") || (op == "barrier" && !has(in, ".arrive")) || in.modifiers.empty();
+      if (!sync || has(in, ".arrive") || has(in, ".red"))
+        fail(in, "only bar.sync / barrier.sync are supported");
       ins.op = Opc::Bar;
       if (!in.operands.empty()) {
-        if (in.operands[0].kind != Operand::Kind::Immediate) fail(in, "bar.sync with a register barrier id is not supported");
+        if (in.operands[0].kind != Operand::Kind::Immediate)
+          fail(in, "bar.sync with a register barrier id is not supported");
         if (in.operands[0].imm != 0) fail(in, "named barriers other than 0 are not supported");
       }
       if (in.operands.size() > 1) fail(in, "bar.sync with a thread count is not supported");
@@ -829,9 +917,9 @@ class Decoder {
       ins.op = Opc::Trap;
       return ins;
     }
-    if (op == "membar" || op == "fence" || op == "nanosleep" || op == "prefetch" || op == "prefetchu" ||
-        op == "pmevent" || op == "discard" || op == "griddepcontrol" || op == "applypriority" ||
-        op == "createpolicy") {
+    if (op == "membar" || op == "fence" || op == "nanosleep" || op == "prefetch" ||
+        op == "prefetchu" || op == "pmevent" || op == "discard" || op == "griddepcontrol" ||
+        op == "applypriority" || op == "createpolicy") {
       ins.op = Opc::Nop;
       if (op == "createpolicy") fail(in, "createpolicy is not supported");
       return ins;
@@ -840,9 +928,12 @@ class Decoder {
       ins.op = Opc::Shfl;
       ins.type = Ty::B32;
       ShflMode mode = ShflMode::Idx;
-      if (has(in, ".up")) mode = ShflMode::Up;
-      else if (has(in, ".down")) mode = ShflMode::Down;
-      else if (has(in, ".bfly")) mode = ShflMode::Bfly;
+      if (has(in, ".up"))
+        mode = ShflMode::Up;
+      else if (has(in, ".down"))
+        mode = ShflMode::Down;
+      else if (has(in, ".bfly"))
+        mode = ShflMode::Bfly;
       ins.sub = static_cast<std::uint8_t>(mode);
       if (!has(in, ".sync")) fail(in, "shfl without .sync is not supported");
       need(5);
@@ -862,9 +953,12 @@ class Decoder {
     if (op == "vote") {
       ins.op = Opc::Vote;
       VoteMode mode = VoteMode::All;
-      if (has(in, ".any")) mode = VoteMode::Any;
-      else if (has(in, ".uni")) mode = VoteMode::Uni;
-      else if (has(in, ".ballot")) mode = VoteMode::Ballot;
+      if (has(in, ".any"))
+        mode = VoteMode::Any;
+      else if (has(in, ".uni"))
+        mode = VoteMode::Uni;
+      else if (has(in, ".ballot"))
+        mode = VoteMode::Ballot;
       ins.sub = static_cast<std::uint8_t>(mode);
       need(3);
       dst(0, mode == VoteMode::Ballot ? Ty::B32 : Ty::Pred);
@@ -897,8 +991,12 @@ class Decoder {
     if (op == "testp") {
       ins.op = Opc::Testp;
       ins.type = tl;
-      ins.sub = has(in, ".finite") ? 0 : has(in, ".infinite") ? 1 : has(in, ".number") ? 2
-              : has(in, ".notanumber") ? 3 : has(in, ".normal") ? 4 : 5;
+      ins.sub = has(in, ".finite")       ? 0
+                : has(in, ".infinite")   ? 1
+                : has(in, ".number")     ? 2
+                : has(in, ".notanumber") ? 3
+                : has(in, ".normal")     ? 4
+                                         : 5;
       need(2);
       dst(0, Ty::Pred);
       src(1, tl);
@@ -980,10 +1078,12 @@ class Decoder {
                 break;
               }
       }
-      std::vector<std::vector<std::uint64_t>> pdom(static_cast<size_t>(nb) + 1,
-                                                   std::vector<std::uint64_t>(static_cast<size_t>(words), ~0ull));
+      std::vector<std::vector<std::uint64_t>> pdom(
+          static_cast<size_t>(nb) + 1,
+          std::vector<std::uint64_t>(static_cast<size_t>(words), ~0ull));
       auto set_only = [&](int node) {
-        std::fill(pdom[static_cast<size_t>(node)].begin(), pdom[static_cast<size_t>(node)].end(), 0ull);
+        std::fill(pdom[static_cast<size_t>(node)].begin(), pdom[static_cast<size_t>(node)].end(),
+                  0ull);
         pdom[static_cast<size_t>(node)][static_cast<size_t>(node) / 64] |= 1ull << (node % 64);
       };
       set_only(exit_node);
@@ -994,7 +1094,8 @@ class Decoder {
           std::vector<std::uint64_t> acc(static_cast<size_t>(words), ~0ull);
           if (g[static_cast<size_t>(b)].empty()) std::fill(acc.begin(), acc.end(), 0ull);
           for (int t : g[static_cast<size_t>(b)])
-            for (int w = 0; w < words; ++w) acc[static_cast<size_t>(w)] &= pdom[static_cast<size_t>(t)][static_cast<size_t>(w)];
+            for (int w = 0; w < words; ++w)
+              acc[static_cast<size_t>(w)] &= pdom[static_cast<size_t>(t)][static_cast<size_t>(w)];
           acc[static_cast<size_t>(b) / 64] |= 1ull << (b % 64);
           if (acc != pdom[static_cast<size_t>(b)]) {
             pdom[static_cast<size_t>(b)] = std::move(acc);
@@ -1036,7 +1137,8 @@ class Decoder {
     auto returns_only = [&](int b) {
       if (b == exit_node) return true;
       const Instr& first = k.code[static_cast<size_t>(starts[static_cast<size_t>(b)])];
-      return first.guard < 0 && (first.op == Opc::Ret || first.op == Opc::Exit || first.op == Opc::Trap);
+      return first.guard < 0 &&
+             (first.op == Opc::Ret || first.op == Opc::Exit || first.op == Opc::Trap);
     };
     std::vector<std::vector<int>> staying(static_cast<size_t>(nb));
     for (int b = 0; b < nb; ++b) {

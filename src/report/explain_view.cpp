@@ -137,41 +137,41 @@ std::string render_picture(const model::WarpAccess& access, const model::Verdict
                            const model::Schedule& s, const model::Arch& arch) {
   std::string out;
   if (!verdict.wavefronts) return out;
-    const int banks = arch.banks;
-    std::string header = "    bank ";
-    for (int b = 0; b < banks; ++b) header += fmt::format(" {:>2} ", b);
-    while (header.back() == ' ') header.pop_back();
-    out += header + "\n";
-    constexpr int kMaxRows = 64;
-    int last_phase = -1;
-    for (int wf = 0; wf < s.wavefront_count && wf < kMaxRows; ++wf) {
-      const int phase = s.wavefront_phase[wf];
-      if (phase != last_phase && s.phase_count > 1) {
-        out += fmt::format("  phase {}: {}\n", phase,
-                           lane_range(s.phase_lanes[phase] & access.active));
-        last_phase = phase;
-      }
-      std::vector<std::string> cells(static_cast<size_t>(banks), "  . ");
-      for (int i = 0; i < s.slot_count; ++i) {
-        const auto& sl = s.slots[i];
-        if (sl.wavefront != wf) continue;
-        auto& cell = cells[sl.bank];
-        if (cell != "  . ") continue;  // one cell per bank: the first word it delivers
-        const auto lanes = lanes_of(sl.lanes);
-        const char mark = sl.round > 0 ? '!' : (lanes.size() > 1 ? '+' : ' ');
-        cell = fmt::format(" {:>2}{}", lanes.empty() ? 0 : lanes.front(), mark);
-      }
-      std::string row = fmt::format("  wf {:>3} ", wf);
-      for (auto& c : cells) row += c;
-      while (!row.empty() && row.back() == ' ') row.pop_back();
-      out += row + "\n";
+  const int banks = arch.banks;
+  std::string header = "    bank ";
+  for (int b = 0; b < banks; ++b) header += fmt::format(" {:>2} ", b);
+  while (header.back() == ' ') header.pop_back();
+  out += header + "\n";
+  constexpr int kMaxRows = 64;
+  int last_phase = -1;
+  for (int wf = 0; wf < s.wavefront_count && wf < kMaxRows; ++wf) {
+    const int phase = s.wavefront_phase[wf];
+    if (phase != last_phase && s.phase_count > 1) {
+      out +=
+          fmt::format("  phase {}: {}\n", phase, lane_range(s.phase_lanes[phase] & access.active));
+      last_phase = phase;
     }
-    if (s.wavefront_count > kMaxRows)
-      out += fmt::format("  ... {} more wavefronts\n", s.wavefront_count - kMaxRows);
-    out +=
-        "  cell: lowest lane the bank serves; + broadcast to several lanes; ! the bank's "
-        "second or later word in its phase (a conflict); . idle\n";
-    return out;
+    std::vector<std::string> cells(static_cast<size_t>(banks), "  . ");
+    for (int i = 0; i < s.slot_count; ++i) {
+      const auto& sl = s.slots[i];
+      if (sl.wavefront != wf) continue;
+      auto& cell = cells[sl.bank];
+      if (cell != "  . ") continue;  // one cell per bank: the first word it delivers
+      const auto lanes = lanes_of(sl.lanes);
+      const char mark = sl.round > 0 ? '!' : (lanes.size() > 1 ? '+' : ' ');
+      cell = fmt::format(" {:>2}{}", lanes.empty() ? 0 : lanes.front(), mark);
+    }
+    std::string row = fmt::format("  wf {:>3} ", wf);
+    for (auto& c : cells) row += c;
+    while (!row.empty() && row.back() == ' ') row.pop_back();
+    out += row + "\n";
+  }
+  if (s.wavefront_count > kMaxRows)
+    out += fmt::format("  ... {} more wavefronts\n", s.wavefront_count - kMaxRows);
+  out +=
+      "  cell: lowest lane the bank serves; + broadcast to several lanes; ! the bank's "
+      "second or later word in its phase (a conflict); . idle\n";
+  return out;
 }
 
 std::string render_text(const ExplainResult& r) {

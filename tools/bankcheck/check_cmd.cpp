@@ -1,9 +1,9 @@
 // `bankcheck check`: flags to options, the check engine, a view.
 #include "check_cmd.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
 
@@ -15,22 +15,31 @@ namespace bankcheck::tools {
 
 void add_check(CLI::App& app, CheckCmdOptions& o) {
   CLI::App* c = app.add_subcommand(
-      "check", "Emulate a kernel on the CPU and report every shared-memory bank conflict per source line.");
+      "check",
+      "Emulate a kernel on the CPU and report every shared-memory bank conflict per source line.");
   c->add_option("file", o.input, "FILE.cu (compiled with nvcc) or FILE.ptx")->required();
-  c->add_option("--kernel", o.kernel, "kernel to check (name or signature); default: those with a launch comment");
+  c->add_option("--kernel", o.kernel,
+                "kernel to check (name or signature); default: those with a launch comment");
   c->add_option("--grid", o.grid, "grid size X[,Y[,Z]]");
   c->add_option("--block", o.block, "block size X[,Y[,Z]]");
   c->add_option("--smem", o.smem, "dynamic shared memory in bytes (K/M suffixes)");
-  c->add_option("--arg", o.args, "NAME=VALUE: a scalar, or for pointers zeros|random|iota[:BYTES] or @FILE");
-  c->add_option("--blocks", o.blocks, "CTAs to analyse: a count (first, last, spread between) or all");
-  c->add_option("--arch", o.arch, "architecture for nvcc and the bank model")->capture_default_str();
+  c->add_option("--arg", o.args,
+                "NAME=VALUE: a scalar, or for pointers zeros|random|iota[:BYTES] or @FILE");
+  c->add_option("--blocks", o.blocks,
+                "CTAs to analyse: a count (first, last, spread between) or all");
+  c->add_option("--arch", o.arch, "architecture for nvcc and the bank model")
+      ->capture_default_str();
   c->add_option("--nvcc", o.nvcc, "the nvcc to use (default: PATH, then /usr/local/cuda/bin/nvcc)");
   c->add_option("-I", o.include_dirs, "include directory for nvcc");
   c->add_option("-D", o.defines, "NAME[=VALUE] for nvcc");
-  c->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-  c->add_option("-o,--output", o.output, "write the report to this file instead of standard output");
+  c->add_option("--format", o.format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  c->add_option("-o,--output", o.output,
+                "write the report to this file instead of standard output");
   c->add_option("--threads", o.threads, "worker threads (default: all cores)");
-  c->add_option("--budget", o.budget, "warp instructions one CTA may execute before it is stopped (default 200000000)");
+  c->add_option("--budget", o.budget,
+                "warp instructions one CTA may execute before it is stopped (default 200000000)");
   c->add_option("nvcc_flags", o.nvcc_flags, "after --: more nvcc flags");
 }
 

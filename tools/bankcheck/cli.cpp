@@ -53,13 +53,13 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "bankcheck: error: %s\n", e.what());
     return 2;
   } catch (const ptx::ParseError& e) {
-    std::fprintf(stderr, "bankcheck: error: %s:%d:%d: %s\n  %s\n  %s^\n", e.source.c_str(), e.pos.line,
-                 e.pos.col, e.what(), e.line_text.c_str(),
+    std::fprintf(stderr, "bankcheck: error: %s:%d:%d: %s\n  %s\n  %s^\n", e.source.c_str(),
+                 e.pos.line, e.pos.col, e.what(), e.line_text.c_str(),
                  std::string(e.pos.col > 1 ? static_cast<size_t>(e.pos.col) - 1 : 0, ' ').c_str());
     return 2;
   } catch (const ptx::DecodeError& e) {
-    std::fprintf(stderr, "bankcheck: error: %s: PTX line %d: %s: %s\n", e.source.c_str(), e.line, e.what(),
-                 e.text.c_str());
+    std::fprintf(stderr, "bankcheck: error: %s: PTX line %d: %s: %s\n", e.source.c_str(), e.line,
+                 e.what(), e.text.c_str());
     return 2;
   } catch (const driver::DriverError& e) {
     std::fprintf(stderr, "bankcheck: error: %s\n", e.what());

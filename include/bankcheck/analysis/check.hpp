@@ -14,12 +14,12 @@
 namespace bankcheck::analysis {
 
 struct ArgReport {
-  std::string name;      // from the .cu source, else p0, p1, ...
-  std::string value;     // as given or chosen ("zeros:1048576", "7")
+  std::string name;   // from the .cu source, else p0, p1, ...
+  std::string value;  // as given or chosen ("zeros:1048576", "7")
   bool defaulted = false;
   bool is_buffer = false;
-  std::uint64_t bytes = 0;      // buffer size
-  std::uint64_t touched = 0;    // one past the highest byte the analysed CTAs accessed
+  std::uint64_t bytes = 0;    // buffer size
+  std::uint64_t touched = 0;  // one past the highest byte the analysed CTAs accessed
 };
 
 struct NoteReport {
@@ -53,7 +53,7 @@ struct LineReport {
 };
 
 struct KernelReport {
-  std::string name;     // demangled base name
+  std::string name;  // demangled base name
   std::string mangled;
   std::string signature;  // demangled full signature
   emu::Dim3 grid, block;
@@ -70,8 +70,8 @@ struct KernelReport {
 };
 
 struct CheckReport {
-  std::string input;                 // the .cu or .ptx given
-  std::vector<std::string> files;    // index -> path (from the PTX .file table)
+  std::string input;               // the .cu or .ptx given
+  std::vector<std::string> files;  // index -> path (from the PTX .file table)
   int main_file = 0;
   std::vector<std::string> source_lines;  // the main file's lines, for quoting (may be empty)
   const model::Arch* arch = &model::kDefaultArch;

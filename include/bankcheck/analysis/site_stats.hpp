@@ -64,15 +64,15 @@ SectorCount count_sectors(const std::uint64_t* addr, std::uint32_t mask, int wid
 struct GlobalPattern {
   enum class Kind {
     Unknown,
-    Consecutive,   // lane i at base + i * width: excess only from a misaligned base
-    Strided,       // lane i at base + i * stride, stride > width (array of structures, column)
-    Rows,          // runs of consecutive lanes; the runs `pitch` bytes apart
+    Consecutive,  // lane i at base + i * width: excess only from a misaligned base
+    Strided,      // lane i at base + i * stride, stride > width (array of structures, column)
+    Rows,         // runs of consecutive lanes; the runs `pitch` bytes apart
   };
   Kind kind = Kind::Unknown;
-  std::int64_t stride = 0;     // Strided: bytes between consecutive lanes
-  std::uint64_t offset = 0;    // Consecutive: first address modulo 32
-  int run = 0;                 // Rows: lanes per run
-  std::int64_t pitch = 0;      // Rows: bytes between runs
+  std::int64_t stride = 0;   // Strided: bytes between consecutive lanes
+  std::uint64_t offset = 0;  // Consecutive: first address modulo 32
+  int run = 0;               // Rows: lanes per run
+  std::int64_t pitch = 0;    // Rows: bytes between runs
 };
 GlobalPattern describe_global(const std::uint64_t* addr, std::uint32_t mask, int width);
 

@@ -20,11 +20,11 @@
 namespace bankcheck::driver {
 
 struct CheckOptions {
-  std::string input;                 // FILE.cu or FILE.ptx
-  LaunchSettings flags;              // --kernel --grid --block --smem --arg --blocks
+  std::string input;     // FILE.cu or FILE.ptx
+  LaunchSettings flags;  // --kernel --grid --block --smem --arg --blocks
   std::string arch = "sm_90";
-  NvccOptions nvcc;                  // nvcc path, -I, -D, extra flags (input/arch filled in)
-  unsigned threads = 0;              // 0: all cores
+  NvccOptions nvcc;                    // nvcc path, -I, -D, extra flags (input/arch filled in)
+  unsigned threads = 0;                // 0: all cores
   std::uint64_t budget = 200'000'000;  // warp instructions per CTA
   // Without --blocks: sample CTAs (first, last, then spread) until about this many warp
   // instructions have run, shared among the run's kernels: deterministic, unlike a time
@@ -34,7 +34,7 @@ struct CheckOptions {
 
 struct Loaded {
   std::string input;
-  std::string source_text;           // the .cu text (empty for .ptx input)
+  std::string source_text;  // the .cu text (empty for .ptx input)
   std::vector<LaunchSettings> comments;
   ptx::Module module;
   ptx::Program program;
@@ -52,8 +52,9 @@ struct KernelRun {
 
 // Runs `kernel` with `settings` (already merged). Throws DriverError or a located
 // emulation error (EmulationError).
-KernelRun run_kernel(const Loaded& loaded, const ptx::Kernel& kernel, const LaunchSettings& settings,
-                     const model::Arch& arch, const CheckOptions& options);
+KernelRun run_kernel(const Loaded& loaded, const ptx::Kernel& kernel,
+                     const LaunchSettings& settings, const model::Arch& arch,
+                     const CheckOptions& options);
 
 // An emulation error with the source location of the instruction.
 struct EmulationError : DriverError {
@@ -62,8 +63,8 @@ struct EmulationError : DriverError {
 
 // The kernels to check and their settings: --kernel, else every kernel with a launch
 // comment, else the only kernel. Throws DriverError listing the kernels when ambiguous.
-std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const Loaded& loaded,
-                                                                          const CheckOptions& options);
+std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(
+    const Loaded& loaded, const CheckOptions& options);
 
 // The whole command.
 analysis::CheckReport check(const CheckOptions& options);

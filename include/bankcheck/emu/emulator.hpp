@@ -4,8 +4,8 @@
 // AccessEvent sent to the listeners; problems become EmuError (with the instruction).
 #pragma once
 
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -25,13 +25,13 @@ struct Dim3 {
 
 // One warp-wide execution of one memory instruction.
 struct AccessEvent {
-  int site = -1;                // index into Kernel::sites
-  std::uint64_t cta = 0;        // linear CTA index in the grid
-  int warp = 0;                 // warp index in the CTA
+  int site = -1;                          // index into Kernel::sites
+  std::uint64_t cta = 0;                  // linear CTA index in the grid
+  int warp = 0;                           // warp index in the CTA
   ptx::Space space = ptx::Space::Shared;  // resolved: Shared, Global or Local
   model::Op op = model::Op::Load;
-  std::uint8_t width = 4;       // bytes per lane (vector accesses: the whole vector)
-  std::uint32_t mask = 0;       // lanes that access
+  std::uint8_t width = 4;                     // bytes per lane (vector accesses: the whole vector)
+  std::uint32_t mask = 0;                     // lanes that access
   std::uint64_t addr[model::kWarpSize] = {};  // shared: window offset; else emulated address
 };
 
@@ -85,8 +85,8 @@ class GlobalMemory {
 struct Launch {
   Dim3 grid, block;
   std::uint64_t dynamic_smem = 0;
-  std::vector<std::uint8_t> params;          // the kernel's param buffer
-  std::uint64_t budget = 200'000'000;        // warp instructions per CTA
+  std::vector<std::uint8_t> params;    // the kernel's param buffer
+  std::uint64_t budget = 200'000'000;  // warp instructions per CTA
 };
 
 class Emulator {

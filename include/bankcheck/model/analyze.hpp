@@ -186,7 +186,8 @@ BANKCHECK_HD constexpr bool uniform_or_contiguous(const WarpAccess& a, int first
     const std::uint32_t on = (lanes >> i) & 1u;
     const std::uint32_t x = a.addr[i];
     not_uniform |= on & static_cast<std::uint32_t>(x != a0);
-    not_contiguous |= on & static_cast<std::uint32_t>(x != a0 + static_cast<std::uint32_t>(i - lead) * w);
+    not_contiguous |=
+        on & static_cast<std::uint32_t>(x != a0 + static_cast<std::uint32_t>(i - lead) * w);
   }
   if (!not_uniform) return true;
   const int last = highest_lane(lanes & lanes_mask(first, size));

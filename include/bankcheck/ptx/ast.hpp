@@ -40,14 +40,14 @@ struct Operand {
     Pair,       // two destinations written p|q (setp, shfl): elems[0], elems[1]
   };
   Kind kind = Kind::Immediate;
-  std::string name;           // Register / Symbol / Address base
-  bool base_is_reg = false;   // Address: base is a register
-  bool negated = false;       // !%p as a predicate source operand (selp/and.pred/...)
-  std::int64_t imm = 0;       // Immediate value, or Address offset
-  double fvalue = 0;          // FloatImm
-  std::uint64_t bits = 0;     // FloatImm raw bits
-  int fbits = 0;              // FloatImm: 32 or 64
-  std::vector<Operand> elems; // Vector / Pair
+  std::string name;            // Register / Symbol / Address base
+  bool base_is_reg = false;    // Address: base is a register
+  bool negated = false;        // !%p as a predicate source operand (selp/and.pred/...)
+  std::int64_t imm = 0;        // Immediate value, or Address offset
+  double fvalue = 0;           // FloatImm
+  std::uint64_t bits = 0;      // FloatImm raw bits
+  int fbits = 0;               // FloatImm: 32 or 64
+  std::vector<Operand> elems;  // Vector / Pair
   PtxPos pos;
 };
 
@@ -58,7 +58,7 @@ struct Instruction {
   std::vector<std::string> modifiers;  // as written, with dots, in order: ".shared", ".v4", ".f32"
   std::vector<Operand> operands;       // in written order (destinations first)
   PtxPos pos;
-  std::string text;                    // the whole instruction as written (one line)
+  std::string text;  // the whole instruction as written (one line)
   // `.loc` in force: innermost first, then each inlined_at location outwards.
   std::vector<SourceLoc> loc_chain;
 };
@@ -76,13 +76,13 @@ enum class StateSpace : std::uint8_t { Reg, Shared, Global, Const, Local, Param 
 struct Variable {
   StateSpace space = StateSpace::Global;
   std::string name;
-  std::string type;                 // ".b8", ".f32", ".u64", ...: element type as written
-  int align = 0;                    // .align N, 0 if none
-  int vector = 1;                   // .v2 / .v4 element vectors
-  std::vector<std::int64_t> dims;   // array dimensions; -1 for an unsized [] (extern)
+  std::string type;                // ".b8", ".f32", ".u64", ...: element type as written
+  int align = 0;                   // .align N, 0 if none
+  int vector = 1;                  // .v2 / .v4 element vectors
+  std::vector<std::int64_t> dims;  // array dimensions; -1 for an unsized [] (extern)
   bool is_extern = false;
   bool is_visible = false;
-  std::vector<std::uint8_t> init;   // initializer bytes in little-endian order, if any
+  std::vector<std::uint8_t> init;  // initializer bytes in little-endian order, if any
   PtxPos pos;
 };
 
@@ -96,21 +96,21 @@ struct RegisterDecl {
 };
 
 struct Param {
-  std::string type;                 // ".u64", ".b8", ...
+  std::string type;  // ".u64", ".b8", ...
   std::string name;
   int align = 0;
-  std::vector<std::int64_t> dims;   // .param .align 8 .b8 p[16]
-  bool is_ptr = false;              // .ptr attribute present
+  std::vector<std::int64_t> dims;  // .param .align 8 .b8 p[16]
+  bool is_ptr = false;             // .ptr attribute present
   PtxPos pos;
 };
 
 struct Function {
-  bool is_entry = false;            // .entry (kernel) or .func
-  bool is_visible = false;          // .visible
-  bool is_extern = false;           // declaration only (no body)
-  std::string name;                 // mangled, as in the PTX
+  bool is_entry = false;    // .entry (kernel) or .func
+  bool is_visible = false;  // .visible
+  bool is_extern = false;   // declaration only (no body)
+  std::string name;         // mangled, as in the PTX
   std::vector<Param> params;
-  std::vector<Param> returns;       // .func (.param .b32 ret) name(...)
+  std::vector<Param> returns;  // .func (.param .b32 ret) name(...)
   std::vector<RegisterDecl> registers;
   std::vector<Variable> variables;  // function-scope .shared/.local/.const
   std::vector<Statement> body;
@@ -120,8 +120,8 @@ struct Function {
 };
 
 struct Module {
-  std::string version;              // "9.0"
-  std::string target;               // "sm_90"
+  std::string version;  // "9.0"
+  std::string target;   // "sm_90"
   int address_size = 64;
   std::vector<Variable> variables;  // module scope
   std::vector<Function> functions;  // in order; entries and funcs
@@ -135,7 +135,7 @@ struct ParseError : std::runtime_error {
         source(std::move(source)),
         pos(pos),
         line_text(std::move(line_text)) {}
-  std::string source;     // file name of the PTX (as given to parse)
+  std::string source;  // file name of the PTX (as given to parse)
   PtxPos pos;
   std::string line_text;  // the PTX line, for a caret
 };

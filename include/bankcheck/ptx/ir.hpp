@@ -15,54 +15,202 @@
 namespace bankcheck::ptx {
 
 enum class Opc : std::uint8_t {
-  Mov, Add, Sub, Mul, MulHi, MulWide, Mad, MadHi, MadWide, Div, Rem, Abs, Neg, Min, Max,
-  And, Or, Xor, Not, CNot, Shl, Shr, Setp, Selp, Set, Cvt, Cvta, Ld, St, Atom, Red, Bra,
-  Bar, Ret, Exit, Shfl, Vote, Match, Activemask, Popc, Clz, Brev, Bfe, Bfi, Prmt, Fma,
-  Rcp, Sqrt, Rsqrt, Ex2, Lg2, Sin, Cos, Tanh, Copysign, Testp, Nop, Trap, Mov2Pred,
-  Dp4a, Sad, Lop3, Fns, Bfind, Slct, Isspacep,
+  Mov,
+  Add,
+  Sub,
+  Mul,
+  MulHi,
+  MulWide,
+  Mad,
+  MadHi,
+  MadWide,
+  Div,
+  Rem,
+  Abs,
+  Neg,
+  Min,
+  Max,
+  And,
+  Or,
+  Xor,
+  Not,
+  CNot,
+  Shl,
+  Shr,
+  Setp,
+  Selp,
+  Set,
+  Cvt,
+  Cvta,
+  Ld,
+  St,
+  Atom,
+  Red,
+  Bra,
+  Bar,
+  Ret,
+  Exit,
+  Shfl,
+  Vote,
+  Match,
+  Activemask,
+  Popc,
+  Clz,
+  Brev,
+  Bfe,
+  Bfi,
+  Prmt,
+  Fma,
+  Rcp,
+  Sqrt,
+  Rsqrt,
+  Ex2,
+  Lg2,
+  Sin,
+  Cos,
+  Tanh,
+  Copysign,
+  Testp,
+  Nop,
+  Trap,
+  Mov2Pred,
+  Dp4a,
+  Sad,
+  Lop3,
+  Fns,
+  Bfind,
+  Slct,
+  Isspacep,
 };
 
 // Scalar type of an operation: integer (signedness), float, or raw bits.
-enum class Ty : std::uint8_t { U8, U16, U32, U64, S8, S16, S32, S64, B8, B16, B32, B64, F16, F32, F64, Pred, None };
+enum class Ty : std::uint8_t {
+  U8,
+  U16,
+  U32,
+  U64,
+  S8,
+  S16,
+  S32,
+  S64,
+  B8,
+  B16,
+  B32,
+  B64,
+  F16,
+  F32,
+  F64,
+  Pred,
+  None
+};
 
 constexpr int ty_bytes(Ty t) {
   switch (t) {
-    case Ty::U8: case Ty::S8: case Ty::B8: return 1;
-    case Ty::U16: case Ty::S16: case Ty::B16: case Ty::F16: return 2;
-    case Ty::U32: case Ty::S32: case Ty::B32: case Ty::F32: return 4;
-    case Ty::U64: case Ty::S64: case Ty::B64: case Ty::F64: return 8;
-    default: return 0;
+    case Ty::U8:
+    case Ty::S8:
+    case Ty::B8:
+      return 1;
+    case Ty::U16:
+    case Ty::S16:
+    case Ty::B16:
+    case Ty::F16:
+      return 2;
+    case Ty::U32:
+    case Ty::S32:
+    case Ty::B32:
+    case Ty::F32:
+      return 4;
+    case Ty::U64:
+    case Ty::S64:
+    case Ty::B64:
+    case Ty::F64:
+      return 8;
+    default:
+      return 0;
   }
 }
-constexpr bool ty_signed(Ty t) { return t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || t == Ty::S64; }
+constexpr bool ty_signed(Ty t) {
+  return t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || t == Ty::S64;
+}
 constexpr bool ty_float(Ty t) { return t == Ty::F16 || t == Ty::F32 || t == Ty::F64; }
 
 enum class Space : std::uint8_t { Generic, Shared, Global, Local, Param, Const };
 
 constexpr const char* space_name(Space s) {
   switch (s) {
-    case Space::Generic: return "generic";
-    case Space::Shared: return "shared";
-    case Space::Global: return "global";
-    case Space::Local: return "local";
-    case Space::Param: return "param";
-    case Space::Const: return "const";
+    case Space::Generic:
+      return "generic";
+    case Space::Shared:
+      return "shared";
+    case Space::Global:
+      return "global";
+    case Space::Local:
+      return "local";
+    case Space::Param:
+      return "param";
+    case Space::Const:
+      return "const";
   }
   return "?";
 }
 
-enum class Cmp : std::uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan };
+enum class Cmp : std::uint8_t {
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Lo,
+  Ls,
+  Hi,
+  Hs,
+  Equ,
+  Neu,
+  Ltu,
+  Leu,
+  Gtu,
+  Geu,
+  Num,
+  Nan
+};
 
 // Special registers read per lane.
-enum class Special : std::uint8_t { TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ,
-                                    NctaidX, NctaidY, NctaidZ, Laneid, Warpid, Nwarpid, Smid, Nsmid,
-                                    Clock, Clock64, Globaltimer, LanemaskEq, LanemaskLt, LanemaskLe,
-                                    LanemaskGt, LanemaskGe, DynSmemSize, TotalSmemSize, Gridid };
+enum class Special : std::uint8_t {
+  TidX,
+  TidY,
+  TidZ,
+  NtidX,
+  NtidY,
+  NtidZ,
+  CtaidX,
+  CtaidY,
+  CtaidZ,
+  NctaidX,
+  NctaidY,
+  NctaidZ,
+  Laneid,
+  Warpid,
+  Nwarpid,
+  Smid,
+  Nsmid,
+  Clock,
+  Clock64,
+  Globaltimer,
+  LanemaskEq,
+  LanemaskLt,
+  LanemaskLe,
+  LanemaskGt,
+  LanemaskGe,
+  DynSmemSize,
+  TotalSmemSize,
+  Gridid
+};
 
 struct Opnd {
   enum class Kind : std::uint8_t { None, Reg, Pred, Imm, Special, SymAddr };
   Kind kind = Kind::None;
-  bool negate = false;  // !%p
+  bool negate = false;    // !%p
   std::uint32_t reg = 0;  // register or predicate index, or Special
   std::uint64_t imm = 0;  // immediate bits (floats as their bit pattern of the op's type)
 };
@@ -82,20 +230,21 @@ struct Site {
   int line = 0;
   int col = 0;
   int ptx_line = 0;
-  std::string text;         // the PTX instruction, for messages
+  std::string text;  // the PTX instruction, for messages
 };
 
 struct Instr {
   Opc op = Opc::Nop;
-  Ty type = Ty::None;    // the operation's type (ld/st: element type)
-  Ty type2 = Ty::None;   // cvt: source type; setp/set: compare type is `type`, set: result type
+  Ty type = Ty::None;   // the operation's type (ld/st: element type)
+  Ty type2 = Ty::None;  // cvt: source type; setp/set: compare type is `type`, set: result type
   Space space = Space::Generic;
   Cmp cmp = Cmp::Eq;
-  std::uint8_t vec = 1;      // ld/st .v2/.v4
+  std::uint8_t vec = 1;  // ld/st .v2/.v4
   std::uint8_t nsrc = 0, ndst = 0;
-  std::uint8_t sub = 0;      // variant: mul/mad .lo/.hi/.wide; shfl mode; vote mode; atom op; rounding...
-  std::uint8_t flags = 0;    // kFlag* below
-  std::int16_t guard = -1;   // predicate index, -1 when unguarded
+  std::uint8_t sub =
+      0;  // variant: mul/mad .lo/.hi/.wide; shfl mode; vote mode; atom op; rounding...
+  std::uint8_t flags = 0;   // kFlag* below
+  std::int16_t guard = -1;  // predicate index, -1 when unguarded
   bool guard_neg = false;
   Opnd dst[4];
   Opnd src[4];
@@ -124,12 +273,12 @@ struct SourcePos {
 };
 
 struct KernelParam {
-  std::string name;   // PTX name (_Z6reducePKfPfi_param_0)
-  int size = 0;       // bytes
+  std::string name;  // PTX name (_Z6reducePKfPfi_param_0)
+  int size = 0;      // bytes
   int align = 0;
-  int offset = 0;     // in the param buffer
+  int offset = 0;                 // in the param buffer
   bool is_pointer_sized = false;  // .u64/.b64/.s64 (a pointer candidate)
-  std::string type;   // as written
+  std::string type;               // as written
 };
 
 struct SharedVar {
@@ -141,21 +290,21 @@ struct SharedVar {
 };
 
 struct Kernel {
-  std::string name;                 // mangled
+  std::string name;  // mangled
   std::vector<KernelParam> params;
   int param_bytes = 0;
-  std::uint32_t num_regs = 0;       // 64-bit register slots per lane
+  std::uint32_t num_regs = 0;  // 64-bit register slots per lane
   std::uint32_t num_preds = 0;
   std::vector<std::string> reg_names, pred_names;
-  std::vector<SharedVar> shared;    // static shared variables, then the extern one(s)
+  std::vector<SharedVar> shared;  // static shared variables, then the extern one(s)
   std::uint64_t static_shared_bytes = 0;
   std::uint64_t dynamic_shared_offset = 0;  // where extern .shared arrays start
-  std::uint64_t local_bytes = 0;    // per-thread .local depot
+  std::uint64_t local_bytes = 0;            // per-thread .local depot
   std::vector<Instr> code;
   std::vector<Site> sites;
-  std::vector<SourcePos> locs;      // per instruction (Instr::loc)
-  std::vector<int> ptx_lines;       // per instruction
-  std::vector<std::string> texts;   // per instruction, as written
+  std::vector<SourcePos> locs;     // per instruction (Instr::loc)
+  std::vector<int> ptx_lines;      // per instruction
+  std::vector<std::string> texts;  // per instruction, as written
 };
 
 // Emulated address windows. Generic addresses in these ranges refer to the CTA's shared

@@ -2,9 +2,8 @@
 // picture, a per-line table and a kernel summary (text), and JSON per DESIGN.md.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "bankcheck/analysis/check.hpp"
 
