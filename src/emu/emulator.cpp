@@ -1125,69 +1125,50 @@ struct Ctx {
   }
 };
 
+// One correctly rounded float operation in type F. Operands and result pass through
+// volatile so the compiler cannot move the arithmetic out from between the rounding-mode
+// changes of with_rounding().
+template <typename F>
+F directed_op(Opc op, F a, F b, F c) {
+  volatile F x = a, y = b, z = c;
+  volatile F v;
+  switch (op) {
+    case Opc::Add:
+      v = x + y;
+      break;
+    case Opc::Sub:
+      v = x - y;
+      break;
+    case Opc::Mul:
+      v = x * y;
+      break;
+    case Opc::Div:
+      v = x / y;
+      break;
+    case Opc::Rcp:
+      v = F(1) / x;
+      break;
+    case Opc::Sqrt:
+      v = std::sqrt(static_cast<F>(x));
+      break;
+    default:
+      v = std::fma(static_cast<F>(x), static_cast<F>(y), static_cast<F>(z));
+      break;
+  }
+  return static_cast<F>(v);
+}
+
 // The correctly rounded float operations under .rz/.rm/.rp: the host's arithmetic in that
 // rounding mode.
 std::uint64_t arith_directed(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
   const int mode = fe_mode(float_round(in));
   if (in.type == Ty::F64) {
-    const double r = with_rounding(mode, [&] {
-      volatile double x = as_f64(a), y = as_f64(b), z = as_f64(c);
-      volatile double v;
-      switch (in.op) {
-        case Opc::Add:
-          v = x + y;
-          break;
-        case Opc::Sub:
-          v = x - y;
-          break;
-        case Opc::Mul:
-          v = x * y;
-          break;
-        case Opc::Div:
-          v = x / y;
-          break;
-        case Opc::Rcp:
-          v = 1.0 / x;
-          break;
-        case Opc::Sqrt:
-          v = std::sqrt(static_cast<double>(x));
-          break;
-        default:
-          v = std::fma(static_cast<double>(x), static_cast<double>(y), static_cast<double>(z));
-          break;
-      }
-      return static_cast<double>(v);
-    });
+    const double r = with_rounding(
+        mode, [&] { return directed_op<double>(in.op, as_f64(a), as_f64(b), as_f64(c)); });
     return from_f64(saturate(in, r));
   }
-  const float r = with_rounding(mode, [&] {
-    volatile float x = as_f32(a), y = as_f32(b), z = as_f32(c);
-    volatile float v;
-    switch (in.op) {
-      case Opc::Add:
-        v = x + y;
-        break;
-      case Opc::Sub:
-        v = x - y;
-        break;
-      case Opc::Mul:
-        v = x * y;
-        break;
-      case Opc::Div:
-        v = x / y;
-        break;
-      case Opc::Rcp:
-        v = 1.0f / x;
-        break;
-      case Opc::Sqrt:
-        v = std::sqrt(static_cast<float>(x));
-        break;
-      default:
-        v = std::fma(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z));
-        break;
-    }
-    return static_cast<float>(v);
-  });
+  const float r = with_rounding(
+      mode, [&] { return directed_op<float>(in.op, as_f32(a), as_f32(b), as_f32(c)); });
   return canonical_f32(saturate(in, r));
 }
 
