@@ -498,3 +498,66 @@ TEST(Examples, Matmul) {
     }
   }
 }
+
+// ---------------------------------------------------------------- alignment.cu
+
+TEST(Examples, Alignment) {
+  REQUIRE_NVCC();
+  ASSERT_EQ(count_kernels("alignment.cu"), 7u);
+  const int n = 256 * 256;
+  {
+    const KRun r = run_ex("alignment.cu", "aos_float3", "all");
+    const float* v = r.as<float>("v");
+    const float* out = r.as<float>("out");
+    for (int i = 0; i < n; ++i) {
+      const float want = v[3 * i] + v[3 * i + 1] + v[3 * i + 2];
+      ASSERT_TRUE(out[i] == want || (std::isnan(out[i]) && std::isnan(want))) << i;
+    }
+  }
+  {
+    const KRun r = run_ex("alignment.cu", "aos_float3_aligned", "all");
+    const float* v = r.as<float>("v");
+    const float* out = r.as<float>("out");
+    for (int i = 0; i < n; ++i) {
+      const float want = v[4 * i] + v[4 * i + 1] + v[4 * i + 2];
+      ASSERT_TRUE(out[i] == want || (std::isnan(out[i]) && std::isnan(want))) << i;
+    }
+  }
+  {
+    const KRun r = run_ex("alignment.cu", "soa_float3", "all");
+    const float *x = r.as<float>("x"), *y = r.as<float>("y"), *z = r.as<float>("z"),
+                *out = r.as<float>("out");
+    for (int i = 0; i < n; ++i) {
+      const float want = x[i] + y[i] + z[i];
+      ASSERT_TRUE(out[i] == want || (std::isnan(out[i]) && std::isnan(want))) << i;
+    }
+  }
+  {
+    const KRun r = run_ex("alignment.cu", "pixels", "all");
+    const auto* p = r.as<std::uint8_t>("p");
+    const auto* gray = r.as<std::uint8_t>("gray");
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(gray[i], static_cast<std::uint8_t>((p[3 * i] + p[3 * i + 1] + p[3 * i + 2]) / 3))
+          << i;
+  }
+  for (const char* kernel : {"rows_unpadded", "rows_pitched"}) {
+    const KRun r = run_ex("alignment.cu", kernel, "all");
+    const int pitch = std::string(kernel) == "rows_pitched" ? 4096 : 4004;
+    const auto* in = r.as<std::uint8_t>("in");
+    const auto* out = r.as<std::uint8_t>("out");
+    for (int row = 0; row < 256; ++row)
+      for (int x = 0; x < 1001; ++x) {
+        float a, b;
+        std::memcpy(&a, in + row * pitch + x * 4, 4);
+        std::memcpy(&b, out + row * pitch + x * 4, 4);
+        ASSERT_TRUE(b == 2.0f * a || (std::isnan(a) && std::isnan(b)))
+            << kernel << " row " << row << " x " << x;
+      }
+  }
+  {
+    const KRun r = run_ex("alignment.cu", "offset_by_one", "all");
+    const auto* in = r.as<std::uint32_t>("in");
+    const auto* out = r.as<std::uint32_t>("out");
+    for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i + 1]) << i;  // a bit copy
+  }
+}
