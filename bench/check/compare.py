@@ -74,6 +74,56 @@ def run_bankcheck(binary, example):
     return json.loads(out.stdout)
 
 
+# What each memory space compares: bankcheck's JSON fields, the measured columns, and how
+# to read access widths off the SASS opcodes.
+SPACES = {
+    "shared": (("wavefronts", "ideal_wavefronts"), (".lines.tsv", "shared_wavefronts", "shared_ideal_wavefronts"),
+               sass_widths),
+    "global": (("sectors", "ideal_sectors"), (".global.tsv", "sectors", "ideal_sectors"), global_widths),
+}
+
+
+def compare(example, report, space):
+    """Rows (kernel, line, sass, ncu cost, ncu ideal, ours, ours ideal, verdict, note) and
+    the count of unexplained differences, for one example and memory space."""
+    (cost, ideal), (suffix, m_cost, m_ideal), widths_of = SPACES[space]
+    measured = load_measured(example, suffix)
+    ours, widths = {}, {}
+    for k in report["kernels"]:
+        for l in k["lines"]:
+            if l["space"] != space:
+                continue
+            key = (k["name"], l["line"])
+            a, b = ours.get(key, (0, 0))
+            ours[key] = (a + l[cost], b + l[ideal])
+            widths.setdefault(key, set()).add(l["width"])
+    rows, failed = [], 0
+    for key in sorted(set(measured) | set(ours)):
+        kernel, line = key
+        m = measured.get(key)
+        hw = (int(m[m_cost]), int(m[m_ideal])) if m else (0, 0)
+        bc = ours.get(key, (0, 0))
+        sass = m["sass_opcodes"] if m else "-"
+        ptx_w = widths.get(key, set())
+        if hw == bc:
+            verdict, note = "yes", ""
+        elif m and widths_of(sass) and widths_of(sass) != ptx_w:
+            verdict = "explained"
+            note = (f"ptxas changed the access width: PTX {sorted(ptx_w)} B, "
+                    f"SASS {sorted(widths_of(sass))} B ({sass})")
+        else:
+            verdict, note = "NO", "unexplained"
+            failed += 1
+        rows.append((example, kernel, line, sass, hw[0], hw[1], bc[0], bc[1], verdict, note))
+    return rows, failed
+
+
+def markdown(rows, unit):
+    header = (f"| example | kernel | line | SASS | ncu {unit} | ncu ideal | bankcheck {unit} "
+              "| bankcheck ideal | agree | note |\n|---|---|---:|---|---:|---:|---:|---:|---|---|\n")
+    return header + "".join("| " + " | ".join(str(x) for x in r) + " |\n" for r in rows)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bankcheck")
@@ -83,80 +133,18 @@ def main():
     examples = sorted(f[:-len(".lines.tsv")] for f in os.listdir(RESULTS) if f.endswith(".lines.tsv"))
     if args.examples:
         examples = [e for e in examples if e in args.examples.split(",")]
-    table = []
-    gtable = []
-    passed = failed = 0
+    tables = {"shared": [], "global": []}
+    failed = 0
     for ex in examples:
-        measured = load_measured(ex)
         report = run_bankcheck(args.bankcheck, ex)
-        ours = {}
-        widths = {}
-        for k in report["kernels"]:
-            for l in k["lines"]:
-                if l["space"] != "shared":
-                    continue
-                key = (k["name"], l["line"])
-                w, i = ours.get(key, (0, 0))
-                ours[key] = (w + l["wavefronts"], i + l["ideal_wavefronts"])
-                widths.setdefault(key, set()).add(l["width"])
-        for key in sorted(set(measured) | set(ours), key=lambda k: (k[0], k[1])):
-            kernel, line = key
-            m = measured.get(key)
-            hw = (int(m["shared_wavefronts"]), int(m["shared_ideal_wavefronts"])) if m else (0, 0)
-            bc = ours.get(key, (0, 0))
-            sass = m["sass_opcodes"] if m else "-"
-            ptx_w = widths.get(key, set())
-            if hw == bc:
-                verdict, note = "yes", ""
-                passed += 1
-            elif m and sass_widths(sass) and sass_widths(sass) != ptx_w:
-                verdict = "explained"
-                note = (f"ptxas changed the access width: PTX {sorted(ptx_w)} B, "
-                        f"SASS {sorted(sass_widths(sass))} B ({sass})")
-                passed += 1
-            else:
-                verdict, note = "NO", "unexplained"
-                failed += 1
-            table.append((ex, kernel, line, sass, hw[0], hw[1], bc[0], bc[1], verdict, note))
-        # Global memory: 32-byte sectors and the ideal, per line.
-        gmeasured = load_measured(ex, ".global.tsv")
-        gours, gwidths = {}, {}
-        for k in report["kernels"]:
-            for l in k["lines"]:
-                if l["space"] != "global":
-                    continue
-                key = (k["name"], l["line"])
-                a, b = gours.get(key, (0, 0))
-                gours[key] = (a + l["sectors"], b + l["ideal_sectors"])
-                gwidths.setdefault(key, set()).add(l["width"])
-        for key in sorted(set(gmeasured) | set(gours), key=lambda k: (k[0], k[1])):
-            kernel, line = key
-            m = gmeasured.get(key)
-            hw = (int(m["sectors"]), int(m["ideal_sectors"])) if m else (0, 0)
-            bc = gours.get(key, (0, 0))
-            sass = m["sass_opcodes"] if m else "-"
-            if hw == bc:
-                verdict, note = "yes", ""
-                passed += 1
-            elif m and global_widths(sass) and global_widths(sass) != gwidths.get(key, set()):
-                verdict = "explained"
-                note = (f"ptxas changed the access width: PTX {sorted(gwidths.get(key, set()))} B, "
-                        f"SASS {sorted(global_widths(sass))} B ({sass})")
-                passed += 1
-            else:
-                verdict, note = "NO", "unexplained"
-                failed += 1
-            gtable.append((ex, kernel, line, sass, hw[0], hw[1], bc[0], bc[1], verdict, note))
-    header = ("| example | kernel | line | SASS | ncu wavefronts | ncu ideal | bankcheck wavefronts "
-              "| bankcheck ideal | agree | note |\n|---|---|---:|---|---:|---:|---:|---:|---|---|\n")
-    body = "".join(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} | {r[6]} | {r[7]} | {r[8]} | {r[9]} |\n"
-                   for r in table)
-    gheader = ("| example | kernel | line | SASS | ncu sectors | ncu ideal | bankcheck sectors "
-               "| bankcheck ideal | agree | note |\n|---|---|---:|---|---:|---:|---:|---:|---|---|\n")
-    gbody = "".join(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} | {r[6]} | {r[7]} | {r[8]} | {r[9]} |\n"
-                    for r in gtable)
-    text = ("### Shared memory: wavefronts\n\n" + header + body +
-            "\n### Global memory: 32-byte sectors (L2 Theoretical Sectors Global)\n\n" + gheader + gbody)
+        for space, table in tables.items():
+            rows, bad = compare(ex, report, space)
+            table.extend(rows)
+            failed += bad
+    passed = sum(len(t) for t in tables.values()) - failed
+    text = ("### Shared memory: wavefronts\n\n" + markdown(tables["shared"], "wavefronts") +
+            "\n### Global memory: 32-byte sectors (L2 Theoretical Sectors Global)\n\n" +
+            markdown(tables["global"], "sectors"))
     print(text)
     if args.markdown:
         with open(args.markdown, "w") as f:

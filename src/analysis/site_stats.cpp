@@ -59,6 +59,33 @@ SectorCount count_sectors(const std::uint64_t* addr, std::uint32_t mask, int wid
   return c;
 }
 
+namespace {
+
+// Keeps the global request with the most excess sectors (the first seen on ties).
+void offer_worst_global(SiteStats& s, std::uint32_t mask, std::uint32_t sectors,
+                        std::uint32_t ideal, const std::uint64_t* addr) {
+  if (s.has_worst_global && sectors - ideal <= s.worst_global_sectors - s.worst_global_ideal)
+    return;
+  s.has_worst_global = true;
+  s.worst_global_mask = mask;
+  s.worst_global_sectors = sectors;
+  s.worst_global_ideal = ideal;
+  std::copy(addr, addr + model::kWarpSize, std::begin(s.worst_global_addr));
+}
+
+// Keeps the shared request with the most excess wavefronts (the first seen on ties).
+void offer_worst_shared(SiteStats& s, const model::WarpAccess& a, const model::Verdict& v,
+                        std::uint64_t cta, int warp) {
+  if (s.has_worst && v.excess() <= s.worst_verdict.excess()) return;
+  s.has_worst = true;
+  s.worst = a;
+  s.worst_verdict = v;
+  s.worst_cta = cta;
+  s.worst_warp = warp;
+}
+
+}  // namespace
+
 void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   if (e.site < 0 || static_cast<std::size_t>(e.site) >= sites_.size()) return;
   SiteStats& s = sites_[static_cast<std::size_t>(e.site)];
@@ -72,14 +99,7 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
     s.sectors += c.sectors;
     s.ideal_sectors += c.ideal;
     s.lines128 += c.lines128;
-    if (!s.has_worst_global ||
-        c.sectors - c.ideal > s.worst_global_sectors - s.worst_global_ideal) {
-      s.has_worst_global = true;
-      s.worst_global_mask = e.mask;
-      s.worst_global_sectors = c.sectors;
-      s.worst_global_ideal = c.ideal;
-      std::copy(std::begin(e.addr), std::end(e.addr), std::begin(s.worst_global_addr));
-    }
+    offer_worst_global(s, e.mask, c.sectors, c.ideal, e.addr);
     return;
   }
   if (e.space != ptx::Space::Shared) return;
@@ -97,13 +117,7 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   s.wavefronts += v.wavefronts;
   s.ideal_wavefronts += v.ideal_wavefronts;
   s.ways = std::max(s.ways, v.ways);
-  if (!s.has_worst || v.excess() > s.worst_verdict.excess()) {
-    s.has_worst = true;
-    s.worst = a;
-    s.worst_verdict = v;
-    s.worst_cta = e.cta;
-    s.worst_warp = e.warp;
-  }
+  offer_worst_shared(s, a, v, e.cta, e.warp);
 }
 
 void SiteStatsListener::merge(const SiteStatsListener& o) {
@@ -122,23 +136,10 @@ void SiteStatsListener::merge(const SiteStatsListener& o) {
     s.sectors += t.sectors;
     s.ideal_sectors += t.ideal_sectors;
     s.lines128 += t.lines128;
-    if (t.has_worst_global &&
-        (!s.has_worst_global || t.worst_global_sectors - t.worst_global_ideal >
-                                    s.worst_global_sectors - s.worst_global_ideal)) {
-      s.has_worst_global = true;
-      s.worst_global_mask = t.worst_global_mask;
-      s.worst_global_sectors = t.worst_global_sectors;
-      s.worst_global_ideal = t.worst_global_ideal;
-      std::copy(std::begin(t.worst_global_addr), std::end(t.worst_global_addr),
-                std::begin(s.worst_global_addr));
-    }
-    if (t.has_worst && (!s.has_worst || t.worst_verdict.excess() > s.worst_verdict.excess())) {
-      s.has_worst = true;
-      s.worst = t.worst;
-      s.worst_verdict = t.worst_verdict;
-      s.worst_cta = t.worst_cta;
-      s.worst_warp = t.worst_warp;
-    }
+    if (t.has_worst_global)
+      offer_worst_global(s, t.worst_global_mask, t.worst_global_sectors, t.worst_global_ideal,
+                         t.worst_global_addr);
+    if (t.has_worst) offer_worst_shared(s, t.worst, t.worst_verdict, t.worst_cta, t.worst_warp);
   }
   for (int r : o.refused_)
     if (std::find(refused_.begin(), refused_.end(), r) == refused_.end()) refused_.push_back(r);
