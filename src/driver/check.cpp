@@ -113,6 +113,7 @@ Loaded load(const CheckOptions& o) {
     l.comments = parse_launch_comments(l.source_text, o.input);
     ptx_text = compile_to_ptx(n);
   }
+  l.ptx_text = ptx_text;
   l.module =
       ptx::parse(ptx_text, ends_with(o.input, ".ptx") ? o.input : o.input + " (PTX from nvcc)");
   l.program = ptx::decode(l.module, o.input, ends_with(o.input, ".ptx") ? "" : o.input);
@@ -359,10 +360,15 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
       std::max(1u, o.threads ? o.threads : std::thread::hardware_concurrency());
   std::vector<std::unique_ptr<analysis::SiteStatsListener>> stats;
   std::vector<std::unique_ptr<emu::Emulator>> emus;
+  std::vector<std::unique_ptr<analysis::SharedRecorder>> recorders;
   for (unsigned t = 0; t < threads; ++t) {
     stats.push_back(std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size()));
     emus.push_back(std::make_unique<emu::Emulator>(l.program, k, mem));
     emus.back()->add_listener(stats.back().get());
+    if (o.record_shared) {
+      recorders.push_back(std::make_unique<analysis::SharedRecorder>());
+      emus.back()->add_listener(recorders.back().get());
+    }
   }
   std::atomic<std::uint64_t> next{0}, done{0}, executed{0};
   std::atomic<bool> stop{false};
@@ -418,6 +424,10 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
   rep.ctas_analysed = done.load();
   rep.warp_instructions = executed.load();
   for (unsigned t = 1; t < threads; ++t) stats[0]->merge(*stats[t]);
+  if (o.record_shared) {
+    for (unsigned t = 1; t < threads; ++t) recorders[0]->merge(*recorders[t]);
+    run.recorder = std::move(recorders[0]);
+  }
   for (const int site : stats[0]->refused_sites()) {
     const auto& st = k.sites[static_cast<size_t>(site)];
     rep.notes.push_back(
@@ -456,6 +466,7 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
   for (size_t i = 0; i < rep.args.size(); ++i)
     if (rep.args[i].is_buffer)
       if (auto* b = mem.find(run.arg_buffers[i], 1)) rep.args[i].touched = b->max_touched.load();
+  rep.shared_vars = k.shared;
   analysis::total(rep, arch);
   return run;
 }

@@ -92,7 +92,8 @@ struct RunResult {
 };
 
 // Runs argv with stdin from /dev/null and stdout/stderr into files under `dir`; waits.
-RunResult run(const std::vector<std::string>& argv, const std::string& dir) {
+RunResult run(const std::vector<std::string>& argv, const std::string& dir,
+              const char* what = "nvcc") {
   const std::string out_path = dir + "/stdout.txt";
   const std::string err_path = dir + "/stderr.txt";
   FileActions actions;
@@ -110,12 +111,12 @@ RunResult run(const std::vector<std::string>& argv, const std::string& dir) {
   pid_t pid = 0;
   int rc = ::posix_spawn(&pid, argv[0].c_str(), actions.get(), nullptr, cargv.data(), environ);
   if (rc != 0)
-    throw DriverError(fmt::format("cannot run nvcc '{}': {}", argv[0], std::strerror(rc)));
+    throw DriverError(fmt::format("cannot run {} '{}': {}", what, argv[0], std::strerror(rc)));
 
   RunResult result;
   while (::waitpid(pid, &result.wait_status, 0) < 0) {
     if (errno != EINTR)
-      throw DriverError(fmt::format("waiting for nvcc '{}': {}", argv[0], std::strerror(errno)));
+      throw DriverError(fmt::format("waiting for {} '{}': {}", what, argv[0], std::strerror(errno)));
   }
   result.out = read_file(out_path);
   result.err = read_file(err_path);
@@ -209,6 +210,51 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
   std::string ptx = read_file(ptx_path);
   if (diagnostics != nullptr) *diagnostics = result.err + result.out;
   return ptx;
+}
+
+std::map<std::string, KernelResources> ptxas_resources(const std::string& ptx,
+                                                       const std::string& arch,
+                                                       const std::string& nvcc_flag) {
+  const std::string nvcc = find_nvcc(nvcc_flag);
+  const std::string ptxas = std::filesystem::path(nvcc).parent_path().string() + "/ptxas";
+  if (!is_executable_file(ptxas))
+    throw DriverError(fmt::format("ptxas not found beside nvcc ('{}')", ptxas));
+  TempDir tmp;
+  const std::string in = tmp.path() + "/in.ptx";
+  {
+    std::ofstream f(in, std::ios::binary);
+    f << ptx;
+    if (!f) throw DriverError(fmt::format("cannot write {}", in));
+  }
+  RunResult result =
+      run({ptxas, "-v", "-arch=" + arch, in, "-o", tmp.path() + "/out.cubin"}, tmp.path(),
+          "ptxas");
+  const int code = WIFEXITED(result.wait_status) ? WEXITSTATUS(result.wait_status) : -1;
+  if (code != 0)
+    throw DriverError(fmt::format("ptxas failed (exit {}):\n{}", code,
+                                  result.err.empty() ? result.out : result.err));
+  std::map<std::string, KernelResources> out;
+  std::istringstream lines(result.err + result.out);
+  std::string line, current;
+  while (std::getline(lines, line)) {
+    const auto entry = line.find("Compiling entry function '");
+    if (entry != std::string::npos) {
+      const auto from = entry + 26;
+      current = line.substr(from, line.find('\'', from) - from);
+      out[current];
+      continue;
+    }
+    const auto used = line.find("Used ");
+    if (used != std::string::npos && !current.empty() && line.find("registers") != std::string::npos) {
+      out[current].registers = std::atoi(line.c_str() + used + 5);
+      const auto smem = line.find(" bytes smem");
+      if (smem != std::string::npos) {
+        auto b = line.rfind(' ', smem - 1);
+        out[current].shared_bytes = std::strtoull(line.c_str() + b + 1, nullptr, 10);
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace bankcheck::driver

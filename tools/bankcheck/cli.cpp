@@ -12,6 +12,7 @@
 #include "bankcheck/ptx/ir.hpp"
 #include "check_cmd.hpp"
 #include "explain_cmd.hpp"
+#include "fix_cmd.hpp"
 
 namespace bankcheck::tools {
 
@@ -24,6 +25,10 @@ int run(int argc, char** argv) {
   add_explain(app, explain);
   CheckCmdOptions check;
   add_check(app, check);
+  FixCmdOptions fix;
+  add_fix(app, fix);
+  OccupancyCmdOptions occupancy;
+  add_occupancy(app, occupancy);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -39,6 +44,8 @@ int run(int argc, char** argv) {
   try {
     if (app.got_subcommand("explain")) return run_explain(explain);
     if (app.got_subcommand("check")) return run_check(check);
+    if (app.got_subcommand("fix")) return run_fix(fix);
+    if (app.got_subcommand("occupancy")) return run_occupancy(occupancy);
   } catch (const explain::ExprError& e) {
     const std::string where = e.column > 0 ? fmt::format("{}:1:{}", e.source, e.column) : e.source;
     std::fprintf(stderr, "bankcheck: error: %s: %s\n", where.c_str(), e.what());

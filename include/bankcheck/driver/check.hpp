@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/analysis/recorder.hpp"
 #include "bankcheck/driver/launch.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/emu/emulator.hpp"
@@ -30,11 +31,14 @@ struct CheckOptions {
   // instructions have run, shared among the run's kernels: deterministic, unlike a time
   // limit, and about a second of emulation.
   std::uint64_t sample_instructions = 4'000'000;
+  // Keep every distinct shared request (for the fix advisor) in KernelRun::recorder.
+  bool record_shared = false;
 };
 
 struct Loaded {
   std::string input;
   std::string source_text;  // the .cu text (empty for .ptx input)
+  std::string ptx_text;
   std::vector<LaunchSettings> comments;
   ptx::Module module;
   ptx::Program program;
@@ -48,6 +52,7 @@ struct KernelRun {
   analysis::KernelReport report;
   std::unique_ptr<emu::GlobalMemory> memory;
   std::vector<std::uint64_t> arg_buffers;  // per kernel parameter: buffer base, 0 for scalars
+  std::unique_ptr<analysis::SharedRecorder> recorder;  // with CheckOptions::record_shared
 };
 
 // Runs `kernel` with `settings` (already merged). Throws DriverError or a located

@@ -2,6 +2,8 @@
 // command is an argument vector given to posix_spawn.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,5 +41,18 @@ std::vector<std::string> nvcc_argv(const NvccOptions& options, const std::string
 // "nvcc failed (exit N):\n" + nvcc's stderr unchanged (its stdout when stderr is empty);
 // "nvcc killed by signal N:\n" + stderr.
 std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics = nullptr);
+
+// What ptxas allocates for one kernel.
+struct KernelResources {
+  int registers = -1;
+  std::uint64_t shared_bytes = 0;  // static shared memory
+};
+
+// Assembles `ptx` with `ptxas -v -arch=ARCH` (the ptxas beside the nvcc find_nvcc picks)
+// and reads each entry's registers and static shared bytes, by mangled name.
+// Throws DriverError ("ptxas ...") when it cannot run or fails.
+std::map<std::string, KernelResources> ptxas_resources(const std::string& ptx,
+                                                       const std::string& arch,
+                                                       const std::string& nvcc_flag);
 
 }  // namespace bankcheck::driver

@@ -1,0 +1,154 @@
+// The fix advisor: which shared array each request touches, that array's geometry, and
+// candidate remappings (row padding, XOR swizzles, rotation, a narrower access) judged by
+// replaying every recorded request of the array through the model, ranked by
+// wavefronts, then shared bytes, then occupancy.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bankcheck/analysis/check.hpp"
+#include "bankcheck/analysis/recorder.hpp"
+#include "bankcheck/model/arch.hpp"
+#include "bankcheck/model/occupancy.hpp"
+#include "bankcheck/ptx/ir.hpp"
+
+namespace bankcheck::analysis {
+
+// A `__shared__` declaration found in the .cu source.
+struct SharedDecl {
+  int line = 0;               // 1-based
+  std::string text;           // the whole source line
+  std::string type;           // "float"
+  std::string name;           // "tile"
+  std::vector<std::string> dims;           // bracket texts: {"BS", "BS + 1"}
+  std::vector<long long> dim_values;       // evaluated, -1 where not evaluable
+  std::size_t last_dim_begin = 0, last_dim_end = 0;  // the last bracket's text in `text`
+};
+
+// Finds `name`'s declaration: the first `__shared__` declaration of it at or after the
+// line that defines `kernel` (a function-scope array), else anywhere in the file.
+std::optional<SharedDecl> find_shared_decl(const std::vector<std::string>& source_lines,
+                                           const std::string& kernel, const std::string& name);
+
+// Evaluates an integer constant expression of literals, + - * / % << >> and parentheses,
+// with names bound by `#define NAME value` or `const int NAME = value;` in the source.
+std::optional<long long> eval_constant(const std::string& expr,
+                                       const std::vector<std::string>& source_lines);
+
+// How the array is laid out: rows of `row_bytes`, `elem_bytes` per element.
+struct Geometry {
+  int elem_bytes = 0;
+  std::uint64_t row_bytes = 0;
+  std::uint64_t rows = 0;
+  int unit = 1;  // elements the widest access moves (kept together by every remap)
+  enum class Source { Declaration, Accesses, BankRows } source = Source::BankRows;
+  std::string describe() const;  // "4096 B, 32 rows of 128 B"
+};
+
+enum class FixKind { Pad, Swizzle, Rotate, Width };
+const char* fix_kind_name(FixKind k);
+
+// A remap of byte offsets within the array (Pad, Swizzle, Rotate), or a narrower access
+// at one site (Width).
+struct Remap {
+  FixKind kind = FixKind::Pad;
+  int pad = 0;       // Pad: elements added to each row
+  int bits = 0;      // Swizzle: B (row bits XORed into the column)
+  int base = 0;      // Swizzle: M (log2 of the unit kept together)
+  int shift = 0;     // Swizzle: S (column bits between the two fields)
+  int site = -1;     // Width: the site accessed narrower
+  int width = 0;     // Width: the new access width in bytes
+  int unit = 1;      // Rotate: elements moved together (the widest access, in elements)
+  int split = 0;     // Pad/Swizzle/Rotate: wider accesses become accesses of this many bytes
+};
+
+// Applies a Pad/Swizzle/Rotate remap to a byte offset within the array.
+std::uint32_t remap_offset(const Remap& r, const Geometry& g, std::uint32_t offset);
+
+struct CodeEdit {
+  int line = 0;
+  std::string before, after;
+};
+
+struct SiteChange {
+  int site = -1;  // Kernel::sites index
+  int line = 0;
+  model::Op op = model::Op::Load;
+  int width = 0;
+  std::uint64_t requests = 0, wavefronts_before = 0, wavefronts_after = 0;
+};
+
+struct Suggestion {
+  Remap remap;
+  std::string change;   // one line: "pad each row by 1 element: __shared__ float tile[BS][BS + 1];"
+  std::string formula;  // the remap on (row, column): "column -> column ^ row"
+  std::string declaration;  // the new declaration line, when the declaration changes
+  std::vector<CodeEdit> edits;  // source lines rewritten (index expressions)
+  std::uint64_t wavefronts_before = 0, wavefronts_after = 0, ideal_wavefronts = 0;
+  std::uint64_t bytes_before = 0, bytes_after = 0;
+  model::Occupancy occupancy_before, occupancy_after;
+  bool occupancy_known = false;
+  std::vector<SiteChange> sites;
+  bool applicable = false;  // --apply can write it (declaration padding)
+};
+
+struct ArrayFix {
+  std::string name;     // "tile"
+  std::string symbol;   // the PTX symbol
+  std::uint64_t offset = 0, bytes = 0;
+  bool is_extern = false;
+  std::optional<SharedDecl> decl;
+  std::optional<Geometry> geometry;
+  std::vector<int> sites;  // Kernel::sites indices that touch it
+  std::uint64_t requests = 0, wavefronts = 0, ideal_wavefronts = 0;
+  std::string error;  // why nothing is suggested (attribution or geometry), empty if none
+  std::vector<Suggestion> suggestions;  // best first
+};
+
+struct KernelFix {
+  std::string kernel;
+  int threads = 0;
+  int registers = -1;  // from ptxas -v; -1 when unknown
+  std::uint64_t static_smem = 0, dynamic_smem = 0;
+  model::Occupancy occupancy;
+  bool occupancy_known = false;
+  std::string occupancy_note;  // why occupancy is unknown
+  std::uint64_t recorded_requests = 0, dropped_requests = 0;
+  std::vector<ArrayFix> arrays;
+  std::uint64_t unattributed_requests = 0;  // requests with a lane outside every array
+};
+
+struct AdviseInput {
+  const ptx::Kernel* kernel = nullptr;
+  const KernelReport* report = nullptr;
+  const SharedRecorder* recorder = nullptr;
+  const model::Arch* arch = nullptr;
+  const std::vector<std::string>* source_lines = nullptr;  // may be empty (PTX input)
+  int main_file = 0;
+  int registers = -1;
+  std::string registers_note;
+  int top = 4;  // suggestions kept per array
+};
+
+KernelFix advise(const AdviseInput& in);
+
+// What `bankcheck fix` found: the check, the advice per kernel, and what --apply did.
+struct FixReport {
+  CheckReport check;
+  std::vector<KernelFix> kernels;  // parallel to check.kernels
+  bool applied = false;
+  std::string patched_path;
+  std::vector<std::string> applied_changes;
+  std::string apply_note;  // why nothing was applied
+  std::optional<CheckReport> recheck;
+};
+
+// The source with each array's best padding applied to its declaration; `applied`
+// receives "name: new declaration" per change. Empty optional when there is none.
+std::optional<std::string> apply_padding(const std::string& source, const std::vector<KernelFix>& fixes,
+                                         std::vector<std::string>* applied);
+
+}  // namespace bankcheck::analysis

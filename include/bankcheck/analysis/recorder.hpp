@@ -1,0 +1,39 @@
+// Keeps the shared requests of a run for the fix advisor, which replays them under
+// remapped addresses. Identical requests (same site, op, width, lanes and addresses) are
+// stored once with a count: a tile's pattern repeats in every CTA, so the distinct
+// requests stay few even for a whole grid.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "bankcheck/emu/emulator.hpp"
+#include "bankcheck/model/access.hpp"
+
+namespace bankcheck::analysis {
+
+struct RecordedRequest {
+  int site = -1;
+  model::WarpAccess access;  // inactive lanes' addresses are zero
+  std::uint64_t count = 0;
+};
+
+class SharedRecorder : public emu::Listener {
+ public:
+  // At most `limit` distinct requests are kept; later new ones are only counted as dropped.
+  explicit SharedRecorder(std::size_t limit = 1u << 18) : limit_(limit) {}
+  void on_access(const emu::AccessEvent& e) override;
+  void add(const RecordedRequest& r);
+  void merge(const SharedRecorder& other);
+  const std::vector<RecordedRequest>& requests() const { return requests_; }
+  std::uint64_t dropped() const { return dropped_; }  // requests not kept (limit reached)
+
+ private:
+  std::size_t limit_;
+  std::vector<RecordedRequest> requests_;
+  std::unordered_multimap<std::uint64_t, std::uint32_t> index_;  // hash -> requests_ index
+  std::uint64_t dropped_ = 0;
+};
+
+}  // namespace bankcheck::analysis

@@ -1,0 +1,28 @@
+// `bankcheck fix` as a library: check with every shared request recorded, ptxas for the
+// kernels' registers, the fix advisor per kernel, and --apply (a padded copy of the
+// source, checked again).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bankcheck/analysis/check.hpp"
+#include "bankcheck/analysis/fix.hpp"
+#include "bankcheck/driver/check.hpp"
+
+namespace bankcheck::driver {
+
+struct FixOptions {
+  CheckOptions check;
+  int top = 4;             // suggestions per array
+  bool apply = false;      // write a copy with declaration padding and check it
+  std::string apply_to;    // where; default FILE.fixed.cu beside the input
+};
+
+using analysis::FixReport;
+
+
+FixReport fix(const FixOptions& options);
+
+}  // namespace bankcheck::driver

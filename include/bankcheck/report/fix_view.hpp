@@ -1,0 +1,21 @@
+// Views of `bankcheck fix`: per kernel, each shared array's geometry and the ranked
+// suggestions (text), and JSON (`arrays`, each with `suggestions`).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "bankcheck/analysis/fix.hpp"
+
+namespace bankcheck::report {
+
+std::string render_fix_text(const analysis::FixReport& r);
+nlohmann::json fix_to_json(const analysis::FixReport& r);
+
+// `bankcheck occupancy`: the result and its limiting factor, as text or JSON.
+std::string render_occupancy_text(const model::Arch& arch, const model::OccupancyInput& in,
+                                  const model::Occupancy& o);
+nlohmann::json occupancy_to_json(const model::Arch& arch, const model::OccupancyInput& in,
+                                 const model::Occupancy& o);
+
+}  // namespace bankcheck::report

@@ -1,0 +1,320 @@
+// The fix advisor's view of the .cu source: `__shared__` declarations, constant
+// dimensions, and the subscripts of an array on a line (for the code change to print).
+#include <cctype>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "bankcheck/analysis/fix.hpp"
+#include "fix_source.hpp"
+
+namespace bankcheck::analysis {
+namespace {
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Position of `word` as a whole identifier in `s` at or after `from`, or npos.
+std::size_t find_word(const std::string& s, const std::string& word, std::size_t from = 0) {
+  for (std::size_t p = s.find(word, from); p != std::string::npos; p = s.find(word, p + 1)) {
+    const bool left = p == 0 || !ident_char(s[p - 1]);
+    const bool right = p + word.size() >= s.size() || !ident_char(s[p + word.size()]);
+    if (left && right) return p;
+  }
+  return std::string::npos;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(s.begin());
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  return s;
+}
+
+// The text of the source line without a // comment.
+std::string code_of(const std::string& line) {
+  const auto c = line.find("//");
+  return c == std::string::npos ? line : line.substr(0, c);
+}
+
+class ConstEval {
+ public:
+  ConstEval(const std::string& s, const std::vector<std::string>& src, int depth)
+      : s_(s), src_(src), depth_(depth) {}
+  std::optional<long long> run() {
+    auto v = expr();
+    skip();
+    if (!v || p_ != s_.size()) return std::nullopt;
+    return v;
+  }
+
+ private:
+  void skip() {
+    while (p_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[p_]))) ++p_;
+  }
+  bool eat(const char* op) {
+    skip();
+    const std::size_t n = std::char_traits<char>::length(op);
+    if (s_.compare(p_, n, op) != 0) return false;
+    // '<' must not eat '<<' etc.
+    if (n == 1 && p_ + 1 < s_.size() && (op[0] == '<' || op[0] == '>') && s_[p_ + 1] == op[0])
+      return false;
+    p_ += n;
+    return true;
+  }
+  std::optional<long long> expr() {  // shifts
+    auto v = additive();
+    while (v) {
+      if (eat("<<")) {
+        auto r = additive();
+        if (!r || *r < 0 || *r > 40) return std::nullopt;
+        v = *v << *r;
+      } else if (eat(">>")) {
+        auto r = additive();
+        if (!r || *r < 0 || *r > 62) return std::nullopt;
+        v = *v >> *r;
+      } else {
+        break;
+      }
+    }
+    return v;
+  }
+  std::optional<long long> additive() {
+    auto v = term();
+    while (v) {
+      if (eat("+")) {
+        auto r = term();
+        if (!r) return std::nullopt;
+        v = *v + *r;
+      } else if (eat("-")) {
+        auto r = term();
+        if (!r) return std::nullopt;
+        v = *v - *r;
+      } else {
+        break;
+      }
+    }
+    return v;
+  }
+  std::optional<long long> term() {
+    auto v = unary();
+    while (v) {
+      if (eat("*")) {
+        auto r = unary();
+        if (!r || (*v != 0 && (*r > (1ll << 40) || *r < -(1ll << 40)))) return std::nullopt;
+        v = *v * *r;
+      } else if (eat("/")) {
+        auto r = unary();
+        if (!r || *r == 0) return std::nullopt;
+        v = *v / *r;
+      } else if (eat("%")) {
+        auto r = unary();
+        if (!r || *r == 0) return std::nullopt;
+        v = *v % *r;
+      } else {
+        break;
+      }
+    }
+    return v;
+  }
+  std::optional<long long> unary() {
+    if (eat("-")) {
+      auto v = unary();
+      if (!v) return std::nullopt;
+      return -*v;
+    }
+    if (eat("+")) return unary();
+    return primary();
+  }
+  std::optional<long long> primary() {
+    skip();
+    if (p_ >= s_.size()) return std::nullopt;
+    if (s_[p_] == '(') {
+      ++p_;
+      auto v = expr();
+      if (!eat(")")) return std::nullopt;
+      return v;
+    }
+    if (std::isdigit(static_cast<unsigned char>(s_[p_]))) {
+      long long v = 0;
+      int base = 10;
+      if (s_.compare(p_, 2, "0x") == 0 || s_.compare(p_, 2, "0X") == 0) {
+        base = 16;
+        p_ += 2;
+      }
+      bool any = false;
+      while (p_ < s_.size() && std::isxdigit(static_cast<unsigned char>(s_[p_]))) {
+        const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[p_])));
+        const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : c - 'a' + 10;
+        if (d >= base) break;
+        v = v * base + d;
+        if (v > (1ll << 48)) return std::nullopt;
+        any = true;
+        ++p_;
+      }
+      while (p_ < s_.size() && (s_[p_] == 'u' || s_[p_] == 'U' || s_[p_] == 'l' || s_[p_] == 'L'))
+        ++p_;
+      if (!any) return std::nullopt;
+      return v;
+    }
+    if (ident_char(s_[p_])) {
+      std::size_t q = p_;
+      while (q < s_.size() && ident_char(s_[q])) ++q;
+      const std::string name = s_.substr(p_, q - p_);
+      p_ = q;
+      if (depth_ > 8) return std::nullopt;
+      auto def = definition(name, src_);
+      if (!def) return std::nullopt;
+      return ConstEval(*def, src_, depth_ + 1).run();
+    }
+    return std::nullopt;
+  }
+
+  const std::string& s_;
+  const std::vector<std::string>& src_;
+  int depth_;
+  std::size_t p_ = 0;
+};
+
+}  // namespace
+
+std::optional<std::string> definition(const std::string& name,
+                                      const std::vector<std::string>& src) {
+  for (const auto& raw : src) {
+    const std::string line = code_of(raw);
+    const std::string t = trim(line);
+    if (t.rfind("#define", 0) == 0) {
+      std::size_t p = 7;
+      while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;
+      std::size_t q = p;
+      while (q < t.size() && ident_char(t[q])) ++q;
+      if (t.compare(p, q - p, name) == 0 && q - p == name.size() &&
+          (q >= t.size() || t[q] != '('))
+        return trim(t.substr(q));
+      continue;
+    }
+    if (find_word(line, "const") == std::string::npos &&
+        find_word(line, "constexpr") == std::string::npos)
+      continue;
+    const std::size_t at = find_word(line, name);
+    if (at == std::string::npos) continue;
+    std::size_t p = at + name.size();
+    while (p < line.size() && std::isspace(static_cast<unsigned char>(line[p]))) ++p;
+    if (p >= line.size() || line[p] != '=' || (p + 1 < line.size() && line[p + 1] == '=')) continue;
+    ++p;
+    int depth = 0;
+    std::size_t q = p;
+    for (; q < line.size(); ++q) {
+      if (line[q] == '(') ++depth;
+      if (line[q] == ')') --depth;
+      if (depth == 0 && (line[q] == ',' || line[q] == ';')) break;
+    }
+    return trim(line.substr(p, q - p));
+  }
+  return std::nullopt;
+}
+
+std::optional<long long> eval_constant(const std::string& expr,
+                                       const std::vector<std::string>& source_lines) {
+  return ConstEval(expr, source_lines, 0).run();
+}
+
+std::vector<Subscripted> find_subscripts(const std::string& line, const std::string& name) {
+  std::vector<Subscripted> out;
+  const std::string code = code_of(line);
+  for (std::size_t p = find_word(code, name); p != std::string::npos;
+       p = find_word(code, name, p + 1)) {
+    // Skip member accesses (s.tile) and declarations are handled by the caller.
+    std::size_t q = p + name.size();
+    Subscripted sub;
+    sub.begin = p;
+    while (true) {
+      std::size_t r = q;
+      while (r < code.size() && std::isspace(static_cast<unsigned char>(code[r]))) ++r;
+      if (r >= code.size() || code[r] != '[') break;
+      int depth = 0;
+      std::size_t e = r;
+      for (; e < code.size(); ++e) {
+        if (code[e] == '[' || code[e] == '(') ++depth;
+        if (code[e] == ']' || code[e] == ')') {
+          --depth;
+          if (depth == 0) break;
+        }
+      }
+      if (e >= code.size()) break;
+      sub.index.push_back(trim(code.substr(r + 1, e - r - 1)));
+      q = e + 1;
+    }
+    sub.end = q;
+    if (!sub.index.empty()) out.push_back(sub);
+  }
+  return out;
+}
+
+std::optional<SharedDecl> find_shared_decl(const std::vector<std::string>& src,
+                                           const std::string& kernel, const std::string& name) {
+  auto decl_at = [&](std::size_t i) -> std::optional<SharedDecl> {
+    const std::string code = code_of(src[i]);
+    const std::size_t sh = find_word(code, "__shared__");
+    if (sh == std::string::npos) return std::nullopt;
+    const std::size_t at = find_word(code, name, sh);
+    if (at == std::string::npos) return std::nullopt;
+    SharedDecl d;
+    d.line = static_cast<int>(i) + 1;
+    d.text = src[i];
+    d.name = name;
+    // The type: the words between __shared__ and the name (qualifiers dropped).
+    std::string between = code.substr(sh + 10, at - sh - 10);
+    for (const char* q : {"volatile", "static", "extern", "const", "__align__"}) {
+      for (std::size_t p = find_word(between, q); p != std::string::npos; p = find_word(between, q))
+        between.erase(p, std::char_traits<char>::length(q));
+    }
+    d.type = trim(std::regex_replace(between, std::regex("\\(\\s*\\d+\\s*\\)"), ""));
+    const auto subs = find_subscripts(code.substr(0, code.find(';', at)), name);
+    for (const auto& s : subs)
+      if (s.begin == at) {
+        d.dims = s.index;
+        // The last bracket's text range.
+        std::size_t close = s.end - 1;  // the last ']'
+        std::size_t open = code.rfind('[', close);
+        int depth = 0;
+        for (std::size_t k = close + 1; k-- > at;) {
+          if (code[k] == ']') ++depth;
+          if (code[k] == '[' && --depth == 0) {
+            open = k;
+            break;
+          }
+        }
+        d.last_dim_begin = open + 1;
+        d.last_dim_end = close;
+      }
+    if (d.dims.empty()) return std::nullopt;
+    for (const auto& e : d.dims) d.dim_values.push_back(e.empty() ? -1 : eval_constant(e, src).value_or(-1));
+    return d;
+  };
+  // The kernel's definition line: `__global__` on it or on one of the two before.
+  std::size_t start = src.size(), stop = src.size();
+  for (std::size_t i = 0; i < src.size() && start == src.size(); ++i) {
+    const std::string code = code_of(src[i]);
+    const std::size_t at = find_word(code, kernel);
+    if (at == std::string::npos) continue;
+    std::size_t p = at + kernel.size();
+    while (p < code.size() && std::isspace(static_cast<unsigned char>(code[p]))) ++p;
+    if (p < code.size() && code[p] != '(' && code[p] != '<') continue;
+    for (std::size_t j = i >= 2 ? i - 2 : 0; j <= i; ++j)
+      if (find_word(code_of(src[j]), "__global__") != std::string::npos) start = i;
+  }
+  if (start < src.size()) {
+    for (std::size_t i = start + 1; i < src.size(); ++i)
+      if (find_word(code_of(src[i]), "__global__") != std::string::npos) {
+        stop = i;
+        break;
+      }
+    for (std::size_t i = start; i < stop; ++i)
+      if (auto d = decl_at(i)) return d;
+  }
+  for (std::size_t i = 0; i < src.size(); ++i)
+    if (auto d = decl_at(i)) return d;
+  return std::nullopt;
+}
+
+}  // namespace bankcheck::analysis

@@ -1,0 +1,67 @@
+// SharedRecorder: distinct shared requests with their counts.
+#include "bankcheck/analysis/recorder.hpp"
+
+#include <algorithm>
+
+namespace bankcheck::analysis {
+namespace {
+
+std::uint64_t hash_request(const RecordedRequest& r) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](std::uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+    h ^= h >> 29;
+  };
+  mix(static_cast<std::uint64_t>(r.site));
+  mix(static_cast<std::uint64_t>(r.access.op) << 8 | r.access.width);
+  mix(r.access.active);
+  for (int l = 0; l < model::kWarpSize; ++l) mix(r.access.addr[l]);
+  return h;
+}
+
+bool same(const RecordedRequest& a, const RecordedRequest& b) {
+  return a.site == b.site && a.access.op == b.access.op && a.access.width == b.access.width &&
+         a.access.active == b.access.active &&
+         std::equal(std::begin(a.access.addr), std::end(a.access.addr), std::begin(b.access.addr));
+}
+
+}  // namespace
+
+void SharedRecorder::on_access(const emu::AccessEvent& e) {
+  if (e.space != ptx::Space::Shared || e.mask == 0) return;
+  RecordedRequest r;
+  r.site = e.site;
+  r.access.op = e.op;
+  r.access.width = e.width;
+  r.access.active = e.mask;
+  for (int l = 0; l < model::kWarpSize; ++l)
+    r.access.addr[l] = (e.mask >> l) & 1u ? static_cast<std::uint32_t>(e.addr[l]) : 0u;
+  r.count = 1;
+  add(r);
+}
+
+void SharedRecorder::add(const RecordedRequest& r) {
+  const std::uint64_t h = hash_request(r);
+  auto [from, to] = index_.equal_range(h);
+  for (auto it = from; it != to; ++it) {
+    RecordedRequest& kept = requests_[it->second];
+    if (same(kept, r)) {
+      kept.count += r.count;
+      return;
+    }
+  }
+  if (requests_.size() >= limit_) {
+    dropped_ += r.count;
+    return;
+  }
+  index_.emplace(h, static_cast<std::uint32_t>(requests_.size()));
+  requests_.push_back(r);
+}
+
+void SharedRecorder::merge(const SharedRecorder& other) {
+  for (const auto& r : other.requests_) add(r);
+  dropped_ += other.dropped_;
+}
+
+}  // namespace bankcheck::analysis

@@ -1,0 +1,320 @@
+// Text and JSON views of the fix advisor's report, and of `bankcheck occupancy`.
+#include "bankcheck/report/fix_view.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "bankcheck/report/check_view.hpp"
+
+namespace bankcheck::report {
+namespace {
+
+std::string per_request(std::uint64_t wavefronts, std::uint64_t requests) {
+  if (requests == 0) return "0";
+  return fmt::format("{:.1f}", static_cast<double>(wavefronts) / static_cast<double>(requests));
+}
+
+std::string occupancy_text(const model::Occupancy& o) {
+  if (!o.ok()) return model::occupancy_error_name(o.error);
+  return fmt::format("{} blocks/SM ({} warps, {:.0f}%)", o.blocks_per_sm, o.warps_per_sm,
+                     o.occupancy * 100.0);
+}
+
+std::string trim_left(std::string s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.erase(s.begin());
+  return s;
+}
+
+nlohmann::json occupancy_json(const model::Occupancy& o) {
+  nlohmann::json j;
+  if (!o.ok()) {
+    j["error"] = model::occupancy_error_name(o.error);
+    return j;
+  }
+  j["blocks_per_sm"] = o.blocks_per_sm;
+  j["warps_per_sm"] = o.warps_per_sm;
+  j["occupancy"] = o.occupancy;
+  j["limiter"] = model::limiter_name(o.limiter);
+  return j;
+}
+
+std::string file_of(const analysis::CheckReport& r) { return r.input; }
+
+}  // namespace
+
+std::string render_fix_text(const analysis::FixReport& fr) {
+  const auto& r = fr.check;
+  std::string out;
+  for (size_t ki = 0; ki < fr.kernels.size(); ++ki) {
+    const auto& kf = fr.kernels[ki];
+    const auto& kr = r.kernels[ki];
+    out += fmt::format("kernel {} (grid {}x{}x{}, block {}x{}x{}, {} of {} CTAs analysed)\n",
+                       kr.name, kr.grid.x, kr.grid.y, kr.grid.z, kr.block.x, kr.block.y,
+                       kr.block.z, kr.ctas_analysed, kr.ctas_total);
+    if (kf.occupancy_known)
+      out += fmt::format("  {} registers, {} B shared per block on {}: {}, limited by {}\n",
+                         kf.registers, kf.static_smem + kf.dynamic_smem, r.arch->name,
+                         occupancy_text(kf.occupancy), model::limiter_name(kf.occupancy.limiter));
+    else
+      out += fmt::format("  occupancy unknown: {}\n", kf.occupancy_note);
+    if (kf.arrays.empty()) out += "  no shared memory accessed: nothing to fix\n";
+    if (kf.unattributed_requests)
+      out += fmt::format(
+          "  {} shared requests touch bytes outside every shared array; they are not "
+          "attributed\n",
+          kf.unattributed_requests);
+    if (kf.dropped_requests)
+      out += fmt::format(
+          "  note: {} of {} shared requests were not kept for replay (too many distinct "
+          "ones); use --blocks with fewer CTAs\n",
+          kf.dropped_requests, kf.dropped_requests + kf.recorded_requests);
+    for (const auto& af : kf.arrays) {
+      const std::string where =
+          af.decl ? fmt::format("{}:{}:{}: ", file_of(r), af.decl->line,
+                                af.decl->text.find(af.name) + 1)
+                  : fmt::format("{}: ", file_of(r));
+      out += fmt::format("{}note: shared array '{}'", where, af.name);
+      if (af.geometry) {
+        out += ": " + af.geometry->describe();
+        out += fmt::format(", {}-byte elements", af.geometry->elem_bytes);
+        if (af.geometry->source == analysis::Geometry::Source::Accesses)
+          out += " (rows from the accesses' stride)";
+      } else {
+        out += fmt::format(": {} B", af.bytes);
+      }
+      out += "\n";
+      if (af.decl) out += fmt::format("    {}\n", trim_left(af.decl->text));
+      std::string sites;
+      for (const auto& st : kr.sites)
+        if (std::find(af.sites.begin(), af.sites.end(), st.site) != af.sites.end())
+          sites += fmt::format("{}line {} {} {}", sites.empty() ? "" : ", ", st.line,
+                               model::op_name(st.stats.op),
+                               per_request(st.stats.wavefronts, st.stats.requests));
+      out += fmt::format("  accessed at: {} (wavefronts per request)\n", sites);
+      if (!af.error.empty()) {
+        out += fmt::format("  nothing suggested: {}\n", af.error);
+        continue;
+      }
+      const std::uint64_t excess = af.wavefronts - af.ideal_wavefronts;
+      out += fmt::format("  {} requests, {} wavefronts, ideal {}", af.requests, af.wavefronts,
+                         af.ideal_wavefronts);
+      if (af.wavefronts)
+        out += fmt::format(" ({:.0f}% excess)", 100.0 * static_cast<double>(excess) /
+                                                    static_cast<double>(af.wavefronts));
+      out += "\n";
+      if (excess == 0) {
+        out += "  no bank conflicts: nothing to fix\n";
+        continue;
+      }
+      if (af.suggestions.empty()) {
+        out += "  no candidate remap lowers its wavefronts\n";
+        continue;
+      }
+      out += "  suggestions, best first:\n";
+      int n = 0;
+      for (const auto& s : af.suggestions) {
+        out += fmt::format("  {}. {} [{}]\n", ++n, s.change, analysis::fix_kind_name(s.remap.kind));
+        out += fmt::format("       wavefronts {} -> {} (ideal {}); shared {} -> {} B", s.wavefronts_before,
+                           s.wavefronts_after, s.ideal_wavefronts, s.bytes_before, s.bytes_after);
+        if (s.occupancy_known) {
+          if (s.occupancy_before.blocks_per_sm == s.occupancy_after.blocks_per_sm &&
+              s.occupancy_before.ok() == s.occupancy_after.ok())
+            out += fmt::format("; occupancy unchanged, {}", occupancy_text(s.occupancy_after));
+          else
+            out += fmt::format("; {} -> {}", occupancy_text(s.occupancy_before),
+                               occupancy_text(s.occupancy_after));
+        }
+        out += "\n";
+        if (s.occupancy_known && s.occupancy_after.blocks_per_sm < s.occupancy_before.blocks_per_sm)
+          out += fmt::format(
+              "       warning: costs occupancy: {} -> {} resident blocks per SM ({} -> {} warps), "
+              "limited by {}\n",
+              s.occupancy_before.blocks_per_sm, s.occupancy_after.blocks_per_sm,
+              s.occupancy_before.warps_per_sm, s.occupancy_after.warps_per_sm,
+              model::limiter_name(s.occupancy_after.limiter));
+        std::string per_site;
+        for (const auto& c : s.sites)
+          per_site += fmt::format("{}line {} {} {} -> {}", per_site.empty() ? "" : ", ", c.line,
+                                  model::op_name(c.op), per_request(c.wavefronts_before, c.requests),
+                                  per_request(c.wavefronts_after, c.requests));
+        out += fmt::format("       per request: {}\n", per_site);
+        out += fmt::format("       remap: {}\n", s.formula);
+        for (const auto& e : s.edits)
+          out += fmt::format("       line {}: {}\n", e.line, trim_left(e.after));
+      }
+    }
+    out += "\n";
+  }
+  if (fr.applied) {
+    out += fmt::format("applied (declaration padding) to {}:\n", fr.patched_path);
+    for (const auto& a : fr.applied_changes) out += fmt::format("  {}\n", a);
+    if (fr.recheck) {
+      out += "re-checked:\n";
+      for (size_t ki = 0; ki < fr.recheck->kernels.size() && ki < r.kernels.size(); ++ki) {
+        const auto& a = r.kernels[ki];
+        const auto& b = fr.recheck->kernels[ki];
+        auto pct = [](const analysis::KernelReport& k) {
+          return k.shared_wavefronts ? 100.0 * static_cast<double>(k.shared_wavefronts -
+                                                                    k.shared_ideal_wavefronts) /
+                                           static_cast<double>(k.shared_wavefronts)
+                                     : 0.0;
+        };
+        out += fmt::format("  {}: shared wavefronts {} -> {} (ideal {}), excess {:.0f}% -> {:.0f}%\n",
+                           b.name, a.shared_wavefronts, b.shared_wavefronts,
+                           b.shared_ideal_wavefronts, pct(a), pct(b));
+      }
+    }
+  } else if (!fr.apply_note.empty()) {
+    out += fmt::format("--apply: {}\n", fr.apply_note);
+  }
+  return out;
+}
+
+nlohmann::json fix_to_json(const analysis::FixReport& fr) {
+  const auto& r = fr.check;
+  nlohmann::json j;
+  j["version"] = 1;
+  j["input"] = r.input;
+  j["arch"] = r.arch->name;
+  j["kernels"] = nlohmann::json::array();
+  for (size_t ki = 0; ki < fr.kernels.size(); ++ki) {
+    const auto& kf = fr.kernels[ki];
+    const auto& kr = r.kernels[ki];
+    nlohmann::json k;
+    k["name"] = kr.name;
+    k["threads"] = kf.threads;
+    k["registers"] = kf.registers;
+    k["shared_bytes"] = kf.static_smem + kf.dynamic_smem;
+    if (kf.occupancy_known) k["occupancy"] = occupancy_json(kf.occupancy);
+    else k["occupancy"] = nullptr;
+    k["ctas_analysed"] = kr.ctas_analysed;
+    k["unattributed_requests"] = kf.unattributed_requests;
+    k["dropped_requests"] = kf.dropped_requests;
+    k["arrays"] = nlohmann::json::array();
+    for (const auto& af : kf.arrays) {
+      nlohmann::json a;
+      a["name"] = af.name;
+      a["symbol"] = af.symbol;
+      a["bytes"] = af.bytes;
+      a["dynamic"] = af.is_extern;
+      if (af.decl) {
+        a["declaration"] = {{"file", r.input}, {"line", af.decl->line},
+                            {"text", trim_left(af.decl->text)}};
+      } else {
+        a["declaration"] = nullptr;
+      }
+      if (af.geometry) {
+        const auto& g = *af.geometry;
+        a["geometry"] = {{"element_bytes", g.elem_bytes},
+                         {"row_bytes", g.row_bytes},
+                         {"rows", g.rows},
+                         {"from", g.source == analysis::Geometry::Source::Declaration ? "declaration"
+                                  : g.source == analysis::Geometry::Source::Accesses ? "accesses"
+                                                                                     : "bank rows"},
+                         {"text", g.describe()}};
+      } else {
+        a["geometry"] = nullptr;
+      }
+      a["sites"] = nlohmann::json::array();
+      for (int s : af.sites)
+        for (const auto& st : kr.sites)
+          if (st.site == s)
+            a["sites"].push_back({{"line", st.line},
+                                  {"op", model::op_name(st.stats.op)},
+                                  {"width", st.stats.width},
+                                  {"requests", st.stats.requests},
+                                  {"wavefronts", st.stats.wavefronts}});
+      a["requests"] = af.requests;
+      a["wavefronts"] = af.wavefronts;
+      a["ideal_wavefronts"] = af.ideal_wavefronts;
+      if (!af.error.empty()) a["error"] = af.error;
+      a["suggestions"] = nlohmann::json::array();
+      for (const auto& s : af.suggestions) {
+        nlohmann::json sj;
+        sj["kind"] = analysis::fix_kind_name(s.remap.kind);
+        sj["change"] = s.change;
+        sj["remap"] = s.formula;
+        if (!s.declaration.empty()) sj["declaration"] = trim_left(s.declaration);
+        sj["edits"] = nlohmann::json::array();
+        for (const auto& e : s.edits)
+          sj["edits"].push_back({{"line", e.line}, {"before", e.before}, {"after", e.after}});
+        sj["wavefronts_before"] = s.wavefronts_before;
+        sj["wavefronts_after"] = s.wavefronts_after;
+        sj["ideal_wavefronts"] = s.ideal_wavefronts;
+        sj["bytes_before"] = s.bytes_before;
+        sj["bytes_after"] = s.bytes_after;
+        sj["occupancy_before"] = s.occupancy_known ? occupancy_json(s.occupancy_before) : nullptr;
+        sj["occupancy_after"] = s.occupancy_known ? occupancy_json(s.occupancy_after) : nullptr;
+        sj["sites"] = nlohmann::json::array();
+        for (const auto& c : s.sites)
+          sj["sites"].push_back({{"line", c.line},
+                                 {"op", model::op_name(c.op)},
+                                 {"requests", c.requests},
+                                 {"wavefronts_before", c.wavefronts_before},
+                                 {"wavefronts_after", c.wavefronts_after}});
+        sj["applicable"] = s.applicable;
+        a["suggestions"].push_back(sj);
+      }
+      k["arrays"].push_back(a);
+    }
+    j["kernels"].push_back(k);
+  }
+  if (fr.applied) {
+    j["applied"] = {{"path", fr.patched_path}, {"changes", fr.applied_changes}};
+    if (fr.recheck) j["applied"]["check"] = check_to_json(*fr.recheck);
+  } else if (!fr.apply_note.empty()) {
+    j["applied"] = {{"note", fr.apply_note}};
+  }
+  return j;
+}
+
+std::string render_occupancy_text(const model::Arch& arch, const model::OccupancyInput& in,
+                                  const model::Occupancy& o) {
+  std::string out = fmt::format(
+      "{}: {} threads, {} registers, {} B static + {} B dynamic shared memory per block\n",
+      arch.name, in.threads_per_block, in.registers_per_thread, in.static_shared_bytes,
+      in.dynamic_shared_bytes);
+  if (!o.ok()) {
+    out += fmt::format("cannot launch: {}\n", model::occupancy_error_name(o.error));
+    return out;
+  }
+  out += fmt::format("{} blocks per SM, {} of {} warps ({:.1f}% occupancy)\n", o.blocks_per_sm,
+                     o.warps_per_sm, o.max_warps_per_sm, o.occupancy * 100.0);
+  std::string tied;
+  for (auto l : {model::Limiter::Warps, model::Limiter::Registers, model::Limiter::SharedMemory,
+                 model::Limiter::Blocks})
+    if (o.limited_by(l) && l != o.limiter) tied += fmt::format(" (tied with {})", model::limiter_name(l));
+  out += fmt::format("limited by {}{}\n", model::limiter_name(o.limiter), tied);
+  auto lim = [](int v) { return v == model::kOccUnlimited ? std::string("unlimited") : fmt::format("{}", v); };
+  out += fmt::format("  warps:         {} blocks ({} warps per block)\n", lim(o.limit_warps),
+                     o.warps_per_block);
+  out += fmt::format("  registers:     {} blocks ({} registers per block allocated)\n",
+                     lim(o.limit_registers), o.registers_per_block);
+  out += fmt::format("  shared memory: {} blocks ({} B per block allocated, carveout {} B)\n",
+                     lim(o.limit_shared), o.shared_bytes_per_block, o.carveout_bytes);
+  out += fmt::format("  block slots:   {} blocks\n", lim(o.limit_blocks));
+  return out;
+}
+
+nlohmann::json occupancy_to_json(const model::Arch& arch, const model::OccupancyInput& in,
+                                 const model::Occupancy& o) {
+  nlohmann::json j = occupancy_json(o);
+  j["arch"] = arch.name;
+  j["threads"] = in.threads_per_block;
+  j["registers"] = in.registers_per_thread;
+  j["static_shared_bytes"] = in.static_shared_bytes;
+  j["dynamic_shared_bytes"] = in.dynamic_shared_bytes;
+  if (o.ok()) {
+    j["max_warps_per_sm"] = o.max_warps_per_sm;
+    j["limits"] = {{"warps", o.limit_warps},
+                   {"registers", o.limit_registers},
+                   {"shared_memory", o.limit_shared},
+                   {"blocks", o.limit_blocks}};
+    j["shared_bytes_per_block"] = o.shared_bytes_per_block;
+    j["registers_per_block"] = o.registers_per_block;
+  }
+  return j;
+}
+
+}  // namespace bankcheck::report
