@@ -67,6 +67,9 @@ struct KernelReport {
   std::vector<LineReport> lines;  // sites summed per (line, space, op, width), in source order
   std::vector<NoteReport> notes;
   std::uint64_t shared_wavefronts = 0, shared_ideal_wavefronts = 0;
+  // The kernel's shared variables (offsets in the CTA's window): views name the array a
+  // shared request touches and relate the lines that touch the same one.
+  std::vector<ptx::SharedVar> shared_vars;
 };
 
 struct CheckReport {
