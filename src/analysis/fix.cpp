@@ -582,6 +582,9 @@ KernelFix advise(const AdviseInput& in) {
       };
       if (!code.empty()) s.change += ": " + trim_ws(code);
       else if (!first_subscript.empty()) s.change += ": " + first_subscript;
+      if (af.is_extern && s.bytes_after != s.bytes_before)
+        s.change += fmt::format(", launched with {} B more dynamic shared memory",
+                                s.bytes_after - s.bytes_before);
     }
     kf.arrays.push_back(std::move(af));
   }

@@ -17,7 +17,8 @@ std::string per_request(std::uint64_t wavefronts, std::uint64_t requests) {
 
 std::string occupancy_text(const model::Occupancy& o) {
   if (!o.ok()) return model::occupancy_error_name(o.error);
-  return fmt::format("{} blocks/SM ({} warps, {:.0f}%)", o.blocks_per_sm, o.warps_per_sm,
+  return fmt::format("{} block{}/SM ({} warps, {:.0f}%)", o.blocks_per_sm,
+                     o.blocks_per_sm == 1 ? "" : "s", o.warps_per_sm,
                      o.occupancy * 100.0);
 }
 
@@ -40,6 +41,36 @@ nlohmann::json occupancy_json(const model::Occupancy& o) {
 }
 
 std::string file_of(const analysis::CheckReport& r) { return r.input; }
+
+// Sites summed per (line, op): an unrolled loop puts many instructions on one line.
+struct LineCost {
+  int line = 0;
+  model::Op op = model::Op::Load;
+  int sites = 0;
+  std::uint64_t requests = 0, before = 0, after = 0;
+};
+std::string line_costs(std::vector<LineCost> v, bool with_after) {
+  std::string out;
+  for (const auto& c : v) {
+    out += fmt::format("{}line {} {}{} {}", out.empty() ? "" : ", ", c.line, model::op_name(c.op),
+                       c.sites > 1 ? fmt::format(" (x{})", c.sites) : "",
+                       per_request(c.before, c.requests));
+    if (with_after) out += fmt::format(" -> {}", per_request(c.after, c.requests));
+  }
+  return out;
+}
+void add_cost(std::vector<LineCost>& v, int line, model::Op op, std::uint64_t requests,
+              std::uint64_t before, std::uint64_t after) {
+  for (auto& c : v)
+    if (c.line == line && c.op == op) {
+      ++c.sites;
+      c.requests += requests;
+      c.before += before;
+      c.after += after;
+      return;
+    }
+  v.push_back({line, op, 1, requests, before, after});
+}
 
 }  // namespace
 
@@ -85,13 +116,11 @@ std::string render_fix_text(const analysis::FixReport& fr) {
       }
       out += "\n";
       if (af.decl) out += fmt::format("    {}\n", trim_left(af.decl->text));
-      std::string sites;
+      std::vector<LineCost> sites;
       for (const auto& st : kr.sites)
         if (std::find(af.sites.begin(), af.sites.end(), st.site) != af.sites.end())
-          sites += fmt::format("{}line {} {} {}", sites.empty() ? "" : ", ", st.line,
-                               model::op_name(st.stats.op),
-                               per_request(st.stats.wavefronts, st.stats.requests));
-      out += fmt::format("  accessed at: {} (wavefronts per request)\n", sites);
+          add_cost(sites, st.line, st.stats.op, st.stats.requests, st.stats.wavefronts, 0);
+      out += fmt::format("  accessed at: {} (wavefronts per request)\n", line_costs(sites, false));
       if (!af.error.empty()) {
         out += fmt::format("  nothing suggested: {}\n", af.error);
         continue;
@@ -133,12 +162,10 @@ std::string render_fix_text(const analysis::FixReport& fr) {
               s.occupancy_before.blocks_per_sm, s.occupancy_after.blocks_per_sm,
               s.occupancy_before.warps_per_sm, s.occupancy_after.warps_per_sm,
               model::limiter_name(s.occupancy_after.limiter));
-        std::string per_site;
+        std::vector<LineCost> per_line;
         for (const auto& c : s.sites)
-          per_site += fmt::format("{}line {} {} {} -> {}", per_site.empty() ? "" : ", ", c.line,
-                                  model::op_name(c.op), per_request(c.wavefronts_before, c.requests),
-                                  per_request(c.wavefronts_after, c.requests));
-        out += fmt::format("       per request: {}\n", per_site);
+          add_cost(per_line, c.line, c.op, c.requests, c.wavefronts_before, c.wavefronts_after);
+        out += fmt::format("       per request: {}\n", line_costs(per_line, true));
         out += fmt::format("       remap: {}\n", s.formula);
         for (const auto& e : s.edits)
           out += fmt::format("       line {}: {}\n", e.line, trim_left(e.after));

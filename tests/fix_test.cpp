@@ -1,0 +1,288 @@
+// The fix advisor: remaps are bijections inside the array, the source helpers read the
+// examples' declarations, the replayed "before" equals what check counted, and every
+// suggestion with a complete code change, written into the source and checked again,
+// costs exactly the wavefronts the advisor predicted. Needs nvcc (skips without).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bankcheck/analysis/fix.hpp"
+#include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/fix.hpp"
+#include "bankcheck/driver/nvcc.hpp"
+
+namespace an = bankcheck::analysis;
+namespace drv = bankcheck::driver;
+
+namespace {
+
+bool have_nvcc() {
+  try {
+    drv::find_nvcc("");
+    return true;
+  } catch (const drv::DriverError&) {
+    return false;
+  }
+}
+#define REQUIRE_NVCC() \
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc found"
+
+std::string example(const std::string& f) {
+  return std::string(BANKCHECK_SOURCE_DIR) + "/examples/" + f;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> v;
+  std::istringstream in(text);
+  std::string l;
+  while (std::getline(in, l)) v.push_back(l);
+  return v;
+}
+
+std::string read(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+drv::FixOptions fix_options(const std::string& file, const std::string& kernel,
+                            const std::string& blocks) {
+  drv::FixOptions o;
+  o.check.input = example(file);
+  o.check.flags.kernel = kernel;
+  o.check.flags.blocks = blocks;
+  o.check.threads = 2;
+  o.top = 8;
+  return o;
+}
+
+}  // namespace
+
+TEST(Remap, EveryRemapIsABijectionInsideItsLayout) {
+  for (int elem : {1, 2, 4, 8, 16})
+    for (std::uint64_t cols : {8u, 16u, 32u, 64u, 33u})
+      for (std::uint64_t rows : {1u, 7u, 32u}) {
+        an::Geometry g;
+        g.elem_bytes = elem;
+        g.row_bytes = cols * static_cast<std::uint64_t>(elem);
+        g.rows = rows;
+        const std::uint64_t bytes = rows * g.row_bytes;
+        std::vector<an::Remap> remaps;
+        for (int pad : {1, 2, 4}) {
+          an::Remap r;
+          r.kind = an::FixKind::Pad;
+          r.pad = pad;
+          remaps.push_back(r);
+        }
+        if ((cols & (cols - 1)) == 0)
+          for (int b = 1; (1u << b) <= cols; ++b) {
+            an::Remap r;
+            r.kind = an::FixKind::Swizzle;
+            r.bits = b;
+            remaps.push_back(r);
+          }
+        for (int unit : {1, 2}) {
+          an::Remap r;
+          r.kind = an::FixKind::Rotate;
+          r.unit = unit;
+          remaps.push_back(r);
+        }
+        for (const auto& r : remaps) {
+          std::set<std::uint32_t> seen;
+          const std::uint64_t limit =
+              r.kind == an::FixKind::Pad
+                  ? rows * (g.row_bytes + static_cast<std::uint64_t>(r.pad * elem))
+                  : bytes;
+          for (std::uint32_t off = 0; off < bytes; ++off) {
+            const std::uint32_t to = an::remap_offset(r, g, off);
+            ASSERT_LT(to, limit) << an::fix_kind_name(r.kind) << " elem " << elem << " cols "
+                                 << cols << " off " << off;
+            ASSERT_EQ(to % static_cast<std::uint32_t>(elem), off % static_cast<std::uint32_t>(elem))
+                << "an element is split";
+            ASSERT_TRUE(seen.insert(to).second) << an::fix_kind_name(r.kind) << ": two offsets meet";
+          }
+        }
+      }
+}
+
+TEST(FixSource, DeclarationsAndConstants) {
+  const auto src = lines_of(read(example("transpose.cu")));
+  auto d = an::find_shared_decl(src, "transposeSharedNobankconf", "tile");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->line, 58);
+  EXPECT_EQ(d->type, "float");
+  ASSERT_EQ(d->dims.size(), 2u);
+  EXPECT_EQ(d->dims[1], "BS + 1");
+  EXPECT_EQ(d->dim_values[0], 32);
+  EXPECT_EQ(d->dim_values[1], 33);
+  EXPECT_EQ(d->text.substr(d->last_dim_begin, d->last_dim_end - d->last_dim_begin), "BS + 1");
+  // The first kernel's own declaration, not the first in the file.
+  d = an::find_shared_decl(src, "transposeSharedNobankconf_nopading", "tile");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->line, 72);
+  const std::vector<std::string> defs = {"#define TILE 64", "constexpr int kBlock = 256;",
+                                         "const int a = 3, b = a * 2;"};
+  EXPECT_EQ(an::eval_constant("TILE * 2 + 1", defs), 129);
+  EXPECT_EQ(an::eval_constant("4 * kBlock", defs), 1024);
+  EXPECT_EQ(an::eval_constant("b << 2", defs), 24);
+  EXPECT_EQ(an::eval_constant("(0x10 - 1) % 4", defs), 3);
+  EXPECT_FALSE(an::eval_constant("n + 1", defs));
+  EXPECT_FALSE(an::eval_constant("1 / 0", defs));
+  EXPECT_FALSE(an::eval_constant("TILE +", defs));
+}
+
+TEST(Fix, TransposeSuggestionsAndTheirCode) {
+  REQUIRE_NVCC();
+  const auto r = drv::fix(fix_options("transpose.cu", "transposeShared", "6"));
+  ASSERT_EQ(r.kernels.size(), 1u);
+  const auto& kf = r.kernels[0];
+  ASSERT_EQ(kf.arrays.size(), 1u);
+  const auto& a = kf.arrays[0];
+  EXPECT_EQ(a.name, "tile");
+  ASSERT_TRUE(a.geometry);
+  EXPECT_EQ(a.geometry->row_bytes, 128u);
+  EXPECT_EQ(a.geometry->rows, 32u);
+  EXPECT_EQ(a.geometry->describe(), "4096 B, 32 rows of 128 B");
+  // 6 CTAs x 32 warps: one store (1 wavefront) and one load (32) each.
+  EXPECT_EQ(a.requests, 6u * 32 * 2);
+  EXPECT_EQ(a.wavefronts, 6u * 32 * (1 + 32));
+  ASSERT_GE(a.suggestions.size(), 3u);
+  EXPECT_EQ(a.suggestions[0].remap.kind, an::FixKind::Swizzle);
+  EXPECT_EQ(a.suggestions[0].change,
+            "XOR the column with the row (Swizzle<5,0,5>): tile[threadIdx.y][threadIdx.x ^ "
+            "threadIdx.y]");
+  for (const auto& s : a.suggestions) {
+    EXPECT_EQ(s.wavefronts_after, s.ideal_wavefronts) << s.change;
+    EXPECT_EQ(s.wavefronts_after, 6u * 32 * 2) << s.change;
+  }
+  const an::Suggestion* pad = nullptr;
+  for (const auto& s : a.suggestions)
+    if (s.remap.kind == an::FixKind::Pad) pad = &s;
+  ASSERT_TRUE(pad);
+  EXPECT_EQ(pad->remap.pad, 1);
+  EXPECT_EQ(pad->declaration, "    __shared__ float tile[BS][BS + 1];");
+  EXPECT_EQ(pad->bytes_after, 4224u);
+  EXPECT_TRUE(pad->applicable);
+  ASSERT_TRUE(pad->occupancy_known);
+  EXPECT_EQ(pad->occupancy_before.blocks_per_sm, pad->occupancy_after.blocks_per_sm);
+}
+
+// Seed 004's warning: padding a 16 KB tile beside 512 B to 16.25 KB costs a resident block on
+// sm_90; the padding-free fixes rank first and the padding says what it costs.
+TEST(Fix, PaddingThatCostsOccupancyRanksBelowTheFreeFixes) {
+  REQUIRE_NVCC();
+  const auto r = drv::fix(fix_options("occupancy.cu", "transposeTile64", "4"));
+  ASSERT_EQ(r.kernels.size(), 1u);
+  const auto& kf = r.kernels[0];
+  ASSERT_TRUE(kf.occupancy_known) << kf.occupancy_note;
+  EXPECT_LE(kf.registers, 32);
+  EXPECT_EQ(kf.occupancy.blocks_per_sm, 13);
+  const an::ArrayFix* tile = nullptr;
+  for (const auto& a : kf.arrays)
+    if (a.name == "tile") tile = &a;
+  ASSERT_TRUE(tile);
+  ASSERT_GE(tile->suggestions.size(), 3u);
+  EXPECT_NE(tile->suggestions[0].remap.kind, an::FixKind::Pad);
+  EXPECT_EQ(tile->suggestions[0].occupancy_after.blocks_per_sm, 13);
+  EXPECT_EQ(tile->suggestions.back().remap.kind, an::FixKind::Pad);
+  EXPECT_EQ(tile->suggestions.back().bytes_after, 16640u);
+  EXPECT_EQ(tile->suggestions.back().occupancy_after.blocks_per_sm, 12);
+  EXPECT_EQ(tile->suggestions.back().occupancy_after.limiter,
+            bankcheck::model::Limiter::SharedMemory);
+  for (const auto& a : kf.arrays)
+    if (a.name == "factor") EXPECT_TRUE(a.suggestions.empty());
+}
+
+// The replayed "before" of each array is what check counted for its sites, and each
+// suggestion written into the source costs, when checked, what the advisor predicted.
+TEST(Fix, PredictionsMatchTheRewrittenSourceChecked) {
+  REQUIRE_NVCC();
+  struct Case {
+    const char* file;
+    const char* kernel;
+  };
+  const Case cases[] = {
+      {"transpose.cu", "transposeShared"},   {"occupancy.cu", "transposeTile64"},
+      {"matmul.cu", "matmul_tiled_transposed"}, {"seed001.cu", "bank_conflict_test"},
+      {"reduction.cu", "reduce_interleaved_strided"}, {"wide.cu", "float4_column"},
+      {"stride.cu", "stride32"}, {"scan.cu", "prescan"}, {"structs.cu", "read_struct2"},
+      {"wide.cu", "double_column"}, {"wide.cu", "float4_stride2"},
+  };
+  int compared = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.file) + " " + c.kernel);
+    drv::FixReport r;
+    try {
+      r = drv::fix(fix_options(c.file, c.kernel, "3"));
+    } catch (const drv::DriverError& e) {
+      ADD_FAILURE() << e.what();
+      continue;
+    }
+    ASSERT_EQ(r.kernels.size(), 1u);
+    const auto& kr = r.check.kernels[0];
+    for (const auto& a : r.kernels[0].arrays) {
+      std::uint64_t counted = 0;
+      for (const auto& s : kr.sites)
+        for (int id : a.sites)
+          if (s.site == id) counted += s.stats.wavefronts;
+      EXPECT_EQ(a.wavefronts, counted) << a.name;
+      for (const auto& s : a.suggestions) {
+        if (s.remap.kind == an::FixKind::Width) continue;
+        const bool needs_edits = !(s.remap.kind == an::FixKind::Pad && s.applicable);
+        if (needs_edits && s.edits.empty()) continue;
+        if (!needs_edits && s.declaration.empty()) continue;
+        SCOPED_TRACE(s.change);
+        auto src = lines_of(read(example(c.file)));
+        if (!s.declaration.empty()) src[static_cast<size_t>(a.decl->line) - 1] = s.declaration;
+        for (const auto& e : s.edits) src[static_cast<size_t>(e.line) - 1] = e.after;
+        const auto dir = std::filesystem::temp_directory_path() / "bankcheck_fix_test";
+        std::filesystem::create_directories(dir);
+        const auto path = (dir / c.file).string();
+        {
+          std::ofstream f(path);
+          for (const auto& l : src) f << l << "\n";
+        }
+        drv::CheckOptions co = fix_options(c.file, c.kernel, "3").check;
+        co.input = path;
+        if (a.is_extern) co.flags.smem = kr.dynamic_smem + s.bytes_after - s.bytes_before;
+        const auto again = drv::check(co);
+        ASSERT_EQ(again.kernels.size(), 1u);
+        // Everything but this array is unchanged; this array now costs the prediction.
+        const std::uint64_t others = kr.shared_wavefronts - a.wavefronts;
+        EXPECT_EQ(again.kernels[0].shared_wavefronts, others + s.wavefronts_after);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GE(compared, 12);
+}
+
+TEST(Fix, ApplyWritesThePaddedCopyAndChecksIt) {
+  REQUIRE_NVCC();
+  auto o = fix_options("transpose.cu", "transposeShared", "2");
+  o.apply = true;
+  const auto dir = std::filesystem::temp_directory_path() / "bankcheck_fix_apply";
+  std::filesystem::create_directories(dir);
+  o.apply_to = (dir / "transpose.fixed.cu").string();
+  const auto r = drv::fix(o);
+  ASSERT_TRUE(r.applied);
+  ASSERT_TRUE(r.recheck);
+  const auto patched = lines_of(read(o.apply_to));
+  EXPECT_EQ(patched[43], "    __shared__ float tile[BS][BS + 1];");
+  const auto original = lines_of(read(example("transpose.cu")));
+  ASSERT_EQ(patched.size(), original.size());
+  int differ = 0;
+  for (size_t i = 0; i < patched.size(); ++i) differ += patched[i] != original[i];
+  EXPECT_EQ(differ, 1);
+  const auto& k = r.recheck->kernels.at(0);
+  EXPECT_EQ(k.shared_wavefronts, k.shared_ideal_wavefronts);
+  EXPECT_GT(r.check.kernels[0].shared_wavefronts, k.shared_wavefronts);
+}
