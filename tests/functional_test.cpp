@@ -561,3 +561,33 @@ TEST(Examples, Alignment) {
     for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i + 1]) << i;  // a bit copy
   }
 }
+
+// ---------------------------------------------------------------- occupancy.cu
+
+TEST(Examples, OccupancyTile64) {
+  REQUIRE_NVCC();
+  ASSERT_EQ(count_kernels("occupancy.cu"), 1u);
+  const int n = 8192, tile = 64, rows = 2;
+  const KRun r = run_ex("occupancy.cu", "transposeTile64", "5");
+  const float* in = r.as<float>("in");
+  const float* out = r.as<float>("out");
+  const float* scale = r.as<float>("scale");
+  EXPECT_EQ(scale[5], 5.0f);  // iota
+  for (std::uint64_t cta : r.ctas) {
+    const auto id = r.cta_xyz(cta);
+    int bad = 0;
+    for (int ty = 0; ty < rows; ++ty)
+      for (int tx = 0; tx < tile; ++tx) {
+        const float f = scale[(ty * tile + tx + static_cast<int>(id.x)) % (tile * rows)];
+        for (int j = 0; j < tile; j += rows) {
+          const std::size_t o =
+              static_cast<std::size_t>(id.x * tile + ty + j) * n + id.y * tile + tx;
+          const std::size_t i =
+              static_cast<std::size_t>(id.y * tile + tx) * n + id.x * tile + ty + j;
+          if (out[o] != in[i] * f && bad++ < 3)
+            ADD_FAILURE() << "out[" << o << "]: got " << out[o] << ", want " << in[i] * f;
+        }
+      }
+    EXPECT_EQ(bad, 0) << "CTA " << cta;
+  }
+}

@@ -330,8 +330,12 @@ KernelFix advise(const AdviseInput& in) {
       g.row_bytes = static_cast<std::uint64_t>(af.decl->dim_values.back()) *
                     static_cast<std::uint64_t>(elem);
     } else if (af.decl && af.decl->dims.size() >= 2) {
-      af.error = fmt::format("the dimensions of '{}' could not be evaluated from the source",
-                             af.decl->text.substr(0, 80));
+      std::string d = af.decl->text;
+      while (!d.empty() && (d.front() == ' ' || d.front() == '\t')) d.erase(d.begin());
+      af.error = fmt::format(
+          "the dimensions in '{}' are not constants bankcheck can evaluate (literals, #define, "
+          "const int), so its row length is unknown",
+          d.substr(0, 80));
     } else {
       // No 2-D declaration: the most common lane stride of 128 bytes or more that divides
       // the array (PTX input), else 128-byte bank rows.

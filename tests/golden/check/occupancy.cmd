@@ -1,0 +1,1 @@
+check examples/occupancy.cu --blocks 2

@@ -1,0 +1,1 @@
+fix examples/transpose.cu --kernel nosuch

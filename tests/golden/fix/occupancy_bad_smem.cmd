@@ -1,0 +1,1 @@
+occupancy --threads 128 --smem 12Q

@@ -1,0 +1,1 @@
+fix examples/occupancy.cu --blocks 4

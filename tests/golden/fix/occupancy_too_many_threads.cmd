@@ -1,0 +1,1 @@
+occupancy --threads 2048 --regs 32

@@ -1,0 +1,1 @@
+occupancy --arch sm_61 --threads 128
