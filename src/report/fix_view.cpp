@@ -216,6 +216,9 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
     if (kf.occupancy_known) k["occupancy"] = occupancy_json(kf.occupancy);
     else k["occupancy"] = nullptr;
     k["ctas_analysed"] = kr.ctas_analysed;
+    k["ctas_total"] = kr.ctas_total;
+    k["shared_wavefronts"] = kr.shared_wavefronts;
+    k["shared_ideal_wavefronts"] = kr.shared_ideal_wavefronts;
     k["unattributed_requests"] = kf.unattributed_requests;
     k["dropped_requests"] = kf.dropped_requests;
     k["arrays"] = nlohmann::json::array();
