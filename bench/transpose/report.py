@@ -317,8 +317,10 @@ def main():
             if not args.check:
                 with open(p, "w") as f:
                     f.write(text)
-    if args.check and stale:
-        sys.exit("report.py: out of date: " + ", ".join(os.path.relpath(p, ROOT) for p in stale))
+    if args.check:
+        if stale:
+            sys.exit("report.py: out of date: " + ", ".join(os.path.relpath(p, ROOT) for p in stale))
+        return
     print(body, end="")
 
 
