@@ -6,167 +6,101 @@
 #include <algorithm>
 
 #include "bankcheck/report/explain_view.hpp"
+#include "bankcheck/report/findings.hpp"
+
+#ifndef BANKCHECK_VERSION
+#define BANKCHECK_VERSION "0.0.0"
+#endif
 
 namespace bankcheck::report {
 namespace {
-
-std::string file_name(const analysis::CheckReport& r, int file) {
-  if (file > 0 && static_cast<size_t>(file) < r.files.size() &&
-      !r.files[static_cast<size_t>(file)].empty())
-    return r.files[static_cast<size_t>(file)];
-  return r.input;
-}
-
-// The path as the user gave it when the location is in the main file.
-std::string shown_file(const analysis::CheckReport& r, int file) {
-  if (file == r.main_file && !r.input.empty()) return r.input;
-  return file_name(r, file);
-}
 
 std::string op_text(model::Op op) { return model::op_name(op); }
 
 std::string space_text(ptx::Space s) { return ptx::space_name(s); }
 
-// What to do about an uncoalesced global line, from its worst request's lane pattern.
-std::string global_hint(const analysis::LineReport& l) {
-  using K = analysis::GlobalPattern::Kind;
-  const auto& p = l.pattern;
-  switch (p.kind) {
-    case K::Consecutive:
-      return fmt::format(
-          "the lanes {} consecutive {}-byte elements, but the first starts {} B past a 32-byte "
-          "boundary: "
-          "align the base pointer (cudaMalloc gives 256-byte alignment), or, for rows of a 2-D "
-          "array, make "
-          "the row pitch a multiple of 128 B (cudaMallocPitch)",
-          l.op == model::Op::Store ? "write" : "read", l.width, p.offset);
-    case K::Strided: {
-      const std::int64_t s = p.stride < 0 ? -p.stride : p.stride;
-      if (s < 32) {
-        std::int64_t align = 1;
-        while (align < s) align *= 2;  // the structure padded to a vector width
-        return fmt::format(
-            "stride {} B between lanes, each {} {} B: an array of {}-byte structures accessed a "
-            "field at a "
-            "time; a structure of arrays, or one aligned vector access per element (__align__({}) "
-            "on the "
-            "structure), moves only the bytes it needs",
-            p.stride, l.op == model::Op::Store ? "writing" : "reading", l.width, s, align);
-      }
-      return fmt::format("stride {} B between lanes: each lane touches its own sector{}", p.stride,
-                         s >= 128 ? " (a column walk of a row-major array? stage the tile through "
-                                    "shared memory, or swap the "
-                                    "index order)"
-                                  : "");
-    }
-    case K::Rows:
-      if (p.pitch % 128 != 0)
-        return fmt::format(
-            "runs of {} lanes read consecutive elements, {} B apart, not a multiple of 128 B: pad "
-            "the rows to a "
-            "multiple of 128 B (cudaMallocPitch)",
-            p.run, p.pitch);
-      return fmt::format("runs of {} lanes read consecutive elements, rows {} B apart", p.run,
-                         p.pitch);
-    case K::Unknown:
-      break;
+// GCC's default diagnostic colours (GCC_COLORS): locus bold, warning bold magenta, note
+// bold cyan, caret bold green; conflicting cells of the bank picture bold red.
+struct Paint {
+  bool on = false;
+  std::string operator()(const char* sgr, const std::string& s) const {
+    return on ? fmt::format("\033[{}m{}\033[0m", sgr, s) : s;
   }
-  return "the lanes' addresses touch more sectors than the bytes they need";
+  std::string locus(const std::string& s) const { return (*this)("01", s); }
+  std::string warning() const { return (*this)("01;35", "warning:"); }
+  std::string note() const { return (*this)("01;36", "note:"); }
+  std::string caret() const { return (*this)("01;32", "^"); }
+  // The picture's cells that are conflicts ("NN!") in red.
+  std::string picture(const std::string& pic) const {
+    if (!on) return pic;
+    std::string out;
+    size_t pos = 0;
+    while (pos < pic.size()) {
+      size_t eol = pic.find('\n', pos);
+      if (eol == std::string::npos) eol = pic.size();
+      std::string line = pic.substr(pos, eol - pos);
+      if (line.rfind("  wf", 0) == 0) {
+        std::string painted;
+        size_t from = 0;
+        for (size_t bang = line.find('!'); bang != std::string::npos;
+             bang = line.find('!', bang + 1)) {
+          const size_t cell = bang >= 2 ? bang - 2 : 0;
+          painted +=
+              line.substr(from, cell - from) + (*this)("01;31", line.substr(cell, bang + 1 - cell));
+          from = bang + 1;
+        }
+        line = painted + line.substr(from);
+      }
+      out += line;
+      if (eol < pic.size()) out += '\n';
+      pos = eol + 1;
+    }
+    return out;
+  }
+};
+
+// The quoted source line and a caret under the column, as compilers show them.
+std::string quote(const analysis::CheckReport& r, int file, int line, int col, const Paint& paint) {
+  const std::string* text = source_line(r, file, line);
+  if (!text) return "";
+  return fmt::format("{:>5} | {}\n      | {}{}\n", line, *text,
+                     std::string(col > 1 ? static_cast<size_t>(col) - 1 : 0, ' '), paint.caret());
 }
 
 }  // namespace
 
-std::string render_check_text(const analysis::CheckReport& r) {
+const char* tool_version() { return BANKCHECK_VERSION; }
+
+std::string render_check_text(const analysis::CheckReport& r, const TextOptions& options) {
+  const Paint paint{options.color};
+  const std::vector<Finding> all = findings(r);
   std::string out;
-  for (const auto& k : r.kernels) {
-    const double excess_pct =
-        k.shared_wavefronts
-            ? 100.0 * static_cast<double>(k.shared_wavefronts - k.shared_ideal_wavefronts) /
-                  static_cast<double>(k.shared_wavefronts)
-            : 0.0;
-    // Diagnostics: one per source line with conflicting shared accesses.
-    for (size_t i = 0; i < k.lines.size();) {
-      size_t j = i;
-      std::uint64_t req = 0, wf = 0, ideal = 0;
-      std::uint32_t ways = 0;
-      int worst = -1, col = k.lines[i].col;
-      std::vector<std::string> kinds;
-      for (; j < k.lines.size() && k.lines[j].file == k.lines[i].file &&
-             k.lines[j].line == k.lines[i].line;
-           ++j) {
-        const auto& l = k.lines[j];
-        if (l.space != ptx::Space::Shared) continue;
-        req += l.requests;
-        wf += l.wavefronts;
-        ideal += l.ideal_wavefronts;
-        ways = std::max(ways, l.ways);
-        col = std::min(col, l.col);
-        const std::string kind =
-            fmt::format("{} of {} byte{}", op_text(l.op), l.width, l.width == 1 ? "" : "s");
-        if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
-        if (l.worst_site >= 0 &&
-            (worst < 0 || k.sites[static_cast<size_t>(l.worst_site)].stats.worst_verdict.excess() >
-                              k.sites[static_cast<size_t>(worst)].stats.worst_verdict.excess()))
-          worst = l.worst_site;
-      }
-      const auto& first = k.lines[i];
-      i = j;
-      if (wf <= ideal || req == 0) continue;
-      std::string kind_text;
-      for (size_t q = 0; q < kinds.size(); ++q)
-        kind_text += (q == 0 ? "" : (q + 1 == kinds.size() ? " and " : ", ")) + kinds[q];
-      const double share = k.shared_wavefronts ? 100.0 * static_cast<double>(wf - ideal) /
-                                                     static_cast<double>(k.shared_wavefronts)
-                                               : 0.0;
+  for (size_t ki = 0; ki < r.kernels.size(); ++ki) {
+    const auto& k = r.kernels[ki];
+    for (const Finding& f : all) {
+      if (f.kernel != ki) continue;
       out += fmt::format(
-          "{}:{}:{}: warning: {}-way bank conflict: shared {} costs {:.4g} wavefronts per request "
-          "(ideal {:.4g}); "
-          "{:.0f}% of this kernel's shared wavefronts are excess [{}]\n",
-          shown_file(r, first.file), first.line, col, ways, kind_text,
-          static_cast<double>(wf) / static_cast<double>(req),
-          static_cast<double>(ideal) / static_cast<double>(req), share, k.name);
-      if (first.file == r.main_file && first.line > 0 &&
-          static_cast<size_t>(first.line) <= r.source_lines.size()) {
-        out += fmt::format("{:>5} | {}\n", first.line,
-                           r.source_lines[static_cast<size_t>(first.line) - 1]);
-        out += fmt::format("      | {}^\n",
-                           std::string(col > 1 ? static_cast<size_t>(col) - 1 : 0, ' '));
-      }
-      if (worst >= 0) {
-        const auto& s = k.sites[static_cast<size_t>(worst)];
+          "{} {} {}", paint.locus(fmt::format("{}:{}:{}:", source_path(r, f.file), f.line, f.col)),
+          paint.warning(), f.message);
+      if (f.kind == FindingKind::BankConflict) out += fmt::format(" [{}]", k.name);
+      out += '\n';
+      out += quote(r, f.file, f.line, f.col, paint);
+      if (f.kind == FindingKind::BankConflict && f.worst_site >= 0) {
+        const auto& s = k.sites[static_cast<size_t>(f.worst_site)];
         const auto& st = s.stats;
         out += fmt::format(
             "  worst request: {} of {} bytes, CTA {}, warp {}: {} wavefronts for an ideal of {}\n",
             op_text(st.op), st.width, st.worst_cta, st.worst_warp, st.worst_verdict.wavefronts,
             st.worst_verdict.ideal_wavefronts);
         out += "  why: " + why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch) + "\n";
-        out += render_picture(st.worst, st.worst_verdict, s.worst_schedule, *r.arch);
-      }
-      out += "\n";
-    }
-    // Global lines that touch more 32-byte sectors than their bytes need.
-    for (const auto& l : k.lines) {
-      if (l.space != ptx::Space::Global || l.sectors <= l.ideal_sectors || l.requests == 0)
-        continue;
-      const double per = static_cast<double>(l.sectors) / static_cast<double>(l.requests);
-      const double ideal = static_cast<double>(l.ideal_sectors) / static_cast<double>(l.requests);
-      out += fmt::format(
-          "{}:{}:{}: warning: uncoalesced global {} of {} byte{}: {:.3g} sectors of 32 B per "
-          "request (ideal "
-          "{:.3g}); {}\n",
-          shown_file(r, l.file), l.line, l.col, op_text(l.op), l.width, l.width == 1 ? "" : "s",
-          per, ideal, global_hint(l));
-      if (l.file == r.main_file && l.line > 0 &&
-          static_cast<size_t>(l.line) <= r.source_lines.size()) {
-        out += fmt::format("{:>5} | {}\n", l.line, r.source_lines[static_cast<size_t>(l.line) - 1]);
-        out += fmt::format("      | {}^\n",
-                           std::string(l.col > 1 ? static_cast<size_t>(l.col) - 1 : 0, ' '));
+        out += paint.picture(render_picture(st.worst, st.worst_verdict, s.worst_schedule, *r.arch));
       }
       out += "\n";
     }
     // Kernel summary and per-line table.
-    out += fmt::format("kernel {}: grid {}x{}x{}, block {}x{}x{}", k.name, k.grid.x, k.grid.y,
-                       k.grid.z, k.block.x, k.block.y, k.block.z);
+    out += paint.locus(fmt::format("kernel {}:", k.name)) +
+           fmt::format(" grid {}x{}x{}, block {}x{}x{}", k.grid.x, k.grid.y, k.grid.z, k.block.x,
+                       k.block.y, k.block.z);
     if (k.dynamic_smem) out += fmt::format(", {} bytes of dynamic shared memory", k.dynamic_smem);
     out += fmt::format("; {} of {} CTA{} analysed\n", k.ctas_analysed, k.ctas_total,
                        k.ctas_total == 1 ? "" : "s");
@@ -177,11 +111,11 @@ std::string render_check_text(const analysis::CheckReport& r) {
             a.is_buffer ? fmt::format(" (the analysed CTAs touched {} bytes)", a.touched) : "");
     size_t wl = 4;
     for (const auto& l : k.lines)
-      wl = std::max(wl, fmt::format("{}:{}", shown_file(r, l.file), l.line).size());
+      wl = std::max(wl, fmt::format("{}:{}", source_path(r, l.file), l.line).size());
     out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", "line",
                        wl, "space", "op", "width", "requests", "cost", "ideal", "excess", "ways");
     for (const auto& l : k.lines) {
-      const std::string where = fmt::format("{}:{}", shown_file(r, l.file), l.line);
+      const std::string where = fmt::format("{}:{}", source_path(r, l.file), l.line);
       if (l.space == ptx::Space::Shared) {
         out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", where,
                            wl, "shared", op_text(l.op), l.width, l.requests, l.wavefronts,
@@ -196,7 +130,7 @@ std::string render_check_text(const analysis::CheckReport& r) {
       }
     }
     out += fmt::format("  shared memory: {} wavefronts for an ideal of {} ({:.0f}% excess)\n",
-                       k.shared_wavefronts, k.shared_ideal_wavefronts, excess_pct);
+                       k.shared_wavefronts, k.shared_ideal_wavefronts, shared_excess_percent(k));
     std::uint64_t gs = 0, gi = 0;
     for (const auto& l : k.lines)
       if (l.space == ptx::Space::Global) {
@@ -209,7 +143,10 @@ std::string render_check_text(const analysis::CheckReport& r) {
                       gs, gi, 100.0 * static_cast<double>(gs - gi) / static_cast<double>(gs));
     out += "  cost: shared wavefronts, or global 32-byte sectors\n\n";
     for (const auto& n : k.notes)
-      out += fmt::format("{}:{}:{}: note: {}\n", shown_file(r, n.file), n.line, n.col, n.message);
+      out +=
+          fmt::format("{} {} {}\n",
+                      paint.locus(fmt::format("{}:{}:{}:", source_path(r, n.file), n.line, n.col)),
+                      paint.note(), n.message);
   }
   return out;
 }
@@ -217,10 +154,14 @@ std::string render_check_text(const analysis::CheckReport& r) {
 nlohmann::json check_to_json(const analysis::CheckReport& r) {
   using nlohmann::json;
   json j;
+  j["schema_version"] = kCheckJsonSchemaVersion;
+  j["tool"] = {{"name", "bankcheck"}, {"version", tool_version()}};
   j["input"] = r.input;
   j["arch"] = r.arch->name;
+  const std::vector<Finding> all = findings(r);
   json kernels = json::array();
-  for (const auto& k : r.kernels) {
+  for (size_t ki = 0; ki < r.kernels.size(); ++ki) {
+    const auto& k = r.kernels[ki];
     json kj;
     kj["name"] = k.name;
     kj["mangled"] = k.mangled;
@@ -228,10 +169,20 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
     kj["grid"] = {k.grid.x, k.grid.y, k.grid.z};
     kj["block"] = {k.block.x, k.block.y, k.block.z};
     kj["dynamic_smem"] = k.dynamic_smem;
+    kj["static_smem"] = k.static_smem;
     kj["ctas"] = k.ctas_total;
     kj["ctas_analysed"] = k.ctas_analysed;
     kj["shared_wavefronts"] = k.shared_wavefronts;
     kj["shared_ideal_wavefronts"] = k.shared_ideal_wavefronts;
+    kj["shared_excess_percent"] = shared_excess_percent(k);
+    json arrays = json::array();
+    for (const auto& v : k.shared_vars)
+      arrays.push_back({{"name", shared_var_display_name(v.name)},
+                        {"ptx_name", v.name},
+                        {"offset", v.offset},
+                        {"bytes", v.is_extern ? k.dynamic_smem : v.bytes},
+                        {"extern", v.is_extern}});
+    kj["shared_arrays"] = arrays;
     json args = json::array();
     for (const auto& a : k.args) {
       json aj = {{"name", a.name}, {"value", a.value}, {"defaulted", a.defaulted}};
@@ -245,7 +196,7 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
     json sites = json::array();
     for (const auto& s : k.sites) {
       const auto& st = s.stats;
-      json sj = {{"file", shown_file(r, s.file)},
+      json sj = {{"file", source_path(r, s.file)},
                  {"line", s.line},
                  {"col", s.col},
                  {"ptx_line", s.ptx_line},
@@ -258,7 +209,21 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
         sj["ideal_wavefronts"] = st.ideal_wavefronts;
         sj["excess"] = st.wavefronts - st.ideal_wavefronts;
         sj["ways"] = st.ways;
-        if (st.has_worst) sj["worst"] = {{"cta", st.worst_cta}, {"warp", st.worst_warp}};
+        if (st.has_worst) {
+          json lanes = json::array();
+          for (int l = 0; l < model::kWarpSize; ++l)
+            lanes.push_back(st.worst.lane_active(l) ? json(st.worst.addr[l]) : json(nullptr));
+          sj["worst"] = {{"cta", st.worst_cta},
+                         {"warp", st.worst_warp},
+                         {"wavefronts", st.worst_verdict.wavefronts},
+                         {"ideal_wavefronts", st.worst_verdict.ideal_wavefronts},
+                         {"ways", st.worst_verdict.ways},
+                         {"addresses", lanes}};
+          json names = json::array();
+          for (const ptx::SharedVar* v : shared_vars_touched(k, st.worst))
+            names.push_back(shared_var_display_name(v->name));
+          sj["arrays"] = names;
+        }
       } else if (st.space == ptx::Space::Global) {
         sj["sectors"] = st.sectors;
         sj["ideal_sectors"] = st.ideal_sectors;
@@ -269,10 +234,14 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
     kj["sites"] = sites;
     json lines = json::array();
     for (const auto& l : k.lines) {
-      json lj = {
-          {"file", shown_file(r, l.file)}, {"line", l.line},   {"space", space_text(l.space)},
-          {"op", op_text(l.op)},           {"width", l.width}, {"sites", l.sites},
-          {"requests", l.requests}};
+      json lj = {{"file", source_path(r, l.file)},
+                 {"line", l.line},
+                 {"col", l.col},
+                 {"space", space_text(l.space)},
+                 {"op", op_text(l.op)},
+                 {"width", l.width},
+                 {"sites", l.sites},
+                 {"requests", l.requests}};
       if (l.space == ptx::Space::Shared) {
         lj["wavefronts"] = l.wavefronts;
         lj["ideal_wavefronts"] = l.ideal_wavefronts;
@@ -290,8 +259,34 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
     kj["warp_instructions"] = k.warp_instructions;
     json notes = json::array();
     for (const auto& n : k.notes)
-      notes.push_back({{"file", shown_file(r, n.file)}, {"line", n.line}, {"message", n.message}});
+      notes.push_back({{"file", source_path(r, n.file)},
+                       {"line", n.line},
+                       {"col", n.col},
+                       {"message", n.message}});
     kj["notes"] = notes;
+    json fj = json::array();
+    for (const Finding& f : all) {
+      if (f.kernel != ki) continue;
+      json x = {{"rule", rule_id(f.kind)},
+                {"severity", severity_name(f.severity)},
+                {"file", source_path(r, f.file)},
+                {"line", f.line},
+                {"col", f.col},
+                {"message", f.message},
+                {"requests", f.requests},
+                {"cost", f.cost},
+                {"ideal", f.ideal},
+                {"excess", f.excess()},
+                {"share", f.share}};
+      if (f.kind == FindingKind::BankConflict) {
+        x["ways"] = f.ways;
+        if (f.worst_site >= 0) x["worst_site"] = f.worst_site;
+      } else {
+        x["hint"] = f.hint;
+      }
+      fj.push_back(x);
+    }
+    kj["findings"] = fj;
     kernels.push_back(kj);
   }
   j["kernels"] = kernels;

@@ -1,5 +1,6 @@
 // Views of `bankcheck check`: compiler-style diagnostics with the worst warp's bank
-// picture, a per-line table and a kernel summary (text), and JSON per DESIGN.md.
+// picture, a per-line table and a kernel summary (text), and JSON (docs/json.md,
+// docs/schema/check.schema.json).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -9,7 +10,22 @@
 
 namespace bankcheck::report {
 
-std::string render_check_text(const analysis::CheckReport& r);
+struct TextOptions {
+  bool color = false;  // ANSI colours in the style of GCC and Clang diagnostics
+};
+
+// GCC/Clang diagnostic lines (`file:line:col: warning: ...`, `...: note: ...`), each with
+// the source line, a caret and, for bank conflicts, the worst request's bank picture;
+// then per kernel a per-line table and totals.
+std::string render_check_text(const analysis::CheckReport& r, const TextOptions& options = {});
+
+// The version of the JSON below: raised when a field is removed or changes meaning; fields
+// may be added without a change.
+inline constexpr int kCheckJsonSchemaVersion = 1;
+
 nlohmann::json check_to_json(const analysis::CheckReport& r);
+
+// The version of bankcheck (the project's version), for reports that name their tool.
+const char* tool_version();
 
 }  // namespace bankcheck::report

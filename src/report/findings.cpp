@@ -1,0 +1,236 @@
+// The findings every view of `bankcheck check` shares, from the per-line sums.
+#include "bankcheck/report/findings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace bankcheck::report {
+namespace {
+
+Severity severity_of(double share) {
+  if (share >= kErrorShare) return Severity::Error;
+  if (share >= kWarningShare) return Severity::Warning;
+  return Severity::Note;
+}
+
+double fraction(std::uint64_t part, std::uint64_t whole) {
+  return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+std::string bytes_text(int width) { return fmt::format("{} byte{}", width, width == 1 ? "" : "s"); }
+
+}  // namespace
+
+const char* rule_id(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::BankConflict:
+      return "bank-conflict";
+    case FindingKind::UncoalescedGlobal:
+      return "uncoalesced-global-access";
+    case FindingKind::MisalignedGlobal:
+      return "misaligned-global-access";
+  }
+  return "?";
+}
+
+const char* severity_name(Severity s) {
+  switch (s) {
+    case Severity::Note:
+      return "note";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Error:
+      return "error";
+  }
+  return "?";
+}
+
+std::string source_path(const analysis::CheckReport& r, int file) {
+  if (file == r.main_file && !r.input.empty()) return r.input;
+  if (file > 0 && static_cast<size_t>(file) < r.files.size() &&
+      !r.files[static_cast<size_t>(file)].empty())
+    return r.files[static_cast<size_t>(file)];
+  return r.input;
+}
+
+const std::string* source_line(const analysis::CheckReport& r, int file, int line) {
+  if (file != r.main_file || line <= 0 || static_cast<size_t>(line) > r.source_lines.size())
+    return nullptr;
+  return &r.source_lines[static_cast<size_t>(line) - 1];
+}
+
+double shared_excess_percent(const analysis::KernelReport& k) {
+  return 100.0 * fraction(k.shared_wavefronts - k.shared_ideal_wavefronts, k.shared_wavefronts);
+}
+
+const ptx::SharedVar* shared_var_at(const analysis::KernelReport& k, std::uint64_t offset) {
+  for (const auto& v : k.shared_vars) {
+    const std::uint64_t end =
+        v.is_extern ? v.offset + std::max<std::uint64_t>(k.dynamic_smem, 1) : v.offset + v.bytes;
+    if (offset >= v.offset && offset < end) return &v;
+  }
+  return nullptr;
+}
+
+std::vector<const ptx::SharedVar*> shared_vars_touched(const analysis::KernelReport& k,
+                                                       const model::WarpAccess& a) {
+  std::vector<const ptx::SharedVar*> out;
+  for (int l = 0; l < model::kWarpSize; ++l) {
+    if (!a.lane_active(l)) continue;
+    const ptx::SharedVar* v = shared_var_at(k, a.addr[l]);
+    if (v && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ptx::SharedVar* x, const ptx::SharedVar* y) { return x->offset < y->offset; });
+  return out;
+}
+
+std::string shared_var_display_name(const std::string& n) {
+  // Itanium local names: _ZZ <function encoding> E <length><name> [_<discriminator>]. The
+  // encoding may hold 'E's of its own, so take the last "E<length><name>" that ends the
+  // string (or is followed only by a discriminator).
+  if (n.rfind("_ZZ", 0) != 0) return n;
+  for (size_t e = n.size(); e-- > 3;) {
+    if (n[e] != 'E') continue;
+    size_t i = e + 1, len = 0;
+    while (i < n.size() && std::isdigit(static_cast<unsigned char>(n[i])) && len < 10000)
+      len = len * 10 + static_cast<size_t>(n[i++] - '0');
+    if (i == e + 1 || len == 0 || i + len > n.size()) continue;
+    const std::string rest = n.substr(i + len);
+    const bool discriminator =
+        rest.empty() ||
+        (rest.size() > 1 && rest[0] == '_' && std::all_of(rest.begin() + 1, rest.end(), [](char c) {
+           return std::isdigit(static_cast<unsigned char>(c));
+         }));
+    if (discriminator) return n.substr(i, len);
+  }
+  return n;
+}
+
+std::string global_hint(const analysis::LineReport& l) {
+  using K = analysis::GlobalPattern::Kind;
+  const auto& p = l.pattern;
+  switch (p.kind) {
+    case K::Consecutive:
+      return fmt::format(
+          "the lanes {} consecutive {}-byte elements, but the first starts {} B past a 32-byte "
+          "boundary: "
+          "align the base pointer (cudaMalloc gives 256-byte alignment), or, for rows of a 2-D "
+          "array, make "
+          "the row pitch a multiple of 128 B (cudaMallocPitch)",
+          l.op == model::Op::Store ? "write" : "read", l.width, p.offset);
+    case K::Strided: {
+      const std::int64_t s = p.stride < 0 ? -p.stride : p.stride;
+      if (s < 32) {
+        std::int64_t align = 1;
+        while (align < s) align *= 2;  // the structure padded to a vector width
+        return fmt::format(
+            "stride {} B between lanes, each {} {} B: an array of {}-byte structures accessed a "
+            "field at a "
+            "time; a structure of arrays, or one aligned vector access per element (__align__({}) "
+            "on the "
+            "structure), moves only the bytes it needs",
+            p.stride, l.op == model::Op::Store ? "writing" : "reading", l.width, s, align);
+      }
+      return fmt::format("stride {} B between lanes: each lane touches its own sector{}", p.stride,
+                         s >= 128 ? " (a column walk of a row-major array? stage the tile through "
+                                    "shared memory, or swap the "
+                                    "index order)"
+                                  : "");
+    }
+    case K::Rows:
+      if (p.pitch % 128 != 0)
+        return fmt::format(
+            "runs of {} lanes read consecutive elements, {} B apart, not a multiple of 128 B: pad "
+            "the rows to a "
+            "multiple of 128 B (cudaMallocPitch)",
+            p.run, p.pitch);
+      return fmt::format("runs of {} lanes read consecutive elements, rows {} B apart", p.run,
+                         p.pitch);
+    case K::Unknown:
+      break;
+  }
+  return "the lanes' addresses touch more sectors than the bytes they need";
+}
+
+std::vector<Finding> findings(const analysis::CheckReport& r) {
+  std::vector<Finding> out;
+  for (size_t ki = 0; ki < r.kernels.size(); ++ki) {
+    const auto& k = r.kernels[ki];
+    // Shared: one finding per source line, its kinds (op, width) summed. The lines of one
+    // source line are adjacent (sites are in source order).
+    for (size_t i = 0; i < k.lines.size();) {
+      Finding f;
+      f.kind = FindingKind::BankConflict;
+      f.kernel = ki;
+      f.file = k.lines[i].file;
+      f.line = k.lines[i].line;
+      f.col = k.lines[i].col;
+      std::vector<std::string> kinds;
+      size_t j = i;
+      for (; j < k.lines.size() && k.lines[j].file == f.file && k.lines[j].line == f.line; ++j) {
+        const auto& l = k.lines[j];
+        if (l.space != ptx::Space::Shared) continue;
+        f.lines.push_back(j);
+        f.requests += l.requests;
+        f.cost += l.wavefronts;
+        f.ideal += l.ideal_wavefronts;
+        f.ways = std::max(f.ways, l.ways);
+        f.col = std::min(f.col, l.col);
+        const std::string kind = fmt::format("{} of {}", model::op_name(l.op), bytes_text(l.width));
+        if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+        if (l.worst_site >= 0 &&
+            (f.worst_site < 0 ||
+             k.sites[static_cast<size_t>(l.worst_site)].stats.worst_verdict.excess() >
+                 k.sites[static_cast<size_t>(f.worst_site)].stats.worst_verdict.excess()))
+          f.worst_site = l.worst_site;
+      }
+      i = j;
+      if (f.cost <= f.ideal || f.requests == 0) continue;
+      for (size_t q = 0; q < kinds.size(); ++q)
+        f.what += (q == 0 ? "" : (q + 1 == kinds.size() ? " and " : ", ")) + kinds[q];
+      f.share = fraction(f.excess(), k.shared_wavefronts);
+      f.severity = severity_of(f.share);
+      f.message = fmt::format(
+          "{}-way bank conflict: shared {} costs {:.4g} wavefronts per request (ideal {:.4g}); "
+          "{:.0f}% of this kernel's shared wavefronts are excess",
+          f.ways, f.what, fraction(f.cost, f.requests), fraction(f.ideal, f.requests),
+          100.0 * f.share);
+      out.push_back(std::move(f));
+    }
+    // Global: one finding per line and kind that touches more sectors than it needs.
+    std::uint64_t global_sectors = 0;
+    for (const auto& l : k.lines)
+      if (l.space == ptx::Space::Global) global_sectors += l.sectors;
+    for (size_t i = 0; i < k.lines.size(); ++i) {
+      const auto& l = k.lines[i];
+      if (l.space != ptx::Space::Global || l.sectors <= l.ideal_sectors || l.requests == 0)
+        continue;
+      Finding f;
+      f.kind = l.pattern.kind == analysis::GlobalPattern::Kind::Consecutive
+                   ? FindingKind::MisalignedGlobal
+                   : FindingKind::UncoalescedGlobal;
+      f.kernel = ki;
+      f.file = l.file;
+      f.line = l.line;
+      f.col = l.col;
+      f.lines = {i};
+      f.what = fmt::format("{} of {}", model::op_name(l.op), bytes_text(l.width));
+      f.requests = l.requests;
+      f.cost = l.sectors;
+      f.ideal = l.ideal_sectors;
+      f.share = fraction(f.excess(), global_sectors);
+      f.severity = severity_of(f.share);
+      f.hint = global_hint(l);
+      f.message = fmt::format(
+          "uncoalesced global {}: {:.3g} sectors of 32 B per request (ideal {:.3g}); {}", f.what,
+          fraction(f.cost, f.requests), fraction(f.ideal, f.requests), f.hint);
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
+}  // namespace bankcheck::report

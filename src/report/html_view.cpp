@@ -1,0 +1,254 @@
+// The single-file HTML report: summary, annotated source with a heat colour, and the bank
+// picture of each conflicting line's worst request. Every user-supplied string (source
+// text, paths, kernel names) goes through html_escape; the page has no script at all.
+#include "bankcheck/report/html_view.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "bankcheck/report/check_view.hpp"
+#include "bankcheck/report/explain_view.hpp"
+#include "bankcheck/report/findings.hpp"
+
+namespace bankcheck::report {
+namespace {
+
+constexpr const char* kStyle = R"(
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0 2em 3em; color: #1b1b1b; }
+h1 { font-size: 1.4em; margin: 1em 0 0.2em; }
+h2 { font-size: 1.15em; margin: 1.6em 0 0.5em; border-bottom: 1px solid #ddd; }
+h3 { font-size: 1em; margin: 1.2em 0 0.3em; }
+.meta { color: #555; margin: 0; }
+table { border-collapse: collapse; }
+th, td { padding: 2px 8px; text-align: right; white-space: nowrap; }
+th { background: #f3f3f3; font-weight: 600; }
+td.name, th.name { text-align: left; }
+table.summary td, table.summary th { border: 1px solid #ddd; }
+.sev { display: inline-block; min-width: 4.5em; text-align: center; border-radius: 3px;
+       font-size: 0.8em; font-weight: 600; color: #fff; padding: 0 4px; }
+.sev.error { background: #c62828; } .sev.warning { background: #b8860b; } .sev.note { background: #607d8b; }
+ol.findings li { margin: 0.3em 0; }
+table.src { font: 12px/1.35 ui-monospace, monospace; width: 100%; }
+table.src td { padding: 0 6px; vertical-align: top; }
+table.src td.ln { color: #888; user-select: none; }
+table.src td.n { color: #333; min-width: 4em; }
+table.src td.code { text-align: left; white-space: pre; width: 100%; }
+table.src tr.global td.code { box-shadow: inset 3px 0 #e67e22; }
+table.src tr:target { outline: 2px solid #1565c0; }
+.why { margin: 0.2em 0 0.6em; }
+svg.banks { display: block; margin: 0.5em 0 1em; background: #fff; }
+a { color: #1565c0; }
+)";
+
+std::string pct(double share) { return fmt::format("{:.0f}%", 100.0 * share); }
+
+// Heat colour: white at no excess, deep red at the page's most; log scale, so lines with a
+// tenth of the worst line's excess still show.
+std::string heat(std::uint64_t excess, std::uint64_t most) {
+  if (!excess || !most) return "";
+  const double t = std::log1p(static_cast<double>(excess)) / std::log1p(static_cast<double>(most));
+  const int light = static_cast<int>(std::lround(97.0 - 29.0 * t));
+  return fmt::format(" style=\"background: hsl(4, 85%, {}%)\"", light);
+}
+
+std::string anchor(size_t kernel, int line) { return fmt::format("site-{}-{}", kernel, line); }
+
+}  // namespace
+
+std::string html_escape(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  for (char c : s) switch (c) {
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&#39;";
+        break;
+      default:
+        o += c;
+    }
+  return o;
+}
+
+std::string render_check_html(const analysis::CheckReport& r) {
+  const auto E = html_escape;
+  const std::vector<Finding> all = findings(r);
+  std::string o;
+  o += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  // Nothing to fetch and nothing to run: even a mistake in escaping could not load or
+  // execute anything.
+  o += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+       "style-src 'unsafe-inline'; img-src data:\">\n";
+  o += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  o += fmt::format("<title>bankcheck: {}</title>\n<style>{}</style>\n</head>\n<body>\n", E(r.input),
+                   kStyle);
+  o += fmt::format("<h1>bankcheck report: {}</h1>\n", E(r.input));
+  o += fmt::format(
+      "<p class=\"meta\">architecture {} &middot; bankcheck {} &middot; {} finding{}</p>\n",
+      E(r.arch->name), tool_version(), all.size(), all.size() == 1 ? "" : "s");
+
+  // Kernel summary.
+  o +=
+      "<h2 id=\"kernels\">Kernels</h2>\n<table class=\"summary\">\n<tr><th "
+      "class=\"name\">kernel</th>"
+      "<th>grid</th><th>block</th><th>CTAs analysed</th><th>shared wavefronts</th><th>ideal</th>"
+      "<th>excess</th><th>global sectors</th><th>ideal</th><th>excess</th><th>findings</th></tr>\n";
+  for (size_t ki = 0; ki < r.kernels.size(); ++ki) {
+    const auto& k = r.kernels[ki];
+    std::uint64_t gs = 0, gi = 0;
+    for (const auto& l : k.lines)
+      if (l.space == ptx::Space::Global) {
+        gs += l.sectors;
+        gi += l.ideal_sectors;
+      }
+    const auto n =
+        std::count_if(all.begin(), all.end(), [&](const Finding& f) { return f.kernel == ki; });
+    o += fmt::format(
+        "<tr><td class=\"name\" title=\"{}\">{}</td><td>{}x{}x{}</td><td>{}x{}x{}</td><td>{} of "
+        "{}</td>"
+        "<td>{}</td><td>{}</td><td>{:.0f}%</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        E(k.signature), E(k.name), k.grid.x, k.grid.y, k.grid.z, k.block.x, k.block.y, k.block.z,
+        k.ctas_analysed, k.ctas_total, k.shared_wavefronts, k.shared_ideal_wavefronts,
+        shared_excess_percent(k), gs, gi,
+        gs ? fmt::format("{:.0f}%", 100.0 * static_cast<double>(gs - gi) / static_cast<double>(gs))
+           : std::string("-"),
+        n);
+  }
+  o += "</table>\n";
+
+  // Findings.
+  o += "<h2 id=\"findings\">Findings</h2>\n";
+  if (all.empty())
+    o += "<p>No bank conflict and no uncoalesced global access.</p>\n";
+  else {
+    o += "<ol class=\"findings\">\n";
+    for (const Finding& f : all) {
+      const auto& k = r.kernels[f.kernel];
+      const std::string where = fmt::format("{}:{}:{}", source_path(r, f.file), f.line, f.col);
+      const std::string target = f.kind == FindingKind::BankConflict && f.worst_site >= 0
+                                     ? anchor(f.kernel, f.line)
+                                     : fmt::format("L{}", f.line);
+      o += fmt::format(
+          "<li><span class=\"sev {0}\">{0}</span> <a href=\"#{1}\">{2}</a> <code>{3}</code>: "
+          "{4}</li>\n",
+          severity_name(f.severity), target, E(where), E(k.name), E(f.message));
+    }
+    o += "</ol>\n";
+  }
+
+  // Annotated source: excess per line over every kernel.
+  o += fmt::format("<h2 id=\"source\">Source: {}</h2>\n", E(source_path(r, r.main_file)));
+  if (r.source_lines.empty()) {
+    o += "<p>The source is not available (the input is PTX).</p>\n";
+  } else {
+    struct LineHeat {
+      std::uint64_t excess = 0, sectors_excess = 0;
+      std::uint32_t ways = 0;
+      std::vector<std::string> notes;
+    };
+    std::map<int, LineHeat> heat_of;
+    std::uint64_t most = 0;
+    for (const auto& k : r.kernels)
+      for (const auto& l : k.lines) {
+        if (l.file != r.main_file) continue;
+        auto& h = heat_of[l.line];
+        if (l.space == ptx::Space::Shared) {
+          h.excess += l.wavefronts - l.ideal_wavefronts;
+          h.ways = std::max(h.ways, l.ways);
+          h.notes.push_back(
+              fmt::format("{}: shared {} of {} B, {} wavefronts for an ideal of {}, {}-way", k.name,
+                          model::op_name(l.op), l.width, l.wavefronts, l.ideal_wavefronts, l.ways));
+        } else if (l.space == ptx::Space::Global) {
+          h.sectors_excess += l.sectors - l.ideal_sectors;
+          h.notes.push_back(fmt::format("{}: global {} of {} B, {} sectors for an ideal of {}",
+                                        k.name, model::op_name(l.op), l.width, l.sectors,
+                                        l.ideal_sectors));
+        }
+      }
+    for (const auto& [line, h] : heat_of) most = std::max(most, h.excess);
+    o += "<table class=\"src\">\n<tr><th>line</th><th title=\"excess shared wavefronts\">excess "
+         "wf</th>"
+         "<th title=\"worst N-way bank conflict\">ways</th><th title=\"excess global 32-byte "
+         "sectors\">"
+         "excess sectors</th><th class=\"name\">source</th></tr>\n";
+    for (size_t i = 0; i < r.source_lines.size(); ++i) {
+      const int line = static_cast<int>(i) + 1;
+      auto it = heat_of.find(line);
+      const LineHeat* h = it == heat_of.end() ? nullptr : &it->second;
+      std::string title;
+      if (h)
+        for (const auto& n : h->notes) title += (title.empty() ? "" : "\n") + n;
+      o += fmt::format(
+          "<tr id=\"L{}\"{}{}{}><td class=\"ln\">{}</td><td class=\"n\">{}</td><td "
+          "class=\"n\">{}</td>"
+          "<td class=\"n\">{}</td><td class=\"code\">{}</td></tr>\n",
+          line, h && h->sectors_excess ? " class=\"global\"" : "", h ? heat(h->excess, most) : "",
+          title.empty() ? "" : fmt::format(" title=\"{}\"", E(title)), line,
+          h && h->excess ? std::to_string(h->excess) : "",
+          h && h->ways > 1 ? fmt::format("{}-way", h->ways) : "",
+          h && h->sectors_excess ? std::to_string(h->sectors_excess) : "", E(r.source_lines[i]));
+    }
+    o += "</table>\n";
+  }
+
+  // The worst request of each conflicting line.
+  o += "<h2 id=\"sites\">Conflicting lines: the worst request</h2>\n";
+  bool any = false;
+  for (const Finding& f : all) {
+    if (f.kind != FindingKind::BankConflict || f.worst_site < 0) continue;
+    any = true;
+    const auto& k = r.kernels[f.kernel];
+    const auto& s = k.sites[static_cast<size_t>(f.worst_site)];
+    const auto& st = s.stats;
+    o += fmt::format(
+        "<section id=\"{}\">\n<h3><a href=\"#L{}\">{}:{}</a> in <code>{}</code>: {}-way</h3>\n",
+        anchor(f.kernel, f.line), f.line, E(source_path(r, f.file)), f.line, E(k.name), f.ways);
+    if (const std::string* text = source_line(r, f.file, f.line))
+      o += fmt::format("<pre>{}</pre>\n", E(*text));
+    o += fmt::format(
+        "<p>{} <span class=\"sev {}\">{}</span> (share of the kernel's shared wavefronts: "
+        "{})</p>\n",
+        E(f.message), severity_name(f.severity), severity_name(f.severity), pct(f.share));
+    std::string arrays;
+    for (const ptx::SharedVar* v : shared_vars_touched(k, st.worst))
+      arrays += (arrays.empty() ? "" : ", ") + shared_var_display_name(v->name);
+    o += fmt::format(
+        "<p class=\"why\">Worst request: {} of {} bytes{}, CTA {}, warp {}: {} wavefronts for an "
+        "ideal of "
+        "{}.<br>Why: {}.</p>\n",
+        model::op_name(st.op), st.width, arrays.empty() ? "" : " to " + E(arrays), st.worst_cta,
+        st.worst_warp, st.worst_verdict.wavefronts, st.worst_verdict.ideal_wavefronts,
+        E(why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch)));
+    o += render_bank_svg(st.worst, st.worst_verdict, s.worst_schedule, *r.arch);
+    o += "</section>\n";
+  }
+  if (!any) o += "<p>No line has a bank conflict.</p>\n";
+
+  // Notes.
+  bool notes = false;
+  for (const auto& k : r.kernels)
+    for (const auto& n : k.notes) {
+      if (!notes) o += "<h2 id=\"notes\">Notes</h2>\n<ul>\n";
+      notes = true;
+      o += fmt::format("<li>{}:{}:{}: <code>{}</code>: {}</li>\n", E(source_path(r, n.file)),
+                       n.line, n.col, E(k.name), E(n.message));
+    }
+  if (notes) o += "</ul>\n";
+  o += "</body>\n</html>\n";
+  return o;
+}
+
+}  // namespace bankcheck::report

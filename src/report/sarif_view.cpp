@@ -1,0 +1,285 @@
+// SARIF 2.1.0 log of a checked program, from the findings every view shares.
+#include "bankcheck/report/sarif_view.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "bankcheck/report/check_view.hpp"
+#include "bankcheck/report/findings.hpp"
+
+namespace bankcheck::report {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kSarifSchema = "https://json.schemastore.org/sarif-2.1.0.json";
+constexpr const char* kNoteRule = "emulation-note";
+
+struct Rule {
+  const char* id;
+  const char* name;
+  const char* level;
+  const char* short_text;
+  const char* full_text;
+  const char* help;
+};
+
+// Index i is the rule of FindingKind(i); the last is the emulator's notes.
+const Rule kRules[] = {
+    {"bank-conflict", "SharedMemoryBankConflict", "warning",
+     "Shared-memory bank conflict: a request costs more wavefronts than its bytes need.",
+     "Lanes of one warp read or write different 32-bit words of the same shared-memory bank in "
+     "one phase; the bank serves them one after another, so the request takes several "
+     "wavefronts (Nsight Compute's l1tex__data_bank_conflicts_pipe_lsu_mem_shared). The "
+     "result counts wavefronts and their ideal over the analysed CTAs.",
+     "Change the index so that the lanes of a warp fall in different banks: pad each row of a "
+     "2-D array by one element (float tile[32][33]), or swizzle the column with the row "
+     "(tile[y][x ^ y]). `bankcheck explain` draws the request; `bankcheck fix` ranks the "
+     "candidate layouts."},
+    {"uncoalesced-global-access", "UncoalescedGlobalAccess", "warning",
+     "Uncoalesced global access: a request touches more 32-byte sectors than its bytes need.",
+     "The lanes of a warp touch global memory with a stride, so each request moves more "
+     "32-byte sectors than the bytes it uses (Nsight Compute's L2 Theoretical Sectors Global "
+     "against its Ideal).",
+     "Make consecutive lanes touch consecutive elements: a structure of arrays instead of an "
+     "array of structures, one aligned vector access per element, or a shared-memory tile for "
+     "a column walk."},
+    {"misaligned-global-access", "MisalignedGlobalAccess", "warning",
+     "Misaligned global access: consecutive elements from a base that is not 32-byte aligned.",
+     "The lanes of a warp touch consecutive elements, but the first does not start on a "
+     "32-byte sector boundary, so each request touches one sector more than it needs.",
+     "Align the base pointer (cudaMalloc gives 256-byte alignment) or, for the rows of a 2-D "
+     "array, make the row pitch a multiple of 128 bytes (cudaMallocPitch)."},
+    {kNoteRule, "EmulationNote", "note",
+     "Something the emulator noticed that may make the counts differ from the GPU's.",
+     "A barrier under divergence, a barrier that some warps exit before, or a shared access "
+     "with no bank rule on the chosen architecture (left out of the counts).",
+     "Read the note's message; the counts of the affected lines may not be those of the GPU."},
+};
+
+int rule_index(FindingKind kind) { return static_cast<int>(kind); }
+
+const char* level(Severity s) {
+  switch (s) {
+    case Severity::Error:
+      return "error";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Note:
+      return "note";
+  }
+  return "none";
+}
+
+// The distinct files results name, in order of first use: run.artifacts.
+struct Artifacts {
+  std::vector<std::string> paths;
+  int index(const std::string& path) {
+    auto it = std::find(paths.begin(), paths.end(), path);
+    if (it != paths.end()) return static_cast<int>(it - paths.begin());
+    paths.push_back(path);
+    return static_cast<int>(paths.size()) - 1;
+  }
+};
+
+json physical(const analysis::CheckReport& r, Artifacts& artifacts, int file, int line, int col) {
+  const std::string path = source_path(r, file);
+  json p = {{"artifactLocation", {{"uri", path_to_uri(path)}, {"index", artifacts.index(path)}}}};
+  if (line > 0) {
+    json region = {{"startLine", line}};
+    if (col > 0) region["startColumn"] = col;
+    if (const std::string* text = source_line(r, file, line)) region["snippet"] = {{"text", *text}};
+    p["region"] = region;
+  }
+  return p;
+}
+
+std::string verb(model::Op op) {
+  switch (op) {
+    case model::Op::Load:
+      return "loads";
+    case model::Op::Store:
+      return "stores";
+    default:
+      return "updates";
+  }
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i == 0 ? "" : (i + 1 == v.size() ? " and " : ", ")) + v[i];
+  return s;
+}
+
+// The other source lines of the kernel whose shared requests touch an array that the
+// finding's worst request touches (the worst request of each of their sites).
+json related(const analysis::CheckReport& r, const analysis::KernelReport& k, const Finding& f,
+             Artifacts& artifacts) {
+  json out = json::array();
+  if (f.worst_site < 0) return out;
+  const auto& worst = k.sites[static_cast<size_t>(f.worst_site)].stats.worst;
+  const auto arrays = shared_vars_touched(k, worst);
+  if (arrays.empty()) return out;
+  struct Other {
+    int col = 0;
+    std::vector<std::string> verbs, names;
+    std::uint64_t excess = 0;
+  };
+  std::map<std::pair<int, int>, Other> lines;  // (file, line), in source order
+  for (const auto& s : k.sites) {
+    if (s.stats.space != ptx::Space::Shared || !s.stats.has_worst) continue;
+    if (s.file == f.file && s.line == f.line) continue;
+    bool shares = false;
+    std::vector<std::string> names;
+    for (const ptx::SharedVar* v : shared_vars_touched(k, s.stats.worst))
+      if (std::find(arrays.begin(), arrays.end(), v) != arrays.end()) {
+        shares = true;
+        names.push_back(shared_var_display_name(v->name));
+      }
+    if (!shares) continue;
+    auto [it, fresh] = lines.try_emplace({s.file, s.line});
+    Other& o = it->second;
+    if (fresh || s.col < o.col) o.col = s.col;
+    const std::string vb = verb(s.stats.op);
+    if (std::find(o.verbs.begin(), o.verbs.end(), vb) == o.verbs.end()) o.verbs.push_back(vb);
+    for (auto& n : names)
+      if (std::find(o.names.begin(), o.names.end(), n) == o.names.end()) o.names.push_back(n);
+    o.excess += s.stats.wavefronts - s.stats.ideal_wavefronts;
+  }
+  int id = 0;
+  for (const auto& [where, o] : lines) {
+    json loc = {{"id", id++},
+                {"physicalLocation", physical(r, artifacts, where.first, where.second, o.col)}};
+    loc["message"] = {
+        {"text", fmt::format("this line also {} {} ({})", join(o.verbs), join(o.names),
+                             o.excess ? fmt::format("{} excess wavefronts", o.excess)
+                                      : std::string("no bank conflict"))}};
+    out.push_back(loc);
+  }
+  return out;
+}
+
+json fix_json(const SarifFix& fx) {
+  json reps = json::array();
+  for (const auto& rp : fx.replacements) {
+    json region = {{"startLine", rp.start_line}};
+    if (rp.start_column > 0) region["startColumn"] = rp.start_column;
+    if (rp.end_line > 0) region["endLine"] = rp.end_line;
+    if (rp.end_column > 0) region["endColumn"] = rp.end_column;
+    reps.push_back({{"deletedRegion", region}, {"insertedContent", {{"text", rp.inserted_text}}}});
+  }
+  return {{"description", {{"text", fx.description}}},
+          {"artifactChanges", json::array({{{"artifactLocation", {{"uri", path_to_uri(fx.file)}}},
+                                            {"replacements", reps}}})}};
+}
+
+}  // namespace
+
+std::string path_to_uri(const std::string& path) {
+  std::string enc;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/')
+      enc += static_cast<char>(c);
+    else
+      enc += fmt::format("%{:02X}", c);
+  }
+  if (!path.empty() && path[0] == '/') return "file://" + enc;
+  return enc;  // no ':' survives encoding, so the first segment never reads as a scheme
+}
+
+nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<SarifFix>* fixes) {
+  Artifacts artifacts;
+  json rules = json::array();
+  for (const Rule& ru : kRules)
+    rules.push_back({{"id", ru.id},
+                     {"name", ru.name},
+                     {"shortDescription", {{"text", ru.short_text}}},
+                     {"fullDescription", {{"text", ru.full_text}}},
+                     {"help", {{"text", ru.help}}},
+                     {"defaultConfiguration", {{"level", ru.level}}},
+                     {"properties", {{"tags", {"cuda", "performance"}}}}});
+  json results = json::array();
+  for (const Finding& f : findings(r)) {
+    const auto& k = r.kernels[f.kernel];
+    json res = {{"ruleId", rule_id(f.kind)},
+                {"ruleIndex", rule_index(f.kind)},
+                {"level", level(f.severity)},
+                {"kind", "fail"},
+                {"message", {{"text", fmt::format("{} (kernel {})", f.message, k.name)}}}};
+    json loc = {{"physicalLocation", physical(r, artifacts, f.file, f.line, f.col)}};
+    loc["logicalLocations"] = json::array({{{"name", k.name},
+                                            {"fullyQualifiedName", k.signature},
+                                            {"decoratedName", k.mangled},
+                                            {"kind", "function"}}});
+    res["locations"] = json::array({loc});
+    json props = {{"kernel", k.name},
+                  {"severity", severity_name(f.severity)},
+                  {"requests", f.requests},
+                  {"excess", f.excess()},
+                  {"share", f.share}};
+    if (f.kind == FindingKind::BankConflict) {
+      props["wavefronts"] = f.cost;
+      props["ideal_wavefronts"] = f.ideal;
+      props["ways"] = f.ways;
+      if (f.worst_site >= 0) {
+        const auto& st = k.sites[static_cast<size_t>(f.worst_site)].stats;
+        props["worst_request"] = {{"cta", st.worst_cta},
+                                  {"warp", st.worst_warp},
+                                  {"wavefronts", st.worst_verdict.wavefronts},
+                                  {"ideal_wavefronts", st.worst_verdict.ideal_wavefronts},
+                                  {"ways", st.worst_verdict.ways}};
+        json names = json::array();
+        for (const ptx::SharedVar* v : shared_vars_touched(k, st.worst))
+          names.push_back(shared_var_display_name(v->name));
+        props["arrays"] = names;
+      }
+      json rel = related(r, k, f, artifacts);
+      if (!rel.empty()) res["relatedLocations"] = rel;
+    } else {
+      props["sectors"] = f.cost;
+      props["ideal_sectors"] = f.ideal;
+    }
+    res["properties"] = props;
+    if (fixes && f.kind == FindingKind::BankConflict) {
+      json fj = json::array();
+      const std::string path = source_path(r, f.file);
+      for (const SarifFix& fx : *fixes)
+        if ((fx.kernel.empty() || fx.kernel == k.name) && fx.finding_file == path &&
+            fx.finding_line == f.line)
+          fj.push_back(fix_json(fx));
+      if (!fj.empty()) res["fixes"] = fj;
+    }
+    results.push_back(res);
+  }
+  for (const auto& k : r.kernels)
+    for (const auto& n : k.notes) {
+      json res = {{"ruleId", kNoteRule},
+                  {"ruleIndex", static_cast<int>(std::size(kRules)) - 1},
+                  {"level", "note"},
+                  {"kind", "informational"},
+                  {"message", {{"text", fmt::format("{} (kernel {})", n.message, k.name)}}}};
+      res["locations"] =
+          json::array({{{"physicalLocation", physical(r, artifacts, n.file, n.line, n.col)}}});
+      results.push_back(res);
+    }
+  json arts = json::array();
+  for (const auto& p : artifacts.paths)
+    arts.push_back({{"location", {{"uri", path_to_uri(p)}}}, {"sourceLanguage", "cuda"}});
+  json run = {{"tool",
+               {{"driver",
+                 {{"name", "bankcheck"},
+                  {"version", tool_version()},
+                  {"semanticVersion", tool_version()},
+                  {"rules", rules}}}}},
+              {"invocations", json::array({{{"executionSuccessful", true}}})},
+              {"artifacts", arts},
+              {"results", results},
+              {"properties", {{"input", r.input}, {"arch", r.arch->name}}}};
+  return {{"$schema", kSarifSchema}, {"version", "2.1.0"}, {"runs", json::array({run})}};
+}
+
+}  // namespace bankcheck::report
