@@ -371,6 +371,10 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
     }
   }
   std::atomic<std::uint64_t> next{0}, done{0}, executed{0};
+  if (o.progress) {
+    o.progress->ctas_done = 0;
+    o.progress->ctas_planned = adaptive ? 0 : order.size();
+  }
   std::atomic<bool> stop{false};
   std::mutex error_mutex;
   std::optional<std::string> error;
@@ -413,6 +417,7 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
       }
       executed += emus[t]->executed() - before;
       ++done;
+      if (o.progress) o.progress->ctas_done.fetch_add(1, std::memory_order_relaxed);
     }
   };
   std::vector<std::thread> pool;
@@ -489,7 +494,9 @@ analysis::CheckReport check(const CheckOptions& o) {
   CheckOptions per_kernel = o;  // the default sample budget is shared by the run's kernels
   per_kernel.sample_instructions =
       std::max<std::uint64_t>(o.sample_instructions / selected.size(), 1);
+  if (o.progress) o.progress->kernels = static_cast<int>(selected.size());
   for (auto& [kernel, settings] : selected) {
+    if (o.progress) ++o.progress->kernel;
     KernelRun run = run_kernel(l, *kernel, settings, *arch, per_kernel);
     r.kernels.push_back(std::move(run.report));
   }

@@ -2,14 +2,22 @@
 #include "check_cmd.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <optional>
 
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/report/check_view.hpp"
+#include "bankcheck/report/gate.hpp"
+#include "bankcheck/report/html_view.hpp"
+#include "bankcheck/report/sarif_view.hpp"
 #include "cli.hpp"
+#include "progress.hpp"
 
 namespace bankcheck::tools {
 
@@ -32,18 +40,56 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
   c->add_option("--nvcc", o.nvcc, "the nvcc to use (default: PATH, then /usr/local/cuda/bin/nvcc)");
   c->add_option("-I", o.include_dirs, "include directory for nvcc");
   c->add_option("-D", o.defines, "NAME[=VALUE] for nvcc");
-  c->add_option("--format", o.format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}))
+  c->add_option("--format", o.format,
+                "text (compiler-style diagnostics), json (docs/json.md), sarif (SARIF 2.1.0) or "
+                "html (one self-contained page)")
+      ->check(CLI::IsMember({"text", "json", "sarif", "html"}))
       ->capture_default_str();
   c->add_option("-o,--output", o.output,
                 "write the report to this file instead of standard output");
+  c->add_option("--color", o.color,
+                "colour the text report: auto (when standard output is a terminal), always or "
+                "never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  c->add_option("--fail-on", o.fail_on,
+                "exit 1 with a one-line summary when the report crosses a threshold: 'ways>N' "
+                "(a shared line with more than N ways) or 'excess>P%' (a kernel with more than "
+                "P% of its shared wavefronts in excess); may be repeated");
+  c->add_flag("!--no-progress", o.progress,
+              "no progress line on standard error (shown only on a terminal, after a second)");
   c->add_option("--threads", o.threads, "worker threads (default: all cores)");
   c->add_option("--budget", o.budget,
                 "warp instructions one CTA may execute before it is stopped (default 200000000)");
   c->add_option("nvcc_flags", o.nvcc_flags, "after --: more nvcc flags");
 }
 
+namespace {
+
+bool use_color(const CheckCmdOptions& o) {
+  if (o.color == "always") return true;
+  if (o.color == "never" || !o.output.empty()) return false;
+  const char* term = std::getenv("TERM");
+  return std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO) &&
+         !(term && std::strcmp(term, "dumb") == 0);
+}
+
+std::string render(const analysis::CheckReport& r, const CheckCmdOptions& o) {
+  if (o.format == "json") return report::check_to_json(r).dump(2) + "\n";
+  if (o.format == "sarif") return report::check_to_sarif(r).dump(2) + "\n";
+  if (o.format == "html") return report::render_check_html(r);
+  return report::render_check_text(r, {.color = use_color(o)});
+}
+
+}  // namespace
+
 int run_check(const CheckCmdOptions& o) {
+  std::vector<report::Gate> gates;
+  for (const auto& spec : o.fail_on) try {
+      gates.push_back(report::parse_gate(spec));
+    } catch (const std::invalid_argument& e) {
+      throw UserError(e.what());
+    }
   driver::CheckOptions co;
   co.input = o.input;
   co.arch = o.arch;
@@ -68,15 +114,39 @@ int run_check(const CheckCmdOptions& o) {
     co.flags.blocks = o.blocks;
   }
   for (const auto& a : o.args) co.flags.args.push_back(driver::parse_arg_assignment(a, "--arg"));
-  const analysis::CheckReport r = driver::check(co);
-  const std::string text =
-      o.format == "json" ? report::check_to_json(r).dump(2) + "\n" : report::render_check_text(r);
+  driver::Progress progress;
+  analysis::CheckReport r;
+  {
+    std::optional<ProgressLine> line;
+    if (o.progress && ProgressLine::wanted()) {
+      co.progress = &progress;
+      line.emplace(progress);
+    }
+    r = driver::check(co);
+  }
+  const std::string text = render(r, o);
   if (o.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
     std::ofstream f(o.output, std::ios::binary);
     if (!f) throw UserError(fmt::format("-o: cannot write '{}'", o.output));
     f << text;
+    if (!f.flush()) throw UserError(fmt::format("-o: cannot write '{}'", o.output));
+  }
+  std::fflush(stdout);
+  // The gates: the first crossed one is the summary; the others are named after it.
+  std::string summary;
+  int crossed = 0;
+  for (const auto& g : gates)
+    if (auto line = report::gate_crossed(r, g)) {
+      if (crossed++ == 0)
+        summary = *line;
+      else
+        summary += fmt::format("; also '{}'", g.spec);
+    }
+  if (crossed) {
+    std::fprintf(stderr, "bankcheck: %s\n", summary.c_str());
+    return 1;
   }
   return 0;
 }

@@ -18,8 +18,11 @@ struct CheckCmdOptions {
   std::string arch = "sm_90";
   std::string nvcc;
   std::vector<std::string> include_dirs, defines, nvcc_flags;
-  std::string format = "text";
+  std::string format = "text";  // text, json, sarif, html
   std::string output;
+  std::string color = "auto";        // text: auto (a terminal), always, never
+  std::vector<std::string> fail_on;  // 'ways>N', 'excess>P%'
+  bool progress = true;              // a progress line on a terminal's standard error
   unsigned threads = 0;
   std::uint64_t budget = 0;
 };

@@ -3,6 +3,7 @@
 // on the emulator (on all cores) and gather the per-site report.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -20,6 +21,15 @@
 
 namespace bankcheck::driver {
 
+// What a run is doing, for a progress display on another thread: the engine stores, the
+// display reads (relaxed atomics, no locks on the emulation path).
+struct Progress {
+  std::atomic<int> kernel{0};   // the kernel being emulated, 1-based; 0 while loading
+  std::atomic<int> kernels{0};  // how many the run checks
+  std::atomic<std::uint64_t> ctas_done{0};
+  std::atomic<std::uint64_t> ctas_planned{0};  // 0 when sampling until the instruction budget
+};
+
 struct CheckOptions {
   std::string input;     // FILE.cu or FILE.ptx
   LaunchSettings flags;  // --kernel --grid --block --smem --arg --blocks
@@ -33,6 +43,7 @@ struct CheckOptions {
   std::uint64_t sample_instructions = 4'000'000;
   // Keep every distinct shared request (for the fix advisor) in KernelRun::recorder.
   bool record_shared = false;
+  Progress* progress = nullptr;  // updated while the run goes, when given
 };
 
 struct Loaded {

@@ -1,0 +1,33 @@
+// A progress line on standard error for runs longer than a second, when standard error is
+// a terminal: "bankcheck: kernel 2 of 4: 12,345 of 65,536 CTAs". Cleared when the run ends.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "bankcheck/driver/check.hpp"
+
+namespace bankcheck::tools {
+
+class ProgressLine {
+ public:
+  // Shows nothing unless standard error is a terminal (and TERM is not "dumb").
+  explicit ProgressLine(const driver::Progress& progress);
+  ~ProgressLine();  // stops and erases the line (also when the run throws)
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  static bool wanted();  // standard error is a terminal
+
+ private:
+  void loop();
+  const driver::Progress& progress_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool shown_ = false;
+  std::thread thread_;
+};
+
+}  // namespace bankcheck::tools
