@@ -4,7 +4,10 @@
 #   DIR: holds manifest.tsv and variants/ (bench/fix/make_variants.py wrote them)
 #   OUT: gets ncu.tsv (one row per manifest row: the kernel's shared wavefronts, bank
 #        conflicts and duration, one launch under ncu), app.tsv (each program's own check
-#        of its results: OK or WRONG) and log.txt
+#        of its results: OK or WRONG), source.tar.gz (per (program, kernel): ncu's
+#        per-instruction Source Counters, which bench/check/lines.py sums per line; the
+#        kernel-level counters also count other L1 traffic on large kernels) and log.txt
+#   STEPS (default "app metrics source") picks the measurements to take.
 set -uo pipefail
 dir=$(cd "$1" && pwd); out=$2
 mkdir -p "$out"; out=$(cd "$out" && pwd)
@@ -19,16 +22,18 @@ export -f src_of name_of; export dir root NVCC work
 tail -n +2 "$dir/manifest.tsv" | cut -f6 | sort -u > "$work/programs.txt"
 # Build all programs in parallel.
 xargs -P "$(nproc)" -I{} bash -c 'n=$(name_of "{}"); $NVCC -O3 -lineinfo -arch=sm_90 -o "$work/$n" "$(src_of "{}")" > "$work/$n.build.txt" 2>&1 || echo "build failed: {}"' < "$work/programs.txt" > "$out/log.txt" 2>&1
-# Each program's own check.
+steps=${STEPS:-app metrics source}
+has() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+# Each program's own check (four at a time).
+if has app; then
 printf 'program\tresult\n' > "$out/app.tsv"
-while read -r p; do
-  n=$(name_of "$p")
-  r=$(timeout 120 "$work/$n" 2>&1 | tr '\n' ' ')
-  printf '%s\t%s\n' "$p" "$r" >> "$out/app.tsv"
-done < "$work/programs.txt"
+xargs -P 4 -I{} bash -c 'n=$(name_of "{}"); r=$(timeout 120 "$work/$n" 2>&1 | tr "\n" " "); printf "%s\t%s\n" "{}" "$r"' < "$work/programs.txt" >> "$out/app.tsv"
+fi
 # One ncu launch per (program, kernel).
+if has metrics; then
 printf 'program\tkernel\tmetric\tvalue\n' > "$out/ncu.tsv"
 tail -n +2 "$dir/manifest.tsv" | while IFS=$'\t' read -r ex kernel array kind change program pred ideal; do
+  [ "$kind" = original ] && [ "$pred" = 0 ] && continue  # no shared memory: nothing to compare
   n=$(name_of "$program")
   timeout 300 $NCU --kernel-name-base function --kernel-name "$kernel" --launch-count 1 \
       --metrics "$metrics" --csv --print-units base "$work/$n" > "$work/ncu.csv" 2>> "$out/log.txt"
@@ -40,4 +45,19 @@ for r in csv.DictReader(rows):
 PY
   echo "ncu $program $kernel done" >> "$out/log.txt"
 done
+fi
+# Source counters per (program, kernel), packed after each so that a cut-off run keeps them.
+if has source; then
+mkdir -p "$work/source"
+tail -n +2 "$dir/manifest.tsv" | while IFS=$'\t' read -r ex kernel array kind change program pred ideal; do
+  [ "$kind" = original ] && [ "$pred" = 0 ] && continue
+  n=$(name_of "$program")
+  timeout 300 $NCU --kernel-name-base function --kernel-name "$kernel" --launch-count 1 \
+      --section SourceCounters --page source --csv --print-source cuda,sass \
+      --log-file "$work/source/${n}__$kernel.source.csv" "$work/$n" > /dev/null 2>> "$out/log.txt"
+  gzip -f "$work/source/${n}__$kernel.source.csv"
+  tar czf "$out/source.tar.gz" -C "$work" source
+  echo "source $program $kernel done" >> "$out/log.txt"
+done
+fi
 rm -rf "$work"
