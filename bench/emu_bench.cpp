@@ -4,6 +4,7 @@
 // (-arch=sm_90 -lineinfo) from examples/transpose.cu and examples/matmul.cu.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "bankcheck/analysis/site_stats.hpp"
@@ -51,6 +52,9 @@ void run(benchmark::State& state, Setup& s, bool analyse) {
   }
   state.counters["warp_instructions_per_s"] =
       benchmark::Counter(static_cast<double>(e.executed()), benchmark::Counter::kIsRate);
+  // For instruction counts under callgrind: host instructions / (CTAs * this).
+  state.counters["warp_instructions_per_cta"] =
+      static_cast<double>(e.executed()) / static_cast<double>(std::max<std::uint32_t>(cta, 1));
   state.SetLabel("target >= 50M/s");
 }
 

@@ -14,6 +14,13 @@
 #include <limits>
 #include <type_traits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "bankcheck/emu/lanes.hpp"
+#include "uop.hpp"
+
 namespace bankcheck::emu {
 
 using ptx::Instr;
@@ -254,6 +261,15 @@ struct Emulator::State {
   std::vector<std::uint8_t> shared;
   std::vector<std::uint8_t> local;  // [thread][local_bytes]
   std::vector<Warp> warps;
+  // The kernel as micro-ops (uop.hpp) and the 32-lane arrays they read: broadcast
+  // immediates, the CTA's ntid/ctaid/nctaid (refilled per CTA) and lane numbers.
+  detail::Compiled compiled;
+  std::uint64_t cta_consts[9 * 32] = {};
+  // The block shape and register file size the tid slots were last filled for (nothing
+  // writes them, so they stay valid between CTAs of a launch).
+  std::size_t tid_regs_for = 0;
+  std::uint32_t tid_regs_dims[3] = {0, 0, 0};
+  std::uint64_t laneids[32] = {};
 };
 
 Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, GlobalMemory& memory)
@@ -265,6 +281,12 @@ Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, Globa
       if (o.kind == Opnd::Kind::Imm || o.kind == Opnd::Kind::SymAddr)
         state_->imm[i * 4 + static_cast<std::size_t>(k)].assign(32, o.imm);
     }
+  for (int l = 0; l < 32; ++l) state_->laneids[l] = static_cast<std::uint64_t>(l);
+  detail::Layout layout;
+  layout.num_preds = std::max<std::uint32_t>(kernel.num_preds, 1);
+  layout.cta = state_->cta_consts;
+  layout.laneid = state_->laneids;
+  state_->compiled = detail::compile(kernel, layout);
 }
 Emulator::~Emulator() = default;
 
@@ -286,8 +308,9 @@ struct Ctx {
   std::vector<std::uint8_t>& local;
   std::uint32_t nregs, npreds, nwarps;
   const std::vector<std::vector<std::uint64_t>>& imm;
-  std::uint64_t budget_used = 0;
-  int cur_pc = 0;  // the instruction being executed (for the immediate cache)
+  int cur_pc = 0;                       // the instruction being executed (for the immediate cache)
+  const std::uint64_t* used = nullptr;  // warp instructions run in this CTA so far
+  bool has_listeners = !listeners.empty();
   GlobalMemory::Buffer* last_buffer = nullptr;
 
   std::uint64_t& R(int w, std::uint32_t r, int lane) {
@@ -341,7 +364,7 @@ struct Ctx {
       case ptx::Special::Clock:
       case ptx::Special::Clock64:
       case ptx::Special::Globaltimer:
-        return executed;
+        return executed + (used ? *used : 0);
       case ptx::Special::LanemaskEq:
         return 1ull << lane;
       case ptx::Special::LanemaskLt:
@@ -832,7 +855,7 @@ struct Ctx {
     e.op = access_op(in);
     e.width = static_cast<std::uint8_t>(width);
     e.mask = exec;
-    std::memcpy(e.addr, addrs, sizeof e.addr);
+    if (addrs != e.addr) std::memcpy(e.addr, addrs, sizeof e.addr);
     for (Listener* li : listeners) li->on_access(e);
   }
 
@@ -1519,14 +1542,1076 @@ std::uint64_t convert(const Instr& in, std::uint64_t x) {
   return static_cast<std::uint64_t>(f) & mask_of(d);
 }
 
+// The general interpreter: every instruction the emulator knows, lane by lane (with
+// vector paths for common integer and f32 forms). Micro-ops of kind Slow come here.
+void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active) {
+  if (in.op == Opc::Trap) {
+    if (exec)
+      c.fail(
+          EmuError::Kind::Trap, pc,
+          in.sub == 1 ? "assertion failed (assert() in the kernel)" : "the kernel executed trap");
+    return;
+  }
+  if (!exec && in.op != Opc::Activemask) return;
+  c.cur_pc = pc;
+  if (in.op == Opc::Setp ? c.fast_setp(in, w, exec) : c.fast_alu(in, w, exec)) return;
+
+  switch (in.op) {
+    case Opc::Ld:
+    case Opc::St:
+      c.load_store(in, pc, w, exec);
+      break;
+    case Opc::Atom:
+    case Opc::Red:
+      c.atomic(in, pc, w, exec);
+      break;
+    case Opc::Mov:
+      if (in.sub == 1) {  // pack
+        const int pb = ptx::ty_bytes(in.type2) * 8;
+        for (int l = 0; l < 32; ++l) {
+          if (!((exec >> l) & 1u)) continue;
+          std::uint64_t v = 0;
+          for (int i = 0; i < in.nsrc; ++i)
+            v |= (c.val(in.src[i], w, l) & mask_of(in.type2)) << (i * pb);
+          c.set(in.dst[0], w, l, v, in.type);
+        }
+      } else if (in.sub == 2) {  // unpack
+        const int pb = ptx::ty_bytes(in.type2) * 8;
+        for (int l = 0; l < 32; ++l) {
+          if (!((exec >> l) & 1u)) continue;
+          const std::uint64_t v = c.val(in.src[0], w, l);
+          for (int i = 0; i < in.ndst; ++i) c.set(in.dst[i], w, l, v >> (i * pb), in.type2);
+        }
+      } else if (in.dst[0].kind == Opnd::Kind::Pred) {
+        const std::uint32_t m = c.pred_mask(in.src[0], w, exec);
+        std::uint32_t& p = c.P(w, in.dst[0].reg);
+        p = (p & ~exec) | m;
+      } else {
+        for (int l = 0; l < 32; ++l)
+          if ((exec >> l) & 1u) c.set(in.dst[0], w, l, c.val(in.src[0], w, l), in.type);
+      }
+      break;
+    case Opc::Setp:
+    case Opc::Set: {
+      const Ty t = in.type;
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        bool r = compare(in.cmp, t, c.val(in.src[0], w, l), c.val(in.src[1], w, l));
+        bool r2 = !r;
+        if (in.sub) {
+          const bool p = c.val(in.src[2], w, l) & 1;
+          if (in.sub == 1) {
+            r = r && p;
+            r2 = r2 && p;
+          }
+          if (in.sub == 2) {
+            r = r || p;
+            r2 = r2 || p;
+          }
+          if (in.sub == 3) {
+            r = r != p;
+            r2 = r2 != p;
+          }
+        }
+        if (in.op == Opc::Setp) {
+          c.set(in.dst[0], w, l, r, Ty::Pred);
+          if (in.ndst > 1) c.set(in.dst[1], w, l, r2, Ty::Pred);
+        } else {
+          const Ty dt = in.type2;
+          const std::uint64_t v =
+              ptx::ty_float(dt) ? (r ? from_f32(1.0f) : 0) : (r ? mask_of(dt) : 0);
+          c.set(in.dst[0], w, l, v, dt);
+        }
+      }
+      break;
+    }
+    case Opc::Selp:
+      for (int l = 0; l < 32; ++l)
+        if ((exec >> l) & 1u)
+          c.set(in.dst[0], w, l,
+                (c.val(in.src[2], w, l) & 1) ? c.val(in.src[0], w, l) : c.val(in.src[1], w, l),
+                in.type);
+      break;
+    case Opc::Slct:
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const std::uint64_t cv = c.val(in.src[2], w, l);
+        const bool ge = in.type2 == Ty::F32 ? as_f32(cv) >= 0.f : sext(cv, Ty::S32) >= 0;
+        c.set(in.dst[0], w, l, ge ? c.val(in.src[0], w, l) : c.val(in.src[1], w, l), in.type);
+      }
+      break;
+    case Opc::Cvt:
+      for (int l = 0; l < 32; ++l)
+        if ((exec >> l) & 1u) c.set(in.dst[0], w, l, convert(in, c.val(in.src[0], w, l)), in.type);
+      break;
+    case Opc::Cvta:
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        std::uint64_t v = c.val(in.src[0], w, l);
+        const std::uint64_t base = in.space == Space::Shared  ? ptx::kSharedWindow
+                                   : in.space == Space::Local ? ptx::kLocalWindow
+                                                              : 0;
+        v = in.sub ? v - base : v + base;
+        c.set(in.dst[0], w, l, v, in.type);
+      }
+      break;
+    case Opc::Isspacep:
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const std::uint64_t v = c.val(in.src[0], w, l);
+        const bool sh = v >= ptx::kSharedWindow && v < ptx::kSharedWindow + ptx::kWindowSize;
+        const bool lo = v >= ptx::kLocalWindow && v < ptx::kLocalWindow + ptx::kWindowSize;
+        const bool r = in.space == Space::Shared  ? sh
+                       : in.space == Space::Local ? lo
+                                                  : (!sh && !lo);
+        c.set(in.dst[0], w, l, r, Ty::Pred);
+      }
+      break;
+    case Opc::And:
+    case Opc::Or:
+    case Opc::Xor:
+    case Opc::Not:
+    case Opc::CNot:
+      if (in.type == Ty::Pred) {
+        for (int l = 0; l < 32; ++l) {
+          if (!((exec >> l) & 1u)) continue;
+          const bool a = c.val(in.src[0], w, l) & 1,
+                     b = in.nsrc > 1 ? (c.val(in.src[1], w, l) & 1) : false;
+          const bool r = in.op == Opc::And   ? (a && b)
+                         : in.op == Opc::Or  ? (a || b)
+                         : in.op == Opc::Xor ? (a != b)
+                                             : !a;
+          c.set(in.dst[0], w, l, r, Ty::Pred);
+        }
+        break;
+      }
+      [[fallthrough]];
+    case Opc::Add:
+    case Opc::Sub:
+    case Opc::Mul:
+    case Opc::Mad:
+    case Opc::Div:
+    case Opc::Rem:
+    case Opc::Min:
+    case Opc::Max:
+    case Opc::Abs:
+    case Opc::Neg:
+    case Opc::Shl:
+    case Opc::Shr:
+    case Opc::Popc:
+    case Opc::Clz:
+    case Opc::Brev:
+    case Opc::Fma:
+    case Opc::Rcp:
+    case Opc::Sqrt:
+    case Opc::Rsqrt:
+    case Opc::Ex2:
+    case Opc::Lg2:
+    case Opc::Sin:
+    case Opc::Cos:
+    case Opc::Tanh:
+    case Opc::Copysign:
+    case Opc::Bfind: {
+      Ty dt = in.type;
+      if (in.op == Opc::Popc || in.op == Opc::Clz || in.op == Opc::Bfind) dt = Ty::U32;
+      if ((in.op == Opc::Mul || in.op == Opc::Mad) &&
+          static_cast<ptx::MulMode>(in.sub) == ptx::MulMode::Wide)
+        dt = ptx::ty_bytes(in.type) == 4 ? Ty::U64 : Ty::U32;
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const std::uint64_t a = c.val(in.src[0], w, l);
+        const std::uint64_t b = in.nsrc > 1 ? c.val(in.src[1], w, l) : 0;
+        const std::uint64_t cc = in.nsrc > 2 ? c.val(in.src[2], w, l) : 0;
+        c.set(in.dst[0], w, l, arith(in, a, b, cc), dt);
+      }
+      break;
+    }
+    case Opc::Bfe:
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const int bits = ptx::ty_bytes(in.type) * 8;
+        const std::uint64_t a = c.val(in.src[0], w, l);
+        const unsigned pos = static_cast<unsigned>(c.val(in.src[1], w, l) & 0xff);
+        const unsigned len = static_cast<unsigned>(c.val(in.src[2], w, l) & 0xff);
+        std::uint64_t r = 0;
+        const bool s = ptx::ty_signed(in.type);
+        const unsigned msb = pos + len - 1;
+        const bool sbit =
+            s ? (len == 0 ? false
+                          : ((a >> std::min<unsigned>(msb, static_cast<unsigned>(bits - 1))) & 1))
+              : false;
+        for (int i = 0; i < bits; ++i) {
+          bool bit;
+          if (static_cast<unsigned>(i) < len &&
+              pos + static_cast<unsigned>(i) <= static_cast<unsigned>(bits - 1))
+            bit = (a >> (pos + static_cast<unsigned>(i))) & 1;
+          else
+            bit = sbit;
+          if (bit) r |= 1ull << i;
+        }
+        c.set(in.dst[0], w, l, r, in.type);
+      }
+      break;
+    case Opc::Bfi:
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const int bits = ptx::ty_bytes(in.type) * 8;
+        const std::uint64_t a = c.val(in.src[0], w, l), b = c.val(in.src[1], w, l);
+        const unsigned pos = static_cast<unsigned>(c.val(in.src[2], w, l) & 0xff);
+        const unsigned len = static_cast<unsigned>(c.val(in.src[3], w, l) & 0xff);
+        std::uint64_t r = b;
+        for (unsigned i = 0; i < len && pos + i < static_cast<unsigned>(bits); ++i) {
+          r &= ~(1ull << (pos + i));
+          r |= ((a >> i) & 1) << (pos + i);
+        }
+        c.set(in.dst[0], w, l, r, in.type);
+      }
+      break;
+    case Opc::Prmt:
+      if (in.sub != 0) {  // shf.{l,r}.{wrap,clamp}.b32: the funnel shift of {b, a}
+        const bool right = in.sub == 2 || in.sub == 4, clamp = in.sub >= 3;
+        for (int l = 0; l < 32; ++l) {
+          if (!((exec >> l) & 1u)) continue;
+          const std::uint64_t ab = (c.val(in.src[0], w, l) & 0xffffffffu) |
+                                   ((c.val(in.src[1], w, l) & 0xffffffffu) << 32);
+          const std::uint32_t cv = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
+          const std::uint32_t n = clamp ? std::min<std::uint32_t>(cv, 32) : (cv & 31);
+          const std::uint64_t r = right ? (ab >> n) : ((ab << n) >> 32);
+          c.set(in.dst[0], w, l, r & 0xffffffffu, Ty::B32);
+        }
+        break;
+      }
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const std::uint64_t bytes =
+            (c.val(in.src[0], w, l) & 0xffffffffu) | ((c.val(in.src[1], w, l) & 0xffffffffu) << 32);
+        const std::uint32_t sel = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
+        std::uint32_t r = 0;
+        for (int i = 0; i < 4; ++i) {
+          const unsigned s = (sel >> (4 * i)) & 0xf;
+          std::uint32_t byte = static_cast<std::uint32_t>((bytes >> (8 * (s & 7))) & 0xff);
+          if (s & 8) byte = (byte & 0x80) ? 0xff : 0;
+          r |= byte << (8 * i);
+        }
+        c.set(in.dst[0], w, l, r, Ty::B32);
+      }
+      break;
+    case Opc::Lop3:
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const std::uint32_t a = static_cast<std::uint32_t>(c.val(in.src[0], w, l));
+        const std::uint32_t b = static_cast<std::uint32_t>(c.val(in.src[1], w, l));
+        const std::uint32_t cc = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
+        const std::uint32_t lut = static_cast<std::uint32_t>(c.val(in.src[3], w, l));
+        std::uint32_t r = 0;
+        for (int i = 0; i < 32; ++i) {
+          const unsigned idx = (((a >> i) & 1) << 2) | (((b >> i) & 1) << 1) | ((cc >> i) & 1);
+          r |= ((lut >> idx) & 1) << i;
+        }
+        c.set(in.dst[0], w, l, r, Ty::B32);
+      }
+      break;
+    case Opc::Testp:
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const std::uint64_t v = c.val(in.src[0], w, l);
+        const double x = in.type == Ty::F64 ? as_f64(v) : as_f32(v);
+        bool r = false;
+        switch (in.sub) {
+          case 0:
+            r = std::isfinite(x);
+            break;
+          case 1:
+            r = std::isinf(x);
+            break;
+          case 2:
+            r = !std::isnan(x);
+            break;
+          case 3:
+            r = std::isnan(x);
+            break;
+          // f32 values classified as float (a subnormal float is a normal double);
+          // .normal holds for zeros too (as measured): finite and not subnormal.
+          case 4:
+            r = std::isfinite(x) &&
+                (in.type == Ty::F64 ? std::fpclassify(x)
+                                    : std::fpclassify(static_cast<float>(x))) != FP_SUBNORMAL;
+            break;
+          default:
+            r = (in.type == Ty::F64 ? std::fpclassify(x)
+                                    : std::fpclassify(static_cast<float>(x))) == FP_SUBNORMAL;
+            break;
+        }
+        c.set(in.dst[0], w, l, r, Ty::Pred);
+      }
+      break;
+    case Opc::Shfl: {
+      std::uint32_t vals[32];
+      for (int l = 0; l < 32; ++l) vals[l] = static_cast<std::uint32_t>(c.val(in.src[0], w, l));
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const std::uint32_t bv = static_cast<std::uint32_t>(c.val(in.src[1], w, l)) & 0x1f;
+        const std::uint32_t cv = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
+        const std::uint32_t seg = (cv >> 8) & 0x1f, clamp = cv & 0x1f;
+        const std::uint32_t lane = static_cast<std::uint32_t>(l);
+        const std::uint32_t max_lane = (lane & seg) | (clamp & ~seg), min_lane = lane & seg;
+        std::int32_t j = 0;
+        bool ok = false;
+        switch (static_cast<ptx::ShflMode>(in.sub)) {
+          case ptx::ShflMode::Up:
+            j = static_cast<std::int32_t>(lane) - static_cast<std::int32_t>(bv);
+            ok = j >= static_cast<std::int32_t>(max_lane);
+            break;
+          case ptx::ShflMode::Down:
+            j = static_cast<std::int32_t>(lane + bv);
+            ok = j <= static_cast<std::int32_t>(max_lane);
+            break;
+          case ptx::ShflMode::Bfly:
+            j = static_cast<std::int32_t>(lane ^ bv);
+            ok = j <= static_cast<std::int32_t>(max_lane);
+            break;
+          case ptx::ShflMode::Idx:
+            j = static_cast<std::int32_t>(min_lane | (bv & ~seg));
+            ok = j <= static_cast<std::int32_t>(max_lane);
+            break;
+        }
+        if (!ok) j = static_cast<std::int32_t>(lane);
+        c.set(in.dst[0], w, l, vals[j & 31], Ty::B32);
+        if (in.ndst > 1) c.set(in.dst[1], w, l, ok, Ty::Pred);
+      }
+      break;
+    }
+    case Opc::Vote: {
+      const std::uint32_t p = c.pred_mask(in.src[0], w, exec);
+      const auto mode = static_cast<ptx::VoteMode>(in.sub);
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        std::uint64_t r = 0;
+        if (mode == ptx::VoteMode::All)
+          r = p == exec;
+        else if (mode == ptx::VoteMode::Any)
+          r = p != 0;
+        else if (mode == ptx::VoteMode::Uni)
+          r = p == 0 || p == exec;
+        else
+          r = p;
+        c.set(in.dst[0], w, l, r, mode == ptx::VoteMode::Ballot ? Ty::B32 : Ty::Pred);
+      }
+      break;
+    }
+    case Opc::Match: {
+      std::uint64_t vals[32];
+      for (int l = 0; l < 32; ++l)
+        vals[l] = (exec >> l) & 1u ? c.val(in.src[0], w, l) & mask_of(in.type) : 0;
+      bool all_same = true;
+      int first = std::countr_zero(exec);
+      for (int l = 0; l < 32; ++l)
+        if (((exec >> l) & 1u) && vals[l] != vals[first]) all_same = false;
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        std::uint32_t m = 0;
+        if (in.sub == 0) {
+          for (int j = 0; j < 32; ++j)
+            if (((exec >> j) & 1u) && vals[j] == vals[l]) m |= 1u << j;
+        } else {
+          m = all_same ? exec : 0;
+        }
+        c.set(in.dst[0], w, l, m, Ty::B32);
+        if (in.ndst > 1) c.set(in.dst[1], w, l, all_same, Ty::Pred);
+      }
+      break;
+    }
+    case Opc::Activemask:
+      for (int l = 0; l < 32; ++l)
+        if ((active >> l) & 1u) c.set(in.dst[0], w, l, active, Ty::B32);
+      break;
+    case Opc::Nop:
+      break;
+    default:
+      c.fail(EmuError::Kind::Unsupported, pc, "instruction not supported by the emulator");
+  }
+}
+
+// ---------------------------------------------------------------- micro-op handlers
+// Each computes all 32 lanes into a temporary (operands may be the destination), then
+// writes the executing lanes: whole-warp loops the compiler vectorizes.
+
+using detail::K;
+using detail::Uop;
+
+constexpr std::uint64_t kLow32 = 0xFFFFFFFFull;
+
+inline const std::uint64_t* src_lanes(const detail::Src& s, const std::uint64_t* wr) {
+  return s.fixed ? s.fixed : wr + s.off;
+}
+
+[[gnu::always_inline]] inline void put(std::uint64_t* d, std::uint32_t exec,
+                                       const std::uint64_t* r) {
+  if (exec == 0xFFFFFFFFu) {
+    std::memcpy(d, r, 32 * sizeof(std::uint64_t));
+  } else {
+    for (int l = 0; l < 32; ++l) d[l] = ((exec >> l) & 1u) ? r[l] : d[l];
+  }
+}
+
+// Two lanes as one SSE2 register (GCC/Clang vector extension): element-wise operators
+// compile to paddq, pand, psllq, ...
+using V2 = std::uint64_t __attribute__((vector_size(16)));
+[[gnu::always_inline]] inline V2 load2(const std::uint64_t* p) {
+  V2 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+[[gnu::always_inline]] inline void store2(std::uint64_t* p, V2 v) { std::memcpy(p, &v, sizeof v); }
+inline V2 splat2(std::uint64_t x) { return V2{x, x}; }
+// (u64)(u32)a * (u64)(u32)b per lane: pmuludq.
+[[gnu::always_inline]] inline V2 mul_wide_u32(V2 a, V2 b) {
+#if defined(__SSE2__)
+  return reinterpret_cast<V2>(
+      _mm_mul_epu32(reinterpret_cast<__m128i>(a), reinterpret_cast<__m128i>(b)));
+#else
+  return (a & 0xFFFFFFFFull) * (b & 0xFFFFFFFFull);
+#endif
+}
+
+// f over the operands' lanes into d, two lanes at a time. With every lane executing,
+// straight into d (an operand that is also the destination is read before it is written,
+// pair for pair); otherwise through a temporary, keeping the idle lanes.
+template <typename F>
+[[gnu::always_inline]] inline void vlanes(std::uint64_t* d, std::uint32_t exec,
+                                          const std::uint64_t* a, const std::uint64_t* b,
+                                          const std::uint64_t* c, F f) {
+  if (exec == 0xFFFFFFFFu) {
+    for (int l = 0; l < 32; l += 2) store2(d + l, f(load2(a + l), load2(b + l), load2(c + l)));
+    return;
+  }
+  std::uint64_t r[32];
+  for (int l = 0; l < 32; l += 2) store2(r + l, f(load2(a + l), load2(b + l), load2(c + l)));
+  for (int l = 0; l < 32; ++l) d[l] = ((exec >> l) & 1u) ? r[l] : d[l];
+}
+// The same with f on one lane at a time, for operations without a vector form.
+template <typename F>
+[[gnu::always_inline]] inline void slanes(std::uint64_t* d, std::uint32_t exec,
+                                          const std::uint64_t* a, const std::uint64_t* b,
+                                          const std::uint64_t* c, F f) {
+  if (exec == 0xFFFFFFFFu) {
+    for (int l = 0; l < 32; ++l) d[l] = f(a[l], b[l], c[l]);
+    return;
+  }
+  std::uint64_t r[32];
+  for (int l = 0; l < 32; ++l) r[l] = f(a[l], b[l], c[l]);
+  for (int l = 0; l < 32; ++l) d[l] = ((exec >> l) & 1u) ? r[l] : d[l];
+}
+
+template <typename F>
+[[gnu::always_inline]] inline void vec1(const Uop& u, std::uint64_t* wr, std::uint32_t exec, F f) {
+  const std::uint64_t* a = src_lanes(u.src[0], wr);
+  vlanes(wr + u.dst[0], exec, a, a, a, [f](V2 x, V2, V2) { return f(x); });
+}
+template <typename F>
+[[gnu::always_inline]] inline void vec2(const Uop& u, std::uint64_t* wr, std::uint32_t exec, F f) {
+  const std::uint64_t* a = src_lanes(u.src[0], wr);
+  const std::uint64_t* b = src_lanes(u.src[1], wr);
+  vlanes(wr + u.dst[0], exec, a, b, b, [f](V2 x, V2 y, V2) { return f(x, y); });
+}
+template <typename F>
+[[gnu::always_inline]] inline void vec3(const Uop& u, std::uint64_t* wr, std::uint32_t exec, F f) {
+  vlanes(wr + u.dst[0], exec, src_lanes(u.src[0], wr), src_lanes(u.src[1], wr),
+         src_lanes(u.src[2], wr), f);
+}
+template <typename F>
+[[gnu::always_inline]] inline void alu1(const Uop& u, std::uint64_t* wr, std::uint32_t exec, F f) {
+  const std::uint64_t* a = src_lanes(u.src[0], wr);
+  slanes(wr + u.dst[0], exec, a, a, a,
+         [f](std::uint64_t x, std::uint64_t, std::uint64_t) { return f(x); });
+}
+template <typename F>
+[[gnu::always_inline]] inline void alu2(const Uop& u, std::uint64_t* wr, std::uint32_t exec, F f) {
+  const std::uint64_t* a = src_lanes(u.src[0], wr);
+  const std::uint64_t* b = src_lanes(u.src[1], wr);
+  slanes(wr + u.dst[0], exec, a, b, b,
+         [f](std::uint64_t x, std::uint64_t y, std::uint64_t) { return f(x, y); });
+}
+template <typename F>
+[[gnu::always_inline]] inline void alu3(const Uop& u, std::uint64_t* wr, std::uint32_t exec, F f) {
+  slanes(wr + u.dst[0], exec, src_lanes(u.src[0], wr), src_lanes(u.src[1], wr),
+         src_lanes(u.src[2], wr), f);
+}
+
+// 32 comparison results as a lane mask.
+template <typename T, typename F>
+inline std::uint32_t lane_mask(const T* x, const T* y, F f) {
+  std::uint8_t v[32];
+  for (int l = 0; l < 32; ++l) v[l] = f(x[l], y[l]) ? 1 : 0;
+  std::uint64_t w[4];
+  std::memcpy(w, v, 32);
+  std::uint32_t r = 0;
+  // Gathers the low bit of each byte: multiplying by this constant moves bit 8k to 56+k.
+  for (int i = 0; i < 4; ++i)
+    r |= static_cast<std::uint32_t>(((w[i] * 0x0102040810204080ull) >> 56) & 0xFF) << (8 * i);
+  return r;
+}
+
+template <typename T>
+inline std::uint32_t int_compare(ptx::Cmp c, const T* x, const T* y) {
+  switch (c) {
+    case ptx::Cmp::Eq:
+      return lane_mask(x, y, [](T p, T q) { return p == q; });
+    case ptx::Cmp::Ne:
+      return lane_mask(x, y, [](T p, T q) { return p != q; });
+    case ptx::Cmp::Lt:
+      return lane_mask(x, y, [](T p, T q) { return p < q; });
+    case ptx::Cmp::Le:
+      return lane_mask(x, y, [](T p, T q) { return p <= q; });
+    case ptx::Cmp::Gt:
+      return lane_mask(x, y, [](T p, T q) { return p > q; });
+    default:
+      return lane_mask(x, y, [](T p, T q) { return p >= q; });
+  }
+}
+
+// PTX float comparisons: the ordered ones are false with a NaN, the unordered (..u) true.
+inline std::uint32_t float_compare(ptx::Cmp c, const float* x, const float* y) {
+  using C = ptx::Cmp;
+  switch (c) {
+    case C::Eq:
+      return lane_mask(x, y, [](float p, float q) { return p == q; });
+    case C::Ne:
+      return lane_mask(x, y, [](float p, float q) { return p < q || p > q; });
+    case C::Lt:
+      return lane_mask(x, y, [](float p, float q) { return p < q; });
+    case C::Le:
+      return lane_mask(x, y, [](float p, float q) { return p <= q; });
+    case C::Gt:
+      return lane_mask(x, y, [](float p, float q) { return p > q; });
+    case C::Ge:
+      return lane_mask(x, y, [](float p, float q) { return p >= q; });
+    case C::Equ:
+      return lane_mask(x, y, [](float p, float q) { return !(p < q || p > q); });
+    case C::Neu:
+      return lane_mask(x, y, [](float p, float q) { return p != q; });
+    case C::Ltu:
+      return lane_mask(x, y, [](float p, float q) { return !(p >= q); });
+    case C::Leu:
+      return lane_mask(x, y, [](float p, float q) { return !(p > q); });
+    case C::Gtu:
+      return lane_mask(x, y, [](float p, float q) { return !(p <= q); });
+    case C::Geu:
+      return lane_mask(x, y, [](float p, float q) { return !(p < q); });
+    case C::Num:
+      return lane_mask(x, y, [](float p, float q) { return p == p && q == q; });
+    case C::Nan:
+      return lane_mask(x, y, [](float p, float q) { return p != p || q != q; });
+    default:
+      return 0;
+  }
+}
+
+void set_preds(const Uop& u, std::uint32_t* wp, std::uint32_t exec, std::uint32_t r) {
+  std::uint32_t& p = wp[u.dst[0]];
+  p = (p & ~exec) | (r & exec);
+  if (u.dst[1] != detail::kNoDst) {
+    std::uint32_t& q = wp[u.dst[1]];
+    q = (q & ~exec) | (~r & exec);
+  }
+}
+
+void setp(const Uop& u, std::uint64_t* wr, std::uint32_t* wp, std::uint32_t exec) {
+  const std::uint64_t* a = src_lanes(u.src[0], wr);
+  const std::uint64_t* b = src_lanes(u.src[1], wr);
+  const auto c = static_cast<ptx::Cmp>(u.aux);
+  std::uint32_t r;
+  switch (u.kind) {
+    case K::SetpS32:
+    case K::SetpU32: {
+      // The low 32 bits, as signed or as unsigned values.
+      std::int32_t xs[32], ys[32];
+      std::uint32_t xu[32], yu[32];
+      if (u.kind == K::SetpS32) {
+        for (int l = 0; l < 32; ++l) {
+          xs[l] = static_cast<std::int32_t>(a[l]);
+          ys[l] = static_cast<std::int32_t>(b[l]);
+        }
+        r = int_compare(c, xs, ys);
+      } else {
+        for (int l = 0; l < 32; ++l) {
+          xu[l] = static_cast<std::uint32_t>(a[l]);
+          yu[l] = static_cast<std::uint32_t>(b[l]);
+        }
+        r = int_compare(c, xu, yu);
+      }
+      break;
+    }
+    case K::SetpS64:
+      r = int_compare(c, reinterpret_cast<const std::int64_t*>(a),
+                      reinterpret_cast<const std::int64_t*>(b));
+      break;
+    case K::SetpU64:
+      r = int_compare(c, a, b);
+      break;
+    default: {  // SetpF32
+      float x[32], y[32];
+      for (int l = 0; l < 32; ++l) {
+        x[l] = as_f32(a[l]);
+        y[l] = as_f32(b[l]);
+      }
+      r = float_compare(c, x, y);
+      break;
+    }
+  }
+  set_preds(u, wp, exec, r);
+}
+
+// Loads one element of type T per lane into dst (sign- or zero-extended).
+template <typename T>
+inline void gather(std::uint64_t* dst, const std::uint8_t* base, const std::uint64_t* addrs,
+                   std::uint32_t exec) {
+  if (exec == 0xFFFFFFFFu) {
+#pragma GCC unroll 8
+    for (int l = 0; l < 32; ++l) {
+      T x;
+      std::memcpy(&x, base + addrs[l], sizeof(T));
+      dst[l] = static_cast<std::uint64_t>(
+          static_cast<std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>(x));
+    }
+    return;
+  }
+  for (int l = 0; l < 32; ++l) {
+    if (!((exec >> l) & 1u)) continue;
+    T x;
+    std::memcpy(&x, base + addrs[l], sizeof(T));
+    dst[l] = static_cast<std::uint64_t>(
+        static_cast<std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>(x));
+  }
+}
+template <typename T>
+inline void scatter(std::uint8_t* base, const std::uint64_t* src, const std::uint64_t* addrs,
+                    std::uint32_t exec) {
+  if (exec == 0xFFFFFFFFu) {
+#pragma GCC unroll 8
+    for (int l = 0; l < 32; ++l) {
+      const T x = static_cast<T>(src[l]);
+      std::memcpy(base + addrs[l], &x, sizeof(T));
+    }
+    return;
+  }
+  for (int l = 0; l < 32; ++l) {
+    if (!((exec >> l) & 1u)) continue;
+    const T x = static_cast<T>(src[l]);
+    std::memcpy(base + addrs[l], &x, sizeof(T));
+  }
+}
+
+// A shared or global load or store whose lanes all hit one known space: addresses as a
+// vector, one bounds and alignment check for the warp, then plain copies; the request
+// goes to the listeners with the addresses computed in place in the event. False when a
+// lane is out of bounds or misaligned: the general path then reports that lane.
+// Esize, Vec: the element size and count when known at compile time (0: from the uop).
+template <bool Shared, bool Load, unsigned Esize, unsigned Vec>
+bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec) {
+  const unsigned esize = Esize ? Esize : u.aux;
+  const unsigned vec = Vec ? Vec : u.vec;
+  const unsigned width = esize * vec;
+  const bool emit = u.site >= 0 && c.has_listeners;
+  std::uint64_t local[32];
+  std::uint64_t* addrs = emit ? c.event.addr : local;
+  const std::uint64_t* base = src_lanes(u.base, wr);
+  const std::uint64_t off = static_cast<std::uint64_t>(u.offset);
+  std::uint8_t* basep;
+  std::uint64_t mis = 0;
+  GlobalMemory::Buffer* b = Shared ? nullptr : c.last_buffer;
+  // With every lane executing: the addresses and one range check against the shared
+  // window or the buffer used last, in one loop the compiler vectorizes. Otherwise (or if
+  // that fails) the exact scan over the executing lanes.
+  bool whole = false;  // every lane inside [lo, lo + limit - width]
+  const std::uint64_t lo = Shared ? 0 : (b ? b->base : 0);
+  const std::uint64_t limit = Shared ? c.shared.size() : (b ? b->size : 0);
+  if (exec == 0xFFFFFFFFu && limit >= width) {
+    // All offsets from lo OR-ed: at most the room, then every one is (the usual case for
+    // aligned accesses to an array whose size is a power of two); else the exact test.
+    const std::uint64_t room = limit - width;
+    const V2 offv = splat2(off - lo);
+    V2 any = splat2(0);
+    for (int l = 0; l < 32; l += 2) {
+      const V2 rel = load2(base + l) + offv;
+      store2(addrs + l, rel);
+      any |= rel;
+    }
+    const std::uint64_t all = any[0] | any[1];
+    mis = all;
+    if ((all & ~std::uint64_t{width - 1}) <= room) {
+      whole = true;
+    } else {
+      const V2 roomv = splat2(room);
+      V2 outside = splat2(0);
+      for (int l = 0; l < 32; l += 2) {
+        const V2 rel = load2(addrs + l);
+        outside |= (roomv - rel) | rel;  // the top bit: below lo, or above lo + room
+      }
+      whole = ((outside[0] | outside[1]) >> 63) == 0;
+    }
+    if (lo)
+      for (int l = 0; l < 32; l += 2) store2(addrs + l, load2(addrs + l) + splat2(lo));
+  } else {
+    for (int l = 0; l < 32; ++l) addrs[l] = base[l] + off;
+  }
+  std::uint64_t hi = 0;
+  if (!whole) {
+    std::uint64_t min = ~0ull;
+    mis = 0;
+    for (int l = 0; l < 32; ++l) {
+      const bool on = (exec >> l) & 1u;
+      min = on && addrs[l] < min ? addrs[l] : min;
+      hi = on && addrs[l] > hi ? addrs[l] : hi;
+      mis |= on ? addrs[l] : 0;
+    }
+    if (Shared) {
+      if (hi + width > c.shared.size() || hi + width < hi) return false;
+    } else {
+      if (!b || min < b->base || hi + width - b->base > b->size)
+        b = c.mem.find(min, hi + width - min);
+      if (!b) return false;
+      c.last_buffer = b;
+    }
+  }
+  if (mis & (width - 1)) return false;
+  if constexpr (Shared) {
+    basep = c.shared.data();
+  } else {
+    // The highest byte touched, for the report of the bytes the CTAs used: the exact
+    // highest address only when some lane passes what was touched before.
+    std::uint64_t seen = b->max_touched.load(std::memory_order_relaxed);
+    if (seen < b->size) {
+      if (whole) {
+        const std::uint64_t mark = b->base + seen;  // lanes ending beyond it touch new bytes
+        std::uint64_t beyond = 0;
+        if (seen >= width) {
+          for (int l = 0; l < 32; ++l) beyond |= (mark - width) - addrs[l];
+        } else {
+          beyond = 1ull << 63;
+        }
+        if (beyond >> 63) {
+          std::uint64_t h[4] = {0, 0, 0, 0};
+          for (int l = 0; l < 32; l += 4)
+            for (int k = 0; k < 4; ++k) h[k] = addrs[l + k] > h[k] ? addrs[l + k] : h[k];
+          hi = std::max(std::max(h[0], h[1]), std::max(h[2], h[3]));
+        } else {
+          hi = 0;  // nothing new
+        }
+      }
+      const std::uint64_t top = hi + width - b->base;
+      while (hi && top > seen &&
+             !b->max_touched.compare_exchange_weak(seen, top, std::memory_order_relaxed)) {
+      }
+    }
+    std::atomic<bool>& flag = Load ? b->read : b->written;
+    if (!flag.load(std::memory_order_relaxed)) flag.store(true, std::memory_order_relaxed);
+    basep = b->data() - b->base;
+  }
+  for (unsigned v = 0; v < vec; ++v) {
+    std::uint8_t* p = basep + v * esize;
+    if constexpr (Load) {
+      if (u.dst[v] == detail::kNoDst) continue;
+      std::uint64_t* d = wr + u.dst[v];
+      switch (esize | (u.sign ? 0x10 : 0)) {
+        case 4:
+          gather<std::uint32_t>(d, p, addrs, exec);
+          break;
+        case 0x14:
+          gather<std::int32_t>(d, p, addrs, exec);
+          break;
+        case 8:
+        case 0x18:
+          gather<std::uint64_t>(d, p, addrs, exec);
+          break;
+        case 2:
+          gather<std::uint16_t>(d, p, addrs, exec);
+          break;
+        case 0x12:
+          gather<std::int16_t>(d, p, addrs, exec);
+          break;
+        case 1:
+          gather<std::uint8_t>(d, p, addrs, exec);
+          break;
+        default:
+          gather<std::int8_t>(d, p, addrs, exec);
+          break;
+      }
+    } else {
+      const std::uint64_t* s = src_lanes(u.src[v], wr);
+      switch (esize) {
+        case 4:
+          scatter<std::uint32_t>(p, s, addrs, exec);
+          break;
+        case 8:
+          scatter<std::uint64_t>(p, s, addrs, exec);
+          break;
+        case 2:
+          scatter<std::uint16_t>(p, s, addrs, exec);
+          break;
+        default:
+          scatter<std::uint8_t>(p, s, addrs, exec);
+          break;
+      }
+    }
+  }
+  if (emit) c.emit(*u.in, w, exec, Shared ? Space::Shared : Space::Global, addrs, width);
+  return true;
+}
+
+// ld.param of a fixed address: the same bytes for every lane.
+bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
+  const std::uint64_t a = static_cast<std::uint64_t>(u.offset);
+  const unsigned size = u.aux;
+  if (a + size > c.launch.params.size() || a + size < a) return false;
+  std::uint64_t x = 0;
+  std::memcpy(&x, c.launch.params.data() + a, size);
+  if (u.sign && size < 8) {
+    const unsigned shift = 64 - 8 * size;
+    x = static_cast<std::uint64_t>(static_cast<std::int64_t>(x << shift) >> shift);
+  }
+  std::uint64_t r[32];
+  for (int l = 0; l < 32; ++l) r[l] = x;
+  put(wr + u.dst[0], exec, r);
+  return true;
+}
+
+// Runs one ALU micro-op (not control, not memory). False: not an ALU kind.
+[[gnu::always_inline]] inline bool alu(const Uop& u, std::uint64_t* wr, std::uint32_t* wp,
+                                       std::uint32_t exec) {
+  using U = std::uint64_t;
+  switch (u.kind) {
+    case K::Mov32:
+      vec1(u, wr, exec, [](V2 a) { return a & kLow32; });
+      return true;
+    case K::Mov64:
+      vec1(u, wr, exec, [](V2 a) { return a; });
+      return true;
+    case K::Sext32:
+      alu1(u, wr, exec, [](U a) {
+        return static_cast<U>(static_cast<std::int64_t>(static_cast<std::int32_t>(a)));
+      });
+      return true;
+    case K::Add32:
+      vec2(u, wr, exec, [](V2 a, V2 b) { return (a + b) & kLow32; });
+      return true;
+    case K::Add64:
+      vec2(u, wr, exec, [](V2 a, V2 b) { return a + b; });
+      return true;
+    case K::Sub32:
+      vec2(u, wr, exec, [](V2 a, V2 b) { return (a - b) & kLow32; });
+      return true;
+    case K::Sub64:
+      vec2(u, wr, exec, [](V2 a, V2 b) { return a - b; });
+      return true;
+    case K::And32:
+      vec2(u, wr, exec, [](V2 a, V2 b) { return a & b & kLow32; });
+      return true;
+    case K::And64:
+      vec2(u, wr, exec, [](V2 a, V2 b) { return a & b; });
+      return true;
+    case K::Or32:
+      vec2(u, wr, exec, [](V2 a, V2 b) { return (a | b) & kLow32; });
+      return true;
+    case K::Or64:
+      vec2(u, wr, exec, [](V2 a, V2 b) { return a | b; });
+      return true;
+    case K::Xor32:
+      vec2(u, wr, exec, [](V2 a, V2 b) { return (a ^ b) & kLow32; });
+      return true;
+    case K::Xor64:
+      vec2(u, wr, exec, [](V2 a, V2 b) { return a ^ b; });
+      return true;
+    // Shifts: the amount is the operand's low 32 bits; at or past the width, zero (or the
+    // sign, for arithmetic right shifts), as PTX defines.
+    // An immediate amount is one shift for the whole warp (a vector shift).
+    case K::Shl32:
+      if (u.src[1].fixed) {
+        const U sh = u.src[1].fixed[0] & kLow32;
+        const U keep = sh >= 32 ? 0 : kLow32;
+        vec1(u, wr, exec, [sh, keep](V2 a) { return (a << (sh & 31)) & keep; });
+        return true;
+      }
+      alu2(u, wr, exec, [](U a, U b) {
+        const U sh = b & kLow32;
+        return sh >= 32 ? 0 : (a << sh) & kLow32;
+      });
+      return true;
+    case K::Shl64:
+      if (u.src[1].fixed) {
+        const U sh = u.src[1].fixed[0] & kLow32;
+        const U keep = sh >= 64 ? 0 : ~0ull;
+        vec1(u, wr, exec, [sh, keep](V2 a) { return (a << (sh & 63)) & keep; });
+        return true;
+      }
+      alu2(u, wr, exec, [](U a, U b) {
+        const U sh = b & kLow32;
+        return sh >= 64 ? 0 : a << sh;
+      });
+      return true;
+    case K::ShrU32:
+      if (u.src[1].fixed) {
+        const U sh = u.src[1].fixed[0] & kLow32;
+        const U keep = sh >= 32 ? 0 : kLow32;
+        vec1(u, wr, exec, [sh, keep](V2 a) { return ((a & kLow32) >> (sh & 31)) & keep; });
+        return true;
+      }
+      alu2(u, wr, exec, [](U a, U b) {
+        const U sh = b & kLow32;
+        return sh >= 32 ? 0 : (a & kLow32) >> sh;
+      });
+      return true;
+    case K::ShrU64:
+      if (u.src[1].fixed) {
+        const U sh = u.src[1].fixed[0] & kLow32;
+        const U keep = sh >= 64 ? 0 : ~0ull;
+        vec1(u, wr, exec, [sh, keep](V2 a) { return (a >> (sh & 63)) & keep; });
+        return true;
+      }
+      alu2(u, wr, exec, [](U a, U b) {
+        const U sh = b & kLow32;
+        return sh >= 64 ? 0 : a >> sh;
+      });
+      return true;
+    case K::ShrS32:
+      alu2(u, wr, exec, [](U a, U b) {
+        const U sh = std::min<U>(b & kLow32, 31);
+        return static_cast<U>(static_cast<std::uint32_t>(static_cast<std::int32_t>(a) >> sh));
+      });
+      return true;
+    case K::ShrS64:
+      alu2(u, wr, exec, [](U a, U b) {
+        const U sh = std::min<U>(b & kLow32, 63);
+        return static_cast<U>(static_cast<std::int64_t>(a) >> sh);
+      });
+      return true;
+    // (u64)(u32)a * (u64)(u32)b: the widening multiply SSE2 has (pmuludq).
+    case K::MulLo32:
+      vec2(u, wr, exec, [](V2 a, V2 b) { return mul_wide_u32(a, b) & kLow32; });
+      return true;
+    case K::MulLo64:
+      alu2(u, wr, exec, [](U a, U b) { return a * b; });
+      return true;
+    case K::MadLo32:
+      vec3(u, wr, exec, [](V2 a, V2 b, V2 c) { return (mul_wide_u32(a, b) + c) & kLow32; });
+      return true;
+    case K::MadLo64:
+      alu3(u, wr, exec, [](U a, U b, U c) { return a * b + c; });
+      return true;
+    case K::MulWideS32:
+      alu2(u, wr, exec, [](U a, U b) {
+        return static_cast<U>(static_cast<std::int64_t>(static_cast<std::int32_t>(a)) *
+                              static_cast<std::int32_t>(b));
+      });
+      return true;
+    case K::MulWideU32:
+      vec2(u, wr, exec, [](V2 a, V2 b) { return mul_wide_u32(a, b); });
+      return true;
+    case K::MadWideS32:
+      alu3(u, wr, exec, [](U a, U b, U c) {
+        return static_cast<U>(static_cast<std::int64_t>(static_cast<std::int32_t>(a)) *
+                              static_cast<std::int32_t>(b)) +
+               c;
+      });
+      return true;
+    case K::MadWideU32:
+      vec3(u, wr, exec, [](V2 a, V2 b, V2 c) { return mul_wide_u32(a, b) + c; });
+      return true;
+    case K::MulHiS32:
+      alu2(u, wr, exec, [](U a, U b) {
+        return static_cast<U>((static_cast<std::int64_t>(static_cast<std::int32_t>(a)) *
+                               static_cast<std::int32_t>(b)) >>
+                              32) &
+               kLow32;
+      });
+      return true;
+    case K::MulHiU32:
+      vec2(u, wr, exec, [](V2 a, V2 b) { return mul_wide_u32(a, b) >> 32; });
+      return true;
+    case K::MinS32:
+      alu2(u, wr, exec, [](U a, U b) {
+        return (static_cast<std::int32_t>(a) < static_cast<std::int32_t>(b) ? a : b) & kLow32;
+      });
+      return true;
+    case K::MaxS32:
+      alu2(u, wr, exec, [](U a, U b) {
+        return (static_cast<std::int32_t>(a) > static_cast<std::int32_t>(b) ? a : b) & kLow32;
+      });
+      return true;
+    case K::MinU32:
+      alu2(u, wr, exec, [](U a, U b) { return std::min(a & kLow32, b & kLow32); });
+      return true;
+    case K::MaxU32:
+      alu2(u, wr, exec, [](U a, U b) { return std::max(a & kLow32, b & kLow32); });
+      return true;
+    case K::Selp32:
+    case K::Selp64: {
+      const std::uint32_t p = wp[u.src[2].off] ^ (u.aux ? ~0u : 0u);
+      const U m = u.kind == K::Selp32 ? kLow32 : ~0ull;
+      const U* a = src_lanes(u.src[0], wr);
+      const U* b = src_lanes(u.src[1], wr);
+      U r[32];
+      for (int l = 0; l < 32; ++l) r[l] = (((p >> l) & 1u) ? a[l] : b[l]) & m;
+      put(wr + u.dst[0], exec, r);
+      return true;
+    }
+    case K::SetpS32:
+    case K::SetpU32:
+    case K::SetpS64:
+    case K::SetpU64:
+    case K::SetpF32:
+      setp(u, wr, wp, exec);
+      return true;
+    case K::AddF32:
+      alu2(u, wr, exec, [](U a, U b) { return canonical_f32(as_f32(a) + as_f32(b)); });
+      return true;
+    case K::SubF32:
+      alu2(u, wr, exec, [](U a, U b) { return canonical_f32(as_f32(a) - as_f32(b)); });
+      return true;
+    case K::MulF32:
+      alu2(u, wr, exec, [](U a, U b) { return canonical_f32(as_f32(a) * as_f32(b)); });
+      return true;
+    case K::FmaF32: {
+      const U* a = src_lanes(u.src[0], wr);
+      const U* b = src_lanes(u.src[1], wr);
+      const U* c = src_lanes(u.src[2], wr);
+      if (exec == 0xFFFFFFFFu) {
+        fma_f32_lanes(wr + u.dst[0], a, b, c);
+        return true;
+      }
+      U r[32];
+      fma_f32_lanes(r, a, b, c);
+      put(wr + u.dst[0], exec, r);
+      return true;
+    }
+    case K::CvtF32S32:
+      alu1(u, wr, exec,
+           [](U a) { return from_f32(static_cast<float>(static_cast<std::int32_t>(a))); });
+      return true;
+    case K::CvtF32U32:
+      alu1(u, wr, exec,
+           [](U a) { return from_f32(static_cast<float>(static_cast<std::uint32_t>(a))); });
+      return true;
+    case K::CvtF64F32:
+      alu1(u, wr, exec, [](U a) { return from_f64(static_cast<double>(as_f32(a))); });
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
   State& st = *state_;
   const std::uint64_t threads = launch.block.count();
   const std::uint32_t nwarps = static_cast<std::uint32_t>((threads + 31) / 32);
-  const std::uint32_t nregs = std::max<std::uint32_t>(kernel_.num_regs, 1);
-  const std::uint32_t npreds = std::max<std::uint32_t>(kernel_.num_preds, 1);
+  // Per warp: the kernel's register slots, then tid.x, tid.y, tid.z as three more (so that
+  // micro-ops read them like registers); its predicates, then one that is always true.
+  const std::uint32_t kregs = st.compiled.slots;
+  const std::uint32_t kpreds = std::max<std::uint32_t>(kernel_.num_preds, 1);
+  const std::uint32_t nregs = kregs + 3;
+  const std::uint32_t npreds = kpreds + 1;
   // Registers start undefined in PTX: keep the storage between CTAs rather than clear it.
   st.regs.resize(static_cast<std::size_t>(nwarps) * nregs * 32);
   st.preds.resize(static_cast<std::size_t>(nwarps) * npreds);
@@ -1563,479 +2648,181 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
     wp.lanes = n >= 32 ? 0xFFFFFFFFu : ((1u << n) - 1);
     wp.stack.push_back({0, wp.lanes, -2});
   }
+  for (std::uint32_t w = 0; w < nwarps; ++w)
+    st.preds[static_cast<std::size_t>(w) * npreds + kpreds] = 0xFFFFFFFFu;
+  if (st.tid_regs_for != st.regs.size() || st.tid_regs_dims[0] != st.tid_dims[0] ||
+      st.tid_regs_dims[1] != st.tid_dims[1] || st.tid_regs_dims[2] != st.tid_dims[2]) {
+    for (std::uint32_t w = 0; w < nwarps; ++w)
+      for (std::uint32_t d = 0; d < 3; ++d) {
+        std::uint64_t* r = &st.regs[(static_cast<std::size_t>(w) * nregs + kregs + d) * 32];
+        for (std::size_t l = 0; l < 32; ++l) r[l] = st.tid[d][std::size_t{w} * 32 + l];
+      }
+    st.tid_regs_for = st.regs.size();
+    std::copy(st.tid_dims, st.tid_dims + 3, st.tid_regs_dims);
+  }
+  const std::uint32_t cta_values[9] = {launch.block.x, launch.block.y, launch.block.z,
+                                       ctaid.x,        ctaid.y,        ctaid.z,
+                                       launch.grid.x,  launch.grid.y,  launch.grid.z};
+  for (int i = 0; i < 9; ++i)
+    for (int l = 0; l < 32; ++l) st.cta_consts[i * 32 + l] = cta_values[i];
   const std::uint64_t cta_linear =
       ctaid.x + std::uint64_t{launch.grid.x} * (ctaid.y + std::uint64_t{launch.grid.y} * ctaid.z);
   Ctx c{kernel_,  memory_, launch,    ctaid,    cta_linear, listeners_, executed_, notes_, st.regs,
         st.preds, st.tid,  st.shared, st.local, nregs,      npreds,     nwarps,    st.imm};
-  const auto& code = kernel_.code;
-  const int ncode = static_cast<int>(code.size());
 
+  const detail::Uop* uops = st.compiled.uops.data();
+  std::uint64_t used = 0;  // warp instructions of this CTA (the budget)
+  c.used = &used;
+
+  // Runs the warp until it finishes or waits at a barrier. The top of the SIMT stack is
+  // the lanes running and where they reconverge; straight-line code runs in the inner
+  // loop without touching the stack.
   auto run_warp = [&](State::Warp& wp) {
     const int w = wp.id;
+    std::uint64_t* const wr = &st.regs[static_cast<std::size_t>(w) * nregs * 32];
+    std::uint32_t* const wpred = &st.preds[static_cast<std::size_t>(w) * npreds];
+    // Locals, not the captured variables, in the loop: the count is written back before
+    // anything that can throw or read it.
+    const detail::Uop* const code = uops;
+    const std::uint64_t budget = launch.budget;
+    std::uint64_t n = used;
+    struct Flush {
+      std::uint64_t& to;
+      const std::uint64_t& from;
+      ~Flush() { to = from; }
+    } flush{used, n};
     while (!wp.stack.empty()) {
       State::Entry& top = wp.stack.back();
-      const std::uint32_t active = top.mask & ~wp.exited;
+      std::uint32_t active = top.mask & ~wp.exited;
       if (!active || top.pc == top.rpc) {
         wp.stack.pop_back();
         continue;
       }
-      if (top.pc < 0 || top.pc >= ncode) {  // ran off the end: like ret
-        wp.exited |= active;
-        continue;
-      }
-      const int pc = top.pc;
-      const Instr& in = code[static_cast<std::size_t>(pc)];
-      if (++c.budget_used > launch.budget)
-        c.fail(EmuError::Kind::Budget, pc,
-               fmt::format(
-                   "instruction budget exceeded: {} warp instructions in one CTA (a runaway loop?)",
-                   launch.budget));
-      ++executed_;
-      std::uint32_t exec = active;
-      if (in.guard >= 0) {
-        const std::uint32_t g = c.P(w, static_cast<std::uint32_t>(in.guard));
-        exec &= in.guard_neg ? ~g : g;
-      }
-      switch (in.op) {
-        case Opc::Bra: {
-          const std::uint32_t taken = exec, not_taken = active & ~exec;
-          if (!not_taken) {
-            top.pc = in.target;
-          } else if (!taken) {
-            top.pc = pc + 1;
-          } else {
+      int pc = top.pc;
+      const int rpc = top.rpc;
+      for (;;) {
+        const detail::Uop& u = code[pc];
+        if (++n > budget) {
+          used = n;
+          c.fail(EmuError::Kind::Budget, pc,
+                 fmt::format("instruction budget exceeded: {} warp instructions in one CTA (a "
+                             "runaway loop?)",
+                             budget));
+        }
+        const std::uint32_t exec = active & (wpred[u.guard] ^ u.gxor);
+        if (alu(u, wr, wpred, exec)) {
+          if (++pc == rpc) break;
+          continue;
+        }
+        switch (u.kind) {
+          case K::LdShared:
+            if (!exec) break;
+            if (!(u.aux == 4 && u.vec == 1 ? memory<true, true, 4, 1>(c, u, wr, w, exec)
+                                           : memory<true, true, 0, 0>(c, u, wr, w, exec))) {
+              used = n;
+              c.load_store(*u.in, pc, w, exec);
+            }
+            break;
+          case K::StShared:
+            if (!exec) break;
+            if (!(u.aux == 4 && u.vec == 1 ? memory<true, false, 4, 1>(c, u, wr, w, exec)
+                                           : memory<true, false, 0, 0>(c, u, wr, w, exec))) {
+              used = n;
+              c.load_store(*u.in, pc, w, exec);
+            }
+            break;
+          case K::LdGlobal:
+            if (!exec) break;
+            if (!(u.aux == 4 && u.vec == 1 ? memory<false, true, 4, 1>(c, u, wr, w, exec)
+                                           : memory<false, true, 0, 0>(c, u, wr, w, exec))) {
+              used = n;
+              c.load_store(*u.in, pc, w, exec);
+            }
+            break;
+          case K::StGlobal:
+            if (!exec) break;
+            if (!(u.aux == 4 && u.vec == 1 ? memory<false, false, 4, 1>(c, u, wr, w, exec)
+                                           : memory<false, false, 0, 0>(c, u, wr, w, exec))) {
+              used = n;
+              c.load_store(*u.in, pc, w, exec);
+            }
+            break;
+          case K::LdParam:
+            if (!exec) break;
+            if (!load_param(c, u, wr, exec)) {
+              used = n;
+              c.load_store(*u.in, pc, w, exec);
+            }
+            break;
+          case K::Slow:
+            used = n;
+            general(c, *u.in, pc, w, exec, active);
+            break;
+          case K::Bra: {
+            const std::uint32_t taken = exec, not_taken = active & ~exec;
+            if (!not_taken) {
+              pc = u.target;
+              goto moved;
+            }
+            if (!taken) break;
             // Divergence: both sides run to the reconvergence point r, then the warp
             // continues together. When r is the exit (one side returns), or the entry's
             // own reconvergence point, the sides inherit the entry's point instead, so
             // code after an early return still runs once for all remaining lanes.
-            const int r = in.reconv < 0 ? -2 : in.reconv;
-            const State::Entry e = top;
+            const int r = u.reconv;
             int rr = r;
-            if (r == -2 || r == e.rpc) {
+            if (r == -2 || r == rpc) {
               wp.stack.pop_back();
-              rr = r == -2 ? e.rpc : r;
+              rr = r == -2 ? rpc : r;
             } else {
               top.pc = r;
             }
             wp.stack.push_back({pc + 1, not_taken, rr});
-            wp.stack.push_back({in.target, taken, rr});
+            wp.stack.push_back({u.target, taken, rr});
+            goto next_entry;
           }
-          continue;
-        }
-        case Opc::Ret:
-        case Opc::Exit:
-          wp.exited |= exec;
-          top.pc = pc + 1;
-          continue;
-        case Opc::Trap:
-          if (exec)
-            c.fail(EmuError::Kind::Trap, pc,
-                   in.sub == 1 ? "assertion failed (assert() in the kernel)"
-                               : "the kernel executed trap");
-          top.pc = pc + 1;
-          continue;
-        case Opc::Bar:
-          top.pc = pc + 1;
-          if (!exec) continue;
-          if (active != (wp.lanes & ~wp.exited)) {
-            notes_.push_back(
-                {pc,
-                 fmt::format("barrier under divergence: only lanes 0x{:08x} of warp {} reach it "
-                             "(the warp's live lanes are 0x{:08x})",
-                             active, w, wp.lanes & ~wp.exited)});
-          }
-          wp.at_barrier = true;
-          wp.barrier_instr = pc;
-          return;
-        default:
-          break;
-      }
-      top.pc = pc + 1;
-      if (!exec && in.op != Opc::Activemask) continue;
-      c.cur_pc = pc;
-      if (in.op == Opc::Setp ? c.fast_setp(in, w, exec) : c.fast_alu(in, w, exec)) continue;
-      switch (in.op) {
-        case Opc::Ld:
-        case Opc::St:
-          c.load_store(in, pc, w, exec);
-          break;
-        case Opc::Atom:
-        case Opc::Red:
-          c.atomic(in, pc, w, exec);
-          break;
-        case Opc::Mov:
-          if (in.sub == 1) {  // pack
-            const int pb = ptx::ty_bytes(in.type2) * 8;
-            for (int l = 0; l < 32; ++l) {
-              if (!((exec >> l) & 1u)) continue;
-              std::uint64_t v = 0;
-              for (int i = 0; i < in.nsrc; ++i)
-                v |= (c.val(in.src[i], w, l) & mask_of(in.type2)) << (i * pb);
-              c.set(in.dst[0], w, l, v, in.type);
+          case K::Exit:
+            if (!exec) break;
+            wp.exited |= exec;
+            top.pc = pc + 1;
+            goto next_entry;
+          case K::End:  // ran off the end: like ret
+            wp.exited |= active;
+            top.pc = pc;
+            goto next_entry;
+          case K::Bar:
+            top.pc = pc + 1;
+            if (!exec) goto next_entry;
+            if (active != (wp.lanes & ~wp.exited)) {
+              notes_.push_back(
+                  {pc,
+                   fmt::format("barrier under divergence: only lanes 0x{:08x} of warp {} reach it "
+                               "(the warp's live lanes are 0x{:08x})",
+                               active, w, wp.lanes & ~wp.exited)});
             }
-          } else if (in.sub == 2) {  // unpack
-            const int pb = ptx::ty_bytes(in.type2) * 8;
-            for (int l = 0; l < 32; ++l) {
-              if (!((exec >> l) & 1u)) continue;
-              const std::uint64_t v = c.val(in.src[0], w, l);
-              for (int i = 0; i < in.ndst; ++i) c.set(in.dst[i], w, l, v >> (i * pb), in.type2);
-            }
-          } else if (in.dst[0].kind == Opnd::Kind::Pred) {
-            const std::uint32_t m = c.pred_mask(in.src[0], w, exec);
-            std::uint32_t& p = c.P(w, in.dst[0].reg);
-            p = (p & ~exec) | m;
-          } else {
-            for (int l = 0; l < 32; ++l)
-              if ((exec >> l) & 1u) c.set(in.dst[0], w, l, c.val(in.src[0], w, l), in.type);
-          }
-          break;
-        case Opc::Setp:
-        case Opc::Set: {
-          const Ty t = in.type;
-          for (int l = 0; l < 32; ++l) {
-            if (!((exec >> l) & 1u)) continue;
-            bool r = compare(in.cmp, t, c.val(in.src[0], w, l), c.val(in.src[1], w, l));
-            bool r2 = !r;
-            if (in.sub) {
-              const bool p = c.val(in.src[2], w, l) & 1;
-              if (in.sub == 1) {
-                r = r && p;
-                r2 = r2 && p;
-              }
-              if (in.sub == 2) {
-                r = r || p;
-                r2 = r2 || p;
-              }
-              if (in.sub == 3) {
-                r = r != p;
-                r2 = r2 != p;
-              }
-            }
-            if (in.op == Opc::Setp) {
-              c.set(in.dst[0], w, l, r, Ty::Pred);
-              if (in.ndst > 1) c.set(in.dst[1], w, l, r2, Ty::Pred);
-            } else {
-              const Ty dt = in.type2;
-              const std::uint64_t v =
-                  ptx::ty_float(dt) ? (r ? from_f32(1.0f) : 0) : (r ? mask_of(dt) : 0);
-              c.set(in.dst[0], w, l, v, dt);
-            }
-          }
-          break;
-        }
-        case Opc::Selp:
-          for (int l = 0; l < 32; ++l)
-            if ((exec >> l) & 1u)
-              c.set(in.dst[0], w, l,
-                    (c.val(in.src[2], w, l) & 1) ? c.val(in.src[0], w, l) : c.val(in.src[1], w, l),
-                    in.type);
-          break;
-        case Opc::Slct:
-          for (int l = 0; l < 32; ++l) {
-            if (!((exec >> l) & 1u)) continue;
-            const std::uint64_t cv = c.val(in.src[2], w, l);
-            const bool ge = in.type2 == Ty::F32 ? as_f32(cv) >= 0.f : sext(cv, Ty::S32) >= 0;
-            c.set(in.dst[0], w, l, ge ? c.val(in.src[0], w, l) : c.val(in.src[1], w, l), in.type);
-          }
-          break;
-        case Opc::Cvt:
-          for (int l = 0; l < 32; ++l)
-            if ((exec >> l) & 1u)
-              c.set(in.dst[0], w, l, convert(in, c.val(in.src[0], w, l)), in.type);
-          break;
-        case Opc::Cvta:
-          for (int l = 0; l < 32; ++l) {
-            if (!((exec >> l) & 1u)) continue;
-            std::uint64_t v = c.val(in.src[0], w, l);
-            const std::uint64_t base = in.space == Space::Shared  ? ptx::kSharedWindow
-                                       : in.space == Space::Local ? ptx::kLocalWindow
-                                                                  : 0;
-            v = in.sub ? v - base : v + base;
-            c.set(in.dst[0], w, l, v, in.type);
-          }
-          break;
-        case Opc::Isspacep:
-          for (int l = 0; l < 32; ++l) {
-            if (!((exec >> l) & 1u)) continue;
-            const std::uint64_t v = c.val(in.src[0], w, l);
-            const bool sh = v >= ptx::kSharedWindow && v < ptx::kSharedWindow + ptx::kWindowSize;
-            const bool lo = v >= ptx::kLocalWindow && v < ptx::kLocalWindow + ptx::kWindowSize;
-            const bool r = in.space == Space::Shared  ? sh
-                           : in.space == Space::Local ? lo
-                                                      : (!sh && !lo);
-            c.set(in.dst[0], w, l, r, Ty::Pred);
-          }
-          break;
-        case Opc::And:
-        case Opc::Or:
-        case Opc::Xor:
-        case Opc::Not:
-        case Opc::CNot:
-          if (in.type == Ty::Pred) {
-            for (int l = 0; l < 32; ++l) {
-              if (!((exec >> l) & 1u)) continue;
-              const bool a = c.val(in.src[0], w, l) & 1,
-                         b = in.nsrc > 1 ? (c.val(in.src[1], w, l) & 1) : false;
-              const bool r = in.op == Opc::And   ? (a && b)
-                             : in.op == Opc::Or  ? (a || b)
-                             : in.op == Opc::Xor ? (a != b)
-                                                 : !a;
-              c.set(in.dst[0], w, l, r, Ty::Pred);
-            }
+            wp.at_barrier = true;
+            wp.barrier_instr = pc;
+            return;
+          default:
             break;
-          }
-          [[fallthrough]];
-        case Opc::Add:
-        case Opc::Sub:
-        case Opc::Mul:
-        case Opc::Mad:
-        case Opc::Div:
-        case Opc::Rem:
-        case Opc::Min:
-        case Opc::Max:
-        case Opc::Abs:
-        case Opc::Neg:
-        case Opc::Shl:
-        case Opc::Shr:
-        case Opc::Popc:
-        case Opc::Clz:
-        case Opc::Brev:
-        case Opc::Fma:
-        case Opc::Rcp:
-        case Opc::Sqrt:
-        case Opc::Rsqrt:
-        case Opc::Ex2:
-        case Opc::Lg2:
-        case Opc::Sin:
-        case Opc::Cos:
-        case Opc::Tanh:
-        case Opc::Copysign:
-        case Opc::Bfind: {
-          Ty dt = in.type;
-          if (in.op == Opc::Popc || in.op == Opc::Clz || in.op == Opc::Bfind) dt = Ty::U32;
-          if ((in.op == Opc::Mul || in.op == Opc::Mad) &&
-              static_cast<ptx::MulMode>(in.sub) == ptx::MulMode::Wide)
-            dt = ptx::ty_bytes(in.type) == 4 ? Ty::U64 : Ty::U32;
-          for (int l = 0; l < 32; ++l) {
-            if (!((exec >> l) & 1u)) continue;
-            const std::uint64_t a = c.val(in.src[0], w, l);
-            const std::uint64_t b = in.nsrc > 1 ? c.val(in.src[1], w, l) : 0;
-            const std::uint64_t cc = in.nsrc > 2 ? c.val(in.src[2], w, l) : 0;
-            c.set(in.dst[0], w, l, arith(in, a, b, cc), dt);
-          }
-          break;
         }
-        case Opc::Bfe:
-          for (int l = 0; l < 32; ++l) {
-            if (!((exec >> l) & 1u)) continue;
-            const int bits = ptx::ty_bytes(in.type) * 8;
-            const std::uint64_t a = c.val(in.src[0], w, l);
-            const unsigned pos = static_cast<unsigned>(c.val(in.src[1], w, l) & 0xff);
-            const unsigned len = static_cast<unsigned>(c.val(in.src[2], w, l) & 0xff);
-            std::uint64_t r = 0;
-            const bool s = ptx::ty_signed(in.type);
-            const unsigned msb = pos + len - 1;
-            const bool sbit =
-                s ? (len == 0
-                         ? false
-                         : ((a >> std::min<unsigned>(msb, static_cast<unsigned>(bits - 1))) & 1))
-                  : false;
-            for (int i = 0; i < bits; ++i) {
-              bool bit;
-              if (static_cast<unsigned>(i) < len &&
-                  pos + static_cast<unsigned>(i) <= static_cast<unsigned>(bits - 1))
-                bit = (a >> (pos + static_cast<unsigned>(i))) & 1;
-              else
-                bit = sbit;
-              if (bit) r |= 1ull << i;
-            }
-            c.set(in.dst[0], w, l, r, in.type);
-          }
-          break;
-        case Opc::Bfi:
-          for (int l = 0; l < 32; ++l) {
-            if (!((exec >> l) & 1u)) continue;
-            const int bits = ptx::ty_bytes(in.type) * 8;
-            const std::uint64_t a = c.val(in.src[0], w, l), b = c.val(in.src[1], w, l);
-            const unsigned pos = static_cast<unsigned>(c.val(in.src[2], w, l) & 0xff);
-            const unsigned len = static_cast<unsigned>(c.val(in.src[3], w, l) & 0xff);
-            std::uint64_t r = b;
-            for (unsigned i = 0; i < len && pos + i < static_cast<unsigned>(bits); ++i) {
-              r &= ~(1ull << (pos + i));
-              r |= ((a >> i) & 1) << (pos + i);
-            }
-            c.set(in.dst[0], w, l, r, in.type);
-          }
-          break;
-        case Opc::Prmt:
-          if (in.sub != 0) {  // shf.{l,r}.{wrap,clamp}.b32: the funnel shift of {b, a}
-            const bool right = in.sub == 2 || in.sub == 4, clamp = in.sub >= 3;
-            for (int l = 0; l < 32; ++l) {
-              if (!((exec >> l) & 1u)) continue;
-              const std::uint64_t ab = (c.val(in.src[0], w, l) & 0xffffffffu) |
-                                       ((c.val(in.src[1], w, l) & 0xffffffffu) << 32);
-              const std::uint32_t cv = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
-              const std::uint32_t n = clamp ? std::min<std::uint32_t>(cv, 32) : (cv & 31);
-              const std::uint64_t r = right ? (ab >> n) : ((ab << n) >> 32);
-              c.set(in.dst[0], w, l, r & 0xffffffffu, Ty::B32);
-            }
-            break;
-          }
-          for (int l = 0; l < 32; ++l) {
-            if (!((exec >> l) & 1u)) continue;
-            const std::uint64_t bytes = (c.val(in.src[0], w, l) & 0xffffffffu) |
-                                        ((c.val(in.src[1], w, l) & 0xffffffffu) << 32);
-            const std::uint32_t sel = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
-            std::uint32_t r = 0;
-            for (int i = 0; i < 4; ++i) {
-              const unsigned s = (sel >> (4 * i)) & 0xf;
-              std::uint32_t byte = static_cast<std::uint32_t>((bytes >> (8 * (s & 7))) & 0xff);
-              if (s & 8) byte = (byte & 0x80) ? 0xff : 0;
-              r |= byte << (8 * i);
-            }
-            c.set(in.dst[0], w, l, r, Ty::B32);
-          }
-          break;
-        case Opc::Lop3:
-          for (int l = 0; l < 32; ++l) {
-            if (!((exec >> l) & 1u)) continue;
-            const std::uint32_t a = static_cast<std::uint32_t>(c.val(in.src[0], w, l));
-            const std::uint32_t b = static_cast<std::uint32_t>(c.val(in.src[1], w, l));
-            const std::uint32_t cc = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
-            const std::uint32_t lut = static_cast<std::uint32_t>(c.val(in.src[3], w, l));
-            std::uint32_t r = 0;
-            for (int i = 0; i < 32; ++i) {
-              const unsigned idx = (((a >> i) & 1) << 2) | (((b >> i) & 1) << 1) | ((cc >> i) & 1);
-              r |= ((lut >> idx) & 1) << i;
-            }
-            c.set(in.dst[0], w, l, r, Ty::B32);
-          }
-          break;
-        case Opc::Testp:
-          for (int l = 0; l < 32; ++l) {
-            if (!((exec >> l) & 1u)) continue;
-            const std::uint64_t v = c.val(in.src[0], w, l);
-            const double x = in.type == Ty::F64 ? as_f64(v) : as_f32(v);
-            bool r = false;
-            switch (in.sub) {
-              case 0:
-                r = std::isfinite(x);
-                break;
-              case 1:
-                r = std::isinf(x);
-                break;
-              case 2:
-                r = !std::isnan(x);
-                break;
-              case 3:
-                r = std::isnan(x);
-                break;
-              // f32 values classified as float (a subnormal float is a normal double);
-              // .normal holds for zeros too (as measured): finite and not subnormal.
-              case 4:
-                r = std::isfinite(x) &&
-                    (in.type == Ty::F64 ? std::fpclassify(x)
-                                        : std::fpclassify(static_cast<float>(x))) != FP_SUBNORMAL;
-                break;
-              default:
-                r = (in.type == Ty::F64 ? std::fpclassify(x)
-                                        : std::fpclassify(static_cast<float>(x))) == FP_SUBNORMAL;
-                break;
-            }
-            c.set(in.dst[0], w, l, r, Ty::Pred);
-          }
-          break;
-        case Opc::Shfl: {
-          std::uint32_t vals[32];
-          for (int l = 0; l < 32; ++l) vals[l] = static_cast<std::uint32_t>(c.val(in.src[0], w, l));
-          for (int l = 0; l < 32; ++l) {
-            if (!((exec >> l) & 1u)) continue;
-            const std::uint32_t bv = static_cast<std::uint32_t>(c.val(in.src[1], w, l)) & 0x1f;
-            const std::uint32_t cv = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
-            const std::uint32_t seg = (cv >> 8) & 0x1f, clamp = cv & 0x1f;
-            const std::uint32_t lane = static_cast<std::uint32_t>(l);
-            const std::uint32_t max_lane = (lane & seg) | (clamp & ~seg), min_lane = lane & seg;
-            std::int32_t j = 0;
-            bool ok = false;
-            switch (static_cast<ptx::ShflMode>(in.sub)) {
-              case ptx::ShflMode::Up:
-                j = static_cast<std::int32_t>(lane) - static_cast<std::int32_t>(bv);
-                ok = j >= static_cast<std::int32_t>(max_lane);
-                break;
-              case ptx::ShflMode::Down:
-                j = static_cast<std::int32_t>(lane + bv);
-                ok = j <= static_cast<std::int32_t>(max_lane);
-                break;
-              case ptx::ShflMode::Bfly:
-                j = static_cast<std::int32_t>(lane ^ bv);
-                ok = j <= static_cast<std::int32_t>(max_lane);
-                break;
-              case ptx::ShflMode::Idx:
-                j = static_cast<std::int32_t>(min_lane | (bv & ~seg));
-                ok = j <= static_cast<std::int32_t>(max_lane);
-                break;
-            }
-            if (!ok) j = static_cast<std::int32_t>(lane);
-            c.set(in.dst[0], w, l, vals[j & 31], Ty::B32);
-            if (in.ndst > 1) c.set(in.dst[1], w, l, ok, Ty::Pred);
-          }
-          break;
-        }
-        case Opc::Vote: {
-          const std::uint32_t p = c.pred_mask(in.src[0], w, exec);
-          const auto mode = static_cast<ptx::VoteMode>(in.sub);
-          for (int l = 0; l < 32; ++l) {
-            if (!((exec >> l) & 1u)) continue;
-            std::uint64_t r = 0;
-            if (mode == ptx::VoteMode::All)
-              r = p == exec;
-            else if (mode == ptx::VoteMode::Any)
-              r = p != 0;
-            else if (mode == ptx::VoteMode::Uni)
-              r = p == 0 || p == exec;
-            else
-              r = p;
-            c.set(in.dst[0], w, l, r, mode == ptx::VoteMode::Ballot ? Ty::B32 : Ty::Pred);
-          }
-          break;
-        }
-        case Opc::Match: {
-          std::uint64_t vals[32];
-          for (int l = 0; l < 32; ++l)
-            vals[l] = (exec >> l) & 1u ? c.val(in.src[0], w, l) & mask_of(in.type) : 0;
-          bool all_same = true;
-          int first = std::countr_zero(exec);
-          for (int l = 0; l < 32; ++l)
-            if (((exec >> l) & 1u) && vals[l] != vals[first]) all_same = false;
-          for (int l = 0; l < 32; ++l) {
-            if (!((exec >> l) & 1u)) continue;
-            std::uint32_t m = 0;
-            if (in.sub == 0) {
-              for (int j = 0; j < 32; ++j)
-                if (((exec >> j) & 1u) && vals[j] == vals[l]) m |= 1u << j;
-            } else {
-              m = all_same ? exec : 0;
-            }
-            c.set(in.dst[0], w, l, m, Ty::B32);
-            if (in.ndst > 1) c.set(in.dst[1], w, l, all_same, Ty::Pred);
-          }
-          break;
-        }
-        case Opc::Activemask:
-          for (int l = 0; l < 32; ++l)
-            if ((active >> l) & 1u) c.set(in.dst[0], w, l, active, Ty::B32);
-          break;
-        case Opc::Nop:
-          break;
-        default:
-          c.fail(EmuError::Kind::Unsupported, pc, "instruction not supported by the emulator");
+        ++pc;
+      moved:
+        if (pc == rpc) break;
       }
+      top.pc = pc;  // reached the reconvergence point
+    next_entry:;
     }
     wp.done = true;
   };
 
   // Run every warp to its next barrier (or its end); release the barrier when all
   // warps that have not finished wait there.
+  struct Count {  // adds this CTA's instructions to executed_ however the run ends
+    std::uint64_t& total;
+    const std::uint64_t& used;
+    ~Count() { total += used; }
+  } count{executed_, used};
   while (true) {
     for (auto& wp : st.warps)
       if (!wp.done && !wp.at_barrier) run_warp(wp);

@@ -1,0 +1,122 @@
+// The host-dependent warp kernels of lanes.hpp: a portable form for every x86-64 and one
+// compiled for AVX2+FMA, picked by what the CPU reports.
+#include "bankcheck/emu/lanes.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace bankcheck::emu {
+
+namespace {
+
+inline float low_f32(std::uint64_t v) {
+  const std::uint32_t b = static_cast<std::uint32_t>(v);
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+inline std::uint64_t canonical(float r) {
+  std::uint32_t b;
+  std::memcpy(&b, &r, 4);
+  return r != r ? std::uint64_t{0x7fffffffu} : std::uint64_t{b};
+}
+
+// a * b + c with one rounding, without an FMA instruction. The product of two floats is
+// exact in double (48 significant bits); the sum is rounded to nearest in double and its
+// error found exactly (TwoSum); an inexact sum whose last bit is even is moved one unit
+// toward the exact value, which makes it the sum rounded to odd; rounding that to float
+// gives the correctly rounded result. Infinities and NaNs skip the correction (the sum is
+// not finite); the sum cannot overflow in double, and a nonzero exact sum is at least
+// 2^-298, far above double's subnormals, so the error term is exact.
+inline float fma_round_to_odd(float a, float b, float c) {
+  const double p = static_cast<double>(a) * static_cast<double>(b);
+  const double cd = c;
+  const double s = p + cd;
+  const double bv = s - p;
+  const double err = (p - (s - bv)) + (cd - bv);
+  std::uint64_t bits;
+  std::memcpy(&bits, &s, 8);
+  if (err != 0 && (bits & 1) == 0 && std::isfinite(s))
+    bits = ((err > 0) == (s > 0)) ? bits + 1 : bits - 1;
+  double odd;
+  std::memcpy(&odd, &bits, 8);
+  return static_cast<float>(odd);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define BANKCHECK_HAVE_FMA_CLONE 1
+// Eight lanes' low 32 bits as eight floats.
+__attribute__((target("avx2,fma"))) inline __m256 pack8(const std::uint64_t* p) {
+  const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  const __m256i lo =
+      _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), even);
+  const __m256i hi = _mm256_permutevar8x32_epi32(
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4)), even);
+  return _mm256_castsi256_ps(_mm256_permute2x128_si256(lo, hi, 0x20));
+}
+// Eight lanes at a time: all of a group's operands are read before its results are
+// written, so `out` may be an operand.
+__attribute__((target("avx2,fma"))) void fma_avx2(std::uint64_t* out, const std::uint64_t* a,
+                                                  const std::uint64_t* b, const std::uint64_t* c) {
+  const __m256 canonical_nan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  for (int l = 0; l < 32; l += 8) {
+    __m256 r = _mm256_fmadd_ps(pack8(a + l), pack8(b + l), pack8(c + l));
+    r = _mm256_blendv_ps(canonical_nan, r, _mm256_cmp_ps(r, r, _CMP_ORD_Q));
+    const __m256i bits = _mm256_castps_si256(r);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + l),
+                        _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bits)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + l + 4),
+                        _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bits, 1)));
+  }
+}
+bool cpu_has_fma() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#else
+bool cpu_has_fma() { return false; }
+#endif
+
+using FmaLanes = void (*)(std::uint64_t*, const std::uint64_t*, const std::uint64_t*,
+                          const std::uint64_t*);
+FmaLanes pick_fma() {
+#ifdef BANKCHECK_HAVE_FMA_CLONE
+  if (cpu_has_fma()) return fma_avx2;
+#endif
+  return detail::fma_f32_lanes_portable;
+}
+}  // namespace
+
+void fma_f32_lanes(std::uint64_t* out, const std::uint64_t* a, const std::uint64_t* b,
+                   const std::uint64_t* c) {
+  static const FmaLanes fma_lanes = pick_fma();
+  fma_lanes(out, a, b, c);
+}
+
+namespace detail {
+
+void fma_f32_lanes_portable(std::uint64_t* out, const std::uint64_t* a, const std::uint64_t* b,
+                            const std::uint64_t* c) {
+  for (int l = 0; l < 32; ++l)
+    out[l] = canonical(fma_round_to_odd(low_f32(a[l]), low_f32(b[l]), low_f32(c[l])));
+}
+
+bool fma_f32_lanes_hardware(std::uint64_t* out, const std::uint64_t* a, const std::uint64_t* b,
+                            const std::uint64_t* c) {
+#ifdef BANKCHECK_HAVE_FMA_CLONE
+  if (!cpu_has_fma()) return false;
+  fma_avx2(out, a, b, c);
+  return true;
+#else
+  (void)out, (void)a, (void)b, (void)c;
+  return false;
+#endif
+}
+
+}  // namespace detail
+
+}  // namespace bankcheck::emu

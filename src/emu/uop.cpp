@@ -1,0 +1,474 @@
+// compile(): picks each instruction's handler and resolves its operands. The rules here
+// decide which instructions leave the general interpreter; each handler must compute
+// exactly what the general path computes for the instructions given to it (tests/emu_test
+// runs both on the same inputs).
+#include "uop.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace bankcheck::emu::detail {
+
+using ptx::Cmp;
+using ptx::Instr;
+using ptx::Opc;
+using ptx::Opnd;
+using ptx::Space;
+using ptx::Ty;
+
+namespace {
+
+bool is_int(Ty t) {
+  const int b = ptx::ty_bytes(t);
+  return !ptx::ty_float(t) && t != Ty::Pred && t != Ty::None && (b == 4 || b == 8);
+}
+
+struct Compiler {
+  const ptx::Kernel& k;
+  const Layout& layout;
+  std::vector<std::uint64_t>& imm;
+  std::uint32_t tid_base;    // the slot of tid.x
+  std::size_t next_imm = 1;  // entry 0: zeros (the base of a register-less address)
+  std::vector<std::pair<std::uint64_t, const std::uint64_t*>> seen;  // value -> its lanes
+
+  // One 32-lane array per distinct immediate value.
+  const std::uint64_t* broadcast(std::uint64_t v) {
+    for (const auto& [value, lanes] : seen)
+      if (value == v) return lanes;
+    std::uint64_t* p = &imm[next_imm++ * 32];
+    for (int l = 0; l < 32; ++l) p[l] = v;
+    seen.emplace_back(v, p);
+    return p;
+  }
+
+  // False when the operand is not a 32-lane array the handlers can read directly.
+  bool source(const Opnd& o, Src& s) {
+    switch (o.kind) {
+      case Opnd::Kind::Reg:
+        s.off = o.reg * 32;
+        return true;
+      case Opnd::Kind::Imm:
+      case Opnd::Kind::SymAddr:
+        s.fixed = broadcast(o.imm);
+        return true;
+      case Opnd::Kind::Special: {
+        const auto sp = static_cast<ptx::Special>(o.reg);
+        switch (sp) {
+          case ptx::Special::TidX:
+          case ptx::Special::TidY:
+          case ptx::Special::TidZ:
+            s.off = (tid_base + (o.reg - static_cast<std::uint32_t>(ptx::Special::TidX))) * 32;
+            return true;
+          case ptx::Special::NtidX:
+          case ptx::Special::NtidY:
+          case ptx::Special::NtidZ:
+          case ptx::Special::CtaidX:
+          case ptx::Special::CtaidY:
+          case ptx::Special::CtaidZ:
+          case ptx::Special::NctaidX:
+          case ptx::Special::NctaidY:
+          case ptx::Special::NctaidZ:
+            s.fixed = layout.cta + (o.reg - static_cast<std::uint32_t>(ptx::Special::NtidX)) * 32;
+            return true;
+          case ptx::Special::Laneid:
+            s.fixed = layout.laneid;
+            return true;
+          default:
+            return false;
+        }
+      }
+      default:
+        return false;
+    }
+  }
+
+  bool sources(const Instr& in, Uop& u, int n) {
+    if (in.nsrc < n) return false;
+    for (int i = 0; i < n; ++i)
+      if (!source(in.src[i], u.src[i])) return false;
+    return true;
+  }
+
+  bool reg_dst(const Instr& in, Uop& u) {
+    if (in.ndst != 1 || in.dst[0].kind != Opnd::Kind::Reg) return false;
+    u.dst[0] = in.dst[0].reg * 32;
+    return true;
+  }
+
+  static ptx::Round float_round(const Instr& in) {
+    if (in.op == Opc::Mul || in.op == Opc::Mad)
+      return static_cast<ptx::Round>(static_cast<std::uint8_t>(in.type2));
+    return static_cast<ptx::Round>(in.sub);
+  }
+
+  // The handler for `in`, with its operands filled in; Slow when none fits.
+  K select(const Instr& in, Uop& u) {
+    const Ty t = in.type;
+    const bool b4 = ptx::ty_bytes(t) == 4;
+    const bool sat = in.flags & ptx::kFlagSat;
+    switch (in.op) {
+      case Opc::Ret:
+      case Opc::Exit:
+        return K::Exit;
+      case Opc::Bar:
+        return K::Bar;
+      case Opc::Bra:
+        u.target = in.target < 0 || in.target >= static_cast<std::int32_t>(k.code.size())
+                       ? static_cast<std::int32_t>(k.code.size())
+                       : in.target;
+        u.reconv = in.reconv < 0 ? -2 : in.reconv;
+        return K::Bra;
+      default:
+        break;
+    }
+    if (sat) return K::Slow;
+    switch (in.op) {
+      case Opc::Mov:
+        if (in.sub != 0 || !reg_dst(in, u) || !sources(in, u, 1)) return K::Slow;
+        if (is_int(t) || t == Ty::F32 || t == Ty::F64) return b4 ? K::Mov32 : K::Mov64;
+        return K::Slow;
+      case Opc::Cvta:
+        if (in.space != Space::Global || !reg_dst(in, u) || !sources(in, u, 1) || !is_int(t))
+          return K::Slow;
+        return b4 ? K::Mov32 : K::Mov64;
+      case Opc::Add:
+      case Opc::Sub:
+      case Opc::And:
+      case Opc::Or:
+      case Opc::Xor:
+      case Opc::Shl:
+      case Opc::Shr:
+      case Opc::Min:
+      case Opc::Max:
+      case Opc::Mul:
+      case Opc::Mad:
+      case Opc::Fma:
+        break;
+      case Opc::Setp: {
+        if (in.sub != 0 || in.ndst < 1 || in.dst[0].kind != Opnd::Kind::Pred) return K::Slow;
+        if (in.ndst > 1 && in.dst[1].kind != Opnd::Kind::Pred) return K::Slow;
+        if (!sources(in, u, 2)) return K::Slow;
+        u.dst[0] = in.dst[0].reg;
+        if (in.ndst > 1) u.dst[1] = in.dst[1].reg;
+        if (t == Ty::F32) {
+          u.aux = static_cast<std::uint8_t>(in.cmp);
+          return K::SetpF32;
+        }
+        if (!is_int(t)) return K::Slow;
+        const bool s = ptx::ty_signed(t);
+        Cmp c = in.cmp;
+        bool unsigned_cmp = !s;
+        switch (c) {
+          case Cmp::Lo:
+            c = Cmp::Lt;
+            unsigned_cmp = true;
+            break;
+          case Cmp::Ls:
+            c = Cmp::Le;
+            unsigned_cmp = true;
+            break;
+          case Cmp::Hi:
+            c = Cmp::Gt;
+            unsigned_cmp = true;
+            break;
+          case Cmp::Hs:
+            c = Cmp::Ge;
+            unsigned_cmp = true;
+            break;
+          case Cmp::Eq:
+          case Cmp::Ne:
+          case Cmp::Lt:
+          case Cmp::Le:
+          case Cmp::Gt:
+          case Cmp::Ge:
+            break;
+          default:
+            return K::Slow;
+        }
+        u.aux = static_cast<std::uint8_t>(c);
+        if (b4) return unsigned_cmp ? K::SetpU32 : K::SetpS32;
+        return unsigned_cmp ? K::SetpU64 : K::SetpS64;
+      }
+      case Opc::Selp:
+        if (!reg_dst(in, u) || !sources(in, u, 2) || in.nsrc < 3 ||
+            in.src[2].kind != Opnd::Kind::Pred)
+          return K::Slow;
+        u.src[2].off = in.src[2].reg;
+        u.aux = in.src[2].negate ? 1 : 0;
+        if (ptx::ty_bytes(t) == 4) return K::Selp32;
+        if (ptx::ty_bytes(t) == 8) return K::Selp64;
+        return K::Slow;
+      case Opc::Cvt: {
+        if (!reg_dst(in, u) || !sources(in, u, 1)) return K::Slow;
+        const Ty s = in.type2;
+        const auto rnd = static_cast<ptx::Round>(in.sub);
+        if (is_int(t) && is_int(s)) {
+          const int db = ptx::ty_bytes(t), sb = ptx::ty_bytes(s);
+          if (db == 8 && sb == 4) return ptx::ty_signed(s) ? K::Sext32 : K::Mov32;
+          return db == 4 ? K::Mov32 : K::Mov64;
+        }
+        const bool nearest = rnd == ptx::Round::None || rnd == ptx::Round::Rn;
+        if (t == Ty::F32 && nearest && (s == Ty::S32 || s == Ty::U32))
+          return s == Ty::S32 ? K::CvtF32S32 : K::CvtF32U32;
+        if (t == Ty::F64 && s == Ty::F32 && rnd < ptx::Round::Rni) return K::CvtF64F32;
+        return K::Slow;
+      }
+      case Opc::Ld:
+      case Opc::St:
+        return memory(in, u);
+      default:
+        return K::Slow;
+    }
+    // Arithmetic with one register result.
+    if (!reg_dst(in, u)) return K::Slow;
+    if (t == Ty::F32) {
+      const ptx::Round r = float_round(in);
+      if ((in.flags & ptx::kFlagFtz) || (r != ptx::Round::None && r != ptx::Round::Rn))
+        return K::Slow;
+      switch (in.op) {
+        case Opc::Add:
+          return sources(in, u, 2) ? K::AddF32 : K::Slow;
+        case Opc::Sub:
+          return sources(in, u, 2) ? K::SubF32 : K::Slow;
+        case Opc::Mul:
+          return sources(in, u, 2) ? K::MulF32 : K::Slow;
+        case Opc::Mad:
+        case Opc::Fma:
+          return sources(in, u, 3) ? K::FmaF32 : K::Slow;
+        default:
+          return K::Slow;
+      }
+    }
+    if (!is_int(t)) return K::Slow;
+    const bool s = ptx::ty_signed(t);
+    switch (in.op) {
+      case Opc::Add:
+        return sources(in, u, 2) ? (b4 ? K::Add32 : K::Add64) : K::Slow;
+      case Opc::Sub:
+        return sources(in, u, 2) ? (b4 ? K::Sub32 : K::Sub64) : K::Slow;
+      case Opc::And:
+        return sources(in, u, 2) ? (b4 ? K::And32 : K::And64) : K::Slow;
+      case Opc::Or:
+        return sources(in, u, 2) ? (b4 ? K::Or32 : K::Or64) : K::Slow;
+      case Opc::Xor:
+        return sources(in, u, 2) ? (b4 ? K::Xor32 : K::Xor64) : K::Slow;
+      case Opc::Shl:
+        return sources(in, u, 2) ? (b4 ? K::Shl32 : K::Shl64) : K::Slow;
+      case Opc::Shr:
+        if (!sources(in, u, 2)) return K::Slow;
+        if (s) return b4 ? K::ShrS32 : K::ShrS64;
+        return b4 ? K::ShrU32 : K::ShrU64;
+      case Opc::Min:
+      case Opc::Max:
+        if (!b4 || !sources(in, u, 2)) return K::Slow;
+        if (in.op == Opc::Min) return s ? K::MinS32 : K::MinU32;
+        return s ? K::MaxS32 : K::MaxU32;
+      case Opc::Mul:
+      case Opc::Mad: {
+        const bool mad = in.op == Opc::Mad;
+        if (!sources(in, u, mad ? 3 : 2)) return K::Slow;
+        switch (static_cast<ptx::MulMode>(in.sub)) {
+          case ptx::MulMode::Lo:
+            if (mad) return b4 ? K::MadLo32 : K::MadLo64;
+            return b4 ? K::MulLo32 : K::MulLo64;
+          case ptx::MulMode::Wide:
+            if (!b4) return K::Slow;
+            if (mad) return s ? K::MadWideS32 : K::MadWideU32;
+            return s ? K::MulWideS32 : K::MulWideU32;
+          case ptx::MulMode::Hi:
+            if (!b4 || mad) return K::Slow;
+            return s ? K::MulHiS32 : K::MulHiU32;
+        }
+        return K::Slow;
+      }
+      default:
+        return K::Slow;
+    }
+  }
+
+  K memory(const Instr& in, Uop& u) {
+    const int esize = ptx::ty_bytes(in.type);
+    if (esize != 1 && esize != 2 && esize != 4 && esize != 8) return K::Slow;
+    if (in.vec != 1 && in.vec != 2 && in.vec != 4) return K::Slow;
+    u.aux = static_cast<std::uint8_t>(esize);
+    u.vec = in.vec;
+    u.sign = ptx::ty_signed(in.type) ? 1 : 0;
+    u.offset = in.mem.offset;
+    u.site = in.site;
+    if (in.mem.has_reg)
+      u.base.off = in.mem.reg * 32;
+    else
+      u.base.fixed = imm.data();  // zeros
+    const bool load = in.op == Opc::Ld;
+    for (int v = 0; v < in.vec; ++v) {
+      if (load) {
+        const Opnd& d = in.dst[v];
+        if (v >= in.ndst || d.kind == Opnd::Kind::None) continue;  // a sink: `_`
+        if (d.kind != Opnd::Kind::Reg) return K::Slow;
+        u.dst[v] = d.reg * 32;
+      } else if (v >= in.nsrc || !source(in.src[v], u.src[v])) {
+        return K::Slow;
+      }
+    }
+    switch (in.space) {
+      case Space::Shared:
+        return load ? K::LdShared : K::StShared;
+      case Space::Global:
+        return load ? K::LdGlobal : K::StGlobal;
+      case Space::Param:
+        return load && !in.mem.has_reg && in.vec == 1 ? K::LdParam : K::Slow;
+      default:
+        return K::Slow;
+    }
+  }
+};
+
+}  // namespace
+
+// Registers an instruction reads and writes.
+template <typename F>
+void for_each_reg(const Instr& in, F f) {
+  for (int i = 0; i < in.nsrc && i < 4; ++i)
+    if (in.src[i].kind == Opnd::Kind::Reg) f(in.src[i].reg, false);
+  if (in.mem.has_reg) f(in.mem.reg, false);
+  for (int i = 0; i < in.ndst && i < 4; ++i)
+    if (in.dst[i].kind == Opnd::Kind::Reg) f(in.dst[i].reg, true);
+}
+
+std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slot_of) {
+  const std::size_t n = k.code.size();
+  const std::uint32_t nregs = k.num_regs;
+  slot_of.assign(nregs, ~0u);
+  if (n == 0 || nregs == 0) return 1;
+  // Successors in one thread's control flow.
+  auto successors = [&](std::size_t i, std::size_t* out) {
+    const Instr& in = k.code[i];
+    int m = 0;
+    const bool guarded = in.guard >= 0;
+    if (in.op == Opc::Bra) {
+      if (in.target >= 0 && static_cast<std::size_t>(in.target) < n)
+        out[m++] = static_cast<std::size_t>(in.target);
+      if (guarded && i + 1 < n) out[m++] = i + 1;
+    } else if (in.op == Opc::Ret || in.op == Opc::Exit) {
+      if (guarded && i + 1 < n) out[m++] = i + 1;
+    } else if (i + 1 < n) {
+      out[m++] = i + 1;
+    }
+    return m;
+  };
+  // Live-in sets per instruction (bit sets of registers), to a fixed point, walking
+  // backwards so that straight-line code settles in one pass.
+  const std::size_t words = (nregs + 63) / 64;
+  std::vector<std::uint64_t> live(n * words, 0);
+  std::vector<std::uint64_t> cur(words);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = n; i-- > 0;) {
+      std::fill(cur.begin(), cur.end(), 0);
+      std::size_t succ[2];
+      const int ns = successors(i, succ);
+      for (int s = 0; s < ns; ++s)
+        for (std::size_t w = 0; w < words; ++w) cur[w] |= live[succ[s] * words + w];
+      const Instr& in = k.code[i];
+      // A guarded write may leave the old value: it does not end the register's life.
+      if (in.guard < 0)
+        for_each_reg(in, [&](std::uint32_t r, bool def) {
+          if (def) cur[r / 64] &= ~(1ull << (r % 64));
+        });
+      for_each_reg(in, [&](std::uint32_t r, bool def) {
+        if (!def) cur[r / 64] |= 1ull << (r % 64);
+      });
+      std::uint64_t* li = &live[i * words];
+      if (!std::equal(cur.begin(), cur.end(), li)) {
+        std::copy(cur.begin(), cur.end(), li);
+        changed = true;
+      }
+    }
+  }
+  // Each register's interval in instruction order: from the first to the last
+  // instruction where it is live in or written.
+  constexpr std::size_t kNone = ~std::size_t{0};
+  std::vector<std::size_t> first(nregs, kNone), last(nregs, 0);
+  auto touch = [&](std::uint32_t r, std::size_t i) {
+    if (first[r] == kNone || i < first[r]) first[r] = i;
+    if (i > last[r]) last[r] = i;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t* li = &live[i * words];
+    for (std::size_t w = 0; w < words; ++w)
+      for (std::uint64_t bits = li[w]; bits; bits &= bits - 1)
+        touch(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))),
+              i);
+    for_each_reg(k.code[i], [&](std::uint32_t r, bool) { touch(r, i); });
+  }
+  // Linear scan: registers by the start of their interval; a slot is free again once the
+  // interval that held it has ended before the new one starts.
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t r = 0; r < nregs; ++r)
+    if (first[r] != kNone) order.push_back(r);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return first[a] != first[b] ? first[a] < first[b] : a < b;
+  });
+  std::vector<std::size_t> slot_end;  // per slot: the last instruction of its interval
+  std::uint32_t slots = 0;
+  for (std::uint32_t r : order) {
+    std::uint32_t pick = ~0u;
+    for (std::uint32_t s = 0; s < slots; ++s)
+      if (slot_end[s] < first[r]) {
+        pick = s;
+        break;
+      }
+    if (pick == ~0u) {
+      pick = slots++;
+      slot_end.push_back(0);
+    }
+    slot_end[pick] = last[r];
+    slot_of[r] = pick;
+  }
+  return std::max<std::uint32_t>(slots, 1);
+}
+
+Compiled compile(const ptx::Kernel& k, const Layout& layout) {
+  Compiled out;
+  std::vector<std::uint32_t> slot_of;
+  out.slots = assign_slots(k, slot_of);
+  out.code = k.code;
+  for (Instr& in : out.code) {
+    for (int i = 0; i < in.nsrc && i < 4; ++i)
+      if (in.src[i].kind == Opnd::Kind::Reg) in.src[i].reg = slot_of[in.src[i].reg];
+    if (in.mem.has_reg) in.mem.reg = slot_of[in.mem.reg];
+    for (int i = 0; i < in.ndst && i < 4; ++i)
+      if (in.dst[i].kind == Opnd::Kind::Reg) in.dst[i].reg = slot_of[in.dst[i].reg];
+  }
+  std::size_t n = 1;
+  for (const Instr& in : k.code)
+    for (int i = 0; i < in.nsrc && i < 4; ++i)
+      if (in.src[i].kind == Opnd::Kind::Imm || in.src[i].kind == Opnd::Kind::SymAddr) ++n;
+  out.imm.assign(n * 32, 0);
+  Compiler c{k, layout, out.imm, out.slots};
+  out.uops.resize(k.code.size() + 1);
+  for (std::size_t pc = 0; pc < out.code.size(); ++pc) {
+    const Instr& in = out.code[pc];
+    Uop& u = out.uops[pc];
+    u.in = &in;
+    if (in.guard >= 0) {
+      u.guard = static_cast<std::uint32_t>(in.guard);
+      u.gxor = in.guard_neg ? ~0u : 0u;
+    } else {
+      u.guard = layout.num_preds;
+    }
+    Uop trial = u;
+    const K kind = c.select(in, trial);
+    if (kind == K::Slow) {
+      u.kind = K::Slow;  // operands the slow path reads from the Instr
+    } else {
+      u = trial;
+      u.kind = kind;
+    }
+  }
+  out.uops.back().kind = K::End;
+  out.uops.back().guard = layout.num_preds;
+  return out;
+}
+
+}  // namespace bankcheck::emu::detail

@@ -1,0 +1,134 @@
+// The emulator's own form of a kernel: one micro-op per instruction with its operands
+// resolved once, when the Emulator is made, to 32-lane arrays (a register of the warp, a
+// broadcast immediate, a CTA constant), and its handler chosen by operation and type, so
+// that running an instruction is one jump and one loop over the lanes.
+// Instructions without a handler of their own keep the interpreter's general path (Slow).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "bankcheck/ptx/ir.hpp"
+
+namespace bankcheck::emu::detail {
+
+// Handlers. Integer ALU kinds name the width of the operation (32: the result masked to
+// 32 bits); every ALU handler computes all 32 lanes and writes the executing ones.
+enum class K : std::uint8_t {
+  Slow,  // the general interpreter (every instruction it knows)
+  End,   // past the last instruction: the lanes exit
+  Bra,
+  Exit,  // ret, exit
+  Bar,
+  Mov32,
+  Mov64,
+  Add32,
+  Add64,
+  Sub32,
+  Sub64,
+  And32,
+  And64,
+  Or32,
+  Or64,
+  Xor32,
+  Xor64,
+  Shl32,
+  Shl64,
+  ShrU32,
+  ShrU64,
+  ShrS32,
+  ShrS64,
+  MulLo32,
+  MulLo64,
+  MadLo32,
+  MadLo64,
+  MulWideS32,
+  MulWideU32,
+  MadWideS32,
+  MadWideU32,
+  MulHiS32,
+  MulHiU32,
+  MinS32,
+  MaxS32,
+  MinU32,
+  MaxU32,
+  Sext32,  // cvt.s64.s32 and the like: sign-extend the low 32 bits
+  Selp32,
+  Selp64,
+  SetpS32,  // aux: the comparison (Cmp::Eq .. Cmp::Ge)
+  SetpU32,
+  SetpS64,
+  SetpU64,
+  SetpF32,  // aux: any float comparison
+  AddF32,   // round to nearest, no .ftz/.sat: canonical NaN results
+  SubF32,
+  MulF32,
+  FmaF32,     // fma.rn.f32 and mad(.rn).f32
+  CvtF32S32,  // cvt.rn.f32.s32
+  CvtF32U32,
+  CvtF64F32,
+  // Loads and stores whose space is known (not generic), of one element size; vector
+  // forms by the count in `vec`.
+  LdShared,
+  StShared,
+  LdGlobal,
+  StGlobal,
+  LdParam,  // ld.param without a register base: the same bytes for every lane
+};
+
+// A source operand: `fixed` 32 lanes shared by every warp (immediates, CTA constants), or
+// the register at `off` (register index * 32) in the warp's register file. For a
+// predicate operand (selp), `off` is the predicate's index.
+struct Src {
+  const std::uint64_t* fixed = nullptr;
+  std::uint32_t off = 0;
+};
+
+inline constexpr std::uint32_t kNoDst = 0xFFFFFFFFu;
+
+struct Uop {
+  K kind = K::Slow;
+  std::uint8_t aux = 0;     // setp: the comparison; memory: element bytes
+  std::uint8_t vec = 1;     // memory: elements per lane
+  std::uint8_t sign = 0;    // loads: sign-extend the element
+  std::uint32_t guard = 0;  // predicate slot (unguarded: the slot that is always all-ones)
+  std::uint32_t gxor = 0;   // ~0u for @!p
+  std::uint32_t dst[4] = {kNoDst, kNoDst, kNoDst, kNoDst};  // register offsets or predicates
+  Src src[4];
+  Src base;                  // memory: the address register (or zeros)
+  std::int64_t offset = 0;   // memory: constant offset
+  std::int32_t target = -1;  // bra: the taken side (instruction index; End when none)
+  std::int32_t reconv = -1;  // bra: -2 reconverges at exit
+  std::int32_t site = -1;    // memory: the instruction's site
+  const ptx::Instr* in = nullptr;
+};
+
+// Where the shared 32-lane arrays live: `cta` holds ntid.xyz, ctaid.xyz, nctaid.xyz (32
+// lanes each, refilled per CTA), `laneid` 0..31. Predicates have `num_preds` slots, then
+// the one that is always true.
+struct Layout {
+  std::uint32_t num_preds = 0;
+  const std::uint64_t* cta = nullptr;
+  const std::uint64_t* laneid = nullptr;
+};
+
+// Registers that are never live at the same time share a slot: nvcc's PTX names a new
+// register for nearly every value (the matrix multiply declares 158), and a warp's
+// register file of 32-lane slots is what the interpreter's cache holds. The warp's file
+// is `slots` slots (at least 1), then tid.x, tid.y, tid.z as three more.
+struct Compiled {
+  std::vector<Uop> uops;         // one per instruction, then End
+  std::vector<ptx::Instr> code;  // the kernel's instructions with registers renamed to slots
+  std::uint32_t slots = 1;
+  std::vector<std::uint64_t> imm;  // broadcast immediates (never reallocated after compile)
+};
+
+// The slot of each register (kernel register index -> slot), from live ranges over the
+// per-thread control-flow graph: two registers share a slot only when no instruction
+// has both live (or writes one while the other is live). Registers no instruction names
+// get none (~0u). Returns the number of slots.
+std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slot_of);
+
+Compiled compile(const ptx::Kernel& k, const Layout& layout);
+
+}  // namespace bankcheck::emu::detail
