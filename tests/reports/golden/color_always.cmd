@@ -1,0 +1,1 @@
+check examples/seed001.cu --kernel bank_conflict_test --color always

@@ -1,0 +1,1 @@
+check examples/seed001.cu --format sarif

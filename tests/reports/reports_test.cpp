@@ -1,0 +1,241 @@
+// The report views of `bankcheck check` over a real run (examples/seed001.cu: one 8-way
+// conflict on line 38, its shared array stored on line 32): the findings, the gate, the
+// text colours, SARIF (rules, related locations, the fix hook, schema-valid with a fix),
+// the HTML page's escaping and the SVG bank picture against the schedule it draws.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <stdexcept>
+#include <string>
+
+#include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/nvcc.hpp"
+#include "bankcheck/report/check_view.hpp"
+#include "bankcheck/report/findings.hpp"
+#include "bankcheck/report/gate.hpp"
+#include "bankcheck/report/html_view.hpp"
+#include "bankcheck/report/sarif_view.hpp"
+
+namespace rep = bankcheck::report;
+namespace drv = bankcheck::driver;
+using nlohmann::json;
+
+namespace {
+
+// One run of seed001's conflicting kernel, shared by the tests (nvcc takes a moment).
+const bankcheck::analysis::CheckReport* seed001() {
+  static const bankcheck::analysis::CheckReport* report = [] {
+    try {
+      drv::find_nvcc("");
+    } catch (const drv::DriverError&) {
+      return static_cast<bankcheck::analysis::CheckReport*>(nullptr);
+    }
+    drv::CheckOptions o;
+    o.input = "examples/seed001.cu";
+    o.flags.kernel = "bank_conflict_test";
+    return new bankcheck::analysis::CheckReport(drv::check(o));
+  }();
+  return report;
+}
+
+#define NEED_REPORT()                            \
+  const auto* report = seed001();                \
+  if (!report) GTEST_SKIP() << "nvcc not found"; \
+  const bankcheck::analysis::CheckReport& r = *report
+
+std::string strip_ansi(const std::string& s) {
+  return std::regex_replace(s, std::regex("\033\\[[0-9;]*m"), "");
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+class Reports : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (chdir(BANKCHECK_SOURCE_DIR) != 0) FAIL() << "cannot enter " << BANKCHECK_SOURCE_DIR;
+  }
+};
+
+TEST_F(Reports, FindingsNameTheConflictingLineOnce) {
+  NEED_REPORT();
+  const auto f = rep::findings(r);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, rep::FindingKind::BankConflict);
+  EXPECT_EQ(f[0].line, 38);
+  EXPECT_EQ(f[0].ways, 8u);
+  EXPECT_EQ(f[0].excess(), 56u);
+  EXPECT_DOUBLE_EQ(f[0].share, 56.0 / 72.0);
+  EXPECT_EQ(f[0].severity, rep::Severity::Error);
+  EXPECT_STREQ(rep::rule_id(f[0].kind), "bank-conflict");
+}
+
+TEST_F(Reports, ColourIsTheSameTextWithEscapes) {
+  NEED_REPORT();
+  const std::string plain = rep::render_check_text(r);
+  const std::string colour = rep::render_check_text(r, {.color = true});
+  EXPECT_EQ(plain.find('\033'), std::string::npos);
+  EXPECT_EQ(strip_ansi(colour), plain);
+  EXPECT_NE(colour.find("\033[01;35mwarning:\033[0m"), std::string::npos);
+  EXPECT_NE(colour.find("\033[01mexamples/seed001.cu:38:9:\033[0m"), std::string::npos);
+  // Every conflicting cell of the picture ('!') is red.
+  EXPECT_EQ(count(colour, "!\033[0m"), count(plain, "!") - count(plain, "! the bank"));
+}
+
+TEST(Gate, ParsesWhatItDocuments) {
+  EXPECT_EQ(rep::parse_gate("ways>1").metric, rep::Gate::Metric::Ways);
+  EXPECT_EQ(rep::parse_gate(" ways > 4 ").limit, 4);
+  EXPECT_EQ(rep::parse_gate("excess>10%").metric, rep::Gate::Metric::ExcessPercent);
+  EXPECT_EQ(rep::parse_gate("excess>12.5").limit, 12.5);
+  EXPECT_EQ(rep::parse_gate("excess>0%").limit, 0);
+  for (const char* bad :
+       {"", "ways", "ways>", "ways>=4", "ways<4", "ways>x", "ways>-1", "ways>1.5", "excess>",
+        "excess>%", "excess>101%", "excess>1e3", "conflicts>1", ">3", "excess>10%%"})
+    EXPECT_THROW(rep::parse_gate(bad), std::invalid_argument) << bad;
+  try {
+    rep::parse_gate("ways>=4");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("expected 'ways>N'"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(Reports, GateCrossesExactlyAboveTheLimit) {
+  NEED_REPORT();
+  const auto ways7 = rep::gate_crossed(r, rep::parse_gate("ways>7"));
+  ASSERT_TRUE(ways7);
+  EXPECT_EQ(*ways7,
+            "--fail-on 'ways>7' crossed: 8-way bank conflict at examples/seed001.cu:38:9 in "
+            "bank_conflict_test");
+  EXPECT_FALSE(rep::gate_crossed(r, rep::parse_gate("ways>8")));
+  // 56 of 72 wavefronts are excess: 77.8%.
+  const auto excess = rep::gate_crossed(r, rep::parse_gate("excess>77%"));
+  ASSERT_TRUE(excess);
+  EXPECT_NE(excess->find("77.8% of kernel bank_conflict_test's shared wavefronts"),
+            std::string::npos)
+      << *excess;
+  EXPECT_FALSE(rep::gate_crossed(r, rep::parse_gate("excess>78%")));
+}
+
+TEST_F(Reports, SarifRulesLevelsAndRelatedLocations) {
+  NEED_REPORT();
+  const json s = rep::check_to_sarif(r);
+  EXPECT_EQ(s["version"], "2.1.0");
+  const json& run = s["runs"][0];
+  const json& rules = run["tool"]["driver"]["rules"];
+  ASSERT_EQ(run["results"].size(), 1u);
+  for (const json& res : run["results"]) {
+    EXPECT_EQ(rules[res["ruleIndex"].get<size_t>()]["id"], res["ruleId"]);
+    EXPECT_FALSE(res.contains("fixes"));
+  }
+  const json& res = run["results"][0];
+  EXPECT_EQ(res["ruleId"], "bank-conflict");
+  EXPECT_EQ(res["level"], "error");
+  const json& loc = res["locations"][0]["physicalLocation"];
+  EXPECT_EQ(loc["artifactLocation"]["uri"], "examples/seed001.cu");
+  EXPECT_EQ(loc["region"]["startLine"], 38);
+  EXPECT_EQ(loc["region"]["startColumn"], 9);
+  EXPECT_NE(res["message"]["text"].get<std::string>().find("8-way bank conflict"),
+            std::string::npos);
+  // Line 32 stores the same array (shared_data).
+  ASSERT_EQ(res["relatedLocations"].size(), 1u);
+  const json& rel = res["relatedLocations"][0];
+  EXPECT_EQ(rel["physicalLocation"]["region"]["startLine"], 32);
+  EXPECT_EQ(rel["message"]["text"], "this line also stores shared_data (no bank conflict)");
+  EXPECT_EQ(res["properties"]["arrays"], json::array({"shared_data"}));
+}
+
+// The hook `bankcheck fix` fills: a fix given for the conflicting line becomes that
+// result's `fixes`, and the log stays valid SARIF 2.1.0.
+TEST_F(Reports, SarifFixHookAndSchema) {
+  NEED_REPORT();
+  std::vector<rep::SarifFix> fixes(2);
+  fixes[0].kernel = "bank_conflict_test";
+  fixes[0].finding_file = "examples/seed001.cu";
+  fixes[0].finding_line = 38;
+  fixes[0].description = "Pad shared_data: one float every 32";
+  fixes[0].file = "examples/seed001.cu";
+  fixes[0].replacements.push_back({28, 22, 28, 38, "shared_data[256 + 256 / 32]"});
+  fixes[1] = fixes[0];
+  fixes[1].finding_line = 40;  // names no result: dropped
+  const json s = rep::check_to_sarif(r, &fixes);
+  const json& res = s["runs"][0]["results"][0];
+  ASSERT_TRUE(res.contains("fixes"));
+  ASSERT_EQ(res["fixes"].size(), 1u);
+  const json& change = res["fixes"][0]["artifactChanges"][0];
+  EXPECT_EQ(change["artifactLocation"]["uri"], "examples/seed001.cu");
+  EXPECT_EQ(change["replacements"][0]["deletedRegion"]["startLine"], 28);
+  EXPECT_EQ(change["replacements"][0]["deletedRegion"]["endColumn"], 38);
+  EXPECT_EQ(change["replacements"][0]["insertedContent"]["text"], "shared_data[256 + 256 / 32]");
+
+  const std::string path = std::string(REPORTS_OUT_DIR) + "/seed001_with_fix.sarif";
+  std::ofstream(path) << s.dump(2);
+  const std::string cmd = std::string("'") + NODE_EXECUTABLE + "' '" + BANKCHECK_SOURCE_DIR +
+                          "/tests/reports/validate.js' '" + BANKCHECK_SOURCE_DIR +
+                          "/tests/reports/schema/sarif-schema-2.1.0.json' '" + path + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+}
+
+TEST(Sarif, UrisAreUriReferences) {
+  EXPECT_EQ(rep::path_to_uri("examples/seed001.cu"), "examples/seed001.cu");
+  EXPECT_EQ(rep::path_to_uri("my kernels/a#1.cu"), "my%20kernels/a%231.cu");
+  EXPECT_EQ(rep::path_to_uri("/abs/x.cu"), "file:///abs/x.cu");
+  EXPECT_EQ(rep::path_to_uri("c:d.cu"), "c%3Ad.cu");  // not a scheme
+}
+
+TEST(Findings, SharedVariableNames) {
+  EXPECT_EQ(rep::shared_var_display_name("_ZZ15transposeSharedvE4tile"), "tile");
+  EXPECT_EQ(rep::shared_var_display_name("_ZZ18bank_conflict_testPfS_S_iE11shared_data"),
+            "shared_data");
+  EXPECT_EQ(rep::shared_var_display_name("_ZZ4kernE4TILE"), "TILE");
+  EXPECT_EQ(rep::shared_var_display_name("_ZZN2ns4kernEvE5tile2_0"), "tile2");
+  EXPECT_EQ(rep::shared_var_display_name("smem"), "smem");
+  EXPECT_EQ(rep::shared_var_display_name("_ZZ4kernE"), "_ZZ4kernE");
+}
+
+TEST_F(Reports, HtmlEscapesUserText) {
+  NEED_REPORT();
+  bankcheck::analysis::CheckReport x = r;
+  const std::string evil = "// </script><img src=x onerror=alert(1)> & \"'";
+  x.source_lines[37] += evil;  // line 38, the conflicting one: quoted twice
+  x.source_lines[0] = evil;
+  x.kernels[0].name = "<b>k</b>";
+  x.input = "<i>input</i>.cu";
+  const std::string html = rep::render_check_html(x);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<b>"), std::string::npos);
+  EXPECT_EQ(html.find("<i>"), std::string::npos);
+  EXPECT_GE(count(html, "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; &amp; &quot;&#39;"), 3u);
+  EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
+  for (const char* fetch : {" src=\"", "url(", "href=\"http", "@import"})  // nothing to fetch
+    EXPECT_EQ(html.find(fetch), std::string::npos) << fetch;
+  EXPECT_EQ(count(html, "<svg"), 1u);
+  EXPECT_EQ(rep::html_escape("<a href='x'>&</a>"), "&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;");
+}
+
+// The SVG draws one cell per slot of the schedule: conflicting slots (round > 0) red.
+TEST_F(Reports, SvgCellsAreTheSchedule) {
+  NEED_REPORT();
+  const auto f = rep::findings(r);
+  const auto& site = r.kernels[0].sites[static_cast<size_t>(f[0].worst_site)];
+  const auto& sched = site.worst_schedule;
+  const std::string svg =
+      rep::render_bank_svg(site.stats.worst, site.stats.worst_verdict, sched, *r.arch);
+  int conflicts = 0;
+  for (int i = 0; i < sched.slot_count; ++i) conflicts += sched.slots[i].round > 0;
+  EXPECT_GT(conflicts, 0);
+  EXPECT_EQ(count(svg, "<g class=\"conflict\">"), static_cast<size_t>(conflicts));
+  EXPECT_EQ(count(svg, "<g class=\"word\">") + count(svg, "<g class=\"broadcast\">"),
+            static_cast<size_t>(sched.slot_count - conflicts));
+  EXPECT_EQ(count(svg, ">wf "), static_cast<size_t>(std::min(sched.wavefront_count, 32)));
+}
+
+}  // namespace

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Every bundled example's `check --format json` against docs/schema/check.schema.json, and
+# its `--format sarif` against the SARIF 2.1.0 schema (tests/reports/schema/).
+# Usage: schemas_test.sh BANKCHECK NODE OUTDIR   (run from the repository root)
+set -euo pipefail
+bin=$1 node=$2 out=$3
+if [ -z "$node" ] || ! command -v "$node" >/dev/null; then
+  echo "schemas_test: node not found: run scripts/install-deps.sh" >&2
+  exit 1
+fi
+here=tests/reports
+rm -rf "$out" && mkdir -p "$out"
+inputs=(examples/*.cu examples/cmake/tiles.cu tests/data/check/partial_barrier.cu)
+# Two at a time (nvcc takes most of the time); three CTAs of each kernel are enough for
+# every field to appear.
+printf '%s\n' "${inputs[@]}" | xargs -P 2 -I{} sh -c '
+  name=$(echo "{}" | tr / _)
+  "$0" check "{}" --blocks 3 --format json -o "$1/$name.json" &&
+    "$0" check "{}" --blocks 3 --format sarif -o "$1/$name.sarif"
+' "$bin" "$out"
+status=0
+"$node" $here/validate.js docs/schema/check.schema.json "$out"/*.json || status=1
+"$node" $here/validate.js $here/schema/sarif-schema-2.1.0.json "$out"/*.sarif || status=1
+# The logs are not trivially valid: they hold results, rules and related locations.
+grep -q '"ruleId": "bank-conflict"' "$out"/examples_transpose.cu.sarif || { echo "schemas_test: no bank-conflict result" >&2; status=1; }
+grep -q '"relatedLocations"' "$out"/examples_transpose.cu.sarif || { echo "schemas_test: no related location" >&2; status=1; }
+grep -q '"ruleId": "emulation-note"' "$out"/tests_data_check_partial_barrier.cu.sarif || { echo "schemas_test: no note" >&2; status=1; }
+exit $status
