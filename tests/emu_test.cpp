@@ -30,6 +30,7 @@
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/emu/emulator.hpp"
+#include "bankcheck/emu/lanes.hpp"
 #include "bankcheck/model/arch.hpp"
 
 namespace drv = bankcheck::driver;
@@ -2485,4 +2486,391 @@ TEST(EmuUnsupported, DISABLED_Dp4aAndSad) {
     EXPECT_EQ(got[static_cast<size_t>(t * 3 + 1)], static_cast<u32>(sd < 0 ? -sd : sd) + 5u);
     EXPECT_EQ(got[static_cast<size_t>(t * 3 + 2)], (x > y ? x - y : y - x) + 9u);
   }
+}
+
+// ---------------------------------------------------------------- micro-op fast paths
+// The emulator runs common instructions through whole-warp handlers (src/emu/uop.hpp)
+// and keeps registers that are never live together in one slot. These tests run
+// hand-written PTX (no nvcc needed) where those could go wrong: lanes switched off by a
+// guard or by divergence must keep their values, integer results wrap, shift amounts at
+// or past the width give 0 (or the sign), float comparisons with NaN, fma rounds once,
+// and a register redefined under a guard keeps its old value in the other lanes.
+
+namespace {
+
+// f32 result bits as sm_90 gives them: a NaN is the canonical 0x7fffffff.
+u32 gpu_bits(float f) { return f != f ? 0x7fffffffu : std::bit_cast<u32>(f); }
+
+// One warp-pair CTA of `ptx_body`, with in = 3 x 64 u32 values; returns out (n x 64 u32).
+std::vector<u32> run_fastpaths(const std::string& body, const std::vector<u32>& in, int results) {
+  const std::string text = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry fastpaths(.param .u64 p_out, .param .u64 p_in, .param .u32 p_k)
+{
+  .reg .pred %p<40>;
+  .reg .b32 %r<200>;
+  .reg .b64 %rd<60>;
+  .reg .f32 %f<40>;
+  .reg .f64 %fd<8>;
+  .shared .align 4 .b8 sh[256];
+  ld.param.u64 %rd1, [p_out];
+  ld.param.u64 %rd2, [p_in];
+  ld.param.u32 %r1, [p_k];
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd4, %r2, 4;
+  add.s64 %rd3, %rd1, %rd4;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.u32 %r3, [%rd5];
+  ld.global.u32 %r4, [%rd5+256];
+  ld.global.u32 %r5, [%rd5+512];
+  and.b32 %r6, %r2, 1;
+  setp.eq.u32 %p1, %r6, 1;
+)" + body + "  ret;\n}\n";
+  const fs::path file = scratch().path() / ("fastpaths" + std::to_string(file_counter++) + ".ptx");
+  std::ofstream(file) << text;
+  drv::CheckOptions o;
+  o.input = file.string();
+  const drv::Loaded l = drv::load(o);
+  const ptx::Kernel& k = l.program.kernels.at(0);
+  emu::GlobalMemory mem;
+  const u64 out = mem.add("out", 4ull * 64 * static_cast<u64>(results));
+  const u64 inb = mem.add("in", 4ull * in.size());
+  std::memcpy(mem.find(inb, 1)->data(), in.data(), 4 * in.size());
+  emu::Launch launch;
+  launch.block = {64, 1, 1};
+  launch.params.assign(static_cast<size_t>(k.param_bytes), 0);
+  const u32 kval = 0x7fffffffu;
+  std::memcpy(launch.params.data() + k.params[0].offset, &out, 8);
+  std::memcpy(launch.params.data() + k.params[1].offset, &inb, 8);
+  std::memcpy(launch.params.data() + k.params[2].offset, &kval, 4);
+  emu::Emulator e(l.program, k, mem);
+  e.run_cta(launch, {0, 0, 0});
+  std::vector<u32> got(64 * static_cast<size_t>(results));
+  std::memcpy(got.data(), mem.find(out, 1)->data(), 4 * got.size());
+  return got;
+}
+
+// Builds the body: each `out(reg, reference)` stores the register as the next result.
+struct FastPathCase {
+  std::string body;
+  std::vector<std::function<u32(int t, u32 x, u32 y, u32 z)>> want;
+  void code(const std::string& s) { body += s; }
+  void out(const std::string& reg, std::function<u32(int, u32, u32, u32)> ref) {
+    body += "  st.global.u32 [%rd3+" + std::to_string(256 * want.size()) + "], " + reg + ";\n";
+    want.push_back(std::move(ref));
+  }
+  void check(const std::vector<u32>& in) {
+    const auto got = run_fastpaths(body, in, static_cast<int>(want.size()));
+    for (size_t i = 0; i < want.size(); ++i)
+      for (int t = 0; t < 64; ++t) {
+        const u32 x = in[static_cast<size_t>(t)], y = in[64 + static_cast<size_t>(t)],
+                  z = in[128 + static_cast<size_t>(t)];
+        EXPECT_EQ(got[i * 64 + static_cast<size_t>(t)], want[i](t, x, y, z))
+            << "result " << i << " thread " << t << " x=" << hex(x) << " y=" << hex(y)
+            << " z=" << hex(z);
+      }
+  }
+};
+
+std::vector<u32> fastpath_inputs(u64 seed) {
+  auto v = random_ints<u32>(192, seed);
+  // Overflow and sign edges in the first lanes.
+  const u32 edge[] = {0x7fffffffu, 1, 0x80000000u, 0xffffffffu, 0, 0x80000000u, 0xfffffff0u, 33};
+  for (int i = 0; i < 8; ++i) v[static_cast<size_t>(i)] = edge[i];
+  for (int i = 0; i < 8; ++i) v[64 + static_cast<size_t>(i)] = edge[7 - i];
+  return v;
+}
+
+}  // namespace
+
+TEST(EmuFastPath, IntegerWrapAndShiftLimits) {
+  FastPathCase c;
+  using F = u32 (*)(int, u32, u32, u32);
+  auto s = [](u32 v) { return static_cast<i32>(v); };
+  c.code("  add.s32 %r10, %r3, %r4;\n  sub.s32 %r11, %r3, %r4;\n  add.s32 %r12, %r1, %r2;\n");
+  c.out("%r10", [](int, u32 x, u32 y, u32) { return x + y; });
+  c.out("%r11", [](int, u32 x, u32 y, u32) { return x - y; });
+  c.out("%r12", [](int t, u32, u32, u32) { return 0x7fffffffu + static_cast<u32>(t); });
+  c.code("  mul.lo.s32 %r13, %r3, %r4;\n  mad.lo.s32 %r14, %r3, %r4, %r5;\n");
+  c.out("%r13", [](int, u32 x, u32 y, u32) { return x * y; });
+  c.out("%r14", [](int, u32 x, u32 y, u32 z) { return x * y + z; });
+  c.code("  mul.hi.s32 %r15, %r3, %r4;\n  mul.hi.u32 %r16, %r3, %r4;\n");
+  c.out("%r15", [s](int, u32 x, u32 y, u32) {
+    return static_cast<u32>(static_cast<u64>(static_cast<i64>(s(x)) * s(y)) >> 32);
+  });
+  c.out("%r16", [](int, u32 x, u32 y, u32) { return static_cast<u32>((u64{x} * y) >> 32); });
+  c.code(
+      "  mul.wide.s32 %rd10, %r3, %r4;\n  cvt.u32.u64 %r17, %rd10;\n  shr.u64 %rd11, %rd10, 32;\n"
+      "  cvt.u32.u64 %r18, %rd11;\n  mul.wide.u32 %rd12, %r3, %r4;\n  shr.u64 %rd13, %rd12, 32;\n"
+      "  cvt.u32.u64 %r19, %rd13;\n  mad.wide.s32 %rd14, %r3, %r5, %rd10;\n"
+      "  shr.s64 %rd15, %rd14, 32;\n  cvt.u32.u64 %r20, %rd15;\n");
+  c.out("%r17", [s](int, u32 x, u32 y, u32) { return static_cast<u32>(i64{s(x)} * s(y)); });
+  c.out("%r18", [s](int, u32 x, u32 y, u32) {
+    return static_cast<u32>(static_cast<u64>(i64{s(x)} * s(y)) >> 32);
+  });
+  c.out("%r19", [](int, u32 x, u32 y, u32) { return static_cast<u32>((u64{x} * y) >> 32); });
+  c.out("%r20", [s](int, u32 x, u32 y, u32 z) {
+    return static_cast<u32>(
+        static_cast<u64>(static_cast<i64>(static_cast<u64>(i64{s(x)} * s(z)) +
+                                          static_cast<u64>(i64{s(x)} * s(y)))) >>
+        32);
+  });
+  c.code(
+      "  min.s32 %r21, %r3, %r4;\n  max.s32 %r22, %r3, %r4;\n"
+      "  min.u32 %r23, %r3, %r4;\n  max.u32 %r24, %r3, %r4;\n");
+  c.out("%r21", [s](int, u32 x, u32 y, u32) { return static_cast<u32>(std::min(s(x), s(y))); });
+  c.out("%r22", [s](int, u32 x, u32 y, u32) { return static_cast<u32>(std::max(s(x), s(y))); });
+  c.out("%r23", [](int, u32 x, u32 y, u32) { return std::min(x, y); });
+  c.out("%r24", [](int, u32 x, u32 y, u32) { return std::max(x, y); });
+  // Immediate amounts: the whole warp shifts by one count; at or past 32, 0 or the sign.
+  c.code(
+      "  shl.b32 %r25, %r3, 31;\n  shl.b32 %r26, %r3, 32;\n  shr.u32 %r27, %r3, 40;\n"
+      "  shr.s32 %r28, %r3, 33;\n  shr.s32 %r29, %r3, 5;\n  shr.u32 %r30, %r3, 7;\n");
+  c.out("%r25", [](int, u32 x, u32, u32) { return x << 31; });
+  c.out("%r26", [](int, u32, u32, u32) { return 0u; });
+  c.out("%r27", [](int, u32, u32, u32) { return 0u; });
+  c.out("%r28", [s](int, u32 x, u32, u32) { return s(x) < 0 ? 0xffffffffu : 0u; });
+  c.out("%r29", [s](int, u32 x, u32, u32) { return static_cast<u32>(s(x) >> 5); });
+  c.out("%r30", [](int, u32 x, u32, u32) { return x >> 7; });
+  // Per-lane amounts 0..63.
+  c.code(
+      "  and.b32 %r31, %r4, 63;\n  shl.b32 %r32, %r3, %r31;\n  shr.u32 %r33, %r3, %r31;\n"
+      "  shr.s32 %r34, %r3, %r31;\n");
+  c.out("%r32", [](int, u32 x, u32 y, u32) { return (y & 63) >= 32 ? 0 : x << (y & 63); });
+  c.out("%r33", [](int, u32 x, u32 y, u32) { return (y & 63) >= 32 ? 0 : x >> (y & 63); });
+  c.out("%r34", [s](int, u32 x, u32 y, u32) {
+    return static_cast<u32>(s(x) >> std::min<u32>(y & 63, 31));
+  });
+  // 64-bit: widening conversions, shifts by 0..63 and by 64.
+  c.code(
+      "  cvt.s64.s32 %rd20, %r3;\n  cvt.u64.u32 %rd21, %r4;\n  add.s64 %rd22, %rd20, %rd21;\n"
+      "  shl.b64 %rd23, %rd20, %r31;\n  shr.s64 %rd24, %rd20, %r31;\n"
+      "  shr.u64 %rd25, %rd20, %r31;\n  shl.b64 %rd26, %rd20, 64;\n"
+      "  or.b64 %rd27, %rd26, %rd22;\n");
+  auto lo = [](u64 v) { return static_cast<u32>(v); };
+  auto hi = [](u64 v) { return static_cast<u32>(v >> 32); };
+  auto sx64 = [s](u32 x) { return static_cast<u64>(i64{s(x)}); };
+  c.code(
+      "  cvt.u32.u64 %r40, %rd23;\n  shr.u64 %rd30, %rd23, 32;\n  cvt.u32.u64 %r41, %rd30;\n"
+      "  shr.u64 %rd31, %rd24, 32;\n  cvt.u32.u64 %r42, %rd31;\n  cvt.u32.u64 %r43, %rd25;\n"
+      "  shr.u64 %rd32, %rd27, 32;\n  cvt.u32.u64 %r44, %rd32;\n");
+  c.out("%r40", [=](int, u32 x, u32 y, u32) { return lo(sx64(x) << (y & 63)); });
+  c.out("%r41", [=](int, u32 x, u32 y, u32) { return hi(sx64(x) << (y & 63)); });
+  c.out("%r42", [=](int, u32 x, u32 y, u32) {
+    return hi(static_cast<u64>(static_cast<i64>(sx64(x)) >> (y & 63)));
+  });
+  c.out("%r43", [=](int, u32 x, u32 y, u32) { return lo(sx64(x) >> (y & 63)); });
+  c.out("%r44", [=](int, u32 x, u32 y, u32) { return hi(sx64(x) + y); });
+  // Comparisons (lo/hi compare as unsigned whatever the type) and selects.
+  c.code(
+      "  setp.lt.s32 %p2, %r3, %r4;\n  setp.hi.s32 %p3, %r3, %r4;\n"
+      "  setp.ge.u64 %p4, %rd20, %rd21;\n  setp.ne.s64 %p5|%p6, %rd20, %rd21;\n"
+      "  selp.u32 %r50, 1, 0, %p2;\n  selp.u32 %r51, 1, 0, %p3;\n  selp.u32 %r52, 1, 0, %p4;\n"
+      "  selp.u32 %r53, 1, 0, %p5;\n  selp.u32 %r54, 1, 0, %p6;\n"
+      "  selp.b32 %r55, %r3, %r4, %p2;\n  selp.b64 %rd40, %rd20, %rd21, %p3;\n"
+      "  shr.u64 %rd41, %rd40, 32;\n  cvt.u32.u64 %r56, %rd41;\n");
+  c.out("%r50", [s](int, u32 x, u32 y, u32) { return u32{s(x) < s(y)}; });
+  c.out("%r51", [](int, u32 x, u32 y, u32) { return u32{x > y}; });
+  c.out("%r52", [=](int, u32 x, u32 y, u32) { return u32{sx64(x) >= u64{y}}; });
+  c.out("%r53", [=](int, u32 x, u32 y, u32) { return u32{sx64(x) != u64{y}}; });
+  c.out("%r54", [=](int, u32 x, u32 y, u32) { return u32{sx64(x) == u64{y}}; });
+  c.out("%r55", [s](int, u32 x, u32 y, u32) { return s(x) < s(y) ? x : y; });
+  c.out("%r56", [=](int, u32 x, u32 y, u32) { return x > y ? hi(sx64(x)) : 0u; });
+  // Parameters and special registers.
+  c.code("  mov.u32 %r57, %ntid.x;\n  mov.u32 %r58, %laneid;\n  mov.u32 %r59, %ctaid.x;\n");
+  c.out("%r1", [](int, u32, u32, u32) { return 0x7fffffffu; });
+  c.out("%r57", [](int, u32, u32, u32) { return 64u; });
+  c.out("%r58", [](int t, u32, u32, u32) { return static_cast<u32>(t % 32); });
+  c.out("%r59", [](int, u32, u32, u32) { return 0u; });
+  (void)sizeof(F);
+  c.check(fastpath_inputs(301));
+}
+
+TEST(EmuFastPath, FloatComparisonsConversionsAndRounding) {
+  FastPathCase c;
+  c.code(
+      "  mov.b32 %f1, %r3;\n  mov.b32 %f2, %r4;\n  mov.b32 %f3, %r5;\n"
+      "  add.f32 %f4, %f1, %f2;\n  sub.f32 %f5, %f1, %f2;\n  mul.f32 %f6, %f1, %f2;\n"
+      "  fma.rn.f32 %f7, %f1, %f2, %f3;\n  mad.rn.f32 %f8, %f2, %f3, %f1;\n"
+      "  mov.b32 %r10, %f4;\n  mov.b32 %r11, %f5;\n  mov.b32 %r12, %f6;\n"
+      "  mov.b32 %r13, %f7;\n  mov.b32 %r14, %f8;\n");
+  auto F = [](u32 v) { return f32_of(v); };
+  c.out("%r10", [=](int, u32 x, u32 y, u32) { return gpu_bits(F(x) + F(y)); });
+  c.out("%r11", [=](int, u32 x, u32 y, u32) { return gpu_bits(F(x) - F(y)); });
+  c.out("%r12", [=](int, u32 x, u32 y, u32) { return gpu_bits(F(x) * F(y)); });
+  c.out("%r13", [=](int, u32 x, u32 y, u32 z) { return gpu_bits(std::fma(F(x), F(y), F(z))); });
+  c.out("%r14", [=](int, u32 x, u32 y, u32 z) { return gpu_bits(std::fma(F(y), F(z), F(x))); });
+  const char* cmps[] = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",  "equ",
+                        "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+  for (int i = 0; i < 14; ++i) {
+    const std::string p = "%p" + std::to_string(10 + i), r = "%r" + std::to_string(20 + i);
+    c.code("  setp." + std::string(cmps[i]) + ".f32 " + p + ", %f1, %f2;\n  selp.u32 " + r +
+           ", 1, 0, " + p + ";\n");
+    c.out(r, [=](int, u32 x, u32 y, u32) {
+      const float a = F(x), b = F(y);
+      const bool nan = a != a || b != b;
+      const bool v[] = {!nan && a == b, !nan && a != b,
+                        !nan && a < b,  !nan && a <= b,
+                        !nan && a > b,  !nan && a >= b,
+                        nan || a == b,  nan || a != b,
+                        nan || a < b,   nan || a <= b,
+                        nan || a > b,   nan || a >= b,
+                        !nan,           nan};
+      return u32{v[i]};
+    });
+  }
+  c.code(
+      "  cvt.rn.f32.s32 %f9, %r3;\n  cvt.rn.f32.u32 %f10, %r3;\n  cvt.f64.f32 %fd1, %f1;\n"
+      "  mov.b32 %r40, %f9;\n  mov.b32 %r41, %f10;\n  mov.b64 %rd10, %fd1;\n"
+      "  cvt.u32.u64 %r42, %rd10;\n  shr.u64 %rd11, %rd10, 32;\n  cvt.u32.u64 %r43, %rd11;\n");
+  c.out("%r40", [](int, u32 x, u32, u32) {
+    return std::bit_cast<u32>(static_cast<float>(static_cast<i32>(x)));
+  });
+  c.out("%r41", [](int, u32 x, u32, u32) { return std::bit_cast<u32>(static_cast<float>(x)); });
+  c.out("%r42", [=](int, u32 x, u32, u32) {
+    return static_cast<u32>(std::bit_cast<u64>(static_cast<double>(F(x))));
+  });
+  c.out("%r43", [=](int, u32 x, u32, u32) {
+    return static_cast<u32>(std::bit_cast<u64>(static_cast<double>(F(x))) >> 32);
+  });
+  // Floats with NaNs, infinities, zeros, subnormals and cancelling products.
+  std::vector<u32> in(192);
+  std::mt19937 rng(7);
+  const u32 special[] = {0x7fc00000u, 0xffc00001u, 0x7f800000u, 0xff800000u,
+                         0,           0x80000000u, 0x00000001u, 0x807fffffu,
+                         0x3f800000u, 0xbf800000u, 0x7f7fffffu, 0x33800000u};
+  for (size_t i = 0; i < 192; ++i) {
+    const u32 r = rng();
+    in[i] = r % 3 == 0 ? special[(r >> 8) % 12]
+                       : std::bit_cast<u32>(std::ldexp(static_cast<float>((r >> 4) % 20000) - 10000,
+                                                       static_cast<int>((r >> 20) % 40) - 20));
+  }
+  // Lanes 40..47: z = -(x*y) rounded, so fma keeps what a separate multiply loses.
+  for (size_t t = 40; t < 48; ++t) {
+    in[t] = std::bit_cast<u32>(1.0f + std::ldexp(static_cast<float>(t), -20));
+    in[64 + t] = std::bit_cast<u32>(1.0f - std::ldexp(static_cast<float>(t), -21));
+    in[128 + t] = std::bit_cast<u32>(-(f32_of(in[t]) * f32_of(in[64 + t])));
+  }
+  c.check(in);
+}
+
+TEST(EmuFastPath, GuardsDivergenceAndSharedSlots) {
+  FastPathCase c;
+  // A guard keeps the other lanes' values, for ALU ops, setp and fma alike.
+  c.code(
+      "  mov.u32 %r10, 1000;\n  @%p1 add.s32 %r10, %r3, %r4;\n  mov.u32 %r11, %r10;\n"
+      "  @!%p1 shl.b32 %r11, %r11, 1;\n  setp.gt.s32 %p2, %r3, 0;\n"
+      "  @%p1 setp.lt.s32 %p2, %r3, 0;\n  selp.u32 %r12, 1, 0, %p2;\n"
+      "  mov.b32 %f1, %r4;\n  @%p1 fma.rn.f32 %f1, %f1, %f1, %f1;\n  mov.b32 %r13, %f1;\n");
+  auto odd = [](int t) { return (t & 1) != 0; };
+  c.out("%r10", [=](int t, u32 x, u32 y, u32) { return odd(t) ? x + y : 1000u; });
+  c.out("%r11", [=](int t, u32 x, u32 y, u32) { return odd(t) ? x + y : 2000u; });
+  c.out("%r12", [=](int t, u32 x, u32, u32) {
+    return u32{odd(t) ? static_cast<i32>(x) < 0 : static_cast<i32>(x) > 0};
+  });
+  c.out("%r13", [=](int t, u32, u32 y, u32) {
+    const float f = f32_of(y);
+    return odd(t) ? gpu_bits(std::fma(f, f, f)) : y;
+  });
+  // Divergent branches writing shared memory, a barrier, then each lane reads its
+  // neighbour's word; a guarded store changes only the odd lanes' words.
+  c.code(
+      "  mov.u32 %r20, sh;\n  shl.b32 %r21, %r2, 2;\n  add.s32 %r22, %r20, %r21;\n"
+      "  xor.b32 %r23, %r2, 1;\n  shl.b32 %r24, %r23, 2;\n  add.s32 %r25, %r20, %r24;\n"
+      "  mov.u32 %r26, %r2;\n  @%p1 bra ODD;\n  mul.lo.s32 %r26, %r26, 3;\n"
+      "  shl.b32 %r27, %r26, 2;\n  st.shared.u32 [%r22], %r27;\n  bra JOIN;\nODD:\n"
+      "  add.s32 %r26, %r26, 100;\n  st.shared.u32 [%r22], %r26;\nJOIN:\n  bar.sync 0;\n"
+      "  ld.shared.u32 %r28, [%r25];\n  bar.sync 0;\n  @%p1 st.shared.u32 [%r22], 7;\n"
+      "  bar.sync 0;\n  ld.shared.u32 %r29, [%r22];\n");
+  auto word = [=](int t) { return odd(t) ? static_cast<u32>(t) + 100 : static_cast<u32>(t) * 12; };
+  c.out("%r26", [=](int t, u32, u32, u32) {
+    return odd(t) ? static_cast<u32>(t) + 100 : static_cast<u32>(t) * 3;
+  });
+  c.out("%r28", [=](int t, u32, u32, u32) { return word(t ^ 1); });
+  c.out("%r29", [=](int t, u32, u32, u32) { return odd(t) ? 7u : word(t); });
+  // A register redefined under a guard lives on from its first definition: the
+  // temporaries between must not take its slot.
+  c.code(
+      "  mov.u32 %r40, 11;\n  @%p1 mov.u32 %r40, %r3;\n  add.s32 %r41, %r3, 1;\n"
+      "  add.s32 %r42, %r41, 2;\n  add.s32 %r43, %r42, %r41;\n  mul.lo.s32 %r44, %r43, 3;\n"
+      "  xor.b32 %r45, %r44, %r42;\n");
+  c.out("%r45", [](int, u32 x, u32, u32) { return ((2 * x + 4) * 3) ^ (x + 3); });
+  c.out("%r40", [=](int t, u32 x, u32, u32) { return odd(t) ? x : 11u; });
+  // A loop: its counter and sum carried around the back edge, a value from before the
+  // loop used after it, and temporaries inside.
+  c.code(
+      "  mul.lo.s32 %r50, %r3, 5;\n  mov.u32 %r51, 0;\n  mov.u32 %r52, 0;\nLOOP:\n"
+      "  setp.ge.u32 %p7, %r52, %r2;\n  @%p7 bra DONE;\n  add.s32 %r51, %r51, %r52;\n"
+      "  add.s32 %r53, %r52, 1;\n  mov.u32 %r52, %r53;\n  bra LOOP;\nDONE:\n");
+  c.out("%r51", [](int t, u32, u32, u32) { return static_cast<u32>(t * (t - 1) / 2); });
+  c.out("%r50", [](int, u32 x, u32, u32) { return x * 5; });
+  // Defined under a guard in the first pass of a loop only: the value must survive the
+  // second pass, whose temporaries come before that definition in program order.
+  c.code(
+      "  mov.u32 %r71, 0;\n  mov.u32 %r74, 0;\nLOOP2:\n  add.s32 %r72, %r71, 5;\n"
+      "  xor.b32 %r74, %r74, %r72;\n  setp.eq.u32 %p8, %r71, 0;\n  @%p8 mov.u32 %r70, %r3;\n"
+      "  add.s32 %r71, %r71, 1;\n  setp.lt.u32 %p9, %r71, 2;\n  @%p9 bra LOOP2;\n");
+  c.out("%r70", [](int, u32 x, u32, u32) { return x; });
+  c.out("%r74", [](int, u32, u32, u32) { return 5u ^ 6u; });
+  // Vector loads.
+  c.code(
+      "  and.b32 %r60, %r2, 31;\n  mul.wide.u32 %rd20, %r60, 8;\n  add.s64 %rd21, %rd2, %rd20;\n"
+      "  ld.global.v2.u32 {%r61, %r62}, [%rd21];\n  and.b32 %r63, %r2, 15;\n"
+      "  mul.wide.u32 %rd22, %r63, 16;\n  add.s64 %rd23, %rd2, %rd22;\n"
+      "  ld.global.v4.u32 {%r64, %r65, %r66, %r67}, [%rd23];\n");
+  std::vector<u32> in = fastpath_inputs(302);
+  for (auto& v : in) v = v % 1000;  // small, so that nothing here depends on overflow
+  c.out("%r61", [in](int t, u32, u32, u32) { return in[static_cast<size_t>(2 * (t % 32))]; });
+  c.out("%r62", [in](int t, u32, u32, u32) { return in[static_cast<size_t>(2 * (t % 32) + 1)]; });
+  c.out("%r64", [in](int t, u32, u32, u32) { return in[static_cast<size_t>(4 * (t % 16))]; });
+  c.out("%r67", [in](int t, u32, u32, u32) { return in[static_cast<size_t>(4 * (t % 16) + 3)]; });
+  c.check(in);
+}
+
+TEST(EmuFastPath, FmaFormsAreFused) {
+  // Both forms behind fma_f32_lanes against the host's fmaf on random and hard operands.
+  std::mt19937_64 rng(11);
+  int hardware_checked = 0;
+  for (int round = 0; round < 4000; ++round) {
+    u64 a[32], b[32], c[32], p[32], h[32];
+    for (int l = 0; l < 32; ++l) {
+      const u64 r = rng();
+      const u32 x = static_cast<u32>(r), y = static_cast<u32>(r >> 32);
+      if (round % 2 == 0) {  // products that nearly cancel the addend
+        const float fx = std::bit_cast<float>((x & 0x807fffffu) | 0x3f000000u);
+        const float fy = std::bit_cast<float>((y & 0x807fffffu) | 0x3f000000u);
+        a[l] = std::bit_cast<u32>(fx);
+        b[l] = std::bit_cast<u32>(fy);
+        const float prod = fx * fy;
+        c[l] = std::bit_cast<u32>(-prod + (l % 3 == 0 ? std::ldexp(prod, -25) : 0.0f));
+      } else {  // any bit patterns: NaNs, infinities, subnormals
+        a[l] = x;
+        b[l] = y;
+        c[l] = static_cast<u32>(rng());
+      }
+    }
+    emu::detail::fma_f32_lanes_portable(p, a, b, c);
+    const bool hw = emu::detail::fma_f32_lanes_hardware(h, a, b, c);
+    hardware_checked += hw;
+    for (int l = 0; l < 32; ++l) {
+      const u64 want =
+          gpu_bits(std::fma(f32_of(static_cast<u32>(a[l])), f32_of(static_cast<u32>(b[l])),
+                            f32_of(static_cast<u32>(c[l]))));
+      ASSERT_EQ(p[l], want) << "portable fma of " << hex(static_cast<u32>(a[l])) << " "
+                            << hex(static_cast<u32>(b[l])) << " " << hex(static_cast<u32>(c[l]));
+      if (hw) {
+        ASSERT_EQ(h[l], want) << "hardware fma";
+      }
+    }
+  }
+  // The operands may be the output.
+  u64 x[32], y[32];
+  for (int l = 0; l < 32; ++l) x[l] = y[l] = std::bit_cast<u32>(1.5f + static_cast<float>(l));
+  emu::fma_f32_lanes(x, x, x, x);
+  for (int l = 0; l < 32; ++l) {
+    const float v = f32_of(static_cast<u32>(y[l]));
+    EXPECT_EQ(x[l], gpu_bits(std::fma(v, v, v)));
+  }
+  RecordProperty("hardware_fma_rounds", hardware_checked);
 }

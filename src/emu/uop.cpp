@@ -445,7 +445,7 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout) {
     for (int i = 0; i < in.nsrc && i < 4; ++i)
       if (in.src[i].kind == Opnd::Kind::Imm || in.src[i].kind == Opnd::Kind::SymAddr) ++n;
   out.imm.assign(n * 32, 0);
-  Compiler c{k, layout, out.imm, out.slots};
+  Compiler c{k, layout, out.imm, out.slots, 1, {}};
   out.uops.resize(k.code.size() + 1);
   for (std::size_t pc = 0; pc < out.code.size(); ++pc) {
     const Instr& in = out.code[pc];
