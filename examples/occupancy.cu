@@ -26,7 +26,7 @@
 #define TILE 64
 #define ROWS 2  // threads per column: each thread moves TILE / ROWS elements
 
-// bankcheck: kernel=transposeTile64 grid=128,128 block=64,2 arg=in=random arg=out=zeros arg=scale=iota:512 arg=n=8192
+// bankcheck: kernel=transposeTile64 grid=128,128 block=64,2 arg=in=random:256M arg=out=zeros:256M arg=scale=iota:512 arg=n=8192
 __global__ void transposeTile64(const float* in, float* out, const float* scale, int n) {
     __shared__ float tile[TILE][TILE];
     __shared__ float factor[TILE * ROWS];
