@@ -61,22 +61,39 @@ SectorCount count_sectors(const std::uint64_t* addr, std::uint32_t mask, int wid
 
 namespace {
 
-// Keeps the global request with the most excess sectors (the first seen on ties).
+// Ties go to the lowest (CTA, warp), then to the first seen in that warp: CTAs run on
+// several threads in no fixed order, and the report must not depend on it.
+bool earlier(std::uint64_t cta, int warp, std::uint64_t than_cta, int than_warp) {
+  return cta < than_cta || (cta == than_cta && warp < than_warp);
+}
+
+// Keeps the global request with the most excess sectors.
 void offer_worst_global(SiteStats& s, std::uint32_t mask, std::uint32_t sectors,
-                        std::uint32_t ideal, const std::uint64_t* addr) {
-  if (s.has_worst_global && sectors - ideal <= s.worst_global_sectors - s.worst_global_ideal)
-    return;
+                        std::uint32_t ideal, const std::uint64_t* addr, std::uint64_t cta,
+                        int warp) {
+  if (s.has_worst_global) {
+    const std::uint32_t excess = sectors - ideal,
+                        kept = s.worst_global_sectors - s.worst_global_ideal;
+    if (excess < kept ||
+        (excess == kept && !earlier(cta, warp, s.worst_global_cta, s.worst_global_warp)))
+      return;
+  }
   s.has_worst_global = true;
   s.worst_global_mask = mask;
   s.worst_global_sectors = sectors;
   s.worst_global_ideal = ideal;
+  s.worst_global_cta = cta;
+  s.worst_global_warp = warp;
   std::copy(addr, addr + model::kWarpSize, std::begin(s.worst_global_addr));
 }
 
-// Keeps the shared request with the most excess wavefronts (the first seen on ties).
+// Keeps the shared request with the most excess wavefronts.
 void offer_worst_shared(SiteStats& s, const model::WarpAccess& a, const model::Verdict& v,
                         std::uint64_t cta, int warp) {
-  if (s.has_worst && v.excess() <= s.worst_verdict.excess()) return;
+  if (s.has_worst &&
+      (v.excess() < s.worst_verdict.excess() ||
+       (v.excess() == s.worst_verdict.excess() && !earlier(cta, warp, s.worst_cta, s.worst_warp))))
+    return;
   s.has_worst = true;
   s.worst = a;
   s.worst_verdict = v;
@@ -99,7 +116,7 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
     s.sectors += c.sectors;
     s.ideal_sectors += c.ideal;
     s.lines128 += c.lines128;
-    offer_worst_global(s, e.mask, c.sectors, c.ideal, e.addr);
+    offer_worst_global(s, e.mask, c.sectors, c.ideal, e.addr, e.cta, e.warp);
     return;
   }
   if (e.space != ptx::Space::Shared) return;
@@ -138,7 +155,7 @@ void SiteStatsListener::merge(const SiteStatsListener& o) {
     s.lines128 += t.lines128;
     if (t.has_worst_global)
       offer_worst_global(s, t.worst_global_mask, t.worst_global_sectors, t.worst_global_ideal,
-                         t.worst_global_addr);
+                         t.worst_global_addr, t.worst_global_cta, t.worst_global_warp);
     if (t.has_worst) offer_worst_shared(s, t.worst, t.worst_verdict, t.worst_cta, t.worst_warp);
   }
   for (int r : o.refused_)

@@ -22,12 +22,16 @@ struct SiteStats {
   std::uint32_t ways = 0;
   // global
   std::uint64_t sectors = 0, ideal_sectors = 0, lines128 = 0;
-  // The global request with the most excess sectors (first seen on ties).
+  // The global request with the most excess sectors (on ties: the lowest CTA, then warp,
+  // then the first seen).
   bool has_worst_global = false;
   std::uint32_t worst_global_mask = 0;
   std::uint32_t worst_global_sectors = 0, worst_global_ideal = 0;
   std::uint64_t worst_global_addr[model::kWarpSize] = {};
-  // The request with the most excess (first seen on ties), for explanation.
+  std::uint64_t worst_global_cta = 0;
+  int worst_global_warp = 0;
+  // The request with the most excess (on ties: the lowest CTA, then warp, then the first
+  // seen), for explanation.
   bool has_worst = false;
   model::WarpAccess worst;
   model::Verdict worst_verdict;
