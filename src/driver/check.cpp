@@ -209,7 +209,18 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
   const auto types = signature_params(rep.signature);
   launch.params.assign(static_cast<size_t>(k.param_bytes), 0);
   std::vector<bool> used(s.args.size(), false);
-  std::mt19937_64 rng(12345);
+  // splitmix64: a fast, well-mixed generator; a 1 GiB buffer fills in about a second.
+  std::uint64_t rng_state = 12345;
+  auto rng = [&rng_state]() {
+    std::uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  // A value in [0, n) from the high bits, without a division.
+  auto below = [](std::uint64_t r, std::uint64_t n) {
+    return ((r >> 32) * n) >> 32;  // n < 2^32
+  };
   for (size_t i = 0; i < k.params.size(); ++i) {
     const auto& p = k.params[i];
     analysis::ArgReport ar;
@@ -252,19 +263,47 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
       if (v.fill == ArgValue::Fill::Random) {
         const bool is_float =
             type.find("float") != std::string::npos || type.find("double") != std::string::npos;
-        for (std::uint64_t off = 0; off + static_cast<std::uint64_t>(es) <= bytes;
-             off += static_cast<std::uint64_t>(es)) {
-          if (is_float && es == 4) {
-            const float f = static_cast<float>(rng() % 2000001) / 1000.0f - 1000.0f;
-            std::memcpy(b->data() + off, &f, 4);
-          } else if (is_float && es == 8) {
-            const double d = static_cast<double>(rng() % 2000001) / 1000.0 - 1000.0;
-            std::memcpy(b->data() + off, &d, 8);
-          } else {
-            const std::uint64_t r = rng() % 1000;
-            std::memcpy(b->data() + off, &r, static_cast<size_t>(es));
+        // Chunks of 1M elements, each from its own seed, filled on all cores: the same
+        // bytes whatever the number of threads.
+        const std::uint64_t n = bytes / static_cast<std::uint64_t>(es);
+        std::uint8_t* data = b->data();  // calloc'd: aligned for any element type
+        constexpr std::uint64_t kChunk = 1u << 20;
+        const std::uint64_t chunks = (n + kChunk - 1) / kChunk;
+        const std::uint64_t seed = rng();
+        std::atomic<std::uint64_t> next_chunk{0};
+        auto fill = [&]() {
+          for (std::uint64_t c; (c = next_chunk.fetch_add(1)) < chunks;) {
+            std::uint64_t state = seed ^ (c * 0xD1B54A32D192ED03ull);
+            auto gen = [&state]() {
+              std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+              z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+              z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+              return z ^ (z >> 31);
+            };
+            const std::uint64_t from = c * kChunk, to = std::min(n, from + kChunk);
+            if (is_float && es == 4) {
+              auto* p = reinterpret_cast<float*>(data);
+              for (std::uint64_t i = from; i < to; ++i)
+                p[i] = static_cast<float>(below(gen(), 2000001)) / 1000.0f - 1000.0f;
+            } else if (is_float && es == 8) {
+              auto* p = reinterpret_cast<double*>(data);
+              for (std::uint64_t i = from; i < to; ++i)
+                p[i] = static_cast<double>(below(gen(), 2000001)) / 1000.0 - 1000.0;
+            } else {
+              for (std::uint64_t i = from; i < to; ++i) {
+                const std::uint64_t r = below(gen(), 1000);
+                std::memcpy(data + i * static_cast<std::uint64_t>(es), &r,
+                            static_cast<size_t>(es));
+              }
+            }
           }
-        }
+        };
+        const unsigned fillers = static_cast<unsigned>(std::min<std::uint64_t>(
+            chunks, std::max(1u, o.threads ? o.threads : std::thread::hardware_concurrency())));
+        std::vector<std::thread> pool;
+        for (unsigned t = 1; t < fillers; ++t) pool.emplace_back(fill);
+        fill();
+        for (auto& th : pool) th.join();
       } else if (v.fill == ArgValue::Fill::Iota) {
         const bool is_float = type.find("float") != std::string::npos;
         std::uint64_t idx = 0;
