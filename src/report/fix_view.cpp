@@ -299,6 +299,47 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
   return j;
 }
 
+std::vector<SarifFix> sarif_fixes(const analysis::FixReport& fr) {
+  std::vector<SarifFix> out;
+  const auto& r = fr.check;
+  for (size_t ki = 0; ki < fr.kernels.size(); ++ki) {
+    const auto& kf = fr.kernels[ki];
+    for (const auto& af : kf.arrays) {
+      if (af.suggestions.empty()) continue;
+      const auto& s = af.suggestions.front();
+      std::vector<SarifReplacement> reps;
+      auto whole_line = [&](int line, const std::string& old_text, const std::string& text) {
+        SarifReplacement rep;
+        rep.start_line = rep.end_line = line;
+        rep.start_column = 1;
+        rep.end_column = static_cast<int>(old_text.size()) + 1;
+        rep.inserted_text = text;
+        reps.push_back(rep);
+      };
+      if (!s.declaration.empty() && af.decl) whole_line(af.decl->line, af.decl->text, s.declaration);
+      for (const auto& e : s.edits) whole_line(e.line, e.before, e.after);
+      if (reps.empty()) continue;  // no source text to offer (PTX input, access width)
+      std::vector<int> lines;
+      for (const auto& c : s.sites)
+        if (c.wavefronts_after < c.wavefronts_before &&
+            std::find(lines.begin(), lines.end(), c.line) == lines.end())
+          lines.push_back(c.line);
+      for (int line : lines) {
+        SarifFix f;
+        f.kernel = kf.kernel;
+        f.finding_file = r.input;
+        f.finding_line = line;
+        f.description = fmt::format("{} ({} -> {} shared wavefronts for '{}')", s.change,
+                                    s.wavefronts_before, s.wavefronts_after, af.name);
+        f.file = r.input;
+        f.replacements = reps;
+        out.push_back(std::move(f));
+      }
+    }
+  }
+  return out;
+}
+
 std::string render_occupancy_text(const model::Arch& arch, const model::OccupancyInput& in,
                                   const model::Occupancy& o) {
   std::string out = fmt::format(

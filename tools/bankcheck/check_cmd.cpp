@@ -14,6 +14,8 @@
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/gate.hpp"
+#include "bankcheck/driver/fix.hpp"
+#include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/html_view.hpp"
 #include "bankcheck/report/sarif_view.hpp"
 #include "cli.hpp"
@@ -74,9 +76,10 @@ bool use_color(const CheckCmdOptions& o) {
          !(term && std::strcmp(term, "dumb") == 0);
 }
 
-std::string render(const analysis::CheckReport& r, const CheckCmdOptions& o) {
+std::string render(const analysis::CheckReport& r, const CheckCmdOptions& o,
+                   const std::vector<report::SarifFix>* fixes) {
   if (o.format == "json") return report::check_to_json(r).dump(2) + "\n";
-  if (o.format == "sarif") return report::check_to_sarif(r).dump(2) + "\n";
+  if (o.format == "sarif") return report::check_to_sarif(r, fixes).dump(2) + "\n";
   if (o.format == "html") return report::render_check_html(r);
   return report::render_check_text(r, {.color = use_color(o)});
 }
@@ -116,15 +119,25 @@ int run_check(const CheckCmdOptions& o) {
   for (const auto& a : o.args) co.flags.args.push_back(driver::parse_arg_assignment(a, "--arg"));
   driver::Progress progress;
   analysis::CheckReport r;
+  std::vector<report::SarifFix> sarif_fixes;
   {
     std::optional<ProgressLine> line;
     if (o.progress && ProgressLine::wanted()) {
       co.progress = &progress;
       line.emplace(progress);
     }
-    r = driver::check(co);
+    if (o.format == "sarif") {
+      // SARIF carries `bankcheck fix`'s best suggestion for each conflicting array.
+      driver::FixOptions fo;
+      fo.check = co;
+      driver::FixReport fr = driver::fix(fo);
+      sarif_fixes = report::sarif_fixes(fr);
+      r = std::move(fr.check);
+    } else {
+      r = driver::check(co);
+    }
   }
-  const std::string text = render(r, o);
+  const std::string text = render(r, o, &sarif_fixes);
   if (o.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {

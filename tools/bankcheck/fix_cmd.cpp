@@ -33,29 +33,14 @@ void add_fix(CLI::App& app, FixCmdOptions& o) {
       "Suggest padding, XOR swizzles, rotations or narrower accesses for each conflicting "
       "shared array, judged by replaying its accesses, with their shared-memory and occupancy "
       "cost.");
-  c->add_option("file", o.input, "FILE.cu (compiled with nvcc) or FILE.ptx")->required();
-  c->add_option("--kernel", o.kernel,
-                "kernel to check (name or signature); default: those with a launch comment");
-  c->add_option("--grid", o.grid, "grid size X[,Y[,Z]]");
-  c->add_option("--block", o.block, "block size X[,Y[,Z]]");
-  c->add_option("--smem", o.smem, "dynamic shared memory in bytes (K/M suffixes)");
-  c->add_option("--arg", o.args,
-                "NAME=VALUE: a scalar, or for pointers zeros|random|iota[:BYTES] or @FILE");
-  c->add_option("--blocks", o.blocks,
-                "CTAs to analyse: a count (first, last, spread between) or all");
-  c->add_option("--arch", o.arch, "architecture for nvcc, ptxas, the bank model and occupancy")
-      ->capture_default_str();
-  c->add_option("--nvcc", o.nvcc, "the nvcc to use (default: PATH, then /usr/local/cuda/bin/nvcc)");
-  c->add_option("-I", o.include_dirs, "include directory for nvcc");
-  c->add_option("-D", o.defines, "NAME[=VALUE] for nvcc");
-  c->add_option("--format", o.format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}))
+  add_launch_options(c, o);
+  c->add_option("--format", o.format,
+                "text, json (docs/fix.md) or sarif (check's SARIF 2.1.0 with each conflicting "
+                "array's best suggestion as a fix)")
+      ->check(CLI::IsMember({"text", "json", "sarif"}))
       ->capture_default_str();
   c->add_option("-o,--output", o.output,
                 "write the report to this file instead of standard output");
-  c->add_option("--threads", o.threads, "worker threads (default: all cores)");
-  c->add_option("--budget", o.budget,
-                "warp instructions one CTA may execute before it is stopped (default 200000000)");
   c->add_option("--top", o.top, "suggestions shown per array")
       ->check(CLI::Range(1, 16))
       ->capture_default_str();
@@ -63,41 +48,25 @@ void add_fix(CLI::App& app, FixCmdOptions& o) {
               "write a copy of the source with each array's best declaration padding "
               "(FILE.fixed.cu) and check it");
   c->add_option("--apply-to", o.apply_to, "with --apply: the path of the patched copy");
-  c->add_option("nvcc_flags", o.nvcc_flags, "after --: more nvcc flags");
 }
 
 int run_fix(const FixCmdOptions& o) {
   driver::FixOptions fo;
-  driver::CheckOptions& co = fo.check;
-  co.input = o.input;
-  co.arch = o.arch;
-  co.threads = o.threads;
-  if (o.budget) co.budget = o.budget;
-  co.nvcc.nvcc = o.nvcc;
-  co.nvcc.include_dirs = o.include_dirs;
-  co.nvcc.defines = o.defines;
-  co.nvcc.extra = o.nvcc_flags;
-  if (!o.kernel.empty()) co.flags.kernel = o.kernel;
-  if (!o.grid.empty()) {
-    co.flags.grid = driver::parse_dim3(o.grid, "--grid");
-    driver::check_grid(*co.flags.grid, "--grid");
-  }
-  if (!o.block.empty()) {
-    co.flags.block = driver::parse_dim3(o.block, "--block");
-    driver::check_block(*co.flags.block, "--block");
-  }
-  if (!o.smem.empty()) co.flags.smem = driver::parse_bytes(o.smem, "--smem");
-  if (!o.blocks.empty()) {
-    driver::parse_blocks(o.blocks, "--blocks");
-    co.flags.blocks = o.blocks;
-  }
-  for (const auto& a : o.args) co.flags.args.push_back(driver::parse_arg_assignment(a, "--arg"));
+  fo.check = to_check_options(o);
   fo.top = o.top;
   fo.apply = o.apply || !o.apply_to.empty();
   fo.apply_to = o.apply_to;
   const driver::FixReport r = driver::fix(fo);
-  write_output(o.format == "json" ? report::fix_to_json(r).dump(2) + "\n" : report::render_fix_text(r),
-               o.output);
+  std::string text;
+  if (o.format == "json") {
+    text = report::fix_to_json(r).dump(2) + "\n";
+  } else if (o.format == "sarif") {
+    const auto fixes = report::sarif_fixes(r);
+    text = report::check_to_sarif(r.check, &fixes).dump(2) + "\n";
+  } else {
+    text = report::render_fix_text(r);
+  }
+  write_output(text, o.output);
   return 0;
 }
 

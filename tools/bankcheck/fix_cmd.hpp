@@ -6,23 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "launch_options.hpp"
+
 namespace CLI {
 class App;
 }
 
 namespace bankcheck::tools {
 
-struct FixCmdOptions {
-  std::string input;
-  std::string kernel, grid, block, smem, blocks;
-  std::vector<std::string> args;
-  std::string arch = "sm_90";
-  std::string nvcc;
-  std::vector<std::string> include_dirs, defines, nvcc_flags;
-  std::string format = "text";
+struct FixCmdOptions : LaunchCmdOptions {
+  std::string format = "text";  // text, json, sarif
   std::string output;
-  unsigned threads = 0;
-  std::uint64_t budget = 0;
   int top = 4;
   bool apply = false;
   std::string apply_to;

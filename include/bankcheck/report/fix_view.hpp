@@ -6,11 +6,16 @@
 #include <string>
 
 #include "bankcheck/analysis/fix.hpp"
+#include "bankcheck/report/sarif_view.hpp"
 
 namespace bankcheck::report {
 
 std::string render_fix_text(const analysis::FixReport& r);
 nlohmann::json fix_to_json(const analysis::FixReport& r);
+
+// Each conflicting array's best suggestion as a SARIF fix, attached to every conflicting
+// line of the array: the declaration and the rewritten lines, each replaced whole.
+std::vector<SarifFix> sarif_fixes(const analysis::FixReport& r);
 
 // `bankcheck occupancy`: the result and its limiting factor, as text or JSON.
 std::string render_occupancy_text(const model::Arch& arch, const model::OccupancyInput& in,
