@@ -54,7 +54,10 @@ std::string heat(std::uint64_t excess, std::uint64_t most) {
   return fmt::format(" style=\"background: hsl(4, 85%, {}%)\"", light);
 }
 
-std::string anchor(size_t kernel, int line) { return fmt::format("site-{}-{}", kernel, line); }
+// One id per conflicting line of a kernel (a header line may share its number with the .cu).
+std::string anchor(size_t kernel, const Finding& f) {
+  return fmt::format("site-{}-{}-{}", kernel, f.file, f.line);
+}
 
 }  // namespace
 
@@ -138,13 +141,14 @@ std::string render_check_html(const analysis::CheckReport& r) {
     for (const Finding& f : all) {
       const auto& k = r.kernels[f.kernel];
       const std::string where = fmt::format("{}:{}:{}", source_path(r, f.file), f.line, f.col);
-      const std::string target = f.kind == FindingKind::BankConflict && f.worst_site >= 0
-                                     ? anchor(f.kernel, f.line)
-                                     : fmt::format("L{}", f.line);
-      o += fmt::format(
-          "<li><span class=\"sev {0}\">{0}</span> <a href=\"#{1}\">{2}</a> <code>{3}</code>: "
-          "{4}</li>\n",
-          severity_name(f.severity), target, E(where), E(k.name), E(f.message));
+      // Linked to its picture, else to its source row (when the page has it).
+      std::string link = E(where);
+      if (f.kind == FindingKind::BankConflict && f.worst_site >= 0)
+        link = fmt::format("<a href=\"#{}\">{}</a>", anchor(f.kernel, f), link);
+      else if (source_line(r, f.file, f.line))
+        link = fmt::format("<a href=\"#L{}\">{}</a>", f.line, link);
+      o += fmt::format("<li><span class=\"sev {0}\">{0}</span> {1} <code>{2}</code>: {3}</li>\n",
+                       severity_name(f.severity), link, E(k.name), E(f.message));
     }
     o += "</ol>\n";
   }
@@ -213,9 +217,12 @@ std::string render_check_html(const analysis::CheckReport& r) {
     const auto& k = r.kernels[f.kernel];
     const auto& s = k.sites[static_cast<size_t>(f.worst_site)];
     const auto& st = s.stats;
+    const std::string where = fmt::format("{}:{}", E(source_path(r, f.file)), f.line);
     o += fmt::format(
-        "<section id=\"{}\">\n<h3><a href=\"#L{}\">{}:{}</a> in <code>{}</code>: {}-way</h3>\n",
-        anchor(f.kernel, f.line), f.line, E(source_path(r, f.file)), f.line, E(k.name), f.ways);
+        "<section id=\"{}\">\n<h3>{} in <code>{}</code>: {}-way</h3>\n", anchor(f.kernel, f),
+        source_line(r, f.file, f.line) ? fmt::format("<a href=\"#L{}\">{}</a>", f.line, where)
+                                       : where,
+        E(k.name), f.ways);
     if (const std::string* text = source_line(r, f.file, f.line))
       o += fmt::format("<pre>{}</pre>\n", E(*text));
     o += fmt::format(
