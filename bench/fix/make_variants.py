@@ -6,8 +6,8 @@ usage: make_variants.py BANKCHECK OUTDIR [EXAMPLE.cu ...]
 
 For each example kernel with a launch comment: `bankcheck fix --blocks all --format json`.
 Each suggestion that comes with its whole code change (a new declaration and/or rewritten
-index expressions) becomes OUTDIR/variants/EXAMPLE__KERNEL__ARRAY__KIND.cu, the example with
-those lines replaced (its host main() still checks the results on the GPU). The manifest
+index expressions) becomes variants/EXAMPLE__KERNEL__ARRAY__KIND.cu in OUTDIR/variants.tar.gz,
+the example with those lines replaced (its host main() still checks the results on the GPU). The manifest
 OUTDIR/manifest.tsv has one row per program: the original example (kind "original") and
 each variant, with the kernel's predicted shared wavefronts for the whole grid.
 Suggestions that need more dynamic shared memory than the example's main() launches with,
@@ -16,8 +16,10 @@ and access-width suggestions (no source text), are listed as skipped with the re
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tarfile
 
 
 def main():
@@ -80,6 +82,9 @@ def main():
         f.write("suggestion\treason\n")
         for r in skipped:
             f.write("\t".join(r) + "\n")
+    with tarfile.open(os.path.join(out, "variants.tar.gz"), "w:gz") as t:
+        t.add(os.path.join(out, "variants"), arcname="variants")
+    shutil.rmtree(os.path.join(out, "variants"))
     print(f"{len(rows)} programs ({sum(1 for r in rows if r[3] != 'original')} variants), "
           f"{len(skipped)} suggestions skipped -> {out}")
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures every suggestion `bankcheck fix` makes on the examples, on the GPU.
 # usage: bench/fix/run.sh DIR OUT   (on a machine with an sm_90 GPU, nvcc and ncu)
-#   DIR: holds manifest.tsv and variants/ (bench/fix/make_variants.py wrote them)
+#   DIR: holds manifest.tsv and variants.tar.gz (bench/fix/make_variants.py wrote them)
 #   OUT: gets ncu.tsv (one row per manifest row: the kernel's shared wavefronts, bank
 #        conflicts and duration, one launch under ncu), app.tsv (each program's own check
 #        of its results: OK or WRONG), source.tar.gz (per (program, kernel): ncu's
@@ -15,7 +15,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 NVCC=${NVCC:-nvcc}; NCU=${NCU:-ncu}
 work=$(mktemp -d)
 metrics=l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,gpu__time_duration.sum
-src_of() { case $1 in variants/*) echo "$dir/$1" ;; *) echo "$root/$1" ;; esac; }
+# The variant sources, unpacked where ncu's source view can find them for the whole run.
+mkdir -p "$work/src" && tar xzf "$dir/variants.tar.gz" -C "$work/src"
+src_of() { case $1 in variants/*) echo "$work/src/$1" ;; *) echo "$root/$1" ;; esac; }
 name_of() { echo "$1" | tr '/' '_' | sed 's/\.cu$//'; }
 export -f src_of name_of; export dir root NVCC work
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; $NVCC --version | tail -1; $NCU --version | tail -1; } > "$out/env.txt" 2>&1
