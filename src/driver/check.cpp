@@ -515,20 +515,29 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
   return run;
 }
 
-analysis::CheckReport check(const CheckOptions& o) {
+const model::Arch& find_arch(const CheckOptions& o) {
   const model::Arch* arch = model::find_arch(o.arch);
   if (!arch) throw DriverError(fmt::format("--arch: unknown architecture '{}'", o.arch));
-  Loaded l = load(o);
+  return *arch;
+}
+
+analysis::CheckReport start_report(const Loaded& l, const CheckOptions& o,
+                                   const model::Arch& arch) {
   analysis::CheckReport r;
   r.input = o.input;
   r.files = l.program.files;
   r.main_file = l.program.main_file;
-  r.arch = arch;
-  {
-    std::istringstream ss(l.source_text);
-    std::string line;
-    while (std::getline(ss, line)) r.source_lines.push_back(line);
-  }
+  r.arch = &arch;
+  std::istringstream ss(l.source_text);
+  std::string line;
+  while (std::getline(ss, line)) r.source_lines.push_back(line);
+  return r;
+}
+
+analysis::CheckReport check(const CheckOptions& o) {
+  const model::Arch* arch = &find_arch(o);
+  Loaded l = load(o);
+  analysis::CheckReport r = start_report(l, o, *arch);
   const auto selected = select_kernels(l, o);
   CheckOptions per_kernel = o;  // the default sample budget is shared by the run's kernels
   per_kernel.sample_instructions =

@@ -6,29 +6,19 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "bankcheck/driver/nvcc.hpp"
 
 namespace bankcheck::driver {
 
 FixReport fix(const FixOptions& o) {
-  const model::Arch* arch = model::find_arch(o.check.arch);
-  if (!arch) throw DriverError(fmt::format("--arch: unknown architecture '{}'", o.check.arch));
+  const model::Arch* arch = &find_arch(o.check);
   CheckOptions co = o.check;
   co.record_shared = true;
   Loaded l = load(co);
   FixReport fr;
+  fr.check = start_report(l, co, *arch);
   analysis::CheckReport& r = fr.check;
-  r.input = co.input;
-  r.files = l.program.files;
-  r.main_file = l.program.main_file;
-  r.arch = arch;
-  {
-    std::istringstream ss(l.source_text);
-    std::string line;
-    while (std::getline(ss, line)) r.source_lines.push_back(line);
-  }
   // Registers: ptxas on the same PTX, for the target architecture.
   std::map<std::string, KernelResources> resources;
   std::string resources_note;
@@ -43,7 +33,9 @@ FixReport fix(const FixOptions& o) {
   CheckOptions per_kernel = co;
   per_kernel.sample_instructions =
       std::max<std::uint64_t>(co.sample_instructions / selected.size(), 1);
+  if (co.progress) co.progress->kernels = static_cast<int>(selected.size());
   for (auto& [kernel, settings] : selected) {
+    if (co.progress) ++co.progress->kernel;
     KernelRun run = run_kernel(l, *kernel, settings, *arch, per_kernel);
     r.kernels.push_back(std::move(run.report));
     analysis::AdviseInput in;

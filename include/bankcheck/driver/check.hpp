@@ -82,6 +82,13 @@ struct EmulationError : DriverError {
 std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(
     const Loaded& loaded, const CheckOptions& options);
 
+// The architecture --arch names; throws DriverError.
+const model::Arch& find_arch(const CheckOptions& options);
+
+// A report with the run's input, files, architecture and source lines, and no kernels yet.
+analysis::CheckReport start_report(const Loaded& loaded, const CheckOptions& options,
+                                   const model::Arch& arch);
+
 // The whole command.
 analysis::CheckReport check(const CheckOptions& options);
 
