@@ -33,6 +33,8 @@ SHAPE_TITLE = {
     "32x32": "32x32 threads, one element each (seed 004's shape)",
     "32x8": "32x8 threads, four elements each (the classic shape)",
     "64x2": "64x2 threads, 32 elements each, 64x64 tile + 512 B (the occupancy case)",
+    "64x8": "64x8 threads, 8 elements each, 64x64 tile",
+    "float4": "256 threads, 4 float4 loads and stores each, 64x64 tile",
     "probe": "probes, not in the ladder",
 }
 VARIANT_TITLE = {

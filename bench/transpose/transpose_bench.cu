@@ -1,6 +1,6 @@
 // transpose_bench.cu: the transpose ladder. Seed 004's 8192x8192 float transposes and the
 // fixes bankcheck suggests for their shared-memory tile (pad each row by one element, XOR
-// swizzle, rotation), in three block shapes, each checked bit-exact against a CPU transpose
+// swizzle, rotation), in five block shapes, each checked bit-exact against a CPU transpose
 // and timed with CUDA events against a device-to-device cudaMemcpy measured in the same run.
 //
 //   32x32  seed 004's shape: block 32x32, one element per thread, grid 256x256.
@@ -9,6 +9,11 @@
 //          (128 threads), 32 elements per thread, grid 128x128. Padding the tile to [64][65]
 //          (16.25 KB) costs a resident block per SM on sm_90 (13 -> 12); XOR and rotation
 //          do not.
+//   64x8   a 64x64 tile (16 KB), block 64x8 (512 threads), eight elements per thread, grid
+//          128x128: each block writes 256-byte runs of its output rows.
+//   float4 the same tile with 256 threads and 16-byte global loads and stores, four of each
+//          per thread; each thread gathers the four elements of an output float4 from a tile
+//          column.
 //   probe  not in the ladder: what else moves the conflict-free transposes (more elements
 //          per thread, cache hints, the transposes' global traffic without the tile).
 //
@@ -427,11 +432,310 @@ __global__ void tileswap_32x8_g32(const float* __restrict__ idata, float* __rest
 }
 
 // ---------------------------------------------------------------------------------------
+// Wide tiles: a 64x64 tile per block (grid 128x128), so that each block writes 256-byte runs
+// of each of its 64 output rows instead of the 32x32 tile's 128-byte runs. The conflicting
+// kernels are also in bench/transpose/wide_tile.cu, where `bankcheck fix` reads them; the
+// fixes below are written exactly as it prints them (results/bankcheck_fix_wide.txt).
+//
+//   64x8   block 64x8 (512 threads), eight elements per thread, 4-byte accesses.
+//   float4 256 threads, 16-byte global loads and stores, four of each per thread: a warp
+//          covers 8 float4 columns of 4 rows, stores the 4 elements of each float4 into a
+//          tile row and gathers those of an output float4 from a tile column (8-way; the
+//          stores 4-way).
+const int T = 64;   // tile side
+const int R8 = 8;   // rows of the 64x8 block
+const int V = 4;    // floats per float4
+const int VR = 16;  // tile rows one pass of the float4 kernels covers
+
+// bankcheck: kernel=copy_64x8 grid=128,128 block=64,8
+__global__ void copy_64x8(const float* __restrict__ idata, float* __restrict__ odata) {
+  int x = blockIdx.x * T + threadIdx.x;
+  int y = blockIdx.y * T + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < T; j += R8) odata[(y + j) * N + x] = idata[(y + j) * N + x];
+}
+
+// bankcheck: kernel=shared_64x8 grid=128,128 block=64,8
+__global__ void shared_64x8(const float* idata, float* odata) {
+  __shared__ float tile[T][T];
+  int x = blockIdx.x * T + threadIdx.x;
+  int y = blockIdx.y * T + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < T; j += R8) tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * N + x];
+  __syncthreads();
+  x = blockIdx.y * T + threadIdx.x;
+  y = blockIdx.x * T + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < T; j += R8) odata[(y + j) * N + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+// bankcheck: kernel=padded_64x8 grid=128,128 block=64,8
+__global__ void padded_64x8(const float* idata, float* odata) {
+  __shared__ float tile[T][T + 1];
+  int x = blockIdx.x * T + threadIdx.x;
+  int y = blockIdx.y * T + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < T; j += R8) tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * N + x];
+  __syncthreads();
+  x = blockIdx.y * T + threadIdx.x;
+  y = blockIdx.x * T + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < T; j += R8) odata[(y + j) * N + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+// bankcheck: kernel=xor_64x8 grid=128,128 block=64,8
+__global__ void xor_64x8(const float* idata, float* odata) {
+  __shared__ float tile[T][T];
+  int x = blockIdx.x * T + threadIdx.x;
+  int y = blockIdx.y * T + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < T; j += R8) tile[threadIdx.y + j][threadIdx.x ^ ((threadIdx.y + j) & 31)] = idata[(y + j) * N + x];
+  __syncthreads();
+  x = blockIdx.y * T + threadIdx.x;
+  y = blockIdx.x * T + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < T; j += R8) odata[(y + j) * N + x] = tile[threadIdx.x][(threadIdx.y + j) ^ (threadIdx.x & 31)];
+}
+
+// bankcheck: kernel=rotated_64x8 grid=128,128 block=64,8
+__global__ void rotated_64x8(const float* idata, float* odata) {
+  __shared__ float tile[T][T];
+  int x = blockIdx.x * T + threadIdx.x;
+  int y = blockIdx.y * T + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < T; j += R8) tile[threadIdx.y + j][(threadIdx.x + (threadIdx.y + j)) % T] = idata[(y + j) * N + x];
+  __syncthreads();
+  x = blockIdx.y * T + threadIdx.x;
+  y = blockIdx.x * T + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < T; j += R8) odata[(y + j) * N + x] = tile[threadIdx.x][(threadIdx.y + j + threadIdx.x) % T];
+}
+
+// Thread t: float4 column c (0..15) and first row r (0..15) of its passes; lane l of warp w
+// has c = (l & 7) + 8 * (w & 1), r = (l >> 3) + 4 * (w >> 1).
+// bankcheck: kernel=copy_v4 grid=128,128 block=256
+__global__ void copy_v4(const float* __restrict__ idata, float* __restrict__ odata) {
+  const float4* in4 = reinterpret_cast<const float4*>(idata);
+  float4* out4 = reinterpret_cast<float4*>(odata);
+  int c = (threadIdx.x & 7) + ((threadIdx.x >> 5) & 1) * 8;
+  int r = ((threadIdx.x >> 3) & 3) + (threadIdx.x >> 6) * 4;
+#pragma unroll
+  for (int j = 0; j < T; j += VR) {
+    int i = (blockIdx.y * T + r + j) * (N / V) + blockIdx.x * (T / V) + c;
+    out4[i] = in4[i];
+  }
+}
+
+// bankcheck: kernel=shared_v4 grid=128,128 block=256
+__global__ void shared_v4(const float* idata, float* odata) {
+  __shared__ float tile[T][T];
+  const float4* in4 = reinterpret_cast<const float4*>(idata);
+  float4* out4 = reinterpret_cast<float4*>(odata);
+  int c = (threadIdx.x & 7) + ((threadIdx.x >> 5) & 1) * 8;
+  int r = ((threadIdx.x >> 3) & 3) + (threadIdx.x >> 6) * 4;
+#pragma unroll
+  for (int j = 0; j < T; j += VR) {
+    float4 v = in4[(blockIdx.y * T + r + j) * (N / V) + blockIdx.x * (T / V) + c];
+    tile[r + j][V * c + 0] = v.x;
+    tile[r + j][V * c + 1] = v.y;
+    tile[r + j][V * c + 2] = v.z;
+    tile[r + j][V * c + 3] = v.w;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < T; j += VR) {
+    float4 v;
+    v.x = tile[V * c + 0][r + j];
+    v.y = tile[V * c + 1][r + j];
+    v.z = tile[V * c + 2][r + j];
+    v.w = tile[V * c + 3][r + j];
+    out4[(blockIdx.x * T + r + j) * (N / V) + blockIdx.y * (T / V) + c] = v;
+  }
+}
+
+// bankcheck: kernel=padded_v4 grid=128,128 block=256
+__global__ void padded_v4(const float* idata, float* odata) {
+  __shared__ float tile[T][T + 1];
+  const float4* in4 = reinterpret_cast<const float4*>(idata);
+  float4* out4 = reinterpret_cast<float4*>(odata);
+  int c = (threadIdx.x & 7) + ((threadIdx.x >> 5) & 1) * 8;
+  int r = ((threadIdx.x >> 3) & 3) + (threadIdx.x >> 6) * 4;
+#pragma unroll
+  for (int j = 0; j < T; j += VR) {
+    float4 v = in4[(blockIdx.y * T + r + j) * (N / V) + blockIdx.x * (T / V) + c];
+    tile[r + j][V * c + 0] = v.x;
+    tile[r + j][V * c + 1] = v.y;
+    tile[r + j][V * c + 2] = v.z;
+    tile[r + j][V * c + 3] = v.w;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < T; j += VR) {
+    float4 v;
+    v.x = tile[V * c + 0][r + j];
+    v.y = tile[V * c + 1][r + j];
+    v.z = tile[V * c + 2][r + j];
+    v.w = tile[V * c + 3][r + j];
+    out4[(blockIdx.x * T + r + j) * (N / V) + blockIdx.y * (T / V) + c] = v;
+  }
+}
+
+// bankcheck: kernel=xor_v4 grid=128,128 block=256
+__global__ void xor_v4(const float* idata, float* odata) {
+  __shared__ float tile[T][T];
+  const float4* in4 = reinterpret_cast<const float4*>(idata);
+  float4* out4 = reinterpret_cast<float4*>(odata);
+  int c = (threadIdx.x & 7) + ((threadIdx.x >> 5) & 1) * 8;
+  int r = ((threadIdx.x >> 3) & 3) + (threadIdx.x >> 6) * 4;
+#pragma unroll
+  for (int j = 0; j < T; j += VR) {
+    float4 v = in4[(blockIdx.y * T + r + j) * (N / V) + blockIdx.x * (T / V) + c];
+    tile[r + j][(V * c + 0) ^ ((r + j) & 31)] = v.x;
+    tile[r + j][(V * c + 1) ^ ((r + j) & 31)] = v.y;
+    tile[r + j][(V * c + 2) ^ ((r + j) & 31)] = v.z;
+    tile[r + j][(V * c + 3) ^ ((r + j) & 31)] = v.w;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < T; j += VR) {
+    float4 v;
+    v.x = tile[V * c + 0][(r + j) ^ ((V * c + 0) & 31)];
+    v.y = tile[V * c + 1][(r + j) ^ ((V * c + 1) & 31)];
+    v.z = tile[V * c + 2][(r + j) ^ ((V * c + 2) & 31)];
+    v.w = tile[V * c + 3][(r + j) ^ ((V * c + 3) & 31)];
+    out4[(blockIdx.x * T + r + j) * (N / V) + blockIdx.y * (T / V) + c] = v;
+  }
+}
+
+// bankcheck: kernel=rotated_v4 grid=128,128 block=256
+__global__ void rotated_v4(const float* idata, float* odata) {
+  __shared__ float tile[T][T];
+  const float4* in4 = reinterpret_cast<const float4*>(idata);
+  float4* out4 = reinterpret_cast<float4*>(odata);
+  int c = (threadIdx.x & 7) + ((threadIdx.x >> 5) & 1) * 8;
+  int r = ((threadIdx.x >> 3) & 3) + (threadIdx.x >> 6) * 4;
+#pragma unroll
+  for (int j = 0; j < T; j += VR) {
+    float4 v = in4[(blockIdx.y * T + r + j) * (N / V) + blockIdx.x * (T / V) + c];
+    tile[r + j][(V * c + 0 + (r + j)) % T] = v.x;
+    tile[r + j][(V * c + 1 + (r + j)) % T] = v.y;
+    tile[r + j][(V * c + 2 + (r + j)) % T] = v.z;
+    tile[r + j][(V * c + 3 + (r + j)) % T] = v.w;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < T; j += VR) {
+    float4 v;
+    v.x = tile[V * c + 0][(r + j + (V * c + 0)) % T];
+    v.y = tile[V * c + 1][(r + j + (V * c + 1)) % T];
+    v.z = tile[V * c + 2][(r + j + (V * c + 2)) % T];
+    v.w = tile[V * c + 3][(r + j + (V * c + 3)) % T];
+    out4[(blockIdx.x * T + r + j) * (N / V) + blockIdx.y * (T / V) + c] = v;
+  }
+}
+
+// Wide-tile probes. tileswap_v4 moves every 64x64 tile to its transposed place without
+// transposing inside it, with padded_v4's float4 loads and stores: the wide transposes'
+// global traffic without the tile.
+// bankcheck: kernel=tileswap_v4 grid=128,128 block=256
+__global__ void tileswap_v4(const float* __restrict__ idata, float* __restrict__ odata) {
+  const float4* in4 = reinterpret_cast<const float4*>(idata);
+  float4* out4 = reinterpret_cast<float4*>(odata);
+  int c = (threadIdx.x & 7) + ((threadIdx.x >> 5) & 1) * 8;
+  int r = ((threadIdx.x >> 3) & 3) + (threadIdx.x >> 6) * 4;
+#pragma unroll
+  for (int j = 0; j < T; j += VR)
+    out4[(blockIdx.x * T + r + j) * (N / V) + blockIdx.y * (T / V) + c] =
+        in4[(blockIdx.y * T + r + j) * (N / V) + blockIdx.x * (T / V) + c];
+}
+
+// tileswap_64x8 moves every 64x64 tile to its transposed place without transposing inside
+// it, with the 64x8 kernels' loads and stores. padded_64xR is padded_64x8 with a 64xROWS
+// block (64 / ROWS elements per thread).
+// bankcheck: kernel=tileswap_64x8 grid=128,128 block=64,8
+__global__ void tileswap_64x8(const float* __restrict__ idata, float* __restrict__ odata) {
+  int x = blockIdx.x * T + threadIdx.x;
+  int y = blockIdx.y * T + threadIdx.y;
+  int ox = blockIdx.y * T + threadIdx.x;
+  int oy = blockIdx.x * T + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < T; j += R8) odata[(oy + j) * N + ox] = idata[(y + j) * N + x];
+}
+
+template <int ROWS>
+__device__ __forceinline__ void padded_64xR(const float* idata, float* odata) {
+  __shared__ float tile[T][T + 1];
+  int x = blockIdx.x * T + threadIdx.x;
+  int y = blockIdx.y * T + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < T; j += ROWS) tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * N + x];
+  __syncthreads();
+  x = blockIdx.y * T + threadIdx.x;
+  y = blockIdx.x * T + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < T; j += ROWS) odata[(y + j) * N + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+__global__ void padded_64x4(const float* idata, float* odata) { padded_64xR<4>(idata, odata); }
+__global__ void padded_64x16(const float* idata, float* odata) { padded_64xR<16>(idata, odata); }
+
+// padded_v4_rc<TR, TC, B>: padded_v4 on a tile of TR input rows by TC input columns (TC and
+// TR multiples of 32) with B threads: grid (N / TC, N / TR), tile[TR][TC + 1]. In both phases
+// a warp covers 8 float4 columns of 4 rows, so every tile access is conflict-free; each block
+// writes TR * 4-byte runs of its TC output rows. padded_v4_rc<64, 64, 256> is padded_v4.
+template <int TR, int TC, int B>
+__device__ __forceinline__ void padded_v4_rc(const float* idata, float* odata) {
+  __shared__ float tile[TR][TC + 1];
+  const float4* in4 = reinterpret_cast<const float4*>(idata);
+  float4* out4 = reinterpret_cast<float4*>(odata);
+  const int t = threadIdx.x;
+#pragma unroll
+  for (int p = 0; p < TR * TC / V / B; ++p) {
+    int u = t + B * p, g = u >> 5;
+    int c = (u & 7) + 8 * (g % (TC / 32)), r = ((u >> 3) & 3) + 4 * (g / (TC / 32));
+    float4 v = in4[(blockIdx.y * TR + r) * (N / V) + blockIdx.x * (TC / V) + c];
+    tile[r][V * c + 0] = v.x;
+    tile[r][V * c + 1] = v.y;
+    tile[r][V * c + 2] = v.z;
+    tile[r][V * c + 3] = v.w;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int p = 0; p < TR * TC / V / B; ++p) {
+    int u = t + B * p, g = u >> 5;
+    int k = (u & 7) + 8 * (g % (TR / 32)), o = ((u >> 3) & 3) + 4 * (g / (TR / 32));
+    float4 v;
+    v.x = tile[V * k + 0][o];
+    v.y = tile[V * k + 1][o];
+    v.z = tile[V * k + 2][o];
+    v.w = tile[V * k + 3][o];
+    out4[(blockIdx.x * TC + o) * (N / V) + blockIdx.y * (TR / V) + k] = v;
+  }
+}
+__global__ void padded_v4_t128(const float* idata, float* odata) {
+  padded_v4_rc<64, 64, 128>(idata, odata);
+}
+__global__ void padded_v4_t512(const float* idata, float* odata) {
+  padded_v4_rc<64, 64, 512>(idata, odata);
+}
+__global__ void padded_v4_32x32(const float* idata, float* odata) {
+  padded_v4_rc<32, 32, 64>(idata, odata);
+}
+__global__ void padded_v4_128x32(const float* idata, float* odata) {
+  padded_v4_rc<128, 32, 256>(idata, odata);
+}
+__global__ void padded_v4_128x64(const float* idata, float* odata) {
+  padded_v4_rc<128, 64, 256>(idata, odata);
+}
+__global__ void padded_v4_64x128(const float* idata, float* odata) {
+  padded_v4_rc<64, 128, 256>(idata, odata);
+}
+
+// ---------------------------------------------------------------------------------------
 // Host
 
 typedef void (*Kernel)(const float*, float*);
 
-enum Expect { kCopy, kTranspose, kTileSwap };
+enum Expect { kCopy, kTranspose, kTileSwap, kTileSwap64 };
 
 struct Variant {
   const char* name;
@@ -444,7 +748,8 @@ struct Variant {
 };
 
 static const dim3 kGrid32(N / BS, N / BS), kGrid64(N / TILE64, N / TILE64);
-static const dim3 kBlock32x32(BS, BS), kBlock32x8(BS, BLOCK_ROWS), kBlock64x2(TILE64, ROWS64);
+static const dim3 kBlock32x32(BS, BS), kBlock32x8(BS, BLOCK_ROWS), kBlock64x2(TILE64, ROWS64),
+    kBlock64x8(T, R8);
 
 static const Variant kVariants[] = {
     {"memcpy", "memcpy", "copy", nullptr, dim3(), dim3(), kCopy, false},
@@ -465,6 +770,16 @@ static const Variant kVariants[] = {
     {"padded_64x65", "64x2", "padded", padded_64x65, kGrid64, kBlock64x2, kTranspose, true},
     {"xor_64x64", "64x2", "xor", xor_64x64, kGrid64, kBlock64x2, kTranspose, true},
     {"rotated_64x64", "64x2", "rotated", rotated_64x64, kGrid64, kBlock64x2, kTranspose, true},
+    {"copy_64x8", "64x8", "copy", copy_64x8, kGrid64, kBlock64x8, kCopy, false},
+    {"shared_64x8", "64x8", "conflicting", shared_64x8, kGrid64, kBlock64x8, kTranspose, false},
+    {"padded_64x8", "64x8", "padded", padded_64x8, kGrid64, kBlock64x8, kTranspose, false},
+    {"xor_64x8", "64x8", "xor", xor_64x8, kGrid64, kBlock64x8, kTranspose, false},
+    {"rotated_64x8", "64x8", "rotated", rotated_64x8, kGrid64, kBlock64x8, kTranspose, false},
+    {"copy_v4", "float4", "copy", copy_v4, kGrid64, dim3(256), kCopy, false},
+    {"shared_v4", "float4", "conflicting", shared_v4, kGrid64, dim3(256), kTranspose, false},
+    {"padded_v4", "float4", "padded", padded_v4, kGrid64, dim3(256), kTranspose, false},
+    {"xor_v4", "float4", "xor", xor_v4, kGrid64, dim3(256), kTranspose, false},
+    {"rotated_v4", "float4", "rotated", rotated_v4, kGrid64, dim3(256), kTranspose, false},
     {"tileswap_32x8", "probe", "tileswap", tileswap_32x8, kGrid32, kBlock32x8, kTileSwap, false},
     {"padded_32x4", "probe", "padded", padded_32x4, kGrid32, dim3(BS, 4), kTranspose, false},
     {"xor_32x4", "probe", "xor", xor_32x4, kGrid32, dim3(BS, 4), kTranspose, false},
@@ -473,6 +788,19 @@ static const Variant kVariants[] = {
     {"padded_32x8_g32", "probe", "padded", padded_32x8_g32, kGrid32, kBlock32x8, kTranspose, false},
     {"tileswap_32x8_g32", "probe", "tileswap", tileswap_32x8_g32, kGrid32, kBlock32x8, kTileSwap,
      false},
+    {"tileswap_64x8", "probe", "tileswap", tileswap_64x8, kGrid64, kBlock64x8, kTileSwap64, false},
+    {"padded_64x4", "probe", "padded", padded_64x4, kGrid64, dim3(T, 4), kTranspose, false},
+    {"padded_64x16", "probe", "padded", padded_64x16, kGrid64, dim3(T, 16), kTranspose, false},
+    {"tileswap_v4", "probe", "tileswap", tileswap_v4, kGrid64, dim3(256), kTileSwap64, false},
+    {"padded_v4_t128", "probe", "padded", padded_v4_t128, kGrid64, dim3(128), kTranspose, false},
+    {"padded_v4_t512", "probe", "padded", padded_v4_t512, kGrid64, dim3(512), kTranspose, false},
+    {"padded_v4_32x32", "probe", "padded", padded_v4_32x32, kGrid32, dim3(64), kTranspose, false},
+    {"padded_v4_128x32", "probe", "padded", padded_v4_128x32, dim3(N / 32, N / 128), dim3(256),
+     kTranspose, false},
+    {"padded_v4_128x64", "probe", "padded", padded_v4_128x64, dim3(N / 64, N / 128), dim3(256),
+     kTranspose, false},
+    {"padded_v4_64x128", "probe", "padded", padded_v4_64x128, dim3(N / 128, N / 64), dim3(256),
+     kTranspose, false},
 };
 static const int kCount = sizeof(kVariants) / sizeof(kVariants[0]);
 static const size_t kElems = (size_t)N * N;
@@ -555,7 +883,7 @@ int main(int argc, char** argv) {
               prop.minor, prop.multiProcessorCount, prop.sharedMemPerMultiprocessor,
               prop.l2CacheSize);
 
-  std::vector<float> in(kElems), ref(kElems), swapped(kElems), out(kElems);
+  std::vector<float> in(kElems), ref(kElems), swapped(kElems), swapped64(kElems), out(kElems);
   for (size_t i = 0; i < kElems; ++i) in[i] = next_random();
   const int B = 32;  // blocked, so that the reference takes a fraction of a second
   for (int bi = 0; bi < N; bi += B)
@@ -565,7 +893,12 @@ int main(int argc, char** argv) {
           ref[(size_t)(bj + j) * N + bi + i] = in[(size_t)(bi + i) * N + bj + j];
           swapped[(size_t)(bj + i) * N + bi + j] = in[(size_t)(bi + i) * N + bj + j];
         }
-  const std::vector<float>* want_of[] = {&in, &ref, &swapped};  // indexed by Expect
+  for (int bi = 0; bi < N; bi += T)  // 64x64 tiles moved to their transposed place
+    for (int bj = 0; bj < N; bj += T)
+      for (int i = 0; i < T; ++i)
+        std::memcpy(&swapped64[(size_t)(bj + i) * N + bi], &in[(size_t)(bi + i) * N + bj],
+                    T * sizeof(float));
+  const std::vector<float>* want_of[] = {&in, &ref, &swapped, &swapped64};  // indexed by Expect
 
   float *d_in = nullptr, *d_out = nullptr;
   CHECK(cudaMalloc(&d_in, kBytes));
