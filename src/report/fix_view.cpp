@@ -201,7 +201,8 @@ std::string render_fix_text(const analysis::FixReport& fr) {
 nlohmann::json fix_to_json(const analysis::FixReport& fr) {
   const auto& r = fr.check;
   nlohmann::json j;
-  j["version"] = 1;
+  j["schema_version"] = 1;
+  j["tool"] = {{"name", "bankcheck"}, {"version", BANKCHECK_VERSION}};
   j["input"] = r.input;
   j["arch"] = r.arch->name;
   j["kernels"] = nlohmann::json::array();

@@ -18,11 +18,22 @@ printf '%s\n' "${inputs[@]}" | xargs -P 2 -I{} sh -c '
   "$0" check "{}" --blocks 3 --format json -o "$1/$name.json" &&
     "$0" check "{}" --blocks 3 --format sarif -o "$1/$name.sarif"
 ' "$bin" "$out"
+# `fix` as JSON (docs/schema/fix.schema.json) and SARIF, on the examples with suggestions and
+# the inputs where nothing can be suggested.
+fix_inputs=(examples/transpose.cu examples/occupancy.cu examples/scan.cu examples/wide.cu
+            examples/structs.cu tests/data/fix_template.cu)
+printf '%s\n' "${fix_inputs[@]}" | xargs -P 2 -I{} sh -c '
+  name=$(echo "{}" | tr / _)
+  "$0" fix "{}" --blocks 3 --format json -o "$1/$name.fix-json" &&
+    "$0" fix "{}" --blocks 3 --format sarif -o "$1/$name.fix.sarif"
+' "$bin" "$out"
 status=0
 "$node" $here/validate.js docs/schema/check.schema.json "$out"/*.json || status=1
+"$node" $here/validate.js docs/schema/fix.schema.json "$out"/*.fix-json || status=1
 "$node" $here/validate.js $here/schema/sarif-schema-2.1.0.json "$out"/*.sarif || status=1
 # The logs are not trivially valid: they hold results, rules and related locations.
 grep -q '"ruleId": "bank-conflict"' "$out"/examples_transpose.cu.sarif || { echo "schemas_test: no bank-conflict result" >&2; status=1; }
+grep -q '"fixes"' "$out"/examples_occupancy.cu.fix.sarif || { echo "schemas_test: no fix in fix's SARIF" >&2; status=1; }
 grep -q '"relatedLocations"' "$out"/examples_transpose.cu.sarif || { echo "schemas_test: no related location" >&2; status=1; }
 grep -q '"ruleId": "emulation-note"' "$out"/tests_data_check_partial_barrier.cu.sarif || { echo "schemas_test: no note" >&2; status=1; }
 exit $status
