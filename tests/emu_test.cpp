@@ -2502,7 +2502,10 @@ namespace {
 u32 gpu_bits(float f) { return f != f ? 0x7fffffffu : std::bit_cast<u32>(f); }
 
 // One warp-pair CTA of `ptx_body`, with in = 3 x 64 u32 values; returns out (n x 64 u32).
-std::vector<u32> run_fastpaths(const std::string& body, const std::vector<u32>& in, int results) {
+// `sh2` after `sh` makes the shared window 320 bytes, not a power of two (so that one OR of
+// in-bounds addresses can pass its end). `listener`, when given, sees every access.
+std::vector<u32> run_fastpaths(const std::string& body, const std::vector<u32>& in, int results,
+                               emu::Listener* listener = nullptr) {
   const std::string text = R"(.version 8.0
 .target sm_90
 .address_size 64
@@ -2514,6 +2517,7 @@ std::vector<u32> run_fastpaths(const std::string& body, const std::vector<u32>& 
   .reg .f32 %f<40>;
   .reg .f64 %fd<8>;
   .shared .align 4 .b8 sh[256];
+  .shared .align 4 .b8 sh2[64];
   ld.param.u64 %rd1, [p_out];
   ld.param.u64 %rd2, [p_in];
   ld.param.u32 %r1, [p_k];
@@ -2545,6 +2549,7 @@ std::vector<u32> run_fastpaths(const std::string& body, const std::vector<u32>& 
   std::memcpy(launch.params.data() + k.params[1].offset, &inb, 8);
   std::memcpy(launch.params.data() + k.params[2].offset, &kval, 4);
   emu::Emulator e(l.program, k, mem);
+  if (listener) e.add_listener(listener);
   e.run_cta(launch, {0, 0, 0});
   std::vector<u32> got(64 * static_cast<size_t>(results));
   std::memcpy(got.data(), mem.find(out, 1)->data(), 4 * got.size());
@@ -2560,8 +2565,8 @@ struct FastPathCase {
     body += "  st.global.u32 [%rd3+" + std::to_string(256 * want.size()) + "], " + reg + ";\n";
     want.push_back(std::move(ref));
   }
-  void check(const std::vector<u32>& in) {
-    const auto got = run_fastpaths(body, in, static_cast<int>(want.size()));
+  void check(const std::vector<u32>& in, emu::Listener* listener = nullptr) {
+    const auto got = run_fastpaths(body, in, static_cast<int>(want.size()), listener);
     for (size_t i = 0; i < want.size(); ++i)
       for (int t = 0; t < 64; ++t) {
         const u32 x = in[static_cast<size_t>(t)], y = in[64 + static_cast<size_t>(t)],
@@ -2828,6 +2833,116 @@ TEST(EmuFastPath, GuardsDivergenceAndSharedSlots) {
   c.check(in);
 }
 
+// ld/st.shared of 32-bit words with every lane executing take one OR of the base lanes as
+// their bounds check, read a broadcast address once, and copy through the base register
+// itself: the broadcast and the gather, each into its own base register, sign and zero
+// extension into 64-bit registers, a store from every lane to one word (the last lane
+// wins), addresses whose OR passes the window's end while every lane is inside, a
+// negative offset, and the addresses the listeners see.
+TEST(EmuFastPath, SharedWordsBroadcastGatherAndBounds) {
+  FastPathCase c;
+  c.code(
+      "  mov.u32 %r20, sh;\n  shl.b32 %r21, %r2, 2;\n  add.s32 %r22, %r20, %r21;\n"
+      "  st.shared.u32 [%r22], %r3;\n  bar.sync 0;\n"
+      "  add.s32 %r30, %r20, 20;\n  ld.shared.u32 %r31, [%r30];\n"
+      "  ld.shared.u32 %r32, [%r30+8];\n  mov.u32 %r33, %r30;\n  ld.shared.u32 %r33, [%r33+4];\n"
+      "  mov.u32 %r34, 63;\n  sub.s32 %r34, %r34, %r2;\n  shl.b32 %r34, %r34, 2;\n"
+      "  add.s32 %r34, %r34, %r20;\n  ld.shared.u32 %r35, [%r34];\n  ld.shared.u32 %r34, [%r34];\n"
+      "  ld.shared.s32 %rd50, [%r30];\n  ld.shared.u32 %rd51, [%r30];\n"
+      "  ld.shared.s32 %rd52, [%r22];\n"
+      "  shr.u64 %rd53, %rd50, 32;\n  cvt.u32.u64 %r36, %rd53;\n"
+      "  shr.u64 %rd54, %rd51, 32;\n  cvt.u32.u64 %r37, %rd54;\n"
+      "  shr.u64 %rd55, %rd52, 32;\n  cvt.u32.u64 %r38, %rd55;\n  cvt.u32.u64 %r39, %rd52;\n"
+      "  cvt.u32.u64 %r29, %rd50;\n");
+  auto sign = [](u32 v) { return static_cast<i32>(v) < 0 ? 0xffffffffu : 0u; };
+  c.out("%r31", [](int, u32, u32, u32) { return 0x80000000u; });  // x of thread 5
+  c.out("%r32", [](int, u32, u32, u32) { return 33u; });          // x of thread 7
+  c.out("%r33", [](int, u32, u32, u32) { return 0xfffffff0u; });  // x of thread 6
+  std::vector<u32> in = fastpath_inputs(303);
+  auto x_of = [in](int t) { return in[static_cast<size_t>(t)]; };
+  c.out("%r35", [=](int t, u32, u32, u32) { return x_of(63 - t); });
+  c.out("%r34", [=](int t, u32, u32, u32) { return x_of(63 - t); });
+  c.out("%r36", [](int, u32, u32, u32) { return 0xffffffffu; });
+  c.out("%r29", [](int, u32, u32, u32) { return 0x80000000u; });
+  c.out("%r37", [](int, u32, u32, u32) { return 0u; });
+  c.out("%r38", [=](int, u32 x, u32, u32) { return sign(x); });
+  c.out("%r39", [](int, u32 x, u32, u32) { return x; });
+  // Every lane of both warps stores to sh[55]: warp 1 runs after warp 0, lane 31 last.
+  c.code(
+      "  bar.sync 0;\n  st.shared.u32 [%r30+200], %r2;\n  bar.sync 0;\n"
+      "  ld.shared.u32 %r40, [%r30+200];\n");
+  c.out("%r40", [](int, u32, u32, u32) { return 63u; });
+  // Odd lanes read sh[t], even ones sh2[(t / 2) % 16] (bytes 256..319): the OR of the
+  // addresses passes the 320-byte window, every lane is inside.
+  c.code(
+      "  mov.u32 %r42, sh2;\n  setp.lt.u32 %p10, %r2, 16;\n  mul.lo.s32 %r45, %r2, 7;\n"
+      "  add.s32 %r45, %r45, 1;\n  add.s32 %r46, %r21, %r42;\n  @%p10 st.shared.u32 [%r46], %r45;\n"
+      "  bar.sync 0;\n  shr.u32 %r43, %r2, 1;\n  and.b32 %r43, %r43, 15;\n  shl.b32 %r43, %r43, 2;\n"
+      "  add.s32 %r43, %r43, %r42;\n  selp.u32 %r44, %r22, %r43, %p1;\n"
+      "  ld.shared.u32 %r47, [%r44];\n  add.s32 %r48, %r22, 4;\n  ld.shared.u32 %r49, [%r48+-4];\n");
+  auto word = [=](int t) { return t == 55 ? 63u : x_of(t); };
+  c.out("%r47", [=](int t, u32, u32, u32) {
+    return (t & 1) ? word(t) : static_cast<u32>(((t >> 1) & 15) * 7 + 1);
+  });
+  c.out("%r49", [=](int t, u32, u32, u32) { return word(t); });
+  Capture cap;
+  c.check(in, &cap);
+  // What the listeners saw: whole-warp shared requests of 4 bytes, counted by the window
+  // offset each lane of each warp gave.
+  auto requests = [&](bankcheck::model::Op op, std::function<u64(int t)> addr_of) {
+    int n = 0;
+    for (const auto& e : cap.events) {
+      if (e.space != ptx::Space::Shared || e.op != op || e.mask != 0xffffffffu || e.width != 4)
+        continue;
+      bool all = true;
+      for (int l = 0; l < 32; ++l) all = all && e.addr[l] == addr_of(e.warp * 32 + l);
+      n += all;
+    }
+    return n;
+  };
+  using bankcheck::model::Op;
+  EXPECT_EQ(requests(Op::Load, [](int) { return u64{20}; }), 6);  // %r31, %rd50, %rd51
+  EXPECT_EQ(requests(Op::Load, [](int) { return u64{28}; }), 2);
+  EXPECT_EQ(requests(Op::Load, [](int) { return u64{24}; }), 2);
+  EXPECT_EQ(requests(Op::Load, [](int t) { return u64{4} * static_cast<u64>(63 - t); }), 4);
+  EXPECT_EQ(requests(Op::Store, [](int t) { return u64{4} * static_cast<u64>(t); }), 2);
+  EXPECT_EQ(requests(Op::Load, [](int t) { return u64{4} * static_cast<u64>(t); }), 4);
+  EXPECT_EQ(requests(Op::Store, [](int) { return u64{220}; }), 2);
+  EXPECT_EQ(requests(Op::Load, [](int t) {
+              return (t & 1) ? u64{4} * static_cast<u64>(t)
+                             : 256 + u64{4} * static_cast<u64>((t >> 1) & 15);
+            }),
+            2);
+}
+
+// The whole-warp shared path stops with the same errors as the lane-by-lane one: an
+// offset past the window, a broadcast address one word past it, one lane past it, a
+// misaligned offset, and the same for stores.
+TEST(EmuFastPath, SharedWordErrors) {
+  auto kind_of = [](const std::string& body) {
+    try {
+      run_fastpaths("  mov.u32 %r20, sh;\n  shl.b32 %r21, %r2, 2;\n  add.s32 %r22, %r20, %r21;\n" +
+                        body,
+                    std::vector<u32>(192, 0), 1);
+    } catch (const emu::EmuError& e) {
+      return static_cast<int>(e.kind);
+    }
+    return -1;
+  };
+  const int oob = static_cast<int>(emu::EmuError::Kind::OutOfBounds);
+  const int mis = static_cast<int>(emu::EmuError::Kind::Misaligned);
+  EXPECT_EQ(kind_of("  ld.shared.u32 %r30, [%r20+320];\n"), oob);
+  EXPECT_EQ(kind_of("  add.s32 %r23, %r20, 320;\n  ld.shared.u32 %r30, [%r23];\n"), oob);
+  EXPECT_EQ(kind_of("  ld.shared.u32 %r30, [%r22+68];\n"), oob);  // thread 63: byte 320
+  EXPECT_EQ(kind_of("  ld.shared.u32 %r30, [%r22+64];\n"), -1);   // thread 63: byte 316
+  EXPECT_EQ(kind_of("  ld.shared.u32 %r30, [%r20+-4];\n"), oob);
+  EXPECT_EQ(kind_of("  ld.shared.u32 %r30, [%r22+2];\n"), mis);
+  EXPECT_EQ(kind_of("  ld.shared.u32 %r30, [%r20+2];\n"), mis);
+  EXPECT_EQ(kind_of("  st.shared.u32 [%r22+68], %r2;\n"), oob);
+  EXPECT_EQ(kind_of("  st.shared.u32 [%r20+320], %r2;\n"), oob);
+  EXPECT_EQ(kind_of("  st.shared.u32 [%r22+1], %r2;\n"), mis);
+}
+
 TEST(EmuFastPath, FmaFormsAreFused) {
   // Both forms behind fma_f32_lanes against the host's fmaf on random and hard operands.
   std::mt19937_64 rng(11);
@@ -2844,10 +2959,10 @@ TEST(EmuFastPath, FmaFormsAreFused) {
         b[l] = std::bit_cast<u32>(fy);
         const float prod = fx * fy;
         c[l] = std::bit_cast<u32>(-prod + (l % 3 == 0 ? std::ldexp(prod, -25) : 0.0f));
-      } else {  // any bit patterns: NaNs, infinities, subnormals
-        a[l] = x;
-        b[l] = y;
-        c[l] = static_cast<u32>(rng());
+      } else {  // any bit patterns: NaNs, infinities, subnormals; the high halves ignored
+        a[l] = x | (r << 32);
+        b[l] = y | (r & ~u64{0xffffffff});
+        c[l] = rng();
       }
     }
     emu::detail::fma_f32_lanes_portable(p, a, b, c);

@@ -2359,6 +2359,53 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec) 
   return true;
 }
 
+// ld/st.shared of one 32-bit word per lane with every lane executing and a constant offset
+// of at least zero: the matrix multiply's and the transpose's shared accesses. One OR of
+// the base lanes bounds them all (the OR is at least every lane's value), so when it and
+// the offset leave the word inside the window and are multiples of 4, every lane is inside
+// and aligned; the copies then read the base register directly, without an address array
+// (only the listeners need one). When every base lane is equal (OR == AND: a broadcast,
+// like the A tile's row in the matrix multiply) a load is one read. False when the quick
+// bounds do not settle it: memory() then checks lane by lane.
+template <bool Load>
+[[gnu::always_inline]] inline bool shared_word(Ctx& c, const Uop& u, std::uint64_t* wr, int w) {
+  if (u.offset < 0) return false;
+  const std::uint64_t* base = src_lanes(u.base, wr);
+  V2 any = splat2(0), all = splat2(~0ull);
+  for (int l = 0; l < 32; l += 2) {
+    const V2 v = load2(base + l);
+    any |= v;
+    all &= v;
+  }
+  const std::uint64_t hi = any[0] | any[1];
+  const std::uint64_t off = static_cast<std::uint64_t>(u.offset);
+  const std::uint64_t size = c.shared.size();
+  if (((hi | off) & 3) || hi > size || off > size || hi + off + 4 > size) return false;
+  std::uint8_t* const p = c.shared.data() + off;
+  const bool emit = u.site >= 0 && c.has_listeners;
+  if (emit)  // before a load can overwrite the base register
+    for (int l = 0; l < 32; l += 2) store2(c.event.addr + l, load2(base + l) + splat2(off));
+  if constexpr (Load) {
+    std::uint64_t* d = wr + u.dst[0];
+    if (hi == (all[0] & all[1])) {
+      std::uint32_t x;
+      std::memcpy(&x, p + hi, 4);
+      const std::uint64_t v =
+          u.sign ? static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(x)))
+                 : std::uint64_t{x};
+      for (int l = 0; l < 32; l += 2) store2(d + l, splat2(v));
+    } else if (u.sign) {
+      gather<std::int32_t>(d, p, base, 0xFFFFFFFFu);
+    } else {
+      gather<std::uint32_t>(d, p, base, 0xFFFFFFFFu);
+    }
+  } else {
+    scatter<std::uint32_t>(p, src_lanes(u.src[0], wr), base, 0xFFFFFFFFu);
+  }
+  if (emit) c.emit(*u.in, w, 0xFFFFFFFFu, Space::Shared, c.event.addr, 4);
+  return true;
+}
+
 // ld.param of a fixed address: the same bytes for every lane.
 bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
   const std::uint64_t a = static_cast<std::uint64_t>(u.offset);
@@ -2717,6 +2764,8 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
         switch (u.kind) {
           case K::LdShared:
             if (!exec) break;
+            if (u.aux == 4 && u.vec == 1 && exec == 0xFFFFFFFFu && shared_word<true>(c, u, wr, w))
+              break;
             if (!(u.aux == 4 && u.vec == 1 ? memory<true, true, 4, 1>(c, u, wr, w, exec)
                                            : memory<true, true, 0, 0>(c, u, wr, w, exec))) {
               used = n;
@@ -2725,6 +2774,8 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             break;
           case K::StShared:
             if (!exec) break;
+            if (u.aux == 4 && u.vec == 1 && exec == 0xFFFFFFFFu && shared_word<false>(c, u, wr, w))
+              break;
             if (!(u.aux == 4 && u.vec == 1 ? memory<true, false, 4, 1>(c, u, wr, w, exec)
                                            : memory<true, false, 0, 0>(c, u, wr, w, exec))) {
               used = n;

@@ -49,28 +49,27 @@ inline float fma_round_to_odd(float a, float b, float c) {
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define BANKCHECK_HAVE_FMA_CLONE 1
-// Eight lanes' low 32 bits as eight floats.
+// Eight lanes' low 32 bits as eight floats, in the order 0 1 4 5 | 2 3 6 7 (one shufps
+// of the two 256-bit halves); every operand in the same order, so the arithmetic is
+// lane for lane, and unpacking against zero puts the lanes back (see fma_avx2).
 __attribute__((target("avx2,fma"))) inline __m256 pack8(const std::uint64_t* p) {
-  const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-  const __m256i lo =
-      _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), even);
-  const __m256i hi = _mm256_permutevar8x32_epi32(
-      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4)), even);
-  return _mm256_castsi256_ps(_mm256_permute2x128_si256(lo, hi, 0x20));
+  return _mm256_shuffle_ps(_mm256_loadu_ps(reinterpret_cast<const float*>(p)),
+                           _mm256_loadu_ps(reinterpret_cast<const float*>(p + 4)), 0x88);
 }
 // Eight lanes at a time: all of a group's operands are read before its results are
 // written, so `out` may be an operand.
 __attribute__((target("avx2,fma"))) void fma_avx2(std::uint64_t* out, const std::uint64_t* a,
                                                   const std::uint64_t* b, const std::uint64_t* c) {
   const __m256 canonical_nan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256i zero = _mm256_setzero_si256();
   for (int l = 0; l < 32; l += 8) {
     __m256 r = _mm256_fmadd_ps(pack8(a + l), pack8(b + l), pack8(c + l));
     r = _mm256_blendv_ps(canonical_nan, r, _mm256_cmp_ps(r, r, _CMP_ORD_Q));
-    const __m256i bits = _mm256_castps_si256(r);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + l),
-                        _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bits)));
+    const __m256i bits = _mm256_castps_si256(r);  // lanes 0 1 4 5 | 2 3 6 7
+    // Per 128-bit half, interleaving with zeros: lanes 0 1 | 2 3, then 4 5 | 6 7.
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + l), _mm256_unpacklo_epi32(bits, zero));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + l + 4),
-                        _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bits, 1)));
+                        _mm256_unpackhi_epi32(bits, zero));
   }
 }
 bool cpu_has_fma() {
