@@ -2877,9 +2877,11 @@ TEST(EmuFastPath, SharedWordsBroadcastGatherAndBounds) {
   c.code(
       "  mov.u32 %r42, sh2;\n  setp.lt.u32 %p10, %r2, 16;\n  mul.lo.s32 %r45, %r2, 7;\n"
       "  add.s32 %r45, %r45, 1;\n  add.s32 %r46, %r21, %r42;\n  @%p10 st.shared.u32 [%r46], %r45;\n"
-      "  bar.sync 0;\n  shr.u32 %r43, %r2, 1;\n  and.b32 %r43, %r43, 15;\n  shl.b32 %r43, %r43, 2;\n"
+      "  bar.sync 0;\n  shr.u32 %r43, %r2, 1;\n  and.b32 %r43, %r43, 15;\n  shl.b32 %r43, %r43, "
+      "2;\n"
       "  add.s32 %r43, %r43, %r42;\n  selp.u32 %r44, %r22, %r43, %p1;\n"
-      "  ld.shared.u32 %r47, [%r44];\n  add.s32 %r48, %r22, 4;\n  ld.shared.u32 %r49, [%r48+-4];\n");
+      "  ld.shared.u32 %r47, [%r44];\n  add.s32 %r48, %r22, 4;\n  ld.shared.u32 %r49, "
+      "[%r48+-4];\n");
   auto word = [=](int t) { return t == 55 ? 63u : x_of(t); };
   c.out("%r47", [=](int t, u32, u32, u32) {
     return (t & 1) ? word(t) : static_cast<u32>(((t >> 1) & 15) * 7 + 1);
@@ -2908,10 +2910,11 @@ TEST(EmuFastPath, SharedWordsBroadcastGatherAndBounds) {
   EXPECT_EQ(requests(Op::Store, [](int t) { return u64{4} * static_cast<u64>(t); }), 2);
   EXPECT_EQ(requests(Op::Load, [](int t) { return u64{4} * static_cast<u64>(t); }), 4);
   EXPECT_EQ(requests(Op::Store, [](int) { return u64{220}; }), 2);
-  EXPECT_EQ(requests(Op::Load, [](int t) {
-              return (t & 1) ? u64{4} * static_cast<u64>(t)
-                             : 256 + u64{4} * static_cast<u64>((t >> 1) & 15);
-            }),
+  EXPECT_EQ(requests(Op::Load,
+                     [](int t) {
+                       return (t & 1) ? u64{4} * static_cast<u64>(t)
+                                      : 256 + u64{4} * static_cast<u64>((t >> 1) & 15);
+                     }),
             2);
 }
 
@@ -2921,9 +2924,9 @@ TEST(EmuFastPath, SharedWordsBroadcastGatherAndBounds) {
 TEST(EmuFastPath, SharedWordErrors) {
   auto kind_of = [](const std::string& body) {
     try {
-      run_fastpaths("  mov.u32 %r20, sh;\n  shl.b32 %r21, %r2, 2;\n  add.s32 %r22, %r20, %r21;\n" +
-                        body,
-                    std::vector<u32>(192, 0), 1);
+      run_fastpaths(
+          "  mov.u32 %r20, sh;\n  shl.b32 %r21, %r2, 2;\n  add.s32 %r22, %r20, %r21;\n" + body,
+          std::vector<u32>(192, 0), 1);
     } catch (const emu::EmuError& e) {
       return static_cast<int>(e.kind);
     }

@@ -270,6 +270,7 @@ struct Emulator::State {
   std::size_t tid_regs_for = 0;
   std::uint32_t tid_regs_dims[3] = {0, 0, 0};
   std::uint64_t laneids[32] = {};
+  std::vector<GlobalMemory::Buffer*> buffer_of;  // per instruction (run_cta)
 };
 
 Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, GlobalMemory& memory)
@@ -2207,8 +2208,12 @@ inline void scatter(std::uint8_t* base, const std::uint64_t* src, const std::uin
 // goes to the listeners with the addresses computed in place in the event. False when a
 // lane is out of bounds or misaligned: the general path then reports that lane.
 // Esize, Vec: the element size and count when known at compile time (0: from the uop).
+// `last`: the buffer this instruction hit last (global only), so that one range check
+// settles the usual access; kept per instruction, since a kernel's loads take turns
+// between buffers (the matrix multiply's A and B).
 template <bool Shared, bool Load, unsigned Esize, unsigned Vec>
-bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec) {
+bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
+            GlobalMemory::Buffer*& last) {
   const unsigned esize = Esize ? Esize : u.aux;
   const unsigned vec = Vec ? Vec : u.vec;
   const unsigned width = esize * vec;
@@ -2219,7 +2224,7 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec) 
   const std::uint64_t off = static_cast<std::uint64_t>(u.offset);
   std::uint8_t* basep;
   std::uint64_t mis = 0;
-  GlobalMemory::Buffer* b = Shared ? nullptr : c.last_buffer;
+  GlobalMemory::Buffer* b = Shared ? nullptr : last;
   // With every lane executing: the addresses and one range check against the shared
   // window or the buffer used last, in one loop the compiler vectorizes. Otherwise (or if
   // that fails) the exact scan over the executing lanes.
@@ -2271,7 +2276,7 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec) 
       if (!b || min < b->base || hi + width - b->base > b->size)
         b = c.mem.find(min, hi + width - min);
       if (!b) return false;
-      c.last_buffer = b;
+      last = b;
     }
   }
   if (mis & (width - 1)) return false;
@@ -2391,8 +2396,9 @@ template <bool Load>
       std::uint32_t x;
       std::memcpy(&x, p + hi, 4);
       const std::uint64_t v =
-          u.sign ? static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(x)))
-                 : std::uint64_t{x};
+          u.sign
+              ? static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(x)))
+              : std::uint64_t{x};
       for (int l = 0; l < 32; l += 2) store2(d + l, splat2(v));
     } else if (u.sign) {
       gather<std::int32_t>(d, p, base, 0xFFFFFFFFu);
@@ -2718,7 +2724,12 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
         st.preds, st.tid,  st.shared, st.local, nregs,      npreds,     nwarps,    st.imm};
 
   const detail::Uop* uops = st.compiled.uops.data();
-  std::uint64_t used = 0;  // warp instructions of this CTA (the budget)
+  // Per instruction, the global buffer it hit last (reset per CTA: buffers may be added
+  // between launches).
+  st.buffer_of.assign(st.compiled.uops.size(), nullptr);
+  GlobalMemory::Buffer** const buffer_of = st.buffer_of.data();
+  GlobalMemory::Buffer* no_buffer = nullptr;  // shared accesses
+  std::uint64_t used = 0;                     // warp instructions of this CTA (the budget)
   c.used = &used;
 
   // Runs the warp until it finishes or waits at a barrier. The top of the SIMT stack is
@@ -2766,8 +2777,9 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             if (!exec) break;
             if (u.aux == 4 && u.vec == 1 && exec == 0xFFFFFFFFu && shared_word<true>(c, u, wr, w))
               break;
-            if (!(u.aux == 4 && u.vec == 1 ? memory<true, true, 4, 1>(c, u, wr, w, exec)
-                                           : memory<true, true, 0, 0>(c, u, wr, w, exec))) {
+            if (!(u.aux == 4 && u.vec == 1
+                      ? memory<true, true, 4, 1>(c, u, wr, w, exec, no_buffer)
+                      : memory<true, true, 0, 0>(c, u, wr, w, exec, no_buffer))) {
               used = n;
               c.load_store(*u.in, pc, w, exec);
             }
@@ -2776,24 +2788,27 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             if (!exec) break;
             if (u.aux == 4 && u.vec == 1 && exec == 0xFFFFFFFFu && shared_word<false>(c, u, wr, w))
               break;
-            if (!(u.aux == 4 && u.vec == 1 ? memory<true, false, 4, 1>(c, u, wr, w, exec)
-                                           : memory<true, false, 0, 0>(c, u, wr, w, exec))) {
+            if (!(u.aux == 4 && u.vec == 1
+                      ? memory<true, false, 4, 1>(c, u, wr, w, exec, no_buffer)
+                      : memory<true, false, 0, 0>(c, u, wr, w, exec, no_buffer))) {
               used = n;
               c.load_store(*u.in, pc, w, exec);
             }
             break;
           case K::LdGlobal:
             if (!exec) break;
-            if (!(u.aux == 4 && u.vec == 1 ? memory<false, true, 4, 1>(c, u, wr, w, exec)
-                                           : memory<false, true, 0, 0>(c, u, wr, w, exec))) {
+            if (!(u.aux == 4 && u.vec == 1
+                      ? memory<false, true, 4, 1>(c, u, wr, w, exec, buffer_of[pc])
+                      : memory<false, true, 0, 0>(c, u, wr, w, exec, buffer_of[pc]))) {
               used = n;
               c.load_store(*u.in, pc, w, exec);
             }
             break;
           case K::StGlobal:
             if (!exec) break;
-            if (!(u.aux == 4 && u.vec == 1 ? memory<false, false, 4, 1>(c, u, wr, w, exec)
-                                           : memory<false, false, 0, 0>(c, u, wr, w, exec))) {
+            if (!(u.aux == 4 && u.vec == 1
+                      ? memory<false, false, 4, 1>(c, u, wr, w, exec, buffer_of[pc])
+                      : memory<false, false, 0, 0>(c, u, wr, w, exec, buffer_of[pc]))) {
               used = n;
               c.load_store(*u.in, pc, w, exec);
             }

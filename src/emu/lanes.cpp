@@ -68,8 +68,7 @@ __attribute__((target("avx2,fma"))) void fma_avx2(std::uint64_t* out, const std:
     const __m256i bits = _mm256_castps_si256(r);  // lanes 0 1 4 5 | 2 3 6 7
     // Per 128-bit half, interleaving with zeros: lanes 0 1 | 2 3, then 4 5 | 6 7.
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + l), _mm256_unpacklo_epi32(bits, zero));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + l + 4),
-                        _mm256_unpackhi_epi32(bits, zero));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + l + 4), _mm256_unpackhi_epi32(bits, zero));
   }
 }
 bool cpu_has_fma() {
