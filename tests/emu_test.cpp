@@ -2918,6 +2918,50 @@ TEST(EmuFastPath, SharedWordsBroadcastGatherAndBounds) {
             2);
 }
 
+// mul.wide.s32 and cvt.s64.s32 take the unsigned vector forms when no lane's low word is
+// negative: both forms against the reference, a warp with one negative lane (warp 1, at
+// thread 40) and one without, a negative immediate, idle lanes under a guard, and the
+// a register loaded with sign extension.
+TEST(EmuFastPath, WideningSignedWithoutNegativeLanes) {
+  FastPathCase c;
+  c.code(
+      "  mul.wide.s32 %rd10, %r3, %r4;\n  mul.wide.s32 %rd11, %r3, 32768;\n"
+      "  mul.wide.s32 %rd12, %r3, -4;\n  cvt.s64.s32 %rd13, %r3;\n  mov.u64 %rd14, 77;\n"
+      "  @%p1 mul.wide.s32 %rd14, %r4, %r5;\n");
+  auto s = [](u32 v) { return i64{static_cast<i32>(v)}; };
+  auto lo = [](i64 v) { return static_cast<u32>(static_cast<u64>(v)); };
+  auto hi = [](i64 v) { return static_cast<u32>(static_cast<u64>(v) >> 32); };
+  const std::pair<const char*, std::function<i64(int, u32, u32, u32)>> wide[] = {
+      {"%rd10", [=](int, u32 x, u32 y, u32) { return s(x) * s(y); }},
+      {"%rd11", [=](int, u32 x, u32, u32) { return s(x) * 32768; }},
+      {"%rd12", [=](int, u32 x, u32, u32) { return s(x) * -4; }},
+      {"%rd13", [=](int, u32 x, u32, u32) { return s(x); }},
+      {"%rd14", [=](int t, u32, u32 y, u32 z) { return (t & 1) ? s(y) * s(z) : i64{77}; }},
+  };
+  int n = 0;
+  for (const auto& [reg, f] : wide) {
+    const std::string r = std::to_string(60 + n++);
+    const std::string r2 = std::to_string(60 + n++);
+    c.code("  cvt.u32.u64 %r" + r + ", " + reg + ";\n  shr.u64 %rd40, " + reg +
+           ", 32;\n  cvt.u32.u64 %r" + r2 + ", %rd40;\n");
+    c.out("%r" + r, [=, f = f](int t, u32 x, u32 y, u32 z) { return lo(f(t, x, y, z)); });
+    c.out("%r" + r2, [=, f = f](int t, u32 x, u32 y, u32 z) { return hi(f(t, x, y, z)); });
+  }
+  // A 32-bit register loaded with sign extension (thread 40 below: its slot's upper half
+  // all ones) multiplies by its low word.
+  c.code(
+      "  mov.u32 %r20, sh;\n  shl.b32 %r21, %r2, 2;\n  add.s32 %r22, %r20, %r21;\n"
+      "  st.shared.u32 [%r22], %r3;\n  ld.shared.s32 %r23, [%r22];\n"
+      "  mul.wide.s32 %rd15, %r23, 3;\n  shr.u64 %rd41, %rd15, 32;\n  cvt.u32.u64 %r24, %rd41;\n");
+  c.out("%r24", [=](int, u32 x, u32, u32) { return hi(s(x) * 3); });
+  std::vector<u32> in = fastpath_inputs(304);
+  for (auto& v : in) v &= 0x7fffffffu;
+  c.check(in);
+  in[40] |= 0x80000000u;      // thread 40's x
+  in[64 + 3] |= 0x80000000u;  // thread 3's y
+  c.check(in);
+}
+
 // The whole-warp shared path stops with the same errors as the lane-by-lane one: an
 // offset past the window, a broadcast address one word past it, one lane past it, a
 // misaligned offset, and the same for stores.

@@ -2165,8 +2165,8 @@ void setp(const Uop& u, std::uint64_t* wr, std::uint32_t* wp, std::uint32_t exec
 
 // Loads one element of type T per lane into dst (sign- or zero-extended).
 template <typename T>
-inline void gather(std::uint64_t* dst, const std::uint8_t* base, const std::uint64_t* addrs,
-                   std::uint32_t exec) {
+[[gnu::always_inline]] inline void gather(std::uint64_t* dst, const std::uint8_t* base,
+                                          const std::uint64_t* addrs, std::uint32_t exec) {
   if (exec == 0xFFFFFFFFu) {
 #pragma GCC unroll 8
     for (int l = 0; l < 32; ++l) {
@@ -2186,8 +2186,8 @@ inline void gather(std::uint64_t* dst, const std::uint8_t* base, const std::uint
   }
 }
 template <typename T>
-inline void scatter(std::uint8_t* base, const std::uint64_t* src, const std::uint64_t* addrs,
-                    std::uint32_t exec) {
+[[gnu::always_inline]] inline void scatter(std::uint8_t* base, const std::uint64_t* src,
+                                           const std::uint64_t* addrs, std::uint32_t exec) {
   if (exec == 0xFFFFFFFFu) {
 #pragma GCC unroll 8
     for (int l = 0; l < 32; ++l) {
@@ -2429,6 +2429,14 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
   return true;
 }
 
+// Whether bit 31 is set in any lane of a or b (idle lanes included).
+[[gnu::always_inline]] inline bool low_words_negative(const std::uint64_t* a,
+                                                      const std::uint64_t* b) {
+  V2 any = splat2(0);
+  for (int l = 0; l < 32; l += 2) any |= load2(a + l) | load2(b + l);
+  return ((any[0] | any[1]) & 0x80000000u) != 0;
+}
+
 // Runs one ALU micro-op (not control, not memory). False: not an ALU kind.
 [[gnu::always_inline]] inline bool alu(const Uop& u, std::uint64_t* wr, std::uint32_t* wp,
                                        std::uint32_t exec) {
@@ -2441,6 +2449,10 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
       vec1(u, wr, exec, [](V2 a) { return a; });
       return true;
     case K::Sext32:
+      if (!low_words_negative(src_lanes(u.src[0], wr), src_lanes(u.src[0], wr))) {
+        vec1(u, wr, exec, [](V2 a) { return a & kLow32; });
+        return true;
+      }
       alu1(u, wr, exec, [](U a) {
         return static_cast<U>(static_cast<std::int64_t>(static_cast<std::int32_t>(a)));
       });
@@ -2551,7 +2563,13 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
     case K::MadLo64:
       alu3(u, wr, exec, [](U a, U b, U c) { return a * b + c; });
       return true;
+    // Signed and unsigned agree when no operand's low word is negative (an index times an
+    // element size, nearly always): then the vector forms, after one OR over the warp.
     case K::MulWideS32:
+      if (!low_words_negative(src_lanes(u.src[0], wr), src_lanes(u.src[1], wr))) {
+        vec2(u, wr, exec, [](V2 a, V2 b) { return mul_wide_u32(a, b); });
+        return true;
+      }
       alu2(u, wr, exec, [](U a, U b) {
         return static_cast<U>(static_cast<std::int64_t>(static_cast<std::int32_t>(a)) *
                               static_cast<std::int32_t>(b));
