@@ -49,6 +49,27 @@ model::Occupancy occupancy_for(const model::Arch& arch, int threads, int regs, s
   return model::compute_occupancy(arch.cc, in);
 }
 
+// Whether a declaration of a scalar or CUDA vector type with evaluable dimensions has
+// exactly the array's size (other types and unevaluable dimensions are given the benefit).
+bool declaration_fits(const SharedDecl& d, std::uint64_t bytes) {
+  static const std::map<std::string, int> sizes = {
+      {"char", 1},           {"signed char", 1},   {"unsigned char", 1}, {"bool", 1},
+      {"short", 2},          {"unsigned short", 2}, {"half", 2},         {"__half", 2},
+      {"int", 4},            {"unsigned", 4},      {"unsigned int", 4},  {"float", 4},
+      {"long long", 8},      {"unsigned long long", 8}, {"double", 8},   {"float2", 8},
+      {"int2", 8},           {"float4", 16},       {"int4", 16},         {"double2", 16},
+      {"int8_t", 1},         {"uint8_t", 1},       {"int16_t", 2},       {"uint16_t", 2},
+      {"int32_t", 4},        {"uint32_t", 4},      {"int64_t", 8},       {"uint64_t", 8}};
+  const auto it = sizes.find(d.type);
+  if (it == sizes.end()) return true;
+  std::uint64_t n = 1;
+  for (long long v : d.dim_values) {
+    if (v <= 0) return true;
+    n *= static_cast<std::uint64_t>(v);
+  }
+  return n * static_cast<std::uint64_t>(it->second) == bytes;
+}
+
 struct Eval {
   bool ok = true;
   std::uint64_t wavefronts = 0, ideal = 0;
@@ -298,7 +319,12 @@ KernelFix advise(const AdviseInput& in) {
       af.requests += r->count;
     }
     af.sites.assign(sites.begin(), sites.end());
-    if (!src.empty()) af.decl = find_shared_decl(src, rep.name, af.name);
+    // The declaration must have the array's size: another array of the same name (another
+    // kernel's, or this one's in an included header) is not it.
+    if (!src.empty())
+      af.decl = find_shared_decl(src, rep.name, af.name, [&](const SharedDecl& d) {
+        return ar.is_extern || declaration_fits(d, ar.bytes);
+      });
     const Eval before = evaluate(reqs[ai], ar, Geometry{}, nullptr, arch);
     if (!before.ok) {
       af.error = "a request of this array has no bank rule (misaligned or an unsupported width)";

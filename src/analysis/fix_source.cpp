@@ -1,6 +1,7 @@
 // The fix advisor's view of the .cu source: `__shared__` declarations, constant
 // dimensions, and the subscripts of an array on a line (for the code change to print).
 #include <cctype>
+#include <functional>
 #include <optional>
 #include <regex>
 #include <string>
@@ -251,7 +252,8 @@ std::vector<Subscripted> find_subscripts(const std::string& line, const std::str
 }
 
 std::optional<SharedDecl> find_shared_decl(const std::vector<std::string>& src,
-                                           const std::string& kernel, const std::string& name) {
+                                           const std::string& kernel, const std::string& name,
+                                           const std::function<bool(const SharedDecl&)>& accept) {
   auto decl_at = [&](std::size_t i) -> std::optional<SharedDecl> {
     const std::string code = code_of(src[i]);
     const std::size_t sh = find_word(code, "__shared__");
@@ -289,6 +291,7 @@ std::optional<SharedDecl> find_shared_decl(const std::vector<std::string>& src,
       }
     if (d.dims.empty()) return std::nullopt;
     for (const auto& e : d.dims) d.dim_values.push_back(e.empty() ? -1 : eval_constant(e, src).value_or(-1));
+    if (accept && !accept(d)) return std::nullopt;
     return d;
   };
   // The kernel's definition line: `__global__` on it or on one of the two before.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,10 +29,12 @@ struct SharedDecl {
   std::size_t last_dim_begin = 0, last_dim_end = 0;  // the last bracket's text in `text`
 };
 
-// Finds `name`'s declaration: the first `__shared__` declaration of it at or after the
-// line that defines `kernel` (a function-scope array), else anywhere in the file.
-std::optional<SharedDecl> find_shared_decl(const std::vector<std::string>& source_lines,
-                                           const std::string& kernel, const std::string& name);
+// Finds `name`'s declaration: the first `__shared__` declaration of it between the line
+// that defines `kernel` and the next __global__ (a function-scope array), else the first
+// anywhere in the file; only declarations `accept` takes (when given) count.
+std::optional<SharedDecl> find_shared_decl(
+    const std::vector<std::string>& source_lines, const std::string& kernel,
+    const std::string& name, const std::function<bool(const SharedDecl&)>& accept = nullptr);
 
 // Evaluates an integer constant expression of literals, + - * / % << >> and parentheses,
 // with names bound by `#define NAME value` or `const int NAME = value;` in the source.
