@@ -439,78 +439,58 @@ auto with_rounding(int mode, F f) {
   std::fesetround(FE_TONEAREST);
   return r;
 }
-float fadd(float a, float b, int mode) {
+// Each operation once, computed in T with the host in rounding `mode` (volatile keeps the
+// compiler from folding it under the default rounding).
+template <typename T>
+T add_in(T a, T b, int mode) {
   return with_rounding(mode, [&] {
-    volatile float x = a, y = b;
-    volatile float r = x + y;
-    return static_cast<float>(r);
+    volatile T x = a, y = b;
+    volatile T r = x + y;
+    return static_cast<T>(r);
   });
 }
-float fmul(float a, float b, int mode) {
+template <typename T>
+T mul_in(T a, T b, int mode) {
   return with_rounding(mode, [&] {
-    volatile float x = a, y = b;
-    volatile float r = x * y;
-    return static_cast<float>(r);
+    volatile T x = a, y = b;
+    volatile T r = x * y;
+    return static_cast<T>(r);
   });
 }
-float fdiv(float a, float b, int mode) {
+template <typename T>
+T div_in(T a, T b, int mode) {
   return with_rounding(mode, [&] {
-    volatile float x = a, y = b;
-    volatile float r = x / y;
-    return static_cast<float>(r);
+    volatile T x = a, y = b;
+    volatile T r = x / y;
+    return static_cast<T>(r);
   });
 }
-float fsqrt(float a, int mode) {
+template <typename T>
+T sqrt_in(T a, int mode) {
   return with_rounding(mode, [&] {
-    volatile float x = a;
-    volatile float r = std::sqrt(static_cast<float>(x));
-    return static_cast<float>(r);
+    volatile T x = a;
+    volatile T r = std::sqrt(static_cast<T>(x));
+    return static_cast<T>(r);
   });
 }
-float ffma(float a, float b, float c, int mode) {
+template <typename T>
+T fma_in(T a, T b, T c, int mode) {
   return with_rounding(mode, [&] {
-    volatile float x = a, y = b, z = c;
-    volatile float r =
-        std::fma(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z));
-    return static_cast<float>(r);
+    volatile T x = a, y = b, z = c;
+    volatile T r = std::fma(static_cast<T>(x), static_cast<T>(y), static_cast<T>(z));
+    return static_cast<T>(r);
   });
 }
-double dadd(double a, double b, int mode) {
-  return with_rounding(mode, [&] {
-    volatile double x = a, y = b;
-    volatile double r = x + y;
-    return static_cast<double>(r);
-  });
-}
-double dmul(double a, double b, int mode) {
-  return with_rounding(mode, [&] {
-    volatile double x = a, y = b;
-    volatile double r = x * y;
-    return static_cast<double>(r);
-  });
-}
-double ddiv(double a, double b, int mode) {
-  return with_rounding(mode, [&] {
-    volatile double x = a, y = b;
-    volatile double r = x / y;
-    return static_cast<double>(r);
-  });
-}
-double dsqrt(double a, int mode) {
-  return with_rounding(mode, [&] {
-    volatile double x = a;
-    volatile double r = std::sqrt(static_cast<double>(x));
-    return static_cast<double>(r);
-  });
-}
-double dfma(double a, double b, double c, int mode) {
-  return with_rounding(mode, [&] {
-    volatile double x = a, y = b, z = c;
-    volatile double r =
-        std::fma(static_cast<double>(x), static_cast<double>(y), static_cast<double>(z));
-    return static_cast<double>(r);
-  });
-}
+float fadd(float a, float b, int mode) { return add_in(a, b, mode); }
+float fmul(float a, float b, int mode) { return mul_in(a, b, mode); }
+float fdiv(float a, float b, int mode) { return div_in(a, b, mode); }
+float fsqrt(float a, int mode) { return sqrt_in(a, mode); }
+float ffma(float a, float b, float c, int mode) { return fma_in(a, b, c, mode); }
+double dadd(double a, double b, int mode) { return add_in(a, b, mode); }
+double dmul(double a, double b, int mode) { return mul_in(a, b, mode); }
+double ddiv(double a, double b, int mode) { return div_in(a, b, mode); }
+double dsqrt(double a, int mode) { return sqrt_in(a, mode); }
+double dfma(double a, double b, double c, int mode) { return fma_in(a, b, c, mode); }
 float to_f32(double d, int mode) {
   return with_rounding(mode, [&] {
     volatile double x = d;

@@ -33,6 +33,11 @@ bool is_simple(const std::string& e) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) return false;
   return !e.empty();
 }
+std::string without_indent(const std::string& line) {
+  const auto from = line.find_first_not_of(" \t");
+  return from == std::string::npos ? std::string() : line.substr(from);
+}
+
 std::string paren(const std::string& e) { return is_simple(e) ? e : "(" + e + ")"; }
 
 std::string plural(std::uint64_t n, const char* one, const char* many) {
@@ -356,8 +361,7 @@ KernelFix advise(const AdviseInput& in) {
       g.row_bytes = static_cast<std::uint64_t>(af.decl->dim_values.back()) *
                     static_cast<std::uint64_t>(elem);
     } else if (af.decl && af.decl->dims.size() >= 2) {
-      std::string d = af.decl->text;
-      while (!d.empty() && (d.front() == ' ' || d.front() == '\t')) d.erase(d.begin());
+      const std::string d = without_indent(af.decl->text);
       af.error = fmt::format(
           "the dimensions in '{}' are not constants bankcheck can evaluate (literals, #define, "
           "const int), so its row length is unknown",
@@ -605,12 +609,7 @@ KernelFix advise(const AdviseInput& in) {
       }
       if (r.split > 0)
         s.formula += fmt::format("; the {}-byte accesses become {}-byte ones", max_width, r.split);
-      std::string code = s.declaration.empty() ? "" : s.declaration;
-      auto trim_ws = [](std::string t) {
-        while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.erase(t.begin());
-        return t;
-      };
-      if (!code.empty()) s.change += ": " + trim_ws(code);
+      if (!s.declaration.empty()) s.change += ": " + without_indent(s.declaration);
       else if (!first_subscript.empty()) s.change += ": " + first_subscript;
       if (af.is_extern && s.bytes_after != s.bytes_before)
         s.change += fmt::format(", launched with {} B more dynamic shared memory",
@@ -646,9 +645,8 @@ std::optional<std::string> apply_padding(const std::string& source, const std::v
         lines[static_cast<size_t>(af.decl->line) - 1] = s.declaration;
         any = true;
         if (applied) {
-          std::string d = s.declaration;
-          while (!d.empty() && (d.front() == ' ' || d.front() == '\t')) d.erase(d.begin());
-          applied->push_back(fmt::format("line {}: {} ({} of {})", af.decl->line, d, af.name, kf.kernel));
+          applied->push_back(fmt::format("line {}: {} ({} of {})", af.decl->line,
+                                         without_indent(s.declaration), af.name, kf.kernel));
         }
         break;
       }

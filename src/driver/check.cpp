@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -534,10 +535,8 @@ analysis::CheckReport start_report(const Loaded& l, const CheckOptions& o,
   return r;
 }
 
-analysis::CheckReport check(const CheckOptions& o) {
-  const model::Arch* arch = &find_arch(o);
-  Loaded l = load(o);
-  analysis::CheckReport r = start_report(l, o, *arch);
+void run_selected(const Loaded& l, const CheckOptions& o, const model::Arch& arch,
+                  const std::function<void(const ptx::Kernel&, KernelRun&)>& each) {
   const auto selected = select_kernels(l, o);
   CheckOptions per_kernel = o;  // the default sample budget is shared by the run's kernels
   per_kernel.sample_instructions =
@@ -545,9 +544,18 @@ analysis::CheckReport check(const CheckOptions& o) {
   if (o.progress) o.progress->kernels = static_cast<int>(selected.size());
   for (auto& [kernel, settings] : selected) {
     if (o.progress) ++o.progress->kernel;
-    KernelRun run = run_kernel(l, *kernel, settings, *arch, per_kernel);
-    r.kernels.push_back(std::move(run.report));
+    KernelRun run = run_kernel(l, *kernel, settings, arch, per_kernel);
+    each(*kernel, run);
   }
+}
+
+analysis::CheckReport check(const CheckOptions& o) {
+  const model::Arch& arch = find_arch(o);
+  Loaded l = load(o);
+  analysis::CheckReport r = start_report(l, o, arch);
+  run_selected(l, o, arch, [&](const ptx::Kernel&, KernelRun& run) {
+    r.kernels.push_back(std::move(run.report));
+  });
   return r;
 }
 

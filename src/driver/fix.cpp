@@ -29,24 +29,17 @@ FixReport fix(const FixOptions& o) {
     const auto nl = resources_note.find('\n');
     if (nl != std::string::npos) resources_note.resize(nl);
   }
-  const auto selected = select_kernels(l, co);
-  CheckOptions per_kernel = co;
-  per_kernel.sample_instructions =
-      std::max<std::uint64_t>(co.sample_instructions / selected.size(), 1);
-  if (co.progress) co.progress->kernels = static_cast<int>(selected.size());
-  for (auto& [kernel, settings] : selected) {
-    if (co.progress) ++co.progress->kernel;
-    KernelRun run = run_kernel(l, *kernel, settings, *arch, per_kernel);
+  run_selected(l, co, *arch, [&](const ptx::Kernel& kernel, KernelRun& run) {
     r.kernels.push_back(std::move(run.report));
     analysis::AdviseInput in;
-    in.kernel = kernel;
+    in.kernel = &kernel;
     in.report = &r.kernels.back();
     in.recorder = run.recorder.get();
     in.arch = arch;
     in.source_lines = &r.source_lines;
     in.main_file = r.main_file;
     in.top = o.top;
-    const auto it = resources.find(kernel->name);
+    const auto it = resources.find(kernel.name);
     if (it != resources.end()) {
       in.registers = it->second.registers;
     } else {
@@ -55,7 +48,7 @@ FixReport fix(const FixOptions& o) {
                               : resources_note;
     }
     fr.kernels.push_back(analysis::advise(in));
-  }
+  });
   if (o.apply) {
     if (l.source_text.empty()) {
       fr.apply_note = "--apply needs the .cu source (the input is PTX)";

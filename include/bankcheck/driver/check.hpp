@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -88,6 +89,11 @@ const model::Arch& find_arch(const CheckOptions& options);
 // A report with the run's input, files, architecture and source lines, and no kernels yet.
 analysis::CheckReport start_report(const Loaded& loaded, const CheckOptions& options,
                                    const model::Arch& arch);
+
+// Selects the kernels (select_kernels), shares the default sample budget among them,
+// runs each (run_kernel, with progress) and hands its run to `each`.
+void run_selected(const Loaded& loaded, const CheckOptions& options, const model::Arch& arch,
+                  const std::function<void(const ptx::Kernel&, KernelRun&)>& each);
 
 // The whole command.
 analysis::CheckReport check(const CheckOptions& options);
