@@ -1,0 +1,211 @@
+// SassPlan and SassRequests on hand-written PTX: which PTX sites a SASS instruction serves,
+// and the requests the emulator's events become (no nvcc needed: the PTX is loaded as is).
+#include "bankcheck/analysis/sass_requests.hpp"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bankcheck/driver/check.hpp"
+#include "bankcheck/emu/emulator.hpp"
+
+namespace an = bankcheck::analysis;
+namespace drv = bankcheck::driver;
+namespace emu = bankcheck::emu;
+namespace ptx = bankcheck::ptx;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Capture : emu::Listener {
+  std::vector<emu::AccessEvent> events;
+  void on_access(const emu::AccessEvent& e) override {
+    if (e.space == ptx::Space::Shared) events.push_back(e);
+  }
+};
+
+// A 64-thread kernel around `body`; %r2 = tid.x, %r20 = the shared array's address,
+// %p1 = odd lanes.
+struct Kernel {
+  drv::Loaded loaded;
+  const ptx::Kernel& k() const { return loaded.program.kernels.at(0); }
+  // The site whose PTX text contains `needle` (the n-th such, from 0).
+  int site(const std::string& needle, int n = 0) const {
+    for (std::size_t s = 0; s < k().sites.size(); ++s)
+      if (k().sites[s].text.find(needle) != std::string::npos && n-- == 0)
+        return static_cast<int>(s);
+    ADD_FAILURE() << "no site " << needle;
+    return -1;
+  }
+  int line(const std::string& needle, int n = 0) const {
+    return k().sites[static_cast<std::size_t>(site(needle, n))].ptx_line;
+  }
+};
+
+Kernel load(const std::string& body) {
+  static int counter = 0;
+  const std::string text = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p_out)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<100>;
+  .reg .f32 %f<40>;
+  .shared .align 16 .b8 sh[4096];
+  mov.u32 %r2, %tid.x;
+  and.b32 %r6, %r2, 1;
+  setp.eq.u32 %p1, %r6, 1;
+  mov.u32 %r20, sh;
+)" + body + "  ret;\n}\n";
+  const fs::path file =
+      fs::temp_directory_path() /
+      ("bankcheck-sass-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".ptx");
+  std::ofstream(file) << text;
+  drv::CheckOptions o;
+  o.input = file.string();
+  Kernel k{drv::load(o)};
+  fs::remove(file);
+  return k;
+}
+
+std::vector<emu::AccessEvent> run(const Kernel& k, const an::SassPlan& plan) {
+  emu::GlobalMemory mem;
+  emu::Launch launch;
+  launch.block = {64, 1, 1};
+  launch.params.assign(static_cast<std::size_t>(k.k().param_bytes), 0);
+  const std::uint64_t out = mem.add("out", 4096);
+  std::memcpy(launch.params.data() + k.k().params[0].offset, &out, 8);
+  Capture cap;
+  an::SassRequests sass(plan, cap);
+  emu::Emulator e(k.loaded.program, k.k(), mem);
+  e.add_listener(&sass);
+  e.run_cta(launch, {0, 0, 0});
+  sass.finish();
+  return cap.events;
+}
+
+an::SassAccess lds(int ptx_line, int width, const char* opcode) {
+  an::SassAccess a;
+  a.ptx_line = ptx_line;
+  a.op = bankcheck::model::Op::Load;
+  a.width = width;
+  a.opcode = opcode;
+  return a;
+}
+
+// Four scalar loads of one thread's float4 row: [r], [r+4], [r+8], [r+12].
+const char* kRowLoads =
+    "  shl.b32 %r21, %r2, 4;\n  add.s32 %r22, %r20, %r21;\n"
+    "  ld.shared.f32 %f1, [%r22];\n  ld.shared.f32 %f2, [%r22+4];\n"
+    "  ld.shared.f32 %f3, [%r22+8];\n  ld.shared.f32 %f4, [%r22+12];\n";
+
+}  // namespace
+
+TEST(SassPlan, FourScalarLoadsBecomeOneWidenedGroup) {
+  const Kernel k = load(kRowLoads);
+  const an::SassPlan plan = an::plan_sass(k.k(), {lds(k.line("[%r22]"), 16, "LDS.128")});
+  ASSERT_EQ(plan.groups.size(), 1u);
+  const an::SassGroup& g = plan.groups[0];
+  EXPECT_EQ(g.kind, an::SassGroup::Kind::Widened);
+  EXPECT_EQ(g.width, 16);
+  EXPECT_EQ(g.sites, (std::vector<int>{k.site("[%r22]"), k.site("[%r22+4]"), k.site("[%r22+8]"),
+                                       k.site("[%r22+12]")}));
+  EXPECT_EQ(g.issued_at, k.site("[%r22]"));
+  EXPECT_TRUE(plan.unmatched_sites.empty());
+}
+
+TEST(SassPlan, TheIssuedSiteNeedNotBeTheFirst) {
+  // ptxas may tie the merged instruction to any member's line: the window is still found.
+  const Kernel k = load(kRowLoads);
+  const an::SassPlan plan = an::plan_sass(k.k(), {lds(k.line("[%r22+8]"), 8, "LDS.64")});
+  ASSERT_EQ(plan.groups.size(), 1u);
+  EXPECT_EQ(plan.groups[0].sites, (std::vector<int>{k.site("[%r22+8]"), k.site("[%r22+12]")}));
+  // The other two have no SASS instruction: counted at PTX level.
+  EXPECT_EQ(plan.unmatched_sites, (std::vector<int>{k.site("[%r22]"), k.site("[%r22+4]")}));
+}
+
+TEST(SassPlan, NoMergeAcrossABranchTargetOrAnotherBaseRegister) {
+  const Kernel k = load(
+      "  shl.b32 %r21, %r2, 4;\n  add.s32 %r22, %r20, %r21;\n  add.s32 %r23, %r20, %r21;\n"
+      "  ld.shared.f32 %f1, [%r22];\n  ld.shared.f32 %f2, [%r23+4];\n"
+      "  ld.shared.f32 %f5, [%r22+16];\n  bra L1;\nL1:\n  ld.shared.f32 %f6, [%r22+20];\n");
+  const an::SassPlan plan = an::plan_sass(
+      k.k(), {lds(k.line("[%r22]"), 8, "LDS.64"), lds(k.line("[%r22+16]"), 8, "LDS.64")});
+  EXPECT_TRUE(plan.groups.empty());
+  EXPECT_EQ(plan.unmatched_sites.size(), 4u);
+}
+
+TEST(SassPlan, AnInstructionOfAnotherKindOnTheLineIsIgnored) {
+  const Kernel k = load(kRowLoads);
+  an::SassAccess sts = lds(k.line("[%r22]"), 4, "STS");
+  sts.op = bankcheck::model::Op::Store;
+  const an::SassPlan plan = an::plan_sass(k.k(), {sts});
+  EXPECT_TRUE(plan.groups.empty());
+  EXPECT_EQ(plan.unmatched_sites.size(), 4u);
+}
+
+TEST(SassRequests, WidenedMembersBecomeOneRequestPerWarp) {
+  const Kernel k = load(kRowLoads);
+  const an::SassPlan plan = an::plan_sass(k.k(), {lds(k.line("[%r22]"), 16, "LDS.128")});
+  const auto events = run(k, plan);
+  ASSERT_EQ(events.size(), 2u);  // one per warp
+  for (const emu::AccessEvent& e : events) {
+    EXPECT_EQ(e.site, k.site("[%r22]"));
+    EXPECT_EQ(e.width, 16);
+    EXPECT_EQ(e.mask, 0xFFFFFFFFu);
+    for (int l = 0; l < 32; ++l) EXPECT_EQ(e.addr[l], 16u * (32u * e.warp + l)) << l;
+  }
+}
+
+TEST(SassRequests, MembersThatCannotMergeGoOnAsTheyCame) {
+  // A guard on one member: the lanes differ, so no single request can serve them.
+  const Kernel k = load(
+      "  shl.b32 %r21, %r2, 3;\n  add.s32 %r22, %r20, %r21;\n"
+      "  ld.shared.f32 %f1, [%r22];\n  @%p1 ld.shared.f32 %f2, [%r22+4];\n");
+  const an::SassPlan plan = an::plan_sass(k.k(), {lds(k.line("[%r22]"), 8, "LDS.64")});
+  ASSERT_EQ(plan.groups.size(), 1u);
+  const auto events = run(k, plan);
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[0].width, 4);
+  EXPECT_EQ(events[1].mask, 0xAAAAAAAAu);
+}
+
+TEST(SassRequests, MisalignedBasesAreNotMerged) {
+  // Rows 12 bytes apart: the 8-byte pairs are not 8-byte aligned in every lane.
+  const Kernel k = load(
+      "  mul.lo.s32 %r21, %r2, 12;\n  add.s32 %r22, %r20, %r21;\n"
+      "  ld.shared.f32 %f1, [%r22];\n  ld.shared.f32 %f2, [%r22+4];\n");
+  const an::SassPlan plan = an::plan_sass(k.k(), {lds(k.line("[%r22]"), 8, "LDS.64")});
+  const auto events = run(k, plan);
+  EXPECT_EQ(events.size(), 4u);
+  for (const auto& e : events) EXPECT_EQ(e.width, 4);
+}
+
+TEST(SassRequests, PopcIncMergesLanesOnOneWord) {
+  // Lanes 0-15 on word 0, lanes 16-31 on word 32 (the same bank): two updates, not 32.
+  const Kernel k = load(
+      "  shr.u32 %r21, %r2, 4;\n  and.b32 %r21, %r21, 1;\n  shl.b32 %r21, %r21, 7;\n"
+      "  add.s32 %r22, %r20, %r21;\n  atom.shared.add.u32 %r23, [%r22], 1;\n");
+  an::SassAccess a = lds(k.line("atom.shared"), 4, "ATOMS.POPC.INC.32");
+  a.op = bankcheck::model::Op::Atomic;
+  a.form = an::SassAccess::Form::AtomPopcInc;
+  const auto events = run(k, an::plan_sass(k.k(), {a}));
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].mask, 0x00010001u);
+}
+
+TEST(SassRequests, AggregatedAtomicIsOneLane) {
+  const Kernel k = load("  atom.shared.add.u32 %r23, [%r20+64], 1;\n");
+  an::SassAccess a = lds(k.line("atom.shared"), 4, "ATOMS.ADD");
+  a.op = bankcheck::model::Op::Atomic;
+  a.form = an::SassAccess::Form::AtomAggregated;
+  const auto events = run(k, an::plan_sass(k.k(), {a}));
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].mask, 1u);
+}
