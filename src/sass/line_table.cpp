@@ -261,21 +261,4 @@ Result<LineTable> read_line_table(const ElfFile& elf, std::string_view section) 
   return table;
 }
 
-std::uint32_t line_at(const LineTable& table, std::int64_t symbol, std::uint64_t offset) {
-  std::uint32_t line = 0;
-  std::uint64_t best = 0;
-  bool found = false;
-  for (std::size_t i = 0; i < table.rows.size(); ++i) {
-    const LineRow& r = table.rows[i];
-    if (r.symbol != symbol || r.end_sequence || r.address > offset) continue;
-    // The row covers `offset` if the next row of its sequence starts after it.
-    if (!found || r.address >= best) {
-      best = r.address;
-      line = r.line;
-      found = true;
-    }
-  }
-  return line;
-}
-
 }  // namespace bankcheck::sass

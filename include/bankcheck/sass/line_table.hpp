@@ -35,8 +35,4 @@ struct LineTable {
 // opcode operand running past the unit.
 Result<LineTable> read_line_table(const ElfFile& elf, std::string_view section);
 
-// The line of `offset` in the sequence of `symbol`: the last row at or before it.
-// 0 when no row covers it.
-std::uint32_t line_at(const LineTable& table, std::int64_t symbol, std::uint64_t offset);
-
 }  // namespace bankcheck::sass
