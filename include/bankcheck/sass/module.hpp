@@ -1,0 +1,49 @@
+// A cubin as the analysis needs it: its kernels, each with its register count and its
+// decoded instructions, every instruction tagged with the PTX line it came from.
+//
+// Flow: bankcheck writes the PTX of a compile, runs
+//   ptxas -arch=sm_90 -lineinfo file.ptx -o file.cubin
+// on that same PTX, and reads the cubin here; `ptx_line` then numbers lines of
+// file.ptx, whose `.loc` directives give the source lines and inline frames.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bankcheck/sass/instruction.hpp"
+#include "bankcheck/sass/result.hpp"
+
+namespace bankcheck::sass {
+
+struct Kernel {
+  std::string name;             // mangled, as in the PTX `.entry`
+  std::uint32_t registers = 0;  // per thread, as `ptxas -v` reports ("Used N registers")
+  std::vector<Instruction> instructions;
+  std::vector<std::uint32_t> ptx_lines;  // parallel to instructions; 0 = no line
+};
+
+struct Module {
+  std::uint32_t sm = 0;        // e.g. 90, from the ELF flags
+  bool has_line_info = false;  // the cubin had .nv_debug_line_sass (-lineinfo)
+  std::vector<Kernel> kernels;
+  const Kernel* find(std::string_view name) const;
+};
+
+// Reads every `.text.<kernel>` of a cubin. Errors: anything read_elf rejects, a .text
+// size that is not a whole number of 16-byte instructions, a corrupt line table.
+Result<Module> read_module(std::span<const std::uint8_t> cubin);
+
+// The shared-memory instructions of one PTX line, in SASS order.
+struct LineAccesses {
+  std::uint32_t ptx_line = 0;
+  std::vector<const Instruction*> instructions;
+};
+
+// A kernel's shared-memory instructions grouped by PTX line (ascending; line 0 last
+// holds those without one). Instructions with guard @!PT never execute (ptxas emits
+// them as fillers, e.g. before LDGSTS) and are left out.
+std::vector<LineAccesses> shared_by_ptx_line(const Kernel& kernel);
+
+}  // namespace bankcheck::sass

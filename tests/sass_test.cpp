@@ -1,0 +1,404 @@
+// The SASS layer against ground truth: every instruction of the repository's
+// `cuobjdump -sass` listings (bench/) decoded to what cuobjdump printed; cubins built here
+// by ptxas read back with the right kernels, register counts and PTX lines; hostile
+// bytes rejected as error values.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <regex>
+#include <sstream>
+
+#include "bankcheck/sass/elf.hpp"
+#include "bankcheck/sass/line_table.hpp"
+#include "bankcheck/sass/module.hpp"
+
+using namespace bankcheck::sass;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kSource = BANKCHECK_SOURCE_DIR;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::uint8_t> bytes_of(const fs::path& p) {
+  std::string s = slurp(p);
+  return {s.begin(), s.end()};
+}
+
+// One instruction of a cuobjdump listing: its text and its two words.
+struct Listed {
+  std::string file, function, text;
+  std::uint64_t offset = 0, lo = 0, hi = 0;
+};
+
+std::vector<Listed> read_listing(const fs::path& p) {
+  std::vector<Listed> out;
+  std::istringstream in(slurp(p));
+  static const std::regex inst(
+      R"(^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;\s*/\* 0x([0-9a-f]{16}) \*/)");
+  static const std::regex high(R"(^\s+/\* 0x([0-9a-f]{16}) \*/)");
+  static const std::regex func(R"(Function : (\S+))");
+  std::string line, function;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, m, func)) function = m[1];
+    if (!std::regex_search(line, m, inst)) continue;
+    Listed l{p.filename().string(), function, m[2], std::stoull(m[1], nullptr, 16),
+             std::stoull(m[3], nullptr, 16)};
+    std::string next;
+    std::getline(in, next);
+    if (std::regex_search(next, m, high)) l.hi = std::stoull(m[1], nullptr, 16);
+    out.push_back(l);
+  }
+  return out;
+}
+
+std::vector<fs::path> listings() {
+  std::vector<fs::path> out;
+  for (auto& e : fs::directory_iterator(kSource / "bench/check/results"))
+    if (e.path().string().ends_with(".sass.txt")) out.push_back(e.path());
+  out.push_back(kSource / "bench/hardware/results/sass.txt");
+  out.push_back(kSource / "bench/hardware/results_merge/sass.txt");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// "[R2+UR4+-0x4]" -> register, uniform register, offset as cuobjdump writes them.
+struct Address {
+  int reg = kRZ, ur = kURZ;
+  long imm = 0;
+};
+Address parse_address(const std::string& text) {
+  Address a;
+  static const std::regex part(R"((UR\d+|URZ|R\d+|RZ|-?0x[0-9a-f]+))");
+  std::string inner = text.substr(text.find('[') + 1, text.find(']') - text.find('[') - 1);
+  for (std::sregex_iterator it(inner.begin(), inner.end(), part), end; it != end; ++it) {
+    std::string t = it->str();
+    if (t.starts_with("UR"))
+      a.ur = t == "URZ" ? kURZ : std::stoi(t.substr(2));
+    else if (t.starts_with("R"))
+      a.reg = t == "RZ" ? kRZ : std::stoi(t.substr(1));
+    else
+      a.imm = std::stol(t, nullptr, 16);
+  }
+  return a;
+}
+
+int reg_number(const std::string& t) { return t == "RZ" ? kRZ : std::stoi(t.substr(1)); }
+
+std::vector<std::string> split_operands(std::string s) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char c : s) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ')
+      cur += c;
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+bool is_shared_mnemonic(const std::string& base) {
+  return base == "LDS" || base == "STS" || base == "ATOMS" || base == "LDSM" || base == "STSM" ||
+         base == "LDGSTS";
+}
+
+}  // namespace
+
+// For every instruction of every listing: the opcode names the same operation as
+// cuobjdump, shared-memory instructions are exactly the LDS/STS/ATOMS lines, and their
+// full opcode, guard, registers and address equal the text.
+TEST(SassListing, EveryInstructionDecodesAsCuobjdumpPrintsIt) {
+  std::size_t total = 0, shared = 0;
+  for (const fs::path& p : listings()) {
+    for (const Listed& l : read_listing(p)) {
+      SCOPED_TRACE(l.file + " " + l.function + " " + l.text);
+      ++total;
+      Instruction i = decode(l.lo, l.hi, l.offset);
+      std::string text = l.text;
+      Guard want;
+      if (text.starts_with("@")) {
+        std::string g = text.substr(1, text.find(' ') - 1);
+        want.negated = g.starts_with("!");
+        if (want.negated) g = g.substr(1);
+        want.predicate = g == "PT" ? kPT : std::uint8_t(std::stoi(g.substr(1)));
+        text = text.substr(text.find(' ') + 1);
+        while (text.starts_with(" ")) text = text.substr(1);
+      }
+      std::string op = text.substr(0, text.find(' '));
+      std::string base = op.substr(0, op.find('.'));
+      EXPECT_EQ(i.mnemonic, base);
+      EXPECT_EQ(i.guard.predicate, want.predicate);
+      EXPECT_EQ(i.guard.negated, want.negated);
+      EXPECT_EQ(i.shared != SharedOp::None, is_shared_mnemonic(base));
+      if (i.shared == SharedOp::None) continue;
+      ++shared;
+      EXPECT_EQ(opcode_text(i), op);
+      auto ops = split_operands(text.substr(op.size()));
+      std::size_t at = 0;
+      while (at < ops.size() && !ops[at].starts_with("[")) ++at;
+      ASSERT_LT(at, ops.size());
+      Address a = parse_address(ops[at]);
+      EXPECT_EQ(i.addr, a.reg);
+      EXPECT_EQ(i.uniform, a.ur);
+      EXPECT_EQ(i.imm, a.imm);
+      if (at == 1) EXPECT_EQ(i.dst, reg_number(ops[0]));  // LDS / ATOMS destination
+      if (i.shared == SharedOp::STS) EXPECT_EQ(i.src, reg_number(ops[at + 1]));
+      if (i.shared == SharedOp::ATOMS) {
+        EXPECT_EQ(i.src, reg_number(ops[at + 1]));
+        if (ops.size() > at + 2) EXPECT_EQ(i.src2, reg_number(ops[at + 2]));
+      }
+    }
+  }
+  EXPECT_GT(total, 2600u);  // the listings were all read (2608 instructions)
+  EXPECT_GT(shared, 180u);  // 185 LDS, STS and ATOMS
+}
+
+namespace {
+
+fs::path data(const char* name) { return kSource / "tests/data/sass" / name; }
+
+const Kernel& kernel(const Module& m, const char* name) {
+  const Kernel* k = m.find(name);
+  if (!k) throw std::runtime_error(std::string("no kernel ") + name);
+  return *k;
+}
+
+std::vector<const Instruction*> shared_of(const Kernel& k) {
+  std::vector<const Instruction*> out;
+  for (auto& g : shared_by_ptx_line(k))
+    for (auto* i : g.instructions) out.push_back(i);
+  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
+  return out;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out{""};  // 1-based
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+}  // namespace
+
+// bench/sass/forms.cu compiled here (nvcc -ptx, then ptxas -lineinfo on that PTX, as the
+// analysis will): each shared instruction lands on a PTX line that does that access.
+TEST(SassForms, SharedInstructionsMapToSharedPtxLines) {
+  auto cubin = bytes_of(data("forms_ptxas.cubin"));
+  auto ptx = lines_of(slurp(data("forms.ptx")));
+  auto m = read_module(cubin);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m.value().sm, 90u);
+  EXPECT_TRUE(m.value().has_line_info);
+  EXPECT_EQ(m.value().kernels.size(), 11u);
+  std::size_t checked = 0;
+  for (const Kernel& k : m.value().kernels) {
+    for (const LineAccesses& g : shared_by_ptx_line(k)) {
+      ASSERT_GT(g.ptx_line, 0u) << k.name;
+      ASSERT_LT(g.ptx_line, ptx.size());
+      const std::string& src = ptx[g.ptx_line];
+      for (const Instruction* i : g.instructions) {
+        SCOPED_TRACE(k.name + ": " + opcode_text(*i) + " on PTX line " + src);
+        ++checked;
+        switch (i->shared) {
+          case SharedOp::LDSM:
+            EXPECT_NE(src.find("ldmatrix"), std::string::npos);
+            break;
+          case SharedOp::STSM:
+            EXPECT_NE(src.find("stmatrix"), std::string::npos);
+            break;
+          case SharedOp::LDGSTS:
+            EXPECT_NE(src.find("cp.async"), std::string::npos);
+            break;
+          default:
+            EXPECT_NE(src.find(".shared"), std::string::npos);
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 60u);
+}
+
+// What the PTX of each forms.cu kernel says ptxas must emit, instruction by instruction.
+TEST(SassForms, DecodedFormsMatchTheirPtx) {
+  auto m = read_module(bytes_of(data("forms_ptxas.cubin")));
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const Module& mod = m.value();
+
+  auto ldsm = shared_of(kernel(mod, "_Z10ldsm_formsPj"));
+  std::vector<std::pair<int, bool>> got;
+  for (auto* i : ldsm)
+    if (i->shared == SharedOp::LDSM) got.push_back({i->matrices, i->transpose});
+  EXPECT_EQ(got, (std::vector<std::pair<int, bool>>{
+                     {1, false}, {2, false}, {4, false}, {1, true}, {2, true}, {4, true}}));
+  EXPECT_EQ(ldsm.back()->imm, 512);
+
+  got.clear();
+  for (auto* i : shared_of(kernel(mod, "_Z10stsm_formsPjj")))
+    if (i->shared == SharedOp::STSM) got.push_back({i->matrices, i->transpose});
+  EXPECT_EQ(got,
+            (std::vector<std::pair<int, bool>>{{1, false}, {2, false}, {4, false}, {4, true}}));
+
+  std::vector<AtomOp> ops;
+  std::vector<bool> signs;
+  for (auto* i : shared_of(kernel(mod, "_Z8atoms_32Pjj"))) {
+    ops.push_back(i->atom);
+    signs.push_back(i->atom_signed);
+  }
+  using A = AtomOp;
+  EXPECT_EQ(ops, (std::vector<AtomOp>{A::Add, A::Min, A::Max, A::Min, A::Max, A::Inc, A::Dec,
+                                      A::And, A::Or, A::Xor, A::Exch, A::Cas, A::Add}));
+  EXPECT_EQ(signs, (std::vector<bool>{0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0}));
+
+  // 64-bit: exch and cas are single ATOMS.*.64; add/min/max/and/or become CAS loops.
+  std::map<std::string, int> count64;
+  for (auto* i : shared_of(kernel(mod, "_Z8atoms_64Pyy"))) ++count64[opcode_text(*i)];
+  EXPECT_EQ(count64["ATOMS.EXCH.64"], 1);
+  EXPECT_EQ(count64["ATOMS.CAS.64"], 1);
+  EXPECT_EQ(count64["ATOMS.CAST.SPIN.64"], 5);
+
+  auto popc = shared_of(kernel(mod, "_Z14atoms_popc_incPjPKj"));
+  ASSERT_EQ(
+      std::count_if(popc.begin(), popc.end(), [](auto* i) { return i->shared == SharedOp::ATOMS; }),
+      1);
+  for (auto* i : popc)
+    if (i->shared == SharedOp::ATOMS) {
+      EXPECT_EQ(i->atom, AtomOp::PopcInc);
+      EXPECT_EQ(i->dst, kRZ);  // result unused
+    }
+
+  // Warp-uniform address: one predicated lane adds at [UR], no per-lane address.
+  for (auto* i : shared_of(kernel(mod, "_Z13atoms_uniformPjj")))
+    if (i->shared == SharedOp::ATOMS) {
+      EXPECT_EQ(i->atom, AtomOp::Add);
+      EXPECT_EQ(i->addr, kRZ);
+      EXPECT_NE(i->uniform, kURZ);
+      EXPECT_FALSE(i->guard.always());
+    }
+
+  std::vector<int> sts, lds;
+  for (auto* i : shared_of(kernel(mod, "_Z12ld_st_widthsPii")))
+    (i->shared == SharedOp::STS ? sts : lds).push_back(i->width_bytes * (i->sign_extend ? -1 : 1));
+  std::sort(sts.begin(), sts.end());
+  EXPECT_EQ(sts, (std::vector<int>{1, 2, 4, 8, 16}));
+  // The u64 load keeps only its low word, so ptxas reads 4 bytes.
+  EXPECT_EQ(lds, (std::vector<int>{1, -1, 2, -2, 4, 4, 16}));
+
+  auto pred = shared_of(kernel(mod, "_Z16ld_st_predicatedPii"));
+  ASSERT_EQ(pred.size(), 2u);
+  for (auto* i : pred) EXPECT_FALSE(i->guard.always());
+
+  std::vector<std::tuple<int, bool, int>> cp;
+  for (auto* i : shared_of(kernel(mod, "_Z12ldgsts_formsPiPK4int4i")))
+    if (i->shared == SharedOp::LDGSTS) cp.push_back({i->width_bytes, i->bypass, i->imm});
+  EXPECT_EQ(cp, (std::vector<std::tuple<int, bool, int>>{{4, false, 0},
+                                                         {8, false, 4096},
+                                                         {16, false, 8192},
+                                                         {16, true, 12288},
+                                                         {4, false, 4},
+                                                         {16, true, 12304}}));
+  // ptxas's @!PT LDS fillers exist in the kernel but are never listed as accesses.
+  const Kernel& cpk = kernel(mod, "_Z12ldgsts_formsPiPK4int4i");
+  EXPECT_GE(std::count_if(cpk.instructions.begin(), cpk.instructions.end(),
+                          [](auto& i) { return i.shared == SharedOp::LDS && i.guard.never(); }),
+            1);
+}
+
+namespace {
+
+bool have_nvcc() { return std::system("nvcc --version > /dev/null 2>&1") == 0; }
+
+}  // namespace
+
+// A cubin compiled here from each example holds exactly the instruction words of the
+// listing taken on the GPU machine with the same toolkit, and each kernel's register
+// count is what `ptxas -v` says.
+TEST(SassCubin, ExamplesMatchListingsAndPtxasRegisterCounts) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not found";
+  fs::path dir = fs::temp_directory_path() / ("sass_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  int compared = 0;
+  for (const char* ex : {"matmul", "transpose", "reduction", "scan"}) {
+    fs::path cubin = dir / (std::string(ex) + ".cubin"), log = dir / (std::string(ex) + ".log");
+    std::string cmd = "nvcc -arch=sm_90 -cubin -lineinfo -Xptxas -v " +
+                      (kSource / "examples" / (std::string(ex) + ".cu")).string() + " -o " +
+                      cubin.string() + " > " + log.string() + " 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    auto m = read_module(bytes_of(cubin));
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    // ptxas -v: "Compiling entry function 'NAME'" then "Used N registers".
+    std::map<std::string, unsigned> regs;
+    std::string current;
+    std::istringstream in(slurp(log));
+    static const std::regex entry(R"(entry function '([^']+)')"), used(R"(Used (\d+) registers)");
+    std::smatch mm;
+    for (std::string l; std::getline(in, l);) {
+      if (std::regex_search(l, mm, entry))
+        current = mm[1];
+      else if (std::regex_search(l, mm, used))
+        regs[current] = std::stoul(mm[1]);
+    }
+    auto listed = read_listing(kSource / "bench/check/results" / (std::string(ex) + ".sass.txt"));
+    for (const Kernel& k : m.value().kernels) {
+      SCOPED_TRACE(std::string(ex) + " " + k.name);
+      ASSERT_TRUE(regs.count(k.name));
+      EXPECT_EQ(k.registers, regs[k.name]);
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> want, have;
+      for (const Listed& l : listed)
+        if (l.function == k.name) want.push_back({l.lo, l.hi});
+      for (const Instruction& i : k.instructions) have.push_back({i.lo, i.hi});
+      EXPECT_EQ(have, want);
+      ++compared;
+    }
+  }
+  fs::remove_all(dir);
+  EXPECT_GE(compared, 6);
+}
+
+// Hostile input: every truncation and thousands of bit flips of a real cubin either
+// parse or give an error with a message; none crashes (run under the sanitizer build too).
+TEST(SassRobustness, TruncatedAndBitFlippedCubinsGiveErrors) {
+  auto good = bytes_of(data("forms_ptxas.cubin"));
+  ASSERT_TRUE(read_module(good).ok());
+  int errors = 0;
+  for (std::size_t n = 0; n < good.size(); n += (n < 256 ? 1 : 97)) {
+    auto r = read_module(std::span(good.data(), n));
+    if (!r.ok()) {
+      ++errors;
+      EXPECT_FALSE(r.error().message.empty());
+    }
+  }
+  EXPECT_GT(errors, 100);
+  std::mt19937 rng(12345);
+  for (int trial = 0; trial < 3000; ++trial) {
+    auto bad = good;
+    int flips = 1 + int(rng() % 8);
+    for (int f = 0; f < flips; ++f) {
+      // Aim half the flips at the headers and line tables, where the structure is.
+      std::size_t at = rng() % 2 ? rng() % 1024 : rng() % bad.size();
+      if (rng() % 4 == 0) at = bad.size() - 1 - rng() % std::min<std::size_t>(bad.size(), 2048);
+      bad[at] ^= std::uint8_t(1u << (rng() % 8));
+    }
+    auto r = read_module(bad);
+    if (!r.ok()) EXPECT_FALSE(r.error().message.empty());
+  }
+  EXPECT_FALSE(read_module({}).ok());
+  std::vector<std::uint8_t> noise(4096);
+  for (auto& b : noise) b = std::uint8_t(rng());
+  EXPECT_FALSE(read_module(noise).ok());
+}
