@@ -88,6 +88,39 @@ std::vector<int> widened_members(const ptx::Kernel& k, int issued, int width,
 
 }  // namespace
 
+std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel) {
+  std::vector<SassAccess> out;
+  for (const sass::LineAccesses& line : sass::shared_by_ptx_line(kernel)) {
+    if (line.ptx_line == 0) continue;
+    for (const sass::Instruction* in : line.instructions) {
+      SassAccess a;
+      a.ptx_line = static_cast<int>(line.ptx_line);
+      a.offset = static_cast<std::uint32_t>(in->offset);
+      a.width = in->width_bytes;
+      a.opcode = sass::opcode_text(*in);
+      switch (in->shared) {
+        case sass::SharedOp::LDS:
+          a.op = model::Op::Load;
+          break;
+        case sass::SharedOp::STS:
+          a.op = model::Op::Store;
+          break;
+        case sass::SharedOp::ATOMS:
+          a.op = (in->atom == sass::AtomOp::Cas || in->atom == sass::AtomOp::CasT ||
+                  in->atom == sass::AtomOp::CasTSpin)
+                     ? model::Op::AtomicCas
+                     : model::Op::Atomic;
+          if (in->atom == sass::AtomOp::PopcInc) a.form = SassAccess::Form::AtomPopcInc;
+          break;
+        default:
+          continue;
+      }
+      out.push_back(std::move(a));
+    }
+  }
+  return out;
+}
+
 SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
   SassPlan plan;
   plan.group_of_site.assign(k.sites.size(), -1);

@@ -212,29 +212,42 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
   return ptx;
 }
 
-std::map<std::string, KernelResources> ptxas_resources(const std::string& ptx,
-                                                       const std::string& arch,
-                                                       const std::string& nvcc_flag) {
+Assembled assemble(const std::string& ptx, const std::string& arch,
+                   const std::string& nvcc_flag) {
   const std::string nvcc = find_nvcc(nvcc_flag);
   const std::string ptxas = std::filesystem::path(nvcc).parent_path().string() + "/ptxas";
   if (!is_executable_file(ptxas))
     throw DriverError(fmt::format("ptxas not found beside nvcc ('{}')", ptxas));
   TempDir tmp;
-  const std::string in = tmp.path() + "/in.ptx";
+  const std::string in = tmp.path() + "/in.ptx", cubin = tmp.path() + "/out.cubin";
   {
     std::ofstream f(in, std::ios::binary);
     f << ptx;
     if (!f) throw DriverError(fmt::format("cannot write {}", in));
   }
+  // -lineinfo: the cubin's SASS-to-PTX line table; it does not change the code.
   RunResult result =
-      run({ptxas, "-v", "-arch=" + arch, in, "-o", tmp.path() + "/out.cubin"}, tmp.path(),
-          "ptxas");
+      run({ptxas, "-v", "-lineinfo", "-arch=" + arch, in, "-o", cubin}, tmp.path(), "ptxas");
   const int code = WIFEXITED(result.wait_status) ? WEXITSTATUS(result.wait_status) : -1;
   if (code != 0)
     throw DriverError(fmt::format("ptxas failed (exit {}):\n{}", code,
                                   result.err.empty() ? result.out : result.err));
+  Assembled a;
+  a.log = result.err + result.out;
+  const std::string bytes = read_file(cubin);
+  a.cubin.assign(bytes.begin(), bytes.end());
+  return a;
+}
+
+std::map<std::string, KernelResources> ptxas_resources(const std::string& ptx,
+                                                       const std::string& arch,
+                                                       const std::string& nvcc_flag) {
+  return ptxas_resources(assemble(ptx, arch, nvcc_flag));
+}
+
+std::map<std::string, KernelResources> ptxas_resources(const Assembled& assembled) {
   std::map<std::string, KernelResources> out;
-  std::istringstream lines(result.err + result.out);
+  std::istringstream lines(assembled.log);
   std::string line, current;
   while (std::getline(lines, line)) {
     const auto entry = line.find("Compiling entry function '");

@@ -16,6 +16,7 @@
 
 #include "bankcheck/emu/emulator.hpp"
 #include "bankcheck/ptx/ir.hpp"
+#include "bankcheck/sass/module.hpp"
 
 namespace bankcheck::analysis {
 
@@ -33,6 +34,10 @@ struct SassAccess {
   Form form = Form::Plain;
   std::string opcode;  // as a disassembler prints it: "LDS.128", "ATOMS.POPC.INC.32"
 };
+
+// The kernel's LDS, STS and ATOMS as SassAccess (in SASS order), from the decoded cubin.
+// ldmatrix, stmatrix and LDGSTS are not among them yet: the emulator does not run them.
+std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel);
 
 // How one group of PTX sites is issued.
 struct SassGroup {

@@ -48,9 +48,20 @@ struct KernelResources {
   std::uint64_t shared_bytes = 0;  // static shared memory
 };
 
-// Assembles `ptx` with `ptxas -v -arch=ARCH` (the ptxas beside the nvcc find_nvcc picks)
-// and reads each entry's registers and static shared bytes, by mangled name.
-// Throws DriverError ("ptxas ...") when it cannot run or fails.
+// What ptxas made of a PTX text: the cubin (machine code, with the SASS-to-PTX line table
+// of -lineinfo) and what `ptxas -v` printed.
+struct Assembled {
+  std::vector<std::uint8_t> cubin;
+  std::string log;
+};
+
+// Assembles `ptx` with `ptxas -v -lineinfo -arch=ARCH`, the ptxas beside the nvcc
+// find_nvcc picks, so the cubin is what that toolkit would run. Throws DriverError
+// ("ptxas ...") when it cannot run or fails.
+Assembled assemble(const std::string& ptx, const std::string& arch, const std::string& nvcc_flag);
+
+// Each entry's registers and static shared bytes, by mangled name, from ptxas's -v report.
+std::map<std::string, KernelResources> ptxas_resources(const Assembled& assembled);
 std::map<std::string, KernelResources> ptxas_resources(const std::string& ptx,
                                                        const std::string& arch,
                                                        const std::string& nvcc_flag);
