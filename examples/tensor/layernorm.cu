@@ -2,8 +2,8 @@
 // y = (x - mean) / sqrt(var + eps) * gamma + beta, bf16 in and out, f32 arithmetic. One
 // block of 256 threads per row; each thread keeps 4 values in registers (two bf16x2
 // loads). The block's sums are reduced with warp shuffles, then through one f32 partial
-// per warp in shared memory (red[warp] written by lane 0, all 8 read back by every warp):
-// the write is 8 lanes of 8 warps on distinct words, the read a broadcast; no conflicts.
+// per warp in shared memory: lane 0 of each warp writes red[warp], then lanes 0-7 of every
+// warp read the 8 distinct words red[0..7]; no conflicts.
 // The variance is the mean of squared deviations (two passes over the registers).
 // main() runs the kernel once and compares with a double-precision CPU LayerNorm of the
 // same bf16 inputs: relative error below 1e-2, no NaN.

@@ -1,8 +1,8 @@
 // softmax.cu: row-wise softmax of 2048 rows of 1024 bf16 logits, bf16 in and out, f32
 // arithmetic: one block of 256 threads per row, 4 values per thread in registers. The row
 // maximum and the sum of exponentials are each reduced with warp shuffles and then through
-// one partial per warp in shared memory (red[warp] by lane 0; every warp reads all 8
-// back, a broadcast): no conflicts.
+// one partial per warp in shared memory (red[warp] by lane 0; lanes 0-7 of every warp
+// read the 8 distinct words back): no conflicts.
 // main() runs the kernel once and compares with a double-precision CPU softmax of the same
 // bf16 inputs: relative error below 1e-2, no NaN.
 #include <cmath>
