@@ -591,3 +591,70 @@ TEST(Examples, OccupancyTile64) {
     EXPECT_EQ(bad, 0) << "CTA " << cta;
   }
 }
+
+// ---------------------------------------------------------------- sgemm.cu
+
+TEST(Examples, Sgemm) {
+  REQUIRE_NVCC();
+  ASSERT_EQ(count_kernels("sgemm.cu"), 5u);
+  const int n = 512;
+  // Inputs in [0, 1), as main() draws them (the comments' random bits would hold NaNs).
+  std::vector<float> a(static_cast<std::size_t>(n) * n), b(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<float>((i * 7919) % 1000) / 1000.0f;
+    b[i] = static_cast<float>((i * 104729 + 17) % 997) / 997.0f;
+  }
+  const std::string a_file = "@" + write_temp(a, "sgemm-a.bin");
+  const std::string b_file = "@" + write_temp(b, "sgemm-b.bin");
+  struct Case {
+    const char* name;
+    int tile;  // the block tile is tile x tile outputs
+  } cases[] = {{"sgemm_1d_blocktiling", 64},
+               {"sgemm_2d_blocktiling", 128},
+               {"sgemm_vectorized", 128},
+               {"sgemm_warptiling", 128},
+               {"sgemm_double_buffering", 128}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const KRun r = run_ex("sgemm.cu", c.name, "2", {{"A", a_file}, {"B", b_file}});
+    const float* C = r.as<float>("C");
+    for (std::uint64_t cta : r.ctas) {
+      const auto id = r.cta_xyz(cta);
+      int bad = 0;
+      for (int i = 0; i < c.tile; ++i)
+        for (int j = 0; j < c.tile; ++j) {
+          const int row = static_cast<int>(id.y) * c.tile + i;
+          const int col = static_cast<int>(id.x) * c.tile + j;
+          // Every kernel accumulates one output in k order with fused multiply-adds.
+          float acc = 0;
+          for (int k = 0; k < n; ++k)
+            acc = std::fma(a[static_cast<std::size_t>(row) * n + k],
+                           b[static_cast<std::size_t>(k) * n + col], acc);
+          const float got = C[static_cast<std::size_t>(row) * n + col];
+          if (got != acc && bad++ < 3)
+            ADD_FAILURE() << "C[" << row << "][" << col << "]: got " << got << ", want " << acc;
+        }
+      EXPECT_EQ(bad, 0) << "CTA " << cta;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- histogram.cu
+
+TEST(Examples, Histogram) {
+  REQUIRE_NVCC();
+  ASSERT_EQ(count_kernels("histogram.cu"), 3u);
+  for (const char* k : {"histogram_shared", "histogram_per_warp", "histogram_warp_aggregated"}) {
+    SCOPED_TRACE(k);
+    const KRun r = run_ex("histogram.cu", k, "all");
+    std::uint64_t bytes = 0;
+    const std::uint8_t* data = r.buffer("data", &bytes);
+    ASSERT_EQ(bytes, 1u << 20);
+    std::vector<std::uint32_t> want(256, 0);
+    for (std::uint64_t i = 0; i < bytes; ++i) ++want[data[i]];
+    const auto* hist = r.as<std::uint32_t>("hist");
+    for (int bin = 0; bin < 256; ++bin) EXPECT_EQ(hist[bin], want[bin]) << "bin " << bin;
+    // Random bytes, not a constant fill: every bin is drawn about 4096 times.
+    EXPECT_EQ(std::count(want.begin(), want.end(), 0u), 0);
+  }
+}
