@@ -107,38 +107,32 @@ const char* kRowLoads =
 
 }  // namespace
 
-TEST(SassPlan, FourScalarLoadsBecomeOneWidenedGroup) {
+TEST(SassPlan, AWiderSassInstructionWidensItsFamily) {
   const Kernel k = load(kRowLoads);
   const an::SassPlan plan = an::plan_sass(k.k(), {lds(k.line("[%r22]"), 16, "LDS.128")});
-  ASSERT_EQ(plan.groups.size(), 1u);
-  const an::SassGroup& g = plan.groups[0];
-  EXPECT_EQ(g.kind, an::SassGroup::Kind::Widened);
-  EXPECT_EQ(g.width, 16);
-  EXPECT_EQ(g.sites, (std::vector<int>{k.site("[%r22]"), k.site("[%r22+4]"), k.site("[%r22+8]"),
-                                       k.site("[%r22+12]")}));
-  EXPECT_EQ(g.issued_at, k.site("[%r22]"));
+  EXPECT_EQ(plan.families, 1);
+  for (const char* s : {"[%r22]", "[%r22+4]", "[%r22+8]", "[%r22+12]"}) {
+    const an::SassSite& site = plan.sites[static_cast<std::size_t>(k.site(s))];
+    EXPECT_EQ(site.kind, an::SassSite::Kind::Widened) << s;
+    EXPECT_EQ(site.width, 16) << s;
+    EXPECT_EQ(site.family, 0) << s;
+  }
+  EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site("[%r22]"))].opcodes,
+            std::vector<std::string>{"LDS.128"});
+  EXPECT_TRUE(plan.sites[static_cast<std::size_t>(k.site("[%r22+4]"))].opcodes.empty());
   EXPECT_TRUE(plan.unmatched_sites.empty());
 }
 
-TEST(SassPlan, TheIssuedSiteNeedNotBeTheFirst) {
-  // ptxas may tie the merged instruction to any member's line: the window is still found.
-  const Kernel k = load(kRowLoads);
-  const an::SassPlan plan = an::plan_sass(k.k(), {lds(k.line("[%r22+8]"), 8, "LDS.64")});
-  ASSERT_EQ(plan.groups.size(), 1u);
-  EXPECT_EQ(plan.groups[0].sites, (std::vector<int>{k.site("[%r22+8]"), k.site("[%r22+12]")}));
-  // The other two have no SASS instruction: counted at PTX level.
-  EXPECT_EQ(plan.unmatched_sites, (std::vector<int>{k.site("[%r22]"), k.site("[%r22+4]")}));
-}
-
-TEST(SassPlan, NoMergeAcrossABranchTargetOrAnotherBaseRegister) {
+TEST(SassPlan, SitesWithoutSassAndNoWiderNeighbourAreUnmatched) {
   const Kernel k = load(
       "  shl.b32 %r21, %r2, 4;\n  add.s32 %r22, %r20, %r21;\n  add.s32 %r23, %r20, %r21;\n"
       "  ld.shared.f32 %f1, [%r22];\n  ld.shared.f32 %f2, [%r23+4];\n"
-      "  ld.shared.f32 %f5, [%r22+16];\n  bra L1;\nL1:\n  ld.shared.f32 %f6, [%r22+20];\n");
-  const an::SassPlan plan = an::plan_sass(
-      k.k(), {lds(k.line("[%r22]"), 8, "LDS.64"), lds(k.line("[%r22+16]"), 8, "LDS.64")});
-  EXPECT_TRUE(plan.groups.empty());
-  EXPECT_EQ(plan.unmatched_sites.size(), 4u);
+      "  st.shared.f32 [%r22+16], %f1;\n");
+  const an::SassPlan plan = an::plan_sass(k.k(), {lds(k.line("[%r22]"), 8, "LDS.64")});
+  EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site("[%r22]"))].kind,
+            an::SassSite::Kind::Widened);
+  // Another base register, another operation: not of the family.
+  EXPECT_EQ(plan.unmatched_sites, (std::vector<int>{k.site("[%r23+4]"), k.site("[%r22+16]")}));
 }
 
 TEST(SassPlan, AnInstructionOfAnotherKindOnTheLineIsIgnored) {
@@ -146,8 +140,37 @@ TEST(SassPlan, AnInstructionOfAnotherKindOnTheLineIsIgnored) {
   an::SassAccess sts = lds(k.line("[%r22]"), 4, "STS");
   sts.op = bankcheck::model::Op::Store;
   const an::SassPlan plan = an::plan_sass(k.k(), {sts});
-  EXPECT_TRUE(plan.groups.empty());
+  EXPECT_EQ(plan.families, 0);
   EXPECT_EQ(plan.unmatched_sites.size(), 4u);
+}
+
+TEST(SassPlan, SameWidthIsSame) {
+  const Kernel k = load(kRowLoads);
+  const an::SassPlan plan =
+      an::plan_sass(k.k(), {lds(k.line("[%r22]"), 4, "LDS"), lds(k.line("[%r22+4]"), 4, "LDS"),
+                            lds(k.line("[%r22+8]"), 4, "LDS"), lds(k.line("[%r22+12]"), 4, "LDS")});
+  for (const an::SassSite& s : plan.sites) EXPECT_EQ(s.kind, an::SassSite::Kind::Same);
+  const auto events = run(k, plan);
+  EXPECT_EQ(events.size(), 8u);
+}
+
+TEST(SassRequests, WindowsCompleteAcrossLoopIterations) {
+  // ptxas unrolls the loop twice and merges [r-8], [r-4] of one iteration with those of
+  // the next (r += 8) into one LDS.128: two iterations, one request per warp.
+  const Kernel k = load(
+      "  shl.b32 %r21, %r2, 4;\n  add.s32 %r22, %r20, %r21;\n  add.s32 %r22, %r22, 8;\n"
+      "  mov.u32 %r30, 0;\nLOOP:\n"
+      "  ld.shared.f32 %f1, [%r22+-8];\n  ld.shared.f32 %f2, [%r22+-4];\n"
+      "  add.s32 %r22, %r22, 8;\n  add.s32 %r30, %r30, 1;\n  setp.lt.u32 %p2, %r30, 2;\n"
+      "  @%p2 bra LOOP;\n");
+  const an::SassPlan plan = an::plan_sass(k.k(), {lds(k.line("[%r22+-8]"), 16, "LDS.128")});
+  const auto events = run(k, plan);
+  ASSERT_EQ(events.size(), 2u);
+  for (const emu::AccessEvent& e : events) {
+    EXPECT_EQ(e.site, k.site("[%r22+-8]"));
+    EXPECT_EQ(e.width, 16);
+    for (int l = 0; l < 32; ++l) EXPECT_EQ(e.addr[l], 16u * (32u * e.warp + l)) << l;
+  }
 }
 
 TEST(SassRequests, WidenedMembersBecomeOneRequestPerWarp) {
@@ -169,7 +192,7 @@ TEST(SassRequests, MembersThatCannotMergeGoOnAsTheyCame) {
       "  shl.b32 %r21, %r2, 3;\n  add.s32 %r22, %r20, %r21;\n"
       "  ld.shared.f32 %f1, [%r22];\n  @%p1 ld.shared.f32 %f2, [%r22+4];\n");
   const an::SassPlan plan = an::plan_sass(k.k(), {lds(k.line("[%r22]"), 8, "LDS.64")});
-  ASSERT_EQ(plan.groups.size(), 1u);
+  ASSERT_EQ(plan.families, 1);
   const auto events = run(k, plan);
   ASSERT_EQ(events.size(), 4u);
   EXPECT_EQ(events[0].width, 4);

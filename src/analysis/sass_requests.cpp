@@ -1,9 +1,11 @@
-// SassPlan and SassRequests: the PTX sites each SASS shared instruction serves, and the
-// emulator's PTX-level events turned into the requests the GPU issues.
+// SassPlan and SassRequests: how SASS issues each PTX shared site, and the emulator's
+// PTX-level events turned into the requests the GPU issues.
 #include "bankcheck/analysis/sass_requests.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace bankcheck::analysis {
@@ -30,61 +32,9 @@ bool same_kind(const ptx::Instr& in, model::Op op) {
   return false;
 }
 
-// Whether ptxas could have merged the accesses at instructions a..b (PTX order): the same
-// straight-line stretch, no branch, label target or barrier between them. ptxas merges
-// within a basic block; a branch target in between starts another.
-bool straight_line(const ptx::Kernel& k, std::uint32_t a, std::uint32_t b,
-                   const std::vector<bool>& is_target) {
-  if (a > b) std::swap(a, b);
-  for (std::uint32_t i = a; i <= b; ++i) {
-    const ptx::Opc op = k.code[i].op;
-    if (op == ptx::Opc::Bra || op == ptx::Opc::Bar || op == ptx::Opc::Ret || op == ptx::Opc::Exit)
-      return false;
-    if (i > a && is_target[i]) return false;
-  }
-  return true;
-}
-
-// The PTX sites (besides `issued`) that one SASS request of `width` bytes per lane covers:
-// accesses of the same kind through the same base register whose byte ranges tile one
-// `width`-byte window containing `issued`'s. Tries windows starting at `issued` first
-// (ptxas ties the merged instruction to its first access), then those starting below.
-// Empty when no tiling exists.
-std::vector<int> widened_members(const ptx::Kernel& k, int issued, int width,
-                                 const std::vector<bool>& claimed,
-                                 const std::vector<bool>& is_target) {
-  const ptx::Instr& in = k.code[k.sites[issued].instr];
-  const int w = access_width(in);
-  std::map<std::int64_t, int> at_offset;  // offset -> candidate site
-  for (std::size_t s = 0; s < k.sites.size(); ++s) {
-    if (static_cast<int>(s) == issued || claimed[s]) continue;
-    const ptx::Instr& o = k.code[k.sites[s].instr];
-    if (!shared_access(o) || o.op != in.op || o.mem.has_reg != in.mem.has_reg ||
-        (in.mem.has_reg && o.mem.reg != in.mem.reg))
-      continue;
-    if (o.op == ptx::Opc::St && o.type != in.type) continue;
-    if (!straight_line(k, k.sites[s].instr, k.sites[issued].instr, is_target)) continue;
-    at_offset.emplace(o.mem.offset, static_cast<int>(s));
-  }
-  for (int below = 0; below + w <= width; below += w) {
-    const std::int64_t start = in.mem.offset - below;
-    std::vector<int> members;
-    std::int64_t pos = start;
-    while (pos < start + width) {
-      int site = -1;
-      if (pos == in.mem.offset) {
-        site = issued;
-      } else if (auto it = at_offset.find(pos); it != at_offset.end()) {
-        site = it->second;
-      }
-      if (site < 0) break;
-      members.push_back(site);
-      pos += access_width(k.code[k.sites[site].instr]);
-    }
-    if (pos == start + width) return members;
-  }
-  return {};
-}
+// Accesses that ptxas can merge: the same operation through the same base register.
+using FamilyKey = std::tuple<ptx::Opc, bool, std::uint32_t>;
+FamilyKey family_key(const ptx::Instr& in) { return {in.op, in.mem.has_reg, in.mem.reg}; }
 
 }  // namespace
 
@@ -123,7 +73,7 @@ std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel) {
 
 SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
   SassPlan plan;
-  plan.group_of_site.assign(k.sites.size(), -1);
+  plan.sites.resize(k.sites.size());
   std::unordered_map<int, int> site_at_line;
   for (std::size_t s = 0; s < k.sites.size(); ++s)
     if (shared_access(k.code[k.sites[s].instr]))
@@ -134,86 +84,93 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
   for (const SassAccess& a : sass) {
     auto it = site_at_line.find(a.ptx_line);
     if (it == site_at_line.end()) continue;
-    if (!same_kind(k.code[k.sites[it->second].instr], a.op)) continue;
+    if (!same_kind(k.code[k.sites[static_cast<std::size_t>(it->second)].instr], a.op)) continue;
     by_site[it->second].push_back(&a);
   }
 
-  std::vector<bool> is_target(k.code.size(), false);
-  for (const ptx::Instr& in : k.code)
-    if (in.op == ptx::Opc::Bra && in.target >= 0 &&
-        static_cast<std::size_t>(in.target) < is_target.size())
-      is_target[static_cast<std::size_t>(in.target)] = true;
-
-  std::vector<bool> claimed(k.sites.size(), false);
-  for (const auto& [site, list] : by_site) claimed[static_cast<std::size_t>(site)] = true;
-
+  std::map<FamilyKey, int> family_of;
+  std::vector<int> family_width;
   for (const auto& [site, list] : by_site) {
-    const ptx::Instr& in = k.code[k.sites[site].instr];
+    const ptx::Instr& in = k.code[k.sites[static_cast<std::size_t>(site)].instr];
     const int w = access_width(in);
-    SassGroup g;
-    for (const SassAccess* a : list) g.opcodes.push_back(a->opcode);
-    const SassAccess& first = *list.front();
-    g.width = first.width;
-    g.sites = {site};
-    if (first.form == SassAccess::Form::AtomPopcInc) {
-      g.kind = SassGroup::Kind::PopcInc;
-    } else if (first.form == SassAccess::Form::AtomAggregated) {
-      g.kind = SassGroup::Kind::Aggregated;
-    } else if (first.width > w && first.width % w == 0) {
-      std::vector<int> members = widened_members(k, site, first.width, claimed, is_target);
-      if (members.empty()) {
-        plan.unmatched_sites.push_back(site);  // no tiling found: counted at PTX level
-        continue;
-      }
-      for (int m : members) claimed[static_cast<std::size_t>(m)] = true;
-      g.kind = SassGroup::Kind::Widened;
-      g.sites = std::move(members);
-      g.issued_at = site;
-    } else {
-      g.kind = SassGroup::Kind::Same;
-      g.width = w;
+    SassSite& s = plan.sites[static_cast<std::size_t>(site)];
+    int widest = 0;
+    for (const SassAccess* a : list) {
+      s.opcodes.push_back(a->opcode);
+      widest = std::max(widest, a->width);
     }
-    if (g.issued_at < 0) g.issued_at = site;
-    const int index = static_cast<int>(plan.groups.size());
-    for (int m : g.sites) plan.group_of_site[static_cast<std::size_t>(m)] = index;
-    plan.groups.push_back(std::move(g));
+    s.width = w;
+    if (list.front()->form == SassAccess::Form::AtomPopcInc) {
+      s.kind = SassSite::Kind::PopcInc;
+    } else if (list.front()->form == SassAccess::Form::AtomAggregated) {
+      s.kind = SassSite::Kind::Aggregated;
+    } else if (widest > w && widest % w == 0 && widest <= 16) {
+      auto [it, added] = family_of.emplace(family_key(in), static_cast<int>(family_width.size()));
+      if (added) family_width.push_back(widest);
+      family_width[static_cast<std::size_t>(it->second)] =
+          std::max(family_width[static_cast<std::size_t>(it->second)], widest);
+      s.kind = SassSite::Kind::Widened;
+      s.family = it->second;
+    } else {
+      s.kind = SassSite::Kind::Same;
+    }
   }
-  for (std::size_t s = 0; s < k.sites.size(); ++s)
-    if (shared_access(k.code[k.sites[s].instr]) && plan.group_of_site[s] < 0 && !claimed[s])
-      plan.unmatched_sites.push_back(static_cast<int>(s));
-  std::sort(plan.unmatched_sites.begin(), plan.unmatched_sites.end());
+  // Sites with no SASS instruction of their own: merged into a wider neighbour's request
+  // when one of their family was widened; otherwise ptxas removed or moved them.
+  for (std::size_t site = 0; site < k.sites.size(); ++site) {
+    const ptx::Instr& in = k.code[k.sites[site].instr];
+    if (!shared_access(in) || by_site.count(static_cast<int>(site))) continue;
+    auto it = family_of.find(family_key(in));
+    if (it == family_of.end()) {
+      plan.unmatched_sites.push_back(static_cast<int>(site));
+      continue;
+    }
+    plan.sites[site].kind = SassSite::Kind::Widened;
+    plan.sites[site].family = it->second;
+  }
+  for (SassSite& s : plan.sites)
+    if (s.kind == SassSite::Kind::Widened)
+      s.width = family_width[static_cast<std::size_t>(s.family)];
+  plan.families = static_cast<int>(family_width.size());
   return plan;
 }
 
-SassRequests::SassRequests(const SassPlan& plan, emu::Listener& next)
-    : plan_(plan), next_(next), member_of_site_(plan.group_of_site.size(), -1) {
-  for (const SassGroup& g : plan.groups)
-    for (std::size_t m = 0; m < g.sites.size(); ++m)
-      member_of_site_[static_cast<std::size_t>(g.sites[m])] = static_cast<int>(m);
+std::uint32_t popc_inc_lanes(const std::uint64_t* addr, std::uint32_t mask) {
+  std::uint32_t kept = mask;
+  for (int l = 0; l < model::kWarpSize; ++l) {
+    if (!((mask >> l) & 1u)) continue;
+    for (int o = 0; o < l; ++o)
+      if (((kept >> o) & 1u) && addr[o] / 4 == addr[l] / 4) {
+        kept &= ~(1u << l);
+        break;
+      }
+  }
+  return kept;
 }
 
-SassRequests::Pending& SassRequests::pending(int warp, int group) {
-  if (static_cast<std::size_t>(warp) >= pending_.size())
-    pending_.resize(static_cast<std::size_t>(warp) + 1);
-  auto& per_group = pending_[static_cast<std::size_t>(warp)];
-  if (per_group.empty()) per_group.resize(plan_.groups.size());
-  Pending& p = per_group[static_cast<std::size_t>(group)];
-  if (p.events.empty()) p.events.resize(plan_.groups[static_cast<std::size_t>(group)].sites.size());
-  return p;
+SassRequests::SassRequests(const SassPlan& plan, emu::Listener& next) : plan_(plan), next_(next) {}
+
+std::vector<SassRequests::Window>& SassRequests::windows(int warp, int family) {
+  if (static_cast<std::size_t>(warp) >= windows_.size())
+    windows_.resize(static_cast<std::size_t>(warp) + 1);
+  auto& per_family = windows_[static_cast<std::size_t>(warp)];
+  if (per_family.empty()) per_family.resize(static_cast<std::size_t>(plan_.families));
+  return per_family[static_cast<std::size_t>(family)];
 }
 
-// Members that cannot form one request go on as the PTX issued them.
-void SassRequests::flush(Pending& p, int /*group*/) {
-  if (p.have == 0) return;
-  for (std::size_t m = 0; m < p.events.size(); ++m)
-    if ((p.have >> m) & 1u) next_.on_access(p.events[m]);
-  ++unmerged_;
-  p.have = 0;
+// A window that never completed: its requests go on as the PTX issued them.
+void SassRequests::flush(Window& w) {
+  for (const emu::AccessEvent& e : w.parts) next_.on_access(e);
+  unmerged_ += w.parts.size();
+  w.parts.clear();
 }
 
 void SassRequests::flush_all() {
-  for (auto& per_group : pending_)
-    for (std::size_t g = 0; g < per_group.size(); ++g) flush(per_group[g], static_cast<int>(g));
+  for (auto& per_family : windows_)
+    for (auto& ws : per_family) {
+      for (Window& w : ws) flush(w);
+      ws.clear();
+    }
 }
 
 void SassRequests::finish() { flush_all(); }
@@ -224,71 +181,90 @@ void SassRequests::on_access(const emu::AccessEvent& e) {
     cta_ = e.cta;
   }
   if (e.space != ptx::Space::Shared || e.site < 0 ||
-      static_cast<std::size_t>(e.site) >= plan_.group_of_site.size() ||
-      plan_.group_of_site[static_cast<std::size_t>(e.site)] < 0) {
+      static_cast<std::size_t>(e.site) >= plan_.sites.size()) {
     next_.on_access(e);
     return;
   }
-  const int gi = plan_.group_of_site[static_cast<std::size_t>(e.site)];
-  const SassGroup& g = plan_.groups[static_cast<std::size_t>(gi)];
-  switch (g.kind) {
-    case SassGroup::Kind::Same:
+  const SassSite& s = plan_.sites[static_cast<std::size_t>(e.site)];
+  switch (s.kind) {
+    case SassSite::Kind::Ptx:
+    case SassSite::Kind::Same:
       next_.on_access(e);
       return;
-    case SassGroup::Kind::PopcInc: {
-      // One update per distinct 32-bit word: the lanes on a word are counted together.
+    case SassSite::Kind::PopcInc: {
       emu::AccessEvent r = e;
-      for (int l = 0; l < model::kWarpSize; ++l) {
-        if (!((r.mask >> l) & 1u)) continue;
-        for (int o = 0; o < l; ++o)
-          if (((r.mask >> o) & 1u) && e.addr[o] / 4 == e.addr[l] / 4) {
-            r.mask &= ~(1u << l);
-            break;
-          }
-      }
+      r.mask = popc_inc_lanes(e.addr, e.mask);
       next_.on_access(r);
       return;
     }
-    case SassGroup::Kind::Aggregated: {
+    case SassSite::Kind::Aggregated: {
       emu::AccessEvent r = e;
-      r.mask = e.mask & (~e.mask + 1u);  // the lowest active lane issues it
+      r.mask = aggregated_lanes(e.mask);
       next_.on_access(r);
       return;
     }
-    case SassGroup::Kind::Widened:
-      break;
+    case SassSite::Kind::Widened:
+      widened(e, s);
+      return;
   }
-  Pending& p = pending(e.warp, gi);
-  const int k = member_of_site_[static_cast<std::size_t>(e.site)];
-  if ((p.have >> k) & 1u) flush(p, gi);
-  p.events[static_cast<std::size_t>(k)] = e;
-  p.have |= 1u << k;
-  const std::uint32_t full = (g.sites.size() >= 32) ? ~0u : (1u << g.sites.size()) - 1u;
-  if (p.have != full) return;
+}
 
-  // All members present: one request if the lanes agree and the addresses are contiguous
-  // from a base aligned to the SASS width.
-  const emu::AccessEvent& base = p.events[0];
-  bool ok = true;
-  for (std::size_t m = 1; m < p.events.size() && ok; ++m) ok = p.events[m].mask == base.mask;
-  for (int l = 0; l < model::kWarpSize && ok; ++l) {
-    if (!((base.mask >> l) & 1u)) continue;
-    ok = base.addr[l] % static_cast<std::uint64_t>(g.width) == 0;
-    std::uint64_t at = base.addr[l];
-    for (std::size_t m = 0; m < p.events.size() && ok; ++m) {
-      ok = p.events[m].addr[l] == at;
-      at += p.events[m].width;
-    }
-  }
-  if (!ok) {
-    flush(p, gi);
+void SassRequests::widened(const emu::AccessEvent& e, const SassSite& s) {
+  const auto width = static_cast<std::uint64_t>(s.width);
+  if (e.mask == 0) {
+    next_.on_access(e);
     return;
   }
-  emu::AccessEvent r = base;
-  r.site = g.issued_at;
-  r.width = static_cast<std::uint8_t>(g.width);
-  p.have = 0;
-  next_.on_access(r);
+  // Every lane must fill the same part of its own aligned window.
+  const int l0 = std::countr_zero(e.mask);
+  const std::uint64_t part = e.addr[l0] % width;
+  bool fits = part + e.width <= width;
+  for (int l = l0 + 1; l < model::kWarpSize && fits; ++l)
+    if ((e.mask >> l) & 1u) fits = e.addr[l] % width == part;
+  if (!fits) {
+    next_.on_access(e);
+    return;
+  }
+  const std::uint32_t bits = ((1u << e.width) - 1u) << part;
+  const std::uint32_t full = (1u << width) - 1u;
+  std::vector<Window>& ws = windows(e.warp, s.family);
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    Window& w = ws[i];
+    if (w.mask != e.mask || (w.covered & bits)) continue;
+    bool same = true;
+    for (int l = l0; l < model::kWarpSize && same; ++l)
+      if ((e.mask >> l) & 1u) same = e.addr[l] - part == w.start[l];
+    if (!same) continue;
+    w.parts.push_back(e);
+    w.covered |= bits;
+    if (w.covered != full) return;
+    // Complete: one request, tied to the lowest part that has its own SASS instruction.
+    const emu::AccessEvent* tie = nullptr;
+    for (const emu::AccessEvent& p : w.parts)
+      if (!plan_.sites[static_cast<std::size_t>(p.site)].opcodes.empty() &&
+          (tie == nullptr || p.addr[l0] < tie->addr[l0]))
+        tie = &p;
+    emu::AccessEvent r = tie ? *tie : w.parts.front();
+    r.width = static_cast<std::uint8_t>(width);
+    for (int l = 0; l < model::kWarpSize; ++l) r.addr[l] = w.start[l];
+    ++merged_;
+    ws.erase(ws.begin() + static_cast<std::ptrdiff_t>(i));
+    next_.on_access(r);
+    return;
+  }
+  // A new window; a warp keeps a few open at once (a register tile's rows), not more.
+  constexpr std::size_t kOpenWindows = 64;
+  if (ws.size() >= kOpenWindows) {
+    flush(ws.front());
+    ws.erase(ws.begin());
+  }
+  Window w;
+  w.mask = e.mask;
+  w.covered = bits;
+  for (int l = 0; l < model::kWarpSize; ++l)
+    if ((e.mask >> l) & 1u) w.start[l] = e.addr[l] - part;
+  w.parts.push_back(e);
+  ws.push_back(std::move(w));
 }
 
 }  // namespace bankcheck::analysis

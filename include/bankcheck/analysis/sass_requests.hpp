@@ -1,13 +1,14 @@
 // What the GPU issues for a kernel's shared accesses: ptxas rewrites them between PTX and
-// SASS (adjacent scalar loads become one LDS.64/LDS.128, `atomicAdd(p, 1)` with an unused
-// result becomes ATOMS.POPC.INC, a warp-uniform atomic becomes one lane's ATOMS.ADD). A
-// SassPlan says, per PTX site, which SASS instruction serves it and in what form; the
-// SassRequests listener turns the emulator's PTX-level events into the requests that SASS
-// makes, so that the bank model counts what the hardware counts.
+// SASS (adjacent scalar loads become one LDS.64/LDS.128, also across iterations of a loop
+// it unrolls; `atomicAdd(p, 1)` with an unused result becomes ATOMS.POPC.INC; a
+// warp-uniform atomic becomes one lane's ATOMS). A SassPlan says, per PTX site, how SASS
+// issues it; the SassRequests listener turns the emulator's PTX-level events into the
+// requests that SASS makes, so that the bank model counts what the hardware counts.
 //
-//   PTX events   ld.shared.f32 [r+0]  [r+4]  [r+8]  [r+12]     (4 requests, 4 B per lane)
-//                        \       |      |      /
-//   SASS request           LDS.128 [R+0]                       (1 request, 16 B per lane)
+//   PTX events   ld.shared.f32 [r-128]  [r-124]   (loop)   [r-128]  [r-124]   r += 8
+//                 iteration i: -128, -124     iteration i+1: -120, -116
+//                          \        \               /        /
+//   SASS request                LDS.128 [R3]    (ptxas unrolled the loop twice)
 #pragma once
 
 #include <cstdint>
@@ -39,66 +40,77 @@ struct SassAccess {
 // ldmatrix, stmatrix and LDGSTS are not among them yet: the emulator does not run them.
 std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel);
 
-// How one group of PTX sites is issued.
-struct SassGroup {
+// How SASS issues one PTX site.
+struct SassSite {
   enum class Kind : std::uint8_t {
-    Same,        // one PTX site, one SASS instruction of its width
-    Widened,     // several PTX sites, one wider SASS request (sites in address order)
+    Ptx,         // no SASS instruction known for it: counted as PTX issues it
+    Same,        // its own SASS instruction(s) of its width
+    Widened,     // part of wider SASS requests (it may have none of its own)
     PopcInc,     // an atomic whose lanes on one word merge
     Aggregated,  // an atomic issued by one lane for the warp
   };
-  Kind kind = Kind::Same;
-  std::vector<int> sites;            // PTX sites; Widened: member k covers bytes [k*w, (k+1)*w)
-  int width = 4;                     // bytes per lane of the SASS request
-  int issued_at = -1;                // the site whose PTX line the SASS instruction carries
-  std::vector<std::string> opcodes;  // the SASS instructions (several if ptxas duplicated)
+  Kind kind = Kind::Ptx;
+  int width = 0;    // bytes per lane of the SASS request (Widened: of the merged request)
+  int family = -1;  // Widened: sites that merge with each other (same op and base register)
+  std::vector<std::string> opcodes;  // its own SASS instructions ("LDS.128"), in SASS order
 };
 
 // The PTX-to-SASS mapping of one kernel's shared sites.
 struct SassPlan {
-  std::vector<SassGroup> groups;
-  std::vector<int> group_of_site;  // per PTX site: index into groups, -1 = no SASS known
-  // Shared PTX sites whose SASS instruction was not found (counted at PTX level).
+  std::vector<SassSite> sites;  // per PTX site (non-shared sites stay Kind::Ptx)
+  int families = 0;
+  // Shared PTX sites without a SASS instruction and no wider neighbour to merge into
+  // (ptxas removed or moved them): counted at PTX level.
   std::vector<int> unmatched_sites;
-  bool empty() const { return groups.empty(); }
+  bool empty() const { return families == 0 && unmatched_sites.empty() && sites.empty(); }
 };
 
 // Builds the plan from the kernel's decoded PTX and its SASS shared instructions.
 // Pre: `sass` lists every shared-memory instruction of the kernel's SASS, with PTX lines
 // of the same PTX text `kernel` was decoded from.
-// Post: every PTX shared site is in at most one group; a site that SASS widened into a
-// neighbour's request belongs to that neighbour's Widened group.
+// Post: a site whose SASS instruction is wider than the site, and every site with no SASS
+// instruction of its own that accesses shared memory through the same base register with
+// the same operation, are Widened in one family of that width.
 SassPlan plan_sass(const ptx::Kernel& kernel, const std::vector<SassAccess>& sass);
 
+// The request ATOMS.POPC.INC makes: one lane per distinct 32-bit word (the lowest).
+std::uint32_t popc_inc_lanes(const std::uint64_t* addr, std::uint32_t mask);
+// The request of a warp-aggregated atomic: the lowest active lane.
+inline std::uint32_t aggregated_lanes(std::uint32_t mask) { return mask & (~mask + 1u); }
+
 // A listener between the emulator and the analysis: forwards non-shared events and sites
-// the plan does not know unchanged; rewrites the others into the requests SASS issues.
-// A Widened group is emitted once all its members have arrived for a warp with the same
-// lanes and contiguous addresses; otherwise (a member missing, lanes differing, addresses
-// not contiguous or not aligned to the SASS width) its members go on as they came, as
-// ptxas could not have merged them. One instance per thread; `finish()` flushes.
+// the plan does not change unchanged, and rewrites the others into the requests SASS
+// issues. Widened: per warp, a site's request fills part of each lane's aligned window of
+// the family's width (the same part in every lane); once other requests of the family
+// with the same lanes have filled the rest, one request of the full width goes on, tied
+// to a member that has its own SASS instruction. Requests that cannot complete a window
+// go on as they came. One instance per thread; `finish()` flushes.
 class SassRequests : public emu::Listener {
  public:
   SassRequests(const SassPlan& plan, emu::Listener& next);
   void on_access(const emu::AccessEvent& e) override;
-  void finish();  // flushes members still waiting (end of a run)
-  // Widened groups whose members arrived but could not be merged (counted per request).
+  void finish();  // flushes partial windows (the end of a run)
+  // Member requests that went on unmerged (their window never completed).
   std::uint64_t unmerged() const { return unmerged_; }
+  std::uint64_t merged() const { return merged_; }
 
  private:
-  struct Pending {
-    std::uint32_t have = 0;  // members present (bit k)
-    std::vector<emu::AccessEvent> events;
+  struct Window {
+    std::uint32_t mask = 0;
+    std::uint32_t covered = 0;  // bytes of the window filled (bit i = byte i)
+    std::uint64_t start[model::kWarpSize] = {};
+    std::vector<emu::AccessEvent> parts;
   };
-  void flush(Pending& p, int group);
+  void flush(Window& w);
   void flush_all();
-  Pending& pending(int warp, int group);
+  std::vector<Window>& windows(int warp, int family);
+  void widened(const emu::AccessEvent& e, const SassSite& s);
 
   const SassPlan& plan_;
   emu::Listener& next_;
   std::uint64_t cta_ = ~0ull;
-  std::vector<std::vector<Pending>> pending_;  // [warp][group]
-  std::vector<int> member_of_site_;            // index of the site within its group
-  std::uint64_t unmerged_ = 0;
+  std::vector<std::vector<std::vector<Window>>> windows_;  // [warp][family]
+  std::uint64_t unmerged_ = 0, merged_ = 0;
 };
 
 }  // namespace bankcheck::analysis
