@@ -1,0 +1,205 @@
+// The shared-memory side of the tensor-core data movers: ldmatrix/stmatrix (LDSM/STSM)
+// and cp.async (LDGSTS), as the H100 counts their wavefronts.
+//
+// Every rule below was found on bench/hardware/matrix (one warp, one instruction per
+// launch, 1,260 patterns; H100 results in bench/hardware/corpora_results/matrix_*) and is
+// replayed by tests/matrix_corpus_test.cpp. docs/model.md ("ldmatrix, stmatrix,
+// cp.async") gives the measurements behind each.
+//
+// Worked example (sm_90): ldmatrix.x4 of a row-major 64-half tile (128-byte rows), lane
+// 8m+r giving row r of matrix m at r*128 + m*16: the eight rows of each matrix sit in
+// banks 4m..4m+3, eight different words each, so each matrix costs 8 wavefronts: 32 in
+// all, ideal 4, 8-way. XOR-swizzling the 16-byte chunk by the row (CuTe Swizzle<3,4,3>)
+// spreads the rows over all 32 banks: 4 wavefronts.
+#pragma once
+
+#include <cstdint>
+
+#include "bankcheck/model/access.hpp"
+#include "bankcheck/model/analyze.hpp"
+#include "bankcheck/model/arch.hpp"
+#include "bankcheck/model/config.hpp"
+
+namespace bankcheck::model {
+
+enum class MatrixOp : std::uint8_t { Load, Store };  // ldmatrix (LDSM), stmatrix (STSM)
+
+// One ldmatrix/stmatrix .m8n8 .b16: `matrices` (1, 2 or 4) 8x8 matrices of 16-bit
+// elements, each eight 16-byte rows. Lane 8m+r gives the byte address of row r of matrix
+// m; lanes past 8 * matrices are ignored (.x1 reads lanes 0-7, .x2 lanes 0-15).
+// `.trans` changes which register gets which element, not which bytes move: the H100
+// charges it the same (all 940 patterns, each measured with and without .trans).
+struct MatrixAccess {
+  MatrixOp op = MatrixOp::Load;
+  std::uint8_t matrices = 4;
+  bool trans = false;
+  std::uint32_t addr[kWarpSize] = {};
+};
+
+// One cp.async (LDGSTS): each active lane copies `width` bytes (4, 8 or 16) from
+// global_addr to addr in shared memory. `bypass` is .cg (LDGSTS.BYPASS, 16 bytes only);
+// `src_size` says the instruction carries a src-size operand (.ZFILL in SASS), whatever
+// its value: the H100 charges src-size 0 (all zeros) the same as a full copy.
+struct AsyncCopy {
+  std::uint8_t width = 16;
+  bool bypass = false;
+  bool src_size = false;
+  std::uint32_t active = 0xFFFFFFFFu;
+  std::uint32_t addr[kWarpSize] = {};         // shared destination
+  std::uint32_t global_addr[kWarpSize] = {};  // global source (used by .BYPASS only)
+
+  BANKCHECK_HD constexpr bool lane_active(int lane) const { return (active >> lane) & 1u; }
+};
+
+namespace detail {
+
+// The request an ldmatrix/stmatrix is charged as: a 16-byte access per row, in
+// quarter-warp phases (one phase = one matrix), never paired. Pairing would merge two
+// matrices that share their rows; the H100 does not (the `dup_*` patterns: x4 with four
+// copies of one matrix costs 4, not 2).
+BANKCHECK_HD constexpr WarpAccess matrix_rows(const MatrixAccess& m) {
+  WarpAccess a;
+  a.op = Op::Store;  // the phase rule without load pairing
+  a.width = 16;
+  a.active = lanes_mask(0, 8 * m.matrices);
+  for (int lane = 0; lane < kWarpSize; ++lane) a.addr[lane] = m.addr[lane];
+  return a;
+}
+
+// LDGSTS through L1 (.ca, and the zero-fill part of .ZFILL): store phases (whole warp for
+// 4 bytes, half-warps for 8, quarter-warps for 16), and each lane's words count apart
+// even where lanes write the same address: no multicast, as for shared atomics (stride 0:
+// 32 wavefronts at every width).
+template <bool Record>
+BANKCHECK_HD constexpr Verdict ldgsts_l1(const AsyncCopy& c, Schedule* s, int first_wf) {
+  Verdict v;
+  const int phase = c.width == 4 ? 32 : (c.width == 8 ? 16 : 8);
+  const int words = c.width / 4;
+  for (int first = 0, p = 0; first < kWarpSize; first += phase, ++p) {
+    const std::uint32_t lanes = lanes_mask(first, phase) & c.active;
+    if constexpr (Record) push_phase(s, lanes_mask(first, phase));
+    if (!lanes) continue;
+    int count[32] = {};
+    int worst = 0;
+    const int base = first_wf + static_cast<int>(v.wavefronts);
+    for (int lane = first; lane < first + phase; ++lane) {
+      if (!((lanes >> lane) & 1u)) continue;
+      for (int k = 0; k < words; ++k) {
+        const std::uint32_t word = c.addr[lane] / 4 + static_cast<std::uint32_t>(k);
+        const int bank = static_cast<int>(word & 31u);
+        const int round = count[bank]++;
+        worst = count[bank] > worst ? count[bank] : worst;
+        if constexpr (Record) push_slot(s, base + round, p, bank, word * 4, 1u << lane, round);
+      }
+    }
+    if constexpr (Record) push_wavefronts(s, worst, p);
+    v.wavefronts += static_cast<std::uint32_t>(worst);
+    v.ideal_wavefronts += 1;
+    v.ways =
+        static_cast<std::uint32_t>(worst) > v.ways ? static_cast<std::uint32_t>(worst) : v.ways;
+  }
+  return v;
+}
+
+// LDGSTS.BYPASS (.cg): the data goes from L2 to shared memory outside the LSU data pipe
+// (l1tex__data_pipe_lsu_wavefronts_mem_shared does not count it); Nsight Compute's LDGSTS
+// counters charge it wavefronts and never a bank conflict. Best rule found (69 of 80
+// measured patterns exact, docs/model.md lists the others): after dropping lanes that
+// repeat an earlier lane's shared address, one wavefront per distinct (global 128-byte
+// line, shared 128-byte line, shared - global displacement).
+BANKCHECK_HD constexpr std::uint32_t ldgsts_bypass_wavefronts(const AsyncCopy& c) {
+  std::uint32_t key_line[kWarpSize] = {}, key_shared[kWarpSize] = {}, key_disp[kWarpSize] = {};
+  std::uint32_t kept = 0;
+  int n = 0;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!c.lane_active(lane)) continue;
+    bool repeat = false;
+    for (int j = 0; j < lane && !repeat; ++j)
+      repeat = ((kept >> j) & 1u) && c.addr[j] == c.addr[lane];
+    if (repeat) continue;
+    kept |= 1u << lane;
+    const std::uint32_t g = c.global_addr[lane] / 128, sh = c.addr[lane] / 128;
+    const std::uint32_t d = c.addr[lane] - c.global_addr[lane];
+    bool seen = false;
+    for (int k = 0; k < n && !seen; ++k)
+      seen = key_line[k] == g && key_shared[k] == sh && key_disp[k] == d;
+    if (seen) continue;
+    key_line[n] = g;
+    key_shared[n] = sh;
+    key_disp[n] = d;
+    ++n;
+  }
+  return static_cast<std::uint32_t>(n);
+}
+
+}  // namespace detail
+
+// Costs one ldmatrix/stmatrix. Each matrix is one phase; a phase costs the most distinct
+// 4-byte words one bank delivers for its eight rows; ideal = matrices.
+// Pre: matrices in {1, 2, 4}; the used lanes' addresses 16-byte aligned (else the
+// verdict's error says which lane). Post: ideal_wavefronts == matrices on success.
+// ldmatrix exists from sm_75 and stmatrix from sm_90; the rule was measured on sm_90 and
+// is applied to every Maxwell-rule architecture that has the instruction.
+BANKCHECK_HD constexpr Verdict analyze_matrix(const MatrixAccess& m, const Arch& arch,
+                                              Schedule* schedule = nullptr) {
+  Verdict v;
+  const int needs = m.op == MatrixOp::Load ? 75 : 90;
+  if (arch.rule != BankRule::Maxwell || arch.cc < needs) {
+    v.error = AccessError::Unsupported;
+    return v;
+  }
+  if (m.matrices != 1 && m.matrices != 2 && m.matrices != 4) {
+    v.error = AccessError::BadWidth;
+    return v;
+  }
+  return analyze(detail::matrix_rows(m), arch, schedule);
+}
+
+// Costs the shared side of one cp.async, as Nsight Compute's LDGSTS counters
+// (`..._mem_shared_op_ldgsts`) count it; LDGSTS never shows in the op_ld or op_st ones.
+//   .ca (LDGSTS, LDGSTS.E.64/128):      ldgsts_l1 above.
+//   .cg (LDGSTS.E.BYPASS.128):          bypass wavefronts, all of them ideal.
+//   .cg with src-size (BYPASS...ZFILL): both: the bypass wavefronts plus the .ca cost of the
+//                                       same request, whose conflicts are the only ones.
+// Pre: width 4, 8 or 16 (16 for bypass), active lanes aligned to it. cp.async exists from
+// sm_80; measured on sm_90.
+BANKCHECK_HD constexpr Verdict analyze_ldgsts(const AsyncCopy& c, const Arch& arch,
+                                              Schedule* schedule = nullptr) {
+  Verdict v;
+  if (arch.rule != BankRule::Maxwell || arch.cc < 80) {
+    v.error = AccessError::Unsupported;
+    return v;
+  }
+  if ((c.width != 4 && c.width != 8 && c.width != 16) || (c.bypass && c.width != 16)) {
+    v.error = AccessError::BadWidth;
+    return v;
+  }
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (c.lane_active(lane) && c.addr[lane] % c.width) {
+      v.error = AccessError::Misaligned;
+      v.error_lane = static_cast<std::int8_t>(lane);
+      return v;
+    }
+  }
+  if (schedule) *schedule = Schedule{};
+  const std::uint32_t bypass = c.bypass ? detail::ldgsts_bypass_wavefronts(c) : 0;
+  if (c.bypass && !c.src_size) {
+    v.wavefronts = v.ideal_wavefronts = bypass;
+    v.ways = bypass ? 1 : 0;
+    if (schedule) {
+      detail::push_phase(schedule, 0xFFFFFFFFu);
+      detail::push_wavefronts(schedule, static_cast<int>(bypass), 0);
+    }
+    return v;
+  }
+  // The bypass wavefronts come first in the schedule (phase 0, no slots: which bank
+  // writes what in them is not known), then the L1 part's phases.
+  if (schedule && bypass) detail::push_wavefronts(schedule, static_cast<int>(bypass), 0);
+  v = schedule ? detail::ldgsts_l1<true>(c, schedule, static_cast<int>(bypass))
+               : detail::ldgsts_l1<false>(c, nullptr, 0);
+  v.wavefronts += bypass;
+  v.ideal_wavefronts += bypass;
+  return v;
+}
+
+}  // namespace bankcheck::model
