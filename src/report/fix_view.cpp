@@ -202,7 +202,7 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
   const auto& r = fr.check;
   nlohmann::json j;
   j["schema_version"] = 1;
-  j["tool"] = {{"name", "bankcheck"}, {"version", BANKCHECK_VERSION}};
+  j["tool"] = {{"name", "bankcheck"}, {"version", tool_version()}};
   j["input"] = r.input;
   j["arch"] = r.arch->name;
   j["kernels"] = nlohmann::json::array();
