@@ -17,6 +17,7 @@
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/fix.hpp"
 #include "bankcheck/driver/nvcc.hpp"
+#include "bankcheck/report/fix_wording.hpp"
 
 namespace an = bankcheck::analysis;
 namespace drv = bankcheck::driver;
@@ -190,12 +191,12 @@ TEST(Fix, TransposeSuggestionsAndTheirCode) {
   EXPECT_EQ(a.wavefronts, 6u * 32 * (1 + 32));
   ASSERT_GE(a.suggestions.size(), 3u);
   EXPECT_EQ(a.suggestions[0].remap.kind, an::FixKind::Swizzle);
-  EXPECT_EQ(a.suggestions[0].change,
+  EXPECT_EQ(bankcheck::report::suggestion_change(a, a.suggestions[0]),
             "XOR the column with the row (Swizzle<5,0,5>): tile[threadIdx.y][threadIdx.x ^ "
             "threadIdx.y]");
   for (const auto& s : a.suggestions) {
-    EXPECT_EQ(s.wavefronts_after, s.ideal_wavefronts) << s.change;
-    EXPECT_EQ(s.wavefronts_after, 6u * 32 * 2) << s.change;
+    EXPECT_EQ(s.wavefronts_after, s.ideal_wavefronts) << bankcheck::report::suggestion_change(a, s);
+    EXPECT_EQ(s.wavefronts_after, 6u * 32 * 2) << bankcheck::report::suggestion_change(a, s);
   }
   const an::Suggestion* pad = nullptr;
   for (const auto& s : a.suggestions)
@@ -273,7 +274,7 @@ TEST(Fix, PredictionsMatchTheRewrittenSourceChecked) {
         const bool needs_edits = !(s.remap.kind == an::FixKind::Pad && s.applicable);
         if (needs_edits && s.edits.empty()) continue;
         if (!needs_edits && s.declaration.empty()) continue;
-        SCOPED_TRACE(s.change);
+        SCOPED_TRACE(bankcheck::report::suggestion_change(a, s));
         auto src = lines_of(read(example(c.file)));
         if (!s.declaration.empty()) src[static_cast<size_t>(a.decl->line) - 1] = s.declaration;
         for (const auto& e : s.edits) src[static_cast<size_t>(e.line) - 1] = e.after;
