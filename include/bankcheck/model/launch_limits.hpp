@@ -1,11 +1,21 @@
-// Launch limits per architecture: the most shared memory one block may use (with the
-// opt-in, cudaFuncAttributeMaxDynamicSharedMemorySize), for every architecture in kArchs.
+// Launch shapes and their limits per architecture: the one Dim3 of grids, blocks and CTA
+// ids, and the most shared memory one block may use (with the opt-in,
+// cudaFuncAttributeMaxDynamicSharedMemorySize), for every architecture in kArchs.
 #pragma once
+
+#include <cstdint>
 
 #include "bankcheck/model/arch.hpp"
 #include "bankcheck/model/occupancy.hpp"
 
 namespace bankcheck::model {
+
+// A grid, a block or a CTA id: x fastest; missing dimensions are 1.
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  constexpr std::uint64_t count() const { return std::uint64_t{x} * y * z; }
+  friend constexpr bool operator==(const Dim3&, const Dim3&) = default;
+};
 
 // Bytes of shared memory (static + dynamic) one block may use on `arch`.
 // Sources: for the architectures the occupancy calculator knows (7.0 ... 9.0) its own
