@@ -224,7 +224,8 @@ std::map<std::string, KernelResources> ptxas_resources(const std::string& ptx,
   {
     std::ofstream f(in, std::ios::binary);
     f << ptx;
-    if (!f) throw DriverError(fmt::format("cannot write {}", in));
+    f.close();  // flushed before ptxas reads it
+    if (!f) throw DriverError(fmt::format("cannot write {}: {}", in, std::strerror(errno)));
   }
   RunResult result =
       run({ptxas, "-v", "-arch=" + arch, in, "-o", tmp.path() + "/out.cubin"}, tmp.path(),
