@@ -15,7 +15,7 @@
 namespace bankcheck::explain {
 namespace {
 
-ExplainInput decl_input(std::string decl, std::string expr, Dim3 block = {}) {
+ExplainInput decl_input(std::string decl, std::string expr, Dim3 block = {32, 1, 1}) {
   ExplainInput in;
   in.decl = std::move(decl);
   in.expr = std::move(expr);
@@ -23,7 +23,7 @@ ExplainInput decl_input(std::string decl, std::string expr, Dim3 block = {}) {
   return in;
 }
 
-ExplainInput type_input(std::string type, std::string expr, Dim3 block = {}) {
+ExplainInput type_input(std::string type, std::string expr, Dim3 block = {32, 1, 1}) {
   ExplainInput in;
   in.type = std::move(type);
   in.expr = std::move(expr);

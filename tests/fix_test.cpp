@@ -17,6 +17,7 @@
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/fix.hpp"
 #include "bankcheck/driver/nvcc.hpp"
+#include "bankcheck/report/fix_wording.hpp"
 
 namespace an = bankcheck::analysis;
 namespace drv = bankcheck::driver;
@@ -139,6 +140,40 @@ TEST(FixSource, DeclarationsAndConstants) {
   EXPECT_FALSE(an::eval_constant("TILE +", defs));
 }
 
+// The declaration reader goes through the CUDA source reader: `//` inside a string literal
+// does not cut the line, a declaration inside a /* */ comment is not taken, and comments in
+// a dimension or a #define are not part of its text's value.
+TEST(FixSource, CommentsAndStringsDoNotBreakDeclarations) {
+  const std::vector<std::string> src = {
+      "#define TILE 32 /* the tile side */",
+      "#define PAD (1) // one column",
+      "__global__ void k(float* out) {",
+      "  /* an older version:",
+      "  __shared__ float tile[8][8];",
+      "  */",
+      "  const char* url = \"http://example.com\"; __shared__ float tile[TILE][TILE + PAD];",
+      "  out[0] = tile[0][0];",
+      "}",
+  };
+  const auto d = an::find_shared_decl(src, "k", "tile");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->line, 7);
+  EXPECT_EQ(d->type, "float");
+  ASSERT_EQ(d->dims.size(), 2u);
+  EXPECT_EQ(d->dims[0], "TILE");
+  EXPECT_EQ(d->dims[1], "TILE + PAD");
+  EXPECT_EQ(d->dim_values[0], 32);
+  EXPECT_EQ(d->dim_values[1], 33);
+  EXPECT_EQ(d->text.substr(d->last_dim_begin, d->last_dim_end - d->last_dim_begin), "TILE + PAD");
+  // A dimension with a comment inside it evaluates without the comment.
+  const std::vector<std::string> inner = {
+      "__global__ void k() { __shared__ int s[64 /* rows */][2 * 16]; }"};
+  const auto e = an::find_shared_decl(inner, "k", "s");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->dim_values[0], 64);
+  EXPECT_EQ(e->dim_values[1], 32);
+}
+
 TEST(Fix, TransposeSuggestionsAndTheirCode) {
   REQUIRE_NVCC();
   const auto r = drv::fix(fix_options("transpose.cu", "transposeShared", "6"));
@@ -156,12 +191,12 @@ TEST(Fix, TransposeSuggestionsAndTheirCode) {
   EXPECT_EQ(a.wavefronts, 6u * 32 * (1 + 32));
   ASSERT_GE(a.suggestions.size(), 3u);
   EXPECT_EQ(a.suggestions[0].remap.kind, an::FixKind::Swizzle);
-  EXPECT_EQ(a.suggestions[0].change,
+  EXPECT_EQ(bankcheck::report::suggestion_change(a, a.suggestions[0]),
             "XOR the column with the row (Swizzle<5,0,5>): tile[threadIdx.y][threadIdx.x ^ "
             "threadIdx.y]");
   for (const auto& s : a.suggestions) {
-    EXPECT_EQ(s.wavefronts_after, s.ideal_wavefronts) << s.change;
-    EXPECT_EQ(s.wavefronts_after, 6u * 32 * 2) << s.change;
+    EXPECT_EQ(s.wavefronts_after, s.ideal_wavefronts) << bankcheck::report::suggestion_change(a, s);
+    EXPECT_EQ(s.wavefronts_after, 6u * 32 * 2) << bankcheck::report::suggestion_change(a, s);
   }
   const an::Suggestion* pad = nullptr;
   for (const auto& s : a.suggestions)
@@ -239,7 +274,7 @@ TEST(Fix, PredictionsMatchTheRewrittenSourceChecked) {
         const bool needs_edits = !(s.remap.kind == an::FixKind::Pad && s.applicable);
         if (needs_edits && s.edits.empty()) continue;
         if (!needs_edits && s.declaration.empty()) continue;
-        SCOPED_TRACE(s.change);
+        SCOPED_TRACE(bankcheck::report::suggestion_change(a, s));
         auto src = lines_of(read(example(c.file)));
         if (!s.declaration.empty()) src[static_cast<size_t>(a.decl->line) - 1] = s.declaration;
         for (const auto& e : s.edits) src[static_cast<size_t>(e.line) - 1] = e.after;

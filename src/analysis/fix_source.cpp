@@ -1,14 +1,19 @@
 // The fix advisor's view of the .cu source: `__shared__` declarations, constant
-// dimensions, and the subscripts of an array on a line (for the code change to print).
+// dimensions, and the subscripts of an array on a line (for the code change to print). The
+// text is read through explain's CUDA source reader and its dimensions through explain's
+// evaluator.
+#include "fix_source.hpp"
+
 #include <cctype>
 #include <functional>
+#include <map>
 #include <optional>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "bankcheck/analysis/fix.hpp"
-#include "fix_source.hpp"
+#include "bankcheck/explain/cuda_source.hpp"
 
 namespace bankcheck::analysis {
 namespace {
@@ -31,166 +36,50 @@ std::string trim(std::string s) {
   return s;
 }
 
-// The text of the source line without a // comment.
+// The code of one source line: comments and literals blanked, columns kept.
 std::string code_of(const std::string& line) {
-  const auto c = line.find("//");
-  return c == std::string::npos ? line : line.substr(0, c);
+  return explain::code_only(line, explain::Directives::Keep);
 }
 
-class ConstEval {
- public:
-  ConstEval(const std::string& s, const std::vector<std::string>& src, int depth)
-      : s_(s), src_(src), depth_(depth) {}
-  std::optional<long long> run() {
-    auto v = expr();
-    skip();
-    if (!v || p_ != s_.size()) return std::nullopt;
-    return v;
-  }
+// The source's lines as code (a /* */ comment over several lines blanked too).
+std::vector<std::string> code_of(const std::vector<std::string>& src) {
+  std::string text;
+  for (const auto& l : src) text += l + "\n";
+  std::vector<std::string> lines = explain::code_lines(text, explain::Directives::Keep);
+  lines.resize(src.size());
+  return lines;
+}
 
- private:
-  void skip() {
-    while (p_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[p_]))) ++p_;
-  }
-  bool eat(const char* op) {
-    skip();
-    const std::size_t n = std::char_traits<char>::length(op);
-    if (s_.compare(p_, n, op) != 0) return false;
-    // '<' must not eat '<<' etc.
-    if (n == 1 && p_ + 1 < s_.size() && (op[0] == '<' || op[0] == '>') && s_[p_ + 1] == op[0])
-      return false;
-    p_ += n;
-    return true;
-  }
-  std::optional<long long> expr() {  // shifts
-    auto v = additive();
-    while (v) {
-      if (eat("<<")) {
-        auto r = additive();
-        if (!r || *r < 0 || *r > 40) return std::nullopt;
-        v = *v << *r;
-      } else if (eat(">>")) {
-        auto r = additive();
-        if (!r || *r < 0 || *r > 62) return std::nullopt;
-        v = *v >> *r;
-      } else {
-        break;
-      }
-    }
-    return v;
-  }
-  std::optional<long long> additive() {
-    auto v = term();
-    while (v) {
-      if (eat("+")) {
-        auto r = term();
-        if (!r) return std::nullopt;
-        v = *v + *r;
-      } else if (eat("-")) {
-        auto r = term();
-        if (!r) return std::nullopt;
-        v = *v - *r;
-      } else {
-        break;
-      }
-    }
-    return v;
-  }
-  std::optional<long long> term() {
-    auto v = unary();
-    while (v) {
-      if (eat("*")) {
-        auto r = unary();
-        if (!r || (*v != 0 && (*r > (1ll << 40) || *r < -(1ll << 40)))) return std::nullopt;
-        v = *v * *r;
-      } else if (eat("/")) {
-        auto r = unary();
-        if (!r || *r == 0) return std::nullopt;
-        v = *v / *r;
-      } else if (eat("%")) {
-        auto r = unary();
-        if (!r || *r == 0) return std::nullopt;
-        v = *v % *r;
-      } else {
-        break;
-      }
-    }
-    return v;
-  }
-  std::optional<long long> unary() {
-    if (eat("-")) {
-      auto v = unary();
-      if (!v) return std::nullopt;
-      return -*v;
-    }
-    if (eat("+")) return unary();
-    return primary();
-  }
-  std::optional<long long> primary() {
-    skip();
-    if (p_ >= s_.size()) return std::nullopt;
-    if (s_[p_] == '(') {
-      ++p_;
-      auto v = expr();
-      if (!eat(")")) return std::nullopt;
-      return v;
-    }
-    if (std::isdigit(static_cast<unsigned char>(s_[p_]))) {
-      long long v = 0;
-      int base = 10;
-      if (s_.compare(p_, 2, "0x") == 0 || s_.compare(p_, 2, "0X") == 0) {
-        base = 16;
-        p_ += 2;
-      }
-      bool any = false;
-      while (p_ < s_.size() && std::isxdigit(static_cast<unsigned char>(s_[p_]))) {
-        const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[p_])));
-        const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : c - 'a' + 10;
-        if (d >= base) break;
-        v = v * base + d;
-        if (v > (1ll << 48)) return std::nullopt;
-        any = true;
-        ++p_;
-      }
-      while (p_ < s_.size() && (s_[p_] == 'u' || s_[p_] == 'U' || s_[p_] == 'l' || s_[p_] == 'L'))
-        ++p_;
-      if (!any) return std::nullopt;
-      return v;
-    }
-    if (ident_char(s_[p_])) {
-      std::size_t q = p_;
-      while (q < s_.size() && ident_char(s_[q])) ++q;
-      const std::string name = s_.substr(p_, q - p_);
-      p_ = q;
-      if (depth_ > 8) return std::nullopt;
-      auto def = definition(name, src_);
-      if (!def) return std::nullopt;
-      return ConstEval(*def, src_, depth_ + 1).run();
-    }
-    return std::nullopt;
-  }
+std::string joined(const std::vector<std::string>& src) {
+  std::string text;
+  for (const auto& l : src) text += l + "\n";
+  return text;
+}
 
-  const std::string& s_;
-  const std::vector<std::string>& src_;
-  int depth_;
-  std::size_t p_ = 0;
-};
+std::optional<long long> eval_in(const std::string& expr, const std::vector<std::string>& src,
+                                 int depth) {
+  if (depth > 8) return std::nullopt;
+  const auto v = explain::eval_constant(expr, [&](const std::string& name) {
+    const auto def = definition(name, src);
+    return def ? eval_in(*def, src, depth + 1) : std::nullopt;
+  });
+  if (v) return static_cast<long long>(*v);
+  return std::nullopt;
+}
 
 }  // namespace
 
 std::optional<std::string> definition(const std::string& name,
                                       const std::vector<std::string>& src) {
-  for (const auto& raw : src) {
-    const std::string line = code_of(raw);
+  const std::vector<std::string> code = code_of(src);
+  std::optional<std::map<std::string, std::string>> defines;  // read at the first directive
+  for (const auto& line : code) {
     const std::string t = trim(line);
-    if (t.rfind("#define", 0) == 0) {
-      std::size_t p = 7;
-      while (p < t.size() && std::isspace(static_cast<unsigned char>(t[p]))) ++p;
-      std::size_t q = p;
-      while (q < t.size() && ident_char(t[q])) ++q;
-      if (t.compare(p, q - p, name) == 0 && q - p == name.size() &&
-          (q >= t.size() || t[q] != '('))
-        return trim(t.substr(q));
+    if (!t.empty() && t[0] == '#') {
+      if (!defines) defines = explain::object_defines(joined(src));
+      const std::size_t d = find_word(t, "define");
+      if (d != std::string::npos && find_word(t, name, d) != std::string::npos)
+        if (auto it = defines->find(name); it != defines->end()) return it->second;
       continue;
     }
     if (find_word(line, "const") == std::string::npos &&
@@ -216,9 +105,8 @@ std::optional<std::string> definition(const std::string& name,
 
 std::optional<long long> eval_constant(const std::string& expr,
                                        const std::vector<std::string>& source_lines) {
-  return ConstEval(expr, source_lines, 0).run();
+  return eval_in(expr, source_lines, 0);
 }
-
 std::vector<Subscripted> find_subscripts(const std::string& line, const std::string& name) {
   std::vector<Subscripted> out;
   const std::string code = code_of(line);
@@ -254,8 +142,9 @@ std::vector<Subscripted> find_subscripts(const std::string& line, const std::str
 std::optional<SharedDecl> find_shared_decl(const std::vector<std::string>& src,
                                            const std::string& kernel, const std::string& name,
                                            const std::function<bool(const SharedDecl&)>& accept) {
+  const std::vector<std::string> code_lines = code_of(src);
   auto decl_at = [&](std::size_t i) -> std::optional<SharedDecl> {
-    const std::string code = code_of(src[i]);
+    const std::string& code = code_lines[i];
     const std::size_t sh = find_word(code, "__shared__");
     if (sh == std::string::npos) return std::nullopt;
     const std::size_t at = find_word(code, name, sh);
@@ -290,25 +179,26 @@ std::optional<SharedDecl> find_shared_decl(const std::vector<std::string>& src,
         d.last_dim_end = close;
       }
     if (d.dims.empty()) return std::nullopt;
-    for (const auto& e : d.dims) d.dim_values.push_back(e.empty() ? -1 : eval_constant(e, src).value_or(-1));
+    for (const auto& e : d.dims)
+      d.dim_values.push_back(e.empty() ? -1 : eval_constant(e, src).value_or(-1));
     if (accept && !accept(d)) return std::nullopt;
     return d;
   };
   // The kernel's definition line: `__global__` on it or on one of the two before.
   std::size_t start = src.size(), stop = src.size();
   for (std::size_t i = 0; i < src.size() && start == src.size(); ++i) {
-    const std::string code = code_of(src[i]);
+    const std::string& code = code_lines[i];
     const std::size_t at = find_word(code, kernel);
     if (at == std::string::npos) continue;
     std::size_t p = at + kernel.size();
     while (p < code.size() && std::isspace(static_cast<unsigned char>(code[p]))) ++p;
     if (p < code.size() && code[p] != '(' && code[p] != '<') continue;
     for (std::size_t j = i >= 2 ? i - 2 : 0; j <= i; ++j)
-      if (find_word(code_of(src[j]), "__global__") != std::string::npos) start = i;
+      if (find_word(code_lines[j], "__global__") != std::string::npos) start = i;
   }
   if (start < src.size()) {
     for (std::size_t i = start + 1; i < src.size(); ++i)
-      if (find_word(code_of(src[i]), "__global__") != std::string::npos) {
+      if (find_word(code_lines[i], "__global__") != std::string::npos) {
         stop = i;
         break;
       }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -67,6 +69,10 @@ FixReport fix(const FixOptions& o) {
         std::ofstream f(fr.patched_path, std::ios::binary);
         if (!f) throw DriverError(fmt::format("--apply: cannot write '{}'", fr.patched_path));
         f << *patched;
+        f.close();  // a full disk shows at the flush the close does
+        if (!f)
+          throw DriverError(fmt::format("--apply: cannot write '{}': {}", fr.patched_path,
+                                        errno ? std::strerror(errno) : "write failed"));
       }
       fr.applied = true;
       CheckOptions again = o.check;

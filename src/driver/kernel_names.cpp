@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "bankcheck/driver/launch.hpp"
+#include "bankcheck/explain/cuda_source.hpp"
 
 namespace bankcheck::driver {
 namespace {
@@ -80,82 +81,6 @@ std::string squeeze_blanks(std::string_view s) {
 }
 
 // ---- Source scanning for kernel_param_names ----
-
-// The source with comments, string and character literals, and preprocessor lines replaced
-// by blanks (newlines kept), so that a token scan sees only code.
-std::string code_only(std::string_view src) {
-  std::string out(src);
-  auto blank = [&](std::size_t from, std::size_t to) {
-    for (std::size_t k = from; k < to && k < out.size(); ++k)
-      if (out[k] != '\n') out[k] = ' ';
-  };
-  bool line_start = true;  // only blanks so far on this line
-  std::size_t i = 0;
-  const std::size_t n = src.size();
-  while (i < n) {
-    char c = src[i];
-    if (c == '\n') {
-      line_start = true;
-      ++i;
-      continue;
-    }
-    if (line_start && c == '#') {  // a directive, with backslash continuations
-      std::size_t j = i;
-      while (j < n && !(src[j] == '\n' && (j == 0 || src[j - 1] != '\\'))) ++j;
-      blank(i, j);
-      i = j;
-      continue;
-    }
-    if (!is_space(c)) line_start = false;
-    if (c == '/' && i + 1 < n && src[i + 1] == '/') {
-      std::size_t j = src.find('\n', i);
-      if (j == std::string_view::npos) j = n;
-      blank(i, j);
-      i = j;
-      continue;
-    }
-    if (c == '/' && i + 1 < n && src[i + 1] == '*') {
-      std::size_t j = src.find("*/", i + 2);
-      j = j == std::string_view::npos ? n : j + 2;
-      blank(i, j);
-      i = j;
-      continue;
-    }
-    if (c == '"' && i > 0 && src[i - 1] == 'R' &&
-        (i < 2 || !is_ident_char(src[i - 2]) || src[i - 2] == '8' || src[i - 2] == 'u' ||
-         src[i - 2] == 'U' || src[i - 2] == 'L')) {
-      // Raw string R"delim( ... )delim".
-      std::size_t open = src.find('(', i);
-      if (open != std::string_view::npos) {
-        std::string close = ")" + std::string(src.substr(i + 1, open - i - 1)) + "\"";
-        std::size_t j = src.find(close, open);
-        j = j == std::string_view::npos ? n : j + close.size();
-        blank(i, j);
-        i = j;
-        continue;
-      }
-    }
-    if (c == '"' || c == '\'') {
-      if (c == '\'' && i > 0 && is_ident_char(src[i - 1])) {
-        // A digit separator (1'000) when the token it is in starts with a digit.
-        std::size_t t = i;
-        while (t > 0 && (is_ident_char(src[t - 1]) || src[t - 1] == '\'')) --t;
-        if (src[t] >= '0' && src[t] <= '9') {
-          ++i;
-          continue;
-        }
-      }
-      std::size_t j = i + 1;
-      while (j < n && src[j] != c && src[j] != '\n') j += src[j] == '\\' ? 2 : 1;
-      j = std::min(n, j + 1);
-      blank(i, j);
-      i = j;
-      continue;
-    }
-    ++i;
-  }
-  return out;
-}
 
 std::vector<std::string_view> tokenize(std::string_view code) {
   std::vector<std::string_view> toks;
@@ -403,7 +328,7 @@ std::vector<std::string> kernel_param_names(std::string_view source_text,
   const std::string wanted(trim(without_template_args(unqualified(wanted_full))));
   if (wanted.empty()) return {};
 
-  const std::string code = code_only(source_text);
+  const std::string code = explain::code_only(source_text);
   const std::vector<std::string_view> toks = tokenize(code);
   std::vector<Candidate> found;
   for (std::size_t i = 0; i < toks.size(); ++i) {

@@ -57,23 +57,26 @@ std::uint64_t parse_unsigned(std::string_view s, std::size_t offset, std::uint64
 }
 
 Dim3 dim3_impl(std::string_view text) {
-  std::uint32_t v[3] = {1, 1, 1};
-  std::size_t pos = 0;
-  for (int i = 0;; ++i) {
-    auto comma = text.find(',', pos);
-    std::string_view part = text.substr(pos, comma == std::string_view::npos ? comma : comma - pos);
-    if (i == 3) bad(pos, fmt::format("'{}' has more than three dimensions (X[,Y[,Z]])", text));
-    if (part.empty())
-      bad(pos,
+  using E = model::DimsText::Error;
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint32_t>::max();
+  const model::DimsText r = model::split_dims(text, false, kMax, 0);
+  switch (r.error) {
+    case E::None:
+      return r.dims;
+    case E::TooMany:
+      bad(r.start, fmt::format("'{}' has more than three dimensions (X[,Y[,Z]])", text));
+    case E::Empty:
+      bad(r.start,
           fmt::format("missing dimension in '{}' (expected X[,Y[,Z]], positive integers)", text));
-    std::uint64_t n = parse_unsigned(part, pos, std::numeric_limits<std::uint32_t>::max(),
-                                     "a positive integer (expected X[,Y[,Z]])");
-    if (n == 0) bad(pos, fmt::format("dimension {} is 0; dimensions are positive", "xyz"[i]));
-    v[i] = static_cast<std::uint32_t>(n);
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
+    case E::NotDigits:
+      bad(r.start,
+          fmt::format("'{}' is not a positive integer (expected X[,Y[,Z]])", r.part));
+    case E::TooLarge:
+      bad(r.start, fmt::format("'{}' is too large (at most {})", r.part, kMax));
+    case E::Zero:
+      bad(r.start, fmt::format("dimension {} is 0; dimensions are positive", "xyz"[r.axis]));
   }
-  return Dim3{v[0], v[1], v[2]};
+  return r.dims;
 }
 
 std::uint64_t bytes_impl(std::string_view text) {

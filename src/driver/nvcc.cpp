@@ -223,7 +223,8 @@ Assembled assemble(const std::string& ptx, const std::string& arch,
   {
     std::ofstream f(in, std::ios::binary);
     f << ptx;
-    if (!f) throw DriverError(fmt::format("cannot write {}", in));
+    f.close();  // flushed before ptxas reads it
+    if (!f) throw DriverError(fmt::format("cannot write {}: {}", in, std::strerror(errno)));
   }
   // -lineinfo: the cubin's SASS-to-PTX line table; it does not change the code.
   RunResult result =

@@ -276,28 +276,20 @@ std::string caret_line(const ExprError& e) {
 
 Dim3 parse_block(std::string_view text) {
   const std::string full(text);
-  std::uint32_t dims[3] = {1, 1, 1};
-  std::size_t start = 0;
-  int n = 0;
-  for (;;) {
-    const std::size_t comma = text.find(',', start);
-    const std::string_view part = text.substr(
-        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    const int column = static_cast<int>(start) + first_non_space(part) + 1;
-    const std::string_view digits = trim(part);
-    if (n == 3) throw ExprError("at most three block dimensions", "--block", full, column);
-    if (digits.empty() || digits.size() > 6 ||
-        digits.find_first_not_of("0123456789") != std::string_view::npos)
+  const model::DimsText r = model::split_dims(text, true, 999999, 6);
+  const int column = static_cast<int>(r.start) + 1;
+  switch (r.error) {
+    case model::DimsText::Error::None:
+      break;
+    case model::DimsText::Error::TooMany:
+      throw ExprError("at most three block dimensions", "--block", full, column);
+    case model::DimsText::Error::Zero:
+      throw ExprError("block dimensions must be at least 1", "--block", full, column);
+    default:
       throw ExprError("expected X[,Y[,Z]] with positive integers", "--block", full, column);
-    const std::uint32_t value = static_cast<std::uint32_t>(std::stoul(std::string(digits)));
-    if (value == 0) throw ExprError("block dimensions must be at least 1", "--block", full, column);
-    dims[n++] = value;
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
   }
-  const Dim3 b{dims[0], dims[1], dims[2]};
-  check_block(b, full);
-  return b;
+  check_block(r.dims, full);
+  return r.dims;
 }
 
 std::pair<std::string, std::int64_t> parse_set(std::string_view text) {

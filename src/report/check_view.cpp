@@ -7,10 +7,7 @@
 
 #include "bankcheck/report/explain_view.hpp"
 #include "bankcheck/report/findings.hpp"
-
-#ifndef BANKCHECK_VERSION
-#define BANKCHECK_VERSION "0.0.0"
-#endif
+#include "bankcheck/version.hpp"
 
 namespace bankcheck::report {
 namespace {

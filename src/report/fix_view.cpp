@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "bankcheck/report/check_view.hpp"
+#include "bankcheck/report/fix_wording.hpp"
 
 namespace bankcheck::report {
 namespace {
@@ -143,7 +144,7 @@ std::string render_fix_text(const analysis::FixReport& fr) {
       out += "  suggestions, best first:\n";
       int n = 0;
       for (const auto& s : af.suggestions) {
-        out += fmt::format("  {}. {} [{}]\n", ++n, s.change, analysis::fix_kind_name(s.remap.kind));
+        out += fmt::format("  {}. {} [{}]\n", ++n, suggestion_change(af, s), analysis::fix_kind_name(s.remap.kind));
         out += fmt::format("       wavefronts {} -> {} (ideal {}); shared {} -> {} B", s.wavefronts_before,
                            s.wavefronts_after, s.ideal_wavefronts, s.bytes_before, s.bytes_after);
         if (s.occupancy_known) {
@@ -166,7 +167,7 @@ std::string render_fix_text(const analysis::FixReport& fr) {
         for (const auto& c : s.sites)
           add_cost(per_line, c.line, c.op, c.requests, c.wavefronts_before, c.wavefronts_after);
         out += fmt::format("       per request: {}\n", line_costs(per_line, true));
-        out += fmt::format("       remap: {}\n", s.formula);
+        out += fmt::format("       remap: {}\n", suggestion_formula(af, s));
         for (const auto& e : s.edits)
           out += fmt::format("       line {}: {}\n", e.line, trim_left(e.after));
       }
@@ -202,7 +203,7 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
   const auto& r = fr.check;
   nlohmann::json j;
   j["schema_version"] = 1;
-  j["tool"] = {{"name", "bankcheck"}, {"version", BANKCHECK_VERSION}};
+  j["tool"] = {{"name", "bankcheck"}, {"version", tool_version()}};
   j["input"] = r.input;
   j["arch"] = r.arch->name;
   j["kernels"] = nlohmann::json::array();
@@ -264,8 +265,8 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
       for (const auto& s : af.suggestions) {
         nlohmann::json sj;
         sj["kind"] = analysis::fix_kind_name(s.remap.kind);
-        sj["change"] = s.change;
-        sj["remap"] = s.formula;
+        sj["change"] = suggestion_change(af, s);
+        sj["remap"] = suggestion_formula(af, s);
         if (!s.declaration.empty()) sj["declaration"] = trim_left(s.declaration);
         sj["edits"] = nlohmann::json::array();
         for (const auto& e : s.edits)
@@ -330,7 +331,7 @@ std::vector<SarifFix> sarif_fixes(const analysis::FixReport& fr) {
         f.kernel = kf.kernel;
         f.finding_file = r.input;
         f.finding_line = line;
-        f.description = fmt::format("{} ({} -> {} shared wavefronts for '{}')", s.change,
+        f.description = fmt::format("{} ({} -> {} shared wavefronts for '{}')", suggestion_change(af, s),
                                     s.wavefronts_before, s.wavefronts_after, af.name);
         f.file = r.input;
         f.replacements = reps;

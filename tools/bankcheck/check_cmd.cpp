@@ -20,6 +20,7 @@
 #include "bankcheck/report/sarif_view.hpp"
 #include "cli.hpp"
 #include "progress.hpp"
+#include "output.hpp"
 
 namespace bankcheck::tools {
 
@@ -97,15 +98,7 @@ int run_check(const CheckCmdOptions& o) {
     }
   }
   const std::string text = render(r, o, &sarif_fixes);
-  if (o.output.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-  } else {
-    std::ofstream f(o.output, std::ios::binary);
-    if (!f) throw UserError(fmt::format("-o: cannot write '{}'", o.output));
-    f << text;
-    if (!f.flush()) throw UserError(fmt::format("-o: cannot write '{}'", o.output));
-  }
-  std::fflush(stdout);
+  write_output(text, o.output);
   // The gates: the first crossed one is the summary; the others are named after it.
   std::string summary;
   int crossed = 0;

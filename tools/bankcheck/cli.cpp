@@ -10,6 +10,7 @@
 #include "bankcheck/explain/expr.hpp"
 #include "bankcheck/ptx/ast.hpp"
 #include "bankcheck/ptx/ir.hpp"
+#include "bankcheck/version.hpp"
 #include "check_cmd.hpp"
 #include "explain_cmd.hpp"
 #include "fix_cmd.hpp"
@@ -20,7 +21,7 @@ int run(int argc, char** argv) {
   CLI::App app{"bankcheck: finds, explains and fixes shared-memory bank conflicts in CUDA kernels",
                "bankcheck"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "bankcheck 0.1.0");
+  app.set_version_flag("--version", "bankcheck " BANKCHECK_VERSION);
   ExplainOptions explain;
   add_explain(app, explain);
   CheckCmdOptions check;

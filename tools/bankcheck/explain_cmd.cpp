@@ -14,6 +14,7 @@
 #include "bankcheck/model/arch.hpp"
 #include "bankcheck/report/explain_view.hpp"
 #include "cli.hpp"
+#include "output.hpp"
 
 namespace bankcheck::tools {
 namespace {
@@ -188,13 +189,7 @@ int run_explain(const ExplainOptions& o) {
   }
   const std::string text =
       o.format == "json" ? report::to_json(r).dump(2) + "\n" : report::render_text(r);
-  if (o.output.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-  } else {
-    std::ofstream f(o.output, std::ios::binary);
-    if (!f) throw UserError(fmt::format("-o: cannot write '{}'", o.output));
-    f << text;
-  }
+  write_output(text, o.output);
   return 0;
 }
 

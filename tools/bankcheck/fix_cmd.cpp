@@ -11,22 +11,9 @@
 #include "bankcheck/model/occupancy.hpp"
 #include "bankcheck/report/fix_view.hpp"
 #include "cli.hpp"
+#include "output.hpp"
 
 namespace bankcheck::tools {
-namespace {
-
-void write_output(const std::string& text, const std::string& path) {
-  if (path.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return;
-  }
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw UserError(fmt::format("-o: cannot write '{}'", path));
-  f << text;
-}
-
-}  // namespace
-
 void add_fix(CLI::App& app, FixCmdOptions& o) {
   CLI::App* c = app.add_subcommand(
       "fix",

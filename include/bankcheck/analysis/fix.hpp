@@ -85,10 +85,9 @@ struct SiteChange {
 };
 
 struct Suggestion {
-  Remap remap;
-  std::string change;   // one line: "pad each row by 1 element: __shared__ float tile[BS][BS + 1];"
-  std::string formula;  // the remap on (row, column): "column -> column ^ row"
+  Remap remap;  // its words (change, formula) are the views': report/fix_wording.hpp
   std::string declaration;  // the new declaration line, when the declaration changes
+  std::string subscript;    // the first rewritten subscript, when subscripts change
   std::vector<CodeEdit> edits;  // source lines rewritten (index expressions)
   std::uint64_t wavefronts_before = 0, wavefronts_after = 0, ideal_wavefronts = 0;
   std::uint64_t bytes_before = 0, bytes_after = 0;
@@ -106,6 +105,7 @@ struct ArrayFix {
   std::optional<SharedDecl> decl;
   std::optional<Geometry> geometry;
   std::vector<int> sites;  // Kernel::sites indices that touch it
+  int widest_access = 0;   // bytes: the widest access of its requests
   std::uint64_t requests = 0, wavefronts = 0, ideal_wavefronts = 0;
   std::string error;  // why nothing is suggested (attribution or geometry), empty if none
   std::vector<Suggestion> suggestions;  // best first

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "bankcheck/model/launch_limits.hpp"
+
 namespace bankcheck::driver {
 
 // Every driver error. The message already says where: `FILE:LINE:COL: message` when it
@@ -21,10 +23,7 @@ struct DriverError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct Dim3 {
-  std::uint32_t x = 1, y = 1, z = 1;
-  friend bool operator==(const Dim3&, const Dim3&) = default;
-};
+using Dim3 = model::Dim3;
 
 // "X[,Y[,Z]]": one to three positive integers separated by commas; missing ones are 1.
 // Syntax only (no hardware limits; see check_grid / check_block).

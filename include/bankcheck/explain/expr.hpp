@@ -12,12 +12,11 @@
 #include <vector>
 
 #include "bankcheck/model/access.hpp"
+#include "bankcheck/model/launch_limits.hpp"
 
 namespace bankcheck::explain {
 
-struct Dim3 {
-  std::uint32_t x = 32, y = 1, z = 1;
-};
+using Dim3 = model::Dim3;
 
 inline constexpr std::uint32_t kMaxBlockThreads = 1024;
 
@@ -26,7 +25,7 @@ struct ExplainInput {
                                     //   expr is the element index
   std::optional<std::string> decl;  // --decl 'float tile[32][33]' (exactly one of type/decl)
   std::string expr;                 // --expr
-  Dim3 block;                       // --block X,Y,Z (default 32,1,1)
+  Dim3 block{32, 1, 1};             // --block X,Y,Z (default 32,1,1)
   std::map<std::string, std::int64_t> vars;  // --set NAME=INT (shadow every builtin name)
   std::optional<std::string> active;         // --active COND: lanes where COND != 0 take part
   model::Op op = model::Op::Load;

@@ -1,0 +1,43 @@
+// The one reader of CUDA C++ source text: comments, string and character literals (raw
+// strings too), digit separators, preprocessor directives with their continuations, and
+// object-like #define. The driver (kernel parameter names), the fix advisor (__shared__
+// declarations and their dimensions) and explain read source through it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bankcheck::explain {
+
+// What code_only keeps.
+enum class Directives { Blank, Keep };
+
+// The text with comments and string and character literals replaced by blanks (and, with
+// Directives::Blank, preprocessor lines too), newlines kept: every code character keeps its
+// line and column, so positions found in the result index the original.
+// Example: code_only("a = \"//\"; // c\n") == "a =     ;     \n".
+std::string code_only(std::string_view text, Directives directives = Directives::Blank);
+
+// code_only, split into lines (no newline characters; a final line without a newline kept).
+std::vector<std::string> code_lines(std::string_view text,
+                                    Directives directives = Directives::Blank);
+
+// Every object-like `#define NAME value` (not function-like `NAME(`), its value with
+// comments removed, continuation lines joined and blanks trimmed; the first definition of a
+// name wins.
+std::map<std::string, std::string> object_defines(std::string_view text);
+
+// The value of an integer constant expression with C semantics on int64, read with explain's
+// expression parser and evaluator. Every identifier is looked up in `lookup` (nullopt: the
+// expression is not a constant); nullopt too on a syntax error, a division by zero or a bad
+// shift. Example: eval_constant("TILE * 2 + 1", {TILE: 32}) == 65.
+std::optional<std::int64_t> eval_constant(
+    std::string_view expr,
+    const std::function<std::optional<std::int64_t>(const std::string&)>& lookup);
+
+}  // namespace bankcheck::explain

@@ -1,0 +1,92 @@
+// Candidates: the remaps worth replaying for an array of a given geometry. Paddings up to
+// one bank row, XOR swizzles of every width the columns allow, a rotation, the same at
+// element granularity when wide accesses pin them, and narrower accesses per site.
+#include <algorithm>
+#include <bit>
+
+#include "fix_steps.hpp"
+
+namespace bankcheck::analysis {
+
+std::vector<Remap> candidates(const Geometry& g, Widths w, const std::vector<int>& sites,
+                              const Requests& reqs, const model::Arch& arch) {
+  const std::uint64_t bank_row = static_cast<std::uint64_t>(arch.banks) * 4;
+  const int elem = g.elem_bytes;
+  const std::uint64_t cols = g.row_bytes / static_cast<std::uint64_t>(elem);
+  std::vector<Remap> cands;
+  const int align = std::max(w.max, elem);
+  for (int pad_bytes = align; pad_bytes <= static_cast<int>(bank_row); pad_bytes *= 2) {
+    if (pad_bytes % elem) continue;
+    Remap r;
+    r.kind = FixKind::Pad;
+    r.pad = pad_bytes / elem;
+    cands.push_back(r);
+  }
+  if (std::has_single_bit(cols) && static_cast<std::uint64_t>(g.unit) <= cols) {
+    const int log_cols = std::countr_zero(cols),
+              m = std::countr_zero(static_cast<unsigned>(g.unit));
+    for (int b = 1; b <= log_cols - m; ++b) {
+      Remap r;
+      r.kind = FixKind::Swizzle;
+      r.bits = b;
+      r.base = m;
+      r.shift = log_cols - m;
+      cands.push_back(r);
+    }
+  }
+  if (cols % static_cast<std::uint64_t>(g.unit) == 0 && cols > 1) {
+    Remap r;
+    r.kind = FixKind::Rotate;
+    r.unit = g.unit;
+    cands.push_back(r);
+  }
+  // Wide accesses pin the remaps to their width; the same remaps at element granularity,
+  // with those accesses split into elements (what the compiler emits once the elements
+  // are no longer adjacent), may do better.
+  if (g.unit > 1 && elem >= 4) {
+    const size_t n = cands.size();
+    for (int pad_bytes = elem; pad_bytes < align; pad_bytes *= 2) {
+      Remap r;
+      r.kind = FixKind::Pad;
+      r.pad = pad_bytes / elem;
+      r.split = elem;
+      cands.push_back(r);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (cands[i].kind == FixKind::Swizzle) {
+        for (int b = 1; b <= std::countr_zero(cols); ++b) {
+          Remap r = cands[i];
+          r.bits = b;
+          r.base = 0;
+          r.shift = std::countr_zero(cols);
+          r.split = elem;
+          cands.push_back(r);
+        }
+        break;
+      }
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (cands[i].kind == FixKind::Rotate) {
+        Remap r = cands[i];
+        r.unit = 1;
+        r.split = elem;
+        cands.push_back(r);
+      }
+  }
+  for (int s : sites) {
+    int w = 0;
+    for (const auto* r : reqs)
+      if (r->site == s) w = std::max<int>(w, r->access.width);
+    for (int nw = w / 2; nw >= std::max(4, elem); nw /= 2) {
+      Remap r;
+      r.kind = FixKind::Width;
+      r.site = s;
+      r.width = nw;
+      cands.push_back(r);
+    }
+  }
+
+  return cands;
+}
+
+}  // namespace bankcheck::analysis

@@ -1,0 +1,139 @@
+// Code: the source each suggestion means. A padding of a 2-D declaration is its new last
+// dimension (what --apply writes); other remaps rewrite the array's subscripts on the lines
+// that use it, when their index expressions have the declared shape.
+#include <fmt/format.h>
+
+#include <bit>
+#include <set>
+
+#include "fix_source.hpp"
+#include "fix_steps.hpp"
+
+namespace bankcheck::analysis {
+namespace {
+
+bool is_simple(const std::string& e) {
+  for (char c : e)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) return false;
+  return !e.empty();
+}
+
+std::string paren(const std::string& e) { return is_simple(e) ? e : "(" + e + ")"; }
+
+// The rewritten subscript for a remap, or empty when it cannot be written.
+std::string rewrite(const Remap& r, const Geometry& g, const ArrayFix& af,
+                    const std::vector<std::string>& idx) {
+  const std::uint64_t cols = g.row_bytes / static_cast<std::uint64_t>(g.elem_bytes);
+  const bool two_d = idx.size() == 2 && af.decl && af.decl->dims.size() == 2 &&
+                     g.source == Geometry::Source::Declaration;
+  const bool one_d = idx.size() == 1 && (!af.decl || af.decl->dims.size() == 1) &&
+                     g.source == Geometry::Source::BankRows;
+  const std::string cols_text = two_d && af.decl->dims[1] != "" && is_simple(af.decl->dims[1])
+                                    ? af.decl->dims[1]
+                                    : fmt::format("{}", cols);
+  if (two_d) {
+    const std::string& e1 = idx[0];
+    const std::string& e2 = idx[1];
+    switch (r.kind) {
+      case FixKind::Swizzle: {
+        std::string row = e1;
+        if (g.rows > (1ull << r.bits))
+          row = fmt::format("({} & {})", paren(e1), (1u << r.bits) - 1);
+        if (r.base > 0) row = fmt::format("({} << {})", row, r.base);
+        return fmt::format("{}[{}][{} ^ {}]", af.name, e1, paren(e2),
+                           row.front() == '(' ? row : paren(row));
+      }
+      case FixKind::Rotate: {
+        const int u = r.unit;
+        const std::string add = u > 1 ? fmt::format("{} * {}", paren(e1), u) : paren(e1);
+        return fmt::format("{}[{}][({} + {}) % {}]", af.name, e1, e2, add, cols_text);
+      }
+      default:
+        return {};
+    }
+  }
+  if (one_d) {
+    if (auto v = eval_constant(idx[0], {}); v && *v >= 0) {
+      const auto off = static_cast<std::uint32_t>(*v) * static_cast<std::uint32_t>(g.elem_bytes);
+      return fmt::format("{}[{}]", af.name,
+                         remap_offset(r, g, off) / static_cast<std::uint32_t>(g.elem_bytes));
+    }
+    const std::string e = paren(idx[0]);
+    const int log_cols = std::countr_zero(cols);
+    switch (r.kind) {
+      case FixKind::Pad:
+        return fmt::format("{}[{} + {} / {}{}]", af.name, idx[0], e, cols,
+                           r.pad > 1 ? fmt::format(" * {}", r.pad) : "");
+      case FixKind::Swizzle: {
+        std::string row = fmt::format("({} >> {}) & {}", e, log_cols, (1u << r.bits) - 1);
+        if (r.base > 0) row = fmt::format("({}) << {}", row, r.base);
+        return fmt::format("{}[{} ^ ({})]", af.name, e, row);
+      }
+      case FixKind::Rotate:
+        return fmt::format("{}[{} - {} % {} + ({} + {} / {}{}) % {}]", af.name, e, e, cols, e, e,
+                           cols, r.unit > 1 ? fmt::format(" * {}", r.unit) : "", cols);
+      default:
+        return {};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+// Lines of the main file that subscript the array: the sites' lines, and every line of
+// the kernel after the declaration up to the next __global__.
+std::vector<int> lines_using(const std::vector<std::string>& src, const ArrayFix& af,
+                             const std::vector<int>& site_lines) {
+  std::set<int> lines(site_lines.begin(), site_lines.end());
+  if (af.decl) {
+    for (size_t i = static_cast<size_t>(af.decl->line); i < src.size(); ++i) {
+      if (src[i].find("__global__") != std::string::npos) break;
+      if (!find_subscripts(src[i], af.name).empty()) lines.insert(static_cast<int>(i) + 1);
+    }
+  }
+  return {lines.begin(), lines.end()};
+}
+
+void write_code(Suggestion& s, const ArrayFix& af, const ArrayRange& ar, const Geometry& g,
+                const std::vector<std::string>& src, const std::vector<int>& use_lines) {
+  const Remap& r = s.remap;
+  if (r.kind == FixKind::Pad && af.decl && g.source == Geometry::Source::Declaration) {
+    std::string t = af.decl->text;
+    const std::string last =
+        t.substr(af.decl->last_dim_begin, af.decl->last_dim_end - af.decl->last_dim_begin);
+    t.replace(af.decl->last_dim_begin, af.decl->last_dim_end - af.decl->last_dim_begin,
+              fmt::format("{} + {}", last, r.pad));
+    s.declaration = t;
+    s.applicable = true;
+  } else if (r.kind == FixKind::Pad && af.decl && af.decl->dims.size() == 1 && !af.is_extern &&
+             af.decl->dim_values[0] > 0) {
+    std::string t = af.decl->text;
+    const std::string last =
+        t.substr(af.decl->last_dim_begin, af.decl->last_dim_end - af.decl->last_dim_begin);
+    const std::uint64_t extra = (ar.bytes / g.row_bytes) * static_cast<std::uint64_t>(r.pad);
+    t.replace(af.decl->last_dim_begin, af.decl->last_dim_end - af.decl->last_dim_begin,
+              fmt::format("{} + {}", last, extra));
+    s.declaration = t;
+  }
+  if (r.kind == FixKind::Width ||
+      (r.kind == FixKind::Pad && g.source == Geometry::Source::Declaration))
+    return;
+  for (int line : use_lines) {
+    const std::string& text = src[static_cast<size_t>(line) - 1];
+    if (af.decl && line == af.decl->line) continue;
+    std::string out = text;
+    const auto subs = find_subscripts(text, af.name);
+    bool changed = false;
+    for (auto it = subs.rbegin(); it != subs.rend(); ++it) {
+      const std::string repl = rewrite(r, g, af, it->index);
+      if (repl.empty()) continue;
+      if (s.subscript.empty()) s.subscript = repl;
+      out.replace(it->begin, it->end - it->begin, repl);
+      changed = true;
+    }
+    if (changed) s.edits.push_back({line, text, out});
+  }
+}
+
+}  // namespace bankcheck::analysis

@@ -1,0 +1,85 @@
+// The steps of the fix advisor, in order (private to src/analysis): attribution of the
+// recorded shared requests to arrays (fix_attribution.cpp), each array's geometry
+// (fix_geometry.cpp), the candidate remaps (fix_candidates.cpp), their replay through the
+// model and ranking (fix_rank.cpp), and the code each kept one means (fix_code.cpp).
+// advise() in fix.cpp runs them; the words that describe a suggestion are the view's
+// (report/fix_wording.hpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bankcheck/analysis/fix.hpp"
+
+namespace bankcheck::analysis {
+
+using Requests = std::vector<const RecordedRequest*>;
+
+// One shared array of the kernel: its PTX symbol and bytes in the CTA's window.
+struct ArrayRange {
+  std::string symbol;
+  std::uint64_t offset = 0, bytes = 0;
+  bool is_extern = false;
+};
+
+// ---- attribution ----
+struct Attribution {
+  std::vector<ArrayRange> ranges;  // static arrays, then the dynamic window
+  std::vector<Requests> requests;  // per range: the requests with a lane inside it
+  std::uint64_t unattributed = 0;  // requests with a lane outside every array
+};
+Attribution attribute(const ptx::Kernel& k, const KernelReport& rep, const SharedRecorder& rec);
+
+// The widest and narrowest access of an array's requests, in bytes.
+struct Widths {
+  int min = 16, max = 1;
+};
+
+// ---- geometry ----
+// Whether a declaration of a scalar or CUDA vector type with evaluable dimensions has
+// exactly the array's size (other types and unevaluable dimensions are given the benefit).
+bool declaration_fits(const SharedDecl& d, std::uint64_t bytes);
+// The array's rows and element: from its 2-D declaration, else the most common lane stride,
+// else 128-byte bank rows. Sets af.error and returns nullopt when it has none.
+std::optional<Geometry> find_geometry(ArrayFix& af, const ArrayRange& ar, const Requests& reqs,
+                                      Widths w, const model::Arch& arch);
+
+// ---- candidates ----
+// Every remap worth replaying: paddings, XOR swizzles, rotations (each also at element
+// granularity with wide accesses split), and narrower accesses per site.
+std::vector<Remap> candidates(const Geometry& g, Widths w, const std::vector<int>& sites,
+                              const Requests& reqs, const model::Arch& arch);
+
+// ---- replay and ranking ----
+struct Eval {
+  bool ok = true;
+  std::uint64_t wavefronts = 0, ideal = 0;
+  std::map<int, std::uint64_t> per_site;
+};
+// Replays `reqs` (all touching array `ar`) with lanes inside it remapped (none: as they are).
+Eval evaluate(const Requests& reqs, const ArrayRange& ar, const Geometry& g, const Remap* remap,
+              const model::Arch& arch);
+model::Occupancy occupancy_for(const model::Arch& arch, int threads, int regs, std::uint64_t st,
+                               std::uint64_t dyn);
+// The candidates that lower the wavefronts, with their costs, best first (fewest wavefronts,
+// then fewest bytes, then most resident blocks), at most `top`, one per kind.
+std::vector<Suggestion> rank(const std::vector<Remap>& cands, const Requests& reqs,
+                             const ArrayRange& ar, const Geometry& g, const Eval& before,
+                             const ArrayFix& af, const KernelFix& kf,
+                             const std::function<int(int)>& site_line, const model::Arch& arch,
+                             int top);
+
+// ---- code ----
+// Lines of the main file that subscript the array: the sites' lines, and every line of
+// the kernel after the declaration up to the next __global__.
+std::vector<int> lines_using(const std::vector<std::string>& src, const ArrayFix& af,
+                             const std::vector<int>& site_lines);
+// The new declaration and the rewritten lines of suggestion `s`.
+void write_code(Suggestion& s, const ArrayFix& af, const ArrayRange& ar, const Geometry& g,
+                const std::vector<std::string>& src, const std::vector<int>& use_lines);
+
+}  // namespace bankcheck::analysis

@@ -1,0 +1,247 @@
+// Argument binding: parameter names and types from the source and the demangled signature,
+// values from the launch settings, buffers in emulated global memory and their fills.
+#include "args.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "splitmix.hpp"
+
+namespace bankcheck::driver {
+namespace {
+
+std::string read_file(const std::string& path, const std::string& what) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw DriverError(fmt::format("{}: cannot read '{}'", what, path));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Parameter types from a demangled signature: "reduce(float const*, float*, int)".
+std::vector<std::string> signature_params(const std::string& sig) {
+  std::vector<std::string> out;
+  const auto open = sig.find('(');
+  if (open == std::string::npos) return out;
+  int depth = 0;
+  std::string cur;
+  for (size_t i = open + 1; i < sig.size(); ++i) {
+    const char c = sig[i];
+    if (c == '(' || c == '<') ++depth;
+    if ((c == ')' || c == '>') && depth > 0) {
+      --depth;
+      cur += c;
+      continue;
+    }
+    if (c == ')' && depth == 0) break;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  if (!cur.empty() && cur != "void") out.push_back(cur);
+  for (auto& p : out) {
+    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
+    while (!p.empty() && p.back() == ' ') p.pop_back();
+  }
+  return out;
+}
+
+int pointee_size(const std::string& type) {
+  if (type.find("double") != std::string::npos || type.find("long") != std::string::npos) return 8;
+  if (type.find("short") != std::string::npos || type.find("half") != std::string::npos) return 2;
+  if (type.find("char") != std::string::npos || type.find("bool") != std::string::npos) return 1;
+  return 4;
+}
+
+// `random`: floats uniform in [-1000, 1000] in steps of 0.001, integers in [0, 1000).
+// Chunks of 1M elements, each from its own seed, filled on all cores: the same bytes
+// whatever the number of threads.
+void fill_random(std::uint8_t* data, std::uint64_t bytes, int es, bool is_float, std::uint64_t seed,
+                 unsigned threads) {
+  const std::uint64_t n = bytes / static_cast<std::uint64_t>(es);
+  constexpr std::uint64_t kChunk = 1u << 20;
+  const std::uint64_t chunks = (n + kChunk - 1) / kChunk;
+  std::atomic<std::uint64_t> next_chunk{0};
+  auto fill = [&]() {
+    for (std::uint64_t c; (c = next_chunk.fetch_add(1)) < chunks;) {
+      SplitMix64 gen{seed ^ (c * 0xD1B54A32D192ED03ull)};
+      const std::uint64_t from = c * kChunk, to = std::min(n, from + kChunk);
+      if (is_float && es == 4) {
+        auto* p = reinterpret_cast<float*>(data);  // calloc'd: aligned for any element type
+        for (std::uint64_t i = from; i < to; ++i)
+          p[i] = static_cast<float>(below(gen(), 2000001)) / 1000.0f - 1000.0f;
+      } else if (is_float && es == 8) {
+        auto* p = reinterpret_cast<double*>(data);
+        for (std::uint64_t i = from; i < to; ++i)
+          p[i] = static_cast<double>(below(gen(), 2000001)) / 1000.0 - 1000.0;
+      } else {
+        for (std::uint64_t i = from; i < to; ++i) {
+          const std::uint64_t r = below(gen(), 1000);
+          std::memcpy(data + i * static_cast<std::uint64_t>(es), &r, static_cast<size_t>(es));
+        }
+      }
+    }
+  };
+  const unsigned fillers = static_cast<unsigned>(std::min<std::uint64_t>(
+      chunks, std::max(1u, threads ? threads : std::thread::hardware_concurrency())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < fillers; ++t) pool.emplace_back(fill);
+  fill();
+  for (auto& th : pool) th.join();
+}
+
+// `iota`: element i holds i (as a float for float buffers).
+void fill_iota(std::uint8_t* data, std::uint64_t bytes, int es, bool is_float) {
+  std::uint64_t idx = 0;
+  for (std::uint64_t off = 0; off + static_cast<std::uint64_t>(es) <= bytes;
+       off += static_cast<std::uint64_t>(es), ++idx) {
+    if (is_float && es == 4) {
+      const float f = static_cast<float>(idx);
+      std::memcpy(data + off, &f, 4);
+    } else {
+      std::memcpy(data + off, &idx, static_cast<size_t>(es));
+    }
+  }
+}
+
+// A pointer parameter: a buffer in `mem` named after it, filled as `value` says.
+std::uint64_t bind_pointer(analysis::ArgReport& ar, const std::optional<std::string>& value,
+                           const std::string& type, const std::string& arg_where, SplitMix64& rng,
+                           const CheckOptions& o, emu::GlobalMemory& mem) {
+  ArgValue v;
+  if (value) {
+    v = parse_arg_value(*value, arg_where);
+    if (v.kind != ArgValue::Kind::Buffer)
+      throw DriverError(
+          fmt::format("{}: '{}' is a pointer ({}): give zeros, random, iota[:BYTES] or @FILE",
+                      arg_where, *value, type.empty() ? "64-bit parameter" : type));
+  } else {
+    v.kind = ArgValue::Kind::Buffer;
+    v.fill = ArgValue::Fill::Zeros;
+    ar.defaulted = true;
+  }
+  std::string file_bytes;
+  std::uint64_t bytes = v.bytes.value_or(0);
+  if (v.fill == ArgValue::Fill::File) {
+    file_bytes = read_file(v.path, arg_where);
+    if (!v.bytes) bytes = file_bytes.size();
+  }
+  if (bytes == 0) bytes = 1ull << 30;  // a lazily zeroed 1 GiB: only touched pages cost
+  const std::uint64_t base = mem.add(ar.name, bytes);
+  auto* b = mem.find(base, 1);
+  const int es = pointee_size(type);
+  if (v.fill == ArgValue::Fill::Random) {
+    const bool is_float =
+        type.find("float") != std::string::npos || type.find("double") != std::string::npos;
+    fill_random(b->data(), bytes, es, is_float, rng(), o.threads);
+  } else if (v.fill == ArgValue::Fill::Iota) {
+    fill_iota(b->data(), bytes, es, type.find("float") != std::string::npos);
+  } else if (v.fill == ArgValue::Fill::File) {
+    std::memcpy(b->data(), file_bytes.data(), std::min<std::uint64_t>(file_bytes.size(), bytes));
+  }
+  ar.is_buffer = true;
+  ar.bytes = bytes;
+  ar.value = value ? *value : fmt::format("zeros ({} bytes, lazily allocated)", bytes);
+  return base;
+}
+
+// A scalar parameter: its bytes in `slot`.
+void bind_scalar(const analysis::ArgReport& ar, const std::string& value, const std::string& type,
+                 const ptx::KernelParam& p, const std::string& arg_where, std::uint8_t* slot) {
+  const ArgValue v = parse_arg_value(value, arg_where);
+  const bool is_float = p.type == ".f32" || p.type == ".f64" || type == "float" || type == "double";
+  if (v.kind == ArgValue::Kind::Buffer)
+    throw DriverError(fmt::format("{}: '{}' is a buffer, but {} is a scalar ({})", arg_where, value,
+                                  ar.name, type.empty() ? p.type : type));
+  if (is_float) {
+    const double d = v.kind == ArgValue::Kind::Float ? v.f : static_cast<double>(v.i);
+    if (p.size == 4) {
+      const float f = static_cast<float>(d);
+      std::memcpy(slot, &f, 4);
+    } else {
+      std::memcpy(slot, &d, 8);
+    }
+    return;
+  }
+  if (v.kind == ArgValue::Kind::Float)
+    throw DriverError(fmt::format("{}: '{}' is not an integer, but {} is {}", arg_where, value,
+                                  ar.name, type.empty() ? p.type : type));
+  std::memcpy(slot, &v.i, static_cast<size_t>(std::min(p.size, 8)));
+}
+
+}  // namespace
+
+void place_module_variables(const ptx::Program& program, emu::GlobalMemory& mem) {
+  for (const auto& g : program.globals) {
+    mem.add(g.name, g.bytes, g.address);
+    if (!g.init.empty()) {
+      auto* b = mem.find(g.address, 1);
+      std::memcpy(b->data(), g.init.data(), std::min<std::uint64_t>(g.init.size(), b->size));
+    }
+  }
+}
+
+BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSettings& s,
+                         const std::string& name, const std::string& signature,
+                         const CheckOptions& o, emu::GlobalMemory& mem,
+                         std::vector<std::uint8_t>& params) {
+  BoundArgs out;
+  auto names = kernel_param_names(l.source_text, name);
+  if (names.size() != k.params.size()) names.clear();  // not this kernel's declaration
+  const auto types = signature_params(signature);
+  params.assign(static_cast<size_t>(k.param_bytes), 0);
+  std::vector<bool> used(s.args.size(), false);
+  SplitMix64 rng{12345};  // one seed per random buffer, in parameter order
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const auto& p = k.params[i];
+    analysis::ArgReport ar;
+    ar.name = i < names.size() && !names[i].empty() ? names[i] : fmt::format("p{}", i);
+    const std::string type = i < types.size() ? types[i] : "";
+    const bool pointer = type.empty() ? p.is_pointer_sized : type.find('*') != std::string::npos;
+    std::optional<std::string> value;
+    for (size_t a = 0; a < s.args.size(); ++a)
+      if (s.args[a].first == ar.name || s.args[a].first == fmt::format("p{}", i)) {
+        value = s.args[a].second;
+        used[a] = true;
+      }
+    const std::string arg_where = s.line ? fmt::format("{}:{}: arg {}", o.input, s.line, ar.name)
+                                         : fmt::format("--arg {}", ar.name);
+    std::uint8_t* slot = params.data() + p.offset;
+    if (pointer) {
+      const std::uint64_t base = bind_pointer(ar, value, type, arg_where, rng, o, mem);
+      std::memcpy(slot, &base, 8);
+      out.buffers.push_back(base);
+    } else {
+      if (!value)
+        throw DriverError(fmt::format(
+            "kernel {}: missing argument {} ({}): give --arg {}=VALUE or arg={}=VALUE in "
+            "the launch comment",
+            name, ar.name, type.empty() ? p.type : type, ar.name, ar.name));
+      bind_scalar(ar, *value, type, p, arg_where, slot);
+      ar.value = *value;
+      out.buffers.push_back(0);
+    }
+    out.reports.push_back(ar);
+  }
+  for (size_t a = 0; a < s.args.size(); ++a)
+    if (!used[a]) {
+      std::string known;
+      for (const auto& ar : out.reports) known += (known.empty() ? "" : ", ") + ar.name;
+      throw DriverError(
+          fmt::format("{}: kernel {} has no parameter '{}' (its parameters: {})",
+                      s.line ? fmt::format("{}:{}", o.input, s.line) : std::string("--arg"), name,
+                      s.args[a].first, known.empty() ? "none" : known));
+    }
+  return out;
+}
+
+}  // namespace bankcheck::driver

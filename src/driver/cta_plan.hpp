@@ -1,0 +1,27 @@
+// The CTA plan: which CTAs of the grid are emulated, in which order, and whether the run
+// stops at the instruction budget (sampling) or runs the whole list.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bankcheck/emu/emulator.hpp"
+
+namespace bankcheck::driver {
+
+struct CtaPlan {
+  std::vector<std::uint64_t> order;  // linear CTA indices, in the order they are handed out
+  bool adaptive = true;              // stop once the sample's instruction budget has run
+};
+
+// Without --blocks: first, last, then the midpoints of the largest gaps (at most 4096), so
+// that stopping anywhere leaves CTAs spread over the grid; adaptive. --blocks N: first,
+// last and evenly spaced between; --blocks all: every CTA in order.
+CtaPlan plan_ctas(std::uint64_t total, const std::optional<std::string>& blocks);
+
+// The CTA id of a linear index (x fastest).
+emu::Dim3 cta_id(std::uint64_t linear, const emu::Dim3& grid);
+
+}  // namespace bankcheck::driver

@@ -1,0 +1,95 @@
+// The words of a fix suggestion, from the advisor's data; the advisor itself writes none.
+#include "bankcheck/report/fix_wording.hpp"
+
+#include <fmt/format.h>
+
+namespace bankcheck::report {
+namespace {
+
+using analysis::FixKind;
+
+std::string plural(std::uint64_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+std::string without_indent(const std::string& line) {
+  const auto from = line.find_first_not_of(" \t");
+  return from == std::string::npos ? std::string() : line.substr(from);
+}
+
+// The site a Width remap narrows: its access width and line.
+const analysis::SiteChange* narrowed_site(const analysis::Suggestion& s) {
+  for (const auto& c : s.sites)
+    if (c.site == s.remap.site) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string suggestion_change(const analysis::ArrayFix& af, const analysis::Suggestion& s) {
+  const analysis::Remap& r = s.remap;
+  const analysis::Geometry& g = *af.geometry;
+  std::string change;
+  switch (r.kind) {
+    case FixKind::Pad:
+      change = fmt::format("pad each {}-byte row by {}", g.row_bytes,
+                           plural(static_cast<std::uint64_t>(r.pad), "element", "elements"));
+      break;
+    case FixKind::Swizzle:
+      change =
+          fmt::format("XOR the column with the row (Swizzle<{},{},{}>)", r.bits, r.base, r.shift);
+      break;
+    case FixKind::Rotate:
+      change = "rotate each row by its index";
+      break;
+    case FixKind::Width: {
+      const analysis::SiteChange* c = narrowed_site(s);
+      change = fmt::format("split the {}-byte access on line {} into {}-byte accesses",
+                           c ? c->width : 0, c ? c->line : 0, r.width);
+      break;
+    }
+  }
+  if (!s.declaration.empty())
+    change += ": " + without_indent(s.declaration);
+  else if (!s.subscript.empty())
+    change += ": " + s.subscript;
+  if (af.is_extern && s.bytes_after != s.bytes_before)
+    change += fmt::format(", launched with {} B more dynamic shared memory",
+                          s.bytes_after - s.bytes_before);
+  return change;
+}
+
+std::string suggestion_formula(const analysis::ArrayFix& af, const analysis::Suggestion& s) {
+  const analysis::Remap& r = s.remap;
+  const analysis::Geometry& g = *af.geometry;
+  const auto elem = static_cast<std::uint64_t>(g.elem_bytes);
+  std::string formula;
+  switch (r.kind) {
+    case FixKind::Pad:
+      formula = fmt::format("offset -> offset + offset / {} * {} (bytes)", g.row_bytes,
+                            static_cast<std::uint64_t>(r.pad) * elem);
+      break;
+    case FixKind::Swizzle:
+      formula = fmt::format("column -> column ^ {} (CuTe Swizzle<{},{},{}> on element offsets)",
+                            r.base ? fmt::format("((row & {}) << {})", (1u << r.bits) - 1, r.base)
+                                   : fmt::format("(row & {})", (1u << r.bits) - 1),
+                            r.bits, r.base, r.shift);
+      break;
+    case FixKind::Rotate:
+      formula = fmt::format("column -> (column + row{}) % {}",
+                            r.unit > 1 ? fmt::format(" * {}", r.unit) : "", g.row_bytes / elem);
+      break;
+    case FixKind::Width: {
+      const analysis::SiteChange* c = narrowed_site(s);
+      const int old_w = c ? c->width : 0;
+      formula =
+          fmt::format("one {}-byte access -> {} {}-byte accesses", old_w, old_w / r.width, r.width);
+      break;
+    }
+  }
+  if (r.split > 0)
+    formula += fmt::format("; the {}-byte accesses become {}-byte ones", af.widest_access, r.split);
+  return formula;
+}
+
+}  // namespace bankcheck::report
