@@ -232,14 +232,22 @@ model::Op access_op(const Instr& in) {
                                                               : model::Op::Atomic;
 }
 
+// Records that a request reached bytes up to offset `top` (0: nothing new) of buffer `b`
+// and whether it read or wrote it, for the report of what the CTAs used. Every global
+// access ends here, whichever tier ran it. Atomics count as writes.
+void touch(GlobalMemory::Buffer& b, std::uint64_t top, bool load) {
+  std::uint64_t seen = b.max_touched.load(std::memory_order_relaxed);
+  while (top > seen && !b.max_touched.compare_exchange_weak(seen, top, std::memory_order_relaxed)) {
+  }
+  std::atomic<bool>& flag = load ? b.read : b.written;
+  if (!flag.load(std::memory_order_relaxed)) flag.store(true, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- CTA state
 
 struct Emulator::State {
-  // Immediate and symbol operands broadcast to 32 lanes once per kernel, so the vector
-  // fast path reads them like registers: [instr * 4 + src] -> 32 values, or empty.
-  std::vector<std::vector<std::uint64_t>> imm;
   // Thread indices of the block shape last set up (unchanged between CTAs of a launch).
   std::uint32_t tid_dims[3] = {0, 0, 0};
   struct Entry {
@@ -273,21 +281,25 @@ struct Emulator::State {
   std::vector<GlobalMemory::Buffer*> buffer_of;  // per instruction (run_cta)
 };
 
-Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, GlobalMemory& memory)
-    : program_(program), kernel_(kernel), memory_(memory), state_(std::make_unique<State>()) {
-  state_->imm.resize(kernel.code.size() * 4);
-  for (std::size_t i = 0; i < kernel.code.size(); ++i)
-    for (int k = 0; k < kernel.code[i].nsrc && k < 4; ++k) {
-      const Opnd& o = kernel.code[i].src[k];
-      if (o.kind == Opnd::Kind::Imm || o.kind == Opnd::Kind::SymAddr)
-        state_->imm[i * 4 + static_cast<std::size_t>(k)].assign(32, o.imm);
-    }
+Emulator::Options& Emulator::default_options() {
+  static Options options;
+  return options;
+}
+
+Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, GlobalMemory& memory,
+                   const Options& options)
+    : program_(program),
+      kernel_(kernel),
+      memory_(memory),
+      options_(options),
+      state_(std::make_unique<State>()) {
+  if (options.tap) listeners_.push_back(options.tap);
   for (int l = 0; l < 32; ++l) state_->laneids[l] = static_cast<std::uint64_t>(l);
   detail::Layout layout;
   layout.num_preds = std::max<std::uint32_t>(kernel.num_preds, 1);
   layout.cta = state_->cta_consts;
   layout.laneid = state_->laneids;
-  state_->compiled = detail::compile(kernel, layout);
+  state_->compiled = detail::compile(kernel, layout, options.fast);
 }
 Emulator::~Emulator() = default;
 
@@ -308,11 +320,8 @@ struct Ctx {
   std::vector<std::uint8_t>& shared;
   std::vector<std::uint8_t>& local;
   std::uint32_t nregs, npreds, nwarps;
-  const std::vector<std::vector<std::uint64_t>>& imm;
-  int cur_pc = 0;                       // the instruction being executed (for the immediate cache)
   const std::uint64_t* used = nullptr;  // warp instructions run in this CTA so far
   bool has_listeners = !listeners.empty();
-  GlobalMemory::Buffer* last_buffer = nullptr;
 
   std::uint64_t& R(int w, std::uint32_t r, int lane) {
     return regs[(static_cast<std::size_t>(w) * nregs + r) * 32 + static_cast<std::size_t>(lane)];
@@ -418,357 +427,6 @@ struct Ctx {
     return m;
   }
 
-  // ---------------------------------------------------------------- vector fast path
-  // Operands as 32-lane arrays and one tight loop per (operation, type): the common
-  // integer and f32 operations avoid the per-lane dispatch of the generic path.
-
-  // Source operand k of the current instruction as 32 lanes (registers in place,
-  // immediates from the per-kernel broadcast cache).
-  const std::uint64_t* lanes_of(const Instr& in, int k, int w, std::uint64_t* tmp) {
-    const Opnd& o = in.src[k];
-    if (o.kind == Opnd::Kind::Reg) return &R(w, o.reg, 0);
-    if (o.kind == Opnd::Kind::Imm || o.kind == Opnd::Kind::SymAddr) {
-      const auto& v = imm[static_cast<std::size_t>(cur_pc) * 4 + static_cast<std::size_t>(k)];
-      if (!v.empty()) return v.data();
-      for (int l = 0; l < 32; ++l) tmp[l] = o.imm;
-      return tmp;
-    }
-    if (o.kind == Opnd::Kind::Special)
-      return special_lanes(static_cast<ptx::Special>(o.reg), w, tmp);
-    for (int l = 0; l < 32; ++l) tmp[l] = val(o, w, l);
-    return tmp;
-  }
-
-  // A special register for all 32 lanes: one switch, then a copy or a fill.
-  const std::uint64_t* special_lanes(ptx::Special sp, int w, std::uint64_t* tmp) {
-    const std::size_t t = static_cast<std::size_t>(w) * 32;
-    auto copy = [&](const std::vector<std::uint32_t>& v) {
-      for (int l = 0; l < 32; ++l) tmp[l] = v[t + static_cast<std::size_t>(l)];
-      return tmp;
-    };
-    auto fill = [&](std::uint64_t x) {
-      for (int l = 0; l < 32; ++l) tmp[l] = x;
-      return tmp;
-    };
-    switch (sp) {
-      case ptx::Special::TidX:
-        return copy(tid[0]);
-      case ptx::Special::TidY:
-        return copy(tid[1]);
-      case ptx::Special::TidZ:
-        return copy(tid[2]);
-      case ptx::Special::NtidX:
-        return fill(launch.block.x);
-      case ptx::Special::NtidY:
-        return fill(launch.block.y);
-      case ptx::Special::NtidZ:
-        return fill(launch.block.z);
-      case ptx::Special::CtaidX:
-        return fill(ctaid.x);
-      case ptx::Special::CtaidY:
-        return fill(ctaid.y);
-      case ptx::Special::CtaidZ:
-        return fill(ctaid.z);
-      case ptx::Special::NctaidX:
-        return fill(launch.grid.x);
-      case ptx::Special::NctaidY:
-        return fill(launch.grid.y);
-      case ptx::Special::NctaidZ:
-        return fill(launch.grid.z);
-      case ptx::Special::Laneid:
-        for (int l = 0; l < 32; ++l) tmp[l] = static_cast<std::uint64_t>(l);
-        return tmp;
-      default:
-        for (int l = 0; l < 32; ++l) tmp[l] = special(sp, w, l);
-        return tmp;
-    }
-  }
-
-  void store(const Opnd& d, int w, std::uint32_t exec, const std::uint64_t* out) {
-    if (d.kind != Opnd::Kind::Reg) {
-      for (int l = 0; l < 32; ++l)
-        if ((exec >> l) & 1u) set(d, w, l, out[l], Ty::B64);
-      return;
-    }
-    std::uint64_t* dst = &R(w, d.reg, 0);
-    if (exec == 0xFFFFFFFFu) {
-      std::memcpy(dst, out, 32 * sizeof(std::uint64_t));
-    } else {
-      for (int l = 0; l < 32; ++l) dst[l] = ((exec >> l) & 1u) ? out[l] : dst[l];
-    }
-  }
-
-  template <typename F>
-  static void map2(std::uint64_t* out, const std::uint64_t* a, const std::uint64_t* b, F f) {
-    for (int l = 0; l < 32; ++l) out[l] = f(a[l], b[l]);
-  }
-  template <typename F>
-  static void map3(std::uint64_t* out, const std::uint64_t* a, const std::uint64_t* b,
-                   const std::uint64_t* c, F f) {
-    for (int l = 0; l < 32; ++l) out[l] = f(a[l], b[l], c[l]);
-  }
-
-  // Returns false when the instruction is not one the fast path handles.
-  bool fast_alu(const Instr& in, int w, std::uint32_t exec) {
-    const Ty t = in.type;
-    const int bytes = ptx::ty_bytes(t);
-    const bool is_int = !ptx::ty_float(t) && (bytes == 4 || bytes == 8) && t != Ty::Pred;
-    if (in.ndst != 1 || in.dst[0].kind != Opnd::Kind::Reg || (in.flags & (ptx::kFlagSat)))
-      return false;
-    std::uint64_t ta[32], tb[32], tc[32], out[32];
-    const std::uint64_t m = bytes == 8 ? ~0ull : 0xFFFFFFFFull;
-    const bool s = ptx::ty_signed(t);
-    const auto mode = static_cast<ptx::MulMode>(in.sub);
-    if (is_int) {
-      switch (in.op) {
-        case Opc::Mov:
-          if (in.sub != 0) return false;
-          store(in.dst[0], w, exec, lanes_of(in, 0, w, ta));
-          return true;
-        case Opc::Add: {
-          const auto* a = lanes_of(in, 0, w, ta);
-          const auto* b = lanes_of(in, 1, w, tb);
-          map2(out, a, b, [m](std::uint64_t x, std::uint64_t y) { return (x + y) & m; });
-          break;
-        }
-        case Opc::Sub: {
-          const auto* a = lanes_of(in, 0, w, ta);
-          const auto* b = lanes_of(in, 1, w, tb);
-          map2(out, a, b, [m](std::uint64_t x, std::uint64_t y) { return (x - y) & m; });
-          break;
-        }
-        case Opc::And:
-        case Opc::Or:
-        case Opc::Xor: {
-          const auto* a = lanes_of(in, 0, w, ta);
-          const auto* b = lanes_of(in, 1, w, tb);
-          if (in.op == Opc::And)
-            map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x & y; });
-          else if (in.op == Opc::Or)
-            map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x | y; });
-          else
-            map2(out, a, b, [](std::uint64_t x, std::uint64_t y) { return x ^ y; });
-          break;
-        }
-        case Opc::Shl: {
-          const auto* a = lanes_of(in, 0, w, ta);
-          const auto* b = lanes_of(in, 1, w, tb);
-          const std::uint64_t bits = static_cast<std::uint64_t>(bytes) * 8;
-          map2(out, a, b, [m, bits](std::uint64_t x, std::uint64_t y) {
-            const std::uint64_t sh = y & 0xFFFFFFFFu;
-            return sh >= bits ? 0 : (x << sh) & m;
-          });
-          break;
-        }
-        case Opc::Shr: {
-          const auto* a = lanes_of(in, 0, w, ta);
-          const auto* b = lanes_of(in, 1, w, tb);
-          const std::uint64_t bits = static_cast<std::uint64_t>(bytes) * 8;
-          if (s && bytes == 4)
-            map2(out, a, b, [](std::uint64_t x, std::uint64_t y) {
-              const std::uint64_t sh = std::min<std::uint64_t>(y & 0xFFFFFFFFu, 31);
-              return static_cast<std::uint64_t>(
-                  static_cast<std::uint32_t>(static_cast<std::int32_t>(x) >> sh));
-            });
-          else if (s)
-            map2(out, a, b, [](std::uint64_t x, std::uint64_t y) {
-              const std::uint64_t sh = std::min<std::uint64_t>(y & 0xFFFFFFFFu, 63);
-              return static_cast<std::uint64_t>(static_cast<std::int64_t>(x) >> sh);
-            });
-          else
-            map2(out, a, b, [m, bits](std::uint64_t x, std::uint64_t y) {
-              const std::uint64_t sh = y & 0xFFFFFFFFu;
-              return sh >= bits ? 0 : (x & m) >> sh;
-            });
-          break;
-        }
-        case Opc::Mul:
-        case Opc::Mad: {
-          const auto* a = lanes_of(in, 0, w, ta);
-          const auto* b = lanes_of(in, 1, w, tb);
-          const bool mad = in.op == Opc::Mad;
-          const auto* c = mad ? lanes_of(in, 2, w, tc) : nullptr;
-          if (mode == ptx::MulMode::Lo) {
-            if (mad)
-              map3(out, a, b, c, [m](std::uint64_t x, std::uint64_t y, std::uint64_t z) {
-                return (x * y + z) & m;
-              });
-            else
-              map2(out, a, b, [m](std::uint64_t x, std::uint64_t y) { return (x * y) & m; });
-          } else if (mode == ptx::MulMode::Wide && bytes == 4) {
-            if (s)
-              for (int l = 0; l < 32; ++l)
-                out[l] = static_cast<std::uint64_t>(
-                             static_cast<std::int64_t>(static_cast<std::int32_t>(a[l])) *
-                             static_cast<std::int32_t>(b[l])) +
-                         (mad ? c[l] : 0);
-            else
-              for (int l = 0; l < 32; ++l)
-                out[l] = (a[l] & 0xFFFFFFFFu) * (b[l] & 0xFFFFFFFFu) + (mad ? c[l] : 0);
-          } else {
-            return false;
-          }
-          break;
-        }
-        case Opc::Min:
-        case Opc::Max: {
-          const auto* a = lanes_of(in, 0, w, ta);
-          const auto* b = lanes_of(in, 1, w, tb);
-          const bool mn = in.op == Opc::Min;
-          for (int l = 0; l < 32; ++l) {
-            bool lt;
-            if (s)
-              lt = bytes == 4 ? static_cast<std::int32_t>(a[l]) < static_cast<std::int32_t>(b[l])
-                              : static_cast<std::int64_t>(a[l]) < static_cast<std::int64_t>(b[l]);
-            else
-              lt = (a[l] & m) < (b[l] & m);
-            out[l] = (lt == mn ? a[l] : b[l]) & m;
-          }
-          break;
-        }
-        default:
-          return false;
-      }
-      store(in.dst[0], w, exec, out);
-      return true;
-    }
-    if (t == Ty::F32 && !(in.flags & ptx::kFlagFtz) && !directed_round(in)) {
-      switch (in.op) {
-        case Opc::Mov:
-          if (in.sub != 0) return false;
-          store(in.dst[0], w, exec, lanes_of(in, 0, w, ta));
-          return true;
-        case Opc::Add:
-        case Opc::Sub:
-        case Opc::Mul: {
-          const auto* a = lanes_of(in, 0, w, ta);
-          const auto* b = lanes_of(in, 1, w, tb);
-          for (int l = 0; l < 32; ++l) {
-            const float x = as_f32(a[l]), y = as_f32(b[l]);
-            out[l] = canonical_f32(in.op == Opc::Add ? x + y : in.op == Opc::Sub ? x - y : x * y);
-          }
-          break;
-        }
-        case Opc::Fma:
-        case Opc::Mad: {
-          const auto* a = lanes_of(in, 0, w, ta);
-          const auto* b = lanes_of(in, 1, w, tb);
-          const auto* c = lanes_of(in, 2, w, tc);
-          for (int l = 0; l < 32; ++l)
-            out[l] = canonical_f32(std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(c[l])));
-          break;
-        }
-        default:
-          return false;
-      }
-      store(in.dst[0], w, exec, out);
-      return true;
-    }
-    return false;
-  }
-
-  // setp with an integer compare and no boolean combination.
-  bool fast_setp(const Instr& in, int w, std::uint32_t exec) {
-    const Ty t = in.type;
-    const int bytes = ptx::ty_bytes(t);
-    if (ptx::ty_float(t) || (bytes != 4 && bytes != 8) || in.sub != 0 ||
-        in.dst[0].kind != Opnd::Kind::Pred)
-      return false;
-    std::uint64_t ta[32], tb[32];
-    const auto* a = lanes_of(in, 0, w, ta);
-    const auto* b = lanes_of(in, 1, w, tb);
-    std::uint32_t r = 0;
-    const bool s = ptx::ty_signed(t);
-    const std::uint64_t um = bytes == 8 ? ~0ull : 0xFFFFFFFFull;
-    for (int l = 0; l < 32; ++l) {
-      std::int64_t x, y;
-      if (bytes == 4) {
-        x = s ? static_cast<std::int32_t>(a[l]) : static_cast<std::int64_t>(a[l] & 0xFFFFFFFFu);
-        y = s ? static_cast<std::int32_t>(b[l]) : static_cast<std::int64_t>(b[l] & 0xFFFFFFFFu);
-      } else if (s) {
-        x = static_cast<std::int64_t>(a[l]);
-        y = static_cast<std::int64_t>(b[l]);
-      } else {
-        // 64-bit unsigned: compare as unsigned below.
-        x = 0;
-        y = 0;
-      }
-      bool v;
-      if (bytes == 8 && !s) {
-        const std::uint64_t ux = a[l], uy = b[l];
-        switch (in.cmp) {
-          case ptx::Cmp::Eq:
-            v = ux == uy;
-            break;
-          case ptx::Cmp::Ne:
-            v = ux != uy;
-            break;
-          case ptx::Cmp::Lt:
-          case ptx::Cmp::Lo:
-            v = ux < uy;
-            break;
-          case ptx::Cmp::Le:
-          case ptx::Cmp::Ls:
-            v = ux <= uy;
-            break;
-          case ptx::Cmp::Gt:
-          case ptx::Cmp::Hi:
-            v = ux > uy;
-            break;
-          case ptx::Cmp::Ge:
-          case ptx::Cmp::Hs:
-            v = ux >= uy;
-            break;
-          default:
-            return false;
-        }
-      } else {
-        switch (in.cmp) {
-          case ptx::Cmp::Eq:
-            v = x == y;
-            break;
-          case ptx::Cmp::Ne:
-            v = x != y;
-            break;
-          case ptx::Cmp::Lt:
-            v = x < y;
-            break;
-          case ptx::Cmp::Le:
-            v = x <= y;
-            break;
-          case ptx::Cmp::Gt:
-            v = x > y;
-            break;
-          case ptx::Cmp::Ge:
-            v = x >= y;
-            break;
-          case ptx::Cmp::Lo:
-            v = (a[l] & um) < (b[l] & um);
-            break;
-          case ptx::Cmp::Ls:
-            v = (a[l] & um) <= (b[l] & um);
-            break;
-          case ptx::Cmp::Hi:
-            v = (a[l] & um) > (b[l] & um);
-            break;
-          case ptx::Cmp::Hs:
-            v = (a[l] & um) >= (b[l] & um);
-            break;
-          default:
-            return false;
-        }
-      }
-      r |= static_cast<std::uint32_t>(v) << l;
-    }
-    std::uint32_t& p = P(w, in.dst[0].reg);
-    p = (p & ~exec) | (r & exec);
-    if (in.ndst > 1 && in.dst[1].kind == Opnd::Kind::Pred) {
-      std::uint32_t& q = P(w, in.dst[1].reg);
-      q = (q & ~exec) | (~r & exec);
-    }
-    return true;
-  }
-
   // ---------------------------------------------------------------- memory
 
   std::uint64_t address(const Instr& in, int w, int lane) {
@@ -830,14 +488,7 @@ struct Ctx {
                            "of warp {})",
                            size, a, lane, w));
         const std::uint64_t off = a - b->base;
-        std::uint64_t seen = b->max_touched.load(std::memory_order_relaxed);
-        while (off + size > seen &&
-               !b->max_touched.compare_exchange_weak(seen, off + size, std::memory_order_relaxed)) {
-        }
-        if (in.op == Opc::Ld)
-          b->read.store(true, std::memory_order_relaxed);
-        else
-          b->written.store(true, std::memory_order_relaxed);
+        touch(*b, off + size, in.op == Opc::Ld);
         return b->data() + off;
       }
     }
@@ -860,190 +511,16 @@ struct Ctx {
     for (Listener* li : listeners) li->on_access(e);
   }
 
-  // Loads one element of type T per active lane, sign- or zero-extended into 64 bits.
-  template <typename T>
-  static void load_lanes(std::uint64_t* dst, const std::uint8_t* base, const std::uint64_t* addrs,
-                         std::uint32_t exec) {
-    for (int l = 0; l < 32; ++l) {
-      if (!((exec >> l) & 1u)) continue;
-      T x;
-      std::memcpy(&x, base + addrs[l], sizeof(T));
-      if constexpr (std::is_signed_v<T>)
-        dst[l] = static_cast<std::uint64_t>(static_cast<std::int64_t>(x));
-      else
-        dst[l] = x;
-    }
-  }
-  template <typename T>
-  static void store_lanes(std::uint8_t* base, const std::uint64_t* src, const std::uint64_t* addrs,
-                          std::uint32_t exec) {
-    for (int l = 0; l < 32; ++l) {
-      if (!((exec >> l) & 1u)) continue;
-      const T x = static_cast<T>(src[l]);
-      std::memcpy(base + addrs[l], &x, sizeof(T));
-    }
-  }
-
-  // Shared or global access with every lane in one known space: addresses as a vector,
-  // one bounds and alignment check, then plain copies.
-  bool fast_memory(const Instr& in, int w, std::uint32_t exec) {
-    if (in.space != Space::Shared && in.space != Space::Global) return false;
-    const unsigned esize = static_cast<unsigned>(ptx::ty_bytes(in.type));
-    const unsigned width = esize * in.vec;
-    std::uint64_t addrs[32];
-    const std::uint64_t off = static_cast<std::uint64_t>(in.mem.offset);
-    if (in.mem.has_reg) {
-      const std::uint64_t* base = &R(w, in.mem.reg, 0);
-      for (int l = 0; l < 32; ++l) addrs[l] = base[l] + off;
-    } else {
-      for (int l = 0; l < 32; ++l) addrs[l] = off;
-    }
-    // Bounds and alignment with every lane active: one range check against the shared
-    // window or the last buffer used, in loops the compiler vectorizes; otherwise (or if
-    // that fails) the exact scan over the active lanes.
-    std::uint64_t lo = ~0ull, hi = 0, mis = 0;
-    std::uint8_t* basep = nullptr;
-    GlobalMemory::Buffer* b = nullptr;
-    bool fast = false;
-    if (exec == 0xFFFFFFFFu) {
-      const std::uint64_t base =
-          in.space == Space::Shared ? 0 : (last_buffer ? last_buffer->base : 0);
-      const std::uint64_t limit =
-          in.space == Space::Shared ? shared.size() : (last_buffer ? last_buffer->size : 0);
-      if (limit >= width) {
-        const std::uint64_t room = limit - width;
-        std::uint64_t outside = 0;
-        for (int l = 0; l < 32; ++l) {
-          outside |=
-              room - (addrs[l] - base);  // wraps (top bit set) when outside [base, base + room]
-          outside |= (addrs[l] - base);  // below base wraps too
-          mis |= addrs[l] & (width - 1);
-        }
-        fast = (outside >> 63) == 0;
-        if (fast) {
-          lo = base;
-          hi = base + room;  // conservative for max_touched: refined below
-        }
-      }
-    }
-    if (!fast) {
-      for (int l = 0; l < 32; ++l) {
-        const bool on = (exec >> l) & 1u;
-        lo = on && addrs[l] < lo ? addrs[l] : lo;
-        hi = on && addrs[l] > hi ? addrs[l] : hi;
-        mis |= on ? addrs[l] & (width - 1) : 0;
-      }
-    }
-    if (mis && width > 1) return false;  // the slow path reports the lane
-    if (in.space == Space::Shared) {
-      if (!fast && (hi + width > shared.size() || hi + width < hi)) return false;
-      basep = shared.data();
-    } else {
-      b = fast ? last_buffer : nullptr;
-      if (!b) {
-        b = last_buffer;
-        if (!b || lo < b->base || hi + width - b->base > b->size) b = mem.find(lo, hi + width - lo);
-        if (!b) return false;
-        last_buffer = b;
-      }
-      if (fast) {  // the exact highest byte, for the touched-bytes report
-        hi = 0;
-        for (int l = 0; l < 32; ++l) hi = addrs[l] > hi ? addrs[l] : hi;
-      }
-      const std::uint64_t top = hi + width - b->base;
-      std::uint64_t seen = b->max_touched.load(std::memory_order_relaxed);
-      while (top > seen &&
-             !b->max_touched.compare_exchange_weak(seen, top, std::memory_order_relaxed)) {
-      }
-      if (in.op == Opc::Ld) {
-        if (!b->read.load(std::memory_order_relaxed))
-          b->read.store(true, std::memory_order_relaxed);
-      } else if (!b->written.load(std::memory_order_relaxed)) {
-        b->written.store(true, std::memory_order_relaxed);
-      }
-      basep = b->data() - b->base;
-    }
-    for (unsigned v = 0; v < in.vec; ++v) {
-      if (in.op == Opc::Ld) {
-        const Opnd& d = in.dst[v];
-        if (d.kind == Opnd::Kind::None) continue;
-        if (d.kind != Opnd::Kind::Reg) return false;
-        std::uint64_t* dst = &R(w, d.reg, 0);
-        const std::uint8_t* src = basep + v * esize;
-        // One loop per element size: a memcpy of run-time size went through a stack
-        // temporary and stalled on store forwarding.
-        switch (in.type) {
-          case Ty::U32:
-          case Ty::B32:
-          case Ty::F32:
-            load_lanes<std::uint32_t>(dst, src, addrs, exec);
-            break;
-          case Ty::S32:
-            load_lanes<std::int32_t>(dst, src, addrs, exec);
-            break;
-          case Ty::U64:
-          case Ty::B64:
-          case Ty::F64:
-          case Ty::S64:
-            load_lanes<std::uint64_t>(dst, src, addrs, exec);
-            break;
-          case Ty::U16:
-          case Ty::B16:
-          case Ty::F16:
-            load_lanes<std::uint16_t>(dst, src, addrs, exec);
-            break;
-          case Ty::S16:
-            load_lanes<std::int16_t>(dst, src, addrs, exec);
-            break;
-          case Ty::U8:
-          case Ty::B8:
-            load_lanes<std::uint8_t>(dst, src, addrs, exec);
-            break;
-          case Ty::S8:
-            load_lanes<std::int8_t>(dst, src, addrs, exec);
-            break;
-          default:
-            return false;
-        }
-      } else {
-        std::uint64_t tmp[32];
-        const std::uint64_t* src = lanes_of(in, v, w, tmp);
-        std::uint8_t* dst = basep + v * esize;
-        switch (esize) {
-          case 4:
-            store_lanes<std::uint32_t>(dst, src, addrs, exec);
-            break;
-          case 8:
-            store_lanes<std::uint64_t>(dst, src, addrs, exec);
-            break;
-          case 2:
-            store_lanes<std::uint16_t>(dst, src, addrs, exec);
-            break;
-          case 1:
-            store_lanes<std::uint8_t>(dst, src, addrs, exec);
-            break;
-          default:
-            return false;
-        }
-      }
-    }
-    if (in.site >= 0) emit(in, w, exec, in.space, addrs, width);
-    return true;
-  }
-
   void load_store(const Instr& in, int pc, int w, std::uint32_t exec) {
-    if (fast_memory(in, w, exec)) return;
     const unsigned esize = static_cast<unsigned>(ptx::ty_bytes(in.type));
     const unsigned width = esize * in.vec;
     std::uint64_t addrs[32] = {};
-    Space spaces[32] = {};
     std::uint32_t by_space[6] = {};
     for (int l = 0; l < 32; ++l) {
       if (!((exec >> l) & 1u)) continue;
       const std::uint64_t a = address(in, w, l);
       Space actual;
       std::uint8_t* p = resolve(in, pc, in.space, a, width, w, l, actual);
-      spaces[l] = actual;
       by_space[static_cast<int>(actual)] |= 1u << l;
       addrs[l] = actual == Space::Shared || actual == Space::Local
                      ? (in.space == Space::Generic
@@ -1075,7 +552,6 @@ struct Ctx {
       const std::uint32_t m = by_space[static_cast<int>(s)];
       if (m && in.site >= 0) emit(in, w, m, s, addrs, width);
     }
-    (void)spaces;
   }
 
   void atomic(const Instr& in, int pc, int w, std::uint32_t exec) {
@@ -1554,8 +1030,6 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
     return;
   }
   if (!exec && in.op != Opc::Activemask) return;
-  c.cur_pc = pc;
-  if (in.op == Opc::Setp ? c.fast_setp(in, w, exec) : c.fast_alu(in, w, exec)) return;
 
   switch (in.op) {
     case Opc::Ld:
@@ -2304,13 +1778,8 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
           hi = 0;  // nothing new
         }
       }
-      const std::uint64_t top = hi + width - b->base;
-      while (hi && top > seen &&
-             !b->max_touched.compare_exchange_weak(seen, top, std::memory_order_relaxed)) {
-      }
     }
-    std::atomic<bool>& flag = Load ? b->read : b->written;
-    if (!flag.load(std::memory_order_relaxed)) flag.store(true, std::memory_order_relaxed);
+    touch(*b, hi ? hi + width - b->base : 0, Load);
     basep = b->data() - b->base;
   }
   for (unsigned v = 0; v < vec; ++v) {
@@ -2615,6 +2084,22 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
     case K::MaxU32:
       alu2(u, wr, exec, [](U a, U b) { return std::max(a & kLow32, b & kLow32); });
       return true;
+    case K::MinS64:
+      alu2(u, wr, exec, [](U a, U b) {
+        return static_cast<std::int64_t>(a) < static_cast<std::int64_t>(b) ? a : b;
+      });
+      return true;
+    case K::MaxS64:
+      alu2(u, wr, exec, [](U a, U b) {
+        return static_cast<std::int64_t>(a) < static_cast<std::int64_t>(b) ? b : a;
+      });
+      return true;
+    case K::MinU64:
+      alu2(u, wr, exec, [](U a, U b) { return std::min(a, b); });
+      return true;
+    case K::MaxU64:
+      alu2(u, wr, exec, [](U a, U b) { return std::max(a, b); });
+      return true;
     case K::Selp32:
     case K::Selp64: {
       const std::uint32_t p = wp[u.src[2].off] ^ (u.aux ? ~0u : 0u);
@@ -2738,8 +2223,8 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
     for (int l = 0; l < 32; ++l) st.cta_consts[i * 32 + l] = cta_values[i];
   const std::uint64_t cta_linear =
       ctaid.x + std::uint64_t{launch.grid.x} * (ctaid.y + std::uint64_t{launch.grid.y} * ctaid.z);
-  Ctx c{kernel_,  memory_, launch,    ctaid,    cta_linear, listeners_, executed_, notes_, st.regs,
-        st.preds, st.tid,  st.shared, st.local, nregs,      npreds,     nwarps,    st.imm};
+  Ctx c{kernel_, memory_,  launch, ctaid,     cta_linear, listeners_, executed_, notes_,
+        st.regs, st.preds, st.tid, st.shared, st.local,   nregs,      npreds,    nwarps};
 
   const detail::Uop* uops = st.compiled.uops.data();
   // Per instruction, the global buffer it hit last (reset per CTA: buffers may be added

@@ -260,9 +260,10 @@ struct Compiler {
         return b4 ? K::ShrU32 : K::ShrU64;
       case Opc::Min:
       case Opc::Max:
-        if (!b4 || !sources(in, u, 2)) return K::Slow;
-        if (in.op == Opc::Min) return s ? K::MinS32 : K::MinU32;
-        return s ? K::MaxS32 : K::MaxU32;
+        if (!sources(in, u, 2)) return K::Slow;
+        if (in.op == Opc::Min)
+          return b4 ? (s ? K::MinS32 : K::MinU32) : (s ? K::MinS64 : K::MinU64);
+        return b4 ? (s ? K::MaxS32 : K::MaxU32) : (s ? K::MaxS64 : K::MaxU64);
       case Opc::Mul:
       case Opc::Mad: {
         const bool mad = in.op == Opc::Mad;
@@ -428,7 +429,7 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
   return std::max<std::uint32_t>(slots, 1);
 }
 
-Compiled compile(const ptx::Kernel& k, const Layout& layout) {
+Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast) {
   Compiled out;
   std::vector<std::uint32_t> slot_of;
   out.slots = assign_slots(k, slot_of);
@@ -459,7 +460,8 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout) {
     }
     Uop trial = u;
     const K kind = c.select(in, trial);
-    if (kind == K::Slow) {
+    const bool control = kind == K::Bra || kind == K::Exit || kind == K::Bar;
+    if (kind == K::Slow || (!fast && !control)) {
       u.kind = K::Slow;  // operands the slow path reads from the Instr
     } else {
       u = trial;
