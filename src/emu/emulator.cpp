@@ -192,13 +192,8 @@ double round_mode(double v, ptx::Round r) {
   }
 }
 
-// The rounding modifier of a float operation: mul and mad keep it in type2 (their sub is
-// the .lo/.hi/.wide mode), the others in sub.
-ptx::Round float_round(const Instr& in) {
-  if (in.op == Opc::Mul || in.op == Opc::Mad)
-    return static_cast<ptx::Round>(static_cast<std::uint8_t>(in.type2));
-  return static_cast<ptx::Round>(in.sub);
-}
+// The rounding modifier of a float operation.
+ptx::Round float_round(const Instr& in) { return in.mod.round; }
 bool directed_round(const Instr& in) {
   const ptx::Round r = float_round(in);
   return r == ptx::Round::Rz || r == ptx::Round::Rm || r == ptx::Round::Rp;
@@ -228,8 +223,7 @@ std::uint64_t float_min_max(bool max, bool f64, std::uint64_t a, std::uint64_t b
 model::Op access_op(const Instr& in) {
   if (in.op == Opc::Ld) return model::Op::Load;
   if (in.op == Opc::St) return model::Op::Store;
-  return static_cast<ptx::AtomOp>(in.sub) == ptx::AtomOp::Cas ? model::Op::AtomicCas
-                                                              : model::Op::Atomic;
+  return in.mod.atom == ptx::AtomOp::Cas ? model::Op::AtomicCas : model::Op::Atomic;
 }
 
 // Records that a request reached bytes up to offset `top` (0: nothing new) of buffer `b`
@@ -558,7 +552,7 @@ struct Ctx {
     const unsigned size = static_cast<unsigned>(ptx::ty_bytes(in.type));
     std::uint64_t addrs[32] = {};
     std::uint32_t by_space[6] = {};
-    const auto op = static_cast<ptx::AtomOp>(in.sub);
+    const auto op = in.mod.atom;
     for (int l = 0; l < 32; ++l) {  // lane order, as one serialization of the warp
       if (!((exec >> l) & 1u)) continue;
       const std::uint64_t a = address(in, w, l);
@@ -766,7 +760,7 @@ std::uint64_t arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint
       return (a - b) & m;
     case Opc::Mul:
     case Opc::Mad: {
-      const auto mode = static_cast<ptx::MulMode>(in.sub);
+      const auto mode = in.mod.mul;
       std::uint64_t r;
       if (mode == ptx::MulMode::Lo) {
         r = (a * b) & m;
@@ -854,7 +848,8 @@ std::uint64_t arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint
       if (s && sext(a, t) < 0) x = ~x & m;
       if (x == 0) return 0xFFFFFFFFu;
       const int pos = 63 - std::countl_zero(x);
-      return in.sub ? static_cast<std::uint64_t>(bits - 1 - pos) : static_cast<std::uint64_t>(pos);
+      return in.mod.shiftamt ? static_cast<std::uint64_t>(bits - 1 - pos)
+                             : static_cast<std::uint64_t>(pos);
     }
     default:
       return 0;
@@ -930,7 +925,7 @@ bool compare(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b) {
 
 std::uint64_t convert(const Instr& in, std::uint64_t x) {
   const Ty d = in.type, s = in.type2;
-  const auto rnd = static_cast<ptx::Round>(in.sub);
+  const auto rnd = in.mod.round;
   const bool sat = in.flags & ptx::kFlagSat;
   if (!ptx::ty_float(s) && !ptx::ty_float(d)) {
     std::uint64_t v = ptx::ty_signed(s) ? static_cast<std::uint64_t>(sext(x, s)) : (x & mask_of(s));
@@ -1024,9 +1019,9 @@ std::uint64_t convert(const Instr& in, std::uint64_t x) {
 void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active) {
   if (in.op == Opc::Trap) {
     if (exec)
-      c.fail(
-          EmuError::Kind::Trap, pc,
-          in.sub == 1 ? "assertion failed (assert() in the kernel)" : "the kernel executed trap");
+      c.fail(EmuError::Kind::Trap, pc,
+             in.mod.assert_fail ? "assertion failed (assert() in the kernel)"
+                                : "the kernel executed trap");
     return;
   }
   if (!exec && in.op != Opc::Activemask) return;
@@ -1041,7 +1036,7 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
       c.atomic(in, pc, w, exec);
       break;
     case Opc::Mov:
-      if (in.sub == 1) {  // pack
+      if (in.mod.mov == ptx::MovForm::Pack) {
         const int pb = ptx::ty_bytes(in.type2) * 8;
         for (int l = 0; l < 32; ++l) {
           if (!((exec >> l) & 1u)) continue;
@@ -1050,7 +1045,7 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
             v |= (c.val(in.src[i], w, l) & mask_of(in.type2)) << (i * pb);
           c.set(in.dst[0], w, l, v, in.type);
         }
-      } else if (in.sub == 2) {  // unpack
+      } else if (in.mod.mov == ptx::MovForm::Unpack) {
         const int pb = ptx::ty_bytes(in.type2) * 8;
         for (int l = 0; l < 32; ++l) {
           if (!((exec >> l) & 1u)) continue;
@@ -1073,17 +1068,17 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
         if (!((exec >> l) & 1u)) continue;
         bool r = compare(in.cmp, t, c.val(in.src[0], w, l), c.val(in.src[1], w, l));
         bool r2 = !r;
-        if (in.sub) {
+        if (in.mod.boolop != ptx::BoolOp::None) {
           const bool p = c.val(in.src[2], w, l) & 1;
-          if (in.sub == 1) {
+          if (in.mod.boolop == ptx::BoolOp::And) {
             r = r && p;
             r2 = r2 && p;
           }
-          if (in.sub == 2) {
+          if (in.mod.boolop == ptx::BoolOp::Or) {
             r = r || p;
             r2 = r2 || p;
           }
-          if (in.sub == 3) {
+          if (in.mod.boolop == ptx::BoolOp::Xor) {
             r = r != p;
             r2 = r2 != p;
           }
@@ -1126,7 +1121,7 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
         const std::uint64_t base = in.space == Space::Shared  ? ptx::kSharedWindow
                                    : in.space == Space::Local ? ptx::kLocalWindow
                                                               : 0;
-        v = in.sub ? v - base : v + base;
+        v = in.mod.to_space ? v - base : v + base;
         c.set(in.dst[0], w, l, v, in.type);
       }
       break;
@@ -1189,8 +1184,7 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
     case Opc::Bfind: {
       Ty dt = in.type;
       if (in.op == Opc::Popc || in.op == Opc::Clz || in.op == Opc::Bfind) dt = Ty::U32;
-      if ((in.op == Opc::Mul || in.op == Opc::Mad) &&
-          static_cast<ptx::MulMode>(in.sub) == ptx::MulMode::Wide)
+      if ((in.op == Opc::Mul || in.op == Opc::Mad) && in.mod.mul == ptx::MulMode::Wide)
         dt = ptx::ty_bytes(in.type) == 4 ? Ty::U64 : Ty::U32;
       for (int l = 0; l < 32; ++l) {
         if (!((exec >> l) & 1u)) continue;
@@ -1243,8 +1237,11 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
       }
       break;
     case Opc::Prmt:
-      if (in.sub != 0) {  // shf.{l,r}.{wrap,clamp}.b32: the funnel shift of {b, a}
-        const bool right = in.sub == 2 || in.sub == 4, clamp = in.sub >= 3;
+      if (in.mod.funnel != ptx::Funnel::None) {  // shf.{l,r}.{wrap,clamp}.b32: {b, a} shifted
+        const bool right =
+            in.mod.funnel == ptx::Funnel::RightWrap || in.mod.funnel == ptx::Funnel::RightClamp;
+        const bool clamp =
+            in.mod.funnel == ptx::Funnel::LeftClamp || in.mod.funnel == ptx::Funnel::RightClamp;
         for (int l = 0; l < 32; ++l) {
           if (!((exec >> l) & 1u)) continue;
           const std::uint64_t ab = (c.val(in.src[0], w, l) & 0xffffffffu) |
@@ -1292,27 +1289,27 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
         const std::uint64_t v = c.val(in.src[0], w, l);
         const double x = in.type == Ty::F64 ? as_f64(v) : as_f32(v);
         bool r = false;
-        switch (in.sub) {
-          case 0:
+        switch (in.mod.fclass) {
+          case ptx::FloatClass::Finite:
             r = std::isfinite(x);
             break;
-          case 1:
+          case ptx::FloatClass::Infinite:
             r = std::isinf(x);
             break;
-          case 2:
+          case ptx::FloatClass::Number:
             r = !std::isnan(x);
             break;
-          case 3:
+          case ptx::FloatClass::NotANumber:
             r = std::isnan(x);
             break;
           // f32 values classified as float (a subnormal float is a normal double);
           // .normal holds for zeros too (as measured): finite and not subnormal.
-          case 4:
+          case ptx::FloatClass::Normal:
             r = std::isfinite(x) &&
                 (in.type == Ty::F64 ? std::fpclassify(x)
                                     : std::fpclassify(static_cast<float>(x))) != FP_SUBNORMAL;
             break;
-          default:
+          case ptx::FloatClass::Subnormal:
             r = (in.type == Ty::F64 ? std::fpclassify(x)
                                     : std::fpclassify(static_cast<float>(x))) == FP_SUBNORMAL;
             break;
@@ -1332,7 +1329,7 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
         const std::uint32_t max_lane = (lane & seg) | (clamp & ~seg), min_lane = lane & seg;
         std::int32_t j = 0;
         bool ok = false;
-        switch (static_cast<ptx::ShflMode>(in.sub)) {
+        switch (in.mod.shfl) {
           case ptx::ShflMode::Up:
             j = static_cast<std::int32_t>(lane) - static_cast<std::int32_t>(bv);
             ok = j >= static_cast<std::int32_t>(max_lane);
@@ -1358,7 +1355,7 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
     }
     case Opc::Vote: {
       const std::uint32_t p = c.pred_mask(in.src[0], w, exec);
-      const auto mode = static_cast<ptx::VoteMode>(in.sub);
+      const auto mode = in.mod.vote;
       for (int l = 0; l < 32; ++l) {
         if (!((exec >> l) & 1u)) continue;
         std::uint64_t r = 0;
@@ -1385,7 +1382,7 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
       for (int l = 0; l < 32; ++l) {
         if (!((exec >> l) & 1u)) continue;
         std::uint32_t m = 0;
-        if (in.sub == 0) {
+        if (in.mod.match == ptx::MatchMode::Any) {
           for (int j = 0; j < 32; ++j)
             if (((exec >> j) & 1u) && vals[j] == vals[l]) m |= 1u << j;
         } else {

@@ -509,7 +509,7 @@ class Decoder {
       dst(0, t0);
       src(1, t0);
       src(2, t0);
-      ins.sub = static_cast<std::uint8_t>(rounding());
+      ins.mod.round = rounding();
     };
     auto unary = [&](Opc o) {
       ins.op = o;
@@ -517,7 +517,7 @@ class Decoder {
       need(2);
       dst(0, t0);
       src(1, t0);
-      ins.sub = static_cast<std::uint8_t>(rounding());
+      ins.mod.round = rounding();
     };
     if (op == "mov") {
       ins.op = Opc::Mov;
@@ -526,13 +526,13 @@ class Decoder {
       const auto& d = in.operands[0];
       const auto& s = in.operands[1];
       if (s.kind == Operand::Kind::Vector) {  // pack: mov.b64 %rd, {%r1, %r2}
-        ins.sub = 1;
+        ins.mod.mov = MovForm::Pack;
         dst(0, t0);
         const Ty part = s.elems.size() == 2 ? (ty_bytes(t0) == 8 ? Ty::B32 : Ty::B16) : Ty::B16;
         for (const auto& e : s.elems) ins.src[ins.nsrc++] = operand(in, e, part);
         ins.type2 = part;
       } else if (d.kind == Operand::Kind::Vector) {  // unpack
-        ins.sub = 2;
+        ins.mod.mov = MovForm::Unpack;
         const Ty part = d.elems.size() == 2 ? (ty_bytes(t0) == 8 ? Ty::B32 : Ty::B16) : Ty::B16;
         for (const auto& e : d.elems) {
           if (e.kind == Operand::Kind::Symbol && e.name == "_") {
@@ -561,8 +561,8 @@ class Decoder {
       if (has(in, ".hi")) mode = MulMode::Hi;
       if (has(in, ".wide")) mode = MulMode::Wide;
       if (ty_float(t0)) mode = MulMode::Lo;
-      ins.sub = static_cast<std::uint8_t>(mode);
-      if (ty_float(t0)) ins.type2 = static_cast<Ty>(rounding());
+      ins.mod.mul = mode;
+      if (ty_float(t0)) ins.mod.round = rounding();
       need(mad ? 4 : 3);
       const Ty dty = mode == MulMode::Wide
                          ? (ty_bytes(t0) == 4 ? (ty_signed(t0) ? Ty::S64 : Ty::U64)
@@ -634,7 +634,7 @@ class Decoder {
     if (op == "popc" || op == "clz" || op == "bfind") {
       ins.op = op == "popc" ? Opc::Popc : (op == "clz" ? Opc::Clz : Opc::Bfind);
       ins.type = t0;
-      if (op == "bfind" && has(in, ".shiftamt")) ins.sub = 1;
+      if (op == "bfind" && has(in, ".shiftamt")) ins.mod.shiftamt = true;
       need(2);
       dst(0, Ty::U32);
       src(1, t0);
@@ -660,7 +660,7 @@ class Decoder {
     if (op == "fma") {
       ins.op = Opc::Fma;
       ins.type = t0;
-      ins.sub = static_cast<std::uint8_t>(rounding());
+      ins.mod.round = rounding();
       need(4);
       dst(0, t0);
       src(1, t0);
@@ -708,8 +708,8 @@ class Decoder {
       ins.type = Ty::B32;
       if (!has(in, ".l") && !has(in, ".r")) fail(in, "shf needs .l or .r");
       if (!has(in, ".wrap") && !has(in, ".clamp")) fail(in, "shf needs .wrap or .clamp");
-      ins.sub =
-          static_cast<std::uint8_t>(1 + (has(in, ".r") ? 1 : 0) + (has(in, ".clamp") ? 2 : 0));
+      ins.mod.funnel = has(in, ".clamp") ? (has(in, ".r") ? Funnel::RightClamp : Funnel::LeftClamp)
+                                         : (has(in, ".r") ? Funnel::RightWrap : Funnel::LeftWrap);
       need(4);
       dst(0, Ty::B32);
       src(1, Ty::B32);
@@ -743,11 +743,9 @@ class Decoder {
       // setp.lt.s32; set.lt.u32.s32 (result type first, compare type last).
       ins.type = tl;
       ins.type2 = t0;
-      std::uint8_t boolop = 0;
-      if (has(in, ".and")) boolop = 1;
-      if (has(in, ".or")) boolop = 2;
-      if (has(in, ".xor")) boolop = 3;
-      ins.sub = boolop;
+      if (has(in, ".and")) ins.mod.boolop = BoolOp::And;
+      if (has(in, ".or")) ins.mod.boolop = BoolOp::Or;
+      if (has(in, ".xor")) ins.mod.boolop = BoolOp::Xor;
       if (in.operands.size() < 3) fail(in, "setp takes at least 3 operands");
       const auto& d = in.operands[0];
       if (d.kind == Operand::Kind::Pair) {
@@ -758,7 +756,7 @@ class Decoder {
       }
       src(1, tl);
       src(2, tl);
-      if (boolop) {
+      if (ins.mod.boolop != BoolOp::None) {
         if (in.operands.size() != 4) fail(in, "setp with a boolean op takes 4 operands");
         src(3, Ty::Pred);
       }
@@ -790,7 +788,7 @@ class Decoder {
       if (tys.size() != 2) fail(in, "cvt needs a destination and a source type");
       ins.type = tys[0];
       ins.type2 = tys[1];
-      ins.sub = static_cast<std::uint8_t>(rounding());
+      ins.mod.round = rounding();
       need(2);
       dst(0, tys[0]);
       src(1, tys[1]);
@@ -799,7 +797,7 @@ class Decoder {
     if (op == "cvta") {
       ins.op = Opc::Cvta;
       ins.space = space_of(in);
-      ins.sub = has(in, ".to") ? 1 : 0;
+      ins.mod.to_space = has(in, ".to");
       ins.type = tl;
       need(2);
       dst(0, tl);
@@ -873,7 +871,7 @@ class Decoder {
       if (!found) fail(in, "unknown atomic operation");
       if (has(in, ".v2") || has(in, ".v4") || has(in, ".noftz") || t0 == Ty::F16)
         fail(in, "this atomic form is not supported");
-      ins.sub = static_cast<std::uint8_t>(ao);
+      ins.mod.atom = ao;
       size_t i = 0;
       if (ins.op == Opc::Atom) dst(static_cast<int>(i++), ins.type);
       ins.mem = memref(in, in.operands.at(i++), ins.space);
@@ -934,7 +932,7 @@ class Decoder {
         mode = ShflMode::Down;
       else if (has(in, ".bfly"))
         mode = ShflMode::Bfly;
-      ins.sub = static_cast<std::uint8_t>(mode);
+      ins.mod.shfl = mode;
       if (!has(in, ".sync")) fail(in, "shfl without .sync is not supported");
       need(5);
       const auto& d = in.operands[0];
@@ -959,7 +957,7 @@ class Decoder {
         mode = VoteMode::Uni;
       else if (has(in, ".ballot"))
         mode = VoteMode::Ballot;
-      ins.sub = static_cast<std::uint8_t>(mode);
+      ins.mod.vote = mode;
       need(3);
       dst(0, mode == VoteMode::Ballot ? Ty::B32 : Ty::Pred);
       src(1, Ty::Pred);
@@ -969,7 +967,7 @@ class Decoder {
     if (op == "match") {
       ins.op = Opc::Match;
       ins.type = tl;
-      ins.sub = has(in, ".all") ? 1 : 0;
+      ins.mod.match = has(in, ".all") ? MatchMode::All : MatchMode::Any;
       need(3);
       const auto& d = in.operands[0];
       if (d.kind == Operand::Kind::Pair) {
@@ -991,12 +989,12 @@ class Decoder {
     if (op == "testp") {
       ins.op = Opc::Testp;
       ins.type = tl;
-      ins.sub = has(in, ".finite")       ? 0
-                : has(in, ".infinite")   ? 1
-                : has(in, ".number")     ? 2
-                : has(in, ".notanumber") ? 3
-                : has(in, ".normal")     ? 4
-                                         : 5;
+      ins.mod.fclass = has(in, ".finite")       ? FloatClass::Finite
+                       : has(in, ".infinite")   ? FloatClass::Infinite
+                       : has(in, ".number")     ? FloatClass::Number
+                       : has(in, ".notanumber") ? FloatClass::NotANumber
+                       : has(in, ".normal")     ? FloatClass::Normal
+                                                : FloatClass::Subnormal;
       need(2);
       dst(0, Ty::Pred);
       src(1, tl);
@@ -1012,7 +1010,7 @@ class Decoder {
         }
         if (o.kind == Operand::Kind::Symbol && o.name == "__assertfail") {  // a failed assert()
           ins.op = Opc::Trap;
-          ins.sub = 1;
+          ins.mod.assert_fail = true;
           return ins;
         }
       }

@@ -233,6 +233,44 @@ struct Site {
   std::string text;  // the PTX instruction, for messages
 };
 
+// Atomic operations (atom, red).
+enum class AtomOp : std::uint8_t { Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
+// shfl modes, vote modes.
+enum class ShflMode : std::uint8_t { Up, Down, Bfly, Idx };
+enum class VoteMode : std::uint8_t { All, Any, Uni, Ballot };
+// mul/mad variants.
+enum class MulMode : std::uint8_t { Lo, Hi, Wide };
+// Float and cvt rounding (None: the default of the operation).
+enum class Round : std::uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
+// mov: a plain copy, or {a, b} packed into one register, or one register unpacked.
+enum class MovForm : std::uint8_t { Plain, Pack, Unpack };
+// setp/set: the predicate combined with the comparison (.and/.or/.xor).
+enum class BoolOp : std::uint8_t { None, And, Or, Xor };
+// shf (decoded as a Prmt variant): the funnel shift's direction and out-of-range rule.
+enum class Funnel : std::uint8_t { None, LeftWrap, RightWrap, LeftClamp, RightClamp };
+// testp: the class tested.
+enum class FloatClass : std::uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
+// match: .any or .all.
+enum class MatchMode : std::uint8_t { Any, All };
+
+// What PTX writes as opcode modifiers beyond the types and the state space. Each field
+// is read only by the opcodes named beside it.
+struct Modifiers {
+  Round round = Round::None;               // float arithmetic (mul and mad included), cvt
+  MulMode mul = MulMode::Lo;               // mul, mad (integer)
+  AtomOp atom = AtomOp::Add;               // atom, red
+  ShflMode shfl = ShflMode::Up;            // shfl
+  VoteMode vote = VoteMode::All;           // vote
+  MovForm mov = MovForm::Plain;            // mov
+  BoolOp boolop = BoolOp::None;            // setp, set
+  Funnel funnel = Funnel::None;            // prmt (shf)
+  FloatClass fclass = FloatClass::Finite;  // testp
+  MatchMode match = MatchMode::Any;        // match
+  bool to_space = false;                   // cvta.to: generic to the space (else the reverse)
+  bool shiftamt = false;                   // bfind.shiftamt
+  bool assert_fail = false;                // trap: the call to __assertfail of a failed assert()
+};
+
 struct Instr {
   Opc op = Opc::Nop;
   Ty type = Ty::None;   // the operation's type (ld/st: element type)
@@ -241,8 +279,7 @@ struct Instr {
   Cmp cmp = Cmp::Eq;
   std::uint8_t vec = 1;  // ld/st .v2/.v4
   std::uint8_t nsrc = 0, ndst = 0;
-  std::uint8_t sub =
-      0;  // variant: mul/mad .lo/.hi/.wide; shfl mode; vote mode; atom op; rounding...
+  Modifiers mod;            // the opcode's own modifiers, one typed field per meaning
   std::uint8_t flags = 0;   // kFlag* below
   std::int16_t guard = -1;  // predicate index, -1 when unguarded
   bool guard_neg = false;
@@ -257,16 +294,6 @@ struct Instr {
 
 inline constexpr std::uint8_t kFlagSat = 1, kFlagFtz = 2, kFlagUni = 4, kFlagVolatile = 8,
                               kFlagCc = 16, kFlagAligned = 32;
-
-// Atomic operations (Instr::sub for Atom/Red).
-enum class AtomOp : std::uint8_t { Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
-// shfl modes, vote modes (Instr::sub).
-enum class ShflMode : std::uint8_t { Up, Down, Bfly, Idx };
-enum class VoteMode : std::uint8_t { All, Any, Uni, Ballot };
-// mul/mad variants.
-enum class MulMode : std::uint8_t { Lo, Hi, Wide };
-// cvt/float rounding (Instr::sub for Cvt, Add/Mul/Fma/Div/Sqrt/Rcp on floats).
-enum class Round : std::uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
 
 struct SourcePos {
   int file = 0, line = 0, col = 0;
