@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bankcheck/ptx/ast.hpp"
@@ -15,73 +16,20 @@
 namespace bankcheck::ptx {
 
 enum class Opc : std::uint8_t {
-  Mov,
-  Add,
-  Sub,
-  Mul,
-  MulHi,
-  MulWide,
-  Mad,
-  MadHi,
-  MadWide,
-  Div,
-  Rem,
-  Abs,
-  Neg,
-  Min,
-  Max,
-  And,
-  Or,
-  Xor,
-  Not,
-  CNot,
-  Shl,
-  Shr,
-  Setp,
-  Selp,
-  Set,
-  Cvt,
-  Cvta,
-  Ld,
-  St,
-  Atom,
-  Red,
-  Bra,
-  Bar,
-  Ret,
-  Exit,
-  Shfl,
-  Vote,
-  Match,
-  Activemask,
-  Popc,
-  Clz,
-  Brev,
-  Bfe,
-  Bfi,
-  Prmt,
-  Fma,
-  Rcp,
-  Sqrt,
-  Rsqrt,
-  Ex2,
-  Lg2,
-  Sin,
-  Cos,
-  Tanh,
-  Copysign,
-  Testp,
-  Nop,
-  Trap,
-  Mov2Pred,
-  Dp4a,
-  Sad,
-  Lop3,
-  Fns,
-  Bfind,
-  Slct,
-  Isspacep,
+#define BANKCHECK_OPCODE(Name, mnemonic, Form) Name,
+#include "bankcheck/ptx/opcodes.def"
 };
+
+// The PTX mnemonic of an opcode ("ld", "shfl", ...).
+constexpr std::string_view opc_name(Opc op) {
+  switch (op) {
+#define BANKCHECK_OPCODE(Name, mnemonic, Form) \
+  case Opc::Name:                              \
+    return mnemonic;
+#include "bankcheck/ptx/opcodes.def"
+  }
+  return "?";
+}
 
 // Scalar type of an operation: integer (signedness), float, or raw bits.
 enum class Ty : std::uint8_t {
