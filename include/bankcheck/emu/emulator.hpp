@@ -73,8 +73,8 @@ class Emulator {
     // false: every instruction by the reference semantics, lane by lane. Memory and the
     // stream of access events are the same either way (tests/emu_differential_test.cpp).
     bool fast = true;
-    // Sees every access event after the listeners (the differential test's recorder).
-    // Called from whichever thread runs the CTA.
+    // One more listener, given before any add_listener (the differential test's
+    // recorder). Called from whichever thread runs the CTA.
     Listener* tap = nullptr;
   };
   // The options of emulators made without explicit ones: process-wide, so that a test can
