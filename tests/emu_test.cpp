@@ -32,6 +32,7 @@
 #include "bankcheck/emu/emulator.hpp"
 #include "bankcheck/emu/lanes.hpp"
 #include "bankcheck/model/arch.hpp"
+#include "emu_differential.hpp"
 
 namespace drv = bankcheck::driver;
 namespace emu = bankcheck::emu;
@@ -230,20 +231,31 @@ void dump_for_gpu(const std::string& file, const Result& r, const Launch& launch
   }
 }
 
+// Every launch also runs with the emulator's fast tier on and off, one CTA at a time
+// (emu_differential.hpp: CTAs in parallel may order global atomics differently): the same
+// memory, error and access events, or the test fails. The tests then check a run of the
+// launch as given (its thread count).
 Result run_k(const std::string& file, const std::string& kernel, const Launch& launch) {
-  Result r;
-  r.loaded = &loaded(file);
-  r.kernel = &kernel_named(*r.loaded, kernel);
-  drv::LaunchSettings s;
-  s.grid = launch.grid;
-  s.block = launch.block;
-  if (launch.smem) s.smem = launch.smem;
-  s.args = launch.args;
-  s.blocks = "all";
-  drv::CheckOptions o = options_for(file);
-  o.budget = launch.budget;
-  o.threads = launch.threads;
-  r.run = drv::run_kernel(*r.loaded, *r.kernel, s, *bankcheck::model::find_arch("sm_90"), o);
+  auto run = [&](unsigned threads) {
+    Result r;
+    r.loaded = &loaded(file);
+    r.kernel = &kernel_named(*r.loaded, kernel);
+    drv::LaunchSettings s;
+    s.grid = launch.grid;
+    s.block = launch.block;
+    if (launch.smem) s.smem = launch.smem;
+    s.args = launch.args;
+    s.blocks = "all";
+    drv::CheckOptions o = options_for(file);
+    o.budget = launch.budget;
+    o.threads = threads;
+    r.run = drv::run_kernel(*r.loaded, *r.kernel, s, *bankcheck::model::find_arch("sm_90"), o);
+    return r;
+  };
+  Result one = emu::testing::run_both_tiers<Result>(
+      file + " " + kernel, [&] { return run(1); },
+      [](Result& x) -> emu::GlobalMemory& { return *x.run.memory; });
+  Result r = launch.threads == 1 ? std::move(one) : run(launch.threads);
   dump_for_gpu(file, r, launch);
   return r;
 }
@@ -1726,24 +1738,30 @@ struct DirectRun {
 std::unique_ptr<DirectRun> run_direct(const std::string& file, const std::string& kernel,
                                       emu::Dim3 block,
                                       const std::vector<std::vector<u8>>& buffers) {
-  auto d = std::make_unique<DirectRun>();
-  const auto& l = loaded(file);
-  const auto& k = kernel_named(l, kernel);
-  emu::Launch launch;
-  launch.block = block;
-  launch.params.assign(static_cast<size_t>(k.param_bytes), 0);
-  for (size_t i = 0; i < k.params.size() && i < buffers.size(); ++i) {
-    std::string name = "p";
-    name += std::to_string(i);
-    const u64 base = d->mem.add(name, buffers[i].size());
-    std::memcpy(d->mem.find(base, 1)->data(), buffers[i].data(), buffers[i].size());
-    std::memcpy(launch.params.data() + k.params[i].offset, &base, 8);
-    d->bases.push_back(base);
-  }
-  emu::Emulator e(l.program, k, d->mem);
-  e.add_listener(&d->capture);
-  e.run_cta(launch, {0, 0, 0});
-  return d;
+  // With the fast tier on and off (emu_differential.hpp); the fast run is the result.
+  auto run = [&] {
+    auto d = std::make_unique<DirectRun>();
+    const auto& l = loaded(file);
+    const auto& k = kernel_named(l, kernel);
+    emu::Launch launch;
+    launch.block = block;
+    launch.params.assign(static_cast<size_t>(k.param_bytes), 0);
+    for (size_t i = 0; i < k.params.size() && i < buffers.size(); ++i) {
+      std::string name = "p";
+      name += std::to_string(i);
+      const u64 base = d->mem.add(name, buffers[i].size());
+      std::memcpy(d->mem.find(base, 1)->data(), buffers[i].data(), buffers[i].size());
+      std::memcpy(launch.params.data() + k.params[i].offset, &base, 8);
+      d->bases.push_back(base);
+    }
+    emu::Emulator e(l.program, k, d->mem);
+    e.add_listener(&d->capture);
+    e.run_cta(launch, {0, 0, 0});
+    return d;
+  };
+  using P = std::unique_ptr<DirectRun>;
+  return emu::testing::run_both_tiers<P>(file + " " + kernel, run,
+                                         [](P& x) -> emu::GlobalMemory& { return x->mem; });
 }
 template <typename T>
 std::vector<u8> as_bytes(const std::vector<T>& v) {
@@ -2517,22 +2535,34 @@ std::vector<u32> run_fastpaths(const std::string& body, const std::vector<u32>& 
   o.input = file.string();
   const drv::Loaded l = drv::load(o);
   const ptx::Kernel& k = l.program.kernels.at(0);
-  emu::GlobalMemory mem;
-  const u64 out = mem.add("out", 4ull * 64 * static_cast<u64>(results));
-  const u64 inb = mem.add("in", 4ull * in.size());
-  std::memcpy(mem.find(inb, 1)->data(), in.data(), 4 * in.size());
-  emu::Launch launch;
-  launch.block = {64, 1, 1};
-  launch.params.assign(static_cast<size_t>(k.param_bytes), 0);
-  const u32 kval = 0x7fffffffu;
-  std::memcpy(launch.params.data() + k.params[0].offset, &out, 8);
-  std::memcpy(launch.params.data() + k.params[1].offset, &inb, 8);
-  std::memcpy(launch.params.data() + k.params[2].offset, &kval, 4);
-  emu::Emulator e(l.program, k, mem);
-  if (listener) e.add_listener(listener);
-  e.run_cta(launch, {0, 0, 0});
+  // Run with the fast tier on and off (emu_differential.hpp); the fast run's memory is
+  // the result.
+  struct Run {
+    std::unique_ptr<emu::GlobalMemory> mem = std::make_unique<emu::GlobalMemory>();
+    u64 out = 0;
+  };
+  auto run = [&] {
+    Run r;
+    emu::GlobalMemory& mem = *r.mem;
+    r.out = mem.add("out", 4ull * 64 * static_cast<u64>(results));
+    const u64 inb = mem.add("in", 4ull * in.size());
+    std::memcpy(mem.find(inb, 1)->data(), in.data(), 4 * in.size());
+    emu::Launch launch;
+    launch.block = {64, 1, 1};
+    launch.params.assign(static_cast<size_t>(k.param_bytes), 0);
+    const u32 kval = 0x7fffffffu;
+    std::memcpy(launch.params.data() + k.params[0].offset, &r.out, 8);
+    std::memcpy(launch.params.data() + k.params[1].offset, &inb, 8);
+    std::memcpy(launch.params.data() + k.params[2].offset, &kval, 4);
+    emu::Emulator e(l.program, k, mem);
+    if (listener && emu::Emulator::default_options().fast) e.add_listener(listener);
+    e.run_cta(launch, {0, 0, 0});
+    return r;
+  };
+  Run r = emu::testing::run_both_tiers<Run>("hand-written PTX", run,
+                                            [](Run& x) -> emu::GlobalMemory& { return *x.mem; });
   std::vector<u32> got(64 * static_cast<size_t>(results));
-  std::memcpy(got.data(), mem.find(out, 1)->data(), 4 * got.size());
+  std::memcpy(got.data(), r.mem->find(r.out, 1)->data(), 4 * got.size());
   return got;
 }
 

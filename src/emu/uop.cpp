@@ -95,11 +95,7 @@ struct Compiler {
     return true;
   }
 
-  static ptx::Round float_round(const Instr& in) {
-    if (in.op == Opc::Mul || in.op == Opc::Mad)
-      return static_cast<ptx::Round>(static_cast<std::uint8_t>(in.type2));
-    return static_cast<ptx::Round>(in.sub);
-  }
+  static ptx::Round float_round(const Instr& in) { return in.mod.round; }
 
   // The handler for `in`, with its operands filled in; Slow when none fits.
   K select(const Instr& in, Uop& u) {
@@ -124,7 +120,8 @@ struct Compiler {
     if (sat) return K::Slow;
     switch (in.op) {
       case Opc::Mov:
-        if (in.sub != 0 || !reg_dst(in, u) || !sources(in, u, 1)) return K::Slow;
+        if (in.mod.mov != ptx::MovForm::Plain || !reg_dst(in, u) || !sources(in, u, 1))
+          return K::Slow;
         if (is_int(t) || t == Ty::F32 || t == Ty::F64) return b4 ? K::Mov32 : K::Mov64;
         return K::Slow;
       case Opc::Cvta:
@@ -145,7 +142,8 @@ struct Compiler {
       case Opc::Fma:
         break;
       case Opc::Setp: {
-        if (in.sub != 0 || in.ndst < 1 || in.dst[0].kind != Opnd::Kind::Pred) return K::Slow;
+        if (in.mod.boolop != ptx::BoolOp::None || in.ndst < 1 || in.dst[0].kind != Opnd::Kind::Pred)
+          return K::Slow;
         if (in.ndst > 1 && in.dst[1].kind != Opnd::Kind::Pred) return K::Slow;
         if (!sources(in, u, 2)) return K::Slow;
         u.dst[0] = in.dst[0].reg;
@@ -201,7 +199,7 @@ struct Compiler {
       case Opc::Cvt: {
         if (!reg_dst(in, u) || !sources(in, u, 1)) return K::Slow;
         const Ty s = in.type2;
-        const auto rnd = static_cast<ptx::Round>(in.sub);
+        const auto rnd = in.mod.round;
         if (is_int(t) && is_int(s)) {
           const int db = ptx::ty_bytes(t), sb = ptx::ty_bytes(s);
           if (db == 8 && sb == 4) return ptx::ty_signed(s) ? K::Sext32 : K::Mov32;
@@ -260,14 +258,15 @@ struct Compiler {
         return b4 ? K::ShrU32 : K::ShrU64;
       case Opc::Min:
       case Opc::Max:
-        if (!b4 || !sources(in, u, 2)) return K::Slow;
-        if (in.op == Opc::Min) return s ? K::MinS32 : K::MinU32;
-        return s ? K::MaxS32 : K::MaxU32;
+        if (!sources(in, u, 2)) return K::Slow;
+        if (in.op == Opc::Min)
+          return b4 ? (s ? K::MinS32 : K::MinU32) : (s ? K::MinS64 : K::MinU64);
+        return b4 ? (s ? K::MaxS32 : K::MaxU32) : (s ? K::MaxS64 : K::MaxU64);
       case Opc::Mul:
       case Opc::Mad: {
         const bool mad = in.op == Opc::Mad;
         if (!sources(in, u, mad ? 3 : 2)) return K::Slow;
-        switch (static_cast<ptx::MulMode>(in.sub)) {
+        switch (in.mod.mul) {
           case ptx::MulMode::Lo:
             if (mad) return b4 ? K::MadLo32 : K::MadLo64;
             return b4 ? K::MulLo32 : K::MulLo64;
@@ -428,7 +427,7 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
   return std::max<std::uint32_t>(slots, 1);
 }
 
-Compiled compile(const ptx::Kernel& k, const Layout& layout) {
+Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast) {
   Compiled out;
   std::vector<std::uint32_t> slot_of;
   out.slots = assign_slots(k, slot_of);
@@ -459,7 +458,8 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout) {
     }
     Uop trial = u;
     const K kind = c.select(in, trial);
-    if (kind == K::Slow) {
+    const bool control = kind == K::Bra || kind == K::Exit || kind == K::Bar;
+    if (kind == K::Slow || (!fast && !control)) {
       u.kind = K::Slow;  // operands the slow path reads from the Instr
     } else {
       u = trial;

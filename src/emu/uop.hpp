@@ -52,6 +52,10 @@ enum class K : std::uint8_t {
   MaxS32,
   MinU32,
   MaxU32,
+  MinS64,
+  MaxS64,
+  MinU64,
+  MaxU64,
   Sext32,  // cvt.s64.s32 and the like: sign-extend the low 32 bits
   Selp32,
   Selp64,
@@ -129,6 +133,8 @@ struct Compiled {
 // get none (~0u). Returns the number of slots.
 std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slot_of);
 
-Compiled compile(const ptx::Kernel& k, const Layout& layout);
+// `fast` false: only control flow gets micro-ops of its own (Bra, Exit, Bar, End); every
+// other instruction is Slow, run by the reference semantics.
+Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast = true);
 
 }  // namespace bankcheck::emu::detail

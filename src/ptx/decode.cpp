@@ -11,36 +11,14 @@
 #include <unordered_map>
 
 #include "bankcheck/ptx/ir.hpp"
+#include "decode_instr.hpp"
 
 namespace bankcheck::ptx {
 namespace {
 
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return a ? (v + a - 1) / a * a : v; }
 
-std::optional<Ty> parse_ty(std::string_view m) {
-  static const std::pair<const char*, Ty> table[] = {
-      {".u8", Ty::U8},   {".u16", Ty::U16}, {".u32", Ty::U32}, {".u64", Ty::U64},
-      {".s8", Ty::S8},   {".s16", Ty::S16}, {".s32", Ty::S32}, {".s64", Ty::S64},
-      {".b8", Ty::B8},   {".b16", Ty::B16}, {".b32", Ty::B32}, {".b64", Ty::B64},
-      {".f16", Ty::F16}, {".f32", Ty::F32}, {".f64", Ty::F64}, {".pred", Ty::Pred},
-  };
-  for (auto& [n, t] : table)
-    if (m == n) return t;
-  return std::nullopt;
-}
-
-std::optional<Cmp> parse_cmp(std::string_view m) {
-  static const std::pair<const char*, Cmp> table[] = {
-      {".eq", Cmp::Eq},   {".ne", Cmp::Ne},   {".lt", Cmp::Lt},   {".le", Cmp::Le},
-      {".gt", Cmp::Gt},   {".ge", Cmp::Ge},   {".lo", Cmp::Lo},   {".ls", Cmp::Ls},
-      {".hi", Cmp::Hi},   {".hs", Cmp::Hs},   {".equ", Cmp::Equ}, {".neu", Cmp::Neu},
-      {".ltu", Cmp::Ltu}, {".leu", Cmp::Leu}, {".gtu", Cmp::Gtu}, {".geu", Cmp::Geu},
-      {".num", Cmp::Num}, {".nan", Cmp::Nan},
-  };
-  for (auto& [n, c] : table)
-    if (m == n) return c;
-  return std::nullopt;
-}
+using detail::parse_ty;
 
 std::optional<Special> parse_special(std::string_view n) {
   static const std::pair<const char*, Special> table[] = {
@@ -84,7 +62,7 @@ struct SymbolInfo {
   std::uint64_t address;  // window offset (shared, local, param) or emulated address
 };
 
-class Decoder {
+class Decoder : private detail::OperandDecoder {
  public:
   Decoder(const Module& m, std::string_view source, std::string_view hint)
       : m_(m), source_(source) {
@@ -147,8 +125,11 @@ class Decoder {
     return n * static_cast<std::uint64_t>(eb) * static_cast<std::uint64_t>(v.vector);
   }
 
+  DecodeError error(const Instruction& in, const std::string& msg) const override {
+    return DecodeError(msg, source_, in.pos.line, in.text);
+  }
   [[noreturn]] void fail(const Instruction& in, const std::string& msg) const {
-    throw DecodeError(msg, source_, in.pos.line, in.text);
+    throw error(in, msg);
   }
 
   Kernel decode_kernel(const Function& f) {
@@ -266,7 +247,7 @@ class Decoder {
     for (const auto& st : f.body) {
       if (st.is_label) continue;
       const Instruction& in = st.instruction;
-      Instr ins = decode_instr(in, k);
+      Instr ins = decode_instr(in);
       if (ins.op == Opc::Bra) {
         const auto& op = in.operands.back();
         auto it = labels.find(op.name);
@@ -333,7 +314,7 @@ class Decoder {
   std::unordered_map<std::string, std::string> reg_type_;
   std::unordered_map<std::string, SymbolInfo>* syms_ = nullptr;
 
-  Opnd operand(const Instruction& in, const Operand& o, Ty ty) {
+  Opnd operand(const Instruction& in, const Operand& o, Ty ty) override {
     Opnd r;
     switch (o.kind) {
       case Operand::Kind::Register: {
@@ -410,7 +391,7 @@ class Decoder {
     }
   }
 
-  MemRef memref(const Instruction& in, const Operand& o, Space& space) {
+  MemRef memref(const Instruction& in, const Operand& o, Space& space) override {
     if (o.kind != Operand::Kind::Address) fail(in, "expected an address operand [..]");
     MemRef m;
     m.offset = o.imm;
@@ -432,594 +413,19 @@ class Decoder {
     return m;
   }
 
-  static bool has(const Instruction& in, std::string_view m) {
-    return std::find(in.modifiers.begin(), in.modifiers.end(), m) != in.modifiers.end();
-  }
-
-  // The last type modifier (e.g. ".f32" of "cvt.rn.f32.s32" is the first; see callers).
-  std::vector<Ty> types(const Instruction& in) const {
-    std::vector<Ty> t;
-    for (const auto& m : in.modifiers)
-      if (auto ty = parse_ty(m)) t.push_back(*ty);
-    return t;
-  }
-
-  Space space_of(const Instruction& in) const {
-    for (const auto& m : in.modifiers) {
-      if (m == ".shared" || m == ".shared::cta") return Space::Shared;
-      if (m == ".global") return Space::Global;
-      if (m == ".local") return Space::Local;
-      if (m == ".param") return Space::Param;
-      if (m == ".const") return Space::Const;
-      if (m == ".shared::cluster") return Space::Shared;
-    }
-    return Space::Generic;
-  }
-
-  Instr decode_instr(const Instruction& in, Kernel& k) {
-    Instr ins;
-    call_param_access_ = false;
+  // One instruction (decode_instr.cpp), with its guard.
+  Instr decode_instr(const Instruction& in) {
+    std::int16_t guard = -1;
     if (in.guard) {
       auto it = pred_index_.find(*in.guard);
       if (it == pred_index_.end()) fail(in, "guard predicate '" + *in.guard + "' is not declared");
-      ins.guard = static_cast<std::int16_t>(it->second);
-      ins.guard_neg = in.guard_negated;
+      guard = static_cast<std::int16_t>(it->second);
     }
-    const std::string& op = in.opcode;
-    const auto tys = types(in);
-    const Ty t0 = tys.empty() ? Ty::None : tys[0];
-    const Ty tl = tys.empty() ? Ty::None : tys.back();
-    auto dst = [&](int i, Ty ty) {
-      if (i >= static_cast<int>(in.operands.size())) fail(in, "missing operand");
-      ins.dst[ins.ndst++] = operand(in, in.operands[static_cast<size_t>(i)], ty);
-    };
-    auto src = [&](int i, Ty ty) {
-      if (i >= static_cast<int>(in.operands.size())) fail(in, "missing operand");
-      ins.src[ins.nsrc++] = operand(in, in.operands[static_cast<size_t>(i)], ty);
-    };
-    auto need = [&](size_t n) {
-      if (in.operands.size() != n)
-        fail(in, fmt::format("'{}' takes {} operands, got {}", op, n, in.operands.size()));
-    };
-    auto rounding = [&]() {
-      for (const auto& m : in.modifiers) {
-        if (m == ".rn") return Round::Rn;
-        if (m == ".rz") return Round::Rz;
-        if (m == ".rm") return Round::Rm;
-        if (m == ".rp") return Round::Rp;
-        if (m == ".rni") return Round::Rni;
-        if (m == ".rzi") return Round::Rzi;
-        if (m == ".rmi") return Round::Rmi;
-        if (m == ".rpi") return Round::Rpi;
-      }
-      return Round::None;
-    };
-    if (has(in, ".sat")) ins.flags |= kFlagSat;
-    if (has(in, ".ftz")) ins.flags |= kFlagFtz;
-    if (has(in, ".cc")) fail(in, "carry (.cc) arithmetic is not supported");
-    if (t0 == Ty::F16 || tl == Ty::F16) {
-      if (op != "cvt" && op != "mov" && op != "ld" && op != "st")
-        fail(in, "half-precision arithmetic is not supported");
-    }
-
-    auto binary = [&](Opc o) {
-      ins.op = o;
-      ins.type = t0;
-      need(3);
-      dst(0, t0);
-      src(1, t0);
-      src(2, t0);
-      ins.sub = static_cast<std::uint8_t>(rounding());
-    };
-    auto unary = [&](Opc o) {
-      ins.op = o;
-      ins.type = t0;
-      need(2);
-      dst(0, t0);
-      src(1, t0);
-      ins.sub = static_cast<std::uint8_t>(rounding());
-    };
-    if (op == "mov") {
-      ins.op = Opc::Mov;
-      ins.type = t0;
-      need(2);
-      const auto& d = in.operands[0];
-      const auto& s = in.operands[1];
-      if (s.kind == Operand::Kind::Vector) {  // pack: mov.b64 %rd, {%r1, %r2}
-        ins.sub = 1;
-        dst(0, t0);
-        const Ty part = s.elems.size() == 2 ? (ty_bytes(t0) == 8 ? Ty::B32 : Ty::B16) : Ty::B16;
-        for (const auto& e : s.elems) ins.src[ins.nsrc++] = operand(in, e, part);
-        ins.type2 = part;
-      } else if (d.kind == Operand::Kind::Vector) {  // unpack
-        ins.sub = 2;
-        const Ty part = d.elems.size() == 2 ? (ty_bytes(t0) == 8 ? Ty::B32 : Ty::B16) : Ty::B16;
-        for (const auto& e : d.elems) {
-          if (e.kind == Operand::Kind::Symbol && e.name == "_") {
-            ins.dst[ins.ndst++] = Opnd{};
-            continue;
-          }
-          ins.dst[ins.ndst++] = operand(in, e, part);
-        }
-        src(1, t0);
-        ins.type2 = part;
-      } else {
-        dst(0, t0);
-        src(1, t0);
-      }
-      return ins;
-    }
-    if (op == "add" || op == "sub") {
-      binary(op == "add" ? Opc::Add : Opc::Sub);
-      return ins;
-    }
-    if (op == "mul" || op == "mad") {
-      const bool mad = op == "mad";
-      ins.op = mad ? Opc::Mad : Opc::Mul;
-      ins.type = t0;
-      MulMode mode = MulMode::Lo;
-      if (has(in, ".hi")) mode = MulMode::Hi;
-      if (has(in, ".wide")) mode = MulMode::Wide;
-      if (ty_float(t0)) mode = MulMode::Lo;
-      ins.sub = static_cast<std::uint8_t>(mode);
-      if (ty_float(t0)) ins.type2 = static_cast<Ty>(rounding());
-      need(mad ? 4 : 3);
-      const Ty dty = mode == MulMode::Wide
-                         ? (ty_bytes(t0) == 4 ? (ty_signed(t0) ? Ty::S64 : Ty::U64)
-                                              : (ty_signed(t0) ? Ty::S32 : Ty::U32))
-                         : t0;
-      dst(0, dty);
-      src(1, t0);
-      src(2, t0);
-      if (mad) src(3, dty);
-      return ins;
-    }
-    if (op == "div") {
-      binary(Opc::Div);
-      return ins;
-    }
-    if (op == "rem") {
-      binary(Opc::Rem);
-      return ins;
-    }
-    if (op == "min") {
-      binary(Opc::Min);
-      return ins;
-    }
-    if (op == "max") {
-      binary(Opc::Max);
-      return ins;
-    }
-    if (op == "and") {
-      binary(Opc::And);
-      return ins;
-    }
-    if (op == "or") {
-      binary(Opc::Or);
-      return ins;
-    }
-    if (op == "xor") {
-      binary(Opc::Xor);
-      return ins;
-    }
-    if (op == "copysign") {
-      binary(Opc::Copysign);
-      return ins;
-    }
-    if (op == "shl" || op == "shr") {
-      ins.op = op == "shl" ? Opc::Shl : Opc::Shr;
-      ins.type = t0;
-      need(3);
-      dst(0, t0);
-      src(1, t0);
-      src(2, Ty::U32);
-      return ins;
-    }
-    if (op == "abs") {
-      unary(Opc::Abs);
-      return ins;
-    }
-    if (op == "neg") {
-      unary(Opc::Neg);
-      return ins;
-    }
-    if (op == "not") {
-      unary(Opc::Not);
-      return ins;
-    }
-    if (op == "cnot") {
-      unary(Opc::CNot);
-      return ins;
-    }
-    if (op == "popc" || op == "clz" || op == "bfind") {
-      ins.op = op == "popc" ? Opc::Popc : (op == "clz" ? Opc::Clz : Opc::Bfind);
-      ins.type = t0;
-      if (op == "bfind" && has(in, ".shiftamt")) ins.sub = 1;
-      need(2);
-      dst(0, Ty::U32);
-      src(1, t0);
-      return ins;
-    }
-    if (op == "brev") {
-      unary(Opc::Brev);
-      return ins;
-    }
-    if (op == "rcp" || op == "sqrt" || op == "rsqrt" || op == "ex2" || op == "lg2" || op == "sin" ||
-        op == "cos" || op == "tanh") {
-      Opc o = op == "rcp"     ? Opc::Rcp
-              : op == "sqrt"  ? Opc::Sqrt
-              : op == "rsqrt" ? Opc::Rsqrt
-              : op == "ex2"   ? Opc::Ex2
-              : op == "lg2"   ? Opc::Lg2
-              : op == "sin"   ? Opc::Sin
-              : op == "cos"   ? Opc::Cos
-                              : Opc::Tanh;
-      unary(o);
-      return ins;
-    }
-    if (op == "fma") {
-      ins.op = Opc::Fma;
-      ins.type = t0;
-      ins.sub = static_cast<std::uint8_t>(rounding());
-      need(4);
-      dst(0, t0);
-      src(1, t0);
-      src(2, t0);
-      src(3, t0);
-      return ins;
-    }
-    if (op == "bfe") {
-      ins.op = Opc::Bfe;
-      ins.type = t0;
-      need(4);
-      dst(0, t0);
-      src(1, t0);
-      src(2, Ty::U32);
-      src(3, Ty::U32);
-      return ins;
-    }
-    if (op == "bfi") {
-      ins.op = Opc::Bfi;
-      ins.type = t0;
-      need(5);
-      dst(0, t0);
-      src(1, t0);
-      src(2, t0);
-      src(3, Ty::U32);
-      src(4, Ty::U32);
-      return ins;
-    }
-    if (op == "prmt") {
-      ins.op = Opc::Prmt;
-      ins.type = Ty::B32;
-      for (const auto& m : in.modifiers)
-        if (m != ".b32") fail(in, "prmt mode " + m + " is not supported");
-      need(4);
-      dst(0, Ty::B32);
-      src(1, Ty::B32);
-      src(2, Ty::B32);
-      src(3, Ty::B32);
-      return ins;
-    }
-    if (op == "shf") {
-      // Funnel shift (rotates compile to it): decoded as a Prmt variant, sub 1-4 =
-      // 1 + (.r ? 1 : 0) + (.clamp ? 2 : 0); sub 0 is prmt itself.
-      ins.op = Opc::Prmt;
-      ins.type = Ty::B32;
-      if (!has(in, ".l") && !has(in, ".r")) fail(in, "shf needs .l or .r");
-      if (!has(in, ".wrap") && !has(in, ".clamp")) fail(in, "shf needs .wrap or .clamp");
-      ins.sub =
-          static_cast<std::uint8_t>(1 + (has(in, ".r") ? 1 : 0) + (has(in, ".clamp") ? 2 : 0));
-      need(4);
-      dst(0, Ty::B32);
-      src(1, Ty::B32);
-      src(2, Ty::B32);
-      src(3, Ty::U32);
-      return ins;
-    }
-    if (op == "lop3") {
-      ins.op = Opc::Lop3;
-      ins.type = Ty::B32;
-      need(5);
-      dst(0, Ty::B32);
-      src(1, Ty::B32);
-      src(2, Ty::B32);
-      src(3, Ty::B32);
-      src(4, Ty::B32);
-      return ins;
-    }
-    if (op == "setp" || op == "set") {
-      ins.op = op == "setp" ? Opc::Setp : Opc::Set;
-      Cmp c = Cmp::Eq;
-      bool found = false;
-      for (const auto& m : in.modifiers)
-        if (auto cc = parse_cmp(m)) {
-          c = *cc;
-          found = true;
-          break;
-        }
-      if (!found) fail(in, "missing comparison");
-      ins.cmp = c;
-      // setp.lt.s32; set.lt.u32.s32 (result type first, compare type last).
-      ins.type = tl;
-      ins.type2 = t0;
-      std::uint8_t boolop = 0;
-      if (has(in, ".and")) boolop = 1;
-      if (has(in, ".or")) boolop = 2;
-      if (has(in, ".xor")) boolop = 3;
-      ins.sub = boolop;
-      if (in.operands.size() < 3) fail(in, "setp takes at least 3 operands");
-      const auto& d = in.operands[0];
-      if (d.kind == Operand::Kind::Pair) {
-        ins.dst[ins.ndst++] = operand(in, d.elems[0], Ty::Pred);
-        ins.dst[ins.ndst++] = operand(in, d.elems[1], Ty::Pred);
-      } else {
-        dst(0, op == "setp" ? Ty::Pred : t0);
-      }
-      src(1, tl);
-      src(2, tl);
-      if (boolop) {
-        if (in.operands.size() != 4) fail(in, "setp with a boolean op takes 4 operands");
-        src(3, Ty::Pred);
-      }
-      return ins;
-    }
-    if (op == "selp") {
-      ins.op = Opc::Selp;
-      ins.type = t0;
-      need(4);
-      dst(0, t0);
-      src(1, t0);
-      src(2, t0);
-      src(3, Ty::Pred);
-      return ins;
-    }
-    if (op == "slct") {
-      ins.op = Opc::Slct;
-      ins.type = t0;
-      ins.type2 = tl;
-      need(4);
-      dst(0, t0);
-      src(1, t0);
-      src(2, t0);
-      src(3, tl);
-      return ins;
-    }
-    if (op == "cvt") {
-      ins.op = Opc::Cvt;
-      if (tys.size() != 2) fail(in, "cvt needs a destination and a source type");
-      ins.type = tys[0];
-      ins.type2 = tys[1];
-      ins.sub = static_cast<std::uint8_t>(rounding());
-      need(2);
-      dst(0, tys[0]);
-      src(1, tys[1]);
-      return ins;
-    }
-    if (op == "cvta") {
-      ins.op = Opc::Cvta;
-      ins.space = space_of(in);
-      ins.sub = has(in, ".to") ? 1 : 0;
-      ins.type = tl;
-      need(2);
-      dst(0, tl);
-      src(1, tl);
-      return ins;
-    }
-    if (op == "isspacep") {
-      ins.op = Opc::Isspacep;
-      ins.space = space_of(in);
-      need(2);
-      dst(0, Ty::Pred);
-      src(1, Ty::U64);
-      return ins;
-    }
-    if (op == "ld" || op == "st" || op == "ldu") {
-      const bool load = op != "st";
-      ins.op = load ? Opc::Ld : Opc::St;
-      ins.space = space_of(in);
-      ins.type = tl;
-      if (ins.type == Ty::Pred || ins.type == Ty::None) fail(in, "missing type");
-      for (const auto& m : in.modifiers) {
-        if (m == ".v2") ins.vec = 2;
-        if (m == ".v4") ins.vec = 4;
-        if (m == ".v8") fail(in, ".v8 accesses are not supported");
-      }
-      need(2);
-      const auto& data = in.operands[load ? 0 : 1];
-      const auto& addr = in.operands[load ? 1 : 0];
-      ins.mem = memref(in, addr, ins.space);
-      if (ins.vec > 1) {
-        if (data.kind != Operand::Kind::Vector || data.elems.size() != ins.vec)
-          fail(in, "vector access needs a {..} operand of matching size");
-        for (const auto& e : data.elems) {
-          Opnd o;
-          if (e.kind == Operand::Kind::Symbol && e.name == "_")
-            o = Opnd{};
-          else
-            o = operand(in, e, ins.type);
-          if (load)
-            ins.dst[ins.ndst++] = o;
-          else
-            ins.src[ins.nsrc++] = o;
-        }
-      } else {
-        if (load)
-          dst(0, ins.type);
-        else
-          src(1, ins.type);
-      }
-      if (ins.space == Space::Param && !load)
-        fail(in, "st.param (device function calls) is not supported");
-      return ins;
-    }
-    if (op == "atom" || op == "red") {
-      ins.op = op == "atom" ? Opc::Atom : Opc::Red;
-      ins.space = space_of(in);
-      ins.type = tl;
-      AtomOp ao = AtomOp::Add;
-      bool found = false;
-      static const std::pair<const char*, AtomOp> ops[] = {
-          {".add", AtomOp::Add}, {".min", AtomOp::Min}, {".max", AtomOp::Max},
-          {".inc", AtomOp::Inc}, {".dec", AtomOp::Dec}, {".and", AtomOp::And},
-          {".or", AtomOp::Or},   {".xor", AtomOp::Xor}, {".exch", AtomOp::Exch},
-          {".cas", AtomOp::Cas}};
-      for (const auto& m : in.modifiers)
-        for (auto& [n, v] : ops)
-          if (m == n) {
-            ao = v;
-            found = true;
-          }
-      if (!found) fail(in, "unknown atomic operation");
-      if (has(in, ".v2") || has(in, ".v4") || has(in, ".noftz") || t0 == Ty::F16)
-        fail(in, "this atomic form is not supported");
-      ins.sub = static_cast<std::uint8_t>(ao);
-      size_t i = 0;
-      if (ins.op == Opc::Atom) dst(static_cast<int>(i++), ins.type);
-      ins.mem = memref(in, in.operands.at(i++), ins.space);
-      src(static_cast<int>(i++), ins.type);
-      if (ao == AtomOp::Cas) src(static_cast<int>(i++), ins.type);
-      if (i != in.operands.size()) fail(in, "unexpected operands");
-      return ins;
-    }
-    if (op == "bra") {
-      ins.op = Opc::Bra;
-      if (has(in, ".uni")) ins.flags |= kFlagUni;
-      if (in.operands.size() != 1 || in.operands[0].kind != Operand::Kind::Symbol)
-        fail(in, "bra takes one label");
-      return ins;
-    }
-    if (op == "bar" && has(in, ".warp")) {
-      // bar.warp.sync (__syncwarp): the emulator runs a warp's active lanes together, so
-      // there is nothing to wait for.
-      ins.op = Opc::Nop;
-      return ins;
-    }
-    if (op == "bar" || op == "barrier") {
-      const bool sync =
-          has(in, ".sync") || (op == "barrier" && !has(in, ".arrive")) || in.modifiers.empty();
-      if (!sync || has(in, ".arrive") || has(in, ".red"))
-        fail(in, "only bar.sync / barrier.sync are supported");
-      ins.op = Opc::Bar;
-      if (!in.operands.empty()) {
-        if (in.operands[0].kind != Operand::Kind::Immediate)
-          fail(in, "bar.sync with a register barrier id is not supported");
-        if (in.operands[0].imm != 0) fail(in, "named barriers other than 0 are not supported");
-      }
-      if (in.operands.size() > 1) fail(in, "bar.sync with a thread count is not supported");
-      return ins;
-    }
-    if (op == "ret" || op == "exit") {
-      ins.op = op == "ret" ? Opc::Ret : Opc::Exit;
-      return ins;
-    }
-    if (op == "trap") {
-      ins.op = Opc::Trap;
-      return ins;
-    }
-    if (op == "membar" || op == "fence" || op == "nanosleep" || op == "prefetch" ||
-        op == "prefetchu" || op == "pmevent" || op == "discard" || op == "griddepcontrol" ||
-        op == "applypriority" || op == "createpolicy") {
-      ins.op = Opc::Nop;
-      if (op == "createpolicy") fail(in, "createpolicy is not supported");
-      return ins;
-    }
-    if (op == "shfl") {
-      ins.op = Opc::Shfl;
-      ins.type = Ty::B32;
-      ShflMode mode = ShflMode::Idx;
-      if (has(in, ".up"))
-        mode = ShflMode::Up;
-      else if (has(in, ".down"))
-        mode = ShflMode::Down;
-      else if (has(in, ".bfly"))
-        mode = ShflMode::Bfly;
-      ins.sub = static_cast<std::uint8_t>(mode);
-      if (!has(in, ".sync")) fail(in, "shfl without .sync is not supported");
-      need(5);
-      const auto& d = in.operands[0];
-      if (d.kind == Operand::Kind::Pair) {
-        ins.dst[ins.ndst++] = operand(in, d.elems[0], Ty::B32);
-        ins.dst[ins.ndst++] = operand(in, d.elems[1], Ty::Pred);
-      } else {
-        dst(0, Ty::B32);
-      }
-      src(1, Ty::B32);
-      src(2, Ty::B32);
-      src(3, Ty::B32);
-      src(4, Ty::B32);
-      return ins;
-    }
-    if (op == "vote") {
-      ins.op = Opc::Vote;
-      VoteMode mode = VoteMode::All;
-      if (has(in, ".any"))
-        mode = VoteMode::Any;
-      else if (has(in, ".uni"))
-        mode = VoteMode::Uni;
-      else if (has(in, ".ballot"))
-        mode = VoteMode::Ballot;
-      ins.sub = static_cast<std::uint8_t>(mode);
-      need(3);
-      dst(0, mode == VoteMode::Ballot ? Ty::B32 : Ty::Pred);
-      src(1, Ty::Pred);
-      src(2, Ty::B32);
-      return ins;
-    }
-    if (op == "match") {
-      ins.op = Opc::Match;
-      ins.type = tl;
-      ins.sub = has(in, ".all") ? 1 : 0;
-      need(3);
-      const auto& d = in.operands[0];
-      if (d.kind == Operand::Kind::Pair) {
-        ins.dst[ins.ndst++] = operand(in, d.elems[0], Ty::B32);
-        ins.dst[ins.ndst++] = operand(in, d.elems[1], Ty::Pred);
-      } else {
-        dst(0, Ty::B32);
-      }
-      src(1, tl);
-      src(2, Ty::B32);
-      return ins;
-    }
-    if (op == "activemask") {
-      ins.op = Opc::Activemask;
-      need(1);
-      dst(0, Ty::B32);
-      return ins;
-    }
-    if (op == "testp") {
-      ins.op = Opc::Testp;
-      ins.type = tl;
-      ins.sub = has(in, ".finite")       ? 0
-                : has(in, ".infinite")   ? 1
-                : has(in, ".number")     ? 2
-                : has(in, ".notanumber") ? 3
-                : has(in, ".normal")     ? 4
-                                         : 5;
-      need(2);
-      dst(0, Ty::Pred);
-      src(1, tl);
-      return ins;
-    }
-    if (op == "call") {
-      // printf is the one call kept (as a no-op returning 0); other device functions are
-      // normally inlined by nvcc.
-      for (const auto& o : in.operands) {
-        if (o.kind == Operand::Kind::Symbol && o.name == "vprintf") {
-          ins.op = Opc::Nop;
-          return ins;
-        }
-        if (o.kind == Operand::Kind::Symbol && o.name == "__assertfail") {  // a failed assert()
-          ins.op = Opc::Trap;
-          ins.sub = 1;
-          return ins;
-        }
-      }
-      fail(in, "calls to device functions are not supported (compile with the function inlined)");
-    }
-    (void)k;
-    fail(in, "unsupported instruction '" + op + "'");
+    call_param_access_ = false;
+    Instr ins = detail::decode_instr(in, *this);
+    ins.guard = guard;
+    ins.guard_neg = in.guard.has_value() && in.guard_negated;
+    return ins;
   }
 
   // Immediate post-dominators over basic blocks; each conditional branch reconverges at

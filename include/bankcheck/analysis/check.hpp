@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "bankcheck/analysis/site_stats.hpp"
-#include "bankcheck/emu/emulator.hpp"
+#include "bankcheck/emu/events.hpp"
 #include "bankcheck/ptx/ir.hpp"
 
 namespace bankcheck::analysis {

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "bankcheck/emu/emulator.hpp"
+#include "bankcheck/emu/events.hpp"
 #include "bankcheck/model/access.hpp"
 
 namespace bankcheck::analysis {

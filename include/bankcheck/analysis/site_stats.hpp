@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "bankcheck/emu/emulator.hpp"
+#include "bankcheck/emu/events.hpp"
 #include "bankcheck/model/analyze.hpp"
 
 namespace bankcheck::analysis {

@@ -13,33 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/model/access.hpp"
+#include "bankcheck/emu/events.hpp"
 #include "bankcheck/ptx/ir.hpp"
 
 namespace bankcheck::emu {
-
-struct Dim3 {
-  std::uint32_t x = 1, y = 1, z = 1;
-  std::uint64_t count() const { return std::uint64_t{x} * y * z; }
-};
-
-// One warp-wide execution of one memory instruction.
-struct AccessEvent {
-  int site = -1;                          // index into Kernel::sites
-  std::uint64_t cta = 0;                  // linear CTA index in the grid
-  int warp = 0;                           // warp index in the CTA
-  ptx::Space space = ptx::Space::Shared;  // resolved: Shared, Global or Local
-  model::Op op = model::Op::Load;
-  std::uint8_t width = 4;                     // bytes per lane (vector accesses: the whole vector)
-  std::uint32_t mask = 0;                     // lanes that access
-  std::uint64_t addr[model::kWarpSize] = {};  // shared: window offset; else emulated address
-};
-
-class Listener {
- public:
-  virtual ~Listener() = default;
-  virtual void on_access(const AccessEvent& e) = 0;
-};
 
 // Something the kernel did that has no defined result, or that bankcheck cannot do.
 struct EmuError : std::runtime_error {
@@ -91,9 +68,25 @@ struct Launch {
 
 class Emulator {
  public:
-  Emulator(const ptx::Program& program, const ptx::Kernel& kernel, GlobalMemory& memory);
+  struct Options {
+    // The micro-op tier (whole-warp handlers, src/emu/uop.hpp) where an instruction has one;
+    // false: every instruction by the reference semantics, lane by lane. Memory and the
+    // stream of access events are the same either way (tests/emu_differential_test.cpp).
+    bool fast = true;
+    // One more listener, given before any add_listener (the differential test's
+    // recorder). Called from whichever thread runs the CTA.
+    Listener* tap = nullptr;
+  };
+  // The options of emulators made without explicit ones: process-wide, so that a test can
+  // run whole launches through the driver with the fast tier off. Set it before emulators
+  // are made, never while they run.
+  static Options& default_options();
+
+  Emulator(const ptx::Program& program, const ptx::Kernel& kernel, GlobalMemory& memory,
+           const Options& options = default_options());
   ~Emulator();
   void add_listener(Listener* l) { listeners_.push_back(l); }
+  const Options& options() const { return options_; }
   // Runs CTA `ctaid` of the launch to completion. Throws EmuError.
   void run_cta(const Launch& launch, Dim3 ctaid);
   std::uint64_t executed() const { return executed_; }  // warp instructions so far
@@ -104,6 +97,7 @@ class Emulator {
   const ptx::Program& program_;
   const ptx::Kernel& kernel_;
   GlobalMemory& memory_;
+  Options options_;
   std::vector<Listener*> listeners_;
   std::uint64_t executed_ = 0;
   std::vector<Note> notes_;

@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bankcheck/ptx/ast.hpp"
@@ -15,73 +16,20 @@
 namespace bankcheck::ptx {
 
 enum class Opc : std::uint8_t {
-  Mov,
-  Add,
-  Sub,
-  Mul,
-  MulHi,
-  MulWide,
-  Mad,
-  MadHi,
-  MadWide,
-  Div,
-  Rem,
-  Abs,
-  Neg,
-  Min,
-  Max,
-  And,
-  Or,
-  Xor,
-  Not,
-  CNot,
-  Shl,
-  Shr,
-  Setp,
-  Selp,
-  Set,
-  Cvt,
-  Cvta,
-  Ld,
-  St,
-  Atom,
-  Red,
-  Bra,
-  Bar,
-  Ret,
-  Exit,
-  Shfl,
-  Vote,
-  Match,
-  Activemask,
-  Popc,
-  Clz,
-  Brev,
-  Bfe,
-  Bfi,
-  Prmt,
-  Fma,
-  Rcp,
-  Sqrt,
-  Rsqrt,
-  Ex2,
-  Lg2,
-  Sin,
-  Cos,
-  Tanh,
-  Copysign,
-  Testp,
-  Nop,
-  Trap,
-  Mov2Pred,
-  Dp4a,
-  Sad,
-  Lop3,
-  Fns,
-  Bfind,
-  Slct,
-  Isspacep,
+#define BANKCHECK_OPCODE(Name, mnemonic, Form) Name,
+#include "bankcheck/ptx/opcodes.def"
 };
+
+// The PTX mnemonic of an opcode ("ld", "shfl", ...).
+constexpr std::string_view opc_name(Opc op) {
+  switch (op) {
+#define BANKCHECK_OPCODE(Name, mnemonic, Form) \
+  case Opc::Name:                              \
+    return mnemonic;
+#include "bankcheck/ptx/opcodes.def"
+  }
+  return "?";
+}
 
 // Scalar type of an operation: integer (signedness), float, or raw bits.
 enum class Ty : std::uint8_t {
@@ -233,6 +181,44 @@ struct Site {
   std::string text;  // the PTX instruction, for messages
 };
 
+// Atomic operations (atom, red).
+enum class AtomOp : std::uint8_t { Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
+// shfl modes, vote modes.
+enum class ShflMode : std::uint8_t { Up, Down, Bfly, Idx };
+enum class VoteMode : std::uint8_t { All, Any, Uni, Ballot };
+// mul/mad variants.
+enum class MulMode : std::uint8_t { Lo, Hi, Wide };
+// Float and cvt rounding (None: the default of the operation).
+enum class Round : std::uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
+// mov: a plain copy, or {a, b} packed into one register, or one register unpacked.
+enum class MovForm : std::uint8_t { Plain, Pack, Unpack };
+// setp/set: the predicate combined with the comparison (.and/.or/.xor).
+enum class BoolOp : std::uint8_t { None, And, Or, Xor };
+// shf (decoded as a Prmt variant): the funnel shift's direction and out-of-range rule.
+enum class Funnel : std::uint8_t { None, LeftWrap, RightWrap, LeftClamp, RightClamp };
+// testp: the class tested.
+enum class FloatClass : std::uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
+// match: .any or .all.
+enum class MatchMode : std::uint8_t { Any, All };
+
+// What PTX writes as opcode modifiers beyond the types and the state space. Each field
+// is read only by the opcodes named beside it.
+struct Modifiers {
+  Round round = Round::None;               // float arithmetic (mul and mad included), cvt
+  MulMode mul = MulMode::Lo;               // mul, mad (integer)
+  AtomOp atom = AtomOp::Add;               // atom, red
+  ShflMode shfl = ShflMode::Up;            // shfl
+  VoteMode vote = VoteMode::All;           // vote
+  MovForm mov = MovForm::Plain;            // mov
+  BoolOp boolop = BoolOp::None;            // setp, set
+  Funnel funnel = Funnel::None;            // prmt (shf)
+  FloatClass fclass = FloatClass::Finite;  // testp
+  MatchMode match = MatchMode::Any;        // match
+  bool to_space = false;                   // cvta.to: generic to the space (else the reverse)
+  bool shiftamt = false;                   // bfind.shiftamt
+  bool assert_fail = false;                // trap: the call to __assertfail of a failed assert()
+};
+
 struct Instr {
   Opc op = Opc::Nop;
   Ty type = Ty::None;   // the operation's type (ld/st: element type)
@@ -241,8 +227,7 @@ struct Instr {
   Cmp cmp = Cmp::Eq;
   std::uint8_t vec = 1;  // ld/st .v2/.v4
   std::uint8_t nsrc = 0, ndst = 0;
-  std::uint8_t sub =
-      0;  // variant: mul/mad .lo/.hi/.wide; shfl mode; vote mode; atom op; rounding...
+  Modifiers mod;            // the opcode's own modifiers, one typed field per meaning
   std::uint8_t flags = 0;   // kFlag* below
   std::int16_t guard = -1;  // predicate index, -1 when unguarded
   bool guard_neg = false;
@@ -257,16 +242,6 @@ struct Instr {
 
 inline constexpr std::uint8_t kFlagSat = 1, kFlagFtz = 2, kFlagUni = 4, kFlagVolatile = 8,
                               kFlagCc = 16, kFlagAligned = 32;
-
-// Atomic operations (Instr::sub for Atom/Red).
-enum class AtomOp : std::uint8_t { Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
-// shfl modes, vote modes (Instr::sub).
-enum class ShflMode : std::uint8_t { Up, Down, Bfly, Idx };
-enum class VoteMode : std::uint8_t { All, Any, Uni, Ballot };
-// mul/mad variants.
-enum class MulMode : std::uint8_t { Lo, Hi, Wide };
-// cvt/float rounding (Instr::sub for Cvt, Add/Mul/Fma/Div/Sqrt/Rcp on floats).
-enum class Round : std::uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
 
 struct SourcePos {
   int file = 0, line = 0, col = 0;

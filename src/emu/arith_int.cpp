@@ -1,0 +1,132 @@
+// The reference semantics of integer arithmetic and bit operations (add ... bfind), per
+// lane, as the PTX ISA defines each operation.
+#include <algorithm>
+#include <bit>
+#include <cfenv>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "cta.hpp"
+
+namespace bankcheck::emu::detail {
+
+// Integer arithmetic for one lane, wrapping at the operation's width.
+std::uint64_t int_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  const Ty t = in.type;
+  const std::uint64_t m = mask_of(t);
+  const bool s = ptx::ty_signed(t);
+  const int bits = ptx::ty_bytes(t) * 8;
+  switch (in.op) {
+    case Opc::Add:
+      if ((in.flags & ptx::kFlagSat) && t == Ty::S32) {
+        const std::int64_t r = sext(a, t) + sext(b, t);
+        return static_cast<std::uint64_t>(std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)) & m;
+      }
+      return (a + b) & m;
+    case Opc::Sub:
+      if ((in.flags & ptx::kFlagSat) && t == Ty::S32) {
+        const std::int64_t r = sext(a, t) - sext(b, t);
+        return static_cast<std::uint64_t>(std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)) & m;
+      }
+      return (a - b) & m;
+    case Opc::Mul:
+    case Opc::Mad: {
+      const auto mode = in.mod.mul;
+      std::uint64_t r;
+      if (mode == ptx::MulMode::Lo) {
+        r = (a * b) & m;
+        if (in.op == Opc::Mad) r = (r + c) & m;
+        return r;
+      }
+      if (mode == ptx::MulMode::Wide) {
+        const std::uint64_t wm = bits == 32 ? ~0ull : 0xFFFFFFFFull;
+        r = s ? static_cast<std::uint64_t>(sext(a, t) * sext(b, t)) : (a & m) * (b & m);
+        if (in.op == Opc::Mad) r += c;
+        return r & wm;
+      }
+      // Hi
+      if (bits == 64) {
+        if (s)
+          r = static_cast<std::uint64_t>((static_cast<i128>(static_cast<std::int64_t>(a)) *
+                                          static_cast<i128>(static_cast<std::int64_t>(b))) >>
+                                         64);
+        else
+          r = static_cast<std::uint64_t>((static_cast<u128>(a) * b) >> 64);
+      } else {
+        if (s)
+          r = static_cast<std::uint64_t>((sext(a, t) * sext(b, t)) >> bits);
+        else
+          r = ((a & m) * (b & m)) >> bits;
+      }
+      if (in.op == Opc::Mad) r += c;
+      return r & m;
+    }
+    case Opc::Div:
+      if ((b & m) == 0) return m;  // the GPU's all-ones result
+      if (s) {
+        if (sext(a, t) == (bits == 64 ? INT64_MIN : -(1ll << (bits - 1))) && sext(b, t) == -1)
+          return a & m;
+        return static_cast<std::uint64_t>(sext(a, t) / sext(b, t)) & m;
+      }
+      return ((a & m) / (b & m)) & m;
+    case Opc::Rem:
+      if ((b & m) == 0) return a & m;
+      if (s) {
+        if (sext(b, t) == -1) return 0;
+        return static_cast<std::uint64_t>(sext(a, t) % sext(b, t)) & m;
+      }
+      return ((a & m) % (b & m)) & m;
+    case Opc::Min:
+      return s ? (sext(a, t) < sext(b, t) ? a : b) & m : ((a & m) < (b & m) ? a : b) & m;
+    case Opc::Max:
+      return s ? (sext(a, t) > sext(b, t) ? a : b) & m : ((a & m) > (b & m) ? a : b) & m;
+    case Opc::Abs:
+      return static_cast<std::uint64_t>(std::llabs(sext(a, t))) & m;
+    case Opc::Neg:
+      return (0 - a) & m;
+    case Opc::And:
+      return (a & b) & m;
+    case Opc::Or:
+      return (a | b) & m;
+    case Opc::Xor:
+      return (a ^ b) & m;
+    case Opc::Not:
+      return (~a) & m;
+    case Opc::CNot:
+      return (a & m) == 0 ? 1 : 0;
+    case Opc::Shl:
+      return (b & 0xffffffffu) >= static_cast<std::uint64_t>(bits) ? 0 : (a << b) & m;
+    case Opc::Shr:
+      if (s) {
+        const std::uint64_t sh =
+            std::min<std::uint64_t>(b & 0xffffffffu, static_cast<std::uint64_t>(bits - 1));
+        return static_cast<std::uint64_t>(sext(a, t) >> sh) & m;
+      }
+      return (b & 0xffffffffu) >= static_cast<std::uint64_t>(bits) ? 0 : ((a & m) >> b) & m;
+    case Opc::Popc:
+      return static_cast<std::uint64_t>(std::popcount(a & m));
+    case Opc::Clz:
+      return static_cast<std::uint64_t>(
+          bits == 64 ? std::countl_zero(a) : std::countl_zero(static_cast<std::uint32_t>(a)));
+    case Opc::Brev: {
+      std::uint64_t r = 0;
+      for (int i = 0; i < bits; ++i)
+        if ((a >> i) & 1) r |= 1ull << (bits - 1 - i);
+      return r;
+    }
+    case Opc::Bfind: {
+      std::uint64_t x = a & m;
+      if (s && sext(a, t) < 0) x = ~x & m;
+      if (x == 0) return 0xFFFFFFFFu;
+      const int pos = 63 - std::countl_zero(x);
+      return in.mod.shiftamt ? static_cast<std::uint64_t>(bits - 1 - pos)
+                             : static_cast<std::uint64_t>(pos);
+    }
+    default:
+      return 0;
+  }
+}
+
+}  // namespace bankcheck::emu::detail

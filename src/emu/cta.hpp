@@ -1,0 +1,234 @@
+// The state of one CTA being run: the emulator's per-kernel State (registers, predicates,
+// shared and local memory, the micro-ops) and Ctx, what every tier reads while running it
+// (operand values, special registers, the memory path and the listeners).
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bankcheck/emu/emulator.hpp"
+#include "uop.hpp"
+#include "values.hpp"
+
+namespace bankcheck::emu {
+
+// ---------------------------------------------------------------- CTA state
+
+struct Emulator::State {
+  // Thread indices of the block shape last set up (unchanged between CTAs of a launch).
+  std::uint32_t tid_dims[3] = {0, 0, 0};
+  struct Entry {
+    int pc;
+    std::uint32_t mask;
+    int rpc;  // pop when pc reaches it; -2: never (reconverges at exit)
+  };
+  struct Warp {
+    int id = 0;
+    std::uint32_t lanes = 0;  // lanes that exist
+    std::uint32_t exited = 0;
+    std::vector<Entry> stack;
+    bool at_barrier = false, done = false;
+    int barrier_instr = -1;
+  };
+  std::vector<std::uint64_t> regs;    // [warp][reg][lane]
+  std::vector<std::uint32_t> preds;   // [warp][pred]
+  std::vector<std::uint32_t> tid[3];  // per thread
+  std::vector<std::uint8_t> shared;
+  std::vector<std::uint8_t> local;  // [thread][local_bytes]
+  std::vector<Warp> warps;
+  // The kernel as micro-ops (uop.hpp) and the 32-lane arrays they read: broadcast
+  // immediates, the CTA's ntid/ctaid/nctaid (refilled per CTA) and lane numbers.
+  detail::Compiled compiled;
+  std::uint64_t cta_consts[9 * 32] = {};
+  // The block shape and register file size the tid slots were last filled for (nothing
+  // writes them, so they stay valid between CTAs of a launch).
+  std::size_t tid_regs_for = 0;
+  std::uint32_t tid_regs_dims[3] = {0, 0, 0};
+  std::uint64_t laneids[32] = {};
+  std::vector<GlobalMemory::Buffer*> buffer_of;  // per instruction (run_cta)
+};
+
+namespace detail {
+
+struct Ctx {
+  const ptx::Kernel& k;
+  GlobalMemory& mem;
+  const Launch& launch;
+  Dim3 ctaid;
+  std::uint64_t cta_linear;
+  std::vector<Listener*>& listeners;
+  std::uint64_t& executed;
+  std::vector<Note>& notes;
+  std::vector<std::uint64_t>& regs;
+  std::vector<std::uint32_t>& preds;
+  std::vector<std::uint32_t>* tid;
+  std::vector<std::uint8_t>& shared;
+  std::vector<std::uint8_t>& local;
+  std::uint32_t nregs, npreds, nwarps;
+  const std::uint64_t* used = nullptr;  // warp instructions run in this CTA so far
+  bool has_listeners = !listeners.empty();
+
+  std::uint64_t& R(int w, std::uint32_t r, int lane) {
+    return regs[(static_cast<std::size_t>(w) * nregs + r) * 32 + static_cast<std::size_t>(lane)];
+  }
+  std::uint32_t& P(int w, std::uint32_t p) {
+    return preds[static_cast<std::size_t>(w) * npreds + p];
+  }
+
+  [[noreturn]] void fail(EmuError::Kind kind, int pc, const std::string& msg) {
+    throw EmuError(kind, msg, pc);
+  }
+
+  std::uint64_t special(ptx::Special s, int w, int lane) {
+    const std::size_t t = static_cast<std::size_t>(w) * 32 + static_cast<std::size_t>(lane);
+    switch (s) {
+      case ptx::Special::TidX:
+        return tid[0][t];
+      case ptx::Special::TidY:
+        return tid[1][t];
+      case ptx::Special::TidZ:
+        return tid[2][t];
+      case ptx::Special::NtidX:
+        return launch.block.x;
+      case ptx::Special::NtidY:
+        return launch.block.y;
+      case ptx::Special::NtidZ:
+        return launch.block.z;
+      case ptx::Special::CtaidX:
+        return ctaid.x;
+      case ptx::Special::CtaidY:
+        return ctaid.y;
+      case ptx::Special::CtaidZ:
+        return ctaid.z;
+      case ptx::Special::NctaidX:
+        return launch.grid.x;
+      case ptx::Special::NctaidY:
+        return launch.grid.y;
+      case ptx::Special::NctaidZ:
+        return launch.grid.z;
+      case ptx::Special::Laneid:
+        return static_cast<std::uint64_t>(lane);
+      case ptx::Special::Warpid:
+        return static_cast<std::uint64_t>(w);
+      case ptx::Special::Nwarpid:
+        return nwarps;
+      case ptx::Special::Smid:
+        return 0;
+      case ptx::Special::Nsmid:
+        return 132;
+      case ptx::Special::Clock:
+      case ptx::Special::Clock64:
+      case ptx::Special::Globaltimer:
+        return executed + (used ? *used : 0);
+      case ptx::Special::LanemaskEq:
+        return 1ull << lane;
+      case ptx::Special::LanemaskLt:
+        return (1ull << lane) - 1;
+      case ptx::Special::LanemaskLe:
+        return (2ull << lane) - 1;
+      case ptx::Special::LanemaskGt:
+        return static_cast<std::uint32_t>(~((2ull << lane) - 1));
+      case ptx::Special::LanemaskGe:
+        return static_cast<std::uint32_t>(~((1ull << lane) - 1));
+      case ptx::Special::DynSmemSize:
+        return launch.dynamic_smem;
+      case ptx::Special::TotalSmemSize:
+        return shared.size();
+      case ptx::Special::Gridid:
+        return 0;
+    }
+    return 0;
+  }
+
+  std::uint64_t val(const Opnd& o, int w, int lane) {
+    switch (o.kind) {
+      case Opnd::Kind::Reg:
+        return R(w, o.reg, lane);
+      case Opnd::Kind::Imm:
+      case Opnd::Kind::SymAddr:
+        return o.imm;
+      case Opnd::Kind::Special:
+        return special(static_cast<ptx::Special>(o.reg), w, lane);
+      case Opnd::Kind::Pred:
+        return ((P(w, o.reg) >> lane) & 1u) ^ (o.negate ? 1u : 0u);
+      case Opnd::Kind::None:
+        return 0;
+    }
+    return 0;
+  }
+  void set(const Opnd& o, int w, int lane, std::uint64_t v, Ty t) {
+    if (o.kind == Opnd::Kind::Reg)
+      R(w, o.reg, lane) = v & mask_of(t);
+    else if (o.kind == Opnd::Kind::Pred) {
+      std::uint32_t& p = P(w, o.reg);
+      p = (v & 1) ? (p | (1u << lane)) : (p & ~(1u << lane));
+    }
+  }
+  std::uint32_t pred_mask(const Opnd& o, int w, std::uint32_t within) {
+    if (o.kind == Opnd::Kind::Pred) return (o.negate ? ~P(w, o.reg) : P(w, o.reg)) & within;
+    std::uint32_t m = 0;
+    for (int l = 0; l < 32; ++l)
+      if (((within >> l) & 1u) && (val(o, w, l) & 1)) m |= 1u << l;
+    return m;
+  }
+
+  // ---------------------------------------------------------------- memory
+
+  std::uint64_t address(const Instr& in, int w, int lane) {
+    std::uint64_t a = static_cast<std::uint64_t>(in.mem.offset);
+    if (in.mem.has_reg) a += R(w, in.mem.reg, lane);
+    return a;
+  }
+
+  // The reference path of every access (memory.cpp): resolves a lane's address to its
+  // space and host bytes, checking bounds and alignment, and names the lane when the
+  // access faults. The micro-ops prove their accesses in bounds and aligned for the whole
+  // warp at once, and hand any they cannot to load_store, which reports the fault here.
+  std::uint8_t* resolve(const Instr& in, int pc, Space space, std::uint64_t a, unsigned size, int w,
+                        int lane, Space& actual);
+
+  AccessEvent event = {};  // reused: constructing one per request cleared 256 bytes each time
+
+  void emit(const Instr& in, int w, std::uint32_t exec, Space space, const std::uint64_t* addrs,
+            unsigned width) {
+    if (listeners.empty() || !exec) return;
+    AccessEvent& e = event;
+    e.site = in.site;
+    e.cta = cta_linear;
+    e.warp = w;
+    e.space = space;
+    e.op = access_op(in);
+    e.width = static_cast<std::uint8_t>(width);
+    e.mask = exec;
+    if (addrs != e.addr) std::memcpy(e.addr, addrs, sizeof e.addr);
+    for (Listener* li : listeners) li->on_access(e);
+  }
+
+  // ld/st lane by lane (memory.cpp): the reference semantics of every load and store.
+  void load_store(const Instr& in, int pc, int w, std::uint32_t exec);
+  // atom/red lane by lane, in lane order (atomic.cpp).
+  void atomic(const Instr& in, int pc, int w, std::uint32_t exec);
+};
+
+// The reference semantics (reference.cpp): every instruction the emulator knows, lane by
+// lane. Micro-ops of kind Slow, and every instruction with Options::fast off, come here.
+void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active);
+
+// Per-lane arithmetic: integer (arith_int.cpp) and float (arith_float.cpp); arith() picks
+// by the operation's type.
+std::uint64_t int_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c);
+std::uint64_t float_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c);
+inline std::uint64_t arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  return ptx::ty_float(in.type) ? float_arith(in, a, b, c) : int_arith(in, a, b, c);
+}
+// setp's comparison and cvt (convert.cpp).
+bool compare(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b);
+std::uint64_t convert(const Instr& in, std::uint64_t x);
+// shfl, vote, match, activemask (warp_ops.cpp).
+void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t active);
+
+}  // namespace detail
+}  // namespace bankcheck::emu

@@ -1,0 +1,143 @@
+// The memory path: global buffers, and the reference form of every access (bounds,
+// alignment, the shared and local windows, the touched-bytes record, the event). The
+// micro-ops' fast forms (uop_run.hpp) end in the same emit() and touch(), and hand any
+// warp they cannot prove valid to load_store() here, which names the faulting lane.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "cta.hpp"
+
+namespace bankcheck::emu {
+
+// ---------------------------------------------------------------- global memory
+
+std::uint64_t GlobalMemory::add(const std::string& name, std::uint64_t bytes, std::uint64_t base) {
+  auto b = std::make_unique<Buffer>();
+  b->name = name;
+  if (base == 0) {
+    base = next_;
+    next_ += (std::max<std::uint64_t>(bytes, 1) + 0xFFFFFull) & ~0xFFFFull;  // 64 KiB apart
+    next_ += 0x10000;  // a gap: running off the end of one buffer never reaches the next
+  }
+  b->base = base;
+  b->size = std::max<std::uint64_t>(bytes, 1);
+  b->storage.reset(static_cast<std::uint8_t*>(std::calloc(b->size, 1)));
+  if (!b->storage)
+    throw EmuError(EmuError::Kind::Unsupported,
+                   "cannot allocate " + std::to_string(b->size) + " bytes for " + name, -1);
+  buffers_.push_back(std::move(b));
+  return base;
+}
+
+GlobalMemory::Buffer* GlobalMemory::find(std::uint64_t addr, std::uint64_t size) {
+  for (auto& b : buffers_)
+    if (addr >= b->base && addr - b->base + size <= b->size && addr + size >= addr) return b.get();
+  return nullptr;
+}
+
+namespace detail {
+
+std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a, unsigned size,
+                           int w, int lane, Space& actual) {
+  if (space == Space::Generic) {
+    if (a >= ptx::kSharedWindow && a < ptx::kSharedWindow + ptx::kWindowSize) {
+      space = Space::Shared;
+      a -= ptx::kSharedWindow;
+    } else if (a >= ptx::kLocalWindow && a < ptx::kLocalWindow + ptx::kWindowSize) {
+      space = Space::Local;
+      a -= ptx::kLocalWindow;
+    } else {
+      space = Space::Global;
+    }
+  }
+  actual = space;
+  if (size > 1 && a % size != 0 && space != Space::Param)
+    fail(EmuError::Kind::Misaligned, pc,
+         fmt::format(
+             "misaligned {}-byte {} access at address 0x{:x} (lane {} of warp {}); the GPU faults "
+             "here with 'misaligned address'",
+             size, ptx::space_name(space), a, lane, w));
+  switch (space) {
+    case Space::Shared:
+      if (a + size > shared.size() || a + size < a)
+        fail(EmuError::Kind::OutOfBounds, pc,
+             fmt::format(
+                 "shared memory access out of bounds: bytes [{}, {}) of a {}-byte shared window "
+                 "(lane {} of warp {})",
+                 a, a + size, shared.size(), lane, w));
+      return shared.data() + a;
+    case Space::Local: {
+      const std::uint64_t per = k.local_bytes;
+      if (a + size > per)
+        fail(EmuError::Kind::OutOfBounds, pc,
+             fmt::format("local memory access out of bounds at offset {} (lane {} of warp {})", a,
+                         lane, w));
+      return local.data() +
+             (static_cast<std::size_t>(w) * 32 + static_cast<std::size_t>(lane)) * per + a;
+    }
+    case Space::Param:
+      if (a + size > launch.params.size())
+        fail(EmuError::Kind::OutOfBounds, pc,
+             fmt::format("kernel parameter read out of bounds at {}", a));
+      return const_cast<std::uint8_t*>(launch.params.data()) + a;
+    default: {
+      GlobalMemory::Buffer* b = mem.find(a, size);
+      if (!b)
+        fail(EmuError::Kind::OutOfBounds, pc,
+             fmt::format("global memory access outside every buffer: {} bytes at 0x{:x} (lane {} "
+                         "of warp {})",
+                         size, a, lane, w));
+      const std::uint64_t off = a - b->base;
+      touch(*b, off + size, in.op == Opc::Ld);
+      return b->data() + off;
+    }
+  }
+}
+
+void Ctx::load_store(const Instr& in, int pc, int w, std::uint32_t exec) {
+  const unsigned esize = static_cast<unsigned>(ptx::ty_bytes(in.type));
+  const unsigned width = esize * in.vec;
+  std::uint64_t addrs[32] = {};
+  std::uint32_t by_space[6] = {};
+  for (int l = 0; l < 32; ++l) {
+    if (!((exec >> l) & 1u)) continue;
+    const std::uint64_t a = address(in, w, l);
+    Space actual;
+    std::uint8_t* p = resolve(in, pc, in.space, a, width, w, l, actual);
+    by_space[static_cast<int>(actual)] |= 1u << l;
+    addrs[l] = actual == Space::Shared || actual == Space::Local
+                   ? (in.space == Space::Generic
+                          ? a - (actual == Space::Shared ? ptx::kSharedWindow : ptx::kLocalWindow)
+                          : a)
+                   : a;
+    for (unsigned v = 0; v < in.vec; ++v) {
+      std::uint8_t* q = p + v * esize;
+      if (in.op == Opc::Ld) {
+        std::uint64_t x = 0;
+        std::memcpy(&x, q, esize);
+        if (ptx::ty_signed(in.type)) x = static_cast<std::uint64_t>(sext(x, in.type));
+        if (in.ndst > v && in.dst[v].kind != Opnd::Kind::None) {
+          // Loads of 8/16-bit integers into wider registers: the register keeps the
+          // (sign- or zero-) extended value.
+          const Opnd& d = in.dst[v];
+          if (d.kind == Opnd::Kind::Reg)
+            R(w, d.reg, l) = ptx::ty_signed(in.type) ? x : (x & mask_of(in.type));
+          else
+            set(d, w, l, x, in.type);
+        }
+      } else {
+        const std::uint64_t x = in.nsrc > v ? val(in.src[v], w, l) : 0;
+        std::memcpy(q, &x, esize);
+      }
+    }
+  }
+  for (Space s : {Space::Shared, Space::Global, Space::Local}) {
+    const std::uint32_t m = by_space[static_cast<int>(s)];
+    if (m && in.site >= 0) emit(in, w, m, s, addrs, width);
+  }
+}
+
+}  // namespace detail
+}  // namespace bankcheck::emu

@@ -1,0 +1,200 @@
+// Lane values: the bit patterns a 64-bit register slot holds for each PTX type, and the
+// float rounding and NaN rules of sm_90 that every tier shares.
+#pragma once
+
+#include <cfenv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "bankcheck/emu/emulator.hpp"
+
+namespace bankcheck::emu::detail {
+
+using ptx::Instr;
+using ptx::Opc;
+using ptx::Opnd;
+using ptx::Space;
+using ptx::Ty;
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+inline std::uint64_t mask_of(Ty t) {
+  const int b = ptx::ty_bytes(t);
+  return b >= 8 || b == 0 ? ~0ull : ((1ull << (8 * b)) - 1);
+}
+inline std::int64_t sext(std::uint64_t v, Ty t) {
+  switch (ptx::ty_bytes(t)) {
+    case 1:
+      return static_cast<std::int8_t>(v);
+    case 2:
+      return static_cast<std::int16_t>(v);
+    case 4:
+      return static_cast<std::int32_t>(v);
+    default:
+      return static_cast<std::int64_t>(v);
+  }
+}
+inline float as_f32(std::uint64_t v) {
+  const std::uint32_t b = static_cast<std::uint32_t>(v);
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+inline double as_f64(std::uint64_t v) {
+  double d;
+  std::memcpy(&d, &v, 8);
+  return d;
+}
+inline std::uint64_t from_f32(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+inline std::uint64_t from_f64(double d) {
+  std::uint64_t b;
+  std::memcpy(&b, &d, 8);
+  return b;
+}
+inline float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  float v;
+  if (exp == 0)
+    v = std::ldexp(static_cast<float>(man), -24);
+  else if (exp == 31)
+    v = man ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else
+    v = std::ldexp(static_cast<float>(man | 0x400), static_cast<int>(exp) - 25);
+  return sign ? -v : v;
+}
+// IEEE half from a double (exact for f32 and f16 sources), rounded by `r` (.rn when none).
+inline std::uint16_t to_half(double v, ptx::Round r) {
+  const std::uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  if (std::isnan(v)) return static_cast<std::uint16_t>(sign | 0x7e00);
+  if (std::isinf(v)) return static_cast<std::uint16_t>(sign | 0x7c00);
+  const double a = std::fabs(v);
+  if (a == 0) return sign;
+  int e;
+  std::frexp(a, &e);
+  const int E = std::max(e - 1, -14);      // the half exponent (subnormals: -14)
+  const double t = std::ldexp(a, 10 - E);  // a in units of the last place: exact
+  double m = std::floor(t);
+  const double frac = t - m;
+  bool up;
+  switch (r) {
+    case ptx::Round::Rz:
+      up = false;
+      break;
+    case ptx::Round::Rm:
+      up = frac > 0 && sign;
+      break;
+    case ptx::Round::Rp:
+      up = frac > 0 && !sign;
+      break;
+    default:
+      up = frac > 0.5 || (frac == 0.5 && std::fmod(m, 2.0) != 0);
+      break;
+  }
+  if (up) m += 1;
+  // ((E + 14) << 10) + m encodes normals (m in [1024, 2048], a carry bumps the exponent)
+  // and, for E == -14, subnormals (m < 1024).
+  const double bits = std::ldexp(static_cast<double>(E + 14), 10) + m;
+  if (bits >= 0x7c00) {
+    const bool inf = r == ptx::Round::Rn || r == ptx::Round::None ||
+                     (r == ptx::Round::Rp && !sign) || (r == ptx::Round::Rm && sign);
+    return static_cast<std::uint16_t>(sign | (inf ? 0x7c00 : 0x7bff));
+  }
+  return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(bits));
+}
+// The host rounding mode for a PTX rounding modifier (.rn and none: to nearest).
+inline int fe_mode(ptx::Round r) {
+  switch (r) {
+    case ptx::Round::Rz:
+      return FE_TOWARDZERO;
+    case ptx::Round::Rm:
+      return FE_DOWNWARD;
+    case ptx::Round::Rp:
+      return FE_UPWARD;
+    default:
+      return FE_TONEAREST;
+  }
+}
+// Runs `f` under the host rounding mode `mode`. `f` must read its operands through
+// volatile and return through volatile, so that the compiler cannot move the arithmetic
+// out from between the mode changes.
+template <typename F>
+auto with_rounding(int mode, F f) {
+  if (mode == FE_TONEAREST) return f();
+  std::fesetround(mode);
+  auto r = f();
+  std::fesetround(FE_TONEAREST);
+  return r;
+}
+inline double round_mode(double v, ptx::Round r) {
+  switch (r) {
+    case ptx::Round::Rni:
+    case ptx::Round::Rn:
+      return std::nearbyint(v);
+    case ptx::Round::Rzi:
+    case ptx::Round::Rz:
+      return std::trunc(v);
+    case ptx::Round::Rmi:
+    case ptx::Round::Rm:
+      return std::floor(v);
+    case ptx::Round::Rpi:
+    case ptx::Round::Rp:
+      return std::ceil(v);
+    default:
+      return std::trunc(v);
+  }
+}
+
+// The rounding modifier of a float operation.
+inline ptx::Round float_round(const Instr& in) { return in.mod.round; }
+inline bool directed_round(const Instr& in) {
+  const ptx::Round r = float_round(in);
+  return r == ptx::Round::Rz || r == ptx::Round::Rm || r == ptx::Round::Rp;
+}
+
+// NaN results as sm_90 gives them (measured on the GPU): f32 arithmetic returns the
+// canonical NaN 0x7fffffff whatever the operands' payloads.
+constexpr std::uint64_t kQuietF64 = 0x0008000000000000ull;
+inline std::uint64_t canonical_f32(float r) {
+  return r != r ? std::uint64_t{0x7fffffffu} : from_f32(r);
+}
+// .sat: clamps to [+0.0, 1.0]; NaN and -0.0 give +0.0.
+template <typename T>
+T saturate(const Instr& in, T r) {
+  if (!(in.flags & ptx::kFlagSat)) return r;
+  return (std::isnan(r) || r <= T(0)) ? T(0) : std::min(r, T(1));
+}
+// min/max.f32/f64: a NaN operand gives the other operand; -0.0 is below +0.0; two NaNs
+// give the canonical NaN (f32) or the second operand quieted (f64), as measured.
+inline std::uint64_t float_min_max(bool max, bool f64, std::uint64_t a, std::uint64_t b) {
+  const double x = f64 ? as_f64(a) : as_f32(a), y = f64 ? as_f64(b) : as_f32(b);
+  if (std::isnan(x) && std::isnan(y)) return f64 ? (b | kQuietF64) : 0x7fffffffu;
+  if (std::isnan(x)) return b;
+  if (std::isnan(y)) return a;
+  if (x == y && x == 0) return (std::signbit(x) != max) ? a : b;  // min: the negative zero
+  return (max ? x > y : x < y) ? a : b;
+}
+
+inline model::Op access_op(const Instr& in) {
+  if (in.op == Opc::Ld) return model::Op::Load;
+  if (in.op == Opc::St) return model::Op::Store;
+  return in.mod.atom == ptx::AtomOp::Cas ? model::Op::AtomicCas : model::Op::Atomic;
+}
+
+// Records that a request reached bytes up to offset `top` (0: nothing new) of buffer `b`
+// and whether it read or wrote it, for the report of what the CTAs used. Every global
+// access ends here, whichever tier ran it. Atomics count as writes.
+inline void touch(GlobalMemory::Buffer& b, std::uint64_t top, bool load) {
+  std::uint64_t seen = b.max_touched.load(std::memory_order_relaxed);
+  while (top > seen && !b.max_touched.compare_exchange_weak(seen, top, std::memory_order_relaxed)) {
+  }
+  std::atomic<bool>& flag = load ? b.read : b.written;
+  if (!flag.load(std::memory_order_relaxed)) flag.store(true, std::memory_order_relaxed);
+}
+
+}  // namespace bankcheck::emu::detail

@@ -1,0 +1,99 @@
+// The reference semantics of the warp-wide instructions: shfl.sync, vote, match and
+// activemask, over the warp's executing lanes.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "cta.hpp"
+
+namespace bankcheck::emu::detail {
+
+void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t active) {
+  switch (in.op) {
+    case Opc::Shfl: {
+      std::uint32_t vals[32];
+      for (int l = 0; l < 32; ++l) vals[l] = static_cast<std::uint32_t>(c.val(in.src[0], w, l));
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const std::uint32_t bv = static_cast<std::uint32_t>(c.val(in.src[1], w, l)) & 0x1f;
+        const std::uint32_t cv = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
+        const std::uint32_t seg = (cv >> 8) & 0x1f, clamp = cv & 0x1f;
+        const std::uint32_t lane = static_cast<std::uint32_t>(l);
+        const std::uint32_t max_lane = (lane & seg) | (clamp & ~seg), min_lane = lane & seg;
+        std::int32_t j = 0;
+        bool ok = false;
+        switch (in.mod.shfl) {
+          case ptx::ShflMode::Up:
+            j = static_cast<std::int32_t>(lane) - static_cast<std::int32_t>(bv);
+            ok = j >= static_cast<std::int32_t>(max_lane);
+            break;
+          case ptx::ShflMode::Down:
+            j = static_cast<std::int32_t>(lane + bv);
+            ok = j <= static_cast<std::int32_t>(max_lane);
+            break;
+          case ptx::ShflMode::Bfly:
+            j = static_cast<std::int32_t>(lane ^ bv);
+            ok = j <= static_cast<std::int32_t>(max_lane);
+            break;
+          case ptx::ShflMode::Idx:
+            j = static_cast<std::int32_t>(min_lane | (bv & ~seg));
+            ok = j <= static_cast<std::int32_t>(max_lane);
+            break;
+        }
+        if (!ok) j = static_cast<std::int32_t>(lane);
+        c.set(in.dst[0], w, l, vals[j & 31], Ty::B32);
+        if (in.ndst > 1) c.set(in.dst[1], w, l, ok, Ty::Pred);
+      }
+      break;
+    }
+    case Opc::Vote: {
+      const std::uint32_t p = c.pred_mask(in.src[0], w, exec);
+      const auto mode = in.mod.vote;
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        std::uint64_t r = 0;
+        if (mode == ptx::VoteMode::All)
+          r = p == exec;
+        else if (mode == ptx::VoteMode::Any)
+          r = p != 0;
+        else if (mode == ptx::VoteMode::Uni)
+          r = p == 0 || p == exec;
+        else
+          r = p;
+        c.set(in.dst[0], w, l, r, mode == ptx::VoteMode::Ballot ? Ty::B32 : Ty::Pred);
+      }
+      break;
+    }
+    case Opc::Match: {
+      std::uint64_t vals[32];
+      for (int l = 0; l < 32; ++l)
+        vals[l] = (exec >> l) & 1u ? c.val(in.src[0], w, l) & mask_of(in.type) : 0;
+      bool all_same = true;
+      int first = std::countr_zero(exec);
+      for (int l = 0; l < 32; ++l)
+        if (((exec >> l) & 1u) && vals[l] != vals[first]) all_same = false;
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        std::uint32_t m = 0;
+        if (in.mod.match == ptx::MatchMode::Any) {
+          for (int j = 0; j < 32; ++j)
+            if (((exec >> j) & 1u) && vals[j] == vals[l]) m |= 1u << j;
+        } else {
+          m = all_same ? exec : 0;
+        }
+        c.set(in.dst[0], w, l, m, Ty::B32);
+        if (in.ndst > 1) c.set(in.dst[1], w, l, all_same, Ty::Pred);
+      }
+      break;
+    }
+    case Opc::Activemask:
+      for (int l = 0; l < 32; ++l)
+        if ((active >> l) & 1u) c.set(in.dst[0], w, l, active, Ty::B32);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace bankcheck::emu::detail

@@ -1,0 +1,651 @@
+// The decoder's forms: for each mnemonic of the opcode table (bankcheck/ptx/opcodes.def),
+// the function that reads its modifiers and operands into an Instr. The table makes the
+// dispatch; a form serves every opcode that is written the same way (add, sub, min, ...
+// are all Binary).
+#include "decode_instr.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace bankcheck::ptx::detail {
+
+std::optional<Ty> parse_ty(std::string_view m) {
+  static const std::pair<const char*, Ty> kTypes[] = {
+      {".u8", Ty::U8},   {".u16", Ty::U16}, {".u32", Ty::U32}, {".u64", Ty::U64},
+      {".s8", Ty::S8},   {".s16", Ty::S16}, {".s32", Ty::S32}, {".s64", Ty::S64},
+      {".b8", Ty::B8},   {".b16", Ty::B16}, {".b32", Ty::B32}, {".b64", Ty::B64},
+      {".f16", Ty::F16}, {".f32", Ty::F32}, {".f64", Ty::F64}, {".pred", Ty::Pred}};
+  for (const auto& [n, t] : kTypes)
+    if (m == n) return t;
+  return std::nullopt;
+}
+
+namespace {
+
+std::optional<Cmp> parse_cmp(std::string_view m) {
+  static const std::pair<const char*, Cmp> table[] = {
+      {".eq", Cmp::Eq},   {".ne", Cmp::Ne},   {".lt", Cmp::Lt},   {".le", Cmp::Le},
+      {".gt", Cmp::Gt},   {".ge", Cmp::Ge},   {".lo", Cmp::Lo},   {".ls", Cmp::Ls},
+      {".hi", Cmp::Hi},   {".hs", Cmp::Hs},   {".equ", Cmp::Equ}, {".neu", Cmp::Neu},
+      {".ltu", Cmp::Ltu}, {".leu", Cmp::Leu}, {".gtu", Cmp::Gtu}, {".geu", Cmp::Geu},
+      {".num", Cmp::Num}, {".nan", Cmp::Nan},
+  };
+  for (auto& [n, c] : table)
+    if (m == n) return c;
+  return std::nullopt;
+}
+
+// One instruction being decoded: the names the forms use.
+class Form {
+ public:
+  Form(const Instruction& in, OperandDecoder& d, Opc opc) : in(in), d_(d), op(in.opcode), opc(opc) {
+    for (const auto& m : in.modifiers)
+      if (auto ty = parse_ty(m)) tys.push_back(*ty);
+    t0 = tys.empty() ? Ty::None : tys[0];
+    tl = tys.empty() ? Ty::None : tys.back();
+  }
+
+#define BANKCHECK_FORM(Form) void form_##Form();
+  BANKCHECK_FORM(Binary)
+  BANKCHECK_FORM(Unary)
+  BANKCHECK_FORM(None)
+  BANKCHECK_FORM(Mov)
+  BANKCHECK_FORM(MulMad)
+  BANKCHECK_FORM(Shift)
+  BANKCHECK_FORM(BitCount)
+  BANKCHECK_FORM(Fma)
+  BANKCHECK_FORM(Bfe)
+  BANKCHECK_FORM(Bfi)
+  BANKCHECK_FORM(Prmt)
+  BANKCHECK_FORM(Funnel)
+  BANKCHECK_FORM(Lop3)
+  BANKCHECK_FORM(Compare)
+  BANKCHECK_FORM(Selp)
+  BANKCHECK_FORM(Slct)
+  BANKCHECK_FORM(Cvt)
+  BANKCHECK_FORM(Cvta)
+  BANKCHECK_FORM(Isspacep)
+  BANKCHECK_FORM(LoadStore)
+  BANKCHECK_FORM(Atomic)
+  BANKCHECK_FORM(Branch)
+  BANKCHECK_FORM(Barrier)
+  BANKCHECK_FORM(Plain)
+  BANKCHECK_FORM(Hint)
+  BANKCHECK_FORM(Shfl)
+  BANKCHECK_FORM(Vote)
+  BANKCHECK_FORM(Match)
+  BANKCHECK_FORM(Activemask)
+  BANKCHECK_FORM(Testp)
+  BANKCHECK_FORM(Call)
+#undef BANKCHECK_FORM
+
+  // .sat and .ftz as flags; what no form accepts (.cc, f16 arithmetic) refused.
+  void modifiers_every_form_reads() {
+    if (has(in, ".sat")) ins.flags |= kFlagSat;
+    if (has(in, ".ftz")) ins.flags |= kFlagFtz;
+    if (has(in, ".cc")) fail(in, "carry (.cc) arithmetic is not supported");
+    if (t0 == Ty::F16 || tl == Ty::F16) {
+      if (op != "cvt" && op != "mov" && op != "ld" && op != "st")
+        fail(in, "half-precision arithmetic is not supported");
+    }
+  }
+
+  const Instruction& in;
+  Instr ins;
+
+ private:
+  OperandDecoder& d_;
+  const std::string& op;  // the mnemonic
+  const Opc opc;          // what the table decodes it to
+  std::vector<Ty> tys;    // the type modifiers in order
+  Ty t0 = Ty::None, tl = Ty::None;
+
+  static bool has(const Instruction& in, std::string_view m) {
+    return std::find(in.modifiers.begin(), in.modifiers.end(), m) != in.modifiers.end();
+  }
+  static Space space_of(const Instruction& in) {
+    for (const auto& m : in.modifiers) {
+      if (m == ".shared" || m == ".shared::cta") return Space::Shared;
+      if (m == ".global") return Space::Global;
+      if (m == ".local") return Space::Local;
+      if (m == ".param") return Space::Param;
+      if (m == ".const") return Space::Const;
+      if (m == ".shared::cluster") return Space::Shared;
+    }
+    return Space::Generic;
+  }
+  [[noreturn]] void fail(const Instruction& at, const std::string& message) const {
+    throw d_.error(at, message);
+  }
+  Opnd operand(const Instruction& at, const Operand& o, Ty ty) { return d_.operand(at, o, ty); }
+  MemRef memref(const Instruction& at, const Operand& o, Space& space) {
+    return d_.memref(at, o, space);
+  }
+  void dst(int i, Ty ty) {
+    if (i >= static_cast<int>(in.operands.size())) fail(in, "missing operand");
+    ins.dst[ins.ndst++] = operand(in, in.operands[static_cast<size_t>(i)], ty);
+  }
+  void src(int i, Ty ty) {
+    if (i >= static_cast<int>(in.operands.size())) fail(in, "missing operand");
+    ins.src[ins.nsrc++] = operand(in, in.operands[static_cast<size_t>(i)], ty);
+  }
+  void need(size_t n) {
+    if (in.operands.size() != n)
+      fail(in, fmt::format("'{}' takes {} operands, got {}", op, n, in.operands.size()));
+  }
+  Round rounding() const {
+    for (const auto& m : in.modifiers) {
+      if (m == ".rn") return Round::Rn;
+      if (m == ".rz") return Round::Rz;
+      if (m == ".rm") return Round::Rm;
+      if (m == ".rp") return Round::Rp;
+      if (m == ".rni") return Round::Rni;
+      if (m == ".rzi") return Round::Rzi;
+      if (m == ".rmi") return Round::Rmi;
+      if (m == ".rpi") return Round::Rpi;
+    }
+    return Round::None;
+  }
+};
+
+// add.s32 d, a, b and the like: the destination and both sources of the operation's type.
+void Form::form_Binary() {
+  ins.op = opc;
+  ins.type = t0;
+  need(3);
+  dst(0, t0);
+  src(1, t0);
+  src(2, t0);
+  ins.mod.round = rounding();
+}
+
+// neg.s32 d, a and the like.
+void Form::form_Unary() {
+  ins.op = opc;
+  ins.type = t0;
+  need(2);
+  dst(0, t0);
+  src(1, t0);
+  ins.mod.round = rounding();
+}
+
+// Internal opcodes have no mnemonic of their own.
+void Form::form_None() { fail(in, "unsupported instruction '" + op + "'"); }
+
+void Form::form_Mov() {
+  ins.op = Opc::Mov;
+  ins.type = t0;
+  need(2);
+  const auto& d = in.operands[0];
+  const auto& s = in.operands[1];
+  if (s.kind == Operand::Kind::Vector) {  // pack: mov.b64 %rd, {%r1, %r2}
+    ins.mod.mov = MovForm::Pack;
+    dst(0, t0);
+    const Ty part = s.elems.size() == 2 ? (ty_bytes(t0) == 8 ? Ty::B32 : Ty::B16) : Ty::B16;
+    for (const auto& e : s.elems) ins.src[ins.nsrc++] = operand(in, e, part);
+    ins.type2 = part;
+  } else if (d.kind == Operand::Kind::Vector) {  // unpack
+    ins.mod.mov = MovForm::Unpack;
+    const Ty part = d.elems.size() == 2 ? (ty_bytes(t0) == 8 ? Ty::B32 : Ty::B16) : Ty::B16;
+    for (const auto& e : d.elems) {
+      if (e.kind == Operand::Kind::Symbol && e.name == "_") {
+        ins.dst[ins.ndst++] = Opnd{};
+        continue;
+      }
+      ins.dst[ins.ndst++] = operand(in, e, part);
+    }
+    src(1, t0);
+    ins.type2 = part;
+  } else {
+    dst(0, t0);
+    src(1, t0);
+  }
+  return;
+}
+
+void Form::form_MulMad() {
+  const bool mad = opc == Opc::Mad;
+  ins.op = opc;
+  ins.type = t0;
+  MulMode mode = MulMode::Lo;
+  if (has(in, ".hi")) mode = MulMode::Hi;
+  if (has(in, ".wide")) mode = MulMode::Wide;
+  if (ty_float(t0)) mode = MulMode::Lo;
+  ins.mod.mul = mode;
+  if (ty_float(t0)) ins.mod.round = rounding();
+  need(mad ? 4 : 3);
+  const Ty dty = mode == MulMode::Wide ? (ty_bytes(t0) == 4 ? (ty_signed(t0) ? Ty::S64 : Ty::U64)
+                                                            : (ty_signed(t0) ? Ty::S32 : Ty::U32))
+                                       : t0;
+  dst(0, dty);
+  src(1, t0);
+  src(2, t0);
+  if (mad) src(3, dty);
+  return;
+}
+
+void Form::form_Shift() {
+  ins.op = opc;
+  ins.type = t0;
+  need(3);
+  dst(0, t0);
+  src(1, t0);
+  src(2, Ty::U32);
+  return;
+}
+
+void Form::form_BitCount() {
+  ins.op = opc;
+  ins.type = t0;
+  if (opc == Opc::Bfind && has(in, ".shiftamt")) ins.mod.shiftamt = true;
+  need(2);
+  dst(0, Ty::U32);
+  src(1, t0);
+  return;
+}
+
+void Form::form_Fma() {
+  ins.op = Opc::Fma;
+  ins.type = t0;
+  ins.mod.round = rounding();
+  need(4);
+  dst(0, t0);
+  src(1, t0);
+  src(2, t0);
+  src(3, t0);
+  return;
+}
+
+void Form::form_Bfe() {
+  ins.op = Opc::Bfe;
+  ins.type = t0;
+  need(4);
+  dst(0, t0);
+  src(1, t0);
+  src(2, Ty::U32);
+  src(3, Ty::U32);
+  return;
+}
+
+void Form::form_Bfi() {
+  ins.op = Opc::Bfi;
+  ins.type = t0;
+  need(5);
+  dst(0, t0);
+  src(1, t0);
+  src(2, t0);
+  src(3, Ty::U32);
+  src(4, Ty::U32);
+  return;
+}
+
+void Form::form_Prmt() {
+  ins.op = Opc::Prmt;
+  ins.type = Ty::B32;
+  for (const auto& m : in.modifiers)
+    if (m != ".b32") fail(in, "prmt mode " + m + " is not supported");
+  need(4);
+  dst(0, Ty::B32);
+  src(1, Ty::B32);
+  src(2, Ty::B32);
+  src(3, Ty::B32);
+  return;
+}
+
+void Form::form_Funnel() {
+  // Funnel shift (rotates compile to it): decoded as a Prmt variant, sub 1-4 =
+  // 1 + (.r ? 1 : 0) + (.clamp ? 2 : 0); sub 0 is prmt itself.
+  ins.op = Opc::Prmt;
+  ins.type = Ty::B32;
+  if (!has(in, ".l") && !has(in, ".r")) fail(in, "shf needs .l or .r");
+  if (!has(in, ".wrap") && !has(in, ".clamp")) fail(in, "shf needs .wrap or .clamp");
+  ins.mod.funnel = has(in, ".clamp") ? (has(in, ".r") ? Funnel::RightClamp : Funnel::LeftClamp)
+                                     : (has(in, ".r") ? Funnel::RightWrap : Funnel::LeftWrap);
+  need(4);
+  dst(0, Ty::B32);
+  src(1, Ty::B32);
+  src(2, Ty::B32);
+  src(3, Ty::U32);
+  return;
+}
+
+void Form::form_Lop3() {
+  ins.op = Opc::Lop3;
+  ins.type = Ty::B32;
+  need(5);
+  dst(0, Ty::B32);
+  src(1, Ty::B32);
+  src(2, Ty::B32);
+  src(3, Ty::B32);
+  src(4, Ty::B32);
+  return;
+}
+
+void Form::form_Compare() {
+  ins.op = opc;
+  Cmp c = Cmp::Eq;
+  bool found = false;
+  for (const auto& m : in.modifiers)
+    if (auto cc = parse_cmp(m)) {
+      c = *cc;
+      found = true;
+      break;
+    }
+  if (!found) fail(in, "missing comparison");
+  ins.cmp = c;
+  // setp.lt.s32; set.lt.u32.s32 (result type first, compare type last).
+  ins.type = tl;
+  ins.type2 = t0;
+  if (has(in, ".and")) ins.mod.boolop = BoolOp::And;
+  if (has(in, ".or")) ins.mod.boolop = BoolOp::Or;
+  if (has(in, ".xor")) ins.mod.boolop = BoolOp::Xor;
+  if (in.operands.size() < 3) fail(in, "setp takes at least 3 operands");
+  const auto& d = in.operands[0];
+  if (d.kind == Operand::Kind::Pair) {
+    ins.dst[ins.ndst++] = operand(in, d.elems[0], Ty::Pred);
+    ins.dst[ins.ndst++] = operand(in, d.elems[1], Ty::Pred);
+  } else {
+    dst(0, opc == Opc::Setp ? Ty::Pred : t0);
+  }
+  src(1, tl);
+  src(2, tl);
+  if (ins.mod.boolop != BoolOp::None) {
+    if (in.operands.size() != 4) fail(in, "setp with a boolean op takes 4 operands");
+    src(3, Ty::Pred);
+  }
+  return;
+}
+
+void Form::form_Selp() {
+  ins.op = Opc::Selp;
+  ins.type = t0;
+  need(4);
+  dst(0, t0);
+  src(1, t0);
+  src(2, t0);
+  src(3, Ty::Pred);
+  return;
+}
+
+void Form::form_Slct() {
+  ins.op = Opc::Slct;
+  ins.type = t0;
+  ins.type2 = tl;
+  need(4);
+  dst(0, t0);
+  src(1, t0);
+  src(2, t0);
+  src(3, tl);
+  return;
+}
+
+void Form::form_Cvt() {
+  ins.op = Opc::Cvt;
+  if (tys.size() != 2) fail(in, "cvt needs a destination and a source type");
+  ins.type = tys[0];
+  ins.type2 = tys[1];
+  ins.mod.round = rounding();
+  need(2);
+  dst(0, tys[0]);
+  src(1, tys[1]);
+  return;
+}
+
+void Form::form_Cvta() {
+  ins.op = Opc::Cvta;
+  ins.space = space_of(in);
+  ins.mod.to_space = has(in, ".to");
+  ins.type = tl;
+  need(2);
+  dst(0, tl);
+  src(1, tl);
+  return;
+}
+
+void Form::form_Isspacep() {
+  ins.op = Opc::Isspacep;
+  ins.space = space_of(in);
+  need(2);
+  dst(0, Ty::Pred);
+  src(1, Ty::U64);
+  return;
+}
+
+void Form::form_LoadStore() {
+  const bool load = opc == Opc::Ld;
+  ins.op = opc;
+  ins.space = space_of(in);
+  ins.type = tl;
+  if (ins.type == Ty::Pred || ins.type == Ty::None) fail(in, "missing type");
+  for (const auto& m : in.modifiers) {
+    if (m == ".v2") ins.vec = 2;
+    if (m == ".v4") ins.vec = 4;
+    if (m == ".v8") fail(in, ".v8 accesses are not supported");
+  }
+  need(2);
+  const auto& data = in.operands[load ? 0 : 1];
+  const auto& addr = in.operands[load ? 1 : 0];
+  ins.mem = memref(in, addr, ins.space);
+  if (ins.vec > 1) {
+    if (data.kind != Operand::Kind::Vector || data.elems.size() != ins.vec)
+      fail(in, "vector access needs a {..} operand of matching size");
+    for (const auto& e : data.elems) {
+      Opnd o;
+      if (e.kind == Operand::Kind::Symbol && e.name == "_")
+        o = Opnd{};
+      else
+        o = operand(in, e, ins.type);
+      if (load)
+        ins.dst[ins.ndst++] = o;
+      else
+        ins.src[ins.nsrc++] = o;
+    }
+  } else {
+    if (load)
+      dst(0, ins.type);
+    else
+      src(1, ins.type);
+  }
+  if (ins.space == Space::Param && !load)
+    fail(in, "st.param (device function calls) is not supported");
+  return;
+}
+
+void Form::form_Atomic() {
+  ins.op = opc;
+  ins.space = space_of(in);
+  ins.type = tl;
+  AtomOp ao = AtomOp::Add;
+  bool found = false;
+  static const std::pair<const char*, AtomOp> ops[] = {
+      {".add", AtomOp::Add},   {".min", AtomOp::Min}, {".max", AtomOp::Max}, {".inc", AtomOp::Inc},
+      {".dec", AtomOp::Dec},   {".and", AtomOp::And}, {".or", AtomOp::Or},   {".xor", AtomOp::Xor},
+      {".exch", AtomOp::Exch}, {".cas", AtomOp::Cas}};
+  for (const auto& m : in.modifiers)
+    for (auto& [n, v] : ops)
+      if (m == n) {
+        ao = v;
+        found = true;
+      }
+  if (!found) fail(in, "unknown atomic operation");
+  if (has(in, ".v2") || has(in, ".v4") || has(in, ".noftz") || t0 == Ty::F16)
+    fail(in, "this atomic form is not supported");
+  ins.mod.atom = ao;
+  size_t i = 0;
+  if (ins.op == Opc::Atom) dst(static_cast<int>(i++), ins.type);
+  ins.mem = memref(in, in.operands.at(i++), ins.space);
+  src(static_cast<int>(i++), ins.type);
+  if (ao == AtomOp::Cas) src(static_cast<int>(i++), ins.type);
+  if (i != in.operands.size()) fail(in, "unexpected operands");
+  return;
+}
+
+void Form::form_Branch() {
+  ins.op = Opc::Bra;
+  if (has(in, ".uni")) ins.flags |= kFlagUni;
+  if (in.operands.size() != 1 || in.operands[0].kind != Operand::Kind::Symbol)
+    fail(in, "bra takes one label");
+  return;
+}
+
+void Form::form_Barrier() {
+  if (op == "bar" && has(in, ".warp")) {
+    // bar.warp.sync (__syncwarp): the emulator runs a warp's active lanes together, so
+    // there is nothing to wait for.
+    ins.op = Opc::Nop;
+    return;
+  }
+  const bool sync =
+      has(in, ".sync") || (op == "barrier" && !has(in, ".arrive")) || in.modifiers.empty();
+  if (!sync || has(in, ".arrive") || has(in, ".red"))
+    fail(in, "only bar.sync / barrier.sync are supported");
+  ins.op = Opc::Bar;
+  if (!in.operands.empty()) {
+    if (in.operands[0].kind != Operand::Kind::Immediate)
+      fail(in, "bar.sync with a register barrier id is not supported");
+    if (in.operands[0].imm != 0) fail(in, "named barriers other than 0 are not supported");
+  }
+  if (in.operands.size() > 1) fail(in, "bar.sync with a thread count is not supported");
+  return;
+}
+
+void Form::form_Plain() { ins.op = opc; }
+
+void Form::form_Hint() {
+  ins.op = Opc::Nop;
+  if (op == "createpolicy") fail(in, "createpolicy is not supported");
+  return;
+}
+
+void Form::form_Shfl() {
+  ins.op = Opc::Shfl;
+  ins.type = Ty::B32;
+  ShflMode mode = ShflMode::Idx;
+  if (has(in, ".up"))
+    mode = ShflMode::Up;
+  else if (has(in, ".down"))
+    mode = ShflMode::Down;
+  else if (has(in, ".bfly"))
+    mode = ShflMode::Bfly;
+  ins.mod.shfl = mode;
+  if (!has(in, ".sync")) fail(in, "shfl without .sync is not supported");
+  need(5);
+  const auto& d = in.operands[0];
+  if (d.kind == Operand::Kind::Pair) {
+    ins.dst[ins.ndst++] = operand(in, d.elems[0], Ty::B32);
+    ins.dst[ins.ndst++] = operand(in, d.elems[1], Ty::Pred);
+  } else {
+    dst(0, Ty::B32);
+  }
+  src(1, Ty::B32);
+  src(2, Ty::B32);
+  src(3, Ty::B32);
+  src(4, Ty::B32);
+  return;
+}
+
+void Form::form_Vote() {
+  ins.op = Opc::Vote;
+  VoteMode mode = VoteMode::All;
+  if (has(in, ".any"))
+    mode = VoteMode::Any;
+  else if (has(in, ".uni"))
+    mode = VoteMode::Uni;
+  else if (has(in, ".ballot"))
+    mode = VoteMode::Ballot;
+  ins.mod.vote = mode;
+  need(3);
+  dst(0, mode == VoteMode::Ballot ? Ty::B32 : Ty::Pred);
+  src(1, Ty::Pred);
+  src(2, Ty::B32);
+  return;
+}
+
+void Form::form_Match() {
+  ins.op = Opc::Match;
+  ins.type = tl;
+  ins.mod.match = has(in, ".all") ? MatchMode::All : MatchMode::Any;
+  need(3);
+  const auto& d = in.operands[0];
+  if (d.kind == Operand::Kind::Pair) {
+    ins.dst[ins.ndst++] = operand(in, d.elems[0], Ty::B32);
+    ins.dst[ins.ndst++] = operand(in, d.elems[1], Ty::Pred);
+  } else {
+    dst(0, Ty::B32);
+  }
+  src(1, tl);
+  src(2, Ty::B32);
+  return;
+}
+
+void Form::form_Activemask() {
+  ins.op = Opc::Activemask;
+  need(1);
+  dst(0, Ty::B32);
+  return;
+}
+
+void Form::form_Testp() {
+  ins.op = Opc::Testp;
+  ins.type = tl;
+  ins.mod.fclass = has(in, ".finite")       ? FloatClass::Finite
+                   : has(in, ".infinite")   ? FloatClass::Infinite
+                   : has(in, ".number")     ? FloatClass::Number
+                   : has(in, ".notanumber") ? FloatClass::NotANumber
+                   : has(in, ".normal")     ? FloatClass::Normal
+                                            : FloatClass::Subnormal;
+  need(2);
+  dst(0, Ty::Pred);
+  src(1, tl);
+  return;
+}
+
+void Form::form_Call() {
+  // printf is the one call kept (as a no-op returning 0); other device functions are
+  // normally inlined by nvcc.
+  for (const auto& o : in.operands) {
+    if (o.kind == Operand::Kind::Symbol && o.name == "vprintf") {
+      ins.op = Opc::Nop;
+      return;
+    }
+    if (o.kind == Operand::Kind::Symbol && o.name == "__assertfail") {  // a failed assert()
+      ins.op = Opc::Trap;
+      ins.mod.assert_fail = true;
+      return;
+    }
+  }
+  fail(in, "calls to device functions are not supported (compile with the function inlined)");
+}
+
+// The dispatch, from the opcode table: mnemonic -> (opcode, form).
+struct Entry {
+  std::string_view mnemonic;
+  Opc opc;
+  void (Form::*form)();
+};
+constexpr Entry kEntries[] = {
+#define BANKCHECK_OPCODE(Name, mnemonic, F) {mnemonic, Opc::Name, &Form::form_##F},
+#define BANKCHECK_ALIAS(mnemonic, Name, F) {mnemonic, Opc::Name, &Form::form_##F},
+#include "bankcheck/ptx/opcodes.def"
+};
+
+}  // namespace
+
+Instr decode_instr(const Instruction& in, OperandDecoder& decoder) {
+  const Entry* e = nullptr;
+  for (const Entry& x : kEntries)
+    if (x.mnemonic == in.opcode) e = &x;
+  Form f(in, decoder, e ? e->opc : Opc::Nop);
+  f.modifiers_every_form_reads();
+  if (!e || e->form == &Form::form_None)
+    throw decoder.error(in, "unsupported instruction '" + in.opcode + "'");
+  (f.*(e->form))();
+  return f.ins;
+}
+
+}  // namespace bankcheck::ptx::detail
