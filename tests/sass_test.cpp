@@ -251,6 +251,38 @@ TEST(SassListing, EveryInstructionDecodesAsCuobjdumpPrintsIt) {
   EXPECT_EQ(shared, 1269u);  // LDS, STS, ATOMS, LDSM, STSM and LDGSTS
 }
 
+// Warp-aggregated atomics: ptxas elects one lane (VOTEU.ANY, UFLO, ISETP against
+// SR_LANEID) and that lane's ATOMS does the warp's update. The listings say which kernels
+// do that: exactly the ATOMS whose guard comes from such an election.
+TEST(SassListing, AggregatedAtomicsAreTheElectedOnes) {
+  std::map<std::string, std::vector<Instruction>> kernels;
+  for (const fs::path& p : {kSource / "bench/hardware/corpora_results/atomics_sass.txt",
+                            kSource / "bench/sass/results/forms.sass.txt",
+                            kSource / "bench/sass/results/histogram.sass.txt",
+                            kSource / "bench/sass/results/tensor_warp_reduce.sass.txt"})
+    for (const Listed& l : read_listing(p))
+      kernels[l.file + " " + l.function].push_back(decode(l.lo, l.hi, l.offset));
+  std::map<std::string, int> aggregated;
+  int atoms = 0;
+  for (auto& [name, code] : kernels) {
+    Kernel k;
+    k.instructions = code;
+    mark_aggregated(k);
+    for (const Instruction& i : k.instructions) {
+      atoms += i.shared == SharedOp::ATOMS;
+      if (i.aggregated) ++aggregated[name];
+    }
+  }
+  EXPECT_GT(atoms, 40);
+  // add_uniform_param_val: REDUX.SUM of the lanes' values, one ATOMS.ADD; forms.cu's
+  // atoms_uniform: UPOPC of the vote times the operand. The inc_uniform_* kernels compile
+  // to ATOMS.POPC.INC (not aggregated), and the histogram's hand-written aggregation
+  // (VOTE.ANY, FLO, POPC) is one lane already in the PTX.
+  EXPECT_EQ(aggregated,
+            (std::map<std::string, int>{{"atomics_sass.txt _Z21add_uniform_param_val5Lanes", 1},
+                                        {"forms.sass.txt _Z13atoms_uniformPjj", 1}}));
+}
+
 namespace {
 
 fs::path data(const char* name) { return kSource / "tests/data/sass" / name; }

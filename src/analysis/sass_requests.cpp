@@ -111,6 +111,7 @@ std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel) {
                      ? model::Op::AtomicCas
                      : model::Op::Atomic;
           if (in->atom == sass::AtomOp::PopcInc) a.form = SassAccess::Form::AtomPopcInc;
+          if (in->aggregated) a.form = SassAccess::Form::AtomAggregated;
           break;
         default:
           continue;

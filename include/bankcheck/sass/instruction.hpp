@@ -76,8 +76,8 @@ struct Instruction {
   bool zfill = false;                  // LDGSTS .ZFILL: zero-fill where `zfill_predicate` says
   std::uint8_t zfill_predicate = kPT;  // cp.async's src-size operand, as a predicate
 
-  // Set by the kernel-level scan (module.cpp), not by decode(): this ATOMS performs the
-  // whole warp's update from one elected lane (warp-aggregated atomic; see aggregated.cpp).
+  // Set by mark_aggregated() (module.hpp), not by decode(): this ATOMS performs the whole
+  // warp's update from one elected lane (ptxas's warp-aggregated atomic).
   bool aggregated = false;
 };
 
