@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -231,4 +232,30 @@ TEST(SassRequests, AggregatedAtomicIsOneLane) {
   const auto events = run(k, an::plan_sass(k.k(), {a}));
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].mask, 1u);
+}
+
+// sass_accesses() on forms.cu's cubin (tests/data/sass): the warp-uniform atomicAdd is
+// ptxas's elected one-lane ATOMS.ADD, `atomicAdd(p, 1)` unused is POPC.INC, and the plain
+// 32-bit atomics keep their lanes.
+TEST(SassAccesses, AtomicFormsOfFormsCu) {
+  std::ifstream f(fs::path(BANKCHECK_SOURCE_DIR) / "tests/data/sass/forms_ptxas.cubin",
+                  std::ios::binary);
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)),
+                                  std::istreambuf_iterator<char>());
+  auto m = bankcheck::sass::read_module(bytes);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  auto forms = [&](const char* kernel) {
+    std::vector<an::SassAccess::Form> out;
+    const bankcheck::sass::Kernel* k = m.value().find(kernel);
+    if (k)
+      for (const an::SassAccess& a : an::sass_accesses(*k))
+        if (a.op == bankcheck::model::Op::Atomic) out.push_back(a.form);
+    return out;
+  };
+  using F = an::SassAccess::Form;
+  EXPECT_EQ(forms("_Z13atoms_uniformPjj"), std::vector<F>{F::AtomAggregated});
+  EXPECT_EQ(forms("_Z14atoms_popc_incPjPKj"), std::vector<F>{F::AtomPopcInc});
+  const auto plain = forms("_Z8atoms_32Pjj");
+  EXPECT_EQ(plain.size(), 12u);  // 13 ATOMS, one of them CAS
+  for (F f : plain) EXPECT_EQ(f, F::Plain);
 }

@@ -69,6 +69,12 @@ std::vector<fs::path> listings() {
     if (e.path().string().ends_with(".sass.txt")) out.push_back(e.path());
   out.push_back(kSource / "bench/hardware/results/sass.txt");
   out.push_back(kSource / "bench/hardware/results_merge/sass.txt");
+  for (auto& e : fs::directory_iterator(kSource / "bench/sass/results"))
+    if (e.path().string().ends_with(".sass.txt")) out.push_back(e.path());
+  out.push_back(kSource / "bench/hardware/corpora_results/atomics_sass.txt");
+  out.push_back(kSource / "bench/hardware/corpora_results/matrix_sass.txt");
+  for (auto& e : fs::recursive_directory_iterator(kSource / "bench/check/results_new"))
+    if (e.path().string().ends_with(".sass.txt")) out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -94,7 +100,27 @@ Address parse_address(const std::string& text) {
   return a;
 }
 
-int reg_number(const std::string& t) { return t == "RZ" ? kRZ : std::stoi(t.substr(1)); }
+// A register operand's number; -1 for anything else (so a mismatch fails, never throws).
+int reg_number(const std::string& t) {
+  if (t == "RZ") return kRZ;
+  if (t.size() < 2 || t[0] != 'R' || t.find_first_not_of("0123456789", 1) != std::string::npos)
+    return -1;
+  return std::stoi(t.substr(1));
+}
+
+// Operand n of the list, or "" past its end: listings with fewer operands than a form
+// usually has must fail an expectation, not read past the vector.
+std::string operand(const std::vector<std::string>& ops, std::size_t n) {
+  return n < ops.size() ? ops[n] : std::string();
+}
+
+// "desc[UR4][R2.64]" -> the descriptor's UR and the address register pair.
+std::pair<int, int> parse_desc(const std::string& t) {
+  static const std::regex d(R"(desc\[UR(\d+)\]\[R(\d+)\.64\])");
+  std::smatch m;
+  if (!std::regex_match(t, m, d)) return {-1, -1};
+  return {std::stoi(m[1]), std::stoi(m[2])};
+}
 
 std::vector<std::string> split_operands(std::string s) {
   std::vector<std::string> out;
@@ -125,6 +151,7 @@ bool is_shared_mnemonic(const std::string& base) {
 // full opcode, guard, registers and address equal the text.
 TEST(SassListing, EveryInstructionDecodesAsCuobjdumpPrintsIt) {
   std::size_t total = 0, shared = 0;
+  std::map<std::string, int> by_form;
   for (const fs::path& p : listings()) {
     for (const Listed& l : read_listing(p)) {
       SCOPED_TRACE(l.file + " " + l.function + " " + l.text);
@@ -157,16 +184,103 @@ TEST(SassListing, EveryInstructionDecodesAsCuobjdumpPrintsIt) {
       EXPECT_EQ(i.addr, a.reg);
       EXPECT_EQ(i.uniform, a.ur);
       EXPECT_EQ(i.imm, a.imm);
-      if (at == 1) EXPECT_EQ(i.dst, reg_number(ops[0]));  // LDS / ATOMS destination
-      if (i.shared == SharedOp::STS) EXPECT_EQ(i.src, reg_number(ops[at + 1]));
+      if (at == 1) EXPECT_EQ(i.dst, reg_number(ops[0]));  // LDS / LDSM / ATOMS destination
+      if (i.shared == SharedOp::STS || i.shared == SharedOp::STSM)
+        EXPECT_EQ(i.src, reg_number(operand(ops, at + 1)));
       if (i.shared == SharedOp::ATOMS) {
-        EXPECT_EQ(i.src, reg_number(ops[at + 1]));
+        // ATOMS.POPC.INC has no source operand: the decoder says RZ.
+        EXPECT_EQ(i.src, ops.size() > at + 1 ? reg_number(ops[at + 1]) : kRZ);
         if (ops.size() > at + 2) EXPECT_EQ(i.src2, reg_number(ops[at + 2]));
       }
+      if (i.shared == SharedOp::LDGSTS) {
+        auto [ur, reg] = parse_desc(operand(ops, at + 1));
+        EXPECT_EQ(i.global_desc, ur);
+        EXPECT_EQ(i.global_addr, reg);
+        std::string pred = operand(ops, at + 2);  // .ZFILL's predicate
+        EXPECT_EQ(i.zfill_predicate, pred.empty() ? kPT : std::stoi("0" + pred.substr(1)));
+      }
+      ++by_form[op];
     }
   }
-  EXPECT_GT(total, 2600u);  // the listings were all read (2608 instructions)
-  EXPECT_GT(shared, 180u);  // 185 LDS, STS and ATOMS
+  // Each form cuobjdump printed, so that a listing dropped from listings() shows.
+  for (const char* form : {"LDS",
+                           "LDS.U8",
+                           "LDS.S8",
+                           "LDS.U16",
+                           "LDS.S16",
+                           "LDS.64",
+                           "LDS.128",
+                           "STS",
+                           "STS.U8",
+                           "STS.U16",
+                           "STS.64",
+                           "STS.128",
+                           "ATOMS.ADD",
+                           "ATOMS.POPC.INC.32",
+                           "ATOMS.MIN.S32",
+                           "ATOMS.MAX.S32",
+                           "ATOMS.INC",
+                           "ATOMS.DEC",
+                           "ATOMS.CAS",
+                           "ATOMS.CAS.64",
+                           "ATOMS.CAST.SPIN",
+                           "ATOMS.CAST.SPIN.64",
+                           "ATOMS.EXCH.64",
+                           "LDSM.16.M88",
+                           "LDSM.16.M88.2",
+                           "LDSM.16.M88.4",
+                           "LDSM.16.MT88",
+                           "LDSM.16.MT88.2",
+                           "LDSM.16.MT88.4",
+                           "STSM.16.M88",
+                           "STSM.16.M88.2",
+                           "STSM.16.M88.4",
+                           "STSM.16.MT88",
+                           "STSM.16.MT88.2",
+                           "STSM.16.MT88.4",
+                           "LDGSTS.E",
+                           "LDGSTS.E.64",
+                           "LDGSTS.E.128",
+                           "LDGSTS.E.BYPASS.128",
+                           "LDGSTS.E.ZFILL",
+                           "LDGSTS.E.64.ZFILL",
+                           "LDGSTS.E.128.ZFILL",
+                           "LDGSTS.E.BYPASS.128.ZFILL"})
+    EXPECT_GT(by_form[form], 0) << form;
+  EXPECT_EQ(total, 16608u);  // the listings were all read
+  EXPECT_EQ(shared, 1269u);  // LDS, STS, ATOMS, LDSM, STSM and LDGSTS
+}
+
+// Warp-aggregated atomics: ptxas elects one lane (VOTEU.ANY, UFLO, ISETP against
+// SR_LANEID) and that lane's ATOMS does the warp's update. The listings say which kernels
+// do that: exactly the ATOMS whose guard comes from such an election.
+TEST(SassListing, AggregatedAtomicsAreTheElectedOnes) {
+  std::map<std::string, std::vector<Instruction>> kernels;
+  for (const fs::path& p : {kSource / "bench/hardware/corpora_results/atomics_sass.txt",
+                            kSource / "bench/sass/results/forms.sass.txt",
+                            kSource / "bench/sass/results/histogram.sass.txt",
+                            kSource / "bench/sass/results/tensor_warp_reduce.sass.txt"})
+    for (const Listed& l : read_listing(p))
+      kernels[l.file + " " + l.function].push_back(decode(l.lo, l.hi, l.offset));
+  std::map<std::string, int> aggregated;
+  int atoms = 0;
+  for (auto& [name, code] : kernels) {
+    Kernel k;
+    k.instructions = code;
+    mark_aggregated(k);
+    for (const Instruction& i : k.instructions) {
+      atoms += i.shared == SharedOp::ATOMS;
+      if (i.aggregated) ++aggregated[name];
+    }
+  }
+  EXPECT_GT(atoms, 40);
+  // add_uniform_param_val: REDUX.SUM of the lanes' values, one ATOMS.ADD; forms.cu's
+  // atoms_uniform: UPOPC of the vote times the operand. The inc_uniform_* kernels compile
+  // to ATOMS.POPC.INC (not aggregated), and the histogram's hand-written aggregation
+  // (VOTE.ANY, FLO, POPC) is one lane already in the PTX.
+  EXPECT_EQ(aggregated,
+            (std::map<std::string, int>{{"atomics_sass.txt _Z21add_uniform_param_val5Lanes", 1},
+                                        {"forms.sass.txt _Z13atoms_uniformPjj", 1}}));
 }
 
 namespace {

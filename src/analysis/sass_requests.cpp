@@ -2,6 +2,8 @@
 // PTX-level events turned into the requests the GPU issues.
 #include "bankcheck/analysis/sass_requests.hpp"
 
+#include "bankcheck/model/analyze.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <map>
@@ -61,6 +63,7 @@ std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel) {
                      ? model::Op::AtomicCas
                      : model::Op::Atomic;
           if (in->atom == sass::AtomOp::PopcInc) a.form = SassAccess::Form::AtomPopcInc;
+          if (in->aggregated) a.form = SassAccess::Form::AtomAggregated;
           break;
         default:
           continue;
@@ -135,19 +138,6 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
   return plan;
 }
 
-std::uint32_t popc_inc_lanes(const std::uint64_t* addr, std::uint32_t mask) {
-  std::uint32_t kept = mask;
-  for (int l = 0; l < model::kWarpSize; ++l) {
-    if (!((mask >> l) & 1u)) continue;
-    for (int o = 0; o < l; ++o)
-      if (((kept >> o) & 1u) && addr[o] / 4 == addr[l] / 4) {
-        kept &= ~(1u << l);
-        break;
-      }
-  }
-  return kept;
-}
-
 SassRequests::SassRequests(const SassPlan& plan, emu::Listener& next) : plan_(plan), next_(next) {}
 
 std::vector<SassRequests::Window>& SassRequests::windows(int warp, int family) {
@@ -193,13 +183,16 @@ void SassRequests::on_access(const emu::AccessEvent& e) {
       return;
     case SassSite::Kind::PopcInc: {
       emu::AccessEvent r = e;
-      r.mask = popc_inc_lanes(e.addr, e.mask);
+      model::WarpAccess a;
+      a.active = e.mask;
+      for (int l = 0; l < model::kWarpSize; ++l) a.addr[l] = static_cast<std::uint32_t>(e.addr[l]);
+      r.mask = model::popc_inc_lanes(a);
       next_.on_access(r);
       return;
     }
     case SassSite::Kind::Aggregated: {
       emu::AccessEvent r = e;
-      r.mask = aggregated_lanes(e.mask);
+      r.mask = model::aggregated_lane(e.mask);
       next_.on_access(r);
       return;
     }

@@ -31,7 +31,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-emu::Dim3 to_emu(const Dim3& d) { return {d.x, d.y, d.z}; }
 
 }  // namespace
 
@@ -169,8 +168,8 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
                     "'// bankcheck: kernel={} grid=X,Y block=X,Y' in the source",
                     rep.name, rep.name));
   emu::Launch launch;
-  launch.grid = to_emu(*s.grid);
-  launch.block = to_emu(*s.block);
+  launch.grid = *s.grid;
+  launch.block = *s.block;
   launch.dynamic_smem = s.smem.value_or(0);
   launch.budget = o.budget;
   rep.grid = launch.grid;

@@ -19,23 +19,34 @@ constexpr std::int32_t sign_extend(std::uint64_t v, unsigned n) {
   return std::int32_t(std::int64_t((v ^ m) - m));
 }
 
-// Bits 0-8 of every opcode in the listings (bench/check/results, bench/hardware/results*)
-// and of bench/sass/forms.cu. Bits 9-11 select the operand form (register, immediate,
-// constant, uniform) and are not part of the operation.
+// Bits 0-8 of every opcode in the listings (bench/check/results*, bench/hardware/results*,
+// bench/hardware/corpora_results, bench/sass/results): each code names one mnemonic there. Bits
+// 9-11 select the operand form (register, immediate, constant, uniform) and are not part of the
+// operation.
 struct OpName {
   std::uint16_t opcode;
   const char* name;
 };
 constexpr OpName kOpcodes[] = {
-    {0x002, "MOV"},   {0x005, "CS2R"},   {0x00c, "ISETP"},     {0x010, "IADD3"},  {0x011, "LEA"},
-    {0x012, "LOP3"},  {0x016, "PRMT"},   {0x019, "SHF"},       {0x020, "FMUL"},   {0x021, "FADD"},
-    {0x023, "FFMA"},  {0x024, "IMAD"},   {0x025, "IMAD"},      {0x027, "IMAD"},   {0x035, "HFMA2"},
-    {0x036, "VIADD"}, {0x03b, "LDSM"},   {0x044, "STSM"},      {0x082, "UMOV"},   {0x090, "UIADD3"},
-    {0x091, "ULEA"},  {0x099, "USHF"},   {0x0b9, "ULDC"},      {0x105, "F2I"},    {0x106, "I2F"},
-    {0x108, "MUFU"},  {0x118, "NOP"},    {0x119, "S2R"},       {0x11a, "DEPBAR"}, {0x11d, "BAR"},
-    {0x141, "BSYNC"}, {0x145, "BSSY"},   {0x147, "BRA"},       {0x14d, "EXIT"},   {0x181, "LDG"},
-    {0x182, "LDC"},   {0x184, "LDS"},    {0x186, "STG"},       {0x188, "STS"},    {0x18c, "ATOMS"},
-    {0x18d, "ATOMS"}, {0x1ae, "LDGSTS"}, {0x1af, "LDGDEPBAR"}, {0x1c3, "S2UR"},
+    {0x002, "MOV"},      {0x005, "CS2R"},   {0x006, "VOTE"},      {0x007, "SEL"},
+    {0x009, "FMNMX"},    {0x00b, "FSETP"},  {0x00c, "ISETP"},     {0x010, "IADD3"},
+    {0x011, "LEA"},      {0x012, "LOP3"},   {0x016, "PRMT"},      {0x019, "SHF"},
+    {0x01c, "PLOP3"},    {0x020, "FMUL"},   {0x021, "FADD"},      {0x023, "FFMA"},
+    {0x024, "IMAD"},     {0x025, "IMAD"},   {0x027, "IMAD"},      {0x029, "DADD"},
+    {0x035, "HFMA2"},    {0x036, "VIADD"},  {0x03b, "LDSM"},      {0x03c, "HMMA"},
+    {0x03e, "F2FP"},     {0x044, "STSM"},   {0x045, "I2FP"},      {0x048, "VIMNMX"},
+    {0x082, "UMOV"},     {0x086, "VOTEU"},  {0x08c, "UISETP"},    {0x090, "UIADD3"},
+    {0x091, "ULEA"},     {0x092, "ULOP3"},  {0x099, "USHF"},      {0x0a4, "UIMAD"},
+    {0x0a5, "UIMAD"},    {0x0b9, "ULDC"},   {0x0bd, "UFLO"},      {0x0bf, "UPOPC"},
+    {0x100, "FLO"},      {0x101, "BREV"},   {0x105, "F2I"},       {0x106, "I2F"},
+    {0x108, "MUFU"},     {0x109, "POPC"},   {0x110, "F2F"},       {0x112, "I2F"},
+    {0x118, "NOP"},      {0x119, "S2R"},    {0x11a, "DEPBAR"},    {0x11d, "BAR"},
+    {0x141, "BSYNC"},    {0x144, "CALL"},   {0x145, "BSSY"},      {0x147, "BRA"},
+    {0x148, "WARPSYNC"}, {0x14d, "EXIT"},   {0x150, "RET"},       {0x181, "LDG"},
+    {0x182, "LDC"},      {0x184, "LDS"},    {0x186, "STG"},       {0x188, "STS"},
+    {0x189, "SHFL"},     {0x18c, "ATOMS"},  {0x18d, "ATOMS"},     {0x18e, "REDG"},
+    {0x1a1, "MATCH"},    {0x1ae, "LDGSTS"}, {0x1af, "LDGDEPBAR"}, {0x1c3, "S2UR"},
+    {0x1c4, "REDUX"},
 };
 
 const char* name_of(std::uint16_t opcode) {
@@ -118,6 +129,11 @@ void decode_ldgsts(Instruction& i) {
   i.imm = sign_extend(bits(i.lo, 44, 20), 20);
   i.global_addr = std::uint8_t(bits(i.lo, 24, 8));
   i.bypass = !bits(i.hi, 81 - 64, 1);
+  i.global_desc = std::uint8_t(bits(i.hi, 0, 6));
+  // .ZFILL (cp.async with a src-size operand): bit 82, and the predicate that selects the
+  // zero-fill in bits 87-89 (PT otherwise). bench/hardware/corpora_results/matrix_sass.txt.
+  i.zfill = bits(i.hi, 82 - 64, 1);
+  i.zfill_predicate = std::uint8_t(bits(i.hi, 87 - 64, 3));
 }
 
 }  // namespace
@@ -190,12 +206,14 @@ std::string opcode_text(const Instruction& i) {
     case SharedOp::LDSM:
     case SharedOp::STSM:
       s += i.transpose ? ".16.MT88." : ".16.M88.";
-      s += std::to_string(i.matrices);
+      s.pop_back();  // one matrix prints no count: "LDSM.16.M88"
+      if (i.matrices > 1) s += "." + std::to_string(i.matrices);
       break;
     case SharedOp::LDGSTS:
       s += ".E";
       if (i.bypass) s += ".BYPASS";
       s += kWidth[bits(i.hi, 73 - 64, 3)];
+      if (i.zfill) s += ".ZFILL";
       break;
   }
   return s;

@@ -76,9 +76,106 @@ Result<Module> read_module(std::span<const std::uint8_t> cubin) {
       for (std::uint64_t a = begin / 16; a < k.instructions.size() && a * 16 < end; ++a)
         k.ptx_lines[a] = rows[r]->line;
     }
+    mark_aggregated(k);
     m.kernels.push_back(std::move(k));
   }
   return m;
+}
+
+namespace {
+
+constexpr std::uint64_t field(std::uint64_t w, unsigned at, unsigned n) {
+  return (w >> at) & ((std::uint64_t(1) << n) - 1);
+}
+
+// Opcodes and fields of the election, from bench/hardware/corpora_results/atomics_sass.txt
+// and bench/sass/results/forms.sass.txt (checked by tests/sass_test.cpp's listing replay).
+constexpr std::uint16_t kIsetp = 0x00c, kS2r = 0x119, kUflo = 0x0bd, kVoteu = 0x086;
+constexpr std::uint64_t kSrLaneId = 0x00;  // S2R's special register, bits 72-79
+
+// Instructions after which the stretch before an ATOMS is no longer straight-line.
+bool ends_stretch(std::uint16_t op) {
+  return op == 0x147 /*BRA*/ || op == 0x14d /*EXIT*/ || op == 0x141 /*BSYNC*/ ||
+         op == 0x144 /*CALL*/ || op == 0x150 /*RET*/ || op == 0x148 /*WARPSYNC*/;
+}
+
+// Whether bits 16-23 name a register the instruction writes (stores, barriers and
+// predicate-setting compares have none there).
+bool writes_register(const Instruction& in) {
+  if (in.shared == SharedOp::STS || in.shared == SharedOp::STSM || in.shared == SharedOp::LDGSTS)
+    return false;
+  switch (in.opcode) {
+    case 0x186:  // STG
+    case 0x18e:  // REDG
+    case 0x11d:  // BAR
+    case 0x118:  // NOP
+    case 0x00c:  // ISETP
+    case 0x00b:  // FSETP
+    case 0x01c:  // PLOP3
+    case 0x08c:  // UISETP
+    case 0x145:  // BSSY
+    case 0x11a:  // DEPBAR
+    case 0x1af:  // LDGDEPBAR
+      return false;
+    default:
+      return true;
+  }
+}
+
+// The nearest instruction before `at` (same stretch) that writes general register `reg`
+// (kind 'R', Rd bits 16-23) or uniform register `reg` (kind 'U', URd bits 16-21) and has
+// opcode `op`; -1 if another instruction writes it first or the stretch ends.
+std::ptrdiff_t writer(const std::vector<Instruction>& code, std::ptrdiff_t at, std::uint16_t op,
+                      unsigned reg, bool uniform) {
+  for (std::ptrdiff_t i = at - 1; i >= 0; --i) {
+    const Instruction& in = code[static_cast<std::size_t>(i)];
+    if (ends_stretch(in.opcode)) return -1;
+    // Uniform results: the U* opcodes (0x080-0x0bf), S2UR and REDUX.
+    const bool is_uniform_op =
+        (in.opcode >= 0x080 && in.opcode < 0x0c0) || in.opcode == 0x1c3 || in.opcode == 0x1c4;
+    if (is_uniform_op != uniform || !writes_register(in)) continue;
+    const unsigned rd = unsigned(field(in.lo, 16, uniform ? 6 : 8));
+    if (rd != reg) continue;
+    return in.opcode == op ? i : -1;
+  }
+  return -1;
+}
+
+}  // namespace
+
+void mark_aggregated(Kernel& kernel) {
+  auto& code = kernel.instructions;
+  for (std::size_t j = 0; j < code.size(); ++j) {
+    Instruction& atom = code[j];
+    if (atom.shared != SharedOp::ATOMS || atom.opcode != 0x18c || atom.guard.negated ||
+        atom.guard.predicate == kPT)
+      continue;
+    // The ISETP that last wrote the guard predicate (Pd bits 81-83).
+    std::ptrdiff_t set = -1;
+    for (std::ptrdiff_t i = std::ptrdiff_t(j) - 1; i >= 0; --i) {
+      const Instruction& in = code[static_cast<std::size_t>(i)];
+      if (ends_stretch(in.opcode)) break;
+      if (in.opcode == kIsetp && field(in.hi, 81 - 64, 3) == atom.guard.predicate) {
+        set = i;
+        break;
+      }
+    }
+    if (set < 0) continue;
+    const Instruction& isetp = code[static_cast<std::size_t>(set)];
+    // ISETP.EQ.U32 (comparison bits 76-78 = 2, bit 73 clear) against a UR (form 6).
+    if (field(isetp.hi, 76 - 64, 3) != 2 || field(isetp.hi, 73 - 64, 1) ||
+        field(isetp.lo, 9, 3) != 6)
+      continue;
+    const std::ptrdiff_t lane = writer(code, set, kS2r, unsigned(field(isetp.lo, 24, 8)), false);
+    if (lane < 0 || field(code[static_cast<std::size_t>(lane)].hi, 72 - 64, 8) != kSrLaneId)
+      continue;
+    const std::ptrdiff_t flo = writer(code, set, kUflo, unsigned(field(isetp.lo, 32, 6)), true);
+    if (flo < 0) continue;
+    const std::ptrdiff_t vote = writer(
+        code, flo, kVoteu, unsigned(field(code[static_cast<std::size_t>(flo)].lo, 32, 6)), true);
+    if (vote < 0) continue;
+    atom.aggregated = true;
+  }
 }
 
 std::vector<LineAccesses> shared_by_ptx_line(const Kernel& kernel) {

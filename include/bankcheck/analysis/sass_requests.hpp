@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/emu/emulator.hpp"
+#include "bankcheck/emu/events.hpp"
 #include "bankcheck/ptx/ir.hpp"
 #include "bankcheck/sass/module.hpp"
 
@@ -72,11 +72,6 @@ struct SassPlan {
 // instruction of its own that accesses shared memory through the same base register with
 // the same operation, are Widened in one family of that width.
 SassPlan plan_sass(const ptx::Kernel& kernel, const std::vector<SassAccess>& sass);
-
-// The request ATOMS.POPC.INC makes: one lane per distinct 32-bit word (the lowest).
-std::uint32_t popc_inc_lanes(const std::uint64_t* addr, std::uint32_t mask);
-// The request of a warp-aggregated atomic: the lowest active lane.
-inline std::uint32_t aggregated_lanes(std::uint32_t mask) { return mask & (~mask + 1u); }
 
 // A listener between the emulator and the analysis: forwards non-shared events and sites
 // the plan does not change unchanged, and rewrites the others into the requests SASS

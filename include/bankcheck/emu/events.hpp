@@ -6,14 +6,12 @@
 #include <cstdint>
 
 #include "bankcheck/model/access.hpp"
+#include "bankcheck/model/launch_limits.hpp"
 #include "bankcheck/ptx/ir.hpp"
 
 namespace bankcheck::emu {
 
-struct Dim3 {
-  std::uint32_t x = 1, y = 1, z = 1;
-  std::uint64_t count() const { return std::uint64_t{x} * y * z; }
-};
+using Dim3 = model::Dim3;
 
 // One warp-wide execution of one memory instruction.
 struct AccessEvent {

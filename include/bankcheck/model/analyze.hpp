@@ -541,6 +541,67 @@ BANKCHECK_HD constexpr Verdict analyze(const WarpAccess& a) {
   return analyze(a, arch);
 }
 
+// Shared atomics as SASS issues them (sm_90), measured by the atomics corpus
+// (bench/hardware/atomics, results in bench/hardware/corpora_results/summary.txt.gz,
+// replayed by tests/atomics_corpus_test.cpp). analyze() above costs a PTX-level 32-bit
+// atomic as one ATOMS with every lane; ptxas may issue another request:
+
+// ATOMS.POPC.INC (atomicAdd(p, 1), result unused): the lanes on one 32-bit word merge into
+// one update, so only the lowest lane of each word is in the request; its cost is then
+// analyze()'s, i.e. the most distinct words in one bank (inc_unused: 58 of 58 patterns).
+BANKCHECK_HD constexpr std::uint32_t popc_inc_lanes(const WarpAccess& a) {
+  std::uint32_t out = a.active;
+  for (int l = 0; l < kWarpSize; ++l) {
+    if (!((out >> l) & 1u)) continue;
+    for (int o = 0; o < l; ++o)
+      if (((out >> o) & 1u) && a.addr[o] / 4 == a.addr[l] / 4) {
+        out &= ~(1u << l);
+        break;
+      }
+  }
+  return out;
+}
+
+// A warp-aggregated ATOMS: the lowest active lane does the warp's update
+// (add_uniform_param_val: 1 wavefront, 28 of 28 patterns).
+BANKCHECK_HD constexpr std::uint32_t aggregated_lane(std::uint32_t active) {
+  return active & (~active + 1u);
+}
+
+// One 64-bit ATOMS (ATOMS.EXCH.64, ATOMS.CAS.64; per iteration of ATOMS.CAST.SPIN.64):
+// the warp goes in two half-warp phases; in each, a bank pair (8-byte word mod 16) serves
+// one lane per wavefront, CAS two wavefronts per lane (exch_b64, cas_b64: 63 + 63 of 63
+// + 63 patterns, e.g. stride 8 bytes = 2 wavefronts, stride 16 = 4). analyze() keeps
+// refusing 64-bit atomics: at PTX level most of them are CAS loops, not one request.
+BANKCHECK_HD constexpr Verdict atomic64(const WarpAccess& a) {
+  Verdict v;
+  if (a.width != 8) {
+    v.error = AccessError::BadWidth;
+    return v;
+  }
+  const std::uint32_t per_round = a.op == Op::AtomicCas ? 2u : 1u;
+  for (int half = 0; half < 2; ++half) {
+    int count[16] = {};
+    int worst = 0;
+    for (int lane = half * 16; lane < half * 16 + 16; ++lane) {
+      if (!a.lane_active(lane)) continue;
+      if (a.addr[lane] % 8) {
+        v.error = AccessError::Misaligned;
+        v.error_lane = static_cast<std::int8_t>(lane);
+        return v;
+      }
+      const int pair = static_cast<int>((a.addr[lane] / 8) % 16);
+      worst = ++count[pair] > worst ? count[pair] : worst;
+    }
+    if (!worst) continue;
+    v.wavefronts += per_round * static_cast<std::uint32_t>(worst);
+    v.ideal_wavefronts += per_round;
+    v.ways =
+        static_cast<std::uint32_t>(worst) > v.ways ? static_cast<std::uint32_t>(worst) : v.ways;
+  }
+  return v;
+}
+
 BANKCHECK_HD constexpr const char* error_message(AccessError e) {
   switch (e) {
     case AccessError::None:

@@ -61,17 +61,24 @@ struct Instruction {
   std::uint8_t width_bytes = 0;  // bytes per lane: 1, 2, 4, 8, 16 (LDSM/STSM: 4 per matrix)
   bool sign_extend = false;      // .S8 / .S16
   AtomOp atom = AtomOp::None;
-  bool atom_signed = false;        // .S32
-  std::uint8_t dst = kRZ;          // loaded / returned register (LDGSTS: none)
-  std::uint8_t addr = kRZ;         // shared address register
-  std::uint8_t uniform = kURZ;     // UR added to the address; kURZ when none
-  std::int32_t imm = 0;            // byte offset added to the address
-  std::uint8_t src = kRZ;          // stored / operand register
-  std::uint8_t src2 = kRZ;         // CAS: the new value
-  std::uint8_t matrices = 0;       // LDSM/STSM: 1, 2 or 4
-  bool transpose = false;          // LDSM/STSM .MT88
-  std::uint8_t global_addr = kRZ;  // LDGSTS: the global address register pair
-  bool bypass = false;             // LDGSTS .BYPASS (cp.async.cg)
+  bool atom_signed = false;            // .S32
+  std::uint8_t dst = kRZ;              // loaded / returned register (LDGSTS: none)
+  std::uint8_t addr = kRZ;             // shared address register
+  std::uint8_t uniform = kURZ;         // UR added to the address; kURZ when none
+  std::int32_t imm = 0;                // byte offset added to the address
+  std::uint8_t src = kRZ;              // stored / operand register
+  std::uint8_t src2 = kRZ;             // CAS: the new value
+  std::uint8_t matrices = 0;           // LDSM/STSM: 1, 2 or 4
+  bool transpose = false;              // LDSM/STSM .MT88
+  std::uint8_t global_addr = kRZ;      // LDGSTS: the global address register pair
+  bool bypass = false;                 // LDGSTS .BYPASS (cp.async.cg)
+  std::uint8_t global_desc = kURZ;     // LDGSTS: the UR of the global memory descriptor
+  bool zfill = false;                  // LDGSTS .ZFILL: zero-fill where `zfill_predicate` says
+  std::uint8_t zfill_predicate = kPT;  // cp.async's src-size operand, as a predicate
+
+  // Set by mark_aggregated() (module.hpp), not by decode(): this ATOMS performs the whole
+  // warp's update from one elected lane (ptxas's warp-aggregated atomic).
+  bool aggregated = false;
 };
 
 // Decodes one 128-bit instruction (low and high 64-bit words as the file stores them).

@@ -35,6 +35,15 @@ struct Module {
 // size that is not a whole number of 16-byte instructions, a corrupt line table.
 Result<Module> read_module(std::span<const std::uint8_t> cubin);
 
+// Marks each ATOMS that ptxas issues for the whole warp from one elected lane: guarded by
+// a predicate that an `ISETP.EQ.U32 P, PT, Rlane, URleader` set, Rlane from
+// `S2R SR_LANEID` and URleader from `UFLO.U32` of a `VOTEU.ANY` mask, all in the same
+// straight-line stretch before the ATOMS. That is what ptxas 13.0 emits for an atomic on
+// a warp-uniform address (atomics corpus: add_uniform_param_val, forms.cu: atoms_uniform);
+// the value it adds is the warp's REDUX.SUM or the vote's UPOPC times the operand.
+// read_module() calls it on every kernel.
+void mark_aggregated(Kernel& kernel);
+
 // The shared-memory instructions of one PTX line, in SASS order.
 struct LineAccesses {
   std::uint32_t ptx_line = 0;
