@@ -78,19 +78,32 @@ __global__ void histogram_warp_aggregated(const unsigned char *data, int n, unsi
 // ---------------------------------------------------------------------------------------
 // Host
 
-static uint64_t rng_state = 0x4157;
-static unsigned char next_byte() {  // xorshift64*, the top byte
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (unsigned char)((rng_state * 2685821657736338717ull) >> 56);
+// The bytes `bankcheck check` gives `data` for `arg=data=random` (src/driver/args.cpp:
+// splitmix64, one generator per 1M-element chunk, each byte the low byte of a value below
+// 1000), so that the GPU run and the check count the same atomics: how many lanes of a warp
+// hit one bin depends on the data.
+static uint64_t splitmix64(uint64_t &state) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static void bankcheck_random_bytes(std::vector<unsigned char> &out) {
+    uint64_t first = 12345;
+    const uint64_t seed = splitmix64(first);  // the first random buffer's seed
+    const size_t chunk = size_t{1} << 20;
+    for (size_t c = 0; c * chunk < out.size(); ++c) {
+        uint64_t gen = seed ^ (c * 0xD1B54A32D192ED03ull);
+        for (size_t i = c * chunk; i < out.size() && i < (c + 1) * chunk; ++i)
+            out[i] = (unsigned char)((((splitmix64(gen) >> 32) * 1000) >> 32) & 0xff);
+    }
 }
 
 typedef void (*Kernel)(const unsigned char *, int, unsigned int *);
 
 int main() {
     std::vector<unsigned char> data(kBytes);
-    for (auto &b : data) b = next_byte();
+    bankcheck_random_bytes(data);
     std::vector<unsigned int> want(kBins, 0), got(kBins);
     for (unsigned char b : data) ++want[b];
 

@@ -10,13 +10,11 @@ declare -A allowed=(
   [ptx]="ptx"
   [explain]="model explain"
   [emu]="model ptx emu"
-  [analysis]="model ptx explain emu/events.hpp analysis"
+  [sass]="sass"
+  [analysis]="model ptx explain emu/events.hpp sass analysis"
   [report]="model ptx analysis report version.hpp"
-  [driver]="model ptx explain emu analysis driver"
+  [driver]="model ptx explain emu sass analysis driver"
 )
-# Through include/bankcheck/emu/emulator.hpp the analysis also sees emu::Dim3, AccessEvent
-# and Listener; events.hpp is their own header once they move there.
-[ -f "$root/include/bankcheck/emu/events.hpp" ] || allowed[analysis]+=" emu/emulator.hpp"
 bad=0
 for layer in "${!allowed[@]}"; do
   for f in $(find "$root/include/bankcheck/$layer" "$root/src/$layer" -type f 2>/dev/null); do

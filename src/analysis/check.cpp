@@ -14,6 +14,8 @@ void total(KernelReport& k, const model::Arch& arch) {
     if (s.stats.has_worst) model::analyze(s.stats.worst, arch, &s.worst_schedule);
   }
   k.lines.clear();
+  k.lines.reserve(k.sites.size());  // pointers into it stay valid
+  std::vector<std::vector<std::pair<std::string, int>>> sass_counts(k.sites.size());
   for (size_t i = 0; i < k.sites.size(); ++i) {
     const SiteReport& s = k.sites[i];
     const SiteStats& st = s.stats;
@@ -51,12 +53,60 @@ void total(KernelReport& k, const model::Arch& arch) {
       }
     }
     l->ways = std::max(l->ways, st.ways);
+    for (const std::string& op : s.sass) {
+      auto& counts = sass_counts[static_cast<std::size_t>(l - k.lines.data())];
+      auto it = std::find_if(counts.begin(), counts.end(), [&](auto& c) { return c.first == op; });
+      if (it == counts.end())
+        counts.push_back({op, 1});
+      else
+        ++it->second;
+    }
     if (st.has_worst &&
         (l->worst_site < 0 ||
          st.worst_verdict.excess() >
              k.sites[static_cast<size_t>(l->worst_site)].stats.worst_verdict.excess()))
       l->worst_site = static_cast<int>(i);
   }
+  for (std::size_t i = 0; i < k.lines.size(); ++i)
+    for (const auto& [op, n] : sass_counts[i])
+      k.lines[i].sass +=
+          (k.lines[i].sass.empty() ? "" : ",") + op + (n > 1 ? "*" + std::to_string(n) : "");
+  // The PTX-level figures of rewritten sites go to the line entry of their SASS request.
+  auto add_ptx = [&](const SiteReport& s, int sass_width) {
+    for (auto& l : k.lines)
+      if (l.file == s.file && l.line == s.line && l.space == ptx::Space::Shared &&
+          l.op == s.ptx_stats.op && l.width == sass_width) {
+        l.rewritten = true;
+        ++l.ptx_sites;
+        l.ptx_width = s.ptx_stats.width;
+        l.ptx_requests += s.ptx_stats.requests;
+        l.ptx_wavefronts += s.ptx_stats.wavefronts;
+        l.ptx_ideal_wavefronts += s.ptx_stats.ideal_wavefronts;
+        l.ptx_ways = std::max(l.ptx_ways, s.ptx_stats.ways);
+        return;
+      }
+  };
+  for (const SiteReport& s : k.sites)
+    if (s.rewritten) add_ptx(s, s.stats.width);
+  for (const SiteReport& s : k.folded_sites) {
+    // Folded into a request of the same line, op and the widest width there.
+    int width = 0;
+    for (const auto& l : k.lines)
+      if (l.file == s.file && l.line == s.line && l.space == ptx::Space::Shared &&
+          l.op == s.ptx_stats.op && l.rewritten)
+        width = std::max(width, l.width);
+    if (width == 0)
+      for (const auto& l : k.lines)
+        if (l.file == s.file && l.line == s.line && l.space == ptx::Space::Shared &&
+            l.op == s.ptx_stats.op)
+          width = std::max(width, l.width);
+    add_ptx(s, width);
+  }
+  // Only a width change or merged lanes make the levels differ.
+  for (auto& l : k.lines)
+    if (l.rewritten && l.ptx_width == l.width && l.ptx_requests == l.requests &&
+        l.ptx_wavefronts == l.wavefronts && l.ptx_ideal_wavefronts == l.ideal_wavefronts)
+      l.rewritten = false;
 }
 
 }  // namespace bankcheck::analysis

@@ -2,13 +2,13 @@
 // PTX-level events turned into the requests the GPU issues.
 #include "bankcheck/analysis/sass_requests.hpp"
 
-#include "bankcheck/model/analyze.hpp"
-
 #include <algorithm>
 #include <bit>
 #include <map>
 #include <tuple>
 #include <unordered_map>
+
+#include "bankcheck/model/analyze.hpp"
 
 namespace bankcheck::analysis {
 

@@ -31,6 +31,44 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+}  // namespace
+
+namespace {
+
+// The cubin ptxas builds from the same PTX: its SASS, where shared requests are counted as
+// the GPU issues them (decoding covers Hopper, sm_90), and each kernel's registers (the
+// ELF's EIATTR_REGCOUNT, what `ptxas -v` prints) for fix's occupancy. Without SASS the
+// counts stay at PTX level, with the reason.
+void read_cubin(Loaded& l, const CheckOptions& o) {
+  const bool hopper = o.arch == "sm_90" || o.arch == "sm_90a";
+  if (!o.sass)
+    l.ptx_level_reason = "--ptx-level";
+  else if (!hopper)
+    l.ptx_level_reason = fmt::format("SASS is read for sm_90 only, not {}", o.arch);
+  const bool decode = o.sass && hopper;
+  if (!decode && !o.record_shared) return;
+  auto unavailable = [&](const std::string& why) {
+    if (decode) l.ptx_level_reason = why;
+    l.registers_note = "registers unknown: " + why;
+  };
+  try {
+    const Assembled a = assemble(l.ptx_text, o.arch, o.nvcc.nvcc);
+    auto m = sass::read_module(a.cubin);
+    if (!m.ok()) return unavailable("the cubin could not be read: " + m.error().message);
+    for (const sass::Kernel& k : m.value().kernels)
+      l.registers[k.name] = static_cast<int>(k.registers);
+    if (!decode) return;
+    if (!m.value().has_line_info) {
+      l.ptx_level_reason = "the cubin has no SASS-to-PTX line table";
+      return;
+    }
+    l.sass = std::make_shared<const sass::Module>(std::move(m.value()));
+  } catch (const DriverError& e) {
+    std::string why = e.what();
+    if (auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
+    unavailable(why);
+  }
+}
 
 }  // namespace
 
@@ -49,6 +87,7 @@ Loaded load(const CheckOptions& o) {
     ptx_text = compile_to_ptx(n);
   }
   l.ptx_text = ptx_text;
+  read_cubin(l, o);
   l.module =
       ptx::parse(ptx_text, ends_with(o.input, ".ptx") ? o.input : o.input + " (PTX from nvcc)");
   l.program = ptx::decode(l.module, o.input, ends_with(o.input, ".ptx") ? "" : o.input);
@@ -133,7 +172,8 @@ void collect_sites(const ptx::Kernel& k, const CtaResults& r, analysis::KernelRe
   }
   for (size_t i = 0; i < k.sites.size(); ++i) {
     const auto& st = r.stats->sites()[i];
-    if (!st.seen) continue;
+    const auto& pst = r.ptx_stats->sites()[i];
+    if (!st.seen && !pst.seen) continue;
     const auto& site = k.sites[i];
     analysis::SiteReport sr;
     sr.site = static_cast<int>(i);
@@ -143,7 +183,11 @@ void collect_sites(const ptx::Kernel& k, const CtaResults& r, analysis::KernelRe
     sr.ptx_line = site.ptx_line;
     sr.ptx = site.text;
     sr.stats = st;
-    rep.sites.push_back(std::move(sr));
+    if (i < r.plan.sites.size()) sr.sass = r.plan.sites[i].opcodes;
+    sr.rewritten = pst.seen;
+    sr.inlined = site.inlined;
+    sr.ptx_stats = pst;
+    (st.seen ? rep.sites : rep.folded_sites).push_back(std::move(sr));
   }
   std::stable_sort(rep.sites.begin(), rep.sites.end(),
                    [](const analysis::SiteReport& a, const analysis::SiteReport& b) {
@@ -213,6 +257,8 @@ analysis::CheckReport start_report(const Loaded& l, const CheckOptions& o,
   r.files = l.program.files;
   r.main_file = l.program.main_file;
   r.arch = &arch;
+  r.level = l.sass ? "sass" : "ptx";
+  r.level_reason = l.ptx_level_reason;
   std::istringstream ss(l.source_text);
   std::string line;
   while (std::getline(ss, line)) r.source_lines.push_back(line);

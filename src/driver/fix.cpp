@@ -21,16 +21,6 @@ FixReport fix(const FixOptions& o) {
   FixReport fr;
   fr.check = start_report(l, co, *arch);
   analysis::CheckReport& r = fr.check;
-  // Registers: ptxas on the same PTX, for the target architecture.
-  std::map<std::string, KernelResources> resources;
-  std::string resources_note;
-  try {
-    resources = ptxas_resources(l.ptx_text, co.arch, co.nvcc.nvcc);
-  } catch (const DriverError& e) {
-    resources_note = fmt::format("registers unknown: {}", e.what());
-    const auto nl = resources_note.find('\n');
-    if (nl != std::string::npos) resources_note.resize(nl);
-  }
   run_selected(l, co, *arch, [&](const ptx::Kernel& kernel, KernelRun& run) {
     r.kernels.push_back(std::move(run.report));
     analysis::AdviseInput in;
@@ -41,30 +31,32 @@ FixReport fix(const FixOptions& o) {
     in.source_lines = &r.source_lines;
     in.main_file = r.main_file;
     in.top = o.top;
-    const auto it = resources.find(kernel.name);
-    if (it != resources.end()) {
-      in.registers = it->second.registers;
+    // Registers: the cubin ptxas built from the same PTX (load()).
+    const auto it = l.registers.find(kernel.name);
+    if (it != l.registers.end()) {
+      in.registers = it->second;
     } else {
-      in.registers_note = resources_note.empty()
-                              ? std::string("registers unknown: ptxas reported nothing for it")
-                              : resources_note;
+      in.registers_note = l.registers_note.empty()
+                              ? std::string("registers unknown: the cubin has no such kernel")
+                              : l.registers_note;
     }
     fr.kernels.push_back(analysis::advise(in));
   });
   if (o.apply) {
     if (l.source_text.empty()) {
       fr.apply_note = "--apply needs the .cu source (the input is PTX)";
-    } else if (auto patched = analysis::apply_padding(l.source_text, fr.kernels,
-                                                       &fr.applied_changes)) {
+    } else if (auto patched =
+                   analysis::apply_padding(l.source_text, fr.kernels, &fr.applied_changes)) {
       std::filesystem::path in(co.input);
-      fr.patched_path = !o.apply_to.empty()
-                            ? o.apply_to
-                            : (in.parent_path() / (in.stem().string() + ".fixed" +
-                                                   in.extension().string()))
-                                  .string();
+      fr.patched_path =
+          !o.apply_to.empty()
+              ? o.apply_to
+              : (in.parent_path() / (in.stem().string() + ".fixed" + in.extension().string()))
+                    .string();
       if (std::filesystem::exists(fr.patched_path) &&
           std::filesystem::equivalent(fr.patched_path, co.input))
-        throw DriverError(fmt::format("--apply: '{}' is the input; give another path", fr.patched_path));
+        throw DriverError(
+            fmt::format("--apply: '{}' is the input; give another path", fr.patched_path));
       {
         std::ofstream f(fr.patched_path, std::ios::binary);
         if (!f) throw DriverError(fmt::format("--apply: cannot write '{}'", fr.patched_path));
@@ -79,8 +71,9 @@ FixReport fix(const FixOptions& o) {
       again.input = fr.patched_path;
       fr.recheck = check(again);
     } else {
-      fr.apply_note = "no declaration padding to apply (no array has a padding suggestion "
-                      "with a declaration bankcheck can edit)";
+      fr.apply_note =
+          "no declaration padding to apply (no array has a padding suggestion "
+          "with a declaration bankcheck can edit)";
     }
   }
   return fr;

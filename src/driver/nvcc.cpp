@@ -116,7 +116,8 @@ RunResult run(const std::vector<std::string>& argv, const std::string& dir,
   RunResult result;
   while (::waitpid(pid, &result.wait_status, 0) < 0) {
     if (errno != EINTR)
-      throw DriverError(fmt::format("waiting for {} '{}': {}", what, argv[0], std::strerror(errno)));
+      throw DriverError(
+          fmt::format("waiting for {} '{}': {}", what, argv[0], std::strerror(errno)));
   }
   result.out = read_file(out_path);
   result.err = read_file(err_path);
@@ -212,8 +213,7 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
   return ptx;
 }
 
-Assembled assemble(const std::string& ptx, const std::string& arch,
-                   const std::string& nvcc_flag) {
+Assembled assemble(const std::string& ptx, const std::string& arch, const std::string& nvcc_flag) {
   const std::string nvcc = find_nvcc(nvcc_flag);
   const std::string ptxas = std::filesystem::path(nvcc).parent_path().string() + "/ptxas";
   if (!is_executable_file(ptxas))
@@ -228,7 +228,7 @@ Assembled assemble(const std::string& ptx, const std::string& arch,
   }
   // -lineinfo: the cubin's SASS-to-PTX line table; it does not change the code.
   RunResult result =
-      run({ptxas, "-v", "-lineinfo", "-arch=" + arch, in, "-o", cubin}, tmp.path(), "ptxas");
+      run({ptxas, "-lineinfo", "-arch=" + arch, in, "-o", cubin}, tmp.path(), "ptxas");
   const int code = WIFEXITED(result.wait_status) ? WEXITSTATUS(result.wait_status) : -1;
   if (code != 0)
     throw DriverError(fmt::format("ptxas failed (exit {}):\n{}", code,
@@ -238,37 +238,6 @@ Assembled assemble(const std::string& ptx, const std::string& arch,
   const std::string bytes = read_file(cubin);
   a.cubin.assign(bytes.begin(), bytes.end());
   return a;
-}
-
-std::map<std::string, KernelResources> ptxas_resources(const std::string& ptx,
-                                                       const std::string& arch,
-                                                       const std::string& nvcc_flag) {
-  return ptxas_resources(assemble(ptx, arch, nvcc_flag));
-}
-
-std::map<std::string, KernelResources> ptxas_resources(const Assembled& assembled) {
-  std::map<std::string, KernelResources> out;
-  std::istringstream lines(assembled.log);
-  std::string line, current;
-  while (std::getline(lines, line)) {
-    const auto entry = line.find("Compiling entry function '");
-    if (entry != std::string::npos) {
-      const auto from = entry + 26;
-      current = line.substr(from, line.find('\'', from) - from);
-      out[current];
-      continue;
-    }
-    const auto used = line.find("Used ");
-    if (used != std::string::npos && !current.empty() && line.find("registers") != std::string::npos) {
-      out[current].registers = std::atoi(line.c_str() + used + 5);
-      const auto smem = line.find(" bytes smem");
-      if (smem != std::string::npos) {
-        auto b = line.rfind(' ', smem - 1);
-        out[current].shared_bytes = std::strtoull(line.c_str() + b + 1, nullptr, 10);
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace bankcheck::driver

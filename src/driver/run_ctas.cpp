@@ -41,17 +41,34 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
                     const std::string& name, emu::GlobalMemory& mem) {
   const unsigned threads =
       std::max(1u, o.threads ? o.threads : std::thread::hardware_concurrency());
-  std::vector<std::unique_ptr<analysis::SiteStatsListener>> stats;
+  CtaResults r;
+  if (l.sass)
+    if (const sass::Kernel* sk = l.sass->find(k.name))
+      r.plan = analysis::plan_sass(k, analysis::sass_accesses(*sk));
+  // Per thread: emulator -> [PTX-level stats of rewritten sites] and SASS requests ->
+  // stats and the recorder. Without a plan the SASS step passes every event on.
+  std::vector<std::unique_ptr<analysis::SiteStatsListener>> stats, ptx_stats;
   std::vector<std::unique_ptr<emu::Emulator>> emus;
   std::vector<std::unique_ptr<analysis::SharedRecorder>> recorders;
+  std::vector<std::unique_ptr<analysis::Tee>> tees;
+  std::vector<std::unique_ptr<analysis::SassRequests>> sass_requests;
+  std::vector<std::unique_ptr<analysis::RewrittenOnly>> filters;
   for (unsigned t = 0; t < threads; ++t) {
     stats.push_back(std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size()));
+    ptx_stats.push_back(std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size()));
     emus.push_back(std::make_unique<emu::Emulator>(l.program, k, mem));
-    emus.back()->add_listener(stats.back().get());
+    tees.push_back(std::make_unique<analysis::Tee>());
+    tees.back()->add(stats.back().get());
     if (o.record_shared) {
       recorders.push_back(std::make_unique<analysis::SharedRecorder>());
-      emus.back()->add_listener(recorders.back().get());
+      tees.back()->add(recorders.back().get());
     }
+    sass_requests.push_back(std::make_unique<analysis::SassRequests>(r.plan, *tees.back()));
+    if (r.plan.families > 0 || !r.plan.sites.empty()) {
+      filters.push_back(std::make_unique<analysis::RewrittenOnly>(r.plan, *ptx_stats.back()));
+      emus.back()->add_listener(filters.back().get());
+    }
+    emus.back()->add_listener(sass_requests.back().get());
   }
   const auto& order = plan.order;
   std::atomic<std::uint64_t> next{0}, done{0}, executed{0};
@@ -89,13 +106,17 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
   worker(0);
   for (auto& th : pool) th.join();
   if (error) throw EmulationError(*error);
+  for (auto& q : sass_requests) q->finish();
 
-  CtaResults r;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.ctas_done = done.load();
   r.warp_instructions = executed.load();
-  for (unsigned t = 1; t < threads; ++t) stats[0]->merge(*stats[t]);
+  for (unsigned t = 1; t < threads; ++t) {
+    stats[0]->merge(*stats[t]);
+    ptx_stats[0]->merge(*ptx_stats[t]);
+  }
   r.stats = std::move(stats[0]);
+  r.ptx_stats = std::move(ptx_stats[0]);
   if (o.record_shared) {
     for (unsigned t = 1; t < threads; ++t) recorders[0]->merge(*recorders[t]);
     r.recorder = std::move(recorders[0]);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bankcheck/analysis/recorder.hpp"
+#include "bankcheck/analysis/sass_requests.hpp"
 #include "bankcheck/analysis/site_stats.hpp"
 #include "bankcheck/driver/check.hpp"
 #include "cta_plan.hpp"
@@ -16,6 +17,9 @@ namespace bankcheck::driver {
 
 struct CtaResults {
   std::unique_ptr<analysis::SiteStatsListener> stats;  // merged over the threads
+  // The same sites counted as the PTX states them, for the sites SASS rewrites (`plan`).
+  std::unique_ptr<analysis::SiteStatsListener> ptx_stats;
+  analysis::SassPlan plan;  // empty when the counts are PTX-level
   std::unique_ptr<analysis::SharedRecorder> recorder;  // with CheckOptions::record_shared
   std::vector<emu::Note> notes;                        // every thread's, in thread order
   std::uint64_t ctas_done = 0;

@@ -267,6 +267,10 @@ class Decoder : private detail::OperandDecoder {
           s.col = k.locs.back().col;
           s.ptx_line = in.pos.line;
           s.text = in.text;
+          // Nsight Compute counts an inlined instruction on every line of its inline stack.
+          for (const auto& l : in.loc_chain)
+            if (l.line > 0 && !(l.file == s.file && l.line == s.line && l.col == s.col))
+              s.inlined.push_back({l.file, l.line, l.col});
           ins.site = static_cast<std::int32_t>(k.sites.size());
           k.sites.push_back(std::move(s));
         }

@@ -16,6 +16,15 @@ std::string op_text(model::Op op) { return model::op_name(op); }
 
 std::string space_text(ptx::Space s) { return ptx::space_name(s); }
 
+// A rewritten site's counts as the PTX states them.
+nlohmann::json ptx_level(const analysis::SiteStats& st) {
+  return {{"width", st.width},
+          {"requests", st.requests},
+          {"wavefronts", st.wavefronts},
+          {"ideal_wavefronts", st.ideal_wavefronts},
+          {"ways", st.ways}};
+}
+
 // GCC's default diagnostic colours (GCC_COLORS): locus bold, warning bold magenta, note
 // bold cyan, caret bold green; conflicting cells of the bank picture bold red.
 struct Paint {
@@ -109,14 +118,22 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
     size_t wl = 4;
     for (const auto& l : k.lines)
       wl = std::max(wl, fmt::format("{}:{}", source_path(r, l.file), l.line).size());
-    out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", "line",
-                       wl, "space", "op", "width", "requests", "cost", "ideal", "excess", "ways");
+    const bool sass = r.level == "sass";
+    out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}{}\n", "line",
+                       wl, "space", "op", "width", "requests", "cost", "ideal", "excess", "ways",
+                       sass ? "  sass" : "");
     for (const auto& l : k.lines) {
       const std::string where = fmt::format("{}:{}", source_path(r, l.file), l.line);
       if (l.space == ptx::Space::Shared) {
-        out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", where,
-                           wl, "shared", op_text(l.op), l.width, l.requests, l.wavefronts,
-                           l.ideal_wavefronts, l.wavefronts - l.ideal_wavefronts, l.ways);
+        out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}{}\n",
+                           where, wl, "shared", op_text(l.op), l.width, l.requests, l.wavefronts,
+                           l.ideal_wavefronts, l.wavefronts - l.ideal_wavefronts, l.ways,
+                           sass && !l.sass.empty() ? "  " + l.sass : "");
+        if (l.rewritten)
+          out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n",
+                             "  as PTX", wl, "", fmt::format("{} sites", l.ptx_sites), l.ptx_width,
+                             l.ptx_requests, l.ptx_wavefronts, l.ptx_ideal_wavefronts,
+                             l.ptx_wavefronts - l.ptx_ideal_wavefronts, l.ptx_ways);
       } else {
         const bool g = l.space == ptx::Space::Global;
         out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", where,
@@ -145,6 +162,11 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
                       paint.locus(fmt::format("{}:{}:{}:", source_path(r, n.file), n.line, n.col)),
                       paint.note(), n.message);
   }
+  if (r.level != "sass" && !r.kernels.empty())
+    out += fmt::format(
+        "{} shared requests are counted as the PTX states them, not as the SASS "
+        "issues them ({})\n",
+        paint.note(), r.level_reason.empty() ? "no SASS" : r.level_reason);
   return out;
 }
 
@@ -155,6 +177,8 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
   j["tool"] = {{"name", "bankcheck"}, {"version", tool_version()}};
   j["input"] = r.input;
   j["arch"] = r.arch->name;
+  j["level"] = r.level;
+  if (!r.level_reason.empty()) j["level_reason"] = r.level_reason;
   const std::vector<Finding> all = findings(r);
   json kernels = json::array();
   for (size_t ki = 0; ki < r.kernels.size(); ++ki) {
@@ -226,6 +250,14 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
         sj["ideal_sectors"] = st.ideal_sectors;
         sj["lines128"] = st.lines128;
       }
+      if (!s.sass.empty()) sj["sass"] = s.sass;
+      if (!s.inlined.empty()) {
+        json frames = json::array();
+        for (const auto& f : s.inlined)
+          frames.push_back({{"file", source_path(r, f.file)}, {"line", f.line}, {"col", f.col}});
+        sj["inlined"] = frames;
+      }
+      if (s.rewritten) sj["ptx"] = ptx_level(s.ptx_stats);
       sites.push_back(sj);
     }
     kj["sites"] = sites;
@@ -244,6 +276,14 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
         lj["ideal_wavefronts"] = l.ideal_wavefronts;
         lj["excess"] = l.wavefronts - l.ideal_wavefronts;
         lj["ways"] = l.ways;
+        if (!l.sass.empty()) lj["sass"] = l.sass;
+        if (l.rewritten)
+          lj["ptx"] = {{"sites", l.ptx_sites},
+                       {"width", l.ptx_width},
+                       {"requests", l.ptx_requests},
+                       {"wavefronts", l.ptx_wavefronts},
+                       {"ideal_wavefronts", l.ptx_ideal_wavefronts},
+                       {"ways", l.ptx_ways}};
       } else if (l.space == ptx::Space::Global) {
         lj["sectors"] = l.sectors;
         lj["ideal_sectors"] = l.ideal_sectors;

@@ -198,6 +198,14 @@ std::vector<Finding> findings(const analysis::CheckReport& r) {
           "{:.0f}% of this kernel's shared wavefronts are excess",
           f.ways, f.what, fraction(f.cost, f.requests), fraction(f.ideal, f.requests),
           100.0 * f.share);
+      for (std::size_t li : f.lines) {
+        const auto& l = k.lines[li];
+        if (!l.rewritten) continue;
+        f.message += fmt::format(
+            " (SASS: {}; as PTX: {} access{} of {}, {}-way, {:.4g} wavefronts per request)", l.sass,
+            l.ptx_sites, l.ptx_sites == 1 ? "" : "es", bytes_text(l.ptx_width), l.ptx_ways,
+            fraction(l.ptx_wavefronts, l.ptx_requests));
+      }
       out.push_back(std::move(f));
     }
     // Global: one finding per line and kind that touches more sectors than it needs.

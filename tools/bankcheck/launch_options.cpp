@@ -24,6 +24,9 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o) {
   c->add_option("--threads", o.threads, "worker threads (default: all cores)");
   c->add_option("--budget", o.budget,
                 "warp instructions one CTA may execute before it is stopped (default 200000000)");
+  c->add_flag("--ptx-level", o.ptx_level,
+              "count shared requests as the PTX states them, not as the cubin's SASS issues "
+              "them (ptxas on the same PTX; read for sm_90)");
   c->add_option("nvcc_flags", o.nvcc_flags, "after --: more nvcc flags");
 }
 
@@ -32,6 +35,7 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o) {
   co.input = o.input;
   co.arch = o.arch;
   co.threads = o.threads;
+  co.sass = !o.ptx_level;
   if (o.budget) co.budget = o.budget;
   co.nvcc.nvcc = o.nvcc;
   co.nvcc.include_dirs = o.include_dirs;

@@ -31,7 +31,15 @@ struct SiteReport {
   int site = 0;
   int file = 0, line = 0, col = 0, ptx_line = 0;
   std::string ptx;  // instruction text
-  SiteStats stats;
+  SiteStats stats;  // as SASS issues it (as the PTX states it when SASS was not read)
+  // The site's own SASS instructions ("LDS.128"); empty when SASS was not read, or when
+  // ptxas folded it into a neighbour's request.
+  std::vector<std::string> sass;
+  // Where SASS issues the site differently (widened, lanes merged): the PTX-level counts.
+  bool rewritten = false;
+  SiteStats ptx_stats;
+  // The other frames of its inline stack, innermost first (ptx::Site::inlined).
+  std::vector<ptx::SourcePos> inlined;
   model::Schedule worst_schedule;  // of stats.worst (shared sites with a worst request)
 };
 
@@ -46,6 +54,13 @@ struct LineReport {
   std::uint64_t requests = 0, wavefronts = 0, ideal_wavefronts = 0, sectors = 0, ideal_sectors = 0,
                 lines128 = 0;
   std::uint32_t ways = 0;
+  // The line's SASS opcodes with counts ("LDS*32,LDS.128*8"), and, where SASS rewrote its
+  // accesses, what the PTX's own requests would cost.
+  std::string sass;
+  bool rewritten = false;
+  int ptx_sites = 0, ptx_width = 0;
+  std::uint64_t ptx_requests = 0, ptx_wavefronts = 0, ptx_ideal_wavefronts = 0;
+  std::uint32_t ptx_ways = 0;
   int worst_site = -1;  // index into KernelReport::sites with the most excess in its worst request
   // Global lines: the pattern of the worst request (most excess sectors) of the line.
   int worst_global_site = -1;
@@ -64,6 +79,9 @@ struct KernelReport {
   double seconds = 0;
   std::vector<ArgReport> args;
   std::vector<SiteReport> sites;  // memory sites executed at least once, in source order
+  // Rewritten sites that SASS folded into a neighbour's request (no requests of their own):
+  // their PTX-level counts, for the line's PTX figures.
+  std::vector<SiteReport> folded_sites;
   std::vector<LineReport> lines;  // sites summed per (line, space, op, width), in source order
   std::vector<NoteReport> notes;
   std::uint64_t shared_wavefronts = 0, shared_ideal_wavefronts = 0;
@@ -78,6 +96,10 @@ struct CheckReport {
   int main_file = 0;
   std::vector<std::string> source_lines;  // the main file's lines, for quoting (may be empty)
   const model::Arch* arch = &model::kDefaultArch;
+  // "sass": shared requests counted as the cubin's SASS issues them; "ptx": as the PTX
+  // states them, for `level_reason`.
+  std::string level = "ptx";
+  std::string level_reason;
   std::vector<KernelReport> kernels;
 };
 

@@ -20,12 +20,12 @@ namespace bankcheck::analysis {
 
 // A `__shared__` declaration found in the .cu source.
 struct SharedDecl {
-  int line = 0;               // 1-based
-  std::string text;           // the whole source line
-  std::string type;           // "float"
-  std::string name;           // "tile"
-  std::vector<std::string> dims;           // bracket texts: {"BS", "BS + 1"}
-  std::vector<long long> dim_values;       // evaluated, -1 where not evaluable
+  int line = 0;                                      // 1-based
+  std::string text;                                  // the whole source line
+  std::string type;                                  // "float"
+  std::string name;                                  // "tile"
+  std::vector<std::string> dims;                     // bracket texts: {"BS", "BS + 1"}
+  std::vector<long long> dim_values;                 // evaluated, -1 where not evaluable
   std::size_t last_dim_begin = 0, last_dim_end = 0;  // the last bracket's text in `text`
 };
 
@@ -58,14 +58,14 @@ const char* fix_kind_name(FixKind k);
 // at one site (Width).
 struct Remap {
   FixKind kind = FixKind::Pad;
-  int pad = 0;       // Pad: elements added to each row
-  int bits = 0;      // Swizzle: B (row bits XORed into the column)
-  int base = 0;      // Swizzle: M (log2 of the unit kept together)
-  int shift = 0;     // Swizzle: S (column bits between the two fields)
-  int site = -1;     // Width: the site accessed narrower
-  int width = 0;     // Width: the new access width in bytes
-  int unit = 1;      // Rotate: elements moved together (the widest access, in elements)
-  int split = 0;     // Pad/Swizzle/Rotate: wider accesses become accesses of this many bytes
+  int pad = 0;    // Pad: elements added to each row
+  int bits = 0;   // Swizzle: B (row bits XORed into the column)
+  int base = 0;   // Swizzle: M (log2 of the unit kept together)
+  int shift = 0;  // Swizzle: S (column bits between the two fields)
+  int site = -1;  // Width: the site accessed narrower
+  int width = 0;  // Width: the new access width in bytes
+  int unit = 1;   // Rotate: elements moved together (the widest access, in elements)
+  int split = 0;  // Pad/Swizzle/Rotate: wider accesses become accesses of this many bytes
 };
 
 // Applies a Pad/Swizzle/Rotate remap to a byte offset within the array.
@@ -85,7 +85,7 @@ struct SiteChange {
 };
 
 struct Suggestion {
-  Remap remap;  // its words (change, formula) are the views': report/fix_wording.hpp
+  Remap remap;              // its words (change, formula) are the views': report/fix_wording.hpp
   std::string declaration;  // the new declaration line, when the declaration changes
   std::string subscript;    // the first rewritten subscript, when subscripts change
   std::vector<CodeEdit> edits;  // source lines rewritten (index expressions)
@@ -98,8 +98,8 @@ struct Suggestion {
 };
 
 struct ArrayFix {
-  std::string name;     // "tile"
-  std::string symbol;   // the PTX symbol
+  std::string name;    // "tile"
+  std::string symbol;  // the PTX symbol
   std::uint64_t offset = 0, bytes = 0;
   bool is_extern = false;
   std::optional<SharedDecl> decl;
@@ -151,7 +151,8 @@ struct FixReport {
 
 // The source with each array's best padding applied to its declaration; `applied`
 // receives "name: new declaration" per change. Empty optional when there is none.
-std::optional<std::string> apply_padding(const std::string& source, const std::vector<KernelFix>& fixes,
+std::optional<std::string> apply_padding(const std::string& source,
+                                         const std::vector<KernelFix>& fixes,
                                          std::vector<std::string>* applied);
 
 }  // namespace bankcheck::analysis

@@ -108,4 +108,38 @@ class SassRequests : public emu::Listener {
   std::uint64_t unmerged_ = 0, merged_ = 0;
 };
 
+// Whether SASS issues the site's requests differently from the PTX (widened, merged lanes).
+inline bool rewritten(const SassPlan& plan, int site) {
+  if (site < 0 || static_cast<std::size_t>(site) >= plan.sites.size()) return false;
+  const SassSite::Kind k = plan.sites[static_cast<std::size_t>(site)].kind;
+  return k == SassSite::Kind::Widened || k == SassSite::Kind::PopcInc ||
+         k == SassSite::Kind::Aggregated;
+}
+
+// Forwards the PTX-level events of rewritten sites only: the report shows both levels
+// where they differ, at the cost of a second analysis of those requests alone.
+class RewrittenOnly : public emu::Listener {
+ public:
+  RewrittenOnly(const SassPlan& plan, emu::Listener& next) : plan_(plan), next_(next) {}
+  void on_access(const emu::AccessEvent& e) override {
+    if (e.space == ptx::Space::Shared && rewritten(plan_, e.site)) next_.on_access(e);
+  }
+
+ private:
+  const SassPlan& plan_;
+  emu::Listener& next_;
+};
+
+// One event to several listeners, in order.
+class Tee : public emu::Listener {
+ public:
+  void add(emu::Listener* l) { to_.push_back(l); }
+  void on_access(const emu::AccessEvent& e) override {
+    for (emu::Listener* l : to_) l->on_access(e);
+  }
+
+ private:
+  std::vector<emu::Listener*> to_;
+};
+
 }  // namespace bankcheck::analysis

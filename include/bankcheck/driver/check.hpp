@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "bankcheck/model/arch.hpp"
 #include "bankcheck/ptx/ast.hpp"
 #include "bankcheck/ptx/ir.hpp"
+#include "bankcheck/sass/module.hpp"
 
 namespace bankcheck::driver {
 
@@ -44,6 +46,9 @@ struct CheckOptions {
   std::uint64_t sample_instructions = 4'000'000;
   // Keep every distinct shared request (for the fix advisor) in KernelRun::recorder.
   bool record_shared = false;
+  // Count shared requests as the cubin's SASS issues them (ptxas on the same PTX); false:
+  // as the PTX states them (--ptx-level).
+  bool sass = true;
   Progress* progress = nullptr;  // updated while the run goes, when given
 };
 
@@ -54,6 +59,14 @@ struct Loaded {
   std::vector<LaunchSettings> comments;
   ptx::Module module;
   ptx::Program program;
+  // The SASS ptxas builds from ptx_text, when it could be read; otherwise why not (counts
+  // are then PTX-level, and the report says so once).
+  std::shared_ptr<const sass::Module> sass;
+  std::string ptx_level_reason;
+  // Registers per thread of each kernel (mangled name), from the same cubin; read when
+  // SASS is or when shared requests are recorded (fix); else why not.
+  std::map<std::string, int> registers;
+  std::string registers_note;
 };
 
 // Loads and decodes. Throws DriverError, ptx::ParseError, ptx::DecodeError.

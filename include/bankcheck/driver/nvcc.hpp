@@ -42,28 +42,16 @@ std::vector<std::string> nvcc_argv(const NvccOptions& options, const std::string
 // "nvcc killed by signal N:\n" + stderr.
 std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics = nullptr);
 
-// What ptxas allocates for one kernel.
-struct KernelResources {
-  int registers = -1;
-  std::uint64_t shared_bytes = 0;  // static shared memory
-};
-
 // What ptxas made of a PTX text: the cubin (machine code, with the SASS-to-PTX line table
-// of -lineinfo) and what `ptxas -v` printed.
+// of -lineinfo) and what ptxas printed (warnings).
 struct Assembled {
   std::vector<std::uint8_t> cubin;
   std::string log;
 };
 
-// Assembles `ptx` with `ptxas -v -lineinfo -arch=ARCH`, the ptxas beside the nvcc
+// Assembles `ptx` with `ptxas -lineinfo -arch=ARCH`, the ptxas beside the nvcc
 // find_nvcc picks, so the cubin is what that toolkit would run. Throws DriverError
 // ("ptxas ...") when it cannot run or fails.
 Assembled assemble(const std::string& ptx, const std::string& arch, const std::string& nvcc_flag);
-
-// Each entry's registers and static shared bytes, by mangled name, from ptxas's -v report.
-std::map<std::string, KernelResources> ptxas_resources(const Assembled& assembled);
-std::map<std::string, KernelResources> ptxas_resources(const std::string& ptx,
-                                                       const std::string& arch,
-                                                       const std::string& nvcc_flag);
 
 }  // namespace bankcheck::driver

@@ -171,6 +171,10 @@ struct MemRef {
   std::int64_t offset = 0;
 };
 
+struct SourcePos {
+  int file = 0, line = 0, col = 0;
+};
+
 // One site: a memory instruction tied to its source location.
 struct Site {
   std::uint32_t instr = 0;  // index in the kernel's instruction array
@@ -179,6 +183,9 @@ struct Site {
   int col = 0;
   int ptx_line = 0;
   std::string text;  // the PTX instruction, for messages
+  // The other frames of its inline stack (the inlined helper's own line, further callers),
+  // innermost first.
+  std::vector<SourcePos> inlined;
 };
 
 // Atomic operations (atom, red).
@@ -242,10 +249,6 @@ struct Instr {
 
 inline constexpr std::uint8_t kFlagSat = 1, kFlagFtz = 2, kFlagUni = 4, kFlagVolatile = 8,
                               kFlagCc = 16, kFlagAligned = 32;
-
-struct SourcePos {
-  int file = 0, line = 0, col = 0;
-};
 
 struct KernelParam {
   std::string name;  // PTX name (_Z6reducePKfPfi_param_0)
