@@ -22,6 +22,8 @@ struct LaunchCmdOptions {
   std::vector<std::string> include_dirs, defines, nvcc_flags;
   unsigned threads = 0;
   std::uint64_t budget = 0;
+  std::string max_memory;
+  unsigned nvcc_timeout = driver::kDefaultNvccTimeout;
 };
 
 // Adds the input (positional), the launch and nvcc flags, and `-- NVCC_FLAGS...`.
