@@ -307,6 +307,7 @@ TEST(Fix, ApplyWritesThePaddedCopyAndChecksIt) {
   const auto dir = std::filesystem::temp_directory_path() / "bankcheck_fix_apply";
   std::filesystem::create_directories(dir);
   o.apply_to = (dir / "transpose.fixed.cu").string();
+  o.force = true;  // an earlier run's copy is there
   const auto r = drv::fix(o);
   ASSERT_TRUE(r.applied);
   ASSERT_TRUE(r.recheck);

@@ -3,18 +3,33 @@
 #include "args.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "bankcheck/driver/limits.hpp"
 #include "splitmix.hpp"
 
 namespace bankcheck::driver {
 namespace {
+
+// An @FILE: a regular, non-empty file (a directory, a device or an empty file would
+// silently become a buffer of zeros or be read without end).
+std::uint64_t checked_file_size(const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw DriverError(fmt::format("{}: cannot read '{}': {}", what, path, std::strerror(errno)));
+  if (!S_ISREG(st.st_mode))
+    throw DriverError(fmt::format("{}: '{}' is not a regular file", what, path));
+  if (st.st_size == 0) throw DriverError(fmt::format("{}: '{}' is empty", what, path));
+  return static_cast<std::uint64_t>(st.st_size);
+}
 
 std::string read_file(const std::string& path, const std::string& what) {
   std::ifstream f(path, std::ios::binary);
@@ -94,7 +109,10 @@ void fill_random(std::uint8_t* data, std::uint64_t bytes, int es, bool is_float,
   const unsigned fillers = static_cast<unsigned>(std::min<std::uint64_t>(
       chunks, std::max(1u, threads ? threads : std::thread::hardware_concurrency())));
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < fillers; ++t) pool.emplace_back(fill);
+  try {
+    for (unsigned t = 1; t < fillers; ++t) pool.emplace_back(fill);
+  } catch (...) {  // fewer fillers than asked: the started ones and this thread finish the work
+  }
   fill();
   for (auto& th : pool) th.join();
 }
@@ -116,7 +134,7 @@ void fill_iota(std::uint8_t* data, std::uint64_t bytes, int es, bool is_float) {
 // A pointer parameter: a buffer in `mem` named after it, filled as `value` says.
 std::uint64_t bind_pointer(analysis::ArgReport& ar, const std::optional<std::string>& value,
                            const std::string& type, const std::string& arg_where, SplitMix64& rng,
-                           const CheckOptions& o, emu::GlobalMemory& mem) {
+                           const CheckOptions& o, std::uint64_t bytes, emu::GlobalMemory& mem) {
   ArgValue v;
   if (value) {
     v = parse_arg_value(*value, arg_where);
@@ -130,12 +148,7 @@ std::uint64_t bind_pointer(analysis::ArgReport& ar, const std::optional<std::str
     ar.defaulted = true;
   }
   std::string file_bytes;
-  std::uint64_t bytes = v.bytes.value_or(0);
-  if (v.fill == ArgValue::Fill::File) {
-    file_bytes = read_file(v.path, arg_where);
-    if (!v.bytes) bytes = file_bytes.size();
-  }
-  if (bytes == 0) bytes = 1ull << 30;  // a lazily zeroed 1 GiB: only touched pages cost
+  if (v.fill == ArgValue::Fill::File) file_bytes = read_file(v.path, arg_where);
   const std::uint64_t base = mem.add(ar.name, bytes);
   auto* b = mem.find(base, 1);
   const int es = pointee_size(type);
@@ -152,6 +165,28 @@ std::uint64_t bind_pointer(analysis::ArgReport& ar, const std::optional<std::str
   ar.bytes = bytes;
   ar.value = value ? *value : fmt::format("zeros ({} bytes, lazily allocated)", bytes);
   return base;
+}
+
+// An integer must fit its parameter: the bytes copied are the low ones, so 4294967297 for
+// an unsigned int would run as 1 while the report shows what was typed. A type that says
+// neither signed nor unsigned (PTX .b32, .u32 for int) takes either reading.
+void check_scalar_fits(const ArgValue& v, const std::string& value, const std::string& type,
+                       int size, const std::string& name, const std::string& arg_where) {
+  if (size >= 8) return;  // every int64 (and a 64-bit hex pattern) fits 8 bytes
+  const int bits = size * 8;
+  const std::int64_t smin = -(std::int64_t{1} << (bits - 1)),
+                     smax = (std::int64_t{1} << (bits - 1)) - 1;
+  const std::int64_t umax = (std::int64_t{1} << bits) - 1;
+  const bool is_unsigned = type.find("unsigned") != std::string::npos || type.starts_with(".u");
+  const bool is_signed =
+      !is_unsigned &&
+      (type.find("int") != std::string::npos || type.find("short") != std::string::npos ||
+       type.find("char") != std::string::npos || type.starts_with(".s"));
+  const std::int64_t lo = is_unsigned ? 0 : smin;
+  const std::int64_t hi = is_signed ? smax : umax;
+  if (v.i < lo || v.i > hi)
+    throw DriverError(
+        fmt::format("{}: {} does not fit {} ({}, {} to {})", arg_where, value, name, type, lo, hi));
 }
 
 // A scalar parameter: its bytes in `slot`.
@@ -175,6 +210,7 @@ void bind_scalar(const analysis::ArgReport& ar, const std::string& value, const 
   if (v.kind == ArgValue::Kind::Float)
     throw DriverError(fmt::format("{}: '{}' is not an integer, but {} is {}", arg_where, value,
                                   ar.name, type.empty() ? p.type : type));
+  check_scalar_fits(v, value, type.empty() ? p.type : type, p.size, ar.name, arg_where);
   std::memcpy(slot, &v.i, static_cast<size_t>(std::min(p.size, 8)));
 }
 
@@ -201,23 +237,65 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
   params.assign(static_cast<size_t>(k.param_bytes), 0);
   std::vector<bool> used(s.args.size(), false);
   SplitMix64 rng{12345};  // one seed per random buffer, in parameter order
+  // Each parameter's name, value (the last given wins) and whether it is a buffer.
+  struct Param {
+    std::string name, type, where;
+    std::optional<std::string> value;
+    bool pointer = false;
+  };
+  std::vector<Param> ps;
+  std::vector<std::string> buffer_names;
+  std::vector<std::uint64_t> asked;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const auto& p = k.params[i];
+    Param q;
+    q.name = i < names.size() && !names[i].empty() ? names[i] : fmt::format("p{}", i);
+    q.type = i < types.size() ? types[i] : "";
+    for (size_t a = 0; a < s.args.size(); ++a)
+      if (s.args[a].first == q.name || s.args[a].first == fmt::format("p{}", i)) {
+        q.value = s.args[a].second;
+        used[a] = true;
+      }
+    q.where = s.line ? fmt::format("{}:{}: arg {}", o.input, s.line, q.name)
+                     : fmt::format("--arg {}", q.name);
+    // Without a signature (extern "C", PTX input) a 64-bit parameter is a pointer unless
+    // it is given a number.
+    q.pointer = q.type.empty()
+                    ? p.is_pointer_sized && !(q.value && parse_arg_value(*q.value, q.where).kind !=
+                                                             ArgValue::Kind::Buffer)
+                    : q.type.find('*') != std::string::npos;
+    if (q.pointer) {
+      std::uint64_t want = 0;
+      if (q.value) {
+        const ArgValue v = parse_arg_value(*q.value, q.where);
+        want = v.bytes.value_or(0);
+        if (v.kind == ArgValue::Kind::Buffer && v.fill == ArgValue::Fill::File) {
+          const std::uint64_t file = checked_file_size(v.path, q.where);
+          if (v.bytes && file > *v.bytes)
+            throw DriverError(fmt::format("{}: '{}' has {} bytes, more than the buffer's {}",
+                                          q.where, v.path, file, *v.bytes));
+          if (!v.bytes) want = file;
+        }
+      }
+      buffer_names.push_back(q.name);
+      asked.push_back(want);
+    }
+    ps.push_back(std::move(q));
+  }
+  const std::vector<std::uint64_t> sizes = buffer_sizes(buffer_names, asked, o.max_memory, name);
+  size_t next_buffer = 0;
   for (size_t i = 0; i < k.params.size(); ++i) {
     const auto& p = k.params[i];
     analysis::ArgReport ar;
-    ar.name = i < names.size() && !names[i].empty() ? names[i] : fmt::format("p{}", i);
-    const std::string type = i < types.size() ? types[i] : "";
-    const bool pointer = type.empty() ? p.is_pointer_sized : type.find('*') != std::string::npos;
-    std::optional<std::string> value;
-    for (size_t a = 0; a < s.args.size(); ++a)
-      if (s.args[a].first == ar.name || s.args[a].first == fmt::format("p{}", i)) {
-        value = s.args[a].second;
-        used[a] = true;
-      }
-    const std::string arg_where = s.line ? fmt::format("{}:{}: arg {}", o.input, s.line, ar.name)
-                                         : fmt::format("--arg {}", ar.name);
+    ar.name = ps[i].name;
+    const std::string& type = ps[i].type;
+    const bool pointer = ps[i].pointer;
+    const std::optional<std::string>& value = ps[i].value;
+    const std::string& arg_where = ps[i].where;
     std::uint8_t* slot = params.data() + p.offset;
     if (pointer) {
-      const std::uint64_t base = bind_pointer(ar, value, type, arg_where, rng, o, mem);
+      const std::uint64_t base =
+          bind_pointer(ar, value, type, arg_where, rng, o, sizes[next_buffer++], mem);
       std::memcpy(slot, &base, 8);
       out.buffers.push_back(base);
     } else {

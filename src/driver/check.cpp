@@ -6,9 +6,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <thread>
 
 #include "args.hpp"
 #include "bankcheck/model/launch_limits.hpp"
@@ -26,9 +28,13 @@ std::string read_file(const std::string& path, const std::string& what) {
   return ss.str();
 }
 
+// Case-insensitive: "KERNEL.PTX" is PTX too, not a source for nvcc.
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  if (s.size() < suffix.size()) return false;
+  for (size_t i = 0; i < suffix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i])
+      return false;
+  return true;
 }
 
 }  // namespace
@@ -147,6 +153,10 @@ void check_launch(const ptx::Kernel& k, const emu::Launch& launch, const model::
     throw DriverError(
         fmt::format("{}: a block of {} threads (at most 1024)", where, launch.block.count()));
   const std::uint64_t limit = static_cast<std::uint64_t>(model::max_shared_per_block(arch));
+  if (launch.dynamic_smem > limit)  // before the sum, which a value near 2^64 would wrap
+    throw DriverError(fmt::format("{}: --smem {} is more dynamic shared memory than a block has "
+                                  "({} bytes on sm_{})",
+                                  where, launch.dynamic_smem, limit, arch.cc));
   if (k.dynamic_shared_offset + launch.dynamic_smem > limit)
     throw DriverError(fmt::format("{}: {} bytes of shared memory per block (at most {} on sm_{})",
                                   where, k.dynamic_shared_offset + launch.dynamic_smem, limit,
@@ -229,6 +239,15 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
   run.arg_buffers = std::move(args.buffers);
 
   rep.ctas_total = launch.grid.count();
+  {
+    std::uint64_t buffer_bytes = 0;
+    for (const auto& a : rep.args) buffer_bytes += a.is_buffer ? a.bytes : 0;
+    const std::uint64_t planned = planned_ctas(rep.ctas_total, s.blocks);
+    const unsigned cores = o.threads ? o.threads : std::thread::hardware_concurrency();
+    check_run_memory(k, launch,
+                     static_cast<unsigned>(std::min<std::uint64_t>(std::max(1u, cores), planned)),
+                     planned, buffer_bytes, o.max_memory, rep.name);
+  }
   const CtaPlan plan = plan_ctas(rep.ctas_total, s.blocks);
   CtaResults r = run_ctas(l, k, launch, plan, arch, o, rep.name, mem);
   rep.seconds = r.seconds;

@@ -64,6 +64,12 @@ CtaPlan plan_ctas(std::uint64_t total, const std::optional<std::string>& blocks)
   return plan;
 }
 
+std::uint64_t planned_ctas(std::uint64_t total, const std::optional<std::string>& blocks) {
+  if (!blocks) return std::min<std::uint64_t>(total, 4096);
+  const BlockSelection sel = parse_blocks(*blocks, "--blocks");
+  return sel.all ? total : std::min<std::uint64_t>(sel.count, total);
+}
+
 emu::Dim3 cta_id(std::uint64_t cta, const emu::Dim3& grid) {
   emu::Dim3 id;
   id.x = static_cast<std::uint32_t>(cta % grid.x);

@@ -21,6 +21,9 @@ struct CtaPlan {
 // last and evenly spaced between; --blocks all: every CTA in order.
 CtaPlan plan_ctas(std::uint64_t total, const std::optional<std::string>& blocks);
 
+// How many CTAs plan_ctas(total, blocks) lists, known before the list is allocated.
+std::uint64_t planned_ctas(std::uint64_t total, const std::optional<std::string>& blocks);
+
 // The CTA id of a linear index (x fastest).
 emu::Dim3 cta_id(std::uint64_t linear, const emu::Dim3& grid);
 

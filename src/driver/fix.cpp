@@ -3,6 +3,8 @@
 #include "bankcheck/driver/fix.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -57,19 +59,59 @@ FixReport fix(const FixOptions& o) {
           std::filesystem::equivalent(fr.patched_path, co.input))
         throw DriverError(
             fmt::format("--apply: '{}' is the input; give another path", fr.patched_path));
+      // Never over an existing file or through a symbolic link unless --force: hand edits
+      // in an earlier X.fixed.cu would be lost, a link's target overwritten.
+      struct stat st {};
+      if (::lstat(fr.patched_path.c_str(), &st) == 0 && !o.force)
+        throw DriverError(
+            fmt::format("--apply: '{}' {}; give --force to replace it or --apply-to another path",
+                        fr.patched_path, S_ISLNK(st.st_mode) ? "is a symbolic link" : "exists"));
+      // Written to a temporary file beside it, checked, then renamed: the path holds either
+      // nothing or a copy that nvcc compiled and bankcheck ran.
+      const std::filesystem::path target(fr.patched_path);
+      std::string tmp = (target.parent_path() / (target.stem().string() + ".tmp-XXXXXX")).string();
+      const std::string ext = target.extension().string();
+      tmp += ext;
+      const int fd = ::mkstemps(tmp.data(), static_cast<int>(ext.size()));
+      if (fd < 0)
+        throw DriverError(fmt::format("--apply: cannot write beside '{}': {}", fr.patched_path,
+                                      std::strerror(errno)));
       {
-        std::ofstream f(fr.patched_path, std::ios::binary);
-        if (!f) throw DriverError(fmt::format("--apply: cannot write '{}'", fr.patched_path));
-        f << *patched;
-        f.close();  // a full disk shows at the flush the close does
-        if (!f)
-          throw DriverError(fmt::format("--apply: cannot write '{}': {}", fr.patched_path,
-                                        errno ? std::strerror(errno) : "write failed"));
+        const mode_t mask = ::umask(0);  // the mode a plain create would give, not 0600
+        ::umask(mask);
+        ::fchmod(fd, 0666 & ~mask);
       }
-      fr.applied = true;
+      struct Remove {
+        std::string path;
+        ~Remove() {
+          if (!path.empty()) ::unlink(path.c_str());
+        }
+      } remove_tmp{tmp};
+      {
+        std::size_t done = 0;
+        while (done < patched->size()) {
+          const ssize_t n = ::write(fd, patched->data() + done, patched->size() - done);
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) {
+            const int err = errno;
+            ::close(fd);
+            throw DriverError(
+                fmt::format("--apply: cannot write '{}': {}", tmp, std::strerror(err)));
+          }
+          done += static_cast<std::size_t>(n);
+        }
+        if (::fsync(fd) != 0 || ::close(fd) != 0)
+          throw DriverError(
+              fmt::format("--apply: cannot write '{}': {}", tmp, std::strerror(errno)));
+      }
       CheckOptions again = o.check;
-      again.input = fr.patched_path;
+      again.input = tmp;
       fr.recheck = check(again);
+      if (!o.force ? ::link(tmp.c_str(), fr.patched_path.c_str()) != 0
+                   : ::rename(tmp.c_str(), fr.patched_path.c_str()) != 0)
+        throw DriverError(
+            fmt::format("--apply: cannot write '{}': {}", fr.patched_path, std::strerror(errno)));
+      fr.applied = true;
     } else {
       fr.apply_note =
           "no declaration padding to apply (no array has a padding suggestion "

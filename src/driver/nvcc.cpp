@@ -9,12 +9,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 extern char** environ;
 
@@ -43,11 +47,47 @@ std::string search_path(const std::string& name) {
   return {};
 }
 
+// Characters no shell reads specially in a word.
+bool shell_safe(const std::string& path) {
+  for (unsigned char c : path)
+    if (!std::isalnum(c) && c != '/' && c != '.' && c != '_' && c != '-' && c != '+' && c != ',')
+      return false;
+  return !path.empty();
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// SIGINT and SIGTERM while nvcc or ptxas runs: the handler kills the child's process group
+// and leaves a flag; the wait loop sees it and throws, so that every TempDir on the stack
+// is removed as the exception unwinds. With no child running the signal's default action
+// is restored and re-raised: nothing of ours is on disk then.
+volatile std::sig_atomic_t g_signal = 0;
+volatile pid_t g_child = 0;
+
+extern "C" void on_signal(int sig) {
+  g_signal = sig;
+  if (g_child > 0) {
+    ::kill(-g_child, SIGKILL);
+    return;
+  }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void install_signal_handlers() {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
 }
 
 // A private directory under $TMPDIR (or /tmp), removed with everything in it on scope exit.
@@ -93,7 +133,8 @@ struct RunResult {
 
 // Runs argv with stdin from /dev/null and stdout/stderr into files under `dir`; waits.
 RunResult run(const std::vector<std::string>& argv, const std::string& dir,
-              const char* what = "nvcc") {
+              const char* what = "nvcc", unsigned timeout_seconds = 0) {
+  install_signal_handlers();
   const std::string out_path = dir + "/stdout.txt";
   const std::string err_path = dir + "/stderr.txt";
   FileActions actions;
@@ -108,17 +149,53 @@ RunResult run(const std::vector<std::string>& argv, const std::string& dir,
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
 
+  // The child's temporary files go to our directory too (TMPDIR), so that they are
+  // removed with it whatever happens to the child.
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, "TMPDIR=", 7) != 0) env_text.emplace_back(*e);
+  env_text.push_back("TMPDIR=" + dir);
+  std::vector<char*> env;
+  for (auto& e : env_text) env.push_back(e.data());
+  env.push_back(nullptr);
+  // Its own process group: a timeout or a signal stops nvcc and the compilers it started.
+  posix_spawnattr_t attr;
+  ::posix_spawnattr_init(&attr);
+  ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  ::posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = 0;
-  int rc = ::posix_spawn(&pid, argv[0].c_str(), actions.get(), nullptr, cargv.data(), environ);
+  int rc = ::posix_spawn(&pid, argv[0].c_str(), actions.get(), &attr, cargv.data(), env.data());
+  ::posix_spawnattr_destroy(&attr);
   if (rc != 0)
     throw DriverError(fmt::format("cannot run {} '{}': {}", what, argv[0], std::strerror(rc)));
+  g_child = pid;
 
   RunResult result;
-  while (::waitpid(pid, &result.wait_status, 0) < 0) {
-    if (errno != EINTR)
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  bool timed_out = false;
+  while (true) {
+    const pid_t w = ::waitpid(pid, &result.wait_status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) {
+      g_child = 0;
       throw DriverError(
           fmt::format("waiting for {} '{}': {}", what, argv[0], std::strerror(errno)));
+    }
+    if (!timed_out && timeout_seconds > 0 && std::chrono::steady_clock::now() >= deadline) {
+      timed_out = true;
+      ::kill(-pid, SIGKILL);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  g_child = 0;
+  ::kill(-pid, SIGKILL);  // what the child left running in its group
+  if (g_signal != 0)
+    throw DriverError(
+        fmt::format("interrupted by signal {} while {} ran", static_cast<int>(g_signal), what));
+  if (timed_out)
+    throw DriverError(fmt::format(
+        "{} did not finish within {} seconds and was stopped; raise --nvcc-timeout (0: no limit)",
+        what, timeout_seconds));
   result.out = read_file(out_path);
   result.err = read_file(err_path);
   return result;
@@ -195,7 +272,24 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
   const std::string nvcc = find_nvcc(options.nvcc);
   TempDir tmp;
   const std::string ptx_path = tmp.path() + "/out.ptx";
-  RunResult result = run(nvcc_argv(options, nvcc, ptx_path), tmp.path());
+  // nvcc hands the file name to its sub-tools through `sh -c`: a name a shell would
+  // interpret ("it's.cu", "inj$(touch X).cu") is compiled from a copy with a safe name,
+  // its directory added for includes, and the copy's name in the PTX put back.
+  NvccOptions safe = options;
+  std::string copy;
+  if (!shell_safe(options.input)) {
+    copy = tmp.path() + "/input" + std::filesystem::path(options.input).extension().string();
+    if (!shell_safe(copy)) copy = tmp.path() + "/input.cu";
+    std::error_code ec;
+    std::filesystem::copy_file(options.input, copy, ec);
+    if (ec)
+      throw DriverError(fmt::format("{}: cannot copy for nvcc: {}", options.input, ec.message()));
+    const std::string dir = std::filesystem::path(options.input).parent_path().string();
+    safe.include_dirs.insert(safe.include_dirs.begin(), dir.empty() ? "." : dir);
+    safe.input = copy;
+  }
+  RunResult result =
+      run(nvcc_argv(safe, nvcc, ptx_path), tmp.path(), "nvcc", options.timeout_seconds);
 
   const std::string& said = result.err.empty() ? result.out : result.err;
   if (WIFSIGNALED(result.wait_status))
@@ -209,6 +303,22 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
     throw DriverError(
         fmt::format("nvcc exited 0 but wrote no PTX for {}:\n{}", options.input, said));
   std::string ptx = read_file(ptx_path);
+  if (!copy.empty()) {
+    // The .file directives name the copy; they name the input as the user typed it.
+    std::string quoted = "\"";
+    for (unsigned char c : options.input) {
+      if (c == '"' || c == '\\')
+        quoted += fmt::format("\\{}", static_cast<char>(c));
+      else if (c < 0x20 || c >= 0x7F)
+        quoted += fmt::format("\\{:03o}", c);
+      else
+        quoted += static_cast<char>(c);
+    }
+    quoted += "\"";
+    const std::string from = "\"" + copy + "\"";
+    for (size_t at; (at = ptx.find(from)) != std::string::npos;)
+      ptx.replace(at, from.size(), quoted);
+  }
   if (diagnostics != nullptr) *diagnostics = result.err + result.out;
   return ptx;
 }

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -39,8 +40,10 @@ std::string describe(const Loaded& l, const ptx::Kernel& k, const std::string& i
 CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& launch,
                     const CtaPlan& plan, const model::Arch& arch, const CheckOptions& o,
                     const std::string& name, emu::GlobalMemory& mem) {
-  const unsigned threads =
-      std::max(1u, o.threads ? o.threads : std::thread::hardware_concurrency());
+  // No more emulators than CTAs to run: each one holds a CTA's state (check_cta_state).
+  const unsigned threads = static_cast<unsigned>(std::max<std::uint64_t>(
+      1, std::min<std::uint64_t>(o.threads ? o.threads : std::thread::hardware_concurrency(),
+                                 plan.order.size())));
   CtaResults r;
   if (l.sass)
     if (const sass::Kernel* sk = l.sass->find(k.name))
@@ -79,6 +82,7 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
   std::atomic<bool> stop{false};
   std::mutex error_mutex;
   std::optional<std::string> error;
+  std::exception_ptr failure;  // anything else a worker threw, rethrown after the join
   const auto t0 = std::chrono::steady_clock::now();
   auto worker = [&](unsigned t) {
     while (!stop.load()) {
@@ -95,6 +99,11 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
         if (!error) error = describe(l, k, o.input, e, id, name);
         stop = true;
         break;
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!failure) failure = std::current_exception();
+        stop = true;
+        break;
       }
       executed += emus[t]->executed() - before;
       ++done;
@@ -102,9 +111,16 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, t);
+  try {
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, t);
+  } catch (...) {  // a thread that cannot start: the started ones are joined, never abandoned
+    stop = true;
+    for (auto& th : pool) th.join();
+    throw;
+  }
   worker(0);
   for (auto& th : pool) th.join();
+  if (failure) std::rethrow_exception(failure);
   if (error) throw EmulationError(*error);
   for (auto& q : sass_requests) q->finish();
 

@@ -82,8 +82,12 @@ std::uint64_t int_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::
       return s ? (sext(a, t) < sext(b, t) ? a : b) & m : ((a & m) < (b & m) ? a : b) & m;
     case Opc::Max:
       return s ? (sext(a, t) > sext(b, t) ? a : b) & m : ((a & m) > (b & m) ? a : b) & m;
-    case Opc::Abs:
-      return static_cast<std::uint64_t>(std::llabs(sext(a, t))) & m;
+    case Opc::Abs: {
+      // Negated as unsigned: abs of the most negative value wraps to itself, as on the
+      // GPU, where std::llabs(INT64_MIN) would be undefined behaviour.
+      const std::int64_t v = sext(a, t);
+      return (v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v)) & m;
+    }
     case Opc::Neg:
       return (0 - a) & m;
     case Opc::And:

@@ -188,9 +188,20 @@ NodePtr Parser::whole_expression() {
 
 NodePtr Parser::expression() { return conditional(); }
 
+// Recursive descent: every nesting level (a parenthesis, a cast, a prefix operator, a
+// subscript, a conditional's branch) passes unary() or conditional(), so one depth limit
+// bounds the stack for any input.
+constexpr int kMaxDepth = 256;
+
 NodePtr Parser::conditional() {
   NodePtr cond = binary(1);
   if (!at("?")) return cond;
+  struct Depth {
+    int& d;
+    ~Depth() { --d; }
+  } guard{++depth_};
+  if (depth_ > kMaxDepth)
+    fail(peek().pos, "expression nested more than " + std::to_string(kMaxDepth) + " levels deep");
   NodePtr n = make(Op::Cond, take().pos);
   n->a = std::move(cond);
   n->b = expression();
@@ -213,6 +224,12 @@ NodePtr Parser::binary(int min_prec) {
 
 NodePtr Parser::unary() {
   const Token t = peek();
+  struct Depth {
+    int& d;
+    ~Depth() { --d; }
+  } guard{++depth_};
+  if (depth_ > kMaxDepth)
+    fail(t.pos, "expression nested more than " + std::to_string(kMaxDepth) + " levels deep");
   if (t.kind == TokKind::Punct) {
     if (t.text == "+") {
       take();

@@ -280,6 +280,23 @@ std::string decode_string(std::string_view text) {
         case '\\':
           out += '\\';
           break;
+        case '0':
+        case '1':
+        case '2':
+        case '3':
+        case '4':
+        case '5':
+        case '6':
+        case '7': {
+          // nvcc writes a file name's non-ASCII bytes as octal escapes: back to the bytes,
+          // so that the name matches the input as it was typed.
+          unsigned v = static_cast<unsigned>(e - '0');
+          for (int d = 0; d < 2 && k + 1 < text.size() && text[k + 1] >= '0' && text[k + 1] <= '7';
+               ++d)
+            v = v * 8 + static_cast<unsigned>(text[++k] - '0');
+          out += static_cast<char>(v & 0xFF);
+          break;
+        }
         default:
           out += '\\';
           out += e;

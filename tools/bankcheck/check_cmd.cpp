@@ -61,8 +61,8 @@ bool use_color(const CheckCmdOptions& o) {
 
 std::string render(const analysis::CheckReport& r, const CheckCmdOptions& o,
                    const std::vector<report::SarifFix>* fixes) {
-  if (o.format == "json") return report::check_to_json(r).dump(2) + "\n";
-  if (o.format == "sarif") return report::check_to_sarif(r, fixes).dump(2) + "\n";
+  if (o.format == "json") return json_text(report::check_to_json(r));
+  if (o.format == "sarif") return json_text(report::check_to_sarif(r, fixes));
   if (o.format == "html") return report::render_check_html(r);
   return report::render_check_text(r, {.color = use_color(o)});
 }
@@ -76,6 +76,7 @@ int run_check(const CheckCmdOptions& o) {
     } catch (const std::invalid_argument& e) {
       throw UserError(e.what());
     }
+  refuse_input_as_output(o.output, o.input);
   driver::CheckOptions co = to_check_options(o);
   driver::Progress progress;
   analysis::CheckReport r;

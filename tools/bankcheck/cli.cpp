@@ -30,6 +30,19 @@ int run(int argc, char** argv) {
   add_fix(app, fix);
   OccupancyCmdOptions occupancy;
   add_occupancy(app, occupancy);
+  // CLI11 reads an unknown word where a subcommand goes as a stray positional and says
+  // "A subcommand is required"; name the word instead.
+  bool known = false;
+  if (argc > 1)
+    for (const CLI::App* sub : app.get_subcommands(std::function<bool(CLI::App*)>{}))
+      known = known || sub->get_name() == argv[1];
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::fprintf(stderr,
+                 "bankcheck: error: unknown subcommand '%s' (expected explain, check, fix or "
+                 "occupancy)\n(run 'bankcheck --help' for usage)\n",
+                 argv[1]);
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -73,7 +86,17 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "bankcheck: error: %s\n", e.what());
     return 2;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "bankcheck: error: out of memory\n");
+    std::fprintf(stderr,
+                 "bankcheck: error: out of memory (give smaller --arg buffer sizes, fewer "
+                 "--threads or a smaller --max-memory; docs/limits.md)\n");
+    return 2;
+  } catch (const std::exception& e) {
+    // The last resort: every other failure is still one line and exit 2, never an abort.
+    // Worker threads are joined before an exception leaves the driver (run_ctas.cpp).
+    std::fprintf(stderr, "bankcheck: error: %s\n", e.what());
+    return 2;
+  } catch (...) {
+    std::fprintf(stderr, "bankcheck: error: an unexpected failure\n");
     return 2;
   }
   return 2;

@@ -188,7 +188,7 @@ int run_explain(const ExplainOptions& o) {
                                 arch.name));
   }
   const std::string text =
-      o.format == "json" ? report::to_json(r).dump(2) + "\n" : report::render_text(r);
+      o.format == "json" ? json_text(report::to_json(r)) : report::render_text(r);
   write_output(text, o.output);
   return 0;
 }

@@ -35,21 +35,26 @@ void add_fix(CLI::App& app, FixCmdOptions& o) {
               "write a copy of the source with each array's best declaration padding "
               "(FILE.fixed.cu) and check it");
   c->add_option("--apply-to", o.apply_to, "with --apply: the path of the patched copy");
+  c->add_flag("--force", o.force,
+              "with --apply: replace an existing file or symbolic link at that path (without "
+              "it, either is refused)");
 }
 
 int run_fix(const FixCmdOptions& o) {
+  refuse_input_as_output(o.output, o.input);
   driver::FixOptions fo;
   fo.check = to_check_options(o);
   fo.top = o.top;
   fo.apply = o.apply || !o.apply_to.empty();
   fo.apply_to = o.apply_to;
+  fo.force = o.force;
   const driver::FixReport r = driver::fix(fo);
   std::string text;
   if (o.format == "json") {
-    text = report::fix_to_json(r).dump(2) + "\n";
+    text = json_text(report::fix_to_json(r));
   } else if (o.format == "sarif") {
     const auto fixes = report::sarif_fixes(r);
-    text = report::check_to_sarif(r.check, &fixes).dump(2) + "\n";
+    text = json_text(report::check_to_sarif(r.check, &fixes));
   } else {
     text = report::render_fix_text(r);
   }
@@ -96,7 +101,7 @@ int run_occupancy(const OccupancyCmdOptions& o) {
   in.dynamic_shared_bytes = static_cast<int>(dyn);
   in.carveout_percent = o.carveout;
   const model::Occupancy occ = model::compute_occupancy(arch->cc, in);
-  write_output(o.format == "json" ? report::occupancy_to_json(*arch, in, occ).dump(2) + "\n"
+  write_output(o.format == "json" ? json_text(report::occupancy_to_json(*arch, in, occ))
                                   : report::render_occupancy_text(*arch, in, occ),
                "");
   return occ.ok() ? 0 : 2;

@@ -20,6 +20,7 @@ struct FixCmdOptions : LaunchCmdOptions {
   int top = 4;
   bool apply = false;
   std::string apply_to;
+  bool force = false;
 };
 
 void add_fix(CLI::App& app, FixCmdOptions& opts);

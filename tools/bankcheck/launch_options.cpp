@@ -13,7 +13,9 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o) {
   c->add_option("--block", o.block, "block size X[,Y[,Z]]");
   c->add_option("--smem", o.smem, "dynamic shared memory in bytes (K/M suffixes)");
   c->add_option("--arg", o.args,
-                "NAME=VALUE: a scalar, or for pointers zeros|random|iota[:BYTES] or @FILE");
+                "NAME=VALUE: a scalar, or for pointers zeros|random|iota[:BYTES] or @FILE (a "
+                "regular, non-empty file); a scalar must fit its parameter's type; given twice, "
+                "the last wins (and a flag wins over the launch comment)");
   c->add_option("--blocks", o.blocks,
                 "CTAs to analyse: a count (first, last, spread between) or all");
   c->add_option("--arch", o.arch, "architecture for nvcc and the bank model")
@@ -21,7 +23,13 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o) {
   c->add_option("--nvcc", o.nvcc, "the nvcc to use (default: PATH, then /usr/local/cuda/bin/nvcc)");
   c->add_option("-I", o.include_dirs, "include directory for nvcc");
   c->add_option("-D", o.defines, "NAME[=VALUE] for nvcc");
-  c->add_option("--threads", o.threads, "worker threads (default: all cores)");
+  c->add_option("--threads", o.threads, "worker threads (default: all cores; at most 256)");
+  c->add_option("--max-memory", o.max_memory,
+                "memory budget for buffers, the CTA plan and the emulators (default 3G; K/M/G "
+                "suffixes; docs/limits.md)");
+  c->add_option("--nvcc-timeout", o.nvcc_timeout,
+                "seconds nvcc may run before it is stopped (default 300; 0: no limit)")
+      ->capture_default_str();
   c->add_option("--budget", o.budget,
                 "warp instructions one CTA may execute before it is stopped (default 200000000)");
   c->add_flag("--ptx-level", o.ptx_level,
@@ -34,8 +42,11 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o) {
   driver::CheckOptions co;
   co.input = o.input;
   co.arch = o.arch;
+  driver::check_threads(o.threads);
   co.threads = o.threads;
   co.sass = !o.ptx_level;
+  if (!o.max_memory.empty()) co.max_memory = driver::parse_bytes(o.max_memory, "--max-memory");
+  co.nvcc.timeout_seconds = o.nvcc_timeout;
   if (o.budget) co.budget = o.budget;
   co.nvcc.nvcc = o.nvcc;
   co.nvcc.include_dirs = o.include_dirs;

@@ -23,6 +23,8 @@ struct LaunchCmdOptions {
   unsigned threads = 0;
   std::uint64_t budget = 0;
   bool ptx_level = false;
+  std::string max_memory;
+  unsigned nvcc_timeout = driver::kDefaultNvccTimeout;
 };
 
 // Adds the input (positional), the launch and nvcc flags, and `-- NVCC_FLAGS...`.

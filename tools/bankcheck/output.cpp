@@ -3,6 +3,7 @@
 #include "output.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -16,6 +17,23 @@ namespace {
 std::string reason() { return errno ? std::strerror(errno) : "write failed"; }
 
 }  // namespace
+
+void refuse_input_as_output(const std::string& output, const std::string& input) {
+  if (output.empty()) return;
+  struct stat out {
+  }, in{};
+  const bool same =
+      output == input || (::stat(output.c_str(), &out) == 0 && ::stat(input.c_str(), &in) == 0 &&
+                          out.st_dev == in.st_dev && out.st_ino == in.st_ino);
+  if (same)
+    throw UserError(fmt::format("-o: '{}' is the input file; the report would replace it", output));
+}
+
+std::string json_text(const nlohmann::json& j) {
+  // Source lines and file names are bytes: what is not UTF-8 becomes U+FFFD here instead
+  // of stopping the dump.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
 
 void write_output(std::string_view text, const std::string& path) {
   errno = 0;

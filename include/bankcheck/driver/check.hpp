@@ -15,6 +15,7 @@
 #include "bankcheck/analysis/check.hpp"
 #include "bankcheck/analysis/recorder.hpp"
 #include "bankcheck/driver/launch.hpp"
+#include "bankcheck/driver/limits.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/emu/emulator.hpp"
 #include "bankcheck/model/arch.hpp"
@@ -40,6 +41,8 @@ struct CheckOptions {
   NvccOptions nvcc;                    // nvcc path, -I, -D, extra flags (input/arch filled in)
   unsigned threads = 0;                // 0: all cores
   std::uint64_t budget = 200'000'000;  // warp instructions per CTA
+  // Buffers, the CTA plan and the emulators' state together (--max-memory; limits.hpp).
+  std::uint64_t max_memory = kDefaultMaxMemory;
   // Without --blocks: sample CTAs (first, last, then spread) until about this many warp
   // instructions have run, shared among the run's kernels: deterministic, unlike a time
   // limit, and about a second of emulation.

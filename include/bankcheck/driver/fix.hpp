@@ -15,9 +15,10 @@ namespace bankcheck::driver {
 
 struct FixOptions {
   CheckOptions check;
-  int top = 4;           // suggestions per array
-  bool apply = false;    // write a copy with declaration padding and check it
-  std::string apply_to;  // where; default FILE.fixed.cu beside the input
+  int top = 4;             // suggestions per array
+  bool apply = false;      // write a copy with declaration padding and check it
+  std::string apply_to;    // where; default FILE.fixed.cu beside the input
+  bool force = false;      // --force: replace an existing file or symbolic link there
 };
 
 using analysis::FixReport;

@@ -11,8 +11,13 @@
 
 namespace bankcheck::driver {
 
+// Seconds nvcc may run (--nvcc-timeout): a large kernel compiles in under a minute; a hung
+// host compiler or a network file system otherwise hangs the run.
+inline constexpr unsigned kDefaultNvccTimeout = 300;
+
 struct NvccOptions {
   std::string nvcc;  // empty: --nvcc flag not given (find_nvcc looks for one)
+  unsigned timeout_seconds = kDefaultNvccTimeout;  // 0: no limit
   std::string input;
   std::string arch = "sm_90";
   std::vector<std::string> include_dirs, defines, extra;

@@ -1,0 +1,8 @@
+// scalars.cu: parameters of several widths, so that out-of-range values can be refused.
+// bankcheck: kernel=sc grid=1 block=32 arg=out=zeros:256
+__global__ void sc(int* out, unsigned n, signed char c, long long w) {
+  __shared__ int s[32];
+  s[threadIdx.x] = n + c + (int)w;
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x];
+}
