@@ -159,5 +159,6 @@ __global__ void cp_async_ops(const uint8_t* src, uint8_t* out) {
   asm volatile("cp.async.wait_group 1;");
   asm volatile("cp.async.wait_all;");
   __syncthreads();
-  for (int i = tid; i < 4 * 64 * 16; i += 64) out[i] = (&buf[0][0])[i];
+  const uint4* words = reinterpret_cast<const uint4*>(&buf[0][0]);
+  for (int i = tid; i < 4 * 64; i += 64) reinterpret_cast<uint4*>(out)[i] = words[i];
 }
