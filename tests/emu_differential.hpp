@@ -31,11 +31,27 @@ class EventLog : public Listener {
     int space, op, width;
     std::uint32_t mask;
     std::uint64_t addr[32];
+    int kind, matrices;
+    bool trans, bypass, src_size;
+    std::uint64_t global_addr[32];
     bool operator==(const Event&) const = default;
   };
   void on_access(const AccessEvent& e) override {
-    Event r{e.site, e.warp, static_cast<int>(e.space), static_cast<int>(e.op), e.width, e.mask, {}};
+    Event r{e.site,
+            e.warp,
+            static_cast<int>(e.space),
+            static_cast<int>(e.op),
+            e.width,
+            e.mask,
+            {},
+            static_cast<int>(e.kind),
+            e.matrices,
+            e.trans,
+            e.bypass,
+            e.src_size,
+            {}};
     for (int l = 0; l < 32; ++l) r.addr[l] = (e.mask >> l) & 1u ? e.addr[l] : 0;
+    for (int l = 0; l < 32; ++l) r.global_addr[l] = (e.mask >> l) & 1u ? e.global_addr[l] : 0;
     std::lock_guard<std::mutex> lock(mutex_);
     by_cta_[e.cta].push_back(r);
   }

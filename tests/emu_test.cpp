@@ -3046,3 +3046,212 @@ TEST(EmuFastPath, FmaFormsAreFused) {
   }
   RecordProperty("hardware_fma_rounds", hardware_checked);
 }
+
+// ---------------------------------------------------------------- tensor cores
+// tests/data/emu/tensor.cu: ldmatrix/stmatrix data movement (exact), mma.sync against a
+// float64 reference, cp.async copies with zero fill (exact).
+
+namespace {
+
+float tc_half(u16 h) {
+  const int e = (h >> 10) & 31, m = h & 1023;
+  const float v = e == 0 ? std::ldexp(static_cast<float>(m), -24)
+                         : std::ldexp(static_cast<float>(m | 1024), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+float tc_bf16(u16 h) {
+  const u32 b = static_cast<u32>(h) << 16;
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+// Random f16 (or bf16) patterns of magnitude 2^-3 .. 2^2, either sign.
+std::vector<u16> tc_values(std::size_t n, std::uint64_t seed, bool bf16) {
+  std::mt19937_64 rng(seed);
+  std::vector<u16> v(n);
+  for (auto& x : v) {
+    const u32 r = static_cast<u32>(rng());
+    if (bf16)
+      x = static_cast<u16>(((r & 1) << 15) | ((124 + (r >> 1) % 6) << 7) | ((r >> 8) & 127));
+    else
+      x = static_cast<u16>(((r & 1) << 15) | ((12 + (r >> 1) % 6) << 10) | ((r >> 8) & 1023));
+  }
+  return v;
+}
+// |got - want| within 2^-20 of the sum of the terms' magnitudes: the H100 keeps fewer
+// bits than float64 inside the sum, the emulator rounds once; both are within this.
+void tc_expect_close(float got, double want, double scale, const std::string& what) {
+  EXPECT_LE(std::fabs(static_cast<double>(got) - want), std::ldexp(scale, -20) + 1e-30)
+      << what << ": got " << got << ", want " << want;
+}
+
+}  // namespace
+
+TEST(EmuTensor, LdmatrixStmatrixMoveTheIsaFragments) {
+  REQUIRE_NVCC();
+  const auto in = random_ints<u16>(256, 901);
+  Launch L;
+  L.args = {{"in", file_arg(in)}, {"out", zeros(4 * 11 * 32)}, {"back", zeros(2 * 512)}};
+  const Result r = run_k("tensor.cu", "ldmatrix_ops", L);
+  const auto out = r.get<u32>("out", 11 * 32);
+  const auto back = r.get<u16>("back", 512);
+  // Matrix m's row r is tile row (r * 5 + 3) % 8 of matrix m.
+  const auto M = [&](int m, int row, int col) { return in[m * 64 + ((row * 5 + 3) % 8) * 8 + col]; };
+  for (int l = 0; l < 32; ++l) {
+    const int g = l / 4, t = l % 4;
+    const auto frag = [&](int m, bool trans) {
+      return trans ? static_cast<u32>(M(m, 2 * t, g)) | (static_cast<u32>(M(m, 2 * t + 1, g)) << 16)
+                   : static_cast<u32>(M(m, g, 2 * t)) | (static_cast<u32>(M(m, g, 2 * t + 1)) << 16);
+    };
+    const u32 want[11] = {frag(0, false), frag(0, false), frag(1, false), frag(0, false),
+                          frag(1, false), frag(2, false), frag(3, false), frag(0, true),
+                          frag(1, true),  frag(2, true),  frag(3, true)};
+    for (int k = 0; k < 11; ++k)
+      EXPECT_EQ(out[static_cast<size_t>(k * 32 + l)], want[k]) << "register " << k << " lane " << l;
+  }
+  // stmatrix writes the registers back where ldmatrix read them from (rows in lane
+  // order here); .trans writes each matrix transposed.
+  for (int m = 0; m < 4; ++m)
+    for (int row = 0; row < 8; ++row)
+      for (int col = 0; col < 8; ++col) {
+        EXPECT_EQ(back[static_cast<size_t>(m * 64 + row * 8 + col)], M(m, row, col));
+        EXPECT_EQ(back[static_cast<size_t>(256 + m * 64 + row * 8 + col)], M(m, col, row));
+      }
+  // One Matrix event per instruction: four loads and two stores.
+  EXPECT_EQ(r.run.report.sites.size() >= 6, true);
+}
+
+TEST(EmuTensor, MmaM16n8k16F16AndBf16WithF32) {
+  REQUIRE_NVCC();
+  for (const bool bf16 : {false, true}) {
+    const auto A = tc_values(256, 910 + bf16, bf16), Bt = tc_values(128, 920 + bf16, bf16);
+    std::vector<float> C(128);
+    std::mt19937_64 rng(930);
+    for (auto& c : C) c = static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 64.0f;
+    Launch L;
+    L.args = {{"A", file_arg(A)}, {"Bt", file_arg(Bt)}, {"C", file_arg(C)}, {"D", zeros(4 * 128)}};
+    const Result r = run_k("tensor.cu", bf16 ? "mma_bf16_f32" : "mma_f16_f32", L);
+    const auto D = r.get<float>("D", 128);
+    const auto val = [&](u16 h) { return bf16 ? tc_bf16(h) : tc_half(h); };
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 8; ++j) {
+        double s = C[static_cast<size_t>(i * 8 + j)], mag = std::fabs(s);
+        for (int k = 0; k < 16; ++k) {
+          const double p = static_cast<double>(val(A[static_cast<size_t>(i * 16 + k)])) *
+                           val(Bt[static_cast<size_t>(j * 16 + k)]);
+          s += p;
+          mag += std::fabs(p);
+        }
+        tc_expect_close(D[static_cast<size_t>(i * 8 + j)], s, mag,
+                        (bf16 ? "bf16 " : "f16 ") + std::to_string(i) + "," + std::to_string(j));
+      }
+  }
+}
+
+TEST(EmuTensor, MmaF16AccumulatorsAndK8) {
+  REQUIRE_NVCC();
+  const auto A = tc_values(256, 940, false), Bt = tc_values(128, 941, false),
+             C = tc_values(128, 942, false);
+  Launch L;
+  L.args = {{"A", file_arg(A)},
+            {"Bt", file_arg(Bt)},
+            {"C", file_arg(C)},
+            {"D", zeros(2 * 128)},
+            {"D8", zeros(4 * 128)}};
+  const Result r = run_k("tensor.cu", "mma_f16_f16", L);
+  const auto D = r.get<u16>("D", 128);
+  const auto D8 = r.get<float>("D8", 128);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double s = tc_half(C[static_cast<size_t>(i * 8 + j)]), s8 = 0, mag = std::fabs(s), mag8 = 0;
+      for (int k = 0; k < 16; ++k) {
+        const double p = static_cast<double>(tc_half(A[static_cast<size_t>(i * 16 + k)])) *
+                         tc_half(Bt[static_cast<size_t>(j * 16 + k)]);
+        s += p;
+        mag += std::fabs(p);
+        if (k < 8) {
+          s8 += p;
+          mag8 += std::fabs(p);
+        }
+      }
+      // f16 results: within half an f16 ulp of the value, plus the sum's slack.
+      const double got = tc_half(D[static_cast<size_t>(i * 8 + j)]);
+      EXPECT_LE(std::fabs(got - s), std::ldexp(std::fabs(s), -11) + std::ldexp(mag, -20) + 1e-7)
+          << "f16 " << i << "," << j;
+      tc_expect_close(D8[static_cast<size_t>(i * 8 + j)], s8, mag8, "k8");
+    }
+}
+
+TEST(EmuTensor, MmaTf32DropsTheLow13Bits) {
+  REQUIRE_NVCC();
+  std::mt19937_64 rng(950);
+  std::vector<float> A(128), Bt(64);
+  for (auto& x : A) x = std::ldexp(static_cast<float>(rng() % 2000001) - 1e6f, -18);
+  for (auto& x : Bt) x = std::ldexp(static_cast<float>(rng() % 2000001) - 1e6f, -18);
+  Launch L;
+  L.args = {{"A", file_arg(A)}, {"Bt", file_arg(Bt)}, {"D", zeros(4 * 128)}, {"D4", zeros(4 * 128)}};
+  const Result r = run_k("tensor.cu", "mma_tf32", L);
+  const auto D = r.get<float>("D", 128), D4 = r.get<float>("D4", 128);
+  const auto tf32 = [](float f) {
+    u32 b;
+    std::memcpy(&b, &f, 4);
+    b &= 0xFFFFE000u;
+    std::memcpy(&f, &b, 4);
+    return static_cast<double>(f);
+  };
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double s = 0, s4 = 0, mag = 0, mag4 = 0;
+      for (int k = 0; k < 8; ++k) {
+        const double p = tf32(A[static_cast<size_t>(i * 8 + k)]) * tf32(Bt[static_cast<size_t>(j * 8 + k)]);
+        s += p;
+        mag += std::fabs(p);
+        if (k < 4) {
+          s4 += p;
+          mag4 += std::fabs(p);
+        }
+      }
+      tc_expect_close(D[static_cast<size_t>(i * 8 + j)], s, mag, "tf32 k8");
+      tc_expect_close(D4[static_cast<size_t>(i * 8 + j)], s4, mag4, "tf32 k4");
+    }
+}
+
+TEST(EmuTensor, MmaS8U8IsExact) {
+  REQUIRE_NVCC();
+  const auto A = random_ints<u32>(128, 960), Bt = random_ints<u32>(64, 961);
+  const auto C = random_ints<u32>(128, 962);
+  Launch L;
+  L.args = {{"A", file_arg(A)}, {"Bt", file_arg(Bt)}, {"C", file_arg(C)}, {"D", zeros(4 * 128)}};
+  const Result r = run_k("tensor.cu", "mma_s8", L);
+  const auto D = r.get<u32>("D", 128);
+  const auto byte = [](const std::vector<u32>& v, int i) {
+    return static_cast<u8>(v[static_cast<size_t>(i / 4)] >> (8 * (i % 4)));
+  };
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      u32 s = C[static_cast<size_t>(i * 8 + j)];  // wraps, as the s32 accumulator does
+      for (int k = 0; k < 32; ++k)
+        s += static_cast<u32>(static_cast<int>(static_cast<std::int8_t>(byte(A, i * 32 + k))) *
+                              static_cast<int>(byte(Bt, j * 32 + k)));
+      EXPECT_EQ(D[static_cast<size_t>(i * 8 + j)], s) << i << "," << j;
+    }
+}
+
+TEST(EmuTensor, CpAsyncCopiesAndZeroFills) {
+  REQUIRE_NVCC();
+  const auto src = random_ints<u8>(4096, 970);
+  Launch L;
+  L.block = {64, 1, 1};
+  L.args = {{"src", file_arg(src)}, {"out", zeros(4096)}};
+  const Result r = run_k("tensor.cu", "cp_async_ops", L);
+  const auto out = r.get<u8>("out", 4096);
+  for (int t = 0; t < 64; ++t) {
+    for (int b = 0; b < 4; ++b) EXPECT_EQ(out[t * 4 + b], src[t * 4 + b]);
+    for (int b = 0; b < 8; ++b)
+      EXPECT_EQ(out[1024 + t * 8 + b], b < t % 9 ? src[1024 + t * 8 + b] : 0) << t << " " << b;
+    for (int b = 0; b < 16; ++b) {
+      EXPECT_EQ(out[2048 + t * 16 + b], src[2048 + t * 16 + b]);
+      EXPECT_EQ(out[3072 + t * 16 + b], b < t % 17 ? src[3072 + t * 16 + b] : 0) << t << " " << b;
+    }
+  }
+}

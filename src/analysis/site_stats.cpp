@@ -2,6 +2,9 @@
 #include "bankcheck/analysis/site_stats.hpp"
 
 #include <algorithm>
+#include <iterator>
+
+#include "bankcheck/model/matrix.hpp"
 
 namespace bankcheck::analysis {
 
@@ -125,7 +128,34 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   a.width = e.width;
   a.active = e.mask;
   for (int l = 0; l < model::kWarpSize; ++l) a.addr[l] = static_cast<std::uint32_t>(e.addr[l]);
-  const model::Verdict v = model::analyze(a, arch_);
+  model::Verdict v;
+  if (e.kind == emu::AccessKind::Matrix) {
+    // ldmatrix/stmatrix (LDSM/STSM): the worst request is kept as the rows' request,
+    // which analyze() charges as analyze_matrix does.
+    model::MatrixAccess m;
+    m.op = e.op == model::Op::Load ? model::MatrixOp::Load : model::MatrixOp::Store;
+    m.matrices = e.matrices;
+    m.trans = e.trans;
+    std::copy(std::begin(a.addr), std::end(a.addr), std::begin(m.addr));
+    v = model::analyze_matrix(m, arch_);
+    a = model::detail::matrix_rows(m);
+  } else if (e.kind == emu::AccessKind::Ldgsts) {
+    // cp.async's shared side (LDGSTS): the worst request is kept as the plain store of
+    // the same lanes, for the report's picture; its counts are analyze_ldgsts's.
+    model::AsyncCopy cp;
+    cp.width = e.width;
+    cp.bypass = e.bypass;
+    cp.src_size = e.src_size;
+    cp.active = e.mask;
+    for (int l = 0; l < model::kWarpSize; ++l) {
+      cp.addr[l] = a.addr[l];
+      cp.global_addr[l] = static_cast<std::uint32_t>(e.global_addr[l]);
+    }
+    v = model::analyze_ldgsts(cp, arch_);
+    a.op = model::Op::Store;
+  } else {
+    v = model::analyze(a, arch_);
+  }
   if (!v.ok()) {
     if (std::find(refused_.begin(), refused_.end(), e.site) == refused_.end())
       refused_.push_back(e.site);

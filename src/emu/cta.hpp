@@ -206,6 +206,34 @@ struct Ctx {
     if (addrs != e.addr) std::memcpy(e.addr, addrs, sizeof e.addr);
     for (Listener* li : listeners) li->on_access(e);
   }
+  // The tensor-core requests (matrix_ops.cpp, async_copy.cpp): emit with the event's kind
+  // and its fields set, then back to a plain event for the next request.
+  void emit_kind(const Instr& in, int site, int w, std::uint32_t exec, Space space,
+                 const std::uint64_t* addrs, unsigned width, AccessEvent proto) {
+    if (listeners.empty() || !exec || site < 0) return;
+    AccessEvent& e = event;
+    e.kind = proto.kind;
+    e.matrices = proto.matrices;
+    e.trans = proto.trans;
+    e.bypass = proto.bypass;
+    e.src_size = proto.src_size;
+    std::memcpy(e.global_addr, proto.global_addr, sizeof e.global_addr);
+    e.site = site;
+    e.cta = cta_linear;
+    e.warp = w;
+    e.space = space;
+    e.op = in.op == Opc::Ldmatrix || (in.op == Opc::CpAsync && space == Space::Global)
+               ? model::Op::Load
+               : model::Op::Store;
+    e.width = static_cast<std::uint8_t>(width);
+    e.mask = exec;
+    std::memcpy(e.addr, addrs, sizeof e.addr);
+    for (Listener* li : listeners) li->on_access(e);
+    e.kind = AccessKind::Plain;
+    e.matrices = 0;
+    e.trans = e.bypass = e.src_size = false;
+  }
+
 
   // ld/st lane by lane (memory.cpp): the reference semantics of every load and store.
   void load_store(const Instr& in, int pc, int w, std::uint32_t exec);
@@ -229,6 +257,9 @@ bool compare(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b);
 std::uint64_t convert(const Instr& in, std::uint64_t x);
 // shfl, vote, match, activemask (warp_ops.cpp).
 void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t active);
+// ldmatrix, stmatrix, mma (matrix_ops.cpp); cp.async and its groups (async_copy.cpp).
+void matrix_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active);
+void async_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
 
 }  // namespace detail
 }  // namespace bankcheck::emu

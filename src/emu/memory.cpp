@@ -90,7 +90,7 @@ std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a
                          "of warp {})",
                          size, a, lane, w));
       const std::uint64_t off = a - b->base;
-      touch(*b, off + size, in.op == Opc::Ld);
+      touch(*b, off + size, in.op == Opc::Ld || in.op == Opc::CpAsync);
       return b->data() + off;
     }
   }

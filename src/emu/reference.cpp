@@ -318,6 +318,16 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
     case Opc::Activemask:
       warp_op(c, in, w, exec, active);
       break;
+    case Opc::Ldmatrix:
+    case Opc::Stmatrix:
+    case Opc::Mma:
+      matrix_op(c, in, pc, w, exec, active);
+      break;
+    case Opc::CpAsync:
+    case Opc::CpAsyncCommit:
+    case Opc::CpAsyncWait:
+      async_copy(c, in, pc, w, exec);
+      break;
     case Opc::Nop:
       break;
     default:

@@ -332,6 +332,9 @@ void for_each_reg(const Instr& in, F f) {
   if (in.mem.has_reg) f(in.mem.reg, false);
   for (int i = 0; i < in.ndst && i < 4; ++i)
     if (in.dst[i].kind == Opnd::Kind::Reg) f(in.dst[i].reg, true);
+  if (in.mem2.has_reg) f(in.mem2.reg, false);
+  for (std::size_t i = 0; i < in.frag.size(); ++i)
+    if (in.frag[i].kind == Opnd::Kind::Reg) f(in.frag[i].reg, i < in.frag_defs);
 }
 
 std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slot_of) {
@@ -438,6 +441,9 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast) {
     if (in.mem.has_reg) in.mem.reg = slot_of[in.mem.reg];
     for (int i = 0; i < in.ndst && i < 4; ++i)
       if (in.dst[i].kind == Opnd::Kind::Reg) in.dst[i].reg = slot_of[in.dst[i].reg];
+    if (in.mem2.has_reg) in.mem2.reg = slot_of[in.mem2.reg];
+    for (Opnd& o : in.frag)
+      if (o.kind == Opnd::Kind::Reg) o.reg = slot_of[o.reg];
   }
   std::size_t n = 1;
   for (const Instr& in : k.code)

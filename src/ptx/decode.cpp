@@ -258,23 +258,29 @@ class Decoder : private detail::OperandDecoder {
       k.locs.push_back(resolve_loc(in.loc_chain));
       k.ptx_lines.push_back(in.pos.line);
       k.texts.push_back(in.text);
+      const auto new_site = [&] {
+        Site s;
+        s.instr = static_cast<std::uint32_t>(k.code.size());
+        s.file = k.locs.back().file;
+        s.line = k.locs.back().line;
+        s.col = k.locs.back().col;
+        s.ptx_line = in.pos.line;
+        s.text = in.text;
+        // Nsight Compute counts an inlined instruction on every line of its inline stack.
+        for (const auto& l : in.loc_chain)
+          if (l.line > 0 && !(l.file == s.file && l.line == s.line && l.col == s.col))
+            s.inlined.push_back({l.file, l.line, l.col});
+        k.sites.push_back(std::move(s));
+        return static_cast<std::int32_t>(k.sites.size() - 1);
+      };
       if (ins.op == Opc::Ld || ins.op == Opc::St || ins.op == Opc::Atom || ins.op == Opc::Red) {
-        if (ins.space != Space::Param && !call_param_access_) {
-          Site s;
-          s.instr = static_cast<std::uint32_t>(k.code.size());
-          s.file = k.locs.back().file;
-          s.line = k.locs.back().line;
-          s.col = k.locs.back().col;
-          s.ptx_line = in.pos.line;
-          s.text = in.text;
-          // Nsight Compute counts an inlined instruction on every line of its inline stack.
-          for (const auto& l : in.loc_chain)
-            if (l.line > 0 && !(l.file == s.file && l.line == s.line && l.col == s.col))
-              s.inlined.push_back({l.file, l.line, l.col});
-          ins.site = static_cast<std::int32_t>(k.sites.size());
-          k.sites.push_back(std::move(s));
-        }
+        if (ins.space != Space::Param && !call_param_access_) ins.site = new_site();
       }
+      // The tensor-core data movers; cp.async has two sites: its shared side (`site`, as
+      // LDGSTS) and its global side (`site2`, a load).
+      if (ins.op == Opc::Ldmatrix || ins.op == Opc::Stmatrix || ins.op == Opc::CpAsync)
+        ins.site = new_site();
+      if (ins.op == Opc::CpAsync) ins.site2 = new_site();
       k.code.push_back(ins);
     }
     compute_reconvergence(k);

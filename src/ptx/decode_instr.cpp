@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -82,6 +83,11 @@ class Form {
   BANKCHECK_FORM(Activemask)
   BANKCHECK_FORM(Testp)
   BANKCHECK_FORM(Call)
+  // Tensor cores and asynchronous copies.
+  BANKCHECK_FORM(Matrix)
+  BANKCHECK_FORM(Mma)
+  BANKCHECK_FORM(CpAsync)
+  BANKCHECK_FORM(Wgmma)
 #undef BANKCHECK_FORM
 
   // .sat and .ftz as flags; what no form accepts (.cc, f16 arithmetic) refused.
@@ -90,7 +96,7 @@ class Form {
     if (has(in, ".ftz")) ins.flags |= kFlagFtz;
     if (has(in, ".cc")) fail(in, "carry (.cc) arithmetic is not supported");
     if (t0 == Ty::F16 || tl == Ty::F16) {
-      if (op != "cvt" && op != "mov" && op != "ld" && op != "st")
+      if (op != "cvt" && op != "mov" && op != "ld" && op != "st" && op != "mma")
         fail(in, "half-precision arithmetic is not supported");
     }
   }
@@ -133,6 +139,10 @@ class Form {
   void src(int i, Ty ty) {
     if (i >= static_cast<int>(in.operands.size())) fail(in, "missing operand");
     ins.src[ins.nsrc++] = operand(in, in.operands[static_cast<size_t>(i)], ty);
+  }
+  void frag_list(const Operand& o, Ty ty, const char* what) {
+    if (o.kind != Operand::Kind::Vector) fail(in, fmt::format("{} must be a {{..}} list", what));
+    for (const auto& e : o.elems) ins.frag.push_back(operand(in, e, ty));
   }
   void need(size_t n) {
     if (in.operands.size() != n)
@@ -620,6 +630,170 @@ void Form::form_Call() {
     }
   }
   fail(in, "calls to device functions are not supported (compile with the function inlined)");
+}
+
+// ldmatrix/stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans][.shared].b16: a list of 1, 2 or 4
+// registers (one per 8x8 matrix) and the address of the lane's row.
+void Form::form_Matrix() {
+  const bool load = opc == Opc::Ldmatrix;
+  ins.op = opc;
+  ins.type = Ty::B16;
+  ins.space = space_of(in);
+  if (!has(in, ".m8n8"))
+    fail(in, op + " shapes other than .m8n8 (.m16n16, .m8n16: 8-bit and 4-bit sources) are not "
+                  "supported");
+  if (!has(in, ".b16")) fail(in, op + " needs .b16");
+  ins.mod.mx.matrices = has(in, ".x4") ? 4 : has(in, ".x2") ? 2 : has(in, ".x1") ? 1 : 0;
+  if (!ins.mod.mx.matrices) fail(in, op + " needs .x1, .x2 or .x4");
+  ins.mod.mx.trans = has(in, ".trans");
+  need(2);
+  const auto& regs = in.operands[load ? 0 : 1];
+  frag_list(regs, Ty::B32, "the matrix registers");
+  if (ins.frag.size() != ins.mod.mx.matrices)
+    fail(in, fmt::format("{} .x{} takes {} registers", op, ins.mod.mx.matrices,
+                         ins.mod.mx.matrices));
+  ins.frag_defs = load ? ins.mod.mx.matrices : 0;
+  ins.mem = memref(in, in.operands[load ? 1 : 0], ins.space);
+}
+
+namespace {
+std::optional<MmaElem> mma_elem(std::string_view m) {
+  static const std::pair<const char*, MmaElem> kElems[] = {
+      {".f16", MmaElem::F16}, {".bf16", MmaElem::BF16}, {".tf32", MmaElem::TF32},
+      {".f32", MmaElem::F32}, {".s8", MmaElem::S8},     {".u8", MmaElem::U8},
+      {".s32", MmaElem::S32}};
+  for (const auto& [n, e] : kElems)
+    if (m == n) return e;
+  return std::nullopt;
+}
+}  // namespace
+
+// mma.sync.aligned.mMnNkK.row.col[.satfinite].dtype.atype.btype.ctype d, a, b, c: the
+// shapes and types of the table below, each with the fragment sizes the ISA gives.
+void Form::form_Mma() {
+  ins.op = Opc::Mma;
+  auto& mx = ins.mod.mx;
+  if (!has(in, ".sync") || !has(in, ".aligned")) fail(in, "mma needs .sync.aligned");
+  std::vector<MmaElem> el;
+  for (const auto& m : in.modifiers) {
+    if (auto e = mma_elem(m)) el.push_back(*e);
+    if (m.size() > 2 && m[1] == 'm' && m.find('n') != std::string::npos) {
+      unsigned M = 0, N = 0, K = 0;
+      if (std::sscanf(m.c_str(), ".m%un%uk%u", &M, &N, &K) == 3) {
+        mx.m = static_cast<std::uint8_t>(M);
+        mx.n = static_cast<std::uint8_t>(N);
+        mx.k = static_cast<std::uint8_t>(K);
+      }
+    }
+  }
+  mx.satfinite = has(in, ".satfinite");
+  // Types as written: d, a, b, c (all four), or d and c alone for tf32/bf16 (the ISA's
+  // .f32.bf16.bf16.f32 form always names four here).
+  if (el.size() != 4) fail(in, "mma needs the d, a, b and c types");
+  mx.d = el[0];
+  mx.a = el[1];
+  mx.b = el[2];
+  mx.c = el[3];
+  if (!has(in, ".row") || !has(in, ".col"))
+    fail(in, "mma supports the .row.col operand layout only (the one the ISA defines for "
+             "these shapes)");
+  const bool f16in = (mx.a == MmaElem::F16 || mx.a == MmaElem::BF16) && mx.b == mx.a;
+  const bool i8in = (mx.a == MmaElem::S8 || mx.a == MmaElem::U8) &&
+                    (mx.b == MmaElem::S8 || mx.b == MmaElem::U8);
+  const bool accf32 = mx.c == MmaElem::F32 && mx.d == MmaElem::F32;
+  const bool accf16 = mx.c == MmaElem::F16 && mx.d == MmaElem::F16;
+  const bool acci32 = mx.c == MmaElem::S32 && mx.d == MmaElem::S32;
+  const auto shape = [&](int m, int n, int k) { return mx.m == m && mx.n == n && mx.k == k; };
+  if (f16in && (shape(16, 8, 16) || shape(16, 8, 8)) &&
+      (accf32 || (accf16 && mx.a == MmaElem::F16))) {
+    mx.na = mx.k == 16 ? 4 : 2;
+    mx.nb = mx.k == 16 ? 2 : 1;
+    mx.nc = mx.nd = accf32 ? 4 : 2;
+  } else if (mx.a == MmaElem::TF32 && mx.b == MmaElem::TF32 && accf32 &&
+             (shape(16, 8, 8) || shape(16, 8, 4))) {
+    mx.na = mx.k == 8 ? 4 : 2;
+    mx.nb = mx.k == 8 ? 2 : 1;
+    mx.nc = mx.nd = 4;
+  } else if (i8in && acci32 && shape(16, 8, 32)) {
+    mx.na = 4;
+    mx.nb = 2;
+    mx.nc = mx.nd = 4;
+  } else {
+    fail(in, fmt::format("mma.m{}n{}k{} with these types is not emulated (supported: m16n8k16 "
+                         "and m16n8k8 f16/bf16 with f32 accumulators or f16 with f16, m16n8k8 "
+                         "and m16n8k4 tf32, m16n8k32 s8/u8 with s32)",
+                         mx.m, mx.n, mx.k));
+  }
+  need(4);
+  const int counts[4] = {mx.nd, mx.na, mx.nb, mx.nc};
+  const Ty tys[4] = {accf16 ? Ty::B32 : (acci32 ? Ty::S32 : Ty::F32), Ty::B32, Ty::B32,
+                     accf16 ? Ty::B32 : (acci32 ? Ty::S32 : Ty::F32)};
+  for (int i = 0; i < 4; ++i) {
+    const std::size_t before = ins.frag.size();
+    frag_list(in.operands[static_cast<std::size_t>(i)], tys[i], "an mma operand");
+    if (ins.frag.size() - before != static_cast<std::size_t>(counts[i]))
+      fail(in, fmt::format("mma operand {} takes {} registers", i + 1, counts[i]));
+  }
+  ins.frag_defs = mx.nd;
+}
+
+// cp.async.{ca,cg}.shared.global [dst], [src], cp-size[, src-size]; commit_group;
+// wait_group N; wait_all. cp.async.bulk (the TMA unit) is refused with its reason.
+void Form::form_CpAsync() {
+  if (!has(in, ".async")) fail(in, "unsupported instruction 'cp' (only cp.async is)");
+  if (has(in, ".bulk")) {
+    if (has(in, ".tensor"))
+      fail(in, "cp.async.bulk.tensor is not analysed yet: its addresses come from a tensor map "
+               "(CUtensorMap) that the host builds with cuTensorMapEncode*, which a PTX-only run "
+               "does not have (docs/emulator.md, 'Tensor maps and wgmma')");
+    fail(in, "cp.async.bulk is not emulated yet (docs/emulator.md, 'Tensor maps and wgmma')");
+  }
+  if (has(in, ".commit_group")) {
+    ins.op = Opc::CpAsyncCommit;
+    return;
+  }
+  if (has(in, ".wait_all")) {
+    ins.op = Opc::CpAsyncWait;
+    return;
+  }
+  if (has(in, ".wait_group")) {
+    ins.op = Opc::CpAsyncWait;
+    need(1);
+    if (in.operands[0].kind != Operand::Kind::Immediate)
+      fail(in, "cp.async.wait_group takes an immediate");
+    ins.mod.mx.wait_n = static_cast<std::uint8_t>(in.operands[0].imm);
+    return;
+  }
+  if (has(in, ".mbarrier")) fail(in, "cp.async.mbarrier.arrive is not emulated yet");
+  ins.op = Opc::CpAsync;
+  ins.mod.mx.bypass = has(in, ".cg");
+  if (!ins.mod.mx.bypass && !has(in, ".ca")) fail(in, "cp.async needs .ca or .cg");
+  if (in.operands.size() < 3 || in.operands.size() > 5)
+    fail(in, "cp.async takes [dst], [src], cp-size[, src-size][, cache-policy]");
+  Space dsp = Space::Shared, ssp = Space::Global;
+  ins.space = Space::Shared;
+  ins.mem = memref(in, in.operands[0], dsp);
+  ins.mem2 = memref(in, in.operands[1], ssp);
+  if (in.operands[2].kind != Operand::Kind::Immediate) fail(in, "cp.async's size must be 4, 8 or 16");
+  const auto size = in.operands[2].imm;
+  if (size != 4 && size != 8 && size != 16) fail(in, "cp.async's size must be 4, 8 or 16");
+  if (ins.mod.mx.bypass && size != 16) fail(in, "cp.async.cg copies 16 bytes only");
+  ins.vec = static_cast<std::uint8_t>(size);
+  if (has(in, ".L2::cache_hint") && in.operands.size() == 5)
+    fail(in, "cp.async with both src-size and a cache policy is not supported");
+  if (in.operands.size() >= 4 && !(in.operands.size() == 4 && has(in, ".L2::cache_hint"))) {
+    ins.mod.mx.src_size = true;
+    src(3, Ty::U32);
+  }
+}
+
+// wgmma reads its operands through shared-memory matrix descriptors and runs across a
+// warpgroup; it is refused with the reason.
+void Form::form_Wgmma() {
+  fail(in, "wgmma is not analysed yet: its shared-memory operands are 64-bit matrix descriptors "
+           "(address, leading and stride byte offsets, swizzle mode) read by the warpgroup's "
+           "asynchronous tensor cores, not per-lane addresses; the plan is in docs/emulator.md "
+           "('Tensor maps and wgmma')");
 }
 
 // The dispatch, from the opcode table: mnemonic -> (opcode, form).

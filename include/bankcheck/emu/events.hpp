@@ -13,8 +13,20 @@ namespace bankcheck::emu {
 
 using Dim3 = model::Dim3;
 
+// What kind of request an event is: an ordinary one (ld/st/atom, wmma.load/store), an
+// ldmatrix/stmatrix (analysed by model::analyze_matrix: lane 8m+r's addr is row r of
+// matrix m), or the shared side of a cp.async (LDGSTS, model::analyze_ldgsts; global_addr
+// holds the lanes' global sources).
+enum class AccessKind : std::uint8_t { Plain, Matrix, Ldgsts };
+
 // One warp-wide execution of one memory instruction.
 struct AccessEvent {
+  AccessKind kind = AccessKind::Plain;
+  std::uint8_t matrices = 0;  // Matrix: 1, 2 or 4 (width 16: one row per lane)
+  bool trans = false;         // Matrix: .trans (charged the same)
+  bool bypass = false;        // Ldgsts: .cg
+  bool src_size = false;      // Ldgsts: a src-size operand given
+  std::uint64_t global_addr[model::kWarpSize] = {};  // Ldgsts: the global sources
   int site = -1;                          // index into Kernel::sites
   std::uint64_t cta = 0;                  // linear CTA index in the grid
   int warp = 0;                           // warp index in the CTA

@@ -208,6 +208,24 @@ enum class FloatClass : std::uint8_t { Finite, Infinite, Number, NotANumber, Nor
 // match: .any or .all.
 enum class MatchMode : std::uint8_t { Any, All };
 
+// The tensor-core data movers and mma (src/emu/matrix_ops.cpp, async_copy.cpp).
+// An element type of an mma fragment: the ISA's .f16/.bf16/.tf32/.f32/.s8/.u8/.s32.
+enum class MmaElem : std::uint8_t { None, F16, BF16, TF32, F32, S8, U8, S32 };
+struct MatrixMods {
+  std::uint8_t matrices = 0;  // ldmatrix/stmatrix: .x1/.x2/.x4
+  bool trans = false;         // ldmatrix/stmatrix .trans
+  std::uint8_t m = 0, n = 0, k = 0;                    // mma shape
+  MmaElem a = MmaElem::None, b = MmaElem::None;        // mma input types
+  MmaElem c = MmaElem::None, d = MmaElem::None;        // mma accumulator and result types
+  bool satfinite = false;                              // mma .satfinite (integer: clamp)
+  // mma: how many of Instr::frag each of d, a, b, c takes (in that order).
+  std::uint8_t nd = 0, na = 0, nb = 0, nc = 0;
+  // cp.async: .cg (L2 only, 16 bytes); a src-size operand given; wait_group's N.
+  bool bypass = false;
+  bool src_size = false;
+  std::uint8_t wait_n = 0;
+};
+
 // What PTX writes as opcode modifiers beyond the types and the state space. Each field
 // is read only by the opcodes named beside it.
 struct Modifiers {
@@ -224,6 +242,7 @@ struct Modifiers {
   bool to_space = false;                   // cvta.to: generic to the space (else the reverse)
   bool shiftamt = false;                   // bfind.shiftamt
   bool assert_fail = false;                // trap: the call to __assertfail of a failed assert()
+  MatrixMods mx;                           // ldmatrix, stmatrix, mma, cp.async
 };
 
 struct Instr {
@@ -245,6 +264,13 @@ struct Instr {
   std::int32_t reconv = -1;  // bra: immediate post-dominator (instruction index), -1 = exit
   std::int32_t site = -1;    // memory instructions: index into Kernel::sites
   std::int32_t loc = -1;     // index into Kernel::locs
+  // Tensor-core operands (ldmatrix, stmatrix, mma): their register lists in order; the
+  // first frag_defs are written, the rest read. cp.async: the global source (`mem` is the
+  // shared destination) and the site of its global side (`site` is the shared side).
+  std::vector<Opnd> frag;
+  std::uint8_t frag_defs = 0;
+  MemRef mem2;
+  std::int32_t site2 = -1;
 };
 
 inline constexpr std::uint8_t kFlagSat = 1, kFlagFtz = 2, kFlagUni = 4, kFlagVolatile = 8,
