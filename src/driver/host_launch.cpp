@@ -345,8 +345,13 @@ class Reader {
       if (!t[j].ident || t[j].text != name || !owned(j)) continue;
       if (j > 0 && (t[j - 1].text == "." || t[j - 1].text == "->" || t[j - 1].text == "::"))
         continue;
-      const std::string& n = t[j + 1].text;
-      if (n == "=") {
+      std::size_t after = j + 1;  // `void* args[] = {...}`: the brackets skipped
+      while (after < to && t[after].text == "[") after = match_forward(t, after) + 1;
+      if (after >= t.size()) continue;
+      const std::string& n = t[after].text;
+      if (n == "=" && after != j + 1) {
+        best = Binding{after + 1, expr_end(t, after + 1), false};
+      } else if (n == "=") {
         best = Binding{j + 2, expr_end(t, j + 2), false};
       } else if ((n == "(" || n == "{") && j > 0 && (t[j - 1].ident || t[j - 1].text == ">") &&
                  t[j - 1].text != "return" && t[j - 1].text != "else") {
@@ -398,6 +403,40 @@ class Reader {
     auto it = sizes.find(ty);
     return it == sizes.end() ? 0 : it->second;
   }
+  // sizeof a struct of the file or its headers whose members are scalars of known size
+  // (`struct P { float x, y, z; };` is 12), with C's alignment; 0 when not such a struct.
+  int struct_size(const std::string& name) const {
+    for (const auto* tt : {&t_, &header_tokens_}) {
+      const auto& t = *tt;
+      for (std::size_t j = 0; j + 2 < t.size(); ++j) {
+        if ((t[j].text != "struct" && t[j].text != "class") || t[j + 1].text != name ||
+            t[j + 2].text != "{")
+          continue;
+        const std::size_t close = match_forward(t, j + 2);
+        int size = 0, align = 1;
+        std::size_t q = j + 3;
+        while (q < close) {
+          std::size_t e = q;
+          while (e < close && t[e].text != ";") ++e;
+          // TYPE a, b, c;
+          if (e == q || !t[q].ident) return 0;
+          const int es = type_size(t[q].text);
+          if (!es) return 0;
+          int names = 0;
+          for (std::size_t r = q + 1; r < e; ++r) {
+            if (t[r].ident) ++names;
+            else if (t[r].text != ",") return 0;
+          }
+          for (int k = 0; k < names; ++k) size = (size + es - 1) / es * es + es;
+          align = std::max(align, std::min(es, 16));
+          q = e + 1;
+        }
+        return (size + align - 1) / align * align;
+      }
+    }
+    return 0;
+  }
+
   static bool is_type_word(const std::string& w) {
     return type_size(w) > 0 || w == "const" || w == "signed" || w == "std" || w == "size_t" ||
            w == "long" || w == "unsigned";
@@ -428,6 +467,7 @@ class Reader {
         if (ty.empty()) ty = "int";
         int sz = type_size(ty);
         if (!sz && ty.ends_with("*")) sz = 8;
+        if (!sz) sz = struct_size(ty);
         if (!sz) bad = true;
         text += " " + std::to_string(sz) + " ";
         j = c;

@@ -22,6 +22,7 @@ struct LaunchCmdOptions {
   std::vector<std::string> include_dirs, defines, nvcc_flags;
   unsigned threads = 0;
   std::uint64_t budget = 0;
+  int launch = 0;  // --launch N
 };
 
 // Adds the input (positional), the launch and nvcc flags, and `-- NVCC_FLAGS...`.
