@@ -90,6 +90,10 @@ std::uint64_t bind_pointer(analysis::ArgReport& ar, const std::optional<std::str
   ArgValue v;
   if (value) {
     v = parse_arg_value(*value, arg_where);
+    if (v.kind == ArgValue::Kind::Integer && v.i == 0) {  // a literal 0 is a null pointer
+      v.kind = ArgValue::Kind::Buffer;
+      v.fill = ArgValue::Fill::Null;
+    }
     if (v.kind != ArgValue::Kind::Buffer)
       throw DriverError(
           fmt::format("{}: '{}' is a pointer ({}): give zeros, random, iota[:BYTES], @FILE or null",
@@ -189,8 +193,8 @@ std::vector<std::string> param_names(const Loaded& l, const ptx::Kernel& k, cons
                                      const CheckOptions& o) {
   auto names = kernel_param_names(l.source_text, name);
   if (names.size() != k.params.size() && !l.source_text.empty())  // a kernel from a header
-    names = kernel_param_names(local_headers_text(l.source_text, o.input, o.nvcc.include_dirs),
-                               name);
+    names =
+        kernel_param_names(local_headers_text(l.source_text, o.input, o.nvcc.include_dirs), name);
   if (names.size() != k.params.size()) names.clear();  // not this kernel's declaration
   return names;
 }

@@ -32,7 +32,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-
 }  // namespace
 
 Loaded load(const CheckOptions& o) {
@@ -75,8 +74,8 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
   const std::vector<HostLaunch> launches =
       l.source_text.empty()
           ? std::vector<HostLaunch>{}
-          : find_host_launches(l.source_text, local_headers_text(l.source_text, o.input,
-                                                                 o.nvcc.include_dirs));
+          : find_host_launches(l.source_text,
+                               local_headers_text(l.source_text, o.input, o.nvcc.include_dirs));
   if (o.launch > 0 && static_cast<std::size_t>(o.launch) > launches.size()) {
     std::string found;
     for (const auto& h : launches)
@@ -103,19 +102,17 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
       if (kernel_matches(k.name, *o.flags.kernel) && (o.launch == 0 || launch_for(k)))
         matched.push_back(&k);
     if (matched.empty())
-      throw DriverError(fmt::format("--kernel: no kernel named '{}'{}; the kernels are:{}",
-                                    *o.flags.kernel,
-                                    o.launch ? fmt::format(" launched by --launch {}", o.launch)
-                                             : std::string(),
-                                    list()));
+      throw DriverError(fmt::format(
+          "--kernel: no kernel named '{}'{}; the kernels are:{}", *o.flags.kernel,
+          o.launch ? fmt::format(" launched by --launch {}", o.launch) : std::string(), list()));
     // Every instantiation a name matches is checked; the report says which.
     std::string which;
     for (const auto* k : matched) which += (which.empty() ? "" : "; ") + demangle(k->name);
     for (const auto* k : matched) {
       LaunchSettings s = settings_for(*k, comment_of(*k));
       if (matched.size() > 1)
-        s.sources.front().where +=
-            fmt::format(" (one of the {} kernels it names, all checked: {})", matched.size(), which);
+        s.sources.front().where += fmt::format(" (one of the {} kernels it names, all checked: {})",
+                                               matched.size(), which);
       out.push_back({k, std::move(s)});
     }
     return out;

@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -40,7 +40,8 @@ std::vector<Tok> tokenize(std::string_view code) {
     Tok t;
     t.pos = i;
     if (std::isdigit(static_cast<unsigned char>(c)) ||
-        (c == '.' && i + 1 < code.size() && std::isdigit(static_cast<unsigned char>(code[i + 1])))) {
+        (c == '.' && i + 1 < code.size() &&
+         std::isdigit(static_cast<unsigned char>(code[i + 1])))) {
       std::size_t j = i;
       while (j < code.size() &&
              (is_id(code[j]) || code[j] == '.' || code[j] == '\'' ||
@@ -59,7 +60,7 @@ std::vector<Tok> tokenize(std::string_view code) {
       i = j;
     } else {
       static const char* ops[] = {"<<<", ">>>", "<<=", ">>=", "::", "->", "<<", ">>", "<=", ">=",
-                                  "==", "!=", "&&", "||", "+=", "-=", "*=", "/=", "++", "--"};
+                                  "==",  "!=",  "&&",  "||",  "+=", "-=", "*=", "/=", "++", "--"};
       std::size_t len = 1;
       for (const char* op : ops)
         if (code.substr(i, std::strlen(op)) == op) {
@@ -139,8 +140,7 @@ std::vector<std::pair<std::size_t, std::size_t>> split_commas(const std::vector<
 std::string join(const std::vector<Tok>& t, std::size_t from, std::size_t to) {
   std::string s;
   for (std::size_t j = from; j < to && j < t.size(); ++j) {
-    if (!s.empty() && (t[j].ident || t[j].number) &&
-        (t[j - 1].ident || t[j - 1].number))
+    if (!s.empty() && (t[j].ident || t[j].number) && (t[j - 1].ident || t[j - 1].number))
       s += ' ';
     else if (!s.empty() && !(t[j].text == "," || t[j].text == ")" || t[j].text == "]" ||
                              t[j - 1].text == "(" || t[j - 1].text == "[" || t[j].text == "(" ||
@@ -272,7 +272,8 @@ class Reader {
       } else if (stack.back() >= 0) {
         owner_[i] = stack.back();
       } else {  // enum bodies are pushed as namespace level: their enumerators are constants
-        owner_[i] = std::all_of(stack.begin(), stack.end(), [](int x) { return x == -1; }) ? -1 : -2;
+        owner_[i] =
+            std::all_of(stack.begin(), stack.end(), [](int x) { return x == -1; }) ? -1 : -2;
       }
     }
   }
@@ -292,9 +293,11 @@ class Reader {
           e = j;
           break;
         }
-      while (e > a && (t_[e - 1].text == "]" )) e = match_backward(t_, e - 1);
-      if (e - a >= 2 && t_[e - 1].ident) f.params.push_back(t_[e - 1].text);
-      else f.params.push_back("");
+      while (e > a && (t_[e - 1].text == "]")) e = match_backward(t_, e - 1);
+      if (e - a >= 2 && t_[e - 1].ident)
+        f.params.push_back(t_[e - 1].text);
+      else
+        f.params.push_back("");
     }
     if (f.params.size() == 1 && f.params[0].empty()) f.params.clear();
     // The header: back to the previous ; { } at namespace level.
@@ -346,7 +349,8 @@ class Reader {
       if (j > 0 && (t[j - 1].text == "." || t[j - 1].text == "->" || t[j - 1].text == "::"))
         continue;
       std::size_t after = j + 1;  // `void* args[] = {...}`: the brackets skipped
-      while (after < to && t[after].text == "[") after = match_forward(t, after) + 1;
+      if (j > 0 && (t[j - 1].ident || t[j - 1].text == "*"))
+        while (after < to && t[after].text == "[") after = match_forward(t, after) + 1;
       if (after >= t.size()) continue;
       const std::string& n = t[after].text;
       if (n == "=" && after != j + 1) {
@@ -381,8 +385,8 @@ class Reader {
       if (auto it = s->bound.find(name); it != s->bound.end())
         return Found{it->second.first, it->second.second};
     }
-    if (auto b = find_binding(t_, 0, t_.size(), name,
-                              [&](std::size_t j) { return owner_[j] == -1; }))
+    if (auto b =
+            find_binding(t_, 0, t_.size(), name, [&](std::size_t j) { return owner_[j] == -1; }))
       return Found{*b, nullptr};
     if (auto b = find_binding(header_tokens_, 0, header_tokens_.size(), name,
                               [](std::size_t) { return true; }))
@@ -394,11 +398,11 @@ class Reader {
 
   static int type_size(const std::string& ty) {
     static const std::map<std::string, int> sizes = {
-        {"char", 1},    {"bool", 1},     {"int8_t", 1},    {"uint8_t", 1},  {"short", 2},
-        {"int16_t", 2}, {"uint16_t", 2}, {"half", 2},      {"__half", 2},   {"__nv_bfloat16", 2},
-        {"int", 4},     {"unsigned", 4}, {"float", 4},     {"int32_t", 4},  {"uint32_t", 4},
-        {"long", 8},    {"double", 8},   {"size_t", 8},    {"int64_t", 8},  {"uint64_t", 8},
-        {"float2", 8},  {"int2", 8},     {"float4", 16},   {"int4", 16},    {"double2", 16},
+        {"char", 1},    {"bool", 1},     {"int8_t", 1},  {"uint8_t", 1}, {"short", 2},
+        {"int16_t", 2}, {"uint16_t", 2}, {"half", 2},    {"__half", 2},  {"__nv_bfloat16", 2},
+        {"int", 4},     {"unsigned", 4}, {"float", 4},   {"int32_t", 4}, {"uint32_t", 4},
+        {"long", 8},    {"double", 8},   {"size_t", 8},  {"int64_t", 8}, {"uint64_t", 8},
+        {"float2", 8},  {"int2", 8},     {"float4", 16}, {"int4", 16},   {"double2", 16},
         {"float3", 12}, {"int3", 12},    {"void*", 8}};
     auto it = sizes.find(ty);
     return it == sizes.end() ? 0 : it->second;
@@ -424,8 +428,10 @@ class Reader {
           if (!es) return 0;
           int names = 0;
           for (std::size_t r = q + 1; r < e; ++r) {
-            if (t[r].ident) ++names;
-            else if (t[r].text != ",") return 0;
+            if (t[r].ident)
+              ++names;
+            else if (t[r].text != ",")
+              return 0;
           }
           for (int k = 0; k < names; ++k) size = (size + es - 1) / es * es + es;
           align = std::max(align, std::min(es, 16));
@@ -444,8 +450,8 @@ class Reader {
 
   // An integer expression, tokens [from, to) of `t`, in `scope` (names resolved through
   // lookup). Casts, sizeof, integer suffixes, NAME.x of dim3 values are rewritten first.
-  std::optional<std::int64_t> eval_int(const std::vector<Tok>& t, std::size_t from,
-                                       std::size_t to, const Scope* scope) {
+  std::optional<std::int64_t> eval_int(const std::vector<Tok>& t, std::size_t from, std::size_t to,
+                                       const Scope* scope) {
     if (from >= to || depth_ > 40) return std::nullopt;
     ++depth_;
     std::string text;
@@ -493,8 +499,8 @@ class Reader {
         if (n.find('.') != std::string::npos ||
             (n.find_first_of("eE") != std::string::npos && n.find("0x") != 0))
           bad = true;
-        while (!n.empty() && (n.back() == 'u' || n.back() == 'U' || n.back() == 'l' ||
-                              n.back() == 'L'))
+        while (!n.empty() &&
+               (n.back() == 'u' || n.back() == 'U' || n.back() == 'l' || n.back() == 'L'))
           n.pop_back();
         text += " " + n + " ";
         continue;
@@ -600,7 +606,8 @@ class Reader {
                                   : std::optional<std::int64_t>(1);
       return r;
     };
-    if (t[from].text == "dim3" && from + 1 < to && (t[from + 1].text == "(" || t[from + 1].text == "{"))
+    if (t[from].text == "dim3" && from + 1 < to &&
+        (t[from + 1].text == "(" || t[from + 1].text == "{"))
       return from_list(t, from + 2, match_forward(t, from + 1), scope);
     if (t[from].text == "{") return from_list(t, from + 1, match_forward(t, from), scope);
     if (to == from + 1 && t[from].ident) {
@@ -628,8 +635,8 @@ class Reader {
   }
 
   // A float literal through names: "1.5f", "-2.0".
-  std::optional<std::string> eval_float(const std::vector<Tok>& t, std::size_t from,
-                                        std::size_t to, const Scope* scope, int depth = 0) {
+  std::optional<std::string> eval_float(const std::vector<Tok>& t, std::size_t from, std::size_t to,
+                                        const Scope* scope, int depth = 0) {
     if (depth > 20 || from >= to) return std::nullopt;
     bool neg = false;
     if (t[from].text == "-" && to - from == 2) {
@@ -698,7 +705,8 @@ class Reader {
     if (!s || !s->fn) return "file scope";
     std::string out = s->fn->name;
     if (s->caller && s->caller->fn)
-      out += fmt::format(" (called from {} at line {})", s->caller->fn->name, line_of(s->caller->limit));
+      out += fmt::format(" (called from {} at line {})", s->caller->fn->name,
+                         line_of(s->caller->limit));
     return out;
   }
 
@@ -775,7 +783,8 @@ class Reader {
   }
 
   void fill(HostLaunch& h, const Scope* s, std::size_t grid_a, std::size_t grid_b,
-            std::size_t block_a, std::size_t block_b, std::optional<std::pair<std::size_t, std::size_t>> smem,
+            std::size_t block_a, std::size_t block_b,
+            std::optional<std::pair<std::size_t, std::size_t>> smem,
             const std::vector<std::pair<std::size_t, std::size_t>>& args) {
     h.via = describe(s);
     h.grid = to_dim3(eval_dim(t_, grid_a, grid_b, s));
@@ -846,7 +855,8 @@ class Reader {
       h.form = "<<<>>>";
       h.line = line_of(i);
       h.col = col_of(i);
-      for (auto [a, b] : k.targs) h.template_args.push_back(eval_targ(a, b, s, h.template_args_known));
+      for (auto [a, b] : k.targs)
+        h.template_args.push_back(eval_targ(a, b, s, h.template_args_known));
       std::optional<std::pair<std::size_t, std::size_t>> smem;
       if (cfg.size() >= 3) smem = cfg[2];
       fill(h, s, cfg[0].first, cfg[0].second, cfg[1].first, cfg[1].second, smem, args);
@@ -875,14 +885,15 @@ class Reader {
       h.form = t_[i].text;
       h.line = line_of(i);
       h.col = col_of(i);
-      for (auto [a, b] : k.targs) h.template_args.push_back(eval_targ(a, b, s, h.template_args_known));
+      for (auto [a, b] : k.targs)
+        h.template_args.push_back(eval_targ(a, b, s, h.template_args_known));
       std::vector<std::pair<std::size_t, std::size_t>> args;
       if (!ex) {
         // the args array
         auto [aa, ab] = parts[3];
         if (ab == aa + 1 && t_[aa].ident)
-          if (auto f = lookup(t_[aa].text, s); f && !f->header && f->b.from < t_.size() &&
-                                                 t_[f->b.from].text == "{") {
+          if (auto f = lookup(t_[aa].text, s);
+              f && !f->header && f->b.from < t_.size() && t_[f->b.from].text == "{") {
             const std::size_t c = match_forward(t_, f->b.from);
             for (auto [x, y] : split_commas(t_, f->b.from + 1, c, true)) {
               while (x < y && (t_[x].text == "&" || t_[x].text == "(")) {
@@ -938,8 +949,7 @@ std::string HostLaunch::written() const {
   std::string s = kernel;
   if (!template_args.empty()) {
     s += "<";
-    for (std::size_t i = 0; i < template_args.size(); ++i)
-      s += (i ? ", " : "") + template_args[i];
+    for (std::size_t i = 0; i < template_args.size(); ++i) s += (i ? ", " : "") + template_args[i];
     s += ">";
   }
   return s;
@@ -987,36 +997,35 @@ std::string local_headers_text(std::string_view source, const std::string& input
   namespace fs = std::filesystem;
   std::string out;
   std::set<std::string> seen;
-  std::function<void(std::string_view, const fs::path&, int)> walk = [&](std::string_view text,
-                                                                          const fs::path& dir,
-                                                                          int depth) {
-    if (depth > 8) return;
-    std::istringstream ss{std::string(text)};
-    for (std::string line; std::getline(ss, line);) {
-      const auto h = line.find_first_not_of(" \t");
-      if (h == std::string::npos || line[h] != '#') continue;
-      const auto inc = line.find("include", h);
-      const auto q = line.find('"', h);
-      if (inc == std::string::npos || q == std::string::npos || q < inc) continue;
-      const auto q2 = line.find('"', q + 1);
-      if (q2 == std::string::npos) continue;
-      const std::string name = line.substr(q + 1, q2 - q - 1);
-      std::vector<fs::path> tries{dir / name};
-      for (const auto& d : include_dirs) tries.push_back(fs::path(d) / name);
-      for (const auto& p : tries) {
-        std::error_code ec;
-        if (!fs::is_regular_file(p, ec)) continue;
-        const std::string key = fs::weakly_canonical(p, ec).string();
-        if (!seen.insert(key).second) break;
-        std::ifstream f(p, std::ios::binary);
-        std::stringstream content;
-        content << f.rdbuf();
-        out += content.str() + "\n";
-        walk(content.str(), p.parent_path(), depth + 1);
-        break;
-      }
-    }
-  };
+  std::function<void(std::string_view, const fs::path&, int)> walk =
+      [&](std::string_view text, const fs::path& dir, int depth) {
+        if (depth > 8) return;
+        std::istringstream ss{std::string(text)};
+        for (std::string line; std::getline(ss, line);) {
+          const auto h = line.find_first_not_of(" \t");
+          if (h == std::string::npos || line[h] != '#') continue;
+          const auto inc = line.find("include", h);
+          const auto q = line.find('"', h);
+          if (inc == std::string::npos || q == std::string::npos || q < inc) continue;
+          const auto q2 = line.find('"', q + 1);
+          if (q2 == std::string::npos) continue;
+          const std::string name = line.substr(q + 1, q2 - q - 1);
+          std::vector<fs::path> tries{dir / name};
+          for (const auto& d : include_dirs) tries.push_back(fs::path(d) / name);
+          for (const auto& p : tries) {
+            std::error_code ec;
+            if (!fs::is_regular_file(p, ec)) continue;
+            const std::string key = fs::weakly_canonical(p, ec).string();
+            if (!seen.insert(key).second) break;
+            std::ifstream f(p, std::ios::binary);
+            std::stringstream content;
+            content << f.rdbuf();
+            out += content.str() + "\n";
+            walk(content.str(), p.parent_path(), depth + 1);
+            break;
+          }
+        }
+      };
   walk(source, fs::path(input).parent_path(), 0);
   return out;
 }

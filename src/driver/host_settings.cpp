@@ -30,10 +30,9 @@ LaunchSettings settle(const LaunchSettings& flags, const std::optional<LaunchSet
   LaunchSettings s = merge(flags, comment.value_or(LaunchSettings{}));
   const std::string cdetail =
       comment ? fmt::format("// bankcheck: comment at {}:{}", file, comment->line) : "";
-  const std::string hdetail =
-      launch ? fmt::format("launch {} at {}:{} in {}", launch->index, file, launch->line,
-                           launch->via)
-             : "";
+  const std::string hdetail = launch ? fmt::format("launch {} at {}:{} in {}", launch->index, file,
+                                                   launch->line, launch->via)
+                                     : "";
   auto add = [&](std::string setting, std::string from, std::string where, std::string expr = "") {
     s.sources.push_back({std::move(setting), std::move(from), std::move(where), std::move(expr)});
   };
@@ -117,8 +116,7 @@ std::optional<std::string> missing_settings(const std::string& input, const std:
   auto had = [&](const std::string& setting) -> std::string {
     for (const auto& [name, expr] : s.unresolved)
       if (name == setting)
-        return fmt::format(": the host code has `{}`, not a constant bankcheck can evaluate",
-                           expr);
+        return fmt::format(": the host code has `{}`, not a constant bankcheck can evaluate", expr);
     return ": not given";
   };
   std::vector<std::string> items, paste;

@@ -209,10 +209,8 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
     kj["args"] = args;
     json from = json::array();
     for (const auto& src : k.settings_from)
-      from.push_back({{"setting", src.setting},
-                      {"from", src.from},
-                      {"where", src.where},
-                      {"expr", src.expr}});
+      from.push_back(
+          {{"setting", src.setting}, {"from", src.from}, {"where", src.where}, {"expr", src.expr}});
     kj["settings_from"] = from;
     json sites = json::array();
     for (const auto& s : k.sites) {

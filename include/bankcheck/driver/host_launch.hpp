@@ -24,13 +24,13 @@ struct HostArg {
 // One launch as the host code makes it; a launch in a launcher function is one HostLaunch
 // per call of that function.
 struct HostLaunch {
-  int index = 0;            // 1-based, in the order find_host_launches returns
-  std::string kernel;       // the name as written, without template arguments ("ns::k")
+  int index = 0;       // 1-based, in the order find_host_launches returns
+  std::string kernel;  // the name as written, without template arguments ("ns::k")
   std::vector<std::string> template_args;  // evaluated: "256", "float"; empty when none
   bool template_args_known = true;         // every template argument evaluated
   int line = 0, col = 0;                   // of the launch in the file
   std::string form;                        // "<<<>>>", "cudaLaunchKernel", "cudaLaunchKernelEx"
-  std::string via;  // "main", "run (called from main at line 80)"
+  std::string via;                         // "main", "run (called from main at line 80)"
   std::optional<Dim3> grid, block;
   std::optional<std::uint64_t> smem;  // 0 when the launch gives none
   std::string grid_expr, block_expr, smem_expr;
