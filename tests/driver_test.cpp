@@ -288,9 +288,9 @@ TEST(LaunchComments, ErrorPositions) {
             "k.cu:3:23: '12Q' is not a byte count (expected digits with an optional K, M or G "
             "suffix, e.g. 4096 or 48K)");
   EXPECT_EQ(err("// bankcheck: arg=n=abc\n"),
-            "k.cu:1:21: 'abc' is not a value; expected an integer (42, -1, 0x10), a float (1.5, "
-            "1e-3, 2.0f), a buffer (zeros, random or iota, optionally :BYTES such as zeros:4K) "
-            "or @FILE");
+            "k.cu:1:21: 'abc' is not a value; expected an integer (42, -1, 0x10, 16M), a float "
+            "(1.5, 1e-3, 2.0f), a buffer (zeros, random or iota, optionally :BYTES such as "
+            "zeros:4K), @FILE or null");
   EXPECT_EQ(err("// bankcheck: arg=in=zeros:4X\n"),
             "k.cu:1:28: '4X' is not a byte count (expected "
             "digits with an optional K, M or G suffix, e.g. 4096 or 48K)");

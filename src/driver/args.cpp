@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "bankcheck/driver/limits.hpp"
+#include "bankcheck/driver/host_launch.hpp"
 #include "splitmix.hpp"
 
 namespace bankcheck::driver {
@@ -37,37 +38,6 @@ std::string read_file(const std::string& path, const std::string& what) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
-}
-
-// Parameter types from a demangled signature: "reduce(float const*, float*, int)".
-std::vector<std::string> signature_params(const std::string& sig) {
-  std::vector<std::string> out;
-  const auto open = sig.find('(');
-  if (open == std::string::npos) return out;
-  int depth = 0;
-  std::string cur;
-  for (size_t i = open + 1; i < sig.size(); ++i) {
-    const char c = sig[i];
-    if (c == '(' || c == '<') ++depth;
-    if ((c == ')' || c == '>') && depth > 0) {
-      --depth;
-      cur += c;
-      continue;
-    }
-    if (c == ')' && depth == 0) break;
-    if (c == ',' && depth == 0) {
-      out.push_back(cur);
-      cur.clear();
-      continue;
-    }
-    cur += c;
-  }
-  if (!cur.empty() && cur != "void") out.push_back(cur);
-  for (auto& p : out) {
-    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
-    while (!p.empty() && p.back() == ' ') p.pop_back();
-  }
-  return out;
 }
 
 int pointee_size(const std::string& type) {
@@ -138,14 +108,23 @@ std::uint64_t bind_pointer(analysis::ArgReport& ar, const std::optional<std::str
   ArgValue v;
   if (value) {
     v = parse_arg_value(*value, arg_where);
+    if (v.kind == ArgValue::Kind::Integer && v.i == 0) {  // a literal 0 is a null pointer
+      v.kind = ArgValue::Kind::Buffer;
+      v.fill = ArgValue::Fill::Null;
+    }
     if (v.kind != ArgValue::Kind::Buffer)
       throw DriverError(
-          fmt::format("{}: '{}' is a pointer ({}): give zeros, random, iota[:BYTES] or @FILE",
+          fmt::format("{}: '{}' is a pointer ({}): give zeros, random, iota[:BYTES], @FILE or null",
                       arg_where, *value, type.empty() ? "64-bit parameter" : type));
   } else {
     v.kind = ArgValue::Kind::Buffer;
     v.fill = ArgValue::Fill::Zeros;
     ar.defaulted = true;
+  }
+  if (v.fill == ArgValue::Fill::Null) {
+    ar.is_buffer = true;
+    ar.value = "null";
+    return 0;
   }
   std::string file_bytes;
   if (v.fill == ArgValue::Fill::File) file_bytes = read_file(v.path, arg_where);
@@ -216,6 +195,46 @@ void bind_scalar(const analysis::ArgReport& ar, const std::string& value, const 
 
 }  // namespace
 
+std::vector<std::string> signature_params(const std::string& sig) {
+  std::vector<std::string> out;
+  const auto open = sig.find('(');
+  if (open == std::string::npos) return out;
+  int depth = 0;
+  std::string cur;
+  for (size_t i = open + 1; i < sig.size(); ++i) {
+    const char c = sig[i];
+    if (c == '(' || c == '<') ++depth;
+    if ((c == ')' || c == '>') && depth > 0) {
+      --depth;
+      cur += c;
+      continue;
+    }
+    if (c == ')' && depth == 0) break;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  if (!cur.empty() && cur != "void") out.push_back(cur);
+  for (auto& p : out) {
+    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
+    while (!p.empty() && p.back() == ' ') p.pop_back();
+  }
+  return out;
+}
+
+std::vector<std::string> param_names(const Loaded& l, const ptx::Kernel& k, const std::string& name,
+                                     const CheckOptions& o) {
+  auto names = kernel_param_names(l.source_text, name);
+  if (names.size() != k.params.size() && !l.source_text.empty())  // a kernel from a header
+    names =
+        kernel_param_names(local_headers_text(l.source_text, o.input, o.nvcc.include_dirs), name);
+  if (names.size() != k.params.size()) names.clear();  // not this kernel's declaration
+  return names;
+}
+
 void place_module_variables(const ptx::Program& program, emu::GlobalMemory& mem) {
   for (const auto& g : program.globals) {
     mem.add(g.name, g.bytes, g.address);
@@ -231,8 +250,7 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
                          const CheckOptions& o, emu::GlobalMemory& mem,
                          std::vector<std::uint8_t>& params) {
   BoundArgs out;
-  auto names = kernel_param_names(l.source_text, name);
-  if (names.size() != k.params.size()) names.clear();  // not this kernel's declaration
+  const auto names = param_names(l, k, name, o);
   const auto types = signature_params(signature);
   params.assign(static_cast<size_t>(k.param_bytes), 0);
   std::vector<bool> used(s.args.size(), false);

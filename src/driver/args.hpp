@@ -12,6 +12,15 @@
 
 namespace bankcheck::driver {
 
+// Parameter types from a demangled signature: "reduce(float const*, float*, int)" ->
+// {"float const*", "float*", "int"}.
+std::vector<std::string> signature_params(const std::string& sig);
+
+// The kernel's parameter names from the .cu, else from the local headers it includes (a
+// kernel defined in a header); empty when neither declares it with k's parameter count.
+std::vector<std::string> param_names(const Loaded& l, const ptx::Kernel& k, const std::string& name,
+                                     const CheckOptions& o);
+
 // Every .global variable of the program, at its address, with its initial bytes.
 void place_module_variables(const ptx::Program& program, emu::GlobalMemory& mem);
 

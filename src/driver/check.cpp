@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "args.hpp"
+#include "bankcheck/driver/host_launch.hpp"
 #include "bankcheck/model/launch_limits.hpp"
 #include "cta_plan.hpp"
 #include "run_ctas.hpp"
@@ -115,32 +116,73 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
     return s;
   };
   if (ks.empty()) throw DriverError(fmt::format("{}: no kernel (.entry) in the program", o.input));
-  auto settings_for = [&](const ptx::Kernel& k) {
-    LaunchSettings comment;
-    if (auto c = comment_for_kernel(l.comments, k.name, ks.size(), o.input)) comment = *c;
-    return merge(o.flags, comment);
+  // The launches the file's host code makes (host_launch.hpp); --launch N picks one.
+  const std::vector<HostLaunch> launches =
+      l.source_text.empty()
+          ? std::vector<HostLaunch>{}
+          : find_host_launches(l.source_text,
+                               local_headers_text(l.source_text, o.input, o.nvcc.include_dirs));
+  if (o.launch > 0 && static_cast<std::size_t>(o.launch) > launches.size()) {
+    std::string found;
+    for (const auto& h : launches)
+      found += fmt::format("\n  {}: {} at line {} in {}", h.index, h.written(), h.line, h.via);
+    throw DriverError(fmt::format("--launch {}: the host code of {} has {} launch{}{}", o.launch,
+                                  o.input, launches.size(), launches.size() == 1 ? "" : "es",
+                                  found));
+  }
+  auto launch_for = [&](const ptx::Kernel& k) -> const HostLaunch* {
+    for (const auto& h : launches)
+      if ((o.launch == 0 || h.index == o.launch) && launch_matches(h, k.name)) return &h;
+    return nullptr;
+  };
+  auto settings_for = [&](const ptx::Kernel& k, const std::optional<LaunchSettings>& comment) {
+    const std::string name = base_name(demangle(k.name));
+    return settle(o.flags, comment, launch_for(k), param_names(l, k, name, o), o.input);
+  };
+  auto comment_of = [&](const ptx::Kernel& k) {
+    return comment_for_kernel(l.comments, k.name, ks.size(), o.input);
   };
   if (o.flags.kernel) {
+    std::vector<const ptx::Kernel*> matched;
     for (const auto& k : ks)
-      if (kernel_matches(k.name, *o.flags.kernel)) out.push_back({&k, settings_for(k)});
-    if (out.empty())
-      throw DriverError(fmt::format("--kernel: no kernel named '{}'; the kernels are:{}",
-                                    *o.flags.kernel, list()));
-    if (out.size() > 1)
-      throw DriverError(
-          fmt::format("--kernel: '{}' names several kernels; give the full signature:{}",
-                      *o.flags.kernel, list()));
+      if (kernel_matches(k.name, *o.flags.kernel) && (o.launch == 0 || launch_for(k)))
+        matched.push_back(&k);
+    if (matched.empty())
+      throw DriverError(fmt::format(
+          "--kernel: no kernel named '{}'{}; the kernels are:{}", *o.flags.kernel,
+          o.launch ? fmt::format(" launched by --launch {}", o.launch) : std::string(), list()));
+    // Every instantiation a name matches is checked; the report says which.
+    std::string which;
+    for (const auto* k : matched) which += (which.empty() ? "" : "; ") + demangle(k->name);
+    for (const auto* k : matched) {
+      LaunchSettings s = settings_for(*k, comment_of(*k));
+      if (matched.size() > 1)
+        s.sources.front().where += fmt::format(" (one of the {} kernels it names, all checked: {})",
+                                               matched.size(), which);
+      out.push_back({k, std::move(s)});
+    }
     return out;
   }
   for (const auto& k : ks) {
-    const auto c = comment_for_kernel(l.comments, k.name, ks.size(), o.input);
-    if (c) out.push_back({&k, merge(o.flags, *c)});
+    const auto c = comment_of(k);
+    if (c) out.push_back({&k, settings_for(k, c)});
   }
   if (!out.empty()) return out;
-  if (ks.size() == 1) return {{&ks[0], settings_for(ks[0])}};
-  throw DriverError(
-      fmt::format("{}: {} kernels and no --kernel or launch comment to choose; the kernels are:{}",
-                  o.input, ks.size(), list()));
+  // The kernels the host code launches, each with its first launch (or the one --launch
+  // picks), in the order of those launches.
+  for (const auto& h : launches) {
+    if (o.launch && h.index != o.launch) continue;
+    for (const auto& k : ks)
+      if (launch_matches(h, k.name) &&
+          std::none_of(out.begin(), out.end(), [&](const auto& e) { return e.first == &k; }))
+        out.push_back({&k, settings_for(k, std::nullopt)});
+  }
+  if (!out.empty()) return out;
+  if (ks.size() == 1) return {{&ks[0], settings_for(ks[0], comment_of(ks[0]))}};
+  throw DriverError(fmt::format(
+      "{}: {} kernels and no --kernel, launch comment or launch in the host code to choose; the "
+      "kernels are:{}",
+      o.input, ks.size(), list()));
 }
 
 namespace {
@@ -216,11 +258,17 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
   rep.mangled = k.name;
   rep.signature = demangle(k.name);
   rep.name = base_name(rep.signature);
-  if (!s.grid || !s.block)
-    throw DriverError(
-        fmt::format("kernel {}: no launch configuration: give --grid and --block, or a comment "
-                    "'// bankcheck: kernel={} grid=X,Y block=X,Y' in the source",
-                    rep.name, rep.name));
+  {  // every missing setting at once
+    const auto names = param_names(l, k, rep.name, o);
+    const auto types = signature_params(rep.signature);
+    std::vector<bool> pointer;
+    for (std::size_t i = 0; i < k.params.size(); ++i)
+      pointer.push_back(i < types.size() ? types[i].find('*') != std::string::npos
+                                         : k.params[i].is_pointer_sized);
+    if (auto missing = missing_settings(o.input, rep.name, s, names, types, pointer))
+      throw DriverError(*missing);
+  }
+  rep.settings_from = s.sources;
   emu::Launch launch;
   launch.grid = *s.grid;
   launch.block = *s.block;

@@ -123,8 +123,8 @@ BlockSelection blocks_impl(std::string_view text) {
 }
 
 constexpr std::string_view kArgExpected =
-    "expected an integer (42, -1, 0x10), a float (1.5, 1e-3, 2.0f), a buffer "
-    "(zeros, random or iota, optionally :BYTES such as zeros:4K) or @FILE";
+    "expected an integer (42, -1, 0x10, 16M), a float (1.5, 1e-3, 2.0f), a buffer "
+    "(zeros, random or iota, optionally :BYTES such as zeros:4K), @FILE or null";
 
 std::optional<double> parse_double(std::string_view s) {
   if (s.starts_with('+')) s.remove_prefix(1);
@@ -143,6 +143,11 @@ ArgValue arg_value_impl(std::string_view text) {
     a.kind = ArgValue::Kind::Buffer;
     a.fill = ArgValue::Fill::File;
     a.path = std::string(text.substr(1));
+    return a;
+  }
+  if (text == "null") {  // a pointer the kernel gets as 0 (an optional buffer left out)
+    a.kind = ArgValue::Kind::Buffer;
+    a.fill = ArgValue::Fill::Null;
     return a;
   }
   {
@@ -191,6 +196,21 @@ ArgValue arg_value_impl(std::string_view text) {
     a.kind = ArgValue::Kind::Integer;
     // Two's complement: 0xFFFFFFFFFFFFFFFF is -1, -0x8000000000000000 is INT64_MIN.
     a.i = static_cast<std::int64_t>(negative ? (~u + 1) : u);
+    return a;
+  }
+  // Integers with a K, M or G suffix (1024-based, as for buffer sizes): 16M.
+  if (body.size() > 1 && all_digits(body.substr(0, body.size() - 1)) &&
+      std::string_view("KkMmGg").find(body.back()) != std::string_view::npos) {
+    std::uint64_t n = 0;
+    try {
+      n = bytes_impl(body);
+    } catch (const ValueError& e) {
+      bad(e.offset, e.message);
+    }
+    if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      bad(0, fmt::format("'{}' does not fit in a 64-bit signed integer", text));
+    a.kind = ArgValue::Kind::Integer;
+    a.i = negative ? -static_cast<std::int64_t>(n) : static_cast<std::int64_t>(n);
     return a;
   }
   if (all_digits(body)) {

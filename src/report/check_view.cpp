@@ -110,6 +110,23 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
     if (k.dynamic_smem) out += fmt::format(", {} bytes of dynamic shared memory", k.dynamic_smem);
     out += fmt::format("; {} of {} CTA{} analysed\n", k.ctas_analysed, k.ctas_total,
                        k.ctas_total == 1 ? "" : "s");
+    // Where the launch settings came from: one line per source.
+    std::vector<std::pair<std::string, std::string>> from;  // (from, where) -> settings
+    for (const auto& src : k.settings_from) {
+      const std::string item = src.expr.empty() || src.setting == "kernel"
+                                   ? src.setting
+                                   : fmt::format("{} = {}", src.setting, src.expr);
+      auto it = std::find_if(from.begin(), from.end(),
+                             [&](const auto& f) { return f.first == src.from + "\t" + src.where; });
+      if (it == from.end())
+        from.push_back({src.from + "\t" + src.where, item});
+      else
+        it->second += ", " + item;
+    }
+    for (const auto& [key, items] : from) {
+      const std::string where = key.substr(key.find('\t') + 1);
+      out += fmt::format("  from {}: {}\n", where, items);
+    }
     for (const auto& a : k.args)
       if (a.defaulted)
         out += fmt::format(
@@ -214,6 +231,11 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
       args.push_back(aj);
     }
     kj["args"] = args;
+    json from = json::array();
+    for (const auto& src : k.settings_from)
+      from.push_back(
+          {{"setting", src.setting}, {"from", src.from}, {"where", src.where}, {"expr", src.expr}});
+    kj["settings_from"] = from;
     json sites = json::array();
     for (const auto& s : k.sites) {
       const auto& st = s.stats;

@@ -27,7 +27,12 @@ namespace bankcheck::tools {
 void add_check(CLI::App& app, CheckCmdOptions& o) {
   CLI::App* c = app.add_subcommand(
       "check",
-      "Emulate a kernel on the CPU and report every shared-memory bank conflict per source line.");
+      "Emulate a kernel on the CPU and report every shared-memory bank conflict per source line.\n"
+      "Usually no flags are needed: `bankcheck check app.cu` reads the launch the file's host\n"
+      "code makes (k<<<grid, block, smem, stream>>>(...), cudaLaunchKernel, launcher functions)\n"
+      "with its grid, block, shared memory, scalar arguments and cudaMalloc sizes. What it\n"
+      "cannot determine is listed at once with the flags to give; flags and\n"
+      "`// bankcheck: key=value` comments override the host code.");
   add_launch_options(c, o);
   c->add_option("--format", o.format,
                 "text (compiler-style diagnostics), json (docs/json.md), sarif (SARIF 2.1.0) or "

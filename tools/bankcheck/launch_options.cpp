@@ -8,14 +8,19 @@ namespace bankcheck::tools {
 void add_launch_options(CLI::App* c, LaunchCmdOptions& o) {
   c->add_option("file", o.input, "FILE.cu (compiled with nvcc) or FILE.ptx")->required();
   c->add_option("--kernel", o.kernel,
-                "kernel to check (name or signature); default: those with a launch comment");
+                "kernel to check: its name (every instantiation of a template), base name with "
+                "template arguments, or signature; default: those the file's host code launches");
+  c->add_option("--launch", o.launch,
+                "use the N-th launch the host code makes (1-based, in file order; default: each "
+                "kernel's first)")
+      ->check(CLI::PositiveNumber);
   c->add_option("--grid", o.grid, "grid size X[,Y[,Z]]");
   c->add_option("--block", o.block, "block size X[,Y[,Z]]");
   c->add_option("--smem", o.smem, "dynamic shared memory in bytes (K/M suffixes)");
   c->add_option("--arg", o.args,
-                "NAME=VALUE: a scalar, or for pointers zeros|random|iota[:BYTES] or @FILE (a "
-                "regular, non-empty file); a scalar must fit its parameter's type; given twice, "
-                "the last wins (and a flag wins over the launch comment)");
+                "NAME=VALUE: a scalar (K/M/G suffixes), or for pointers zeros|random|iota[:BYTES], "
+                "@FILE (a regular, non-empty file) or null; a scalar must fit its parameter's "
+                "type; given twice, the last wins (and a flag wins over the launch comment)");
   c->add_option("--blocks", o.blocks,
                 "CTAs to analyse: a count (first, last, spread between) or all");
   c->add_option("--arch", o.arch, "architecture for nvcc and the bank model")
@@ -47,6 +52,7 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o) {
   co.sass = !o.ptx_level;
   if (!o.max_memory.empty()) co.max_memory = driver::parse_bytes(o.max_memory, "--max-memory");
   co.nvcc.timeout_seconds = o.nvcc_timeout;
+  co.launch = o.launch;
   if (o.budget) co.budget = o.budget;
   co.nvcc.nvcc = o.nvcc;
   co.nvcc.include_dirs = o.include_dirs;

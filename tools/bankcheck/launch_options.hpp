@@ -25,6 +25,7 @@ struct LaunchCmdOptions {
   bool ptx_level = false;
   std::string max_memory;
   unsigned nvcc_timeout = driver::kDefaultNvccTimeout;
+  int launch = 0;  // --launch N
 };
 
 // Adds the input (positional), the launch and nvcc flags, and `-- NVCC_FLAGS...`.

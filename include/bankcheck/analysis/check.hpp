@@ -22,6 +22,14 @@ struct ArgReport {
   std::uint64_t touched = 0;  // one past the highest byte the analysed CTAs accessed
 };
 
+// Where one launch setting came from: `setting` is "kernel", "grid", "block", "smem",
+// "blocks" or "arg NAME"; `from` is "flag", "comment", "host" (the file's own launch) or
+// "default"; `where` says which flag, comment or launch ("launch 1 at f.cu:42 in main"),
+// `expr` what the host code wrote there ("(n + 255) / 256"; empty for flags and comments).
+struct SettingSource {
+  std::string setting, from, where, expr;
+};
+
 struct NoteReport {
   int file = 0, line = 0, col = 0;  // source location of the instruction
   std::string message;
@@ -78,6 +86,7 @@ struct KernelReport {
   std::uint64_t warp_instructions = 0;
   double seconds = 0;
   std::vector<ArgReport> args;
+  std::vector<SettingSource> settings_from;  // in setting order: kernel, grid, block, smem, args
   std::vector<SiteReport> sites;  // memory sites executed at least once, in source order
   // Rewritten sites that SASS folded into a neighbour's request (no requests of their own):
   // their PTX-level counts, for the line's PTX figures.

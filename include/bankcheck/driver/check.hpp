@@ -37,6 +37,7 @@ struct Progress {
 struct CheckOptions {
   std::string input;     // FILE.cu or FILE.ptx
   LaunchSettings flags;  // --kernel --grid --block --smem --arg --blocks
+  int launch = 0;        // --launch N: the N-th launch of the host code (1-based); 0: the first
   std::string arch = "sm_90";
   NvccOptions nvcc;                    // nvcc path, -I, -D, extra flags (input/arch filled in)
   unsigned threads = 0;                // 0: all cores
@@ -94,8 +95,10 @@ struct EmulationError : DriverError {
   using DriverError::DriverError;
 };
 
-// The kernels to check and their settings: --kernel, else every kernel with a launch
-// comment, else the only kernel. Throws DriverError listing the kernels when ambiguous.
+// The kernels to check and their settings (flags over comments over the host code's launch,
+// host_launch.hpp): --kernel (every kernel it names, instantiations of a template too), else
+// every kernel with a launch comment, else every kernel the host code launches (each with
+// its first launch, or the one --launch picks), else the only kernel. Throws DriverError listing the kernels when ambiguous.
 std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(
     const Loaded& loaded, const CheckOptions& options);
 

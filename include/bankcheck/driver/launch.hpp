@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "bankcheck/analysis/check.hpp"
 #include "bankcheck/model/launch_limits.hpp"
 
 namespace bankcheck::driver {
@@ -58,17 +59,18 @@ struct ArgValue {
   std::int64_t i = 0;  // Integer
   double f = 0;        // Float
   // Buffer: contents and optional size in bytes (nullopt: the caller picks a size).
-  enum class Fill { Zeros, Random, Iota, File } fill = Fill::Zeros;
+  enum class Fill { Zeros, Random, Iota, File, Null } fill = Fill::Zeros;
   std::optional<std::uint64_t> bytes;
   std::string path;  // Fill::File: the raw binary file (existence is checked later)
 };
 
-// Integer: decimal or 0x hex, optionally negative ("42", "-1", "0x1F", "-0x10"); decimal
+// Integer: decimal or 0x hex, optionally negative ("42", "-1", "0x1F", "-0x10"), or decimal
+//   with a K, M or G suffix (1024-based: "16M" == 16777216); decimal
 //   must fit int64; hex may use all 64 bits (0xFFFFFFFFFFFFFFFF is kept as the bit
 //   pattern, i == -1).
 // Float: "1.5", ".5", "1e-3", "2.0f", "2f", "-inf", "nan".
 // Buffer: "zeros", "random", "iota", each with optional ":BYTES" (parse_bytes, positive);
-//   "@path" a raw binary file.
+//   "@path" a raw binary file; "null" a null pointer.
 // Errors "WHERE: ..." say what is expected.
 ArgValue parse_arg_value(std::string_view text, std::string_view where);
 
@@ -87,6 +89,10 @@ struct LaunchSettings {
   int line = 0;                       // of the comment, 0 for flags
   int col = 0;                        // of the comment's "//", 0 for flags
   int kernel_col = 0;                 // of the kernel= value, 0 when none
+  // Filled by settle (host_launch.hpp): where each setting came from, and what the host
+  // code had for a setting it did not determine (setting, expression).
+  std::vector<analysis::SettingSource> sources;
+  std::vector<std::pair<std::string, std::string>> unresolved;
 };
 
 // Every `// bankcheck: key=value ...` comment in a .cu source, in file order. A comment is

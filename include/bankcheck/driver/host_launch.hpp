@@ -1,0 +1,72 @@
+// Launches read from the host code of a .cu: `k<<<grid, block, smem, stream>>>(args)`,
+// `cudaLaunchKernel` and `cudaLaunchKernelEx`, in main() or in launcher functions called with
+// constant arguments, with grid, block, dynamic shared memory and arguments evaluated where
+// the host code determines them (macros, constexpr, const and plain locals, dim3 variables,
+// template arguments, cudaMalloc sizes). A hand-written reader over explain/cuda_source; what
+// it reads and what it cannot is in docs/host_launch.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bankcheck/driver/launch.hpp"
+
+namespace bankcheck::driver {
+
+// One argument of a launch, as written and as bankcheck would pass it.
+struct HostArg {
+  std::string expr;                  // as written in the launch
+  std::optional<std::string> value;  // an --arg VALUE ("7", "1.5f", "zeros:4096", "null")
+};
+
+// One launch as the host code makes it; a launch in a launcher function is one HostLaunch
+// per call of that function.
+struct HostLaunch {
+  int index = 0;       // 1-based, in the order find_host_launches returns
+  std::string kernel;  // the name as written, without template arguments ("ns::k")
+  std::vector<std::string> template_args;  // evaluated: "256", "float"; empty when none
+  bool template_args_known = true;         // every template argument evaluated
+  int line = 0, col = 0;                   // of the launch in the file
+  std::string form;                        // "<<<>>>", "cudaLaunchKernel", "cudaLaunchKernelEx"
+  std::string via;                         // "main", "run (called from main at line 80)"
+  std::optional<Dim3> grid, block;
+  std::optional<std::uint64_t> smem;  // 0 when the launch gives none
+  std::string grid_expr, block_expr, smem_expr;
+  std::vector<HostArg> args;
+  // Kernel name with the evaluated template arguments: "reduce<256>".
+  std::string written() const;
+};
+
+// Every launch in `source` (the .cu text); `headers` is the text of the local headers it
+// includes (their macros and constants count). Never throws: what cannot be read is left
+// unset.
+std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers);
+
+// Whether `launch` launches the kernel `mangled` (a PTX entry name): the same name, and the
+// same template arguments when the launch gives them.
+bool launch_matches(const HostLaunch& launch, const std::string& mangled);
+
+// The text of the headers `source` includes with quotes (#include "x.cuh"), found beside
+// `input` or in `include_dirs`, and of the headers they include, once each; "" when none.
+std::string local_headers_text(std::string_view source, const std::string& input,
+                               const std::vector<std::string>& include_dirs);
+
+// Flags over the comment over the host launch, field by field, with where each setting came
+// from in `sources` (setting, from, detail). `params` are the kernel's parameter names in
+// order ("" when unknown: the launch's arguments then go by position as p0, p1, ...).
+LaunchSettings settle(const LaunchSettings& flags, const std::optional<LaunchSettings>& comment,
+                      const HostLaunch* launch, const std::vector<std::string>& params,
+                      std::string_view file);
+
+// Every setting the kernel still lacks (grid, block, each scalar argument), at once, with
+// what the host code had there and a line of flags to paste; nullopt when none is missing.
+// `types` are the parameter types from the demangled signature (may be empty).
+std::optional<std::string> missing_settings(const std::string& input, const std::string& kernel,
+                                            const LaunchSettings& s,
+                                            const std::vector<std::string>& params,
+                                            const std::vector<std::string>& types,
+                                            const std::vector<bool>& is_pointer);
+
+}  // namespace bankcheck::driver

@@ -1,0 +1,904 @@
+// Launches read from the host code: a token reader over explain::code_only (comments,
+// literals and directives already blanked), functions and their parameters, declarations per
+// function, launch sites, launcher calls, and an evaluator that resolves names through them.
+#include "bankcheck/driver/host_launch.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "bankcheck/explain/cuda_source.hpp"
+#include "host_tokens.hpp"
+
+namespace bankcheck::driver {
+namespace {
+
+using namespace host_tokens;
+
+struct Function {
+  std::string name;
+  std::vector<std::string> params, tparams;
+  std::size_t body_open = 0, body_close = 0;  // token indices of { and }
+  std::size_t name_tok = 0;
+  bool global = false;
+};
+
+// One place where a name gets its value.
+struct Binding {
+  std::size_t from = 0, to = 0;  // the expression's tokens (for a dim3 constructor: the list)
+  bool ctor = false;             // `dim3 b(16, 16)`: [from, to) is the argument list
+};
+
+class Reader;
+
+// Where names are looked up: a function's body up to a token, its parameters bound to the
+// arguments of one call (evaluated in the caller's scope), then the file scope.
+struct Scope {
+  const Function* fn = nullptr;
+  std::size_t limit = 0;  // declarations before this token count
+  std::map<std::string, std::pair<Binding, const Scope*>> bound;
+  const Scope* caller = nullptr;
+};
+
+struct Dim {
+  std::optional<std::int64_t> v[3];
+};
+
+class Reader {
+ public:
+  Reader(std::string_view source, std::string_view headers) {
+    const std::string code = explain::code_only(source);
+    line_starts_.push_back(0);
+    for (std::size_t i = 0; i < code.size(); ++i)
+      if (code[i] == '\n') line_starts_.push_back(i + 1);
+    t_ = tokenize(code);
+    defines_ = explain::object_defines(headers);
+    for (auto& [k, v] : explain::object_defines(source)) defines_[k] = v;
+    const std::string hcode = explain::code_only(headers);
+    header_tokens_ = tokenize(hcode);
+    owner_.assign(t_.size(), -1);
+    find_functions();
+  }
+
+  std::vector<HostLaunch> launches() {
+    std::vector<HostLaunch> out;
+    for (std::size_t i = 0; i < t_.size(); ++i) {
+      const int f = owner_[i];
+      if (f < 0 || fns_[static_cast<std::size_t>(f)].global) continue;
+      if (t_[i].text == "<<<") chevron_launch(i, out);
+      if (t_[i].ident && (t_[i].text == "cudaLaunchKernel" || t_[i].text == "cudaLaunchKernelEx") &&
+          i + 1 < t_.size() && t_[i + 1].text == "(")
+        api_launch(i, out);
+    }
+    for (std::size_t k = 0; k < out.size(); ++k) out[k].index = static_cast<int>(k + 1);
+    return out;
+  }
+
+ private:
+  std::vector<Tok> t_, header_tokens_;
+  std::vector<std::size_t> line_starts_;
+  std::map<std::string, std::string> defines_;
+  std::vector<Function> fns_;
+  std::vector<int> owner_;  // per token: function index, -1 namespace level, -2 other braces
+  std::vector<std::unique_ptr<Scope>> scopes_;
+  int depth_ = 0;
+
+  int line_of(std::size_t tok) const {
+    const std::size_t pos = t_[tok].pos;
+    return static_cast<int>(std::upper_bound(line_starts_.begin(), line_starts_.end(), pos) -
+                            line_starts_.begin());
+  }
+  int col_of(std::size_t tok) const {
+    const int line = line_of(tok);
+    return static_cast<int>(t_[tok].pos - line_starts_[static_cast<std::size_t>(line - 1)]) + 1;
+  }
+
+  void find_functions() {
+    std::vector<int> stack;  // owner for each open brace
+    for (std::size_t i = 0; i < t_.size(); ++i) {
+      const std::string& s = t_[i].text;
+      if (s == "{") {
+        const bool top = std::all_of(stack.begin(), stack.end(), [](int o) { return o == -1; });
+        int owner = -2;
+        if (!stack.empty() && stack.back() >= 0) {
+          owner = stack.back();
+        } else if (top) {
+          std::size_t p = i;
+          while (p > 0 && (t_[p - 1].text == "const" || t_[p - 1].text == "noexcept" ||
+                           t_[p - 1].text == "override"))
+            --p;
+          if (p > 0 && t_[p - 1].text == ")") {
+            owner = add_function(p - 1, i);
+          } else if ((p > 0 && t_[p - 1].text == "extern") ||
+                     (p > 1 && t_[p - 2].text == "namespace") ||
+                     (p > 0 && t_[p - 1].text == "namespace") ||
+                     (p > 0 && t_[p - 1].text == "enum") || (p > 1 && t_[p - 2].text == "enum") ||
+                     (p > 2 && t_[p - 3].text == "enum")) {
+            owner = -1;
+          }
+        }
+        stack.push_back(owner);
+        owner_[i] = owner >= 0 ? owner : (top ? -1 : -2);
+        continue;
+      }
+      if (s == "}" && !stack.empty()) {
+        const int o = stack.back();
+        stack.pop_back();
+        if (o >= 0 && (stack.empty() || stack.back() < 0))
+          fns_[static_cast<std::size_t>(o)].body_close = i;
+        owner_[i] = o >= 0 ? o : -2;
+        continue;
+      }
+      if (stack.empty()) {
+        owner_[i] = -1;
+      } else if (stack.back() >= 0) {
+        owner_[i] = stack.back();
+      } else {  // enum bodies are pushed as namespace level: their enumerators are constants
+        owner_[i] =
+            std::all_of(stack.begin(), stack.end(), [](int x) { return x == -1; }) ? -1 : -2;
+      }
+    }
+  }
+
+  int add_function(std::size_t close_paren, std::size_t open_brace) {
+    const std::size_t open = match_backward(t_, close_paren);
+    if (open == t_.size() || open == 0 || !t_[open - 1].ident) return -2;
+    Function f;
+    f.name_tok = open - 1;
+    f.name = t_[open - 1].text;
+    if (f.name == "__launch_bounds__") return -2;
+    f.body_open = open_brace;
+    for (auto [a, b] : split_commas(t_, open + 1, close_paren, true)) {
+      std::size_t e = b;
+      for (std::size_t j = a; j < b; ++j)
+        if (t_[j].text == "=") {
+          e = j;
+          break;
+        }
+      while (e > a && (t_[e - 1].text == "]")) e = match_backward(t_, e - 1);
+      if (e - a >= 2 && t_[e - 1].ident)
+        f.params.push_back(t_[e - 1].text);
+      else
+        f.params.push_back("");
+    }
+    if (f.params.size() == 1 && f.params[0].empty()) f.params.clear();
+    // The header: back to the previous ; { } at namespace level.
+    std::size_t h = open - 1;
+    while (h > 0 && t_[h - 1].text != ";" && t_[h - 1].text != "{" && t_[h - 1].text != "}") --h;
+    for (std::size_t j = h; j < open; ++j) {
+      if (t_[j].text == "__global__") f.global = true;
+      if (t_[j].text == "template" && j + 1 < open && t_[j + 1].text == "<") {
+        const std::size_t close = angle_forward(t_, j + 1);
+        for (auto [a, b] : split_commas(t_, j + 2, std::min(close, open), true)) {
+          std::size_t e = b;
+          for (std::size_t q = a; q < b; ++q)
+            if (t_[q].text == "=") {
+              e = q;
+              break;
+            }
+          if (e > a && t_[e - 1].ident) f.tparams.push_back(t_[e - 1].text);
+        }
+      }
+    }
+    fns_.push_back(std::move(f));
+    return static_cast<int>(fns_.size() - 1);
+  }
+
+  // The end of an expression starting at `from`: the first ; or , or closing bracket at
+  // depth 0.
+  std::size_t expr_end(const std::vector<Tok>& t, std::size_t from) const {
+    int depth = 0;
+    for (std::size_t j = from; j < t.size(); ++j) {
+      const auto& s = t[j].text;
+      if (is_open(s)) ++depth;
+      if (is_close(s)) {
+        if (depth == 0) return j;
+        --depth;
+      }
+      if (depth == 0 && (s == ";" || s == ",")) return j;
+    }
+    return t.size();
+  }
+
+  // The last declaration or assignment of `name` in tokens [from, to) of `t` whose owner
+  // passes `owned`.
+  std::optional<Binding> find_binding(const std::vector<Tok>& t, std::size_t from, std::size_t to,
+                                      const std::string& name,
+                                      const std::function<bool(std::size_t)>& owned) const {
+    std::optional<Binding> best;
+    for (std::size_t j = from; j + 1 < to; ++j) {
+      if (!t[j].ident || t[j].text != name || !owned(j)) continue;
+      if (j > 0 && (t[j - 1].text == "." || t[j - 1].text == "->" || t[j - 1].text == "::"))
+        continue;
+      std::size_t after = j + 1;  // `void* args[] = {...}`: the brackets skipped
+      if (j > 0 && (t[j - 1].ident || t[j - 1].text == "*"))
+        while (after < to && t[after].text == "[") after = match_forward(t, after) + 1;
+      if (after >= t.size()) continue;
+      const std::string& n = t[after].text;
+      if (n == "=" && after != j + 1) {
+        best = Binding{after + 1, expr_end(t, after + 1), false};
+      } else if (n == "=") {
+        best = Binding{j + 2, expr_end(t, j + 2), false};
+      } else if ((n == "(" || n == "{") && j > 0 && (t[j - 1].ident || t[j - 1].text == ">") &&
+                 t[j - 1].text != "return" && t[j - 1].text != "else") {
+        const std::size_t close = match_forward(t, j + 1);
+        if (close < t.size() && close + 1 < t.size() &&
+            (t[close + 1].text == ";" || t[close + 1].text == ","))
+          best = Binding{j + 2, close, true};
+      }
+    }
+    return best;
+  }
+
+  // Where `name` gets its value in `scope`: the function's body before the limit, the
+  // call's bound parameters, the file scope, the headers. nullopt when nowhere.
+  struct Found {
+    Binding b;
+    const Scope* scope = nullptr;  // null: file scope (main tokens) or a header
+    bool header = false;
+  };
+  std::optional<Found> lookup(const std::string& name, const Scope* s) const {
+    if (s && s->fn) {
+      const Function& f = *s->fn;
+      auto owned = [&](std::size_t j) { return &fns_[static_cast<std::size_t>(owner_[j])] == &f; };
+      if (auto b = find_binding(t_, f.body_open + 1, std::min(s->limit, f.body_close), name,
+                                [&](std::size_t j) { return owner_[j] >= 0 && owned(j); }))
+        return Found{*b, s};
+      if (auto it = s->bound.find(name); it != s->bound.end())
+        return Found{it->second.first, it->second.second};
+    }
+    if (auto b =
+            find_binding(t_, 0, t_.size(), name, [&](std::size_t j) { return owner_[j] == -1; }))
+      return Found{*b, nullptr};
+    if (auto b = find_binding(header_tokens_, 0, header_tokens_.size(), name,
+                              [](std::size_t) { return true; }))
+      return Found{*b, nullptr, true};
+    return std::nullopt;
+  }
+
+  const std::vector<Tok>& toks(const Found& f) const { return f.header ? header_tokens_ : t_; }
+
+  static int type_size(const std::string& ty) {
+    static const std::map<std::string, int> sizes = {
+        {"char", 1},    {"bool", 1},     {"int8_t", 1},  {"uint8_t", 1}, {"short", 2},
+        {"int16_t", 2}, {"uint16_t", 2}, {"half", 2},    {"__half", 2},  {"__nv_bfloat16", 2},
+        {"int", 4},     {"unsigned", 4}, {"float", 4},   {"int32_t", 4}, {"uint32_t", 4},
+        {"long", 8},    {"double", 8},   {"size_t", 8},  {"int64_t", 8}, {"uint64_t", 8},
+        {"float2", 8},  {"int2", 8},     {"float4", 16}, {"int4", 16},   {"double2", 16},
+        {"float3", 12}, {"int3", 12},    {"void*", 8}};
+    auto it = sizes.find(ty);
+    return it == sizes.end() ? 0 : it->second;
+  }
+  // sizeof a struct of the file or its headers whose members are scalars of known size
+  // (`struct P { float x, y, z; };` is 12), with C's alignment; 0 when not such a struct.
+  int struct_size(const std::string& name) const {
+    for (const auto* tt : {&t_, &header_tokens_}) {
+      const auto& t = *tt;
+      for (std::size_t j = 0; j + 2 < t.size(); ++j) {
+        if ((t[j].text != "struct" && t[j].text != "class") || t[j + 1].text != name ||
+            t[j + 2].text != "{")
+          continue;
+        const std::size_t close = match_forward(t, j + 2);
+        int size = 0, align = 1;
+        std::size_t q = j + 3;
+        while (q < close) {
+          std::size_t e = q;
+          while (e < close && t[e].text != ";") ++e;
+          // TYPE a, b, c;
+          if (e == q || !t[q].ident) return 0;
+          const int es = type_size(t[q].text);
+          if (!es) return 0;
+          int names = 0;
+          for (std::size_t r = q + 1; r < e; ++r) {
+            if (t[r].ident)
+              ++names;
+            else if (t[r].text != ",")
+              return 0;
+          }
+          for (int k = 0; k < names; ++k) size = (size + es - 1) / es * es + es;
+          align = std::max(align, std::min(es, 16));
+          q = e + 1;
+        }
+        return (size + align - 1) / align * align;
+      }
+    }
+    return 0;
+  }
+
+  static bool is_type_word(const std::string& w) {
+    return type_size(w) > 0 || w == "const" || w == "signed" || w == "std" || w == "size_t" ||
+           w == "long" || w == "unsigned";
+  }
+
+  // An integer expression, tokens [from, to) of `t`, in `scope` (names resolved through
+  // lookup). Casts, sizeof, integer suffixes, NAME.x of dim3 values are rewritten first.
+  std::optional<std::int64_t> eval_int(const std::vector<Tok>& t, std::size_t from, std::size_t to,
+                                       const Scope* scope) {
+    if (from >= to || depth_ > 40) return std::nullopt;
+    ++depth_;
+    std::string text;
+    std::map<std::string, std::int64_t> known;
+    bool bad = false;
+    int fresh = 0;
+    for (std::size_t j = from; j < to && !bad; ++j) {
+      const Tok& k = t[j];
+      if (k.text == "sizeof" && j + 1 < to && t[j + 1].text == "(") {
+        const std::size_t c = match_forward(t, j + 1);
+        std::string ty;  // "unsigned int" -> "int", "long long" -> "long"
+        for (std::size_t q = j + 2; q < c; ++q) {
+          const std::string& w = t[q].text;
+          if (w == "const" || w == "std" || w == "::" || w == "signed" || w == "unsigned" ||
+              w == "struct" || (w == "int" && !ty.empty()) || (w == "long" && ty == "long"))
+            continue;
+          ty += w;
+        }
+        if (ty.empty()) ty = "int";
+        int sz = type_size(ty);
+        if (!sz && ty.ends_with("*")) sz = 8;
+        if (!sz) sz = struct_size(ty);
+        if (!sz) bad = true;
+        text += " " + std::to_string(sz) + " ";
+        j = c;
+        continue;
+      }
+      if ((k.text == "static_cast" || k.text == "reinterpret_cast") && j + 1 < to &&
+          t[j + 1].text == "<") {
+        j = angle_forward(t, j + 1);
+        continue;
+      }
+      if (k.text == "(" && j + 1 < to && is_type_word(t[j + 1].text)) {  // a C cast
+        const std::size_t c = match_forward(t, j);
+        bool all_type = true;
+        for (std::size_t q = j + 1; q < c; ++q)
+          if (!is_type_word(t[q].text) && t[q].text != "*" && t[q].text != "::") all_type = false;
+        if (all_type && c < to) {
+          j = c;
+          continue;
+        }
+      }
+      if (k.number) {
+        std::string n = k.text;
+        if (n.find('.') != std::string::npos ||
+            (n.find_first_of("eE") != std::string::npos && n.find("0x") != 0))
+          bad = true;
+        while (!n.empty() &&
+               (n.back() == 'u' || n.back() == 'U' || n.back() == 'l' || n.back() == 'L'))
+          n.pop_back();
+        text += " " + n + " ";
+        continue;
+      }
+      if (k.ident) {
+        if (k.text == "std" || k.text == "true" || k.text == "false") {
+          if (k.text != "std") text += k.text == "true" ? " 1 " : " 0 ";
+          if (k.text == "std" && j + 1 < to && t[j + 1].text == "::") ++j;
+          continue;
+        }
+        // NAME.x / NAME.y / NAME.z of a dim3.
+        if (j + 2 < to && t[j + 1].text == "." && t[j + 2].ident) {
+          const std::string m = t[j + 2].text;
+          const int c = m == "x" ? 0 : m == "y" ? 1 : m == "z" ? 2 : -1;
+          if (c < 0) {
+            bad = true;
+            break;
+          }
+          const Dim d = eval_dim(t, j, j + 1, scope);
+          if (!d.v[c]) {
+            bad = true;
+            break;
+          }
+          const std::string var = fmt::format("bc_v{}", fresh++);
+          known[var] = *d.v[c];
+          text += " " + var + " ";
+          j += 2;
+          continue;
+        }
+        // min/max(a, b).
+        if ((k.text == "min" || k.text == "max") && j + 1 < to && t[j + 1].text == "(") {
+          const std::size_t c = match_forward(t, j + 1);
+          const auto parts = split_commas(t, j + 2, c, false);
+          if (parts.size() != 2) {
+            bad = true;
+            break;
+          }
+          const auto a = eval_int(t, parts[0].first, parts[0].second, scope);
+          const auto b = eval_int(t, parts[1].first, parts[1].second, scope);
+          if (!a || !b) {
+            bad = true;
+            break;
+          }
+          const std::string var = fmt::format("bc_v{}", fresh++);
+          known[var] = k.text == "min" ? std::min(*a, *b) : std::max(*a, *b);
+          text += " " + var + " ";
+          j = c;
+          continue;
+        }
+        if (!known.count(k.text)) {
+          const auto v = resolve_int(k.text, scope);
+          if (!v) {
+            bad = true;
+            break;
+          }
+          known[k.text] = *v;
+        }
+        text += " " + k.text + " ";
+        continue;
+      }
+      text += k.text;
+    }
+    --depth_;
+    if (bad) return std::nullopt;
+    return explain::eval_constant(text, [&](const std::string& n) -> std::optional<std::int64_t> {
+      auto it = known.find(n);
+      if (it == known.end()) return std::nullopt;
+      return it->second;
+    });
+  }
+
+  std::optional<std::int64_t> resolve_int(const std::string& name, const Scope* scope) {
+    if (depth_ > 40) return std::nullopt;
+    if (auto f = lookup(name, scope)) {
+      if (f->b.ctor) {
+        const auto parts = split_commas(toks(*f), f->b.from, f->b.to, false);
+        if (parts.size() != 1) return std::nullopt;
+        return eval_int(toks(*f), parts[0].first, parts[0].second, f->scope);
+      }
+      return eval_int(toks(*f), f->b.from, f->b.to, f->scope);
+    }
+    if (auto it = defines_.find(name); it != defines_.end()) {
+      const auto tt = tokenize(it->second);
+      ++depth_;
+      auto v = eval_int(tt, 0, tt.size(), scope);
+      --depth_;
+      return v;
+    }
+    return std::nullopt;
+  }
+
+  // A dim3 expression: dim3(a, b, c), dim3{...}, {a, b}, a dim3 variable, or an integer.
+  Dim eval_dim(const std::vector<Tok>& t, std::size_t from, std::size_t to, const Scope* scope) {
+    Dim d;
+    if (from >= to || depth_ > 40) return d;
+    auto from_list = [&](const std::vector<Tok>& tt, std::size_t a, std::size_t b,
+                         const Scope* sc) {
+      Dim r;
+      const auto parts = split_commas(tt, a, b, false);
+      if (parts.empty() || parts.size() > 3) return r;
+      for (std::size_t c = 0; c < 3; ++c)
+        r.v[c] = c < parts.size() ? eval_int(tt, parts[c].first, parts[c].second, sc)
+                                  : std::optional<std::int64_t>(1);
+      return r;
+    };
+    if (t[from].text == "dim3" && from + 1 < to &&
+        (t[from + 1].text == "(" || t[from + 1].text == "{"))
+      return from_list(t, from + 2, match_forward(t, from + 1), scope);
+    if (t[from].text == "{") return from_list(t, from + 1, match_forward(t, from), scope);
+    if (to == from + 1 && t[from].ident) {
+      ++depth_;
+      if (auto f = lookup(t[from].text, scope)) {
+        if (f->b.ctor)
+          d = from_list(toks(*f), f->b.from, f->b.to, f->scope);
+        else
+          d = eval_dim(toks(*f), f->b.from, f->b.to, f->scope);
+        --depth_;
+        return d;
+      }
+      --depth_;
+    }
+    d.v[0] = eval_int(t, from, to, scope);
+    d.v[1] = d.v[2] = 1;
+    return d;
+  }
+
+  static std::optional<Dim3> to_dim3(const Dim& d) {
+    for (const auto& v : d.v)
+      if (!v || *v <= 0 || *v > 0x7fffffff) return std::nullopt;
+    return Dim3{static_cast<std::uint32_t>(*d.v[0]), static_cast<std::uint32_t>(*d.v[1]),
+                static_cast<std::uint32_t>(*d.v[2])};
+  }
+
+  // A float literal through names: "1.5f", "-2.0".
+  std::optional<std::string> eval_float(const std::vector<Tok>& t, std::size_t from, std::size_t to,
+                                        const Scope* scope, int depth = 0) {
+    if (depth > 20 || from >= to) return std::nullopt;
+    bool neg = false;
+    if (t[from].text == "-" && to - from == 2) {
+      neg = true;
+      ++from;
+    }
+    if (to - from != 1) return std::nullopt;
+    if (t[from].number) return (neg ? "-" : "") + t[from].text;
+    if (t[from].ident) {
+      if (auto f = lookup(t[from].text, scope)) {
+        const auto& tt = toks(*f);
+        auto v = eval_float(tt, f->b.from, f->b.to, f->scope, depth + 1);
+        if (v && neg) v = v->front() == '-' ? v->substr(1) : "-" + *v;
+        return v;
+      }
+      if (auto it = defines_.find(t[from].text); it != defines_.end()) {
+        const auto tt = tokenize(it->second);
+        auto v = eval_float(tt, 0, tt.size(), scope, depth + 1);
+        if (v && neg) v = v->front() == '-' ? v->substr(1) : "-" + *v;
+        return v;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // A pointer argument: "null", "zeros:BYTES" from the cudaMalloc of the same variable, or
+  // nullopt (the default buffer).
+  std::optional<std::string> eval_pointer(const std::vector<Tok>& t, std::size_t from,
+                                          std::size_t to, const Scope* scope, int depth = 0) {
+    if (depth > 20 || from >= to) return std::nullopt;
+    while (from < to && t[from].text == "(" && match_forward(t, from) + 1 < to) {  // a cast
+      from = match_forward(t, from) + 1;
+    }
+    if (to - from != 1) return std::nullopt;
+    const std::string& n = t[from].text;
+    if (n == "nullptr" || n == "NULL" || n == "0") return "null";
+    if (!t[from].ident) return std::nullopt;
+    // The parameter of a launcher: the caller's argument.
+    for (const Scope* s = scope; s; s = nullptr)
+      if (auto it = s->bound.find(n); it != s->bound.end()) {
+        const Binding& b = it->second.first;
+        return eval_pointer(t_, b.from, b.to, it->second.second, depth + 1);
+      }
+    // cudaMalloc(&n, BYTES), cudaMalloc((void**)&n, BYTES), cudaMallocManaged(&n, BYTES, ...).
+    const Function* fn = scope ? scope->fn : nullptr;
+    for (std::size_t j = 0; j + 1 < t_.size(); ++j) {
+      const auto& w = t_[j].text;
+      if (w != "cudaMalloc" && w != "cudaMallocManaged" && w != "cudaMallocAsync") continue;
+      if (t_[j + 1].text != "(") continue;
+      const bool mine = owner_[j] >= 0 && &fns_[static_cast<std::size_t>(owner_[j])] == fn;
+      if (!mine) continue;
+      const std::size_t close = match_forward(t_, j + 1);
+      const auto parts = split_commas(t_, j + 2, close, false);
+      if (parts.size() < 2) continue;
+      const auto [a, b] = parts[0];
+      if (b == 0 || t_[b - 1].text != n || b - 2 < a || t_[b - 2].text != "&") continue;
+      Scope at = scope ? *scope : Scope{};
+      at.limit = j;
+      const auto bytes = eval_int(t_, parts[1].first, parts[1].second, &at);
+      if (bytes && *bytes > 0) return fmt::format("zeros:{}", *bytes);
+    }
+    return std::nullopt;
+  }
+
+  std::string describe(const Scope* s) const {
+    if (!s || !s->fn) return "file scope";
+    std::string out = s->fn->name;
+    if (s->caller && s->caller->fn)
+      out += fmt::format(" (called from {} at line {})", s->caller->fn->name,
+                         line_of(s->caller->limit));
+    return out;
+  }
+
+  // The scopes a launch in `fn` runs in: one per call of `fn` from another function (its
+  // parameters bound), recursively; the bare function when nobody calls it.
+  std::vector<const Scope*> scopes_for(const Function& fn, std::size_t at, int depth = 0) {
+    std::vector<const Scope*> out;
+    std::vector<const Scope*> callers_scopes;
+    if (depth < 4 && fn.name != "main") {
+      for (std::size_t j = 0; j + 1 < t_.size(); ++j) {
+        if (!t_[j].ident || t_[j].text != fn.name || j == fn.name_tok || owner_[j] < 0) continue;
+        if (j > 0 && (t_[j - 1].text == "." || t_[j - 1].text == "->")) continue;
+        const Function& caller = fns_[static_cast<std::size_t>(owner_[j])];
+        if (&caller == &fn || caller.global) continue;
+        std::size_t open = j + 1;
+        std::vector<std::pair<std::size_t, std::size_t>> targs;
+        if (t_[open].text == "<") {
+          const std::size_t c = angle_forward(t_, open);
+          if (c >= t_.size()) continue;
+          targs = split_commas(t_, open + 1, c, true);
+          open = c + 1;
+        }
+        if (open >= t_.size() || t_[open].text != "(") continue;
+        const std::size_t close = match_forward(t_, open);
+        const auto args = split_commas(t_, open + 1, close, true);
+        for (const Scope* cs : scopes_for(caller, j, depth + 1)) {
+          auto s = std::make_unique<Scope>();
+          s->fn = &fn;
+          s->limit = at;
+          s->caller = cs;
+          for (std::size_t p = 0; p < fn.params.size() && p < args.size(); ++p)
+            if (!fn.params[p].empty())
+              s->bound[fn.params[p]] = {Binding{args[p].first, args[p].second, false}, cs};
+          for (std::size_t p = 0; p < fn.tparams.size() && p < targs.size(); ++p)
+            s->bound[fn.tparams[p]] = {Binding{targs[p].first, targs[p].second, false}, cs};
+          // the caller scope's limit is the call
+          auto c2 = std::make_unique<Scope>(*cs);
+          c2->limit = j;
+          s->caller = c2.get();
+          for (auto& [k, v] : s->bound) v.second = c2.get();
+          scopes_.push_back(std::move(c2));
+          out.push_back(s.get());
+          scopes_.push_back(std::move(s));
+        }
+      }
+    }
+    if (out.empty()) {
+      auto s = std::make_unique<Scope>();
+      s->fn = &fn;
+      s->limit = at;
+      out.push_back(s.get());
+      scopes_.push_back(std::move(s));
+    }
+    return out;
+  }
+
+  // A template argument: an integer, or a type's text with template parameters replaced.
+  std::string eval_targ(std::size_t from, std::size_t to, const Scope* s, bool& known) {
+    if (auto v = eval_int(t_, from, to, s)) return std::to_string(*v);
+    if (to - from == 1 && s)
+      if (auto it = s->bound.find(t_[from].text); it != s->bound.end()) {
+        const Binding& b = it->second.first;
+        return eval_targ(b.from, b.to, it->second.second, known);
+      }
+    const std::string text = join(t_, from, to);
+    // A template parameter of a launcher nobody calls stays unknown.
+    for (const Scope* q = s; q && q->fn; q = q->caller)
+      for (std::size_t j = from; j < to; ++j)
+        if (std::find(q->fn->tparams.begin(), q->fn->tparams.end(), t_[j].text) !=
+                q->fn->tparams.end() &&
+            !q->bound.count(t_[j].text))
+          known = false;
+    return text;
+  }
+
+  void fill(HostLaunch& h, const Scope* s, std::size_t grid_a, std::size_t grid_b,
+            std::size_t block_a, std::size_t block_b,
+            std::optional<std::pair<std::size_t, std::size_t>> smem,
+            const std::vector<std::pair<std::size_t, std::size_t>>& args) {
+    h.via = describe(s);
+    h.grid = to_dim3(eval_dim(t_, grid_a, grid_b, s));
+    h.block = to_dim3(eval_dim(t_, block_a, block_b, s));
+    h.grid_expr = join(t_, grid_a, grid_b);
+    h.block_expr = join(t_, block_a, block_b);
+    if (smem) {
+      h.smem_expr = join(t_, smem->first, smem->second);
+      if (auto v = eval_int(t_, smem->first, smem->second, s); v && *v >= 0)
+        h.smem = static_cast<std::uint64_t>(*v);
+    } else {
+      h.smem = 0;
+    }
+    for (auto [a, b] : args) {
+      HostArg arg;
+      arg.expr = join(t_, a, b);
+      if (auto v = eval_int(t_, a, b, s))
+        arg.value = std::to_string(*v);
+      else if (auto f = eval_float(t_, a, b, s))
+        arg.value = *f;
+      else
+        arg.value = eval_pointer(t_, a, b, s);
+      h.args.push_back(std::move(arg));
+    }
+  }
+
+  // The kernel named before position `end` (exclusive), with template arguments: the
+  // tokens of its name and of its argument list.
+  struct Named {
+    std::string name;
+    std::vector<std::pair<std::size_t, std::size_t>> targs;
+    bool ok = false;
+  };
+  Named kernel_before(std::size_t end, std::size_t floor) const {
+    Named n;
+    std::size_t j = end;
+    if (j > floor && t_[j - 1].text == ">") {
+      const std::size_t o = angle_backward(t_, j - 1);
+      if (o >= t_.size() || o <= floor) return n;
+      n.targs = split_commas(t_, o + 1, j - 1, true);
+      j = o;
+    }
+    if (j <= floor || !t_[j - 1].ident) return n;
+    std::size_t a = j - 1;
+    while (a >= floor + 2 && t_[a - 1].text == "::" && t_[a - 2].ident) a -= 2;
+    n.name = join(t_, a, j);
+    n.ok = true;
+    return n;
+  }
+
+  void chevron_launch(std::size_t i, std::vector<HostLaunch>& out) {
+    const std::size_t end = [&] {
+      for (std::size_t j = i + 1; j < t_.size(); ++j)
+        if (t_[j].text == ">>>") return j;
+      return t_.size();
+    }();
+    if (end + 1 >= t_.size() || t_[end + 1].text != "(") return;
+    const Function& fn = fns_[static_cast<std::size_t>(owner_[i])];
+    const Named k = kernel_before(i, fn.body_open);
+    if (!k.ok) return;
+    const auto cfg = split_commas(t_, i + 1, end, false);
+    if (cfg.size() < 2) return;
+    const std::size_t close = match_forward(t_, end + 1);
+    const auto args = split_commas(t_, end + 2, close, false);
+    for (const Scope* s : scopes_for(fn, i)) {
+      HostLaunch h;
+      h.kernel = k.name;
+      h.form = "<<<>>>";
+      h.line = line_of(i);
+      h.col = col_of(i);
+      for (auto [a, b] : k.targs)
+        h.template_args.push_back(eval_targ(a, b, s, h.template_args_known));
+      std::optional<std::pair<std::size_t, std::size_t>> smem;
+      if (cfg.size() >= 3) smem = cfg[2];
+      fill(h, s, cfg[0].first, cfg[0].second, cfg[1].first, cfg[1].second, smem, args);
+      out.push_back(std::move(h));
+    }
+  }
+
+  // cudaLaunchKernel((void*)k, grid, block, args, smem, stream) with `void* args[] = {&a,
+  // ...}`; cudaLaunchKernelEx(&config, k, a, b, ...) with config.gridDim / blockDim /
+  // dynamicSmemBytes assigned.
+  void api_launch(std::size_t i, std::vector<HostLaunch>& out) {
+    const Function& fn = fns_[static_cast<std::size_t>(owner_[i])];
+    const std::size_t close = match_forward(t_, i + 1);
+    const auto parts = split_commas(t_, i + 2, close, true);
+    const bool ex = t_[i].text == "cudaLaunchKernelEx";
+    if (parts.size() < (ex ? 2u : 4u)) return;
+    // The kernel: the last name (with template arguments) of its part.
+    auto [ka, kb] = parts[ex ? 1 : 0];
+    while (kb > ka && t_[kb - 1].text == ")") --kb;
+    const Named k = kernel_before(kb, ka > 0 ? ka - 1 : 0);
+    if (!k.ok) return;
+    for (const Scope* s : scopes_for(fn, i)) {
+      HostLaunch h;
+      h.kernel = k.name;
+      while (h.kernel.starts_with("&")) h.kernel.erase(0, 1);
+      h.form = t_[i].text;
+      h.line = line_of(i);
+      h.col = col_of(i);
+      for (auto [a, b] : k.targs)
+        h.template_args.push_back(eval_targ(a, b, s, h.template_args_known));
+      std::vector<std::pair<std::size_t, std::size_t>> args;
+      if (!ex) {
+        // the args array
+        auto [aa, ab] = parts[3];
+        if (ab == aa + 1 && t_[aa].ident)
+          if (auto f = lookup(t_[aa].text, s);
+              f && !f->header && f->b.from < t_.size() && t_[f->b.from].text == "{") {
+            const std::size_t c = match_forward(t_, f->b.from);
+            for (auto [x, y] : split_commas(t_, f->b.from + 1, c, true)) {
+              while (x < y && (t_[x].text == "&" || t_[x].text == "(")) {
+                if (t_[x].text == "(") x = match_forward(t_, x);
+                ++x;
+              }
+              args.push_back({x, y});
+            }
+          }
+        std::optional<std::pair<std::size_t, std::size_t>> smem;
+        if (parts.size() >= 5) smem = parts[4];
+        fill(h, s, parts[1].first, parts[1].second, parts[2].first, parts[2].second, smem, args);
+      } else {
+        for (std::size_t p = 2; p < parts.size(); ++p) args.push_back(parts[p]);
+        auto [ca, cb] = parts[0];
+        while (ca < cb && t_[ca].text == "&") ++ca;
+        if (cb != ca + 1) continue;
+        const std::string cfg = t_[ca].text;
+        std::optional<std::pair<std::size_t, std::size_t>> g, b, m;
+        for (std::size_t j = fn.body_open; j + 3 < i; ++j)
+          if (t_[j].text == cfg && (t_[j + 1].text == "." || t_[j + 1].text == "->") &&
+              t_[j + 3].text == "=") {
+            const std::pair<std::size_t, std::size_t> r{j + 4, expr_end(t_, j + 4)};
+            if (t_[j + 2].text == "gridDim") g = r;
+            if (t_[j + 2].text == "blockDim") b = r;
+            if (t_[j + 2].text == "dynamicSmemBytes") m = r;
+          }
+        if (!g || !b) continue;
+        fill(h, s, g->first, g->second, b->first, b->second, m, args);
+      }
+      out.push_back(std::move(h));
+    }
+  }
+};
+
+// "(unsigned int)256" / "256u" -> "256"; blanks removed.
+std::string normal_targ(std::string a) {
+  std::erase(a, ' ');
+  if (a.starts_with("(")) {
+    const auto c = a.find(')');
+    if (c != std::string::npos && c + 1 < a.size() &&
+        (std::isdigit(static_cast<unsigned char>(a[c + 1])) || a[c + 1] == '-'))
+      a = a.substr(c + 1);
+  }
+  if (!a.empty() && (std::isdigit(static_cast<unsigned char>(a[0])) || a[0] == '-'))
+    while (!a.empty() && std::isalpha(static_cast<unsigned char>(a.back()))) a.pop_back();
+  return a;
+}
+
+}  // namespace
+
+std::string HostLaunch::written() const {
+  std::string s = kernel;
+  if (!template_args.empty()) {
+    s += "<";
+    for (std::size_t i = 0; i < template_args.size(); ++i) s += (i ? ", " : "") + template_args[i];
+    s += ">";
+  }
+  return s;
+}
+
+std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers) {
+  try {
+    Reader r(source, headers);
+    return r.launches();
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+bool launch_matches(const HostLaunch& launch, const std::string& mangled) {
+  if (!kernel_matches(mangled, launch.kernel)) return false;
+  if (launch.template_args.empty()) return true;
+  // The instantiation's template arguments, from the demangled base name.
+  std::string base = base_name(demangle(mangled));
+  const auto open = base.find('<');
+  if (open == std::string::npos) return false;
+  const std::string inner = base.substr(open + 1, base.size() - open - 2);
+  std::vector<std::string> have;
+  int depth = 0;
+  std::string cur;
+  for (char c : inner) {
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      have.push_back(normal_targ(cur));
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  have.push_back(normal_targ(cur));
+  if (have.size() < launch.template_args.size()) return false;
+  for (std::size_t i = 0; i < launch.template_args.size(); ++i)
+    if (have[i] != normal_targ(launch.template_args[i])) return false;
+  return true;
+}
+
+std::string local_headers_text(std::string_view source, const std::string& input,
+                               const std::vector<std::string>& include_dirs) {
+  namespace fs = std::filesystem;
+  std::string out;
+  std::set<std::string> seen;
+  std::function<void(std::string_view, const fs::path&, int)> walk =
+      [&](std::string_view text, const fs::path& dir, int depth) {
+        if (depth > 8) return;
+        std::istringstream ss{std::string(text)};
+        for (std::string line; std::getline(ss, line);) {
+          const auto h = line.find_first_not_of(" \t");
+          if (h == std::string::npos || line[h] != '#') continue;
+          const auto inc = line.find("include", h);
+          const auto q = line.find('"', h);
+          if (inc == std::string::npos || q == std::string::npos || q < inc) continue;
+          const auto q2 = line.find('"', q + 1);
+          if (q2 == std::string::npos) continue;
+          const std::string name = line.substr(q + 1, q2 - q - 1);
+          std::vector<fs::path> tries{dir / name};
+          for (const auto& d : include_dirs) tries.push_back(fs::path(d) / name);
+          for (const auto& p : tries) {
+            std::error_code ec;
+            if (!fs::is_regular_file(p, ec)) continue;
+            const std::string key = fs::weakly_canonical(p, ec).string();
+            if (!seen.insert(key).second) break;
+            std::ifstream f(p, std::ios::binary);
+            std::stringstream content;
+            content << f.rdbuf();
+            out += content.str() + "\n";
+            walk(content.str(), p.parent_path(), depth + 1);
+            break;
+          }
+        }
+      };
+  walk(source, fs::path(input).parent_path(), 0);
+  return out;
+}
+
+}  // namespace bankcheck::driver
