@@ -145,6 +145,12 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
                       paint.locus(fmt::format("{}:{}:{}:", source_path(r, n.file), n.line, n.col)),
                       paint.note(), n.message);
   }
+  for (const auto& u : r.unsupported) {
+    const std::string where =
+        u.line ? fmt::format("{}:{}:", source_path(r, u.file), u.line) : r.input + ":";
+    out += fmt::format("{} {} kernel {} not analysed: {} (PTX line {}: {})\n", paint.locus(where),
+                       paint.note(), u.name, u.reason, u.ptx_line, u.ptx);
+  }
   return out;
 }
 
@@ -287,6 +293,18 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
     kernels.push_back(kj);
   }
   j["kernels"] = kernels;
+  if (!r.unsupported.empty()) {  // absent when every kernel of the file was analysed
+    json uj = json::array();
+    for (const auto& u : r.unsupported)
+      uj.push_back({{"name", u.name},
+                    {"reason", u.reason},
+                    {"file", u.line ? source_path(r, u.file) : r.input},
+                    {"line", u.line},
+                    {"ptx_line", u.ptx_line},
+                    {"ptx", u.ptx},
+                    {"selected", u.selected}});
+    j["unsupported_kernels"] = uj;
+  }
   return j;
 }
 
