@@ -152,8 +152,8 @@ TEST(Cli, RefusedKernelsAreNamedNotFatal) {
 
 // Asking for a refused kernel fails with its reason and source line.
 TEST(Cli, AskingForARefusedKernelFails) {
-  const auto r = run_tool({"check", mixed_file(), "--kernel", "named_barrier", "--grid", "1",
-                           "--block", "64"});
+  const auto r = run_tool(
+      {"check", mixed_file(), "--kernel", "named_barrier", "--grid", "1", "--block", "64"});
   if (r.err.find("nvcc") != std::string::npos && r.exit_code != 0 &&
       r.err.find("named_barrier") == std::string::npos)
     GTEST_SKIP() << r.err;

@@ -222,7 +222,10 @@ u32 ref_arith(const Fmt& f, Op op, u32 a, u32 b, u32 c, bool sat = false, bool r
   const double x = value(f, a), y = value(f, b), z = value(f, c);
   // Non-finite operands: the host's double arithmetic gives the right inf or NaN.
   if (!std::isfinite(x) || !std::isfinite(y) || (op == Op::Fma && !std::isfinite(z))) {
-    const double r = op == Op::Add ? x + y : op == Op::Sub ? x - y : op == Op::Mul ? x * y : x * y + z;
+    const double r = op == Op::Add   ? x + y
+                     : op == Op::Sub ? x - y
+                     : op == Op::Mul ? x * y
+                                     : x * y + z;
     if (std::isnan(r)) return sat ? 0 : f.nan;
     if (sat) return r > 0 ? (r >= 1 ? round_exact(f, {false, 1, 0}, Mode::Rn) : 0) : 0;
     if (relu && r < 0) return 0;
@@ -283,7 +286,8 @@ u32 ref_minmax(const Fmt& f, bool max, bool nan, u32 a, u32 b) {
 std::vector<u16> patterns(std::size_t n, u64 seed, const std::vector<u16>& specials) {
   std::mt19937_64 rng(seed);
   std::vector<u16> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = i < specials.size() ? specials[i] : static_cast<u16>(rng());
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = i < specials.size() ? specials[i] : static_cast<u16>(rng());
   return v;
 }
 const std::vector<u16> kHalfSpecials = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x0001, 0x03ff,
@@ -311,7 +315,10 @@ TEST(EmuHalf, ScalarArithmeticBitExact) {
   for (unsigned t = 0; t < kThreads; ++t) {
     const u32 x = a[t], y = b[t], z = c[t];
     const u32* o = &out[t * 20];
-    const auto at = [&](int k) { return ::testing::Message() << "thread " << t << " output " << k << " a=" << std::hex << x << " b=" << y << " c=" << z; };
+    const auto at = [&](int k) {
+      return ::testing::Message() << "thread " << t << " output " << k << " a=" << std::hex << x
+                                  << " b=" << y << " c=" << z;
+    };
     EXPECT_EQ(o[0], ref_arith(F16, Op::Add, x, y, 0)) << at(0);
     EXPECT_EQ(o[1], ref_arith(F16, Op::Sub, x, y, 0)) << at(1);
     EXPECT_EQ(o[2], ref_arith(F16, Op::Mul, x, y, 0)) << at(2);
@@ -397,9 +404,10 @@ u32 ref_cvt(const Fmt& f, u64 bits, bool f64, Mode m, bool satfinite = false) {
 // Float to integer by mode: NaN 0, saturated to the type's range.
 long long ref_to_int(double v, Mode m, long long lo, long long hi) {
   if (std::isnan(v)) return 0;
-  const double r = m == Mode::Rn ? std::nearbyint(v) : m == Mode::Rz ? std::trunc(v)
-                   : m == Mode::Rm                   ? std::floor(v)
-                                                     : std::ceil(v);
+  const double r = m == Mode::Rn   ? std::nearbyint(v)
+                   : m == Mode::Rz ? std::trunc(v)
+                   : m == Mode::Rm ? std::floor(v)
+                                   : std::ceil(v);
   if (r <= static_cast<double>(lo)) return lo;
   if (r >= static_cast<double>(hi)) return hi;
   return static_cast<long long>(r);
@@ -436,7 +444,10 @@ TEST(EmuHalf, ConversionsBitExact) {
     const u32 x = f32_bits(f[t]);
     u64 dx;
     std::memcpy(&dx, &d[t], 8);
-    const auto at = [&](int k) { return ::testing::Message() << "thread " << t << " output " << k << std::hex << " f=" << x << " h=" << h[t]; };
+    const auto at = [&](int k) {
+      return ::testing::Message() << "thread " << t << " output " << k << std::hex << " f=" << x
+                                  << " h=" << h[t];
+    };
     EXPECT_EQ(o[0], ref_cvt(F16, x, false, Mode::Rn)) << at(0);
     EXPECT_EQ(o[1], ref_cvt(F16, x, false, Mode::Rz)) << at(1);
     EXPECT_EQ(o[2], ref_cvt(F16, x, false, Mode::Rm)) << at(2);
@@ -467,15 +478,23 @@ TEST(EmuHalf, ConversionsBitExact) {
     EXPECT_EQ(o[17], from_int(F16, i17, Mode::Rz)) << at(17);
     // Pairs: a to the high half, b to the low one (__floats2bfloat162_rn(x, y) puts x low).
     const float half_neg = -f[t] * 0.5f, three = f[t] * 3.0f;
-    EXPECT_EQ(o[18], ref_cvt(BF16, x, false, Mode::Rn) | (ref_cvt(BF16, f32_bits(half_neg), false, Mode::Rn) << 16)) << at(18);
-    EXPECT_EQ(o[19], ref_cvt(F16, f32_bits(three), false, Mode::Rn) | (ref_cvt(F16, x, false, Mode::Rn) << 16)) << at(19);
+    EXPECT_EQ(o[18], ref_cvt(BF16, x, false, Mode::Rn) |
+                         (ref_cvt(BF16, f32_bits(half_neg), false, Mode::Rn) << 16))
+        << at(18);
+    EXPECT_EQ(o[19], ref_cvt(F16, f32_bits(three), false, Mode::Rn) |
+                         (ref_cvt(F16, x, false, Mode::Rn) << 16))
+        << at(19);
     // f16 -> f32 -> bf16 and bf16 -> f32 -> f16, round to nearest.
     const float hf = static_cast<float>(hv), bf = static_cast<float>(bv);
-    EXPECT_EQ(o[20], ref_cvt(BF16, std::isnan(hf) ? 0x7fffffffu : f32_bits(hf), false, Mode::Rn)) << at(20);
-    EXPECT_EQ(o[21], ref_cvt(F16, std::isnan(bf) ? 0x7fffffffu : f32_bits(bf), false, Mode::Rn)) << at(21);
+    EXPECT_EQ(o[20], ref_cvt(BF16, std::isnan(hf) ? 0x7fffffffu : f32_bits(hf), false, Mode::Rn))
+        << at(20);
+    EXPECT_EQ(o[21], ref_cvt(F16, std::isnan(bf) ? 0x7fffffffu : f32_bits(bf), false, Mode::Rn))
+        << at(21);
     // tf32: 10 mantissa bits, to nearest with ties away, in an f32 pattern.
-    EXPECT_EQ(o[22], std::isnan(f[t]) ? 0x7fffffffu : ref_cvt(TF32, x, false, Mode::Rna) << 13) << at(22);
-    EXPECT_EQ(o[23], static_cast<u32>(ref_to_int(hv, Mode::Rn, INT16_MIN, INT16_MAX)) & 0xffffu) << at(23);
+    EXPECT_EQ(o[22], std::isnan(f[t]) ? 0x7fffffffu : ref_cvt(TF32, x, false, Mode::Rna) << 13)
+        << at(22);
+    EXPECT_EQ(o[23], static_cast<u32>(ref_to_int(hv, Mode::Rn, INT16_MIN, INT16_MAX)) & 0xffffu)
+        << at(23);
   }
 }
 
@@ -483,15 +502,16 @@ TEST(EmuHalf, Fp8ConversionsBitExact) {
   REQUIRE_NVCC();
   std::mt19937_64 rng(331);
   std::vector<float> f(2 * kThreads);
-  const std::vector<float> specials = {0.0f, -0.0f, 448.0f, 464.0f, 480.0f, -1e9f, 57344.0f,
-                                       61440.0f, 1e-9f, INFINITY, -INFINITY, NAN, 0.001953125f,
-                                       0.0009765625f, 1.0625f, 1.1875f};
+  const std::vector<float> specials = {
+      0.0f,  -0.0f,    448.0f,    464.0f, 480.0f,       -1e9f,         57344.0f, 61440.0f,
+      1e-9f, INFINITY, -INFINITY, NAN,    0.001953125f, 0.0009765625f, 1.0625f,  1.1875f};
   for (std::size_t i = 0; i < f.size(); ++i) {
     if (i < specials.size()) {
       f[i] = specials[i];
       continue;
     }
-    const u32 bits = (static_cast<u32>(rng()) & 0x83ffffffu) | ((static_cast<u32>(rng() % 40) + 100) << 23);
+    const u32 bits =
+        (static_cast<u32>(rng()) & 0x83ffffffu) | ((static_cast<u32>(rng() % 40) + 100) << 23);
     std::memcpy(&f[i], &bits, 4);
   }
   const auto out = run("fp8_convert", kThreads, kThreads * 4, {{"f", file_arg(f)}});
@@ -499,8 +519,10 @@ TEST(EmuHalf, Fp8ConversionsBitExact) {
     const u32* o = &out[t * 4];
     const u32 lo = f32_bits(f[2 * t]), hi = f32_bits(f[2 * t + 1]);
     // __nv_cvt_float2_to_fp8x2(v): v.x in the low byte.
-    const u32 e4 = ref_cvt(E4M3, lo, false, Mode::Rn, true) | (ref_cvt(E4M3, hi, false, Mode::Rn, true) << 8);
-    const u32 e5 = ref_cvt(E5M2, lo, false, Mode::Rn, true) | (ref_cvt(E5M2, hi, false, Mode::Rn, true) << 8);
+    const u32 e4 =
+        ref_cvt(E4M3, lo, false, Mode::Rn, true) | (ref_cvt(E4M3, hi, false, Mode::Rn, true) << 8);
+    const u32 e5 =
+        ref_cvt(E5M2, lo, false, Mode::Rn, true) | (ref_cvt(E5M2, hi, false, Mode::Rn, true) << 8);
     EXPECT_EQ(o[0], e4) << t << " " << f[2 * t] << " " << f[2 * t + 1];
     EXPECT_EQ(o[1], e5) << t << " " << f[2 * t] << " " << f[2 * t + 1];
     // Back to f16x2: exact, byte i to half i; a NaN is the f16 canonical NaN.
@@ -510,7 +532,7 @@ TEST(EmuHalf, Fp8ConversionsBitExact) {
         Exact x;
         const u32 code = (pair >> (8 * i)) & 0xff;
         const Kind k = decode(fm, code, x);
-        const u32 h = k == Kind::NaN ? F16.nan
+        const u32 h = k == Kind::NaN   ? F16.nan
                       : k == Kind::Inf ? (x.neg ? 0xfc00u : 0x7c00u)
                                        : round_exact(F16, x, Mode::Rn);
         r |= h << (16 * i);
@@ -529,7 +551,8 @@ TEST(EmuHalf, ApproximateWithinTwoUlp) {
   REQUIRE_NVCC();
   std::mt19937_64 rng(341);
   std::vector<u16> a(kThreads);
-  for (auto& x : a) x = static_cast<u16>((rng() & 0x83ff) | ((rng() % 8 + 12) << 10));  // |x| in [2^-3, 16)
+  for (auto& x : a)
+    x = static_cast<u16>((rng() & 0x83ff) | ((rng() % 8 + 12) << 10));  // |x| in [2^-3, 16)
   const auto out = run("half_approx", kThreads, kThreads * 3, {{"a", file_arg(a)}});
   for (unsigned t = 0; t < kThreads; ++t) {
     const double x = value(F16, a[t]), xb = value(BF16, a[t]);
@@ -537,7 +560,8 @@ TEST(EmuHalf, ApproximateWithinTwoUlp) {
       const Fmt& f;
       double want;
       u32 got;
-    } cases[] = {{F16, std::exp2(x), out[t * 3]}, {BF16, std::exp2(xb), out[t * 3 + 1]},
+    } cases[] = {{F16, std::exp2(x), out[t * 3]},
+                 {BF16, std::exp2(xb), out[t * 3 + 1]},
                  {F16, std::tanh(x), out[t * 3 + 2]}};
     for (const auto& c : cases) {
       const double largest = value(c.f, ((((1u << c.f.ebits) - 1) << c.f.mbits) - 1));
@@ -548,7 +572,8 @@ TEST(EmuHalf, ApproximateWithinTwoUlp) {
       int ex;
       std::frexp(c.want, &ex);
       const double ulp = std::ldexp(1.0, std::max(ex - 1, 1 - c.f.bias) - c.f.mbits);
-      EXPECT_LE(std::fabs(got - c.want), 2 * ulp) << t << " x=" << x << " got " << got << " want " << c.want;
+      EXPECT_LE(std::fabs(got - c.want), 2 * ulp)
+          << t << " x=" << x << " got " << got << " want " << c.want;
     }
   }
 }

@@ -2554,7 +2554,8 @@ TEST(EmuInt, CarryChains) {
     EXPECT_EQ(o[3], static_cast<u32>(d)) << t;
     EXPECT_EQ(o[4], static_cast<u32>(d >> 32)) << t;
     EXPECT_EQ(o[5], x < y ? 0xffffffffu : 0u) << t;  // 0 - borrow
-    for (int k = 0; k < 4; ++k) EXPECT_EQ(o[6 + k], static_cast<u32>(p >> (32 * k))) << t << " " << k;
+    for (int k = 0; k < 4; ++k)
+      EXPECT_EQ(o[6 + k], static_cast<u32>(p >> (32 * k))) << t << " " << k;
     const u64 w = x + y;
     EXPECT_EQ(o[10], static_cast<u32>(w) ^ static_cast<u32>(w >> 32)) << t;
     EXPECT_EQ(o[11], static_cast<u32>(s >> 64)) << t;
@@ -2563,7 +2564,8 @@ TEST(EmuInt, CarryChains) {
 
 TEST(EmuInt, Dp4aDp2aEverySignedness) {
   REQUIRE_NVCC();
-  const auto a = random_ints<u32>(64, 271), b = random_ints<u32>(64, 272), c = random_ints<u32>(64, 273);
+  const auto a = random_ints<u32>(64, 271), b = random_ints<u32>(64, 272),
+             c = random_ints<u32>(64, 273);
   Launch L;
   L.block = {64, 1, 1};
   L.args = {{"out", zeros(4 * 64 * 6)}, {"a", file_arg(a)}, {"b", file_arg(b)}, {"c", file_arg(c)}};
@@ -2576,7 +2578,8 @@ TEST(EmuInt, Dp4aDp2aEverySignedness) {
     return s ? static_cast<i16>(v >> (16 * i)) : static_cast<u16>(v >> (16 * i));
   };
   for (int t = 0; t < 64; ++t) {
-    const u32 x = a[static_cast<size_t>(t)], y = b[static_cast<size_t>(t)], z = c[static_cast<size_t>(t)];
+    const u32 x = a[static_cast<size_t>(t)], y = b[static_cast<size_t>(t)],
+              z = c[static_cast<size_t>(t)];
     const auto dp4 = [&](bool sa, bool sb) {
       i64 r = (sa || sb) ? static_cast<i32>(z) : static_cast<i64>(z);
       for (int i = 0; i < 4; ++i) r += byte(x, i, sa) * byte(y, i, sb);
@@ -2610,11 +2613,11 @@ TEST(EmuSpecial, WarpSizeAndConstants) {
     const u32* o = &got[t * 14];
     const u32 lane = t % 32;
     EXPECT_EQ(o[0], 32u);
-    EXPECT_EQ(o[1], t / 32);    // %warpid: the warp's index in the CTA
-    EXPECT_EQ(o[2], 3u);        // %nwarpid: the CTA's warps
-    EXPECT_EQ(o[3], 0u);        // %smid
-    EXPECT_EQ(o[4], 132u);      // %nsmid: the H100 SXM's SMs
-    EXPECT_EQ(o[5], 0u);        // %gridid
+    EXPECT_EQ(o[1], t / 32);  // %warpid: the warp's index in the CTA
+    EXPECT_EQ(o[2], 3u);      // %nwarpid: the CTA's warps
+    EXPECT_EQ(o[3], 0u);      // %smid
+    EXPECT_EQ(o[4], 132u);    // %nsmid: the H100 SXM's SMs
+    EXPECT_EQ(o[5], 0u);      // %gridid
     EXPECT_EQ(o[6], (1u << lane) - 1);
     EXPECT_EQ(o[7], ~((1u << lane) - 1));
     EXPECT_EQ(o[8], 96u * 4);  // %dynamic_smem_size

@@ -663,7 +663,9 @@ TEST(Examples, Histogram) {
 
 namespace {
 
-float bf16_value(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
+float bf16_value(std::uint16_t b) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
+}
 
 // bf16 values uniform in [-2, 2] as the examples' main() draws them (round to nearest even).
 std::string bf16_file(std::size_t n, std::uint64_t seed, const std::string& name) {
@@ -712,7 +714,8 @@ TEST(Examples, TensorLayernormBf16) {
     for (int c = 0; c < 1024; ++c) var += std::pow(bf16_value(x[row * 1024 + c]) - mean, 2);
     const double rstd = 1.0 / std::sqrt(var / 1024 + 1e-5);
     for (int c = 0; c < 1024; ++c) {
-      want.push_back((bf16_value(x[row * 1024 + c]) - mean) * rstd * bf16_value(g[c]) + bf16_value(b[c]));
+      want.push_back((bf16_value(x[row * 1024 + c]) - mean) * rstd * bf16_value(g[c]) +
+                     bf16_value(b[c]));
       got.push_back(bf16_value(y[row * 1024 + c]));
     }
   }
@@ -750,5 +753,48 @@ TEST(Examples, TensorWarpReduce) {
       for (int t = 0; t < 256; ++t) want += in[b * 256 + t];
       EXPECT_EQ(out[b], want) << "block " << b;
     }
+  }
+}
+
+// Every shared line of the bf16 and redux examples, over the whole grid, equals the H100's
+// per-line counters (Nsight Compute, bench/check/results_new/tensor/*.lines.tsv):
+// executed instructions, wavefronts and ideal wavefronts.
+TEST(Examples, TensorSharedLinesEqualH100) {
+  REQUIRE_NVCC();
+  const std::pair<const char*, std::vector<const char*>> files[] = {
+      {"layernorm", {"layernorm_bf16"}},
+      {"softmax", {"softmax_bf16"}},
+      {"warp_reduce", {"block_sum_redux", "block_sum_cg"}}};
+  for (const auto& [name, kernels] : files) {
+    std::ifstream tsv(std::string(BANKCHECK_SOURCE_DIR) + "/bench/check/results_new/tensor/" +
+                      name + ".lines.tsv");
+    ASSERT_TRUE(tsv) << name;
+    std::string row;
+    std::getline(tsv, row);  // header
+    std::map<std::pair<std::string, int>, std::vector<std::uint64_t>> truth;
+    while (std::getline(tsv, row)) {
+      std::vector<std::string> f;
+      std::size_t p = 0, q;
+      while ((q = row.find('\t', p)) != std::string::npos) {
+        f.push_back(row.substr(p, q - p));
+        p = q + 1;
+      }
+      f.push_back(row.substr(p));
+      truth[{f[2], std::stoi(f[1])}] = {std::stoull(f[4]), std::stoull(f[5]), std::stoull(f[6])};
+    }
+    std::size_t compared = 0;
+    for (const char* k : kernels) {
+      const KRun r = run_ex(std::string("tensor/") + name + ".cu", k, "all");
+      for (const auto& l : r.run.report.lines) {
+        if (l.space != ptx::Space::Shared) continue;
+        const auto it = truth.find({k, l.line});
+        ASSERT_NE(it, truth.end()) << name << " " << k << " line " << l.line;
+        EXPECT_EQ(l.requests, it->second[0]) << k << " line " << l.line;
+        EXPECT_EQ(l.wavefronts, it->second[1]) << k << " line " << l.line;
+        EXPECT_EQ(l.ideal_wavefronts, it->second[2]) << k << " line " << l.line;
+        ++compared;
+      }
+    }
+    EXPECT_EQ(compared, truth.size()) << name;
   }
 }

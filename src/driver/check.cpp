@@ -31,7 +31,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-
 // Every kernel name of the file, the refused ones included (they can be named too).
 std::vector<std::string> all_kernel_names(const ptx::Program& p) {
   std::vector<std::string> names;
@@ -52,8 +51,7 @@ bool selected(const Loaded& l, const CheckOptions& o, const std::string& mangled
 // "file.cu:12: kernel k: reason (PTX line 40: text)", for an error that stops the run.
 std::string unsupported_message(const Loaded& l, const ptx::UnsupportedKernel& u) {
   const std::string where =
-      u.pos.line > 0 && u.pos.file >= 0 &&
-              static_cast<size_t>(u.pos.file) < l.program.files.size()
+      u.pos.line > 0 && u.pos.file >= 0 && static_cast<size_t>(u.pos.file) < l.program.files.size()
           ? fmt::format("{}:{}", l.input, u.pos.line)
           : l.input;
   return fmt::format("{}: kernel {} is not analysed: {} (PTX line {}: {})", where,

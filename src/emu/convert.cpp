@@ -15,7 +15,8 @@ namespace bankcheck::emu::detail {
 bool compare(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b) {
   if (ptx::ty_half(t)) return half_compare(c, t, a, b);
   if (ptx::ty_float(t))
-    return compare_float(c, t == Ty::F64 ? as_f64(a) : as_f32(a), t == Ty::F64 ? as_f64(b) : as_f32(b));
+    return compare_float(c, t == Ty::F64 ? as_f64(a) : as_f32(a),
+                         t == Ty::F64 ? as_f64(b) : as_f32(b));
   return compare_int(c, t, a, b);
 }
 

@@ -27,8 +27,8 @@ void release_bar_red(Ctx& c, State& st) {
   std::uint32_t count = 0;
   bool all = true, any = false, reducing = false;
   for (const auto& wp : st.warps) {
-    if (!wp.at_barrier || c.k.code[static_cast<size_t>(wp.barrier_instr)].mod.barred ==
-                              ptx::BarRed::None)
+    if (!wp.at_barrier ||
+        c.k.code[static_cast<size_t>(wp.barrier_instr)].mod.barred == ptx::BarRed::None)
       continue;
     reducing = true;
     count += static_cast<std::uint32_t>(std::popcount(wp.red_true));
@@ -40,7 +40,7 @@ void release_bar_red(Ctx& c, State& st) {
     if (!wp.at_barrier) continue;
     const ptx::Instr& in = c.k.code[static_cast<size_t>(wp.barrier_instr)];
     if (in.mod.barred == ptx::BarRed::None) continue;
-    const std::uint64_t v = in.mod.barred == ptx::BarRed::Popc ? count
+    const std::uint64_t v = in.mod.barred == ptx::BarRed::Popc  ? count
                             : in.mod.barred == ptx::BarRed::And ? all
                                                                 : any;
     for (int l = 0; l < 32; ++l)

@@ -128,7 +128,9 @@ std::uint64_t half_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std:
   const int n = ptx::ty_packed(in.type) ? 2 : 1;
   std::uint64_t r = 0;
   for (int i = 0; i < n; ++i) {
-    const auto part = [&](std::uint64_t v) { return static_cast<std::uint32_t>(v >> (16 * i)) & 0xffff; };
+    const auto part = [&](std::uint64_t v) {
+      return static_cast<std::uint32_t>(v >> (16 * i)) & 0xffff;
+    };
     r |= static_cast<std::uint64_t>(half_op(in, f, part(a), part(b), part(c))) << (16 * i);
   }
   return r;
@@ -174,14 +176,17 @@ std::uint64_t narrow_convert(const Instr& in, std::uint64_t a, std::uint64_t b) 
     const int sw = narrow_bits(sf);
     std::uint64_t r = 0;
     for (int i = 0; i < 2; ++i) {
-      const double v = narrow_to_double(sf, static_cast<std::uint32_t>(a >> (sw * i)) & ((1u << sw) - 1));
+      const double v =
+          narrow_to_double(sf, static_cast<std::uint32_t>(a >> (sw * i)) & ((1u << sw) - 1));
       r |= static_cast<std::uint64_t>(one(df, v)) << (w * i);
     }
     return r;
   }
   // Two scalar sources: a to the high element, b to the low.
   const auto value = [&](std::uint64_t x) {
-    return s == Ty::F64 ? as_f64(x) : s == Ty::F32 ? static_cast<double>(as_f32(x)) : narrow_value(s, x);
+    return s == Ty::F64   ? as_f64(x)
+           : s == Ty::F32 ? static_cast<double>(as_f32(x))
+                          : narrow_value(s, x);
   };
   if (in.nsrc < 2) return one(df, value(a));
   return (static_cast<std::uint64_t>(one(df, value(a))) << w) | one(df, value(b));

@@ -13,7 +13,7 @@ namespace bankcheck::emu::detail {
 
 struct NarrowFormat {
   int ebits, mbits, bias;
-  bool ieee;  // the top exponent code holds inf and NaN (e4m3: only 0x7f/0xff, NaN)
+  bool ieee;          // the top exponent code holds inf and NaN (e4m3: only 0x7f/0xff, NaN)
   std::uint32_t nan;  // the NaN the conversions and arithmetic produce (sign clear)
 };
 inline constexpr NarrowFormat kF16{5, 10, 15, true, 0x7fff};
@@ -41,7 +41,8 @@ inline double narrow_to_double(const NarrowFormat& f, std::uint32_t code) {
   else if (e == 0)
     v = std::ldexp(static_cast<double>(m), 1 - f.bias - f.mbits);
   else
-    v = std::ldexp(static_cast<double>(m | (1u << f.mbits)), static_cast<int>(e) - f.bias - f.mbits);
+    v = std::ldexp(static_cast<double>(m | (1u << f.mbits)),
+                   static_cast<int>(e) - f.bias - f.mbits);
   return sign ? -v : v;
 }
 
@@ -62,8 +63,8 @@ inline std::uint32_t double_to_narrow(const NarrowFormat& f, double v, ptx::Roun
   if (a == 0) return sign;
   int e;
   std::frexp(a, &e);
-  const int E = std::max(e - 1, 1 - f.bias);       // the exponent (subnormals: the minimum)
-  const double t = std::ldexp(a, f.mbits - E);     // a in units of the last place: exact
+  const int E = std::max(e - 1, 1 - f.bias);    // the exponent (subnormals: the minimum)
+  const double t = std::ldexp(a, f.mbits - E);  // a in units of the last place: exact
   double m = std::floor(t);
   const double frac = t - m;
   bool up;

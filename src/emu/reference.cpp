@@ -46,7 +46,7 @@ void packed_compare(Ctx& c, const Instr& in, int w, std::uint32_t exec) {
     if (in.mod.boolop != ptx::BoolOp::None) {
       const bool p = c.val(in.src[2], w, l) & 1;
       for (bool& x : r)
-        x = in.mod.boolop == ptx::BoolOp::And ? (x && p)
+        x = in.mod.boolop == ptx::BoolOp::And  ? (x && p)
             : in.mod.boolop == ptx::BoolOp::Or ? (x || p)
                                                : (x != p);
     }
@@ -56,8 +56,7 @@ void packed_compare(Ctx& c, const Instr& in, int w, std::uint32_t exec) {
       continue;
     }
     const Ty dt = in.type2;
-    const std::uint64_t one =
-        dt == Ty::F16X2 ? 0x3c00 : dt == Ty::BF16X2 ? 0x3f80 : 0xffff;
+    const std::uint64_t one = dt == Ty::F16X2 ? 0x3c00 : dt == Ty::BF16X2 ? 0x3f80 : 0xffff;
     c.set(in.dst[0], w, l, (r[0] ? one : 0) | ((r[1] ? one : 0) << 16), dt);
   }
 }
@@ -140,11 +139,10 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
           if (in.ndst > 1) c.set(in.dst[1], w, l, r2, Ty::Pred);
         } else {
           const Ty dt = in.type2;
-          const std::uint64_t v =
-              dt == Ty::F16    ? (r ? 0x3c00 : 0)
-              : dt == Ty::BF16 ? (r ? 0x3f80 : 0)
-              : ptx::ty_float(dt) ? (r ? from_f32(1.0f) : 0)
-                                  : (r ? mask_of(dt) : 0);
+          const std::uint64_t v = dt == Ty::F16       ? (r ? 0x3c00 : 0)
+                                  : dt == Ty::BF16    ? (r ? 0x3f80 : 0)
+                                  : ptx::ty_float(dt) ? (r ? from_f32(1.0f) : 0)
+                                                      : (r ? mask_of(dt) : 0);
           c.set(in.dst[0], w, l, v, dt);
         }
       }
@@ -393,8 +391,10 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
         const bool s = ptx::ty_signed(in.type);
         const std::uint64_t d =
             s ? (sext(a, in.type) < sext(b, in.type)
-                     ? static_cast<std::uint64_t>(sext(b, in.type)) - static_cast<std::uint64_t>(sext(a, in.type))
-                     : static_cast<std::uint64_t>(sext(a, in.type)) - static_cast<std::uint64_t>(sext(b, in.type)))
+                     ? static_cast<std::uint64_t>(sext(b, in.type)) -
+                           static_cast<std::uint64_t>(sext(a, in.type))
+                     : static_cast<std::uint64_t>(sext(a, in.type)) -
+                           static_cast<std::uint64_t>(sext(b, in.type)))
               : ((a & mask_of(in.type)) < (b & mask_of(in.type)) ? (b - a) : (a - b));
         c.set(in.dst[0], w, l, d + c.val(in.src[2], w, l), in.type);
       }

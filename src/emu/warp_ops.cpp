@@ -30,11 +30,13 @@ void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t a
             r += v;
             break;
           case ptx::AtomOp::Min:
-            r = s ? static_cast<std::uint32_t>(std::min(static_cast<std::int32_t>(r), static_cast<std::int32_t>(v)))
+            r = s ? static_cast<std::uint32_t>(
+                        std::min(static_cast<std::int32_t>(r), static_cast<std::int32_t>(v)))
                   : std::min(r, v);
             break;
           case ptx::AtomOp::Max:
-            r = s ? static_cast<std::uint32_t>(std::max(static_cast<std::int32_t>(r), static_cast<std::int32_t>(v)))
+            r = s ? static_cast<std::uint32_t>(
+                        std::max(static_cast<std::int32_t>(r), static_cast<std::int32_t>(v)))
                   : std::max(r, v);
             break;
           case ptx::AtomOp::And:

@@ -59,8 +59,8 @@ std::optional<Special> parse_special(std::string_view n) {
   const auto numbered = [&](std::string_view prefix) {
     if (n.substr(0, prefix.size()) != prefix || n.size() == prefix.size()) return false;
     for (char ch : n.substr(prefix.size()))
-      if ((ch < '0' || ch > '9') && ch != '_' && ch != 'a' && ch != 'b' && ch != 'e' &&
-          ch != 'g' && ch != 'i' && ch != 'n' && ch != 'd' && ch != 'c')
+      if ((ch < '0' || ch > '9') && ch != '_' && ch != 'a' && ch != 'b' && ch != 'e' && ch != 'g' &&
+          ch != 'i' && ch != 'n' && ch != 'd' && ch != 'c')
         return false;
     return true;
   };

@@ -16,11 +16,11 @@ namespace bankcheck::ptx::detail {
 
 std::optional<Ty> parse_ty(std::string_view m) {
   static const std::pair<const char*, Ty> kTypes[] = {
-      {".u8", Ty::U8},   {".u16", Ty::U16}, {".u32", Ty::U32}, {".u64", Ty::U64},
-      {".s8", Ty::S8},   {".s16", Ty::S16}, {".s32", Ty::S32}, {".s64", Ty::S64},
-      {".b8", Ty::B8},   {".b16", Ty::B16}, {".b32", Ty::B32}, {".b64", Ty::B64},
-      {".f16", Ty::F16}, {".f32", Ty::F32}, {".f64", Ty::F64}, {".pred", Ty::Pred},
-      {".bf16", Ty::BF16}, {".f16x2", Ty::F16X2}, {".bf16x2", Ty::BF16X2}, {".tf32", Ty::TF32},
+      {".u8", Ty::U8},         {".u16", Ty::U16},      {".u32", Ty::U32},       {".u64", Ty::U64},
+      {".s8", Ty::S8},         {".s16", Ty::S16},      {".s32", Ty::S32},       {".s64", Ty::S64},
+      {".b8", Ty::B8},         {".b16", Ty::B16},      {".b32", Ty::B32},       {".b64", Ty::B64},
+      {".f16", Ty::F16},       {".f32", Ty::F32},      {".f64", Ty::F64},       {".pred", Ty::Pred},
+      {".bf16", Ty::BF16},     {".f16x2", Ty::F16X2},  {".bf16x2", Ty::BF16X2}, {".tf32", Ty::TF32},
       {".e4m3x2", Ty::E4M3X2}, {".e5m2x2", Ty::E5M2X2}};
   for (const auto& [n, t] : kTypes)
     if (m == n) return t;
@@ -521,13 +521,12 @@ void Form::form_Barrier() {
     // bar.red.popc.u32 d, 0, p; bar.red.and.pred d, 0, p; bar.red.or.pred d, 0, p
     // (__syncthreads_count/and/or): a barrier that also reduces p over the CTA.
     ins.op = Opc::Bar;
-    ins.mod.barred = has(in, ".popc") ? BarRed::Popc
+    ins.mod.barred = has(in, ".popc")  ? BarRed::Popc
                      : has(in, ".and") ? BarRed::And
                      : has(in, ".or")  ? BarRed::Or
                                        : BarRed::None;
     if (ins.mod.barred == BarRed::None) fail(in, "bar.red needs .popc, .and or .or");
-    if (in.operands.size() != 3)
-      fail(in, "bar.red with a thread count is not supported");
+    if (in.operands.size() != 3) fail(in, "bar.red with a thread count is not supported");
     if (in.operands[1].kind != Operand::Kind::Immediate || in.operands[1].imm != 0)
       fail(in, "named barriers other than 0 are not supported");
     ins.type = ins.mod.barred == BarRed::Popc ? Ty::U32 : Ty::Pred;
@@ -663,9 +662,9 @@ void Form::form_Redux() {
   if (!has(in, ".sync")) fail(in, "redux without .sync is not supported");
   if (tl != Ty::U32 && tl != Ty::S32 && tl != Ty::B32)
     fail(in, "redux.sync on this type is not supported");
-  static const std::pair<const char*, AtomOp> ops[] = {{".add", AtomOp::Add}, {".min", AtomOp::Min},
-                                                       {".max", AtomOp::Max}, {".and", AtomOp::And},
-                                                       {".or", AtomOp::Or},   {".xor", AtomOp::Xor}};
+  static const std::pair<const char*, AtomOp> ops[] = {
+      {".add", AtomOp::Add}, {".min", AtomOp::Min}, {".max", AtomOp::Max},
+      {".and", AtomOp::And}, {".or", AtomOp::Or},   {".xor", AtomOp::Xor}};
   bool found = false;
   for (const auto& m : in.modifiers)
     for (const auto& [n, v] : ops)

@@ -34,9 +34,9 @@ class Inliner {
                                  kMaxCallDepth));
       copied_ += callee->body.size();
       if (copied_ > kMaxInlined)
-        throw error_(st.instruction,
-                     fmt::format("device function calls inline to more than {} instructions",
-                                 kMaxInlined));
+        throw error_(
+            st.instruction,
+            fmt::format("device function calls inline to more than {} instructions", kMaxInlined));
       inline_one(st.instruction, *callee, depth, into);
     }
   }
@@ -87,7 +87,8 @@ class Inliner {
       if (r.count == 0)
         ren[r.name] = copy.name;
       else
-        for (int i = 0; i < r.count; ++i) ren[r.name + std::to_string(i)] = copy.name + std::to_string(i);
+        for (int i = 0; i < r.count; ++i)
+          ren[r.name + std::to_string(i)] = copy.name + std::to_string(i);
       out_.registers.push_back(copy);
     }
     for (const Variable& v : f.variables) {
@@ -145,7 +146,8 @@ class Inliner {
 
 Function inline_calls(const Module& m, const Function& f, const CallError& error) {
   bool calls = false;
-  for (const Statement& st : f.body) calls = calls || (!st.is_label && st.instruction.opcode == "call");
+  for (const Statement& st : f.body)
+    calls = calls || (!st.is_label && st.instruction.opcode == "call");
   if (!calls) return f;
   Function out = f;
   out.body.clear();

@@ -74,11 +74,11 @@ struct KernelReport {
 
 // A kernel of the file that was not analysed: the decoder refused one of its instructions.
 struct UnsupportedKernelReport {
-  std::string name;    // demangled base name
-  std::string reason;  // what is not supported
+  std::string name;        // demangled base name
+  std::string reason;      // what is not supported
   int file = 0, line = 0;  // source location of the instruction (line 0: none)
   int ptx_line = 0;
-  std::string ptx;       // the PTX instruction
+  std::string ptx;        // the PTX instruction
   bool selected = false;  // named by --kernel or a launch comment (the run then exits 2)
 };
 

@@ -341,11 +341,11 @@ struct GlobalVar {
 // A kernel the decoder refused: its name, why, and where (the PTX line and, from the
 // instruction's .loc, the source line). The file's other kernels are still decoded.
 struct UnsupportedKernel {
-  std::string name;     // mangled
-  std::string reason;   // what is not supported
-  int ptx_line = 0;     // 0: not tied to an instruction
-  std::string ptx;      // the PTX instruction, as written
-  SourcePos pos;        // line 0: no source location
+  std::string name;    // mangled
+  std::string reason;  // what is not supported
+  int ptx_line = 0;    // 0: not tied to an instruction
+  std::string ptx;     // the PTX instruction, as written
+  SourcePos pos;       // line 0: no source location
 };
 
 struct Program {
