@@ -10,7 +10,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <random>
@@ -67,6 +70,44 @@ std::string file_arg(const std::vector<T>& v) {
   return "@" + p;
 }
 
+// With BANKCHECK_EMU_DUMP=DIR, each launch is also written there for
+// tests/data/emu/gpu_replay.cpp (the format emu_test writes): DIR/hNN.launch, the
+// buffers' initial bytes and the emulator's output (hNN.p0.emu).
+void dump_for_gpu(const bankcheck::ptx::Kernel& k, unsigned threads,
+                  const std::vector<std::pair<std::string, std::string>>& args,
+                  const std::vector<u32>& out) {
+  const char* dir = std::getenv("BANKCHECK_EMU_DUMP");
+  if (!dir || !*dir) return;
+  static int counter = 0;
+  static bool ptx_written = false;
+  if (!ptx_written) {
+    drv::NvccOptions n;
+    n.input = options().input;
+    n.arch = "sm_90";
+    std::ofstream(std::string(dir) + "/half.ptx") << drv::compile_to_ptx(n);
+    ptx_written = true;
+  }
+  const std::string id = "h" + std::to_string(counter++);
+  std::ofstream m(std::string(dir) + "/" + id + ".launch");
+  m << "ptx half.ptx\nkernel " << k.name << "\ngrid 1 1 1\nblock " << threads
+    << " 1 1\nsmem 0\n";
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string base = std::string(dir) + "/" + id + ".p" + std::to_string(i);
+    std::vector<char> init(i == 0 ? out.size() * 4 : 0, 0);
+    if (i > 0) {
+      std::ifstream in(args[i].second.substr(1), std::ios::binary);
+      init.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    std::ofstream(base + ".in", std::ios::binary)
+        .write(init.data(), static_cast<std::streamsize>(init.size()));
+    if (i == 0)
+      std::ofstream(base + ".emu", std::ios::binary)
+          .write(reinterpret_cast<const char*>(out.data()),
+                 static_cast<std::streamsize>(out.size() * 4));
+    m << "buffer " << i << " " << id << ".p" << i << ".in\n";
+  }
+}
+
 // Runs `kernel` on one block of `threads` with the arguments, both tiers; returns the
 // first argument's words.
 std::vector<u32> run(const std::string& kernel, unsigned threads, u64 out_words,
@@ -90,6 +131,7 @@ std::vector<u32> run(const std::string& kernel, unsigned threads, u64 out_words,
       [](drv::KernelRun& x) -> emu::GlobalMemory& { return *x.memory; });
   std::vector<u32> out(out_words);
   std::memcpy(out.data(), r.memory->find(r.arg_buffers[0], 1)->data(), out_words * 4);
+  dump_for_gpu(*k, threads, args, out);
   return out;
 }
 

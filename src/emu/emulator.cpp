@@ -28,7 +28,7 @@ void release_bar_red(Ctx& c, State& st) {
   bool all = true, any = false, reducing = false;
   for (const auto& wp : st.warps) {
     if (!wp.at_barrier ||
-        c.k.code[static_cast<size_t>(wp.barrier_instr)].mod.barred == ptx::BarRed::None)
+        st.compiled.code[static_cast<size_t>(wp.barrier_instr)].mod.barred == ptx::BarRed::None)
       continue;
     reducing = true;
     count += static_cast<std::uint32_t>(std::popcount(wp.red_true));
@@ -38,7 +38,7 @@ void release_bar_red(Ctx& c, State& st) {
   if (!reducing) return;
   for (auto& wp : st.warps) {
     if (!wp.at_barrier) continue;
-    const ptx::Instr& in = c.k.code[static_cast<size_t>(wp.barrier_instr)];
+    const ptx::Instr& in = st.compiled.code[static_cast<size_t>(wp.barrier_instr)];
     if (in.mod.barred == ptx::BarRed::None) continue;
     const std::uint64_t v = in.mod.barred == ptx::BarRed::Popc  ? count
                             : in.mod.barred == ptx::BarRed::And ? all
@@ -286,9 +286,9 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             }
             wp.at_barrier = true;
             wp.barrier_instr = pc;
-            if (kernel_.code[static_cast<size_t>(pc)].mod.barred != ptx::BarRed::None) {
+            if (u.in->mod.barred != ptx::BarRed::None) {  // registers renamed to slots
               wp.red_lanes = exec;
-              wp.red_true = c.pred_mask(kernel_.code[static_cast<size_t>(pc)].src[0], w, exec);
+              wp.red_true = c.pred_mask(u.in->src[0], w, exec);
             }
             return;
           default:
