@@ -2396,30 +2396,76 @@ TEST(EmuControl, SearchLoopWithBreaks) {
             static_cast<u64>(bs / 32));
 }
 
-// ---------------------------------------------------------------- not supported yet
+// ---------------------------------------------------------------- per-kernel refusal
 //
-// Instructions nvcc emits for common intrinsics that the decoder does not know: the load
-// fails with an error naming the PTX line (checked below). The DISABLED_ tests say what
-// the results must be once they are supported.
+// An instruction the decoder refuses stops its own kernel only: the file's other kernels
+// are decoded and run, and the refused one is named with the reason, its PTX line and its
+// source line.
 
-TEST(EmuUnsupported, LoadFailsNamingTheInstruction) {
+TEST(EmuUnsupported, RefusalStopsOnlyItsKernel) {
   REQUIRE_NVCC();
-  const std::pair<const char*, const char*> cases[] = {{"unsupported_redux.cu", "redux"},
-                                                       {"unsupported_bar_red.cu", "bar.red"},
-                                                       {"unsupported_alu.cu", "dp4a"}};
-  for (const auto& [file, what] : cases) {
-    try {
-      drv::load(options_for(file));
-      ADD_FAILURE() << file << " loaded: enable its DISABLED_ test";
-    } catch (const ptx::DecodeError& e) {
-      EXPECT_NE(std::string(e.what()).find("supported"), std::string::npos) << e.what();
-      EXPECT_NE(e.text.find(what), std::string::npos) << e.text;
-      EXPECT_GT(e.line, 0);
+  const drv::Loaded& l = loaded("mixed_support.cu");
+  std::set<std::string> ok;
+  for (const auto& k : l.program.kernels) ok.insert(drv::base_name(drv::demangle(k.name)));
+  EXPECT_EQ(ok, (std::set<std::string>{"transpose_tile", "warp_sum", "calls_a_function"}));
+  ASSERT_EQ(l.program.unsupported.size(), 2u);
+  const auto& nb = l.program.unsupported[0];
+  EXPECT_EQ(drv::base_name(drv::demangle(nb.name)), "named_barrier");
+  EXPECT_NE(nb.reason.find("supported"), std::string::npos) << nb.reason;
+  EXPECT_NE(nb.ptx.find("bar.sync 1, 64"), std::string::npos) << nb.ptx;
+  EXPECT_GT(nb.ptx_line, 0);
+  EXPECT_EQ(nb.pos.line, line_of("mixed_support.cu", "asm volatile(\"bar.sync 1, 64;\")"));
+  const auto& rec = l.program.unsupported[1];
+  EXPECT_EQ(drv::base_name(drv::demangle(rec.name)), "recursive_fib");
+  EXPECT_NE(rec.reason.find("recursion"), std::string::npos) << rec.reason;
+  EXPECT_EQ(rec.pos.line, line_of("mixed_support.cu", "unsigned fib(unsigned n)"));
+  // The out-of-line call runs inlined.
+  {
+    const auto xs = random_floats(32, 252);
+    Launch L;
+    L.args = {{"out", zeros(4 * 32)}, {"in", file_arg(xs)}};
+    const Result r = run_k("mixed_support.cu", "calls_a_function", L);
+    const auto got = r.get<float>("out", 32);
+    for (int t = 0; t < 32; ++t) {
+      const float want = 2.0f * xs[static_cast<size_t>(t)];
+      EXPECT_EQ(std::bit_cast<u32>(got[static_cast<size_t>(t)]),
+                want != want ? 0x7fffffffu : std::bit_cast<u32>(want))
+          << t;
     }
   }
+  // The supported kernels run: the warp sums through redux.sync and WARP_SZ.
+  const auto in = random_ints<u32>(64, 251);
+  Launch L;
+  L.block = {64, 1, 1};
+  L.args = {{"out", zeros(4)}, {"in", file_arg(in)}};
+  const Result r = run_k("mixed_support.cu", "warp_sum", L);
+  u32 want = 0;
+  for (u32 v : in) want += v;
+  EXPECT_EQ(r.get<u32>("out", 1)[0], want);
 }
 
-TEST(EmuUnsupported, DISABLED_WarpReduceSync) {
+// Selecting a refused kernel with --kernel stops the run with its reason and source line.
+TEST(EmuUnsupported, SelectingARefusedKernelFails) {
+  REQUIRE_NVCC();
+  drv::CheckOptions o = options_for("mixed_support.cu");
+  o.flags.kernel = "recursive_fib";
+  try {
+    drv::select_kernels(loaded("mixed_support.cu"), o);
+    ADD_FAILURE() << "a refused kernel was selected";
+  } catch (const drv::DriverError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("recursive_fib"), std::string::npos) << m;
+    EXPECT_NE(m.find(":" + std::to_string(line_of("mixed_support.cu", "unsigned fib(unsigned n)"))),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("PTX line"), std::string::npos) << m;
+  }
+  // Without --kernel, the launch comments select the two kernels that have one.
+  const auto sel = drv::select_kernels(loaded("mixed_support.cu"), options_for("mixed_support.cu"));
+  EXPECT_EQ(sel.size(), 2u);
+}
+
+TEST(EmuWarp, ReduxSync) {
   REQUIRE_NVCC();
   const auto a = random_ints<u32>(64, 221);
   Launch L;
@@ -2446,7 +2492,7 @@ TEST(EmuUnsupported, DISABLED_WarpReduceSync) {
   }
 }
 
-TEST(EmuUnsupported, DISABLED_SyncthreadsCountAndOr) {
+TEST(EmuWarp, SyncthreadsCountAndOr) {
   REQUIRE_NVCC();
   auto a = random_ints<i32>(256, 231);
   a[77] = 12345;
@@ -2468,7 +2514,7 @@ TEST(EmuUnsupported, DISABLED_SyncthreadsCountAndOr) {
   }
 }
 
-TEST(EmuUnsupported, DISABLED_Dp4aAndSad) {
+TEST(EmuInt, Dp4aAndSad) {
   REQUIRE_NVCC();
   const auto a = random_ints<u32>(32, 241), b = random_ints<u32>(32, 242);
   Launch L;
@@ -2483,6 +2529,103 @@ TEST(EmuUnsupported, DISABLED_Dp4aAndSad) {
     EXPECT_EQ(got[static_cast<size_t>(t * 3)], static_cast<u32>(dp));
     EXPECT_EQ(got[static_cast<size_t>(t * 3 + 1)], static_cast<u32>(sd < 0 ? -sd : sd) + 5u);
     EXPECT_EQ(got[static_cast<size_t>(t * 3 + 2)], (x > y ? x - y : y - x) + 9u);
+  }
+}
+
+// ---------------------------------------------------------------- extended precision
+
+// 32-bit carry chains compose 128-bit sums, differences and products exactly.
+TEST(EmuInt, CarryChains) {
+  REQUIRE_NVCC();
+  const auto a = random_ints<u64>(64, 261), b = random_ints<u64>(64, 262);
+  Launch L;
+  L.block = {64, 1, 1};
+  L.args = {{"out", zeros(4 * 64 * 12)}, {"a", file_arg(a)}, {"b", file_arg(b)}};
+  const Result r = run_k("int_ext.cu", "carry_chains", L);
+  const auto got = r.get<u32>("out", 64 * 12);
+  using u128 = unsigned __int128;
+  for (int t = 0; t < 64; ++t) {
+    const u64 x = a[static_cast<size_t>(t)], y = b[static_cast<size_t>(t)];
+    const u128 s = u128{x} + y, d = u128{x} - y, p = u128{x} * y;
+    const u32* o = &got[static_cast<size_t>(t * 12)];
+    EXPECT_EQ(o[0], static_cast<u32>(s)) << t;
+    EXPECT_EQ(o[1], static_cast<u32>(s >> 32)) << t;
+    EXPECT_EQ(o[2], static_cast<u32>(s >> 64)) << t;  // the carry out: 0 or 1
+    EXPECT_EQ(o[3], static_cast<u32>(d)) << t;
+    EXPECT_EQ(o[4], static_cast<u32>(d >> 32)) << t;
+    EXPECT_EQ(o[5], x < y ? 0xffffffffu : 0u) << t;  // 0 - borrow
+    for (int k = 0; k < 4; ++k)
+      EXPECT_EQ(o[6 + k], static_cast<u32>(p >> (32 * k))) << t << " " << k;
+    const u64 w = x + y;
+    EXPECT_EQ(o[10], static_cast<u32>(w) ^ static_cast<u32>(w >> 32)) << t;
+    EXPECT_EQ(o[11], static_cast<u32>(s >> 64)) << t;
+  }
+}
+
+TEST(EmuInt, Dp4aDp2aEverySignedness) {
+  REQUIRE_NVCC();
+  const auto a = random_ints<u32>(64, 271), b = random_ints<u32>(64, 272),
+             c = random_ints<u32>(64, 273);
+  Launch L;
+  L.block = {64, 1, 1};
+  L.args = {{"out", zeros(4 * 64 * 6)}, {"a", file_arg(a)}, {"b", file_arg(b)}, {"c", file_arg(c)}};
+  const Result r = run_k("int_ext.cu", "dot_products", L);
+  const auto got = r.get<u32>("out", 64 * 6);
+  const auto byte = [](u32 v, int i, bool s) -> i64 {
+    return s ? static_cast<i8>(v >> (8 * i)) : static_cast<u8>(v >> (8 * i));
+  };
+  const auto half = [](u32 v, int i, bool s) -> i64 {
+    return s ? static_cast<i16>(v >> (16 * i)) : static_cast<u16>(v >> (16 * i));
+  };
+  for (int t = 0; t < 64; ++t) {
+    const u32 x = a[static_cast<size_t>(t)], y = b[static_cast<size_t>(t)],
+              z = c[static_cast<size_t>(t)];
+    const auto dp4 = [&](bool sa, bool sb) {
+      i64 r = (sa || sb) ? static_cast<i32>(z) : static_cast<i64>(z);
+      for (int i = 0; i < 4; ++i) r += byte(x, i, sa) * byte(y, i, sb);
+      return static_cast<u32>(r);
+    };
+    const auto dp2 = [&](bool hi, bool sa, bool sb) {
+      i64 r = (sa || sb) ? static_cast<i32>(z) : static_cast<i64>(z);
+      for (int i = 0; i < 2; ++i) r += half(x, i, sa) * byte(y, i + (hi ? 2 : 0), sb);
+      return static_cast<u32>(r);
+    };
+    const u32* o = &got[static_cast<size_t>(t * 6)];
+    EXPECT_EQ(o[0], dp4(false, false)) << t;
+    EXPECT_EQ(o[1], dp4(true, false)) << t;
+    EXPECT_EQ(o[2], dp4(false, true)) << t;
+    EXPECT_EQ(o[3], dp2(false, true, true)) << t;
+    EXPECT_EQ(o[4], dp2(true, false, true)) << t;
+    EXPECT_EQ(o[5], dp2(true, false, false)) << t;
+  }
+}
+
+// warpSize is 32; the special registers read as docs/emulator.md documents them.
+TEST(EmuSpecial, WarpSizeAndConstants) {
+  REQUIRE_NVCC();
+  Launch L;
+  L.block = {96, 1, 1};
+  L.smem = 96 * 4;
+  L.args = {{"out", zeros(4 * 96 * 14)}};
+  const Result r = run_k("int_ext.cu", "specials", L);
+  const auto got = r.get<u32>("out", 96 * 14);
+  for (u32 t = 0; t < 96; ++t) {
+    const u32* o = &got[t * 14];
+    const u32 lane = t % 32;
+    EXPECT_EQ(o[0], 32u);
+    EXPECT_EQ(o[1], t / 32);  // %warpid: the warp's index in the CTA
+    EXPECT_EQ(o[2], 3u);      // %nwarpid: the CTA's warps
+    EXPECT_EQ(o[3], 0u);      // %smid
+    EXPECT_EQ(o[4], 132u);    // %nsmid: the H100 SXM's SMs
+    EXPECT_EQ(o[5], 0u);      // %gridid
+    EXPECT_EQ(o[6], (1u << lane) - 1);
+    EXPECT_EQ(o[7], ~((1u << lane) - 1));
+    EXPECT_EQ(o[8], 96u * 4);  // %dynamic_smem_size
+    EXPECT_EQ(o[9], 96u * 4);  // %total_smem_size: static (none) + dynamic
+    EXPECT_EQ(o[10], 0u);      // %envreg0
+    EXPECT_GT(o[11], 0u);      // %clock advances between two reads
+    EXPECT_EQ(o[12], lane);
+    EXPECT_EQ(o[13], t);
   }
 }
 

@@ -658,3 +658,143 @@ TEST(Examples, Histogram) {
     EXPECT_EQ(std::count(want.begin(), want.end(), 0u), 0);
   }
 }
+
+// ---------------------------------------------------------------- tensor/*.cu (bf16, redux)
+
+namespace {
+
+float bf16_value(std::uint16_t b) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
+}
+
+// bf16 values uniform in [-2, 2] as the examples' main() draws them (round to nearest even).
+std::string bf16_file(std::size_t n, std::uint64_t seed, const std::string& name) {
+  std::vector<std::uint16_t> v(n);
+  std::uint64_t s = seed;
+  for (auto& x : v) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const float f = static_cast<float>((s >> 40) & 0xffffff) / 16777216.0f * 4.0f - 2.0f;
+    const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+    x = static_cast<std::uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+  }
+  const std::string path = testing::TempDir() + "/bankcheck-functional-" + name;
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * 2));
+  return "@" + path;
+}
+
+// ‖got − want‖ / ‖want‖ over the rows of the analysed CTAs; every output finite.
+double relative_error(const std::vector<double>& got, const std::vector<double>& want) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_TRUE(std::isfinite(got[i])) << i;
+    num += (got[i] - want[i]) * (got[i] - want[i]);
+    den += want[i] * want[i];
+  }
+  return std::sqrt(num / den);
+}
+
+}  // namespace
+
+TEST(Examples, TensorLayernormBf16) {
+  REQUIRE_NVCC();
+  const KRun r = run_ex("tensor/layernorm.cu", "layernorm_bf16", "24",
+                        {{"x", bf16_file(2048 * 1024, 11, "ln_x")},
+                         {"gamma", bf16_file(1024, 12, "ln_g")},
+                         {"beta", bf16_file(1024, 13, "ln_b")}});
+  const auto* x = r.as<std::uint16_t>("x");
+  const auto* g = r.as<std::uint16_t>("gamma");
+  const auto* b = r.as<std::uint16_t>("beta");
+  const auto* y = r.as<std::uint16_t>("y");
+  std::vector<double> got, want;
+  for (std::uint64_t row : r.ctas) {
+    double mean = 0, var = 0;
+    for (int c = 0; c < 1024; ++c) mean += bf16_value(x[row * 1024 + c]);
+    mean /= 1024;
+    for (int c = 0; c < 1024; ++c) var += std::pow(bf16_value(x[row * 1024 + c]) - mean, 2);
+    const double rstd = 1.0 / std::sqrt(var / 1024 + 1e-5);
+    for (int c = 0; c < 1024; ++c) {
+      want.push_back((bf16_value(x[row * 1024 + c]) - mean) * rstd * bf16_value(g[c]) +
+                     bf16_value(b[c]));
+      got.push_back(bf16_value(y[row * 1024 + c]));
+    }
+  }
+  EXPECT_LT(relative_error(got, want), 1e-2);
+}
+
+TEST(Examples, TensorSoftmaxBf16) {
+  REQUIRE_NVCC();
+  const KRun r = run_ex("tensor/softmax.cu", "softmax_bf16", "24",
+                        {{"x", bf16_file(2048 * 1024, 21, "sm_x")}});
+  const auto* x = r.as<std::uint16_t>("x");
+  const auto* y = r.as<std::uint16_t>("y");
+  std::vector<double> got, want;
+  for (std::uint64_t row : r.ctas) {
+    double m = -INFINITY, sum = 0;
+    for (int c = 0; c < 1024; ++c) m = std::max<double>(m, bf16_value(x[row * 1024 + c]));
+    for (int c = 0; c < 1024; ++c) sum += std::exp(bf16_value(x[row * 1024 + c]) - m);
+    for (int c = 0; c < 1024; ++c) {
+      want.push_back(std::exp(bf16_value(x[row * 1024 + c]) - m) / sum);
+      got.push_back(bf16_value(y[row * 1024 + c]));
+    }
+  }
+  EXPECT_LT(relative_error(got, want), 1e-2);
+}
+
+TEST(Examples, TensorWarpReduce) {
+  REQUIRE_NVCC();
+  for (const char* k : {"block_sum_redux", "block_sum_cg"}) {
+    SCOPED_TRACE(k);
+    const KRun r = run_ex("tensor/warp_reduce.cu", k, "all");
+    const auto* in = r.as<std::uint32_t>("in");
+    const auto* out = r.as<std::uint32_t>("out");
+    for (std::uint64_t b : r.ctas) {
+      std::uint32_t want = 0;
+      for (int t = 0; t < 256; ++t) want += in[b * 256 + t];
+      EXPECT_EQ(out[b], want) << "block " << b;
+    }
+  }
+}
+
+// Every shared line of the bf16 and redux examples, over the whole grid, equals the H100's
+// per-line counters (Nsight Compute, bench/check/results_new/tensor/*.lines.tsv):
+// executed instructions, wavefronts and ideal wavefronts.
+TEST(Examples, TensorSharedLinesEqualH100) {
+  REQUIRE_NVCC();
+  const std::pair<const char*, std::vector<const char*>> files[] = {
+      {"layernorm", {"layernorm_bf16"}},
+      {"softmax", {"softmax_bf16"}},
+      {"warp_reduce", {"block_sum_redux", "block_sum_cg"}}};
+  for (const auto& [name, kernels] : files) {
+    std::ifstream tsv(std::string(BANKCHECK_SOURCE_DIR) + "/bench/check/results_new/tensor/" +
+                      name + ".lines.tsv");
+    ASSERT_TRUE(tsv) << name;
+    std::string row;
+    std::getline(tsv, row);  // header
+    std::map<std::pair<std::string, int>, std::vector<std::uint64_t>> truth;
+    while (std::getline(tsv, row)) {
+      std::vector<std::string> f;
+      std::size_t p = 0, q;
+      while ((q = row.find('\t', p)) != std::string::npos) {
+        f.push_back(row.substr(p, q - p));
+        p = q + 1;
+      }
+      f.push_back(row.substr(p));
+      truth[{f[2], std::stoi(f[1])}] = {std::stoull(f[4]), std::stoull(f[5]), std::stoull(f[6])};
+    }
+    std::size_t compared = 0;
+    for (const char* k : kernels) {
+      const KRun r = run_ex(std::string("tensor/") + name + ".cu", k, "all");
+      for (const auto& l : r.run.report.lines) {
+        if (l.space != ptx::Space::Shared) continue;
+        const auto it = truth.find({k, l.line});
+        ASSERT_NE(it, truth.end()) << name << " " << k << " line " << l.line;
+        EXPECT_EQ(l.requests, it->second[0]) << k << " line " << l.line;
+        EXPECT_EQ(l.wavefronts, it->second[1]) << k << " line " << l.line;
+        EXPECT_EQ(l.ideal_wavefronts, it->second[2]) << k << " line " << l.line;
+        ++compared;
+      }
+    }
+    EXPECT_EQ(compared, truth.size()) << name;
+  }
+}

@@ -77,6 +77,33 @@ void read_cubin(Loaded& l, const CheckOptions& o) {
   }
 }
 
+// Every kernel name of the file, the refused ones included (they can be named too).
+std::vector<std::string> all_kernel_names(const ptx::Program& p) {
+  std::vector<std::string> names;
+  for (const auto& k : p.kernels) names.push_back(k.name);
+  for (const auto& u : p.unsupported) names.push_back(u.name);
+  return names;
+}
+
+// Whether the run asks for this kernel: --kernel names it, or a launch comment does, or it
+// is the file's only kernel.
+bool selected(const Loaded& l, const CheckOptions& o, const std::string& mangled) {
+  const size_t total = l.program.kernels.size() + l.program.unsupported.size();
+  if (o.flags.kernel) return kernel_matches(mangled, *o.flags.kernel);
+  if (comment_for_kernel(l.comments, mangled, total, o.input)) return true;
+  return total == 1;
+}
+
+// "file.cu:12: kernel k: reason (PTX line 40: text)", for an error that stops the run.
+std::string unsupported_message(const Loaded& l, const ptx::UnsupportedKernel& u) {
+  const std::string where =
+      u.pos.line > 0 && u.pos.file >= 0 && static_cast<size_t>(u.pos.file) < l.program.files.size()
+          ? fmt::format("{}:{}", l.input, u.pos.line)
+          : l.input;
+  return fmt::format("{}: kernel {} is not analysed: {} (PTX line {}: {})", where,
+                     base_name(demangle(u.name)), u.reason, u.ptx_line, u.ptx);
+}
+
 }  // namespace
 
 Loaded load(const CheckOptions& o) {
@@ -98,11 +125,7 @@ Loaded load(const CheckOptions& o) {
   l.module =
       ptx::parse(ptx_text, ends_with(o.input, ".ptx") ? o.input : o.input + " (PTX from nvcc)");
   l.program = ptx::decode(l.module, o.input, ends_with(o.input, ".ptx") ? "" : o.input);
-  if (!l.comments.empty()) {
-    std::vector<std::string> names;
-    for (const auto& k : l.program.kernels) names.push_back(k.name);
-    check_comment_kernels(l.comments, names, o.input);
-  }
+  if (!l.comments.empty()) check_comment_kernels(l.comments, all_kernel_names(l.program), o.input);
   return l;
 }
 
@@ -110,9 +133,10 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
                                                                           const CheckOptions& o) {
   std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> out;
   const auto& ks = l.program.kernels;
+  const std::vector<std::string> names = all_kernel_names(l.program);
   auto list = [&]() {
     std::string s;
-    for (const auto& k : ks) s += "\n  " + demangle(k.name);
+    for (const auto& k : names) s += "\n  " + demangle(k);
     return s;
   };
   if (ks.empty()) throw DriverError(fmt::format("{}: no kernel (.entry) in the program", o.input));
@@ -141,6 +165,26 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
   };
   auto comment_of = [&](const ptx::Kernel& k) {
     return comment_for_kernel(l.comments, k.name, ks.size(), o.input);
+}
+
+  if (names.empty())
+    throw DriverError(fmt::format("{}: no kernel (.entry) in the program", o.input));
+  // A refused kernel the run asks for: when nothing else is asked for, the run stops with
+  // its reason; otherwise the others run and the report names it (start_report).
+  std::vector<const ptx::UnsupportedKernel*> refused;
+  for (const auto& u : l.program.unsupported)
+    if (selected(l, o, u.name)) refused.push_back(&u);
+  const auto stop_if_only_refused = [&](size_t runnable) {
+    if (runnable == 0 && !refused.empty()) {
+      std::string msg = unsupported_message(l, *refused[0]);
+      for (size_t i = 1; i < refused.size(); ++i) msg += "\n" + unsupported_message(l, *refused[i]);
+      throw DriverError(msg);
+    }
+  };
+  auto settings_for = [&](const ptx::Kernel& k) {
+    LaunchSettings comment;
+    if (auto c = comment_for_kernel(l.comments, k.name, names.size(), o.input)) comment = *c;
+    return merge(o.flags, comment);
   };
   if (o.flags.kernel) {
     std::vector<const ptx::Kernel*> matched;
@@ -166,7 +210,28 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
   for (const auto& k : ks) {
     const auto c = comment_of(k);
     if (c) out.push_back({&k, settings_for(k, c)});
+}
+
+      if (kernel_matches(k.name, *o.flags.kernel)) out.push_back({&k, settings_for(k)});
+    if (out.size() + refused.size() > 1)
+      throw DriverError(
+          fmt::format("--kernel: '{}' names several kernels; give the full signature:{}",
+                      *o.flags.kernel, list()));
+    stop_if_only_refused(out.size());
+    if (out.empty())
+      throw DriverError(fmt::format("--kernel: no kernel named '{}'; the kernels are:{}",
+                                    *o.flags.kernel, list()));
+    if (out.size() > 1)
+      throw DriverError(
+          fmt::format("--kernel: '{}' names several kernels; give the full signature:{}",
+                      *o.flags.kernel, list()));
+    return out;
   }
+  for (const auto& k : ks) {
+    const auto c = comment_for_kernel(l.comments, k.name, names.size(), o.input);
+    if (c) out.push_back({&k, merge(o.flags, *c)});
+  }
+  stop_if_only_refused(out.size());
   if (!out.empty()) return out;
   // The kernels the host code launches, each with its first launch (or the one --launch
   // picks), in the order of those launches.
@@ -183,6 +248,12 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
       "{}: {} kernels and no --kernel, launch comment or launch in the host code to choose; the "
       "kernels are:{}",
       o.input, ks.size(), list()));
+}
+
+  if (names.size() == 1) return {{&ks[0], settings_for(ks[0])}};
+  throw DriverError(
+      fmt::format("{}: {} kernels and no --kernel or launch comment to choose; the kernels are:{}",
+                  o.input, names.size(), list()));
 }
 
 namespace {
@@ -329,6 +400,9 @@ analysis::CheckReport start_report(const Loaded& l, const CheckOptions& o,
   std::istringstream ss(l.source_text);
   std::string line;
   while (std::getline(ss, line)) r.source_lines.push_back(line);
+  for (const auto& u : l.program.unsupported)
+    r.unsupported.push_back({base_name(demangle(u.name)), u.reason, u.pos.file, u.pos.line,
+                             u.ptx_line, u.ptx, selected(l, o, u.name)});
   return r;
 }
 

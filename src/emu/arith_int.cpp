@@ -133,4 +133,42 @@ std::uint64_t int_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::
   }
 }
 
+// Extended precision: the operation on W-bit unsigned values (W = 32 or 64) with a carry
+// in (addc, subc, madc: the last source, the flag %cc) and a carry out (.cc: the last
+// destination). For subtraction the flag is the borrow: subc computes a - (b + CF), and
+// sets CF when that is below zero, so that sub.cc/subc chains subtract multi-word
+// numbers as add.cc/addc chains add them. mad.cc adds c to the low or high half of a * b.
+void carry_arith(Ctx& c, const Instr& in, int w, std::uint32_t exec) {
+  const int bits = ptx::ty_bytes(in.type) * 8;
+  const u128 m = bits == 64 ? u128{~0ull} : u128{0xffffffffu};
+  const bool carry_in = in.op == Opc::Addc || in.op == Opc::Subc || in.op == Opc::Madc;
+  const bool carry_out = in.flags & ptx::kFlagCc;
+  const bool sub = in.op == Opc::Sub || in.op == Opc::Subc;
+  const bool mad = in.op == Opc::Mad || in.op == Opc::Madc;
+  const int nops = mad ? 3 : 2;
+  for (int l = 0; l < 32; ++l) {
+    if (!((exec >> l) & 1u)) continue;
+    const u128 a = c.val(in.src[0], w, l) & m, b = c.val(in.src[1], w, l) & m;
+    const u128 cf = carry_in ? (c.val(in.src[nops], w, l) & 1) : 0;
+    u128 r;
+    bool out;
+    if (sub) {
+      r = (a - b - cf) & m;
+      out = a < b + cf;
+    } else if (mad) {
+      const u128 p = a * b;
+      const u128 part = in.mod.mul == ptx::MulMode::Hi ? (p >> bits) & m : p & m;
+      const u128 s = part + (c.val(in.src[2], w, l) & m) + cf;
+      r = s & m;
+      out = (s >> bits) != 0;
+    } else {
+      const u128 s = a + b + cf;
+      r = s & m;
+      out = (s >> bits) != 0;
+    }
+    c.set(in.dst[0], w, l, static_cast<std::uint64_t>(r), in.type);
+    if (carry_out) c.set(in.dst[1], w, l, out, Ty::Pred);
+  }
+}
+
 }  // namespace bankcheck::emu::detail

@@ -8,12 +8,20 @@
 #include <limits>
 
 #include "cta.hpp"
+#include "narrow_float.hpp"
 
 namespace bankcheck::emu::detail {
 
 bool compare(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b) {
-  if (ptx::ty_float(t)) {
-    const double x = t == Ty::F64 ? as_f64(a) : as_f32(a), y = t == Ty::F64 ? as_f64(b) : as_f32(b);
+  if (ptx::ty_half(t)) return half_compare(c, t, a, b);
+  if (ptx::ty_float(t))
+    return compare_float(c, t == Ty::F64 ? as_f64(a) : as_f32(a),
+                         t == Ty::F64 ? as_f64(b) : as_f32(b));
+  return compare_int(c, t, a, b);
+}
+
+bool compare_float(ptx::Cmp c, double x, double y) {
+  {
     const bool nan = std::isnan(x) || std::isnan(y);
     switch (c) {
       case ptx::Cmp::Eq:
@@ -48,6 +56,9 @@ bool compare(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b) {
         return false;
     }
   }
+}
+
+bool compare_int(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b) {
   const std::uint64_t m = mask_of(t);
   const bool s = ptx::ty_signed(t);
   const std::int64_t sa = sext(a, t), sb = sext(b, t);
@@ -82,6 +93,8 @@ std::uint64_t convert(const Instr& in, std::uint64_t x) {
   const Ty d = in.type, s = in.type2;
   const auto rnd = in.mod.round;
   const bool sat = in.flags & ptx::kFlagSat;
+  if (ptx::ty_packed(d) || ptx::ty_packed(s) || d == Ty::TF32 || s == Ty::TF32)
+    return narrow_convert(in, x, 0);
   if (!ptx::ty_float(s) && !ptx::ty_float(d)) {
     std::uint64_t v = ptx::ty_signed(s) ? static_cast<std::uint64_t>(sext(x, s)) : (x & mask_of(s));
     if (sat) {
@@ -111,11 +124,20 @@ std::uint64_t convert(const Instr& in, std::uint64_t x) {
     f = as_f64(x);
   else if (s == Ty::F16)
     f = half_to_float(static_cast<std::uint16_t>(x));
+  else if (s == Ty::BF16)
+    f = narrow_value(s, x);
   else
     f = ptx::ty_signed(s) ? static_cast<double>(sext(x, s)) : static_cast<double>(x & mask_of(s));
   if (ptx::ty_float(d)) {
     if (ptx::ty_float(s) && rnd >= ptx::Round::Rni) f = round_mode(f, rnd);
     const int mode = fe_mode(rnd);  // .rn/.rz/.rm/.rp (none: to nearest)
+    if (d == Ty::BF16 || (d == Ty::F16 && (in.mod.relu || in.mod.satfinite))) {
+      f = saturate(in, f);
+      if (std::isnan(f)) return 0x7fff;
+      if (in.mod.relu && f < 0) f = 0.0;
+      return double_to_narrow(narrow_format(d), f, rnd == ptx::Round::None ? ptx::Round::Rn : rnd,
+                              in.mod.satfinite);
+    }
     if (d == Ty::F16) {
       f = saturate(in, f);
       // A NaN: from f64 the sign and top payload bits are kept, from f32 the canonical

@@ -32,6 +32,8 @@ struct Emulator::State {
     std::vector<Entry> stack;
     bool at_barrier = false, done = false;
     int barrier_instr = -1;
+    // bar.red: the lanes that reached the barrier and those whose predicate was true.
+    std::uint32_t red_lanes = 0, red_true = 0;
   };
   std::vector<std::uint64_t> regs;    // [warp][reg][lane]
   std::vector<std::uint32_t> preds;   // [warp][pred]
@@ -139,6 +141,16 @@ struct Ctx {
         return shared.size();
       case ptx::Special::Gridid:
         return 0;
+      // What the driver would set: no environment (%envreg: 0, so cooperative grid sync,
+      // which reads its workspace from %envreg1-2, is not analysed), no performance
+      // counters, the upper clock word 0, all shared memory the kernel's own.
+      case ptx::Special::Envreg:
+      case ptx::Special::Pm:
+      case ptx::Special::ClockHi:
+      case ptx::Special::ReservedSmem:
+        return 0;
+      case ptx::Special::AggrSmemSize:
+        return shared.size();
     }
     return 0;
   }
@@ -249,11 +261,22 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
 // by the operation's type.
 std::uint64_t int_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c);
 std::uint64_t float_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c);
+// add.cc, addc, sub.cc, subc, mad.cc, madc: the carry flag is the hidden predicate the
+// decoder adds (arith_int.cpp).
+void carry_arith(Ctx& c, const Instr& in, int w, std::uint32_t exec);
+// f16, bf16 and their pairs (half.cpp).
+std::uint64_t half_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c);
+bool half_compare(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b);
+double narrow_value(Ty t, std::uint64_t bits);
+std::uint64_t narrow_convert(const Instr& in, std::uint64_t a, std::uint64_t b);
 inline std::uint64_t arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  if (ptx::ty_half(in.type)) return half_arith(in, a, b, c);
   return ptx::ty_float(in.type) ? float_arith(in, a, b, c) : int_arith(in, a, b, c);
 }
 // setp's comparison and cvt (convert.cpp).
 bool compare(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b);
+bool compare_float(ptx::Cmp c, double x, double y);
+bool compare_int(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b);
 std::uint64_t convert(const Instr& in, std::uint64_t x);
 // shfl, vote, match, activemask (warp_ops.cpp).
 void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t active);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 
 #include "cta.hpp"
 #include "uop_run.hpp"
@@ -15,6 +16,40 @@ namespace bankcheck::emu {
 
 // The micro-op handlers and the CTA state.
 using namespace detail;  // NOLINT(google-build-using-namespace)
+
+namespace {
+
+// The release of a barrier that reduces (bar.red, __syncthreads_count/and/or): every
+// waiting warp's lanes at a bar.red get the count of true predicates over the CTA, or
+// whether all or any were true.
+template <typename State>
+void release_bar_red(Ctx& c, State& st) {
+  std::uint32_t count = 0;
+  bool all = true, any = false, reducing = false;
+  for (const auto& wp : st.warps) {
+    if (!wp.at_barrier ||
+        st.compiled.code[static_cast<size_t>(wp.barrier_instr)].mod.barred == ptx::BarRed::None)
+      continue;
+    reducing = true;
+    count += static_cast<std::uint32_t>(std::popcount(wp.red_true));
+    all = all && wp.red_true == wp.red_lanes;
+    any = any || wp.red_true != 0;
+  }
+  if (!reducing) return;
+  for (auto& wp : st.warps) {
+    if (!wp.at_barrier) continue;
+    const ptx::Instr& in = st.compiled.code[static_cast<size_t>(wp.barrier_instr)];
+    if (in.mod.barred == ptx::BarRed::None) continue;
+    const std::uint64_t v = in.mod.barred == ptx::BarRed::Popc  ? count
+                            : in.mod.barred == ptx::BarRed::And ? all
+                                                                : any;
+    for (int l = 0; l < 32; ++l)
+      if ((wp.red_lanes >> l) & 1u) c.set(in.dst[0], wp.id, l, v, in.type);
+    wp.red_lanes = wp.red_true = 0;
+  }
+}
+
+}  // namespace
 
 Emulator::Options& Emulator::default_options() {
   static Options options;
@@ -251,6 +286,10 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             }
             wp.at_barrier = true;
             wp.barrier_instr = pc;
+            if (u.in->mod.barred != ptx::BarRed::None) {  // registers renamed to slots
+              wp.red_lanes = exec;
+              wp.red_true = c.pred_mask(u.in->src[0], w, exec);
+            }
             return;
           default:
             break;
@@ -291,6 +330,7 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
           {waiting_instr,
            fmt::format("barrier not reached by every warp: {} of {} warps exited before it",
                        finished, st.warps.size())});
+    release_bar_red(c, st);
     for (auto& wp : st.warps) wp.at_barrier = false;
   }
 }

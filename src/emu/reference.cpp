@@ -11,6 +11,58 @@
 
 namespace bankcheck::emu::detail {
 
+namespace {
+
+// dp4a: c plus the four products of a's and b's bytes; dp2a: c plus the two products of
+// a's 16-bit halves with b's bytes 0-1 (.lo) or 2-3 (.hi). Each part is signed or not by
+// its operand's type; the sum wraps at 32 bits.
+std::uint64_t dot(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  const bool sa = ptx::ty_signed(in.type), sb = ptx::ty_signed(in.type2);
+  auto byte = [&](std::uint64_t v, int i, bool s) -> std::int64_t {
+    const std::uint8_t x = static_cast<std::uint8_t>(v >> (8 * i));
+    return s ? static_cast<std::int8_t>(x) : x;
+  };
+  auto half = [&](std::uint64_t v, int i, bool s) -> std::int64_t {
+    const std::uint16_t x = static_cast<std::uint16_t>(v >> (16 * i));
+    return s ? static_cast<std::int16_t>(x) : x;
+  };
+  std::int64_t r = static_cast<std::int32_t>(static_cast<std::uint32_t>(c));
+  if (in.op == Opc::Dp4a)
+    for (int i = 0; i < 4; ++i) r += byte(a, i, sa) * byte(b, i, sb);
+  else
+    for (int i = 0; i < 2; ++i) r += half(a, i, sa) * byte(b, i + (in.mod.hi ? 2 : 0), sb);
+  return static_cast<std::uint32_t>(r);
+}
+
+// setp/set of f16x2 and bf16x2: each half compared on its own. setp writes the low
+// halves' result to the first predicate and the high halves' to the second (p|q); set
+// writes each half's result into the same half of the destination (1.0 or all ones).
+void packed_compare(Ctx& c, const Instr& in, int w, std::uint32_t exec) {
+  const Ty t = in.type;
+  for (int l = 0; l < 32; ++l) {
+    if (!((exec >> l) & 1u)) continue;
+    const std::uint64_t a = c.val(in.src[0], w, l), b = c.val(in.src[1], w, l);
+    bool r[2] = {compare(in.cmp, t, a, b), compare(in.cmp, t, a >> 16, b >> 16)};
+    if (in.mod.boolop != ptx::BoolOp::None) {
+      const bool p = c.val(in.src[2], w, l) & 1;
+      for (bool& x : r)
+        x = in.mod.boolop == ptx::BoolOp::And  ? (x && p)
+            : in.mod.boolop == ptx::BoolOp::Or ? (x || p)
+                                               : (x != p);
+    }
+    if (in.op == Opc::Setp) {
+      c.set(in.dst[0], w, l, r[0], Ty::Pred);
+      if (in.ndst > 1) c.set(in.dst[1], w, l, r[1], Ty::Pred);
+      continue;
+    }
+    const Ty dt = in.type2;
+    const std::uint64_t one = dt == Ty::F16X2 ? 0x3c00 : dt == Ty::BF16X2 ? 0x3f80 : 0xffff;
+    c.set(in.dst[0], w, l, (r[0] ? one : 0) | ((r[1] ? one : 0) << 16), dt);
+  }
+}
+
+}  // namespace
+
 void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active) {
   if (in.op == Opc::Trap) {
     if (exec)
@@ -59,6 +111,10 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
     case Opc::Setp:
     case Opc::Set: {
       const Ty t = in.type;
+      if (ptx::ty_packed(t)) {
+        packed_compare(c, in, w, exec);
+        break;
+      }
       for (int l = 0; l < 32; ++l) {
         if (!((exec >> l) & 1u)) continue;
         bool r = compare(in.cmp, t, c.val(in.src[0], w, l), c.val(in.src[1], w, l));
@@ -83,8 +139,10 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
           if (in.ndst > 1) c.set(in.dst[1], w, l, r2, Ty::Pred);
         } else {
           const Ty dt = in.type2;
-          const std::uint64_t v =
-              ptx::ty_float(dt) ? (r ? from_f32(1.0f) : 0) : (r ? mask_of(dt) : 0);
+          const std::uint64_t v = dt == Ty::F16       ? (r ? 0x3c00 : 0)
+                                  : dt == Ty::BF16    ? (r ? 0x3f80 : 0)
+                                  : ptx::ty_float(dt) ? (r ? from_f32(1.0f) : 0)
+                                                      : (r ? mask_of(dt) : 0);
           c.set(in.dst[0], w, l, v, dt);
         }
       }
@@ -107,7 +165,11 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
       break;
     case Opc::Cvt:
       for (int l = 0; l < 32; ++l)
-        if ((exec >> l) & 1u) c.set(in.dst[0], w, l, convert(in, c.val(in.src[0], w, l)), in.type);
+        if ((exec >> l) & 1u)
+          c.set(in.dst[0], w, l,
+                in.nsrc > 1 ? narrow_convert(in, c.val(in.src[0], w, l), c.val(in.src[1], w, l))
+                            : convert(in, c.val(in.src[0], w, l)),
+                in.type);
       break;
     case Opc::Cvta:
       for (int l = 0; l < 32; ++l) {
@@ -153,8 +215,13 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
       [[fallthrough]];
     case Opc::Add:
     case Opc::Sub:
-    case Opc::Mul:
     case Opc::Mad:
+      if (in.flags & ptx::kFlagCc) {
+        carry_arith(c, in, w, exec);
+        break;
+      }
+      [[fallthrough]];
+    case Opc::Mul:
     case Opc::Div:
     case Opc::Rem:
     case Opc::Min:
@@ -312,6 +379,35 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
         c.set(in.dst[0], w, l, r, Ty::Pred);
       }
       break;
+    case Opc::Addc:
+    case Opc::Subc:
+    case Opc::Madc:
+      carry_arith(c, in, w, exec);
+      break;
+    case Opc::Sad:
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const std::uint64_t a = c.val(in.src[0], w, l), b = c.val(in.src[1], w, l);
+        const bool s = ptx::ty_signed(in.type);
+        const std::uint64_t d =
+            s ? (sext(a, in.type) < sext(b, in.type)
+                     ? static_cast<std::uint64_t>(sext(b, in.type)) -
+                           static_cast<std::uint64_t>(sext(a, in.type))
+                     : static_cast<std::uint64_t>(sext(a, in.type)) -
+                           static_cast<std::uint64_t>(sext(b, in.type)))
+              : ((a & mask_of(in.type)) < (b & mask_of(in.type)) ? (b - a) : (a - b));
+        c.set(in.dst[0], w, l, d + c.val(in.src[2], w, l), in.type);
+      }
+      break;
+    case Opc::Dp4a:
+    case Opc::Dp2a:
+      for (int l = 0; l < 32; ++l)
+        if ((exec >> l) & 1u)
+          c.set(in.dst[0], w, l,
+                dot(in, c.val(in.src[0], w, l), c.val(in.src[1], w, l), c.val(in.src[2], w, l)),
+                Ty::B32);
+      break;
+    case Opc::Redux:
     case Opc::Shfl:
     case Opc::Vote:
     case Opc::Match:

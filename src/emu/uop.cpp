@@ -117,7 +117,7 @@ struct Compiler {
       default:
         break;
     }
-    if (sat) return K::Slow;
+    if (sat || (in.flags & ptx::kFlagCc)) return K::Slow;  // .cc: the carry flag
     switch (in.op) {
       case Opc::Mov:
         if (in.mod.mov != ptx::MovForm::Plain || !reg_dst(in, u) || !sources(in, u, 1))

@@ -11,6 +11,49 @@ namespace bankcheck::emu::detail {
 
 void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t active) {
   switch (in.op) {
+    case Opc::Redux: {
+      // redux.sync: every executing lane gets the reduction over the executing lanes (the
+      // membermask must name exactly those; the warp loop runs them together).
+      const bool s = ptx::ty_signed(in.type);
+      std::uint32_t r = 0;
+      bool first = true;
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const std::uint32_t v = static_cast<std::uint32_t>(c.val(in.src[0], w, l));
+        if (first) {
+          r = v;
+          first = false;
+          continue;
+        }
+        switch (in.mod.atom) {
+          case ptx::AtomOp::Add:
+            r += v;
+            break;
+          case ptx::AtomOp::Min:
+            r = s ? static_cast<std::uint32_t>(
+                        std::min(static_cast<std::int32_t>(r), static_cast<std::int32_t>(v)))
+                  : std::min(r, v);
+            break;
+          case ptx::AtomOp::Max:
+            r = s ? static_cast<std::uint32_t>(
+                        std::max(static_cast<std::int32_t>(r), static_cast<std::int32_t>(v)))
+                  : std::max(r, v);
+            break;
+          case ptx::AtomOp::And:
+            r &= v;
+            break;
+          case ptx::AtomOp::Or:
+            r |= v;
+            break;
+          default:
+            r ^= v;
+            break;
+        }
+      }
+      for (int l = 0; l < 32; ++l)
+        if ((exec >> l) & 1u) c.set(in.dst[0], w, l, r, Ty::B32);
+      break;
+    }
     case Opc::Shfl: {
       std::uint32_t vals[32];
       for (int l = 0; l < 32; ++l) vals[l] = static_cast<std::uint32_t>(c.val(in.src[0], w, l));

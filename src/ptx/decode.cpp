@@ -12,6 +12,7 @@
 
 #include "bankcheck/ptx/ir.hpp"
 #include "decode_instr.hpp"
+#include "inline_calls.hpp"
 
 namespace bankcheck::ptx {
 namespace {
@@ -50,9 +51,22 @@ std::optional<Special> parse_special(std::string_view n) {
       {"%dynamic_smem_size", Special::DynSmemSize},
       {"%total_smem_size", Special::TotalSmemSize},
       {"%gridid", Special::Gridid},
+      {"%clock_hi", Special::ClockHi},
+      {"%aggr_smem_size", Special::AggrSmemSize},
   };
   for (auto& [s, v] : table)
     if (n == s) return v;
+  const auto numbered = [&](std::string_view prefix) {
+    if (n.substr(0, prefix.size()) != prefix || n.size() == prefix.size()) return false;
+    for (char ch : n.substr(prefix.size()))
+      if ((ch < '0' || ch > '9') && ch != '_' && ch != 'a' && ch != 'b' && ch != 'e' && ch != 'g' &&
+          ch != 'i' && ch != 'n' && ch != 'd' && ch != 'c')
+        return false;
+    return true;
+  };
+  if (numbered("%envreg")) return Special::Envreg;
+  if (numbered("%pm")) return Special::Pm;
+  if (n.substr(0, 22) == "%reserved_smem_offset_") return Special::ReservedSmem;
   return std::nullopt;
 }
 
@@ -89,7 +103,19 @@ class Decoder : private detail::OperandDecoder {
     }
     for (const auto& f : m_.functions) {
       if (!f.is_entry || f.is_extern) continue;
-      prog_.kernels.push_back(decode_kernel(f));
+      // An unsupported construct stops its own kernel only: the others are still analysed.
+      try {
+        prog_.kernels.push_back(decode_kernel(detail::inline_calls(
+            m_, f, [&](const Instruction& in, const std::string& msg) { return error(in, msg); })));
+      } catch (const DecodeError& e) {
+        prog_.unsupported.push_back({f.name, e.what(), e.line, e.text, e.pos});
+        call_params_.clear();  // what decode_kernel would have reset at its end
+        call_param_access_ = false;
+        reg_index_.clear();
+        pred_index_.clear();
+        reg_type_.clear();
+        syms_ = nullptr;
+      }
     }
     return std::move(prog_);
   }
@@ -126,7 +152,9 @@ class Decoder : private detail::OperandDecoder {
   }
 
   DecodeError error(const Instruction& in, const std::string& msg) const override {
-    return DecodeError(msg, source_, in.pos.line, in.text);
+    DecodeError e(msg, source_, in.pos.line, in.text);
+    e.pos = resolve_loc(in.loc_chain);
+    return e;
   }
   [[noreturn]] void fail(const Instruction& in, const std::string& msg) const {
     throw error(in, msg);
@@ -174,6 +202,18 @@ class Decoder : private detail::OperandDecoder {
         add(r.name);
       else
         for (int i = 0; i < r.count; ++i) add(r.name + std::to_string(i));
+    }
+    // The carry flag of extended-precision arithmetic (add.cc, addc, ...): a predicate no
+    // PTX name can clash with, only in kernels that use it.
+    for (const auto& st : f.body) {
+      const auto& in = st.instruction;
+      if (st.is_label) continue;
+      if (in.opcode == "addc" || in.opcode == "subc" || in.opcode == "madc" ||
+          std::find(in.modifiers.begin(), in.modifiers.end(), ".cc") != in.modifiers.end()) {
+        pred_index_["%cc"] = k.num_preds++;
+        k.pred_names.push_back("%cc");
+        break;
+      }
     }
     // Shared memory: statics referenced by this kernel (module or function scope), then
     // extern arrays at the dynamic offset. Local: the per-thread depot.
@@ -389,6 +429,11 @@ class Decoder : private detail::OperandDecoder {
         return r;
       }
       case Operand::Kind::Symbol: {
+        if (o.name == "WARP_SZ") {  // the PTX constant warpSize compiles to
+          r.kind = Opnd::Kind::Imm;
+          r.imm = 32;
+          return r;
+        }
         auto it = syms_->find(o.name);
         if (it == syms_->end()) fail(in, "unknown symbol '" + o.name + "'");
         r.kind = Opnd::Kind::SymAddr;

@@ -17,10 +17,12 @@ namespace bankcheck::ptx::detail {
 
 std::optional<Ty> parse_ty(std::string_view m) {
   static const std::pair<const char*, Ty> kTypes[] = {
-      {".u8", Ty::U8},   {".u16", Ty::U16}, {".u32", Ty::U32}, {".u64", Ty::U64},
-      {".s8", Ty::S8},   {".s16", Ty::S16}, {".s32", Ty::S32}, {".s64", Ty::S64},
-      {".b8", Ty::B8},   {".b16", Ty::B16}, {".b32", Ty::B32}, {".b64", Ty::B64},
-      {".f16", Ty::F16}, {".f32", Ty::F32}, {".f64", Ty::F64}, {".pred", Ty::Pred}};
+      {".u8", Ty::U8},         {".u16", Ty::U16},      {".u32", Ty::U32},       {".u64", Ty::U64},
+      {".s8", Ty::S8},         {".s16", Ty::S16},      {".s32", Ty::S32},       {".s64", Ty::S64},
+      {".b8", Ty::B8},         {".b16", Ty::B16},      {".b32", Ty::B32},       {".b64", Ty::B64},
+      {".f16", Ty::F16},       {".f32", Ty::F32},      {".f64", Ty::F64},       {".pred", Ty::Pred},
+      {".bf16", Ty::BF16},     {".f16x2", Ty::F16X2},  {".bf16x2", Ty::BF16X2}, {".tf32", Ty::TF32},
+      {".e4m3x2", Ty::E4M3X2}, {".e5m2x2", Ty::E5M2X2}};
   for (const auto& [n, t] : kTypes)
     if (m == n) return t;
   return std::nullopt;
@@ -88,18 +90,25 @@ class Form {
   BANKCHECK_FORM(Mma)
   BANKCHECK_FORM(CpAsync)
   BANKCHECK_FORM(Wgmma)
+  BANKCHECK_FORM(Redux)
+  BANKCHECK_FORM(Dot)
+  BANKCHECK_FORM(Carry)
+  BANKCHECK_FORM(Sad)
 #undef BANKCHECK_FORM
 
-  // .sat and .ftz as flags; what no form accepts (.cc, f16 arithmetic) refused.
+  // .sat, .ftz, .NaN, .relu and .satfinite, read by the forms that allow them; what no
+  // form accepts (.cc) refused.
   void modifiers_every_form_reads() {
     if (has(in, ".sat")) ins.flags |= kFlagSat;
     if (has(in, ".ftz")) ins.flags |= kFlagFtz;
-    if (has(in, ".cc")) fail(in, "carry (.cc) arithmetic is not supported");
-    if (t0 == Ty::F16 || tl == Ty::F16) {
-      if (op != "cvt" && op != "mov" && op != "ld" && op != "st" && op != "mma")
-        fail(in, "half-precision arithmetic is not supported");
-    }
+    ins.mod.nan = has(in, ".NaN");
+    ins.mod.relu = has(in, ".relu");
+    ins.mod.satfinite = has(in, ".satfinite");
+    if (has(in, ".cc")) ins.flags |= kFlagCc;
+    if (has(in, ".xorsign")) fail(in, "min/max .xorsign.abs is not supported");
   }
+
+  void carry_operands();
 
   const Instruction& in;
   Instr ins;
@@ -158,6 +167,7 @@ class Form {
       if (m == ".rzi") return Round::Rzi;
       if (m == ".rmi") return Round::Rmi;
       if (m == ".rpi") return Round::Rpi;
+      if (m == ".rna") return Round::Rna;
     }
     return Round::None;
   }
@@ -400,6 +410,13 @@ void Form::form_Cvt() {
   ins.type = tys[0];
   ins.type2 = tys[1];
   ins.mod.round = rounding();
+  // cvt.rn.bf16x2.f32 d, a, b (and f16x2, e4m3x2, e5m2x2): two scalars packed into one.
+  if (ty_packed(tys[0]) && !ty_packed(tys[1]) && in.operands.size() == 3) {
+    dst(0, tys[0]);
+    src(1, tys[1]);
+    src(2, tys[1]);
+    return;
+  }
   need(2);
   dst(0, tys[0]);
   src(1, tys[1]);
@@ -510,10 +527,26 @@ void Form::form_Barrier() {
     ins.op = Opc::Nop;
     return;
   }
+  if (has(in, ".red")) {
+    // bar.red.popc.u32 d, 0, p; bar.red.and.pred d, 0, p; bar.red.or.pred d, 0, p
+    // (__syncthreads_count/and/or): a barrier that also reduces p over the CTA.
+    ins.op = Opc::Bar;
+    ins.mod.barred = has(in, ".popc")  ? BarRed::Popc
+                     : has(in, ".and") ? BarRed::And
+                     : has(in, ".or")  ? BarRed::Or
+                                       : BarRed::None;
+    if (ins.mod.barred == BarRed::None) fail(in, "bar.red needs .popc, .and or .or");
+    if (in.operands.size() != 3) fail(in, "bar.red with a thread count is not supported");
+    if (in.operands[1].kind != Operand::Kind::Immediate || in.operands[1].imm != 0)
+      fail(in, "named barriers other than 0 are not supported");
+    ins.type = ins.mod.barred == BarRed::Popc ? Ty::U32 : Ty::Pred;
+    dst(0, ins.type);
+    src(2, Ty::Pred);
+    return;
+  }
   const bool sync =
       has(in, ".sync") || (op == "barrier" && !has(in, ".arrive")) || in.modifiers.empty();
-  if (!sync || has(in, ".arrive") || has(in, ".red"))
-    fail(in, "only bar.sync / barrier.sync are supported");
+  if (!sync || has(in, ".arrive")) fail(in, "only bar.sync / barrier.sync are supported");
   ins.op = Opc::Bar;
   if (!in.operands.empty()) {
     if (in.operands[0].kind != Operand::Kind::Immediate)
@@ -794,6 +827,90 @@ void Form::form_Wgmma() {
            "(address, leading and stride byte offsets, swizzle mode) read by the warpgroup's "
            "asynchronous tensor cores, not per-lane addresses; the plan is in docs/emulator.md "
            "('Tensor maps and wgmma')");
+// redux.sync.op.type d, a, membermask: op add/min/max (.u32, .s32) or and/or/xor (.b32).
+void Form::form_Redux() {
+  ins.op = Opc::Redux;
+  ins.type = tl;
+  if (!has(in, ".sync")) fail(in, "redux without .sync is not supported");
+  if (tl != Ty::U32 && tl != Ty::S32 && tl != Ty::B32)
+    fail(in, "redux.sync on this type is not supported");
+  static const std::pair<const char*, AtomOp> ops[] = {
+      {".add", AtomOp::Add}, {".min", AtomOp::Min}, {".max", AtomOp::Max},
+      {".and", AtomOp::And}, {".or", AtomOp::Or},   {".xor", AtomOp::Xor}};
+  bool found = false;
+  for (const auto& m : in.modifiers)
+    for (const auto& [n, v] : ops)
+      if (m == n) {
+        ins.mod.atom = v;
+        found = true;
+      }
+  if (!found) fail(in, "unknown redux operation");
+  need(3);
+  dst(0, tl);
+  src(1, tl);
+  src(2, Ty::B32);
+}
+
+// dp4a.atype.btype d, a, b, c and dp2a.{lo,hi}.atype.btype d, a, b, c: `type` is a's
+// signedness, `type2` b's; d and c are s32 when either is signed.
+void Form::form_Dot() {
+  ins.op = opc;
+  if (tys.size() != 2) fail(in, op + " needs the types of a and b");
+  ins.type = tys[0];
+  ins.type2 = tys[1];
+  ins.mod.hi = has(in, ".hi");
+  const Ty d = ty_signed(tys[0]) || ty_signed(tys[1]) ? Ty::S32 : Ty::U32;
+  need(4);
+  dst(0, d);
+  src(1, Ty::B32);
+  src(2, Ty::B32);
+  src(3, d);
+}
+
+// sad.type d, a, b, c: c + |a - b|, every operand of the type.
+void Form::form_Sad() {
+  ins.op = Opc::Sad;
+  ins.type = t0;
+  need(4);
+  dst(0, t0);
+  src(1, t0);
+  src(2, t0);
+  src(3, t0);
+}
+
+// addc, subc: like add and sub; madc: like mad (.lo or .hi). Their carry-in, and the
+// carry-out of .cc, are the hidden predicate %cc (carry_operands below).
+void Form::form_Carry() {
+  ins.op = opc;
+  ins.type = t0;
+  if (opc == Opc::Madc) {
+    ins.mod.mul = has(in, ".hi") ? MulMode::Hi : MulMode::Lo;
+    if (has(in, ".wide")) fail(in, "madc.wide is not supported");
+    need(4);
+  } else {
+    need(3);
+  }
+  dst(0, t0);
+  src(1, t0);
+  src(2, t0);
+  if (opc == Opc::Madc) src(3, t0);
+}
+
+// The carry flag as operands: a carry-in source for addc/subc/madc, a carry-out
+// destination for .cc.
+void Form::carry_operands() {
+  const bool in_carry = opc == Opc::Addc || opc == Opc::Subc || opc == Opc::Madc;
+  if (!in_carry && !(ins.flags & kFlagCc)) return;
+  if ((ins.flags & kFlagCc) && opc != Opc::Add && opc != Opc::Sub && opc != Opc::Mad && !in_carry)
+    fail(in, "carry (.cc) on '" + op + "' is not supported");
+  if (ty_float(ins.type) || (ty_bytes(ins.type) != 4 && ty_bytes(ins.type) != 8))
+    fail(in, "carry arithmetic needs a 32- or 64-bit integer type");
+  if (ins.mod.mul == MulMode::Wide) fail(in, "mad.wide.cc is not supported");
+  Operand cc;
+  cc.kind = Operand::Kind::Register;
+  cc.name = "%cc";
+  if (in_carry) ins.src[ins.nsrc++] = operand(in, cc, Ty::Pred);
+  if (ins.flags & kFlagCc) ins.dst[ins.ndst++] = operand(in, cc, Ty::Pred);
 }
 
 // The dispatch, from the opcode table: mnemonic -> (opcode, form).
@@ -819,6 +936,7 @@ Instr decode_instr(const Instruction& in, OperandDecoder& decoder) {
   if (!e || e->form == &Form::form_None)
     throw decoder.error(in, "unsupported instruction '" + in.opcode + "'");
   (f.*(e->form))();
+  f.carry_operands();
   return f.ins;
 }
 

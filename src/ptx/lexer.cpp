@@ -116,12 +116,15 @@ Token Lexer::next() {
   const char c = s[i_];
   // Identifier-like words: a start, then identifier characters, with '.' and '::' joining
   // further parts (ld.shared.v4.f32, %tid.x, .shared::cluster).
+  // A directive or type (.reg, .b32) ends at the next '.': CUDA's headers write
+  // `.reg.b32 f;` in inline assembly.
+  const bool directive = c == '.';
   auto scan_word_tail = [&] {
     while (i_ < n) {
       const char d = s[i_];
       if (has(d, kIdChar)) {
         ++i_;
-      } else if (d == '.' && i_ + 1 < n && has(s[i_ + 1], kIdChar)) {
+      } else if (d == '.' && !directive && i_ + 1 < n && has(s[i_ + 1], kIdChar)) {
         i_ += 2;
       } else if (d == ':' && i_ + 2 < n && s[i_ + 1] == ':' && has(s[i_ + 2], kIdChar)) {
         i_ += 3;

@@ -184,6 +184,12 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
         "{} shared requests are counted as the PTX states them, not as the SASS "
         "issues them ({})\n",
         paint.note(), r.level_reason.empty() ? "no SASS" : r.level_reason);
+  for (const auto& u : r.unsupported) {
+    const std::string where =
+        u.line ? fmt::format("{}:{}:", source_path(r, u.file), u.line) : r.input + ":";
+    out += fmt::format("{} {} kernel {} not analysed: {} (PTX line {}: {})\n", paint.locus(where),
+                       paint.note(), u.name, u.reason, u.ptx_line, u.ptx);
+  }
   return out;
 }
 
@@ -349,6 +355,18 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
     kernels.push_back(kj);
   }
   j["kernels"] = kernels;
+  if (!r.unsupported.empty()) {  // absent when every kernel of the file was analysed
+    json uj = json::array();
+    for (const auto& u : r.unsupported)
+      uj.push_back({{"name", u.name},
+                    {"reason", u.reason},
+                    {"file", u.line ? source_path(r, u.file) : r.input},
+                    {"line", u.line},
+                    {"ptx_line", u.ptx_line},
+                    {"ptx", u.ptx},
+                    {"selected", u.selected}});
+    j["unsupported_kernels"] = uj;
+  }
   return j;
 }
 

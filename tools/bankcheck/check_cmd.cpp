@@ -105,6 +105,17 @@ int run_check(const CheckCmdOptions& o) {
   }
   const std::string text = render(r, o, &sarif_fixes);
   write_output(text, o.output);
+  // Kernels of the file that were not analysed are named on stderr too. One the run asked
+  // for (--kernel, a launch comment, the only kernel) makes it fail as any unsupported
+  // construct does, after the report of the others: a CI gate must not pass on a kernel
+  // that was never checked. The file's other refused kernels do not change the exit code.
+  bool asked_refused = false;
+  for (const auto& u : r.unsupported) {
+    std::fprintf(stderr, "bankcheck: %s: kernel %s not analysed: %s (PTX line %d: %s)\n",
+                 u.line ? fmt::format("{}:{}", r.input, u.line).c_str() : r.input.c_str(),
+                 u.name.c_str(), u.reason.c_str(), u.ptx_line, u.ptx.c_str());
+    asked_refused = asked_refused || u.selected;
+  }
   // The gates: the first crossed one is the summary; the others are named after it.
   std::string summary;
   int crossed = 0;
@@ -115,11 +126,9 @@ int run_check(const CheckCmdOptions& o) {
       else
         summary += fmt::format("; also '{}'", g.spec);
     }
-  if (crossed) {
-    std::fprintf(stderr, "bankcheck: %s\n", summary.c_str());
-    return 1;
-  }
-  return 0;
+  if (crossed) std::fprintf(stderr, "bankcheck: %s\n", summary.c_str());
+  if (asked_refused) return 2;
+  return crossed ? 1 : 0;
 }
 
 }  // namespace bankcheck::tools

@@ -99,6 +99,16 @@ struct KernelReport {
   std::vector<ptx::SharedVar> shared_vars;
 };
 
+// A kernel of the file that was not analysed: the decoder refused one of its instructions.
+struct UnsupportedKernelReport {
+  std::string name;        // demangled base name
+  std::string reason;      // what is not supported
+  int file = 0, line = 0;  // source location of the instruction (line 0: none)
+  int ptx_line = 0;
+  std::string ptx;        // the PTX instruction
+  bool selected = false;  // named by --kernel or a launch comment (the run then exits 2)
+};
+
 struct CheckReport {
   std::string input;               // the .cu or .ptx given
   std::vector<std::string> files;  // index -> path (from the PTX .file table)
@@ -110,6 +120,7 @@ struct CheckReport {
   std::string level = "ptx";
   std::string level_reason;
   std::vector<KernelReport> kernels;
+  std::vector<UnsupportedKernelReport> unsupported;  // the file's kernels not analysed
 };
 
 // Fills the per-kernel shared totals, the per-line sums and each shared site's

@@ -49,7 +49,16 @@ enum class Ty : std::uint8_t {
   F32,
   F64,
   Pred,
-  None
+  None,
+  // The narrow float formats (src/emu/half.cpp): bf16, the packed pairs of f16 and bf16 in
+  // one 32-bit register, tf32 (an f32 pattern with 10 mantissa bits), and the packed pairs
+  // of the 8-bit formats e4m3 and e5m2 in 16 bits.
+  BF16,
+  F16X2,
+  BF16X2,
+  TF32,
+  E4M3X2,
+  E5M2X2
 };
 
 constexpr int ty_bytes(Ty t) {
@@ -62,11 +71,17 @@ constexpr int ty_bytes(Ty t) {
     case Ty::S16:
     case Ty::B16:
     case Ty::F16:
+    case Ty::BF16:
+    case Ty::E4M3X2:
+    case Ty::E5M2X2:
       return 2;
     case Ty::U32:
     case Ty::S32:
     case Ty::B32:
     case Ty::F32:
+    case Ty::F16X2:
+    case Ty::BF16X2:
+    case Ty::TF32:
       return 4;
     case Ty::U64:
     case Ty::S64:
@@ -80,7 +95,16 @@ constexpr int ty_bytes(Ty t) {
 constexpr bool ty_signed(Ty t) {
   return t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || t == Ty::S64;
 }
-constexpr bool ty_float(Ty t) { return t == Ty::F16 || t == Ty::F32 || t == Ty::F64; }
+constexpr bool ty_float(Ty t) {
+  return t == Ty::F16 || t == Ty::F32 || t == Ty::F64 || t >= Ty::BF16;
+}
+// f16, bf16 and their packed pairs: the arithmetic of src/emu/half.cpp.
+constexpr bool ty_half(Ty t) {
+  return t == Ty::F16 || t == Ty::BF16 || t == Ty::F16X2 || t == Ty::BF16X2;
+}
+constexpr bool ty_packed(Ty t) {
+  return t == Ty::F16X2 || t == Ty::BF16X2 || t == Ty::E4M3X2 || t == Ty::E5M2X2;
+}
 
 enum class Space : std::uint8_t { Generic, Shared, Global, Local, Param, Const };
 
@@ -152,7 +176,14 @@ enum class Special : std::uint8_t {
   LanemaskGe,
   DynSmemSize,
   TotalSmemSize,
-  Gridid
+  Gridid,
+  // Read as constants (docs/emulator.md, "Special registers"): %envreg0-31, %pm0-7 and
+  // %pm0_64-%pm7_64, %clock_hi, %aggr_smem_size and %reserved_smem_offset_*.
+  Envreg,
+  Pm,
+  ClockHi,
+  AggrSmemSize,
+  ReservedSmem
 };
 
 struct Opnd {
@@ -196,7 +227,7 @@ enum class VoteMode : std::uint8_t { All, Any, Uni, Ballot };
 // mul/mad variants.
 enum class MulMode : std::uint8_t { Lo, Hi, Wide };
 // Float and cvt rounding (None: the default of the operation).
-enum class Round : std::uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
+enum class Round : std::uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi, Rna };
 // mov: a plain copy, or {a, b} packed into one register, or one register unpacked.
 enum class MovForm : std::uint8_t { Plain, Pack, Unpack };
 // setp/set: the predicate combined with the comparison (.and/.or/.xor).
@@ -205,6 +236,8 @@ enum class BoolOp : std::uint8_t { None, And, Or, Xor };
 enum class Funnel : std::uint8_t { None, LeftWrap, RightWrap, LeftClamp, RightClamp };
 // testp: the class tested.
 enum class FloatClass : std::uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
+// bar.red: the reduction of the predicate over the CTA's threads at the barrier.
+enum class BarRed : std::uint8_t { None, Popc, And, Or };
 // match: .any or .all.
 enum class MatchMode : std::uint8_t { Any, All };
 
@@ -231,7 +264,9 @@ struct MatrixMods {
 struct Modifiers {
   Round round = Round::None;               // float arithmetic (mul and mad included), cvt
   MulMode mul = MulMode::Lo;               // mul, mad (integer)
-  AtomOp atom = AtomOp::Add;               // atom, red
+  AtomOp atom = AtomOp::Add;               // atom, red, redux (add, min, max, and, or, xor)
+  bool hi = false;                         // dp2a.hi: the high two bytes of b
+  BarRed barred = BarRed::None;            // bar (bar.red.popc/and/or)
   ShflMode shfl = ShflMode::Up;            // shfl
   VoteMode vote = VoteMode::All;           // vote
   MovForm mov = MovForm::Plain;            // mov
@@ -243,6 +278,9 @@ struct Modifiers {
   bool shiftamt = false;                   // bfind.shiftamt
   bool assert_fail = false;                // trap: the call to __assertfail of a failed assert()
   MatrixMods mx;                           // ldmatrix, stmatrix, mma, cp.async
+  bool nan = false;                        // min/max.NaN: a NaN operand gives NaN
+  bool relu = false;                       // cvt, fma, min/max .relu: negative results give 0
+  bool satfinite = false;                  // cvt .satfinite: out of range gives the largest finite
 };
 
 struct Instr {
@@ -329,8 +367,19 @@ struct GlobalVar {
   std::vector<std::uint8_t> init;
 };
 
+// A kernel the decoder refused: its name, why, and where (the PTX line and, from the
+// instruction's .loc, the source line). The file's other kernels are still decoded.
+struct UnsupportedKernel {
+  std::string name;    // mangled
+  std::string reason;  // what is not supported
+  int ptx_line = 0;    // 0: not tied to an instruction
+  std::string ptx;     // the PTX instruction, as written
+  SourcePos pos;       // line 0: no source location
+};
+
 struct Program {
   std::vector<Kernel> kernels;
+  std::vector<UnsupportedKernel> unsupported;  // kernels refused, in PTX order
   std::vector<GlobalVar> globals;
   std::vector<std::string> files;  // index -> path
   int main_file = 0;               // the user's file (locations are resolved into it)
@@ -343,6 +392,7 @@ struct DecodeError : std::runtime_error {
   std::string source;
   int line = 0;
   std::string text;
+  SourcePos pos;  // the instruction's source location (line 0: none)
 };
 
 // Decodes the parsed module. `main_file_hint`: path (or file name) of the user's .cu,

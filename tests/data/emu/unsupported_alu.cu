@@ -1,5 +1,5 @@
-// Integer instructions nvcc emits for intrinsics the decoder does not know yet: dp4a
-// (__dp4a), sad (__sad, __usad). emu_test's test of this file is DISABLED_.
+// Integer instructions nvcc emits for intrinsics: dp4a (__dp4a), sad (__sad, __usad).
+// (Named for when they were not emulated; emu_test's EmuInt.Dp4aAndSad checks it.)
 typedef unsigned int u32;
 
 __global__ void alu(u32* out, const u32* a, const u32* b) {

@@ -1,5 +1,6 @@
 // Barriers that reduce a predicate over the block (bar.red): __syncthreads_count/and/or.
-// The decoder accepts only bar.sync, so emu_test's test of this file is DISABLED_.
+// (Named for when only bar.sync was emulated; emu_test's EmuWarp.SyncthreadsCountAndOr
+// checks it.)
 __global__ void barrier_reductions(int* out, const int* a) {
     int v = a[threadIdx.x];
     int count = __syncthreads_count(v > 0);

@@ -1,5 +1,5 @@
-// Warp reductions (redux.sync, sm_80+): __reduce_*_sync. The decoder does not know
-// redux.sync yet, so emu_test's test of this file is DISABLED_.
+// Warp reductions (redux.sync, sm_80+): __reduce_*_sync. (Named for when redux.sync was
+// not emulated; emu_test's EmuWarp.ReduxSync checks it.)
 typedef unsigned int u32;
 
 __global__ void warp_reduce(u32* out, const u32* a) {
