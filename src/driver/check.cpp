@@ -139,7 +139,20 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
     for (const auto& k : names) s += "\n  " + demangle(k);
     return s;
   };
-  if (ks.empty()) throw DriverError(fmt::format("{}: no kernel (.entry) in the program", o.input));
+  if (names.empty())
+    throw DriverError(fmt::format("{}: no kernel (.entry) in the program", o.input));
+  // A refused kernel the run asks for: when nothing else is asked for, the run stops with
+  // its reason; otherwise the others run and the report names it (start_report).
+  std::vector<const ptx::UnsupportedKernel*> refused;
+  for (const auto& u : l.program.unsupported)
+    if (selected(l, o, u.name)) refused.push_back(&u);
+  const auto stop_if_only_refused = [&](size_t runnable) {
+    if (runnable == 0 && !refused.empty()) {
+      std::string msg = unsupported_message(l, *refused[0]);
+      for (size_t i = 1; i < refused.size(); ++i) msg += "\n" + unsupported_message(l, *refused[i]);
+      throw DriverError(msg);
+    }
+  };
   // The launches the file's host code makes (host_launch.hpp); --launch N picks one.
   const std::vector<HostLaunch> launches =
       l.source_text.empty()
@@ -164,33 +177,14 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
     return settle(o.flags, comment, launch_for(k), param_names(l, k, name, o), o.input);
   };
   auto comment_of = [&](const ptx::Kernel& k) {
-    return comment_for_kernel(l.comments, k.name, ks.size(), o.input);
-}
-
-  if (names.empty())
-    throw DriverError(fmt::format("{}: no kernel (.entry) in the program", o.input));
-  // A refused kernel the run asks for: when nothing else is asked for, the run stops with
-  // its reason; otherwise the others run and the report names it (start_report).
-  std::vector<const ptx::UnsupportedKernel*> refused;
-  for (const auto& u : l.program.unsupported)
-    if (selected(l, o, u.name)) refused.push_back(&u);
-  const auto stop_if_only_refused = [&](size_t runnable) {
-    if (runnable == 0 && !refused.empty()) {
-      std::string msg = unsupported_message(l, *refused[0]);
-      for (size_t i = 1; i < refused.size(); ++i) msg += "\n" + unsupported_message(l, *refused[i]);
-      throw DriverError(msg);
-    }
-  };
-  auto settings_for = [&](const ptx::Kernel& k) {
-    LaunchSettings comment;
-    if (auto c = comment_for_kernel(l.comments, k.name, names.size(), o.input)) comment = *c;
-    return merge(o.flags, comment);
+    return comment_for_kernel(l.comments, k.name, names.size(), o.input);
   };
   if (o.flags.kernel) {
     std::vector<const ptx::Kernel*> matched;
     for (const auto& k : ks)
       if (kernel_matches(k.name, *o.flags.kernel) && (o.launch == 0 || launch_for(k)))
         matched.push_back(&k);
+    stop_if_only_refused(matched.size());
     if (matched.empty())
       throw DriverError(fmt::format(
           "--kernel: no kernel named '{}'{}; the kernels are:{}", *o.flags.kernel,
@@ -210,26 +204,6 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
   for (const auto& k : ks) {
     const auto c = comment_of(k);
     if (c) out.push_back({&k, settings_for(k, c)});
-}
-
-      if (kernel_matches(k.name, *o.flags.kernel)) out.push_back({&k, settings_for(k)});
-    if (out.size() + refused.size() > 1)
-      throw DriverError(
-          fmt::format("--kernel: '{}' names several kernels; give the full signature:{}",
-                      *o.flags.kernel, list()));
-    stop_if_only_refused(out.size());
-    if (out.empty())
-      throw DriverError(fmt::format("--kernel: no kernel named '{}'; the kernels are:{}",
-                                    *o.flags.kernel, list()));
-    if (out.size() > 1)
-      throw DriverError(
-          fmt::format("--kernel: '{}' names several kernels; give the full signature:{}",
-                      *o.flags.kernel, list()));
-    return out;
-  }
-  for (const auto& k : ks) {
-    const auto c = comment_for_kernel(l.comments, k.name, names.size(), o.input);
-    if (c) out.push_back({&k, merge(o.flags, *c)});
   }
   stop_if_only_refused(out.size());
   if (!out.empty()) return out;
@@ -243,17 +217,11 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
         out.push_back({&k, settings_for(k, std::nullopt)});
   }
   if (!out.empty()) return out;
-  if (ks.size() == 1) return {{&ks[0], settings_for(ks[0], comment_of(ks[0]))}};
+  if (names.size() == 1 && !ks.empty()) return {{&ks[0], settings_for(ks[0], comment_of(ks[0]))}};
   throw DriverError(fmt::format(
       "{}: {} kernels and no --kernel, launch comment or launch in the host code to choose; the "
       "kernels are:{}",
-      o.input, ks.size(), list()));
-}
-
-  if (names.size() == 1) return {{&ks[0], settings_for(ks[0])}};
-  throw DriverError(
-      fmt::format("{}: {} kernels and no --kernel or launch comment to choose; the kernels are:{}",
-                  o.input, names.size(), list()));
+      o.input, names.size(), list()));
 }
 
 namespace {
@@ -267,9 +235,10 @@ void check_launch(const ptx::Kernel& k, const emu::Launch& launch, const model::
         fmt::format("{}: a block of {} threads (at most 1024)", where, launch.block.count()));
   const std::uint64_t limit = static_cast<std::uint64_t>(model::max_shared_per_block(arch));
   if (launch.dynamic_smem > limit)  // before the sum, which a value near 2^64 would wrap
-    throw DriverError(fmt::format("{}: --smem {} is more dynamic shared memory than a block has "
-                                  "({} bytes on sm_{})",
-                                  where, launch.dynamic_smem, limit, arch.cc));
+    throw DriverError(
+        fmt::format("{}: --smem {} is more dynamic shared memory than a block has "
+                    "({} bytes on sm_{})",
+                    where, launch.dynamic_smem, limit, arch.cc));
   if (k.dynamic_shared_offset + launch.dynamic_smem > limit)
     throw DriverError(fmt::format("{}: {} bytes of shared memory per block (at most {} on sm_{})",
                                   where, k.dynamic_shared_offset + launch.dynamic_smem, limit,

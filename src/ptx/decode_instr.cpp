@@ -683,8 +683,8 @@ void Form::form_Matrix() {
   const auto& regs = in.operands[load ? 0 : 1];
   frag_list(regs, Ty::B32, "the matrix registers");
   if (ins.frag.size() != ins.mod.mx.matrices)
-    fail(in, fmt::format("{} .x{} takes {} registers", op, ins.mod.mx.matrices,
-                         ins.mod.mx.matrices));
+    fail(in,
+         fmt::format("{} .x{} takes {} registers", op, ins.mod.mx.matrices, ins.mod.mx.matrices));
   ins.frag_defs = load ? ins.mod.mx.matrices : 0;
   ins.mem = memref(in, in.operands[load ? 1 : 0], ins.space);
 }
@@ -728,11 +728,12 @@ void Form::form_Mma() {
   mx.b = el[2];
   mx.c = el[3];
   if (!has(in, ".row") || !has(in, ".col"))
-    fail(in, "mma supports the .row.col operand layout only (the one the ISA defines for "
-             "these shapes)");
+    fail(in,
+         "mma supports the .row.col operand layout only (the one the ISA defines for "
+         "these shapes)");
   const bool f16in = (mx.a == MmaElem::F16 || mx.a == MmaElem::BF16) && mx.b == mx.a;
-  const bool i8in = (mx.a == MmaElem::S8 || mx.a == MmaElem::U8) &&
-                    (mx.b == MmaElem::S8 || mx.b == MmaElem::U8);
+  const bool i8in =
+      (mx.a == MmaElem::S8 || mx.a == MmaElem::U8) && (mx.b == MmaElem::S8 || mx.b == MmaElem::U8);
   const bool accf32 = mx.c == MmaElem::F32 && mx.d == MmaElem::F32;
   const bool accf16 = mx.c == MmaElem::F16 && mx.d == MmaElem::F16;
   const bool acci32 = mx.c == MmaElem::S32 && mx.d == MmaElem::S32;
@@ -776,9 +777,10 @@ void Form::form_CpAsync() {
   if (!has(in, ".async")) fail(in, "unsupported instruction 'cp' (only cp.async is)");
   if (has(in, ".bulk")) {
     if (has(in, ".tensor"))
-      fail(in, "cp.async.bulk.tensor is not analysed yet: its addresses come from a tensor map "
-               "(CUtensorMap) that the host builds with cuTensorMapEncode*, which a PTX-only run "
-               "does not have (docs/emulator.md, 'Tensor maps and wgmma')");
+      fail(in,
+           "cp.async.bulk.tensor is not analysed yet: its addresses come from a tensor map "
+           "(CUtensorMap) that the host builds with cuTensorMapEncode*, which a PTX-only run "
+           "does not have (docs/emulator.md, 'Tensor maps and wgmma')");
     fail(in, "cp.async.bulk is not emulated yet (docs/emulator.md, 'Tensor maps and wgmma')");
   }
   if (has(in, ".commit_group")) {
@@ -807,7 +809,8 @@ void Form::form_CpAsync() {
   ins.space = Space::Shared;
   ins.mem = memref(in, in.operands[0], dsp);
   ins.mem2 = memref(in, in.operands[1], ssp);
-  if (in.operands[2].kind != Operand::Kind::Immediate) fail(in, "cp.async's size must be 4, 8 or 16");
+  if (in.operands[2].kind != Operand::Kind::Immediate)
+    fail(in, "cp.async's size must be 4, 8 or 16");
   const auto size = in.operands[2].imm;
   if (size != 4 && size != 8 && size != 16) fail(in, "cp.async's size must be 4, 8 or 16");
   if (ins.mod.mx.bypass && size != 16) fail(in, "cp.async.cg copies 16 bytes only");
@@ -823,10 +826,13 @@ void Form::form_CpAsync() {
 // wgmma reads its operands through shared-memory matrix descriptors and runs across a
 // warpgroup; it is refused with the reason.
 void Form::form_Wgmma() {
-  fail(in, "wgmma is not analysed yet: its shared-memory operands are 64-bit matrix descriptors "
-           "(address, leading and stride byte offsets, swizzle mode) read by the warpgroup's "
-           "asynchronous tensor cores, not per-lane addresses; the plan is in docs/emulator.md "
-           "('Tensor maps and wgmma')");
+  fail(in,
+       "wgmma is not analysed yet: its shared-memory operands are 64-bit matrix descriptors "
+       "(address, leading and stride byte offsets, swizzle mode) read by the warpgroup's "
+       "asynchronous tensor cores, not per-lane addresses; the plan is in docs/emulator.md "
+       "('Tensor maps and wgmma')");
+}
+
 // redux.sync.op.type d, a, membermask: op add/min/max (.u32, .s32) or and/or/xor (.b32).
 void Form::form_Redux() {
   ins.op = Opc::Redux;
