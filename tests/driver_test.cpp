@@ -196,9 +196,9 @@ TEST(ArgValue, Buffers) {
   EXPECT_ERROR_STARTS(bc::parse_arg_value("random:4X", "--arg in"),
                       "--arg in: '4X' is not a byte count");
   EXPECT_ERROR_STARTS(bc::parse_arg_value("zero", "--arg in"),
-                      "--arg in: 'zero' is not a value; expected an integer (42, -1, 0x10), a "
+                      "--arg in: 'zero' is not a value; expected an integer (42, -1, 0x10, 16M), a "
                       "float (1.5, 1e-3, 2.0f), a buffer (zeros, random or iota, optionally "
-                      ":BYTES such as zeros:4K) or @FILE");
+                      ":BYTES such as zeros:4K), @FILE or null");
   EXPECT_ERROR_STARTS(bc::parse_arg_value("ones:4K", "--arg in"),
                       "--arg in: 'ones:4K' is not a value");
   EXPECT_ERROR_STARTS(bc::parse_arg_value("", "--arg in"), "--arg in: empty value; expected");

@@ -306,9 +306,13 @@ class Decoder : private detail::OperandDecoder {
         s.col = k.locs.back().col;
         s.ptx_line = in.pos.line;
         s.text = in.text;
-        // Nsight Compute counts an inlined instruction on every line of its inline stack.
+        // Nsight Compute counts an inlined instruction once in each file of its inline
+        // stack, on that file's innermost frame: an atomicAdd on the caller's line and on
+        // the header's, a lambda's body line only (bench/check/results: histogram, sgemm).
         for (const auto& l : in.loc_chain)
-          if (l.line > 0 && !(l.file == s.file && l.line == s.line && l.col == s.col))
+          if (l.line > 0 && l.file != s.file &&
+              std::none_of(s.inlined.begin(), s.inlined.end(),
+                           [&](const SourcePos& p) { return p.file == l.file; }))
             s.inlined.push_back({l.file, l.line, l.col});
         k.sites.push_back(std::move(s));
         return static_cast<std::int32_t>(k.sites.size() - 1);

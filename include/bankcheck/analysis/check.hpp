@@ -46,7 +46,7 @@ struct SiteReport {
   // Where SASS issues the site differently (widened, lanes merged): the PTX-level counts.
   bool rewritten = false;
   SiteStats ptx_stats;
-  // The other frames of its inline stack, innermost first (ptx::Site::inlined).
+  // Its inline stack's innermost frame in each other file (ptx::Site::inlined).
   std::vector<ptx::SourcePos> inlined;
   model::Schedule worst_schedule;  // of stats.worst (shared sites with a worst request)
 };

@@ -214,7 +214,7 @@ struct Site {
   int col = 0;
   int ptx_line = 0;
   std::string text;  // the PTX instruction, for messages
-  // The other frames of its inline stack (the inlined helper's own line, further callers),
+  // Its inline stack's innermost frame in each other file (an inlined header helper's line),
   // innermost first.
   std::vector<SourcePos> inlined;
 };
