@@ -17,6 +17,7 @@
 
 #include "bankcheck/ptx/ast.hpp"
 #include "lexer.hpp"
+#include "scoped_names.hpp"
 #include "words.hpp"
 
 namespace bankcheck::ptx {
@@ -35,14 +36,7 @@ using detail::write_element;
 constexpr std::uint64_t kMaxFileIndex = 1u << 20;  // .file N: bounds the files table
 constexpr int kMaxOperandLevel = 3;                // [base, {x, y}] is the deepest real PTX nests
 
-struct SvHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept {
-    return std::hash<std::string_view>{}(s);
-  }
-};
-template <class V>
-using NameMap = std::unordered_map<std::string, V, SvHash, std::equal_to<>>;
+using detail::NameMap;
 
 struct DeclAttrs {
   std::string type;
@@ -369,7 +363,7 @@ class Parser {
       v.is_extern = external;
       v.is_visible = visible;
       v.pos = tok_.pos();
-      v.name = declare_name(tok_.text, false, 0);
+      v.name = names_.declare(tok_.text, false, 0);
       advance();
       dims(v.dims);
       if (tok_.is('=')) {
@@ -571,13 +565,7 @@ class Parser {
 
   void body(Function& f) {
     loc_.clear();
-    names_.clear();
-    ranges_.clear();
-    scopes_.clear();
-    scopes_.push_back(Scope{});
-    live_names_ = 0;
-    live_ranges_ = 0;
-    block_counter_ = 0;
+    names_.enter_function();
     std::vector<Token> opens{tok_};
     advance();  // {
     for (;;) {
@@ -586,13 +574,13 @@ class Parser {
           fail_unclosed(opens.back(), opens.size() == 1 ? "function body" : "block");
         case Tok::Punct:
           if (tok_.is('}')) {
-            close_scope();
+            names_.close();
             opens.pop_back();
             advance();
             if (opens.empty()) return;
           } else if (tok_.is('{')) {
             opens.push_back(tok_);
-            scopes_.push_back(Scope{{}, ++block_counter_});
+            names_.open_block();
             advance();
           } else if (tok_.is('@')) {
             instruction(f);
@@ -688,105 +676,12 @@ class Parser {
       r.type = type;
       r.count = count;
       r.pos = name.pos();
-      r.name = declare_name(name.text, true, count);
+      r.name = names_.declare(name.text, true, count);
       f.registers.push_back(std::move(r));
       if (!tok_.is(',')) break;
       advance();
     }
     expect(';');
-  }
-
-  // ---- scoped names ------------------------------------------------------------------
-
-  struct Binding {
-    std::string name;  // the unique name uses are rewritten to
-    int depth;
-    bool is_reg;
-  };
-  struct RangeBinding {
-    std::string prefix;  // unique prefix; register k is prefix + k
-    std::int64_t count;
-    int depth;
-  };
-  struct Scope {
-    std::vector<std::pair<std::string, bool>> keys;  // bound here: name, is a range
-    int id = 0;
-  };
-
-  int depth() const { return static_cast<int>(scopes_.size()) - 1; }
-
-  // Declares `name` in the current scope; returns the name the tree uses for it. Nested
-  // scopes rename (p -> p$s3, p<4> -> p$s3$0..3); the function's own scope binds only
-  // registers whose name lacks '%', so that uses of them read as registers.
-  std::string declare_name(std::string_view name, bool is_reg, int count) {
-    if (scopes_.empty()) return std::string(name);  // module scope
-    const int d = depth();
-    std::string unique(name);
-    if (d > 0) {
-      unique += "$s" + std::to_string(scopes_.back().id);
-      if (count > 0) unique += '$';
-    } else if (!is_reg || name.front() == '%') {
-      return unique;
-    }
-    if (count > 0) {
-      ranges_[std::string(name)].push_back(RangeBinding{unique, count, d});
-      ++live_ranges_;
-    } else {
-      names_[std::string(name)].push_back(Binding{unique, d, is_reg});
-      ++live_names_;
-    }
-    scopes_.back().keys.emplace_back(std::string(name), count > 0);
-    return unique;
-  }
-
-  void close_scope() {
-    for (const auto& [key, is_range] : scopes_.back().keys) {
-      if (is_range) {
-        ranges_.find(key)->second.pop_back();
-        --live_ranges_;
-      } else {
-        names_.find(key)->second.pop_back();
-        --live_names_;
-      }
-    }
-    scopes_.pop_back();
-  }
-
-  // The name a use refers to, and whether it is a register.
-  std::string resolve(std::string_view name, bool& is_reg) const {
-    is_reg = !name.empty() && name.front() == '%';
-    if (live_names_ == 0 && live_ranges_ == 0) return std::string(name);
-    int best = -1;
-    std::string out;
-    if (live_names_ > 0) {
-      const auto it = names_.find(name);
-      if (it != names_.end() && !it->second.empty()) {
-        const Binding& b = it->second.back();
-        best = b.depth;
-        out = b.name;
-        is_reg = b.is_reg;
-      }
-    }
-    if (live_ranges_ > 0) {
-      std::size_t k = name.size();
-      while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9') --k;
-      for (std::size_t s = std::max<std::size_t>(k, 1); s < name.size(); ++s) {
-        const std::string_view digits = name.substr(s);
-        if ((digits.size() > 1 && digits.front() == '0') || digits.size() > 18) continue;
-        const auto it = ranges_.find(name.substr(0, s));
-        if (it == ranges_.end() || it->second.empty()) continue;
-        const RangeBinding& r = it->second.back();
-        if (r.depth <= best) continue;
-        std::int64_t index = 0;
-        for (char c : digits) index = index * 10 + (c - '0');
-        if (index >= r.count) continue;
-        best = r.depth;
-        out = r.prefix;
-        out += digits;
-        is_reg = true;
-      }
-    }
-    return best < 0 ? std::string(name) : out;
   }
 
   // ---- instructions ------------------------------------------------------------------
@@ -804,7 +699,7 @@ class Parser {
       }
       if (tok_.kind != Tok::Reg && tok_.kind != Tok::Word) fail_expected("a predicate register");
       bool is_reg = false;
-      ins.guard = resolve(tok_.text, is_reg);
+      ins.guard = names_.resolve(tok_.text, is_reg);
       advance();
     }
     if (tok_.kind != Tok::Word || !((tok_.text[0] >= 'a' && tok_.text[0] <= 'z') ||
@@ -908,7 +803,7 @@ class Parser {
       advance();
       if (tok_.kind != Tok::Reg && tok_.kind != Tok::Word) fail_expected("a predicate after '!'");
       bool is_reg = false;
-      op.name = resolve(tok_.text, is_reg);
+      op.name = names_.resolve(tok_.text, is_reg);
       op.kind = is_reg ? Operand::Kind::Register : Operand::Kind::Symbol;
       op.negated = true;
       advance();
@@ -916,7 +811,7 @@ class Parser {
     }
     if (tok_.kind == Tok::Reg || tok_.kind == Tok::Word) {
       bool is_reg = false;
-      op.name = resolve(tok_.text, is_reg);
+      op.name = names_.resolve(tok_.text, is_reg);
       op.kind = is_reg ? Operand::Kind::Register : Operand::Kind::Symbol;
       advance();
       if (tok_.is('|')) {
@@ -925,7 +820,7 @@ class Parser {
         second.pos = tok_.pos();
         if (tok_.kind != Tok::Reg && tok_.kind != Tok::Word) fail_expected("a register after '|'");
         bool second_reg = false;
-        second.name = resolve(tok_.text, second_reg);
+        second.name = names_.resolve(tok_.text, second_reg);
         second.kind = second_reg ? Operand::Kind::Register : Operand::Kind::Symbol;
         advance();
         Operand pair;
@@ -958,7 +853,7 @@ class Parser {
       op.kind = Operand::Kind::Address;
       advance();
       if (tok_.kind == Tok::Reg || tok_.kind == Tok::Word) {
-        op.name = resolve(tok_.text, op.base_is_reg);
+        op.name = names_.resolve(tok_.text, op.base_is_reg);
         advance();
       } else if (tok_.kind == Tok::Number) {
         op.imm = static_cast<std::int64_t>(expect_uint("an address"));
@@ -1016,12 +911,7 @@ class Parser {
   Module mod_;
   NameMap<std::pair<std::size_t, bool>> functions_;  // name -> index, has a body
   std::vector<SourceLoc> loc_;                       // .loc chain in force
-  NameMap<std::vector<Binding>> names_;
-  NameMap<std::vector<RangeBinding>> ranges_;
-  std::vector<Scope> scopes_;  // empty outside function bodies
-  std::size_t live_names_ = 0;
-  std::size_t live_ranges_ = 0;
-  int block_counter_ = 0;
+  detail::ScopedNames names_;  // declarations of the function body's { } scopes
 };
 
 }  // namespace
