@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bankcheck/model/analyze.hpp"
+#include "ncu_raw.hpp"
 
 namespace {
 
@@ -21,10 +22,7 @@ struct Pattern {
   WarpAccess access;
 };
 
-struct Launch {
-  std::string kernel;
-  std::map<std::string, double> metrics;
-};
+using Launch = bankcheck::test::NcuLaunch;
 
 std::vector<Pattern> read_patterns(const std::string& path) {
   std::ifstream in(path);
@@ -58,51 +56,6 @@ std::vector<Pattern> read_patterns(const std::string& path) {
   return out;
 }
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> fields;
-  std::string cur;
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"')
-      quoted = !quoted;
-    else if (c == ',' && !quoted)
-      fields.push_back(std::exchange(cur, {}));
-    else if (c != '\r' && c != '\n')
-      cur += c;
-  }
-  fields.push_back(cur);
-  return fields;
-}
-
-// ncu's raw CSV (several ncu runs concatenated): one row per metric, rows of one launch
-// share an ID; a header line starts each run.
-std::vector<Launch> read_ncu(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  EXPECT_NE(f, nullptr) << "cannot open " << path;
-  std::vector<Launch> out;
-  if (!f) return out;
-  std::string last_id;
-  char buf[8192];
-  while (gzgets(f, buf, sizeof buf)) {
-    std::string line(buf);
-    if (line.rfind("==", 0) == 0 || line.rfind("\"ID\"", 0) == 0) {
-      last_id.clear();
-      continue;
-    }
-    auto fields = split_csv(line);
-    if (fields.size() < 15) continue;
-    if (fields[0] != last_id) {
-      out.push_back({fields[4], {}});
-      last_id = fields[0];
-    }
-    std::string value = fields[14];
-    std::erase(value, ',');
-    out.back().metrics[fields[12]] = std::stod(value);
-  }
-  gzclose(f);
-  return out;
-}
-
 std::string counter(const std::string& what, const std::string& op) {
   const std::string unit = op == "ld" ? "ld" : (op == "st" ? "st" : "atom");
   if (what == "wavefronts") return "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" + unit + ".sum";
@@ -114,7 +67,7 @@ std::string counter(const std::string& what, const std::string& op) {
 void replay(const std::string& set, const std::string& results) {
   const std::string dir = std::string(BANKCHECK_SOURCE_DIR) + "/bench/hardware/";
   const auto patterns = read_patterns(dir + set);
-  const auto launches = read_ncu(dir + results + "/ncu_raw.csv.gz");
+  const auto launches = bankcheck::test::read_ncu_raw(dir + results + "/ncu_raw.csv.gz");
   ASSERT_EQ(patterns.size(), launches.size()) << "one launch per pattern";
   int agree = 0, unsupported = 0;
   for (size_t i = 0; i < patterns.size(); ++i) {

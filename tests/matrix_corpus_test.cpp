@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bankcheck/model/matrix.hpp"
+#include "ncu_raw.hpp"
 
 namespace {
 
@@ -72,55 +73,15 @@ std::vector<Pattern> read_patterns(const std::string& path) {
   return out;
 }
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> fields;
-  std::string cur;
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"')
-      quoted = !quoted;
-    else if (c == ',' && !quoted)
-      fields.push_back(std::exchange(cur, {}));
-    else if (c != '\r' && c != '\n')
-      cur += c;
-  }
-  fields.push_back(cur);
-  return fields;
-}
-
 using Metrics = std::map<std::string, double>;
 
-// ncu's raw CSV, chunks of launches concatenated (each with "==" lines and a header):
-// one row per metric, the rows of one launch share an ID.
+// ncu's raw CSV: the metrics of each launch, in launch order (ncu_raw.hpp).
 std::vector<Metrics> read_ncu(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  EXPECT_NE(f, nullptr) << "cannot open " << path;
   std::vector<Metrics> out;
-  if (!f) return out;
-  std::string last_id;
-  char buf[8192];
-  while (gzgets(f, buf, sizeof buf)) {
-    std::string line(buf);
-    if (line.rfind("==", 0) == 0 || line.rfind("\"ID\"", 0) == 0) {
-      last_id.clear();
-      continue;
-    }
-    auto fields = split_csv(line);
-    if (fields.size() < 15) continue;
-    if (fields[0] != last_id) {
-      out.emplace_back();
-      last_id = fields[0];
-    }
-    std::string value = fields[14];
-    std::erase(value, ',');
-    out.back()[fields[12]] = std::stod(value);
-  }
-  gzclose(f);
+  for (auto& l : bankcheck::test::read_ncu_raw(path)) out.push_back(std::move(l.metrics));
   return out;
 }
 
-// The instruction-specific counters (the generic op_ld/op_st ones never count LDSM's
-// siblings STSM and LDGSTS: bench/hardware/corpora_results/summary.txt.gz says which).
 std::string unit_of(const Pattern& p) {
   if (!p.matrix) return "ldgsts";
   return p.m.op == MatrixOp::Load ? "ldsm" : "stsm";
