@@ -303,7 +303,11 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
     throw DriverError(
         fmt::format("nvcc exited 0 but wrote no PTX for {}:\n{}", options.input, said));
   std::string ptx = read_file(ptx_path);
+  std::string said_ok = result.err + result.out;
   if (!copy.empty()) {
+    // nvcc's warnings name the copy too; they name the input.
+    for (size_t at; (at = said_ok.find(copy)) != std::string::npos;)
+      said_ok.replace(at, copy.size(), options.input);
     // The .file directives name the copy; they name the input as the user typed it.
     std::string quoted = "\"";
     for (unsigned char c : options.input) {
@@ -319,7 +323,7 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
     for (size_t at; (at = ptx.find(from)) != std::string::npos;)
       ptx.replace(at, from.size(), quoted);
   }
-  if (diagnostics != nullptr) *diagnostics = result.err + result.out;
+  if (diagnostics != nullptr) *diagnostics = said_ok;
   return ptx;
 }
 
