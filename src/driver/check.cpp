@@ -184,11 +184,11 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
   };
   // The launches the file's host code makes (host_launch.hpp); --launch N picks one.
   const std::vector<HostLaunch> launches =
-      l.source_text.empty()
-          ? std::vector<HostLaunch>{}
-          : find_host_launches(l.source_text,
-                               local_headers_text(l.source_text, o.input, o.nvcc.include_dirs),
-                               command_line_defines(o.nvcc));
+      l.source_text.empty() ? std::vector<HostLaunch>{}
+                            : find_host_launches(l.source_text,
+                                                 local_headers_text(l.source_text, o.input,
+                                                                    include_search_dirs(o.nvcc)),
+                                                 command_line_defines(o.nvcc));
   if (o.launch > 0 && static_cast<std::size_t>(o.launch) > launches.size()) {
     std::string found;
     for (const auto& h : launches)

@@ -28,8 +28,8 @@ std::string read_text(const std::string& path, const std::string& what) {
 // nlohmann's byte position (1-based, the last character read) as LINE:COL.
 std::string line_col(const std::string& text, std::size_t byte) {
   const std::size_t pos = std::min(byte > 0 ? byte - 1 : 0, text.size());
-  const std::size_t line = 1 + static_cast<std::size_t>(
-                                   std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n'));
+  const std::size_t line = 1 + static_cast<std::size_t>(std::count(
+                                   text.begin(), text.begin() + static_cast<long>(pos), '\n'));
   const std::size_t nl = pos == 0 ? std::string::npos : text.rfind('\n', pos - 1);
   const std::size_t col = nl == std::string::npos ? pos + 1 : pos - nl;
   return fmt::format("{}:{}", line, col);
@@ -98,24 +98,68 @@ bool take_any(const std::vector<std::string>& args, std::size_t& i,
 
 // Options whose value is a separate word that says nothing about the device code: the value
 // is skipped with them (-Xcompiler -DX is the host compiler's define, not nvcc's).
-constexpr std::string_view kValueOptions[] = {
-    "-o", "--output-file", "-MF", "-MT", "-MQ", "-MJ", "--dependency-output",
-    "--dependency-target-name", "-odir", "--output-directory", "-Xcompiler",
-    "--compiler-options", "-Xptxas", "--ptxas-options", "-Xlinker", "--linker-options",
-    "-Xnvlink", "--nvlink-options", "-Xarchive", "--archive-options", "-Xfatbin",
-    "--fatbin-options", "-Xclang", "-Xarch_host", "-Xarch_device", "-Xcuda-ptxas",
-    "-Xcuda-fatbinary", "-t", "--threads", "-maxrregcount", "--maxrregcount", "-default-stream",
-    "--default-stream", "-l", "--library", "-L", "--library-path", "-target", "-imacros",
-    "-idirafter", "-isysroot", "--sysroot", "-split-compile", "--split-compile", "-time",
-    "--time", "-keep-dir", "--keep-dir", "-run-args", "--run-args", "-ldir", "--libdevice-directory",
-    "-arbin", "--archiver-binary"};
+constexpr std::string_view kValueOptions[] = {"-o",
+                                              "--output-file",
+                                              "-MF",
+                                              "-MT",
+                                              "-MQ",
+                                              "-MJ",
+                                              "--dependency-output",
+                                              "--dependency-target-name",
+                                              "-odir",
+                                              "--output-directory",
+                                              "-Xcompiler",
+                                              "--compiler-options",
+                                              "-Xptxas",
+                                              "--ptxas-options",
+                                              "-Xlinker",
+                                              "--linker-options",
+                                              "-Xnvlink",
+                                              "--nvlink-options",
+                                              "-Xarchive",
+                                              "--archive-options",
+                                              "-Xfatbin",
+                                              "--fatbin-options",
+                                              "-Xclang",
+                                              "-Xarch_host",
+                                              "-Xarch_device",
+                                              "-Xcuda-ptxas",
+                                              "-Xcuda-fatbinary",
+                                              "-t",
+                                              "--threads",
+                                              "-maxrregcount",
+                                              "--maxrregcount",
+                                              "-default-stream",
+                                              "--default-stream",
+                                              "-l",
+                                              "--library",
+                                              "-L",
+                                              "--library-path",
+                                              "-target",
+                                              "-imacros",
+                                              "-idirafter",
+                                              "-isysroot",
+                                              "--sysroot",
+                                              "-split-compile",
+                                              "--split-compile",
+                                              "-time",
+                                              "--time",
+                                              "-keep-dir",
+                                              "--keep-dir",
+                                              "-run-args",
+                                              "--run-args",
+                                              "-ldir",
+                                              "--libdevice-directory",
+                                              "-arbin",
+                                              "--archiver-binary"};
 
 void add_arch(DeviceFlags& f, std::string_view text) {
   // Every sm_NN, compute_NN or lto_NN in the text ("arch=compute_90,code=[compute_90,sm_90]").
   for (std::size_t at = 0; at < text.size(); ++at) {
     std::size_t digits = std::string_view::npos;
     for (std::string_view p : {"sm_", "compute_", "lto_"})
-      if (text.substr(at).starts_with(p) && (at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1])))) {
+      if (text.substr(at).starts_with(p) &&
+          (at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1])))) {
         digits = at + p.size();
         break;
       }
@@ -175,7 +219,8 @@ std::vector<std::string> split_command(const std::string& command) {
       const std::size_t open = i;
       for (++i;; ++i) {
         if (i >= command.size())
-          throw DriverError(fmt::format("unterminated \" at character {} of the command", open + 1));
+          throw DriverError(
+              fmt::format("unterminated \" at character {} of the command", open + 1));
         const char d = command[i];
         if (d == '"') break;
         if (d == '\\' && i + 1 < command.size() &&
@@ -202,9 +247,10 @@ CompileDb parse_compile_db(const std::string& text, const std::string& path) {
                                   parse_message(e.what())));
   }
   if (!j.is_array())
-    throw DriverError(fmt::format("{}: not a compilation database (a JSON array of entries with "
-                                  "directory, file, and command or arguments)",
-                                  path));
+    throw DriverError(
+        fmt::format("{}: not a compilation database (a JSON array of entries with "
+                    "directory, file, and command or arguments)",
+                    path));
   CompileDb db;
   db.path = path;
   std::size_t n = 0;
@@ -252,10 +298,10 @@ CompileDb read_compile_db(const std::string& path) {
   std::string file = path;
   if (fs::is_directory(path, ec)) file = (fs::path(path) / "compile_commands.json").string();
   if (!fs::exists(file, ec))
-    throw DriverError(fmt::format(
-        "-p: no {} (give the build directory where CMake wrote it with "
-        "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or the file itself)",
-        file));
+    throw DriverError(
+        fmt::format("-p: no {} (give the build directory where CMake wrote it with "
+                    "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or the file itself)",
+                    file));
   return parse_compile_db(read_text(file, "-p"), file);
 }
 
@@ -323,15 +369,15 @@ DeviceFlags device_flags(const CompileCommand& entry) {
       f.extra.push_back("-rdc=true");
     } else if (t == "--use_fast_math" || t == "-use_fast_math") {
       f.extra.push_back("--use_fast_math");
-    } else if (take_any(a, i, {"--ftz", "-ftz", "--prec-div", "-prec-div", "--prec-sqrt",
-                               "-prec-sqrt", "--fmad", "-fmad"},
+    } else if (take_any(a, i,
+                        {"--ftz", "-ftz", "--prec-div", "-prec-div", "--prec-sqrt", "-prec-sqrt",
+                         "--fmad", "-fmad"},
                         false, v)) {
       std::string name = t.substr(0, t.find('='));
       if (!name.starts_with("--")) name = "-" + name;
       f.extra.push_back(name + "=" + v);
     } else if (take_any(a, i, {"--compiler-bindir", "-ccbin"}, false, v)) {
-      f.extra.insert(f.extra.end(),
-                     {"-ccbin", v.find('/') != std::string::npos ? absolute(v) : v});
+      f.extra.insert(f.extra.end(), {"-ccbin", v.find('/') != std::string::npos ? absolute(v) : v});
     } else if (t == "--allow-unsupported-compiler" || t == "-allow-unsupported-compiler") {
       f.extra.push_back("--allow-unsupported-compiler");
     } else if (take_any(a, i, {"--Xcudafe", "-Xcudafe"}, false, v)) {

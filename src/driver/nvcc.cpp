@@ -237,6 +237,29 @@ std::string find_nvcc(const std::string& flag_value) {
       "to PATH, or compile to PTX yourself (nvcc -ptx -lineinfo) and check the .ptx file");
 }
 
+std::vector<std::string> include_search_dirs(const NvccOptions& options) {
+  std::vector<std::string> dirs = options.include_dirs;
+  const auto& x = options.extra;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::string& t = x[i];
+    for (const std::string name : {"--include-path", "-isystem", "--system-include", "-I"}) {
+      if (t == name && i + 1 < x.size()) {
+        dirs.push_back(x[++i]);
+        break;
+      }
+      if (t.starts_with(name + "=")) {
+        dirs.push_back(t.substr(name.size() + 1));
+        break;
+      }
+      if (t.starts_with(name) && t.size() > name.size() && (name == "-I" || name == "-isystem")) {
+        dirs.push_back(t.substr(name.size()));
+        break;
+      }
+    }
+  }
+  return dirs;
+}
+
 std::vector<std::string> nvcc_argv(const NvccOptions& options, const std::string& nvcc_path,
                                    const std::string& output) {
   std::vector<std::string> argv = {nvcc_path, "-ptx", "-lineinfo", "-arch=" + options.arch};

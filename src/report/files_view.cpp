@@ -17,7 +17,8 @@ void renumber(json& j, const std::vector<int>& to) {
     if (auto it = j.find("artifactLocation"); it != j.end() && it->is_object())
       if (auto ix = it->find("index"); ix != it->end() && ix->is_number_integer()) {
         const int old = ix->get<int>();
-        if (old >= 0 && static_cast<std::size_t>(old) < to.size()) *ix = to[static_cast<std::size_t>(old)];
+        if (old >= 0 && static_cast<std::size_t>(old) < to.size())
+          *ix = to[static_cast<std::size_t>(old)];
       }
     for (auto& [key, value] : j.items()) renumber(value, to);
   } else if (j.is_array()) {
@@ -70,7 +71,8 @@ json files_to_sarif(const std::vector<FileResult>& files) {
           {{"level", "error"},
            {"message", {{"text", f.error}}},
            {"locations",
-            json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", path_to_uri(f.input)}}}}}}})}});
+            json::array({{{"physicalLocation",
+                           {{"artifactLocation", {{"uri", path_to_uri(f.input)}}}}}}})}});
       continue;
     }
     if (std::find(archs.begin(), archs.end(), f.report->arch->name) == archs.end())
@@ -95,8 +97,10 @@ json files_to_sarif(const std::vector<FileResult>& files) {
   if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
   run["invocations"] = json::array({invocation});
   json props = {{"inputs", inputs}};
-  if (archs.size() == 1) props["arch"] = archs[0];
-  else if (!archs.empty()) props["archs"] = archs;
+  if (archs.size() == 1)
+    props["arch"] = archs[0];
+  else if (!archs.empty())
+    props["archs"] = archs;
   run["properties"] = props;
   return log;
 }

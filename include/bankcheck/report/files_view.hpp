@@ -15,10 +15,10 @@ namespace bankcheck::report {
 
 // One file of the run: its report, or the error that stopped it.
 struct FileResult {
-  std::string input;                           // as given, or from -p's database
+  std::string input;                              // as given, or from -p's database
   const analysis::CheckReport* report = nullptr;  // null when the file failed
-  std::string error;                           // why it failed (the message on stderr)
-  std::string note;                            // a line about the file ("no kernel named ...")
+  std::string error;                              // why it failed (the message on stderr)
+  std::string note;                               // a line about the file ("no kernel named ...")
   const std::vector<SarifFix>* fixes = nullptr;   // SARIF: fix's suggestions for it
 };
 
