@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "bankcheck/driver/compile_db.hpp"
 #include "run_tool.hpp"
@@ -63,8 +63,9 @@ TEST(SplitCommand, WordsAsAPosixShellSplitsThem) {
   EXPECT_EQ(split_command(R"(x "\$ \\ \n" 'a\b' "")"), (Words{"x", R"($ \ \n)", R"(a\b)", ""}));
   EXPECT_EQ(split_command("a\\\nb"), (Words{"ab"}));  // backslash-newline joins
   EXPECT_EQ(split_command(""), Words{});
-  EXPECT_NE(error_of([] { bankcheck::driver::split_command("nvcc \"-DX"); }).find("unterminated \""),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([] { bankcheck::driver::split_command("nvcc \"-DX"); }).find("unterminated \""),
+      std::string::npos);
   EXPECT_NE(error_of([] { bankcheck::driver::split_command("nvcc '-DX"); }).find("unterminated '"),
             std::string::npos);
   EXPECT_NE(error_of([] { bankcheck::driver::split_command("nvcc \\"); }).find("backslash"),
@@ -77,8 +78,9 @@ TEST(CompileDb, MalformedJsonIsLocatedByLineAndColumn) {
   using bankcheck::driver::parse_compile_db;
   // Line 3, column 12: the value that is not JSON.
   const std::string text = "[\n  {\"directory\": \"/b\",\n   \"file\": bad}\n]";
-  EXPECT_NE(error_of([&] { parse_compile_db(text, "b/compile_commands.json"); })
-                .find("b/compile_commands.json:3:12: malformed JSON: syntax error"),
+  EXPECT_NE(error_of([&] {
+              parse_compile_db(text, "b/compile_commands.json");
+            }).find("b/compile_commands.json:3:12: malformed JSON: syntax error"),
             std::string::npos)
       << error_of([&] { parse_compile_db(text, "b/compile_commands.json"); });
   // A stray character after any prefix of a valid text outside a string: its own column.
@@ -100,9 +102,10 @@ TEST(CompileDb, EntriesThatAreNotUsableNameTheirNumber) {
     return error_of([&] { parse_compile_db(text, "db.json"); });
   };
   EXPECT_NE(err("{}").find("db.json: not a compilation database"), std::string::npos);
-  EXPECT_NE(err(R"([{"directory": "/b", "file": "a.cu", "command": "nvcc a.cu"}, {"file": "b.cu"}])")
-                .find("db.json: entry 2: no 'directory'"),
-            std::string::npos);
+  EXPECT_NE(
+      err(R"([{"directory": "/b", "file": "a.cu", "command": "nvcc a.cu"}, {"file": "b.cu"}])")
+          .find("db.json: entry 2: no 'directory'"),
+      std::string::npos);
   EXPECT_NE(err(R"([{"directory": "/b", "command": "nvcc"}])").find("entry 1: no 'file'"),
             std::string::npos);
   EXPECT_NE(err(R"([{"directory": "/b", "file": "a.cu"}])")
@@ -142,8 +145,9 @@ TEST(CompileDb, ReadsADirectoryOrTheFileAndFindsFilesByPath) {
   fs::current_path(s.dir);
   EXPECT_EQ(bankcheck::driver::cuda_files(from_dir), Words{"src/a.cu"});  // below: relative
   fs::current_path(cwd);
-  EXPECT_NE(error_of([&] { bankcheck::driver::read_compile_db((s.dir / "src").string()); })
-                .find("-p: no " + (s.dir / "src/compile_commands.json").string()),
+  EXPECT_NE(error_of([&] {
+              bankcheck::driver::read_compile_db((s.dir / "src").string());
+            }).find("-p: no " + (s.dir / "src/compile_commands.json").string()),
             std::string::npos);
 }
 
@@ -176,34 +180,96 @@ TEST(DeviceFlags, CMakeNvccEntryWithItsOptionsFile) {
 }
 
 TEST(DeviceFlags, EverySpellingOfTheFlagsThatChangeDeviceCode) {
-  const DeviceFlags f = flags_of(
-      "/b", {"nvcc", "-I", "inc", "-Iinc2", "--include-path=/abs", "--include-path", "x/../y",
-             "-D", "A=1", "-DB", "--define-macro=C=3", "--define-macro", "D", "-U", "E", "-UF",
-             "-isystem", "sys", "--system-include=/sys2", "-include", "pre.h", "--pre-include=/p.h",
-             "--std", "c++20", "--expt-relaxed-constexpr", "-extended-lambda",
-             "--expt-extended-lambda", "-rdc=true", "--relocatable-device-code", "false", "-dc",
-             "-use_fast_math", "--ftz=true", "-prec-div", "false", "--fmad=false", "-ccbin",
-             "gcc-12", "--compiler-bindir=tools/g++", "--allow-unsupported-compiler",
-             "-Xcudafe", "--diag_suppress=177", "-arch=sm_80", "-code", "sm_86,compute_86",
-             "-gencode", "arch=compute_75,code=\"sm_75,compute_75\"", "-o", "-Dnot_a_define.o",
-             "a.cu"});
+  const DeviceFlags f = flags_of("/b", {"nvcc",
+                                        "-I",
+                                        "inc",
+                                        "-Iinc2",
+                                        "--include-path=/abs",
+                                        "--include-path",
+                                        "x/../y",
+                                        "-D",
+                                        "A=1",
+                                        "-DB",
+                                        "--define-macro=C=3",
+                                        "--define-macro",
+                                        "D",
+                                        "-U",
+                                        "E",
+                                        "-UF",
+                                        "-isystem",
+                                        "sys",
+                                        "--system-include=/sys2",
+                                        "-include",
+                                        "pre.h",
+                                        "--pre-include=/p.h",
+                                        "--std",
+                                        "c++20",
+                                        "--expt-relaxed-constexpr",
+                                        "-extended-lambda",
+                                        "--expt-extended-lambda",
+                                        "-rdc=true",
+                                        "--relocatable-device-code",
+                                        "false",
+                                        "-dc",
+                                        "-use_fast_math",
+                                        "--ftz=true",
+                                        "-prec-div",
+                                        "false",
+                                        "--fmad=false",
+                                        "-ccbin",
+                                        "gcc-12",
+                                        "--compiler-bindir=tools/g++",
+                                        "--allow-unsupported-compiler",
+                                        "-Xcudafe",
+                                        "--diag_suppress=177",
+                                        "-arch=sm_80",
+                                        "-code",
+                                        "sm_86,compute_86",
+                                        "-gencode",
+                                        "arch=compute_75,code=\"sm_75,compute_75\"",
+                                        "-o",
+                                        "-Dnot_a_define.o",
+                                        "a.cu"});
   EXPECT_EQ(f.include_dirs, (Words{"/b/inc", "/b/inc2", "/abs", "/b/y"}));
   EXPECT_EQ(f.defines, (Words{"A=1", "B", "C=3", "D"}));
-  EXPECT_EQ(f.extra,
-            (Words{"-U", "E", "-U", "F", "-isystem", "/b/sys", "-isystem", "/sys2", "-include",
-                   "pre.h", "-include", "/p.h", "-std=c++20", "--expt-relaxed-constexpr",
-                   "--extended-lambda", "--extended-lambda", "-rdc=true", "-rdc=false",
-                   "-rdc=true", "--use_fast_math", "--ftz=true", "--prec-div=false",
-                   "--fmad=false", "-ccbin", "gcc-12", "-ccbin", "/b/tools/g++",
-                   "--allow-unsupported-compiler", "-Xcudafe", "--diag_suppress=177"}));
+  EXPECT_EQ(f.extra, (Words{"-U",
+                            "E",
+                            "-U",
+                            "F",
+                            "-isystem",
+                            "/b/sys",
+                            "-isystem",
+                            "/sys2",
+                            "-include",
+                            "pre.h",
+                            "-include",
+                            "/p.h",
+                            "-std=c++20",
+                            "--expt-relaxed-constexpr",
+                            "--extended-lambda",
+                            "--extended-lambda",
+                            "-rdc=true",
+                            "-rdc=false",
+                            "-rdc=true",
+                            "--use_fast_math",
+                            "--ftz=true",
+                            "--prec-div=false",
+                            "--fmad=false",
+                            "-ccbin",
+                            "gcc-12",
+                            "-ccbin",
+                            "/b/tools/g++",
+                            "--allow-unsupported-compiler",
+                            "-Xcudafe",
+                            "--diag_suppress=177"}));
   EXPECT_EQ(f.archs, (Words{"sm_80", "sm_86", "sm_75"}));
 }
 
 TEST(DeviceFlags, ClangCudaEntry) {
-  const DeviceFlags f = flags_of(
-      "/b", {"clang++", "-x", "cuda", "--cuda-gpu-arch=sm_80", "--offload-arch=sm_90a",
-             "-std=gnu++17", "-fgpu-rdc", "-Iinclude", "-DN=4", "-Xclang", "-DCLANG_ONLY",
-             "--cuda-path=/usr/local/cuda", "-MD", "-MF", "a.d", "-c", "a.cu"});
+  const DeviceFlags f =
+      flags_of("/b", {"clang++", "-x", "cuda", "--cuda-gpu-arch=sm_80", "--offload-arch=sm_90a",
+                      "-std=gnu++17", "-fgpu-rdc", "-Iinclude", "-DN=4", "-Xclang", "-DCLANG_ONLY",
+                      "--cuda-path=/usr/local/cuda", "-MD", "-MF", "a.d", "-c", "a.cu"});
   EXPECT_EQ(f.include_dirs, Words{"/b/include"});
   EXPECT_EQ(f.defines, Words{"N=4"});
   EXPECT_EQ(f.extra, (Words{"-x", "cu", "-std=c++17", "-rdc=true"}));
@@ -211,8 +277,9 @@ TEST(DeviceFlags, ClangCudaEntry) {
 }
 
 TEST(DeviceFlags, UnreadableOptionsFileIsAnError) {
-  EXPECT_NE(error_of([] { flags_of("/nonexistent", {"nvcc", "--options-file", "x.rsp"}); })
-                .find("cannot read '/nonexistent/x.rsp'"),
+  EXPECT_NE(error_of([] {
+              flags_of("/nonexistent", {"nvcc", "--options-file", "x.rsp"});
+            }).find("cannot read '/nonexistent/x.rsp'"),
             std::string::npos);
 }
 
@@ -232,8 +299,8 @@ const std::string kHistogram = kSrc + "/examples/histogram.cu";
 
 TEST(NvccFlags, DoubleDashWorksAfterRepeatableOptions) {
   // `--arg` takes any number of values: the `--` used to be read as its end only.
-  const auto r = run_tool({"check", kHistogram, "--kernel", "histogram_shared", "--arg",
-                           "n=4096", "--arg", "data=random:4096", "--blocks", "1", "--",
+  const auto r = run_tool({"check", kHistogram, "--kernel", "histogram_shared", "--arg", "n=4096",
+                           "--arg", "data=random:4096", "--blocks", "1", "--",
                            "-DUNUSED_BY_THE_TEST=1", "--expt-relaxed-constexpr"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("histogram_shared"), std::string::npos);
@@ -335,8 +402,8 @@ TEST(SeveralFiles, JsonSarifAndTheWorstExitCode) {
 }
 
 TEST(SeveralFiles, OneFileKeepsTheSingleFileReport) {
-  const auto r = run_tool({"check", kTranspose, "--kernel", "transposeShared", "--blocks", "1",
-                           "--format", "json"});
+  const auto r = run_tool(
+      {"check", kTranspose, "--kernel", "transposeShared", "--blocks", "1", "--format", "json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["input"], kTranspose);
@@ -381,9 +448,8 @@ void run(float* d) { k<<<2, BLOCK>>>(d); }
   EXPECT_EQ(nlohmann::json::parse(r.out)["arch"], "sm_80");
   // The command line wins: --arch, and a -D after -- replaces the entry's (no redefinition
   // warning from nvcc).
-  const auto over = run_tool(
-      {"check", "-p", b + "/compile_commands.json", cu, "--arch", "sm_90", "--format", "json",
-       "--", "-DBLOCK=32"});
+  const auto over = run_tool({"check", "-p", b + "/compile_commands.json", cu, "--arch", "sm_90",
+                              "--format", "json", "--", "-DBLOCK=32"});
   ASSERT_EQ(over.exit_code, 0) << over.err;
   EXPECT_EQ(block(over.out), 32);
   EXPECT_EQ(nlohmann::json::parse(over.out)["arch"], "sm_90");
@@ -401,8 +467,7 @@ void run(float* d) { k<<<2, BLOCK>>>(d); }
   s.write("broken/compile_commands.json", "[\n  {\"directory\": \"/x\",\n   \"file\": }\n]\n");
   const auto broken = run_tool({"check", "-p", (s.dir / "broken").string()});
   EXPECT_EQ(broken.exit_code, 2);
-  EXPECT_NE(broken.err.find("broken/compile_commands.json:3:12: malformed JSON"),
-            std::string::npos)
+  EXPECT_NE(broken.err.find("broken/compile_commands.json:3:12: malformed JSON"), std::string::npos)
       << broken.err;
   s.write("hostonly/compile_commands.json",
           R"([{"directory": "/x", "file": "/x/a.cpp", "command": "c++ -c a.cpp"}])");

@@ -128,7 +128,8 @@ void run_one(FileRun& f, driver::CheckOptions co, const CheckCmdOptions& o) {
       // nvcc's warnings explain many a failure after it: shown first all the same.
       line.reset();
       if (!nvcc_said.empty())
-        std::fprintf(stderr, "bankcheck: %s: nvcc printed:\n%s", f.input.c_str(), nvcc_said.c_str());
+        std::fprintf(stderr, "bankcheck: %s: nvcc printed:\n%s", f.input.c_str(),
+                     nvcc_said.c_str());
       throw;
     }
   }
@@ -192,8 +193,8 @@ int run_check(const CheckCmdOptions& o) {
       f.note = fmt::format("no kernel named '{}' here (--kernel)", o.kernel);
   }
   if (several && !o.kernel.empty() && !matched && !failed)
-    throw UserError(fmt::format("--kernel: no kernel named '{}' in any of the {} files",
-                                o.kernel, files.size()));
+    throw UserError(fmt::format("--kernel: no kernel named '{}' in any of the {} files", o.kernel,
+                                files.size()));
 
   std::string text;
   if (!several) {

@@ -58,7 +58,8 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
               "them (ptxas on the same PTX; read for sm_90)");
   c->footer(
       "After --, everything goes to nvcc as is, wherever the -- stands:\n"
-      "  bankcheck " + c->get_name() + " k.cu --arg p=zeros -- -std=c++17 --expt-relaxed-constexpr");
+      "  bankcheck " +
+      c->get_name() + " k.cu --arg p=zeros -- -std=c++17 --expt-relaxed-constexpr");
 }
 
 std::vector<std::string> take_nvcc_flags(int& argc, char** argv) {
@@ -80,8 +81,8 @@ std::vector<std::string> input_files(const LaunchCmdOptions& o, const driver::Co
   if (files.empty() && db) {
     files = driver::cuda_files(*db);
     if (files.empty())
-      throw UserError(fmt::format("-p: {} has no .cu file ({} entries)", db->path,
-                                  db->entries.size()));
+      throw UserError(
+          fmt::format("-p: {} has no .cu file ({} entries)", db->path, db->entries.size()));
   }
   if (files.empty())
     throw UserError(
@@ -94,10 +95,9 @@ std::vector<std::string> input_files(const LaunchCmdOptions& o, const driver::Co
         const auto cu = driver::cuda_files(*db);
         for (std::size_t i = 0; i < cu.size() && i < 8; ++i) some += "\n  " + cu[i];
         if (cu.size() > 8) some += fmt::format("\n  ... ({} in all)", cu.size());
-        throw UserError(fmt::format("{}: not in {} (a file its build does not compile){}", f,
-                                    db->path,
-                                    cu.empty() ? std::string(" (it has no .cu file)")
-                                               : "; its .cu files:" + some));
+        throw UserError(fmt::format(
+            "{}: not in {} (a file its build does not compile){}", f, db->path,
+            cu.empty() ? std::string(" (it has no .cu file)") : "; its .cu files:" + some));
       }
   return files;
 }
@@ -140,8 +140,8 @@ void add_entry_flags(const driver::DeviceFlags& f, const LaunchCmdOptions& o,
     if (!defined.count(macro_name(d))) n.defines.push_back(d);
   n.defines.insert(n.defines.end(), o.defines.begin(), o.defines.end());
   n.extra.clear();
-  static const std::set<std::string> with_value = {"-isystem", "-include", "-U", "-x", "-ccbin",
-                                                   "-Xcudafe"};
+  static const std::set<std::string> with_value = {"-isystem", "-include", "-U",
+                                                   "-x",       "-ccbin",   "-Xcudafe"};
   for (std::size_t i = 0; i < f.extra.size(); ++i) {
     const bool pair = with_value.count(f.extra[i]) && i + 1 < f.extra.size();
     const std::string k = set_once(f.extra[i]);
