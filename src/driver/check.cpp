@@ -309,6 +309,7 @@ void collect_sites(const ptx::Kernel& k, const CtaResults& r, analysis::KernelRe
     if (i < r.plan.sites.size()) sr.sass = r.plan.sites[i].opcodes;
     sr.rewritten = pst.seen;
     sr.inlined = site.inlined;
+    sr.stack = site.stack;
     sr.ptx_stats = pst;
     (st.seen ? rep.sites : rep.folded_sites).push_back(std::move(sr));
   }
