@@ -7,6 +7,7 @@
 // functions are checked to two units in the last place of the format. Every launch runs
 // with the fast tier on and off (emu_differential.hpp).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -63,7 +64,10 @@ int file_count = 0;  // one counter for every element type
 template <typename T>
 std::string file_arg(const std::vector<T>& v) {
   int& n = file_count;
-  const std::string p = ::testing::TempDir() + "/bankcheck-half-" + std::to_string(n++) + ".bin";
+  // The process id in the name: CTest runs each test of this file in its own process, in
+  // parallel, and they must not write each other's inputs.
+  const std::string p = ::testing::TempDir() + "/bankcheck-half-" + std::to_string(::getpid()) +
+                        "-" + std::to_string(n++) + ".bin";
   FILE* f = std::fopen(p.c_str(), "wb");
   std::fwrite(v.data(), sizeof(T), v.size(), f);
   std::fclose(f);
