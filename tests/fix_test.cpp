@@ -17,6 +17,7 @@
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/fix.hpp"
 #include "bankcheck/driver/nvcc.hpp"
+#include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/fix_wording.hpp"
 
 namespace an = bankcheck::analysis;
@@ -337,4 +338,14 @@ TEST(Fix, ApplyWritesThePaddedCopyAndChecksIt) {
   const auto& k = r.recheck->kernels.at(0);
   EXPECT_EQ(k.shared_wavefronts, k.shared_ideal_wavefronts);
   EXPECT_GT(r.check.kernels[0].shared_wavefronts, k.shared_wavefronts);
+  // The re-check ran on a temporary copy beside it; the report names the path the user
+  // gets, in every view (the temporary file is gone).
+  EXPECT_EQ(r.recheck->input, o.apply_to);
+  const std::string json = bankcheck::report::fix_to_json(r).dump();
+  EXPECT_EQ(json.find(".tmp-"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"input\":\"" + o.apply_to + "\""), std::string::npos);
+  const std::string text = bankcheck::report::render_fix_text(r);
+  EXPECT_EQ(text.find(".tmp-"), std::string::npos) << text;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
 }
