@@ -372,7 +372,10 @@ std::string render_occupancy_text(const model::Arch& arch, const model::Occupanc
 
 nlohmann::json occupancy_to_json(const model::Arch& arch, const model::OccupancyInput& in,
                                  const model::Occupancy& o) {
-  nlohmann::json j = occupancy_json(o);
+  nlohmann::json j;
+  j["schema_version"] = kOccupancyJsonSchemaVersion;
+  j["tool"] = {{"name", "bankcheck"}, {"version", tool_version()}};
+  j.update(occupancy_json(o));
   j["arch"] = arch.name;
   j["threads"] = in.threads_per_block;
   j["registers"] = in.registers_per_thread;

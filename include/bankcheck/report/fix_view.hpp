@@ -17,7 +17,10 @@ nlohmann::json fix_to_json(const analysis::FixReport& r);
 // line of the array: the declaration and the rewritten lines, each replaced whole.
 std::vector<SarifFix> sarif_fixes(const analysis::FixReport& r);
 
-// `bankcheck occupancy`: the result and its limiting factor, as text or JSON.
+// `bankcheck occupancy`: the result and its limiting factor, as text or JSON
+// (docs/schema/occupancy.schema.json, this version: raised when a field is removed or
+// changes meaning).
+inline constexpr int kOccupancyJsonSchemaVersion = 1;
 std::string render_occupancy_text(const model::Arch& arch, const model::OccupancyInput& in,
                                   const model::Occupancy& o);
 nlohmann::json occupancy_to_json(const model::Arch& arch, const model::OccupancyInput& in,
