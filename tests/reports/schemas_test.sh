@@ -39,7 +39,7 @@ explain --decl 'struct { float x, y, z; } s[64]' --expr 's[tid]' --arch sm_35-8b
 explain --type int --expr 'threadIdx.x * 2' --op atom --arch sm_100
 "$bin" occupancy --arch sm_90 --threads 128 --regs 32 --smem 16896 --format json \
   >"$out/occupancy_0.occupancy-json"
-"$bin" occupancy --arch sm_86 --threads 256 --regs 64 --dynamic-smem 40K --format json \
+"$bin" occupancy --arch sm_120 --threads 256 --regs 64 --dynamic-smem 40K --format json \
   >"$out/occupancy_1.occupancy-json"
 "$bin" occupancy --threads 2048 --format json >"$out/occupancy_2.occupancy-json" && {
   echo "schemas_test: occupancy of 2048 threads did not exit 2" >&2; exit 1; }

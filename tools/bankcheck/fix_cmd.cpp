@@ -65,7 +65,10 @@ int run_fix(const FixCmdOptions& o) {
 void add_occupancy(CLI::App& app, OccupancyCmdOptions& o) {
   CLI::App* c = app.add_subcommand(
       "occupancy", "Resident blocks and warps per SM for a launch, and what limits them.");
-  c->add_option("--arch", o.arch, "architecture (sm_70 ... sm_90)")->capture_default_str();
+  c->add_option("--arch", o.arch,
+                "architecture: sm_70, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_100, sm_103, "
+                "sm_120 or sm_121")
+      ->capture_default_str();
   c->add_option("--threads", o.threads, "threads per block")->required();
   c->add_option("--regs", o.regs, "registers per thread (as ptxas -v reports)")
       ->capture_default_str();
@@ -84,10 +87,13 @@ void add_occupancy(CLI::App& app, OccupancyCmdOptions& o) {
 int run_occupancy(const OccupancyCmdOptions& o) {
   const model::Arch* arch = model::find_arch(o.arch);
   if (!arch) throw UserError(fmt::format("--arch: unknown architecture '{}'", o.arch));
-  if (!model::sm_limits(arch->cc).known())
-    throw UserError(fmt::format("--arch: no occupancy limits for {} (known: sm_70, sm_75, sm_80, "
-                                "sm_86, sm_87, sm_89, sm_90)",
-                                o.arch));
+  if (!model::sm_limits(arch->cc).known()) {
+    std::string known;
+    for (const int cc : model::kOccupancyArchs)
+      known += fmt::format("{}{}", known.empty() ? "" : ", ", model::sm_limits(cc).name);
+    throw UserError(
+        fmt::format("--arch: no occupancy limits for {} (known: {})", o.arch, known));
+  }
   if (o.threads <= 0) throw UserError(fmt::format("--threads: {} is not a positive count", o.threads));
   if (o.regs < 0) throw UserError(fmt::format("--regs: {} is negative", o.regs));
   model::OccupancyInput in;
