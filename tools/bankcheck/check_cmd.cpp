@@ -41,57 +41,31 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
       ->capture_default_str();
   c->add_option("-o,--output", o.output,
                 "write the report to this file instead of standard output");
-  c->add_option("--color", o.color,
-                "colour the text report: auto (when standard output is a terminal), always or "
-                "never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
-      ->capture_default_str();
-  c->add_option("--fail-on", o.fail_on,
-                "exit 1 with a one-line summary when the report crosses a threshold: 'ways>N' "
-                "(a shared line with more than N ways) or 'excess>P%' (a kernel with more than "
-                "P% of its shared wavefronts in excess); may be repeated");
-  c->add_flag("!--no-progress", o.progress,
-              "no progress line on standard error (shown only on a terminal, after a second)");
+  add_color_option(c, o.color);
+  add_fail_on_option(c, o.fail_on, "");
+  add_progress_flag(c, o.progress);
 }
 
 namespace {
-
-bool use_color(const CheckCmdOptions& o) {
-  if (o.color == "always") return true;
-  if (o.color == "never" || !o.output.empty()) return false;
-  const char* term = std::getenv("TERM");
-  return std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO) &&
-         !(term && std::strcmp(term, "dumb") == 0);
-}
 
 std::string render(const analysis::CheckReport& r, const CheckCmdOptions& o,
                    const std::vector<report::SarifFix>* fixes) {
   if (o.format == "json") return json_text(report::check_to_json(r));
   if (o.format == "sarif") return json_text(report::check_to_sarif(r, fixes));
   if (o.format == "html") return report::render_check_html(r);
-  return report::render_check_text(r, {.color = use_color(o)});
+  return report::render_check_text(r, {.color = use_color(o.color, o.output)});
 }
 
 }  // namespace
 
 int run_check(const CheckCmdOptions& o) {
-  std::vector<report::Gate> gates;
-  for (const auto& spec : o.fail_on) try {
-      gates.push_back(report::parse_gate(spec));
-    } catch (const std::invalid_argument& e) {
-      throw UserError(e.what());
-    }
+  const std::vector<report::Gate> gates = parse_gates(o.fail_on);
   refuse_input_as_output(o.output, o.input);
   driver::CheckOptions co = to_check_options(o);
-  driver::Progress progress;
   analysis::CheckReport r;
   std::vector<report::SarifFix> sarif_fixes;
   {
-    std::optional<ProgressLine> line;
-    if (o.progress && ProgressLine::wanted()) {
-      co.progress = &progress;
-      line.emplace(progress);
-    }
+    const RunProgress progress(o.progress, co);
     if (o.format == "sarif") {
       // SARIF carries `bankcheck fix`'s best suggestion for each conflicting array.
       driver::FixOptions fo;
@@ -116,17 +90,7 @@ int run_check(const CheckCmdOptions& o) {
                  u.name.c_str(), u.reason.c_str(), u.ptx_line, u.ptx.c_str());
     asked_refused = asked_refused || u.selected;
   }
-  // The gates: the first crossed one is the summary; the others are named after it.
-  std::string summary;
-  int crossed = 0;
-  for (const auto& g : gates)
-    if (auto line = report::gate_crossed(r, g)) {
-      if (crossed++ == 0)
-        summary = *line;
-      else
-        summary += fmt::format("; also '{}'", g.spec);
-    }
-  if (crossed) std::fprintf(stderr, "bankcheck: %s\n", summary.c_str());
+  const bool crossed = gates_crossed(r, gates);
   if (asked_refused) return 2;
   return crossed ? 1 : 0;
 }

@@ -6,11 +6,13 @@
 #include <string>
 
 #include "bankcheck/analysis/fix.hpp"
+#include "bankcheck/report/check_view.hpp"  // TextOptions
 #include "bankcheck/report/sarif_view.hpp"
 
 namespace bankcheck::report {
 
-std::string render_fix_text(const analysis::FixReport& r);
+// With options.color, the locations, notes and warnings coloured as check's are.
+std::string render_fix_text(const analysis::FixReport& r, const TextOptions& options = {});
 nlohmann::json fix_to_json(const analysis::FixReport& r);
 
 // Each conflicting array's best suggestion as a SARIF fix, attached to every conflicting
