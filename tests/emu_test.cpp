@@ -3484,7 +3484,8 @@ TEST(EmuUnwritten, AtomicsOnBinsNeverZeroedReadThem) {
   const auto lines = unwritten::lines("histogram", L);
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines.front(), unwritten::at("MARK_ATOMIC"));
-  for (int l : lines) EXPECT_TRUE(l == unwritten::at("MARK_ATOMIC") || l == unwritten::at("MARK_BINS"));
+  for (int l : lines)
+    EXPECT_TRUE(l == unwritten::at("MARK_ATOMIC") || l == unwritten::at("MARK_BINS"));
   L.args.back().second = "1";
   EXPECT_EQ(unwritten::lines("histogram", L), std::vector<int>{});
 }

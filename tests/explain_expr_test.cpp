@@ -548,8 +548,9 @@ TEST(ExplainExprErrors, NestingDeeperThan256LevelsIsALocatedError) {
   EXPECT_EQ(value_of(repeat("(", 200) + "7" + repeat(")", 200)), 7);
   EXPECT_EQ(value_of("1" + repeat(" + 1", 200)), 201);
   EXPECT_EQ(value_of(repeat("- ", 200) + "5"), 5);
-  const Lowered nested = lower(decl_input(
-      repeat("struct { ", 100) + "float x; " + repeat("} m; ", 99) + "} s[32]", "s[lane]" + repeat(".m", 99) + ".x"));
+  const Lowered nested =
+      lower(decl_input(repeat("struct { ", 100) + "float x; " + repeat("} m; ", 99) + "} s[32]",
+                       "s[lane]" + repeat(".m", 99) + ".x"));
   EXPECT_EQ(nested.requests.at(0).warps.at(0).addr[1], 4u);
 }
 

@@ -21,9 +21,10 @@ void note_unwritten_shared_reads(const ptx::Kernel& k, const std::vector<int>& s
     else if (s.col < same->col)
       same->col = s.col;
   }
-  std::sort(lines.begin(), lines.end(), [](const UnwrittenReadReport& a, const UnwrittenReadReport& b) {
-    return std::tie(a.file, a.line) < std::tie(b.file, b.line);
-  });
+  std::sort(lines.begin(), lines.end(),
+            [](const UnwrittenReadReport& a, const UnwrittenReadReport& b) {
+              return std::tie(a.file, a.line) < std::tie(b.file, b.line);
+            });
   for (const auto& l : lines)
     report.notes.push_back({l.file, l.line, l.col,
                             "reads shared memory that no thread of the CTA wrote before (read as "

@@ -41,7 +41,7 @@ struct Emulator::State {
   std::vector<std::uint32_t> tid[3];  // per thread
   std::vector<std::uint8_t> shared;
   detail::WrittenBytes shared_written;  // reset per CTA like `shared` (written.hpp)
-  std::vector<std::uint8_t> local;  // [thread][local_bytes]
+  std::vector<std::uint8_t> local;      // [thread][local_bytes]
   std::vector<Warp> warps;
   // The kernel as micro-ops (uop.hpp) and the 32-lane arrays they read: broadcast
   // immediates, the CTA's ntid/ctaid/nctaid (refilled per CTA) and lane numbers.
@@ -263,7 +263,6 @@ struct Ctx {
     e.matrices = 0;
     e.trans = e.bypass = e.src_size = false;
   }
-
 
   // ld/st lane by lane (memory.cpp): the reference semantics of every load and store.
   void load_store(const Instr& in, int pc, int w, std::uint32_t exec);

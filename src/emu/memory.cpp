@@ -45,8 +45,8 @@ namespace detail {
 // is marked, so an atomic on a byte never written counts as a read of it.
 void Ctx::note_shared_access(const Instr& in, std::uint64_t a, unsigned size) {
   const bool atomic = in.op == Opc::Atom || in.op == Opc::Red;
-  const bool reads = in.op == Opc::Ld || in.op == Opc::Ldmatrix ||
-                     (atomic && in.mod.atom != ptx::AtomOp::Exch);
+  const bool reads =
+      in.op == Opc::Ld || in.op == Opc::Ldmatrix || (atomic && in.mod.atom != ptx::AtomOp::Exch);
   const bool writes = !(in.op == Opc::Ld || in.op == Opc::Ldmatrix);
   if (reads && test_reads(in.site) && !written->test(a, size)) read_unwritten_at(in.site);
   if (writes) written->mark(a, size);

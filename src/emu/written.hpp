@@ -80,7 +80,8 @@ class WrittenBytes {
                                     std::uint32_t exec, unsigned width) {
     if (exec == 0xFFFFFFFFu) {
       std::uint64_t apart = 0;  // zero when lane l accesses addrs[0] + l * width
-      for (int l = 1; l < 32; ++l) apart |= addrs[l] - addrs[0] - static_cast<std::uint64_t>(l) * width;
+      for (int l = 1; l < 32; ++l)
+        apart |= addrs[l] - addrs[0] - static_cast<std::uint64_t>(l) * width;
       if (apart == 0) return mark(addrs[0] + off, 32 * std::uint64_t{width});
     }
     const std::uint64_t m = (std::uint64_t{1} << width) - 1;

@@ -201,8 +201,8 @@ struct DepthGuard {
       : depth_(depth) {
     if (++depth_ <= kMaxDepth) return;
     --depth_;
-    p.fail(pos, std::string(what) + " nested more than " + std::to_string(kMaxDepth) +
-                    " levels deep");
+    p.fail(pos,
+           std::string(what) + " nested more than " + std::to_string(kMaxDepth) + " levels deep");
   }
   ~DepthGuard() { --depth_; }
   DepthGuard(const DepthGuard&) = delete;

@@ -2,7 +2,6 @@
 #include "cli.hpp"
 
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>

@@ -110,8 +110,7 @@ int run_occupancy(const OccupancyCmdOptions& o) {
     std::string known;
     for (const int cc : model::kOccupancyArchs)
       known += fmt::format("{}{}", known.empty() ? "" : ", ", model::sm_limits(cc).name);
-    throw UserError(
-        fmt::format("--arch: no occupancy limits for {} (known: {})", o.arch, known));
+    throw UserError(fmt::format("--arch: no occupancy limits for {} (known: {})", o.arch, known));
   }
   if (o.threads <= 0) throw UserError(fmt::format("--threads: {} is not a positive count", o.threads));
   if (o.regs < 0) throw UserError(fmt::format("--regs: {} is negative", o.regs));
