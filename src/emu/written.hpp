@@ -98,7 +98,11 @@ class WrittenBytes {
         lo &= addrs[l];
         hi |= addrs[l];
       }
-      if (hi - lo <= kRangeBytes && test(lo + off, hi - lo + width)) return true;
+      // The OR can pass the highest lane, and the window's end: the span is tested only
+      // inside the bitmap (whose bits past the window are set).
+      if (hi - lo <= kRangeBytes && hi + off + width <= words_.size() * 64 &&
+          test(lo + off, hi - lo + width))
+        return true;
     }
     const std::uint64_t m = (std::uint64_t{1} << width) - 1;
     std::uint64_t missing = 0;
