@@ -5,7 +5,7 @@
 
 # The options of each subcommand (tests/install_test.sh checks them against --help).
 _bankcheck_launch_opts="--kernel --launch --grid --block --smem --arg --blocks --arch --nvcc -I -D
-  --threads --max-memory --nvcc-timeout --budget --ptx-level"
+  -p --threads --max-memory --nvcc-timeout --budget --ptx-level"
 _bankcheck_check_opts="$_bankcheck_launch_opts --format -o --output --color --fail-on
   --no-progress -h --help"
 _bankcheck_fix_opts="$_bankcheck_launch_opts --format -o --output --top --apply --apply-to
@@ -90,7 +90,7 @@ _bankcheck() {
       COMPREPLY=($(compgen -f -- "$cur"))
       return 0
       ;;
-    -I)
+    -I | -p)
       local IFS=$'\n'
       COMPREPLY=($(compgen -d -- "$cur"))
       return 0

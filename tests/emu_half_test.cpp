@@ -59,13 +59,13 @@ const drv::Loaded& loaded() {
   return *l;
 }
 
-// A buffer argument from raw bytes, written to a temporary file.
+// A buffer argument from raw bytes, written to a temporary file. CTest runs each test in
+// its own process, several at once: the name carries the process id, so that two tests
+// never write one file.
 int file_count = 0;  // one counter for every element type
 template <typename T>
 std::string file_arg(const std::vector<T>& v) {
   int& n = file_count;
-  // The process id in the name: CTest runs each test of this file in its own process, in
-  // parallel, and they must not write each other's inputs.
   const std::string p = ::testing::TempDir() + "/bankcheck-half-" + std::to_string(::getpid()) +
                         "-" + std::to_string(n++) + ".bin";
   FILE* f = std::fopen(p.c_str(), "wb");

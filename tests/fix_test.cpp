@@ -191,6 +191,75 @@ TEST(FixSource, CommentsAndStringsDoNotBreakDeclarations) {
   EXPECT_EQ(e->dim_values[1], 32);
 }
 
+// Names in a kernel's dimensions mean the kernel's own constants first (two kernels each
+// with their own `constexpr int BM`), and a template kernel's parameters are bound to the
+// arguments of the instantiation checked; type parameters and defaults are skipped over.
+TEST(FixSource, KernelConstantsAndTemplateArguments) {
+  const std::vector<std::string> src = {
+      "__global__ void a(float* out) {",
+      "  constexpr int BM = 64, BK = 8;",
+      "  __shared__ float As[BM * BK];",
+      "}",
+      "__global__ void b(float* out) {",
+      "  constexpr int BM = 128, BK = 8;",
+      "  __shared__ float As[BM * BK];",
+      "}",
+      "template <typename T, int BM,",
+      "          unsigned BK = 8>",
+      "__global__ void t(T* out) {",
+      "  constexpr int kRows = BM / 2;",
+      "  __shared__ T tile[kRows][BK + 1];",
+      "}",
+  };
+  auto d = an::find_shared_decl(src, "a", "As");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->dim_values[0], 512);
+  d = an::find_shared_decl(src, "b", "As");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->line, 7);
+  EXPECT_EQ(d->dim_values[0], 1024);
+  d = an::find_shared_decl(src, "t<float, 64, 8u>", "tile");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->line, 13);
+  EXPECT_EQ(d->dim_values, (std::vector<long long>{32, 9}));
+  d = an::find_shared_decl(src, "ns::t<double, 16, 4u>", "tile");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->dim_values, (std::vector<long long>{8, 5}));
+  // Without the instantiation's arguments the parameters stay unknown.
+  d = an::find_shared_decl(src, "t", "tile");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->dim_values, (std::vector<long long>{-1, -1}));
+}
+
+// A template kernel instantiated twice: each instantiation's tile has its own geometry from
+// its own arguments, and the code written for it stays in the template's terms.
+TEST(Fix, TemplateInstantiationsHaveTheirOwnGeometry) {
+  REQUIRE_NVCC();
+  drv::FixOptions o;
+  o.check.input = std::string(BANKCHECK_SOURCE_DIR) + "/tests/data/fix_template.cu";
+  o.check.threads = 2;
+  const auto r = drv::fix(o);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  std::map<std::string, std::uint64_t> rows;
+  for (const auto& kf : r.kernels) {
+    ASSERT_EQ(kf.arrays.size(), 1u) << kf.kernel;
+    const auto& a = kf.arrays[0];
+    ASSERT_TRUE(a.geometry) << kf.kernel << ": " << a.error;
+    EXPECT_EQ(a.geometry->source, an::Geometry::Source::Declaration);
+    rows[kf.kernel] = a.geometry->row_bytes;
+    ASSERT_FALSE(a.suggestions.empty()) << kf.kernel;
+    EXPECT_EQ(a.suggestions[0].wavefronts_after, a.suggestions[0].ideal_wavefronts);
+    for (const auto& s : a.suggestions) {
+      if (s.remap.kind == an::FixKind::Pad)
+        EXPECT_NE(s.declaration.find("tile[W][W + PAD + "), std::string::npos) << s.declaration;
+      if (s.remap.kind == an::FixKind::Rotate)
+        EXPECT_NE(s.subscript.find("% (W + PAD)"), std::string::npos) << s.subscript;
+    }
+  }
+  EXPECT_EQ(rows, (std::map<std::string, std::uint64_t>{{"transpose_t<16, 0>", 64},
+                                                         {"transpose_t<32, 0>", 128}}));
+}
+
 TEST(Fix, TransposeSuggestionsAndTheirCode) {
   REQUIRE_NVCC();
   const auto r = drv::fix(fix_options("transpose.cu", "transposeShared", "6"));

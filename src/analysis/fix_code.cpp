@@ -28,8 +28,10 @@ std::string rewrite(const Remap& r, const Geometry& g, const ArrayFix& af,
                      g.source == Geometry::Source::Declaration;
   const bool one_d = idx.size() == 1 && (!af.decl || af.decl->dims.size() == 1) &&
                      g.source == Geometry::Source::BankRows;
-  const std::string cols_text = two_d && af.decl->dims[1] != "" && is_simple(af.decl->dims[1])
-                                    ? af.decl->dims[1]
+  // The row length as the declaration writes it (a template's `W + PAD` holds for every
+  // instantiation, the number only for the one checked).
+  const std::string cols_text = two_d && af.decl->dims[1] != "" && af.decl->dim_values[1] > 0
+                                    ? paren(af.decl->dims[1])
                                     : fmt::format("{}", cols);
   if (two_d) {
     const std::string& e1 = idx[0];

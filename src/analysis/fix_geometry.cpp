@@ -67,7 +67,7 @@ std::optional<Geometry> find_geometry(ArrayFix& af, const ArrayRange& ar, const 
     const std::string d = without_indent(af.decl->text);
     af.error = fmt::format(
         "the dimensions in '{}' are not constants bankcheck can evaluate (literals, #define, "
-        "const int), so its row length is unknown",
+        "const int, template arguments), so its row length is unknown",
         d.substr(0, 80));
   } else {
     // No 2-D declaration: the most common lane stride of 128 bytes or more that divides

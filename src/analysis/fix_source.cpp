@@ -56,24 +56,151 @@ std::string joined(const std::vector<std::string>& src) {
   return text;
 }
 
+// Where a name in a dimension is looked up: the instantiation's template arguments, then
+// constants in the kernel's body (lines [first, last)), then the whole file.
+struct Scope {
+  std::map<std::string, std::optional<long long>> bound;  // nullopt: a parameter not bound
+  std::size_t first = 0, last = 0;
+};
+
 std::optional<long long> eval_in(const std::string& expr, const std::vector<std::string>& src,
-                                 int depth) {
+                                 const Scope& scope, int depth) {
   if (depth > 8) return std::nullopt;
-  const auto v = explain::eval_constant(expr, [&](const std::string& name) {
-    const auto def = definition(name, src);
-    return def ? eval_in(*def, src, depth + 1) : std::nullopt;
+  const auto v = explain::eval_constant(expr, [&](const std::string& name) -> std::optional<std::int64_t> {
+    if (auto it = scope.bound.find(name); it != scope.bound.end())
+      return it->second ? std::optional<std::int64_t>(*it->second) : std::nullopt;
+    auto def = definition_in(name, src, scope.first, scope.last);
+    if (!def) def = definition(name, src);
+    if (!def) return std::nullopt;
+    const auto value = eval_in(*def, src, scope, depth + 1);
+    return value ? std::optional<std::int64_t>(*value) : std::nullopt;
   });
   if (v) return static_cast<long long>(*v);
   return std::nullopt;
 }
 
+// The top-level comma-separated parts of `text`, each trimmed (brackets of any kind nest).
+std::vector<std::string> top_level_parts(const std::string& text) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::string cur;
+  for (char c : text) {
+    if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
+    if (c == '>' || c == ')' || c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(trim(cur));
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  if (!trim(cur).empty() || !out.empty()) out.push_back(trim(cur));
+  return out;
+}
+
+// The value of a demangled non-type template argument: "32", "64u", "8ul", "-1",
+// "(unsigned char)3", "true"; nullopt for a type ("float") or anything else.
+std::optional<long long> template_value(std::string a) {
+  std::erase(a, ' ');
+  if (a == "true") return 1;
+  if (a == "false") return 0;
+  if (a.starts_with("(")) {
+    const auto c = a.find(')');
+    if (c == std::string::npos) return std::nullopt;
+    a = a.substr(c + 1);
+  }
+  while (!a.empty() && (a.back() == 'u' || a.back() == 'l' || a.back() == 'U' || a.back() == 'L'))
+    a.pop_back();
+  if (a.empty()) return std::nullopt;
+  std::size_t used = 0;
+  try {
+    const long long v = std::stoll(a, &used, 0);
+    if (used == a.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+KernelName split_kernel_name(const std::string& name) {
+  KernelName k;
+  std::string base = name;
+  if (!base.empty() && base.back() == '>') {
+    int depth = 0;
+    for (std::size_t i = base.size(); i-- > 0;) {
+      if (base[i] == '>') ++depth;
+      if (base[i] == '<' && --depth == 0) {
+        k.args = top_level_parts(base.substr(i + 1, base.size() - i - 2));
+        k.has_args = true;
+        base = base.substr(0, i);
+        break;
+      }
+    }
+  }
+  const auto colons = base.rfind("::");
+  k.base = trim(colons == std::string::npos ? base : base.substr(colons + 2));
+  return k;
+}
+
+std::vector<TemplateParam> template_params(const std::vector<std::string>& src, int line,
+                                           std::size_t col) {
+  const std::vector<std::string> code = code_of(src);
+  std::string text;
+  for (int i = 0; i < line && static_cast<std::size_t>(i) < code.size(); ++i) text += code[i] + "\n";
+  if (static_cast<std::size_t>(line) < code.size())
+    text += code[static_cast<std::size_t>(line)].substr(0, col);
+  // The declaration's start: after the previous ; { or } (a template header has none).
+  const auto h = text.find_last_of(";{}");
+  const std::size_t from = h == std::string::npos ? 0 : h + 1;
+  const std::size_t t = find_word(text, "template", from);
+  if (t == std::string::npos) return {};
+  const std::size_t open = text.find('<', t);
+  if (open == std::string::npos) return {};
+  int depth = 0;
+  std::size_t close = open;
+  for (; close < text.size(); ++close) {
+    if (text[close] == '<' || text[close] == '(') ++depth;
+    if (text[close] == '>' || text[close] == ')') --depth;
+    if (depth == 0) break;
+  }
+  if (close >= text.size()) return {};
+  std::vector<TemplateParam> out;
+  for (std::string p : top_level_parts(text.substr(open + 1, close - open - 1))) {
+    TemplateParam tp;
+    int d = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) {  // the default value goes
+      if (p[i] == '<' || p[i] == '(') ++d;
+      if (p[i] == '>' || p[i] == ')') --d;
+      if (p[i] == '=' && d == 0) {
+        p = trim(p.substr(0, i));
+        break;
+      }
+    }
+    tp.pack = p.find("...") != std::string::npos;
+    tp.type = p.starts_with("typename") || p.starts_with("class") || p.starts_with("template");
+    std::size_t e = p.size();
+    while (e > 0 && !ident_char(p[e - 1])) --e;
+    std::size_t b = e;
+    while (b > 0 && ident_char(p[b - 1])) --b;
+    tp.name = p.substr(b, e - b);
+    out.push_back(tp);
+  }
+  return out;
+}
 
 std::optional<std::string> definition(const std::string& name,
                                       const std::vector<std::string>& src) {
+  return definition_in(name, src, 0, src.size());
+}
+
+std::optional<std::string> definition_in(const std::string& name,
+                                         const std::vector<std::string>& src, std::size_t first,
+                                         std::size_t last) {
   const std::vector<std::string> code = code_of(src);
   std::optional<std::map<std::string, std::string>> defines;  // read at the first directive
-  for (const auto& line : code) {
+  for (std::size_t i = first; i < last && i < code.size(); ++i) {
+    const std::string& line = code[i];
     const std::string t = trim(line);
     if (!t.empty() && t[0] == '#') {
       if (!defines) defines = explain::object_defines(joined(src));
@@ -105,7 +232,7 @@ std::optional<std::string> definition(const std::string& name,
 
 std::optional<long long> eval_constant(const std::string& expr,
                                        const std::vector<std::string>& source_lines) {
-  return eval_in(expr, source_lines, 0);
+  return eval_in(expr, source_lines, Scope{}, 0);
 }
 std::vector<Subscripted> find_subscripts(const std::string& line, const std::string& name) {
   std::vector<Subscripted> out;
@@ -143,6 +270,45 @@ std::optional<SharedDecl> find_shared_decl(const std::vector<std::string>& src,
                                            const std::string& kernel, const std::string& name,
                                            const std::function<bool(const SharedDecl&)>& accept) {
   const std::vector<std::string> code_lines = code_of(src);
+  const KernelName kn = split_kernel_name(kernel);
+  // The kernel's definition line: `__global__` on it or on one of the two before.
+  std::size_t start = src.size(), stop = src.size(), name_col = 0;
+  for (std::size_t i = 0; i < src.size() && start == src.size(); ++i) {
+    const std::string& code = code_lines[i];
+    const std::size_t at = find_word(code, kn.base);
+    if (at == std::string::npos) continue;
+    std::size_t p = at + kn.base.size();
+    while (p < code.size() && std::isspace(static_cast<unsigned char>(code[p]))) ++p;
+    if (p < code.size() && code[p] != '(' && code[p] != '<') continue;
+    for (std::size_t j = i >= 2 ? i - 2 : 0; j <= i; ++j)
+      if (find_word(code_lines[j], "__global__") != std::string::npos) {
+        start = i;
+        name_col = at;
+      }
+  }
+  if (start < src.size())
+    for (std::size_t i = start + 1; i < src.size(); ++i)
+      if (find_word(code_lines[i], "__global__") != std::string::npos) {
+        stop = i;
+        break;
+      }
+  // Inside the kernel, names mean its own constants and, for a template, the arguments of
+  // the instantiation checked ("transpose_t<32>" binds W = 32).
+  Scope kernel_scope;
+  if (start < src.size()) {
+    kernel_scope.first = start;
+    kernel_scope.last = stop;
+    // A parameter without a value (no arguments given, a pack) hides any other meaning of
+    // its name: another kernel's constant of that name is not it.
+    const auto params = template_params(src, static_cast<int>(start), name_col);
+    bool pack = false;
+    for (std::size_t a = 0; a < params.size(); ++a) {
+      pack = pack || params[a].pack;
+      if (params[a].name.empty()) continue;
+      kernel_scope.bound[params[a].name] =
+          !pack && !params[a].type && a < kn.args.size() ? template_value(kn.args[a]) : std::nullopt;
+    }
+  }
   auto decl_at = [&](std::size_t i) -> std::optional<SharedDecl> {
     const std::string& code = code_lines[i];
     const std::size_t sh = find_word(code, "__shared__");
@@ -179,32 +345,17 @@ std::optional<SharedDecl> find_shared_decl(const std::vector<std::string>& src,
         d.last_dim_end = close;
       }
     if (d.dims.empty()) return std::nullopt;
+    const bool in_kernel = i >= start && i < stop;
     for (const auto& e : d.dims)
-      d.dim_values.push_back(e.empty() ? -1 : eval_constant(e, src).value_or(-1));
+      d.dim_values.push_back(e.empty() ? -1
+                                       : eval_in(e, src, in_kernel ? kernel_scope : Scope{}, 0)
+                                             .value_or(-1));
     if (accept && !accept(d)) return std::nullopt;
     return d;
   };
-  // The kernel's definition line: `__global__` on it or on one of the two before.
-  std::size_t start = src.size(), stop = src.size();
-  for (std::size_t i = 0; i < src.size() && start == src.size(); ++i) {
-    const std::string& code = code_lines[i];
-    const std::size_t at = find_word(code, kernel);
-    if (at == std::string::npos) continue;
-    std::size_t p = at + kernel.size();
-    while (p < code.size() && std::isspace(static_cast<unsigned char>(code[p]))) ++p;
-    if (p < code.size() && code[p] != '(' && code[p] != '<') continue;
-    for (std::size_t j = i >= 2 ? i - 2 : 0; j <= i; ++j)
-      if (find_word(code_lines[j], "__global__") != std::string::npos) start = i;
-  }
-  if (start < src.size()) {
-    for (std::size_t i = start + 1; i < src.size(); ++i)
-      if (find_word(code_lines[i], "__global__") != std::string::npos) {
-        stop = i;
-        break;
-      }
+  if (start < src.size())
     for (std::size_t i = start; i < stop; ++i)
       if (auto d = decl_at(i)) return d;
-  }
   for (std::size_t i = 0; i < src.size(); ++i)
     if (auto d = decl_at(i)) return d;
   return std::nullopt;

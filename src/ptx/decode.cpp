@@ -314,6 +314,9 @@ class Decoder : private detail::OperandDecoder {
               std::none_of(s.inlined.begin(), s.inlined.end(),
                            [&](const SourcePos& p) { return p.file == l.file; }))
             s.inlined.push_back({l.file, l.line, l.col});
+        if (in.loc_chain.size() > 1)
+          for (const auto& l : in.loc_chain)
+            if (l.line > 0) s.stack.push_back({l.file, l.line, l.col});
         k.sites.push_back(std::move(s));
         return static_cast<std::int32_t>(k.sites.size() - 1);
       };

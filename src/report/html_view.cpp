@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -38,7 +39,10 @@ table.src td.n { color: #333; min-width: 4em; }
 table.src td.code { text-align: left; white-space: pre; width: 100%; }
 table.src tr.global td.code { box-shadow: inset 3px 0 #e67e22; }
 table.src tr:target { outline: 2px solid #1565c0; }
+table.src td.sass { text-align: left; color: #4a148c; }
+table.src td.sass .ptx { color: #777; }
 .why { margin: 0.2em 0 0.6em; }
+p.sass { color: #4a148c; } p.sass .ptx { color: #777; }
 svg.banks { display: block; margin: 0.5em 0 1em; background: #fff; }
 a { color: #1565c0; }
 )";
@@ -57,6 +61,27 @@ std::string heat(std::uint64_t excess, std::uint64_t most) {
 // One id per conflicting line of a kernel (a header line may share its number with the .cu).
 std::string anchor(size_t kernel, const Finding& f) {
   return fmt::format("site-{}-{}-{}", kernel, f.file, f.line);
+}
+
+// The SASS of a source line: "LDS.128 ×2, STS" from LineReport::sass ("LDS.128*2,STS").
+std::string sass_text(const std::string& sass) {
+  std::string o;
+  for (char c : sass) {
+    if (c == '*')
+      o += " \u00d7";
+    else if (c == ',')
+      o += ", ";
+    else
+      o += c;
+  }
+  return o;
+}
+
+// Where SASS issues a line's accesses differently from the PTX (widened, lanes merged): what
+// the PTX's own requests would cost, beside the SASS figures of the line's other columns.
+std::string ptx_figures(const analysis::LineReport& l) {
+  return fmt::format("as PTX: {} sites of {} B, excess {}, {}-way", l.ptx_sites, l.ptx_width,
+                     l.ptx_wavefronts - l.ptx_ideal_wavefronts, l.ptx_ways);
 }
 
 }  // namespace
@@ -162,7 +187,10 @@ std::string render_check_html(const analysis::CheckReport& r) {
       std::uint64_t excess = 0, sectors_excess = 0;
       std::uint32_t ways = 0;
       std::vector<std::string> notes;
+      // The line's SASS, per kernel line entry: (kernel, opcodes, PTX figures when rewritten).
+      std::vector<std::array<std::string, 3>> sass;
     };
+    const bool sass_level = r.level == "sass";
     std::map<int, LineHeat> heat_of;
     std::uint64_t most = 0;
     for (const auto& k : r.kernels)
@@ -175,6 +203,14 @@ std::string render_check_html(const analysis::CheckReport& r) {
           h.notes.push_back(
               fmt::format("{}: shared {} of {} B, {} wavefronts for an ideal of {}, {}-way", k.name,
                           model::op_name(l.op), l.width, l.wavefronts, l.ideal_wavefronts, l.ways));
+          if (l.rewritten)
+            h.notes.push_back(fmt::format(
+                "{}: as the PTX states it: {} sites of {} B, {} requests, {} wavefronts for an "
+                "ideal of {}, {}-way",
+                k.name, l.ptx_sites, l.ptx_width, l.ptx_requests, l.ptx_wavefronts,
+                l.ptx_ideal_wavefronts, l.ptx_ways));
+          if (!l.sass.empty())
+            h.sass.push_back({k.name, sass_text(l.sass), l.rewritten ? ptx_figures(l) : ""});
         } else if (l.space == ptx::Space::Global) {
           h.sectors_excess += l.sectors - l.ideal_sectors;
           h.notes.push_back(fmt::format("{}: global {} of {} B, {} sectors for an ideal of {}",
@@ -183,11 +219,21 @@ std::string render_check_html(const analysis::CheckReport& r) {
         }
       }
     for (const auto& [line, h] : heat_of) most = std::max(most, h.excess);
+    // Several kernels on one line: each SASS entry says whose it is.
+    std::size_t kernels_with_sass = 0;
+    for (const auto& k : r.kernels)
+      kernels_with_sass += std::any_of(k.lines.begin(), k.lines.end(),
+                                       [](const analysis::LineReport& l) { return !l.sass.empty(); });
     o += "<table class=\"src\">\n<tr><th>line</th><th title=\"excess shared wavefronts\">excess "
          "wf</th>"
          "<th title=\"worst N-way bank conflict\">ways</th><th title=\"excess global 32-byte "
          "sectors\">"
-         "excess sectors</th><th class=\"name\">source</th></tr>\n";
+         "excess sectors</th>";
+    if (sass_level)
+      o += "<th class=\"name\" title=\"the shared-memory SASS instructions ptxas emitted for the "
+           "line (the counts beside are of these); where they differ from the PTX's accesses "
+           "(widened, lanes merged), the PTX's own figures\">SASS</th>";
+    o += "<th class=\"name\">source</th></tr>\n";
     for (size_t i = 0; i < r.source_lines.size(); ++i) {
       const int line = static_cast<int>(i) + 1;
       auto it = heat_of.find(line);
@@ -195,15 +241,28 @@ std::string render_check_html(const analysis::CheckReport& r) {
       std::string title;
       if (h)
         for (const auto& n : h->notes) title += (title.empty() ? "" : "\n") + n;
+      std::string sass_cell;
+      if (sass_level) {
+        std::string cell;
+        if (h)
+          for (const auto& [kernel, ops, ptx] : h->sass) {
+            if (!cell.empty()) cell += "<br>";
+            if (kernels_with_sass > 1) cell += E(kernel) + ": ";
+            cell += E(ops);
+            if (!ptx.empty()) cell += fmt::format(" <span class=\"ptx\">({})</span>", E(ptx));
+          }
+        sass_cell = "<td class=\"sass\">" + cell + "</td>";
+      }
       o += fmt::format(
           "<tr id=\"L{}\"{}{}{}><td class=\"ln\">{}</td><td class=\"n\">{}</td><td "
           "class=\"n\">{}</td>"
-          "<td class=\"n\">{}</td><td class=\"code\">{}</td></tr>\n",
+          "<td class=\"n\">{}</td>{}<td class=\"code\">{}</td></tr>\n",
           line, h && h->sectors_excess ? " class=\"global\"" : "", h ? heat(h->excess, most) : "",
           title.empty() ? "" : fmt::format(" title=\"{}\"", E(title)), line,
           h && h->excess ? std::to_string(h->excess) : "",
           h && h->ways > 1 ? fmt::format("{}-way", h->ways) : "",
-          h && h->sectors_excess ? std::to_string(h->sectors_excess) : "", E(r.source_lines[i]));
+          h && h->sectors_excess ? std::to_string(h->sectors_excess) : "", sass_cell,
+          E(r.source_lines[i]));
     }
     o += "</table>\n";
   }
@@ -239,6 +298,21 @@ std::string render_check_html(const analysis::CheckReport& r) {
         model::op_name(st.op), st.width, arrays.empty() ? "" : " to " + E(arrays), st.worst_cta,
         st.worst_warp, st.worst_verdict.wavefronts, st.worst_verdict.ideal_wavefronts,
         E(why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch)));
+    if (r.level == "sass") {
+      std::string sass;
+      for (std::size_t li : f.lines) {
+        const auto& l = k.lines[li];
+        if (l.sass.empty()) continue;
+        sass += (sass.empty() ? "" : "; ") + E(sass_text(l.sass));
+        if (l.rewritten)
+          sass += fmt::format(
+              " <span class=\"ptx\">({} wavefronts for an ideal of {}; as the PTX states it, {} "
+              "requests of {} B: {} wavefronts, {}-way)</span>",
+              l.wavefronts, l.ideal_wavefronts, l.ptx_requests, l.ptx_width, l.ptx_wavefronts,
+              l.ptx_ways);
+      }
+      if (!sass.empty()) o += fmt::format("<p class=\"why sass\">SASS: {}</p>\n", sass);
+    }
     o += render_bank_svg(st.worst, st.worst_verdict, s.worst_schedule, *r.arch);
     o += "</section>\n";
   }

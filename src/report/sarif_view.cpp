@@ -163,6 +163,71 @@ json related(const analysis::CheckReport& r, const analysis::KernelReport& k, co
   return out;
 }
 
+// The site a finding stands for: its worst shared request's, else its line's worst global
+// request's; -1 when it has none.
+int representative_site(const analysis::KernelReport& k, const Finding& f) {
+  if (f.worst_site >= 0) return f.worst_site;
+  for (std::size_t li : f.lines)
+    if (li < k.lines.size() && k.lines[li].worst_global_site >= 0)
+      return k.lines[li].worst_global_site;
+  return -1;
+}
+
+// The inline stack of the finding's instruction. SARIF 2.1.0 has three places for it: a
+// `stacks` entry (§3.44, "a call stack ... the first frame is the innermost"), which is
+// what an inline stack is, frame by frame, and which SARIF viewers show as a call stack;
+// `relatedLocations`, the only one that code-scanning services (GitHub) list beside the
+// result, each with a message; and `codeFlows`, which orders the steps of an execution path
+// (a taint flow) and would present the frames as something that happens one after the
+// other. So both the first two: each frame other than the result's own line becomes a
+// related location ("inlined from here into line N" for the frames inside the result's line,
+// "called from here" for the calls around it), and the whole stack a `stacks` entry.
+struct InlineStack {
+  json related = json::array();
+  json stacks = json::array();
+};
+
+InlineStack inline_stack(const analysis::CheckReport& r, const analysis::KernelReport& k,
+                         const Finding& f, Artifacts& artifacts, int first_id) {
+  InlineStack out;
+  const int site = representative_site(k, f);
+  if (site < 0) return out;
+  const auto& frames = k.sites[static_cast<std::size_t>(site)].stack;
+  if (frames.size() < 2) return out;
+  // The result's own frame: the innermost on its line (the stack names it exactly once
+  // unless a recursive inline repeats it).
+  std::size_t own = frames.size();
+  for (std::size_t i = 0; i < frames.size() && own == frames.size(); ++i)
+    if (frames[i].file == f.file && frames[i].line == f.line) own = i;
+  auto where = [&](const ptx::SourcePos& p) {
+    return p.file == f.file ? fmt::format("line {}", p.line)
+                            : fmt::format("{}:{}", source_path(r, p.file), p.line);
+  };
+  json stack_frames = json::array();
+  int id = first_id;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const ptx::SourcePos& p = frames[i];
+    std::string text;
+    if (i == own)
+      text = i == 0 ? "the access" : fmt::format("the access, inlined from {}", where(frames[0]));
+    else if (i < own || own == frames.size())
+      text = i + 1 < frames.size()
+                 ? fmt::format("inlined from here into {}", where(frames[i + 1]))
+                 : "the outermost call";
+    else
+      text = fmt::format("called from here (inlines {})", where(frames[i - 1]));
+    json loc = {{"physicalLocation", physical(r, artifacts, p.file, p.line, p.col)},
+                {"message", {{"text", text}}}};
+    stack_frames.push_back({{"location", loc}});
+    if (i == own) continue;
+    loc["id"] = id++;
+    out.related.push_back(loc);
+  }
+  out.stacks.push_back({{"message", {{"text", "inline stack of the access, innermost first"}}},
+                        {"frames", stack_frames}});
+  return out;
+}
+
 json fix_json(const SarifFix& fx) {
   json reps = json::array();
   for (const auto& rp : fx.replacements) {
@@ -221,6 +286,7 @@ nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<
                   {"requests", f.requests},
                   {"excess", f.excess()},
                   {"share", f.share}};
+    json rel = json::array();
     if (f.kind == FindingKind::BankConflict) {
       props["wavefronts"] = f.cost;
       props["ideal_wavefronts"] = f.ideal;
@@ -237,12 +303,15 @@ nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<
           names.push_back(shared_var_display_name(v->name));
         props["arrays"] = names;
       }
-      json rel = related(r, k, f, artifacts);
-      if (!rel.empty()) res["relatedLocations"] = rel;
+      rel = related(r, k, f, artifacts);
     } else {
       props["sectors"] = f.cost;
       props["ideal_sectors"] = f.ideal;
     }
+    InlineStack inl = inline_stack(r, k, f, artifacts, static_cast<int>(rel.size()));
+    for (auto& l : inl.related) rel.push_back(std::move(l));
+    if (!rel.empty()) res["relatedLocations"] = rel;
+    if (!inl.stacks.empty()) res["stacks"] = inl.stacks;
     res["properties"] = props;
     if (fixes && f.kind == FindingKind::BankConflict) {
       json fj = json::array();

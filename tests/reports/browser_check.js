@@ -2,13 +2,14 @@
 // Loads an HTML report in headless Chromium and checks that it is a working, inert page:
 // it loads, logs no console error and throws no exception, fetches nothing, opens no
 // dialog, has no <img> or <script> element, shows the texts it is given and has at least
-// the given number of bank pictures. Saves a full-page screenshot.
+// the given number of bank pictures and an element for each selector given. Saves a
+// full-page screenshot.
 //
 // Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe:
 // NUL-separated JSON on file descriptors 3 and 4), so no network port and no npm package.
 //
 // Usage: node browser_check.js CHROMIUM PAGE.html SCREENSHOT.png
-//            [--text STRING]... [--min-svgs N]
+//            [--text STRING]... [--min-svgs N] [--selector CSS]...
 'use strict';
 const { spawn } = require('child_process');
 const fs = require('fs');
@@ -18,13 +19,15 @@ const { pathToFileURL } = require('url');
 
 const [chromium, page, screenshot, ...rest] = process.argv.slice(2);
 if (!chromium || !page || !screenshot) {
-  console.error('usage: browser_check.js CHROMIUM PAGE.html SCREENSHOT.png [--text S]... [--min-svgs N]');
+  console.error('usage: browser_check.js CHROMIUM PAGE.html SCREENSHOT.png [--text S]... [--min-svgs N] [--selector CSS]...');
   process.exit(2);
 }
 const texts = [];
+const selectors = [];
 let minSvgs = 0;
 for (let i = 0; i < rest.length; i += 2) {
   if (rest[i] === '--text') texts.push(rest[i + 1]);
+  else if (rest[i] === '--selector') selectors.push(rest[i + 1]);
   else if (rest[i] === '--min-svgs') minSvgs = Number(rest[i + 1]);
   else { console.error(`browser_check: unknown argument ${rest[i]}`); process.exit(2); }
 }
@@ -137,6 +140,7 @@ async function main() {
     svgs: document.querySelectorAll('svg.banks').length,
     text: document.body.textContent,
     title: document.title,
+    matched: ${JSON.stringify(selectors)}.map((q) => document.querySelectorAll(q).length),
   })`);
   if (dom.imgs) problems.push(`the page has ${dom.imgs} <img> element(s)`);
   if (dom.scripts) problems.push(`the page has ${dom.scripts} <script> element(s)`);
@@ -144,6 +148,9 @@ async function main() {
   if (dom.svgs < minSvgs) problems.push(`${dom.svgs} bank picture(s), expected at least ${minSvgs}`);
   for (const t of texts)
     if (!dom.text.includes(t)) problems.push(`the page does not show the text ${JSON.stringify(t)}`);
+  selectors.forEach((q, i) => {
+    if (!dom.matched[i]) problems.push(`no element matches ${q}`);
+  });
 
   // A full-page screenshot (height capped: the source of a big file is long).
   const metrics = await s('Page.getLayoutMetrics');

@@ -2,7 +2,9 @@
 # The HTML report in headless Chromium: examples/transpose.cu with a script-injection
 # comment added must load with no console error, fetch nothing, show the comment as text
 # (no <img> element) and draw its bank picture; examples/scan.cu draws one picture per
-# conflicting line. Screenshots go to OUTDIR.
+# conflicting line; examples/sgemm.cu's sgemm_vectorized shows the SASS beside each source
+# line (a SASS column with the widened LDS.128 and the PTX's own figures where they differ).
+# Screenshots go to OUTDIR.
 # Usage: html_test.sh BANKCHECK NODE CHROMIUM OUTDIR   (run from the repository root)
 set -euo pipefail
 bin=$1 node=$2 chromium=$3 out=$4
@@ -23,3 +25,8 @@ grep -qF "$evil" "$out/transpose.cu"
 conflicts=$("$bin" check examples/scan.cu | grep -c ': warning: .*bank conflict')
 "$node" tests/reports/browser_check.js "$chromium" "$out/scan.html" "$out/scan.png" \
   --min-svgs "$conflicts"
+"$bin" check examples/sgemm.cu --kernel sgemm_vectorized --format html -o "$out/sgemm.html"
+"$node" tests/reports/browser_check.js "$chromium" "$out/sgemm.html" "$out/sgemm.png" \
+  --selector 'table.src th[title*="SASS"]' --selector '#L140 td.sass .ptx' \
+  --text 'LDS.128 ×2 (as PTX: 8 sites of 4 B, excess 1081344, 4-way)' --text 'STS.128' \
+  --min-svgs 1

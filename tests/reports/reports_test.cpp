@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -177,6 +178,74 @@ TEST_F(Reports, SarifFixHookAndSchema) {
 
   const std::string path = std::string(REPORTS_OUT_DIR) + "/seed001_with_fix.sarif";
   std::ofstream(path) << s.dump(2);
+  const std::string cmd = std::string("'") + NODE_EXECUTABLE + "' '" + BANKCHECK_SOURCE_DIR +
+                          "/tests/reports/validate.js' '" + BANKCHECK_SOURCE_DIR +
+                          "/tests/reports/schema/sarif-schema-2.1.0.json' '" + path + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+}
+
+// An inlined access keeps its inline stack: each other frame as a related location with
+// what it is, and the whole stack, innermost first, as the result's `stacks`.
+TEST_F(Reports, SarifInlineStack) {
+  NEED_REPORT();
+  auto sarif_of = [](const std::string& input, const std::string& kernel) {
+    drv::CheckOptions o;
+    o.input = input;
+    o.flags.kernel = kernel;
+    return rep::check_to_sarif(drv::check(o));
+  };
+  auto related_texts = [](const json& res) {
+    std::vector<std::pair<int, std::string>> out;
+    for (const json& l : res.value("relatedLocations", json::array()))
+      out.emplace_back(l["physicalLocation"]["region"]["startLine"].get<int>(),
+                       l["message"]["text"].get<std::string>());
+    return out;
+  };
+  // A helper of the same file: the result is on the helper's line, called from line 11.
+  const json helper = sarif_of("tests/reports/inline_helper.cu", "column_sum");
+  // One bank conflict (besides it, a note: the helper reads rows of the tile only the
+  // diagonal's store wrote).
+  std::vector<json> results;
+  for (const json& x : helper["runs"][0]["results"])
+    if (x["ruleId"] == "bank-conflict") results.push_back(x);
+  ASSERT_EQ(results.size(), 1u);
+  const json& res = results[0];
+  EXPECT_EQ(res["locations"][0]["physicalLocation"]["region"]["startLine"], 5);
+  const auto rel = related_texts(res);
+  ASSERT_EQ(rel.size(), 2u);  // the store of line 9 (same array), the call of line 11
+  EXPECT_EQ(rel[1], std::make_pair(11, std::string("called from here (inlines line 5)")));
+  ASSERT_EQ(res["stacks"].size(), 1u);
+  const json& frames = res["stacks"][0]["frames"];
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0]["location"]["physicalLocation"]["region"]["startLine"], 5);
+  EXPECT_EQ(frames[0]["location"]["message"]["text"], "the access");
+  EXPECT_EQ(frames[1]["location"]["physicalLocation"]["region"]["startLine"], 11);
+  std::set<int> ids;
+  for (const json& l : res["relatedLocations"]) EXPECT_TRUE(ids.insert(l["id"].get<int>()).second);
+  // atomicAdd, inlined from CUDA's header: the result stays on the user's line, the header's
+  // line is where the access was inlined from.
+  const json hist = sarif_of("examples/histogram.cu", "histogram_shared");
+  bool found = false;
+  for (const json& h : hist["runs"][0]["results"]) {
+    if (h["locations"][0]["physicalLocation"]["region"]["startLine"] != 42) continue;
+    found = true;
+    const auto hr = related_texts(h);
+    ASSERT_FALSE(hr.empty());
+    EXPECT_EQ(hr.back().second, "inlined from here into line 42");
+    const json& hf = h["stacks"][0]["frames"];
+    ASSERT_EQ(hf.size(), 2u);
+    EXPECT_NE(hf[0]["location"]["physicalLocation"]["artifactLocation"]["uri"].get<std::string>().find(
+                  "device_atomic_functions.hpp"),
+              std::string::npos);
+    EXPECT_EQ(hf[1]["location"]["physicalLocation"]["region"]["startLine"], 42);
+  }
+  EXPECT_TRUE(found);
+  // A not inlined access has neither.
+  for (const json& s : rep::check_to_sarif(r)["runs"][0]["results"])
+    EXPECT_FALSE(s.contains("stacks"));
+
+  const std::string path = std::string(REPORTS_OUT_DIR) + "/inline_helper.sarif";
+  std::ofstream(path) << helper.dump(2);
   const std::string cmd = std::string("'") + NODE_EXECUTABLE + "' '" + BANKCHECK_SOURCE_DIR +
                           "/tests/reports/validate.js' '" + BANKCHECK_SOURCE_DIR +
                           "/tests/reports/schema/sarif-schema-2.1.0.json' '" + path + "'";

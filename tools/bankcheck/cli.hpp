@@ -1,6 +1,7 @@
 // The command line: subcommands, exit codes (0 done, 1 threshold crossed, 2 bad input).
 #pragma once
 
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -44,5 +45,10 @@ void add_progress_flag(CLI::App* c, bool& progress);
 // The --help footer that lists a subcommand's exit codes: "Exit codes: 0 ...; 1 ...; 2 ...".
 // `one`: what exit 1 means for it (empty: it never exits 1).
 std::string exit_codes(const std::string& zero, const std::string& one, const std::string& two);
+
+// What `bankcheck: error: ` is followed by for a failure: its located message (with the
+// source line and a caret where there is one). Used for the run's error and for each
+// file's error in a run over several files.
+std::string error_message(const std::exception_ptr& failure);
 
 }  // namespace bankcheck::tools

@@ -41,6 +41,9 @@ class RunProgress {
     options.progress = &progress_;
     line_.emplace(progress_);
   }
+  // Erases the line now (before printing something else on standard error); the counters
+  // stay for the run.
+  void stop() { line_.reset(); }
 
  private:
   driver::Progress progress_;

@@ -54,6 +54,8 @@ struct SiteReport {
   SiteStats ptx_stats;
   // Its inline stack's innermost frame in each other file (ptx::Site::inlined).
   std::vector<ptx::SourcePos> inlined;
+  // Its whole inline stack, innermost first (ptx::Site::stack); empty when not inlined.
+  std::vector<ptx::SourcePos> stack;
   model::Schedule worst_schedule;  // of stats.worst (shared sites with a worst request)
 };
 

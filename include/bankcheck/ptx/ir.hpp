@@ -217,6 +217,10 @@ struct Site {
   // Its inline stack's innermost frame in each other file (an inlined header helper's line),
   // innermost first.
   std::vector<SourcePos> inlined;
+  // The whole inline stack when the instruction was inlined: each frame's location,
+  // innermost first (the instruction, then each inlined_at call site outwards); empty when
+  // it was not inlined.
+  std::vector<SourcePos> stack;
 };
 
 // Atomic operations (atom, red).
