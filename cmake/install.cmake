@@ -19,3 +19,11 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/bankcheckConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/bankcheckConfigVersion.cmake
               ${CMAKE_CURRENT_LIST_DIR}/bankcheckAddCheck.cmake
         DESTINATION ${BANKCHECK_CMAKE_DIR})
+
+# The manual page, bash completion, the documentation and the reports' JSON Schemas
+# (tests/install_test.sh checks them after an install).
+install(FILES ${PROJECT_SOURCE_DIR}/docs/bankcheck.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${PROJECT_SOURCE_DIR}/scripts/bankcheck-completion.bash
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME bankcheck)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.svg" PATTERN "*.schema.json")

@@ -32,6 +32,8 @@ TEST(LaunchLimits, GenerationsDiffer) {
   EXPECT_EQ(max_shared_per_block(*find_arch("sm_86")), 99 * 1024);
   EXPECT_EQ(max_shared_per_block(*find_arch("sm_52")), 48 * 1024);
   EXPECT_EQ(max_shared_per_block(*find_arch("sm_120")), 99 * 1024);
+  EXPECT_EQ(max_shared_per_block(*find_arch("sm_100")), 227 * 1024);
+  EXPECT_EQ(max_shared_per_block(*find_arch("sm_110")), 227 * 1024);  // outside the calculator
 }
 
 // The one "X[,Y[,Z]]" parser reads back every shape it is given, with or without blanks.

@@ -78,6 +78,24 @@ cudaOccDeviceProp device(int cc) {
       p.reservedSharedMemPerBlock = 1024;
       p.numSms = 132;
       break;
+    // Blackwell: the per-SM figures as the Blackwell Tuning Guide and the Programming Guide
+    // state them (not read from a device here); numSms does not enter the per-SM result.
+    case 100:  // B200
+    case 103:  // B300
+      p.maxThreadsPerMultiprocessor = 2048;
+      p.sharedMemPerMultiprocessor = 233472;
+      p.sharedMemPerBlockOptin = 232448;
+      p.reservedSharedMemPerBlock = 1024;
+      p.numSms = 148;
+      break;
+    case 120:  // GeForce RTX 5090
+    case 121:  // GB10
+      p.maxThreadsPerMultiprocessor = 1536;
+      p.sharedMemPerMultiprocessor = 102400;
+      p.sharedMemPerBlockOptin = 101376;
+      p.reservedSharedMemPerBlock = 1024;
+      p.numSms = cc == 120 ? 170 : 48;
+      break;
     default:
       ADD_FAILURE() << "no device for cc " << cc;
   }
@@ -134,6 +152,16 @@ unsigned their_mask(unsigned ours) {
 
 unsigned their_bit(Limiter l) { return their_mask(limiter_bit(l)); }
 
+// From cc 9.0 cuda_occupancy.h also counts block barriers (a kernel uses one): 2 per block slot
+// on 9.0 and 10.x, never binding; 1 per slot on 12.x, a tie with the block slots whenever
+// those bind, which it names beside them (OCC_LIMIT_BARRIERS). The calculator leaves barriers
+// out: they never change the number of blocks.
+unsigned barrier_tie(int cc, const Occupancy& o) {
+  return cc >= 120 && o.ok() && (o.limiter_mask & limiter_bit(Limiter::Blocks)) != 0
+             ? OCC_LIMIT_BARRIERS
+             : 0u;
+}
+
 OccupancyInput launch(int threads, int regs, int static_shared = 0, int dynamic_shared = 0,
                       int carveout_percent = kCarveoutDefault, bool opt_in = true) {
   OccupancyInput in;
@@ -160,7 +188,7 @@ bool agree(int cc, const SmLimits& sm, const cudaOccDeviceProp& p, const Occupan
       ours.limit_blocks == t.blockLimitBlocks &&
       // the named limiter is one NVIDIA names, and the tie sets are equal
       (their_bit(ours.limiter) & t.limitingFactors) != 0 &&
-      their_mask(ours.limiter_mask) == t.limitingFactors &&
+      (their_mask(ours.limiter_mask) | barrier_tie(cc, ours)) == t.limitingFactors &&
       static_cast<size_t>(ours.shared_bytes_per_block) == t.allocatedSharedMemPerBlock &&
       ours.registers_per_block == t.allocatedRegistersPerBlock;
   if (!same) {

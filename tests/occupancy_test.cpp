@@ -52,6 +52,11 @@ TEST(OccupancyLimits, NumbersPerArchitecture) {
       {87, "sm_87", 48, 16, 192, 167936, 166912, 1024, 128, 8},
       {89, "sm_89", 48, 24, 128, 102400, 101376, 1024, 128, 6},
       {90, "sm_90", 64, 32, 256, 233472, 232448, 1024, 128, 10},
+      // Blackwell: the tuning guide, the Programming Guide and cuda_occupancy.h (sm_limits()).
+      {100, "sm_100", 64, 32, 256, 233472, 232448, 1024, 128, 10},
+      {103, "sm_103", 64, 32, 256, 233472, 232448, 1024, 128, 10},
+      {120, "sm_120", 48, 24, 128, 102400, 101376, 1024, 128, 6},
+      {121, "sm_121", 48, 24, 128, 102400, 101376, 1024, 128, 6},
   };
   ASSERT_EQ(std::size(rows), std::size(kOccupancyArchs));
   for (std::size_t i = 0; i < std::size(rows); ++i) {
@@ -107,13 +112,22 @@ TEST(OccupancyLimits, LookupByName) {
   EXPECT_EQ(find_sm_limits("compute_86").cc, 86);
   EXPECT_EQ(find_sm_limits("sm_75").cc, 75);
   EXPECT_FALSE(find_sm_limits("sm_61").known());  // not in the calculator
-  EXPECT_FALSE(find_sm_limits("sm_100").known());
+  EXPECT_EQ(find_sm_limits("sm_100").cc, 100);
+  EXPECT_EQ(find_sm_limits("sm_100a").cc, 100);
+  EXPECT_EQ(find_sm_limits("sm_100f").cc, 100);
+  EXPECT_EQ(find_sm_limits("sm_103").cc, 103);
+  EXPECT_EQ(find_sm_limits("compute_120").cc, 120);
+  EXPECT_EQ(find_sm_limits("sm_121a").cc, 121);
+  EXPECT_FALSE(find_sm_limits("sm_110").known());  // warps per SM not documented
+  EXPECT_FALSE(find_sm_limits("sm_101").known());
+  EXPECT_FALSE(find_sm_limits("sm_1000").known());
+  EXPECT_FALSE(find_sm_limits("sm_090").known());
   EXPECT_FALSE(find_sm_limits("sm_9").known());
   EXPECT_FALSE(find_sm_limits("90").known());
   EXPECT_FALSE(find_sm_limits("gfx90a").known());
   EXPECT_FALSE(find_sm_limits("").known());
   EXPECT_FALSE(sm_limits(0).known());
-  EXPECT_FALSE(sm_limits(100).known());
+  EXPECT_FALSE(sm_limits(110).known());
 }
 
 TEST(OccupancyLimits, PreferredCarveout) {

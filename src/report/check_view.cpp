@@ -8,6 +8,7 @@
 #include "bankcheck/report/explain_view.hpp"
 #include "bankcheck/report/findings.hpp"
 #include "bankcheck/version.hpp"
+#include "paint.hpp"
 
 namespace bankcheck::report {
 namespace {
@@ -24,46 +25,6 @@ nlohmann::json ptx_level(const analysis::SiteStats& st) {
           {"ideal_wavefronts", st.ideal_wavefronts},
           {"ways", st.ways}};
 }
-
-// GCC's default diagnostic colours (GCC_COLORS): locus bold, warning bold magenta, note
-// bold cyan, caret bold green; conflicting cells of the bank picture bold red.
-struct Paint {
-  bool on = false;
-  std::string operator()(const char* sgr, const std::string& s) const {
-    return on ? fmt::format("\033[{}m{}\033[0m", sgr, s) : s;
-  }
-  std::string locus(const std::string& s) const { return (*this)("01", s); }
-  std::string warning() const { return (*this)("01;35", "warning:"); }
-  std::string note() const { return (*this)("01;36", "note:"); }
-  std::string caret() const { return (*this)("01;32", "^"); }
-  // The picture's cells that are conflicts ("NN!") in red.
-  std::string picture(const std::string& pic) const {
-    if (!on) return pic;
-    std::string out;
-    size_t pos = 0;
-    while (pos < pic.size()) {
-      size_t eol = pic.find('\n', pos);
-      if (eol == std::string::npos) eol = pic.size();
-      std::string line = pic.substr(pos, eol - pos);
-      if (line.rfind("  wf", 0) == 0) {
-        std::string painted;
-        size_t from = 0;
-        for (size_t bang = line.find('!'); bang != std::string::npos;
-             bang = line.find('!', bang + 1)) {
-          const size_t cell = bang >= 2 ? bang - 2 : 0;
-          painted +=
-              line.substr(from, cell - from) + (*this)("01;31", line.substr(cell, bang + 1 - cell));
-          from = bang + 1;
-        }
-        line = painted + line.substr(from);
-      }
-      out += line;
-      if (eol < pic.size()) out += '\n';
-      pos = eol + 1;
-    }
-    return out;
-  }
-};
 
 // The quoted source line and a caret under the column, as compilers show them.
 std::string quote(const analysis::CheckReport& r, int file, int line, int col, const Paint& paint) {
@@ -329,6 +290,10 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
                        {"col", n.col},
                        {"message", n.message}});
     kj["notes"] = notes;
+    json unwritten = json::array();
+    for (const auto& u : k.unwritten_shared_reads)
+      unwritten.push_back({{"file", source_path(r, u.file)}, {"line", u.line}, {"col", u.col}});
+    kj["unwritten_shared_reads"] = unwritten;
     json fj = json::array();
     for (const Finding& f : all) {
       if (f.kernel != ki) continue;

@@ -8,6 +8,8 @@
 #include <map>
 #include <vector>
 
+#include "bankcheck/report/check_view.hpp"  // tool_version
+
 namespace bankcheck::report {
 namespace {
 
@@ -233,6 +235,8 @@ nlohmann::json to_json(const ExplainResult& r) {
   using nlohmann::json;
   const analysis::WarpResult& worst = r.warps.at(static_cast<size_t>(r.worst_warp));
   json j;
+  j["schema_version"] = kExplainJsonSchemaVersion;
+  j["tool"] = {{"name", "bankcheck"}, {"version", tool_version()}};
   j["arch"] = r.arch->name;
   if (!r.array_name.empty()) j["array"] = r.array_name;
   if (!r.element_type.empty()) j["element_type"] = r.element_type;

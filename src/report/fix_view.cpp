@@ -7,6 +7,7 @@
 
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/fix_wording.hpp"
+#include "paint.hpp"
 
 namespace bankcheck::report {
 namespace {
@@ -75,8 +76,9 @@ void add_cost(std::vector<LineCost>& v, int line, model::Op op, std::uint64_t re
 
 }  // namespace
 
-std::string render_fix_text(const analysis::FixReport& fr) {
+std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& options) {
   const auto& r = fr.check;
+  const Paint paint{options.color};
   std::string out;
   for (size_t ki = 0; ki < fr.kernels.size(); ++ki) {
     const auto& kf = fr.kernels[ki];
@@ -98,15 +100,16 @@ std::string render_fix_text(const analysis::FixReport& fr) {
           kf.unattributed_requests);
     if (kf.dropped_requests)
       out += fmt::format(
-          "  note: {} of {} shared requests were not kept for replay (too many distinct "
+          "  {} {} of {} shared requests were not kept for replay (too many distinct "
           "ones); use --blocks with fewer CTAs\n",
-          kf.dropped_requests, kf.dropped_requests + kf.recorded_requests);
+          paint.note(), kf.dropped_requests, kf.dropped_requests + kf.recorded_requests);
     for (const auto& af : kf.arrays) {
       const std::string where =
           af.decl ? fmt::format("{}:{}:{}: ", file_of(r), af.decl->line,
                                 af.decl->text.find(af.name) + 1)
                   : fmt::format("{}: ", file_of(r));
-      out += fmt::format("{}note: shared array '{}'", where, af.name);
+      out += fmt::format("{} {} shared array '{}'", paint.locus(where.substr(0, where.size() - 1)),
+                         paint.note(), af.name);
       if (af.geometry) {
         out += ": " + af.geometry->describe();
         out += fmt::format(", {}-byte elements", af.geometry->elem_bytes);
@@ -158,9 +161,9 @@ std::string render_fix_text(const analysis::FixReport& fr) {
         out += "\n";
         if (s.occupancy_known && s.occupancy_after.blocks_per_sm < s.occupancy_before.blocks_per_sm)
           out += fmt::format(
-              "       warning: costs occupancy: {} -> {} resident blocks per SM ({} -> {} warps), "
+              "       {} costs occupancy: {} -> {} resident blocks per SM ({} -> {} warps), "
               "limited by {}\n",
-              s.occupancy_before.blocks_per_sm, s.occupancy_after.blocks_per_sm,
+              paint.warning(), s.occupancy_before.blocks_per_sm, s.occupancy_after.blocks_per_sm,
               s.occupancy_before.warps_per_sm, s.occupancy_after.warps_per_sm,
               model::limiter_name(s.occupancy_after.limiter));
         std::vector<LineCost> per_line;
@@ -372,7 +375,10 @@ std::string render_occupancy_text(const model::Arch& arch, const model::Occupanc
 
 nlohmann::json occupancy_to_json(const model::Arch& arch, const model::OccupancyInput& in,
                                  const model::Occupancy& o) {
-  nlohmann::json j = occupancy_json(o);
+  nlohmann::json j;
+  j["schema_version"] = kOccupancyJsonSchemaVersion;
+  j["tool"] = {{"name", "bankcheck"}, {"version", tool_version()}};
+  j.update(occupancy_json(o));
   j["arch"] = arch.name;
   j["threads"] = in.threads_per_block;
   j["registers"] = in.registers_per_thread;

@@ -203,7 +203,11 @@ TEST_F(Reports, SarifInlineStack) {
   };
   // A helper of the same file: the result is on the helper's line, called from line 11.
   const json helper = sarif_of("tests/reports/inline_helper.cu", "column_sum");
-  const json& results = helper["runs"][0]["results"];
+  // One bank conflict (besides it, a note: the helper reads rows of the tile only the
+  // diagonal's store wrote).
+  std::vector<json> results;
+  for (const json& x : helper["runs"][0]["results"])
+    if (x["ruleId"] == "bank-conflict") results.push_back(x);
   ASSERT_EQ(results.size(), 1u);
   const json& res = results[0];
   EXPECT_EQ(res["locations"][0]["physicalLocation"]["region"]["startLine"], 5);

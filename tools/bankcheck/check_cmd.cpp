@@ -59,35 +59,19 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
       ->capture_default_str();
   c->add_option("-o,--output", o.output,
                 "write the report to this file instead of standard output");
-  c->add_option("--color", o.color,
-                "colour the text report: auto (when standard output is a terminal), always or "
-                "never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
-      ->capture_default_str();
-  c->add_option("--fail-on", o.fail_on,
-                "exit 1 with a one-line summary when the report crosses a threshold: 'ways>N' "
-                "(a shared line with more than N ways) or 'excess>P%' (a kernel with more than "
-                "P% of its shared wavefronts in excess); may be repeated");
-  c->add_flag("!--no-progress", o.progress,
-              "no progress line on standard error (shown only on a terminal, after a second)");
+  add_color_option(c, o.color);
+  add_fail_on_option(c, o.fail_on, "");
+  add_progress_flag(c, o.progress);
 }
 
 namespace {
-
-bool use_color(const CheckCmdOptions& o) {
-  if (o.color == "always") return true;
-  if (o.color == "never" || !o.output.empty()) return false;
-  const char* term = std::getenv("TERM");
-  return std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO) &&
-         !(term && std::strcmp(term, "dumb") == 0);
-}
 
 std::string render(const analysis::CheckReport& r, const CheckCmdOptions& o,
                    const std::vector<report::SarifFix>* fixes) {
   if (o.format == "json") return json_text(report::check_to_json(r));
   if (o.format == "sarif") return json_text(report::check_to_sarif(r, fixes));
   if (o.format == "html") return report::render_check_html(r);
-  return report::render_check_text(r, {.color = use_color(o)});
+  return report::render_check_text(r, {.color = use_color(o.color, o.output)});
 }
 
 }  // namespace
@@ -106,13 +90,8 @@ struct FileRun {
 void run_one(FileRun& f, driver::CheckOptions co, const CheckCmdOptions& o) {
   std::string nvcc_said;
   co.nvcc_output = [&](const std::string& text) { nvcc_said += text; };
-  driver::Progress progress;
   {
-    std::optional<ProgressLine> line;
-    if (o.progress && ProgressLine::wanted()) {
-      co.progress = &progress;
-      line.emplace(progress);
-    }
+    RunProgress progress(o.progress, co);
     try {
       if (o.format == "sarif") {
         // SARIF carries `bankcheck fix`'s best suggestion for each conflicting array.
@@ -126,7 +105,7 @@ void run_one(FileRun& f, driver::CheckOptions co, const CheckCmdOptions& o) {
       }
     } catch (...) {
       // nvcc's warnings explain many a failure after it: shown first all the same.
-      line.reset();
+      progress.stop();
       if (!nvcc_said.empty())
         std::fprintf(stderr, "bankcheck: %s: nvcc printed:\n%s", f.input.c_str(),
                      nvcc_said.c_str());
@@ -144,12 +123,7 @@ void run_one(FileRun& f, driver::CheckOptions co, const CheckCmdOptions& o) {
 }  // namespace
 
 int run_check(const CheckCmdOptions& o) {
-  std::vector<report::Gate> gates;
-  for (const auto& spec : o.fail_on) try {
-      gates.push_back(report::parse_gate(spec));
-    } catch (const std::invalid_argument& e) {
-      throw UserError(e.what());
-    }
+  const std::vector<report::Gate> gates = parse_gates(o.fail_on);
   std::optional<driver::CompileDb> db;
   if (!o.compile_db.empty()) db = driver::read_compile_db(o.compile_db);
   const std::vector<std::string> files = input_files(o, db ? &*db : nullptr);
@@ -208,7 +182,7 @@ int run_check(const CheckCmdOptions& o) {
     else if (o.format == "sarif")
       text = json_text(report::files_to_sarif(results));
     else
-      text = report::render_files_text(results, {.color = use_color(o)});
+      text = report::render_files_text(results, {.color = use_color(o.color, o.output)});
   }
   write_output(text, o.output);
 
@@ -226,20 +200,7 @@ int run_check(const CheckCmdOptions& o) {
                    u.name.c_str(), u.reason.c_str(), u.ptx_line, u.ptx.c_str());
       if (u.selected) status = 2;
     }
-    // The gates: the first crossed one is the summary; the others are named after it.
-    std::string summary;
-    int crossed = 0;
-    for (const auto& g : gates)
-      if (auto line = report::gate_crossed(r, g)) {
-        if (crossed++ == 0)
-          summary = *line;
-        else
-          summary += fmt::format("; also '{}'", g.spec);
-      }
-    if (crossed) {
-      std::fprintf(stderr, "bankcheck: %s\n", summary.c_str());
-      status = std::max(status, 1);
-    }
+    if (gates_crossed(r, gates)) status = std::max(status, 1);
   }
   return status;
 }

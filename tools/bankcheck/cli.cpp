@@ -2,9 +2,12 @@
 #include "cli.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/explain/expr.hpp"
@@ -16,6 +19,65 @@
 #include "fix_cmd.hpp"
 
 namespace bankcheck::tools {
+
+void add_color_option(CLI::App* c, std::string& color) {
+  c->add_option("--color", color,
+                "colour the text report: auto (when standard output is a terminal), always or "
+                "never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+}
+
+bool use_color(const std::string& color, const std::string& output) {
+  if (color == "always") return true;
+  if (color == "never" || !output.empty()) return false;
+  const char* term = std::getenv("TERM");
+  return std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO) &&
+         !(term && std::strcmp(term, "dumb") == 0);
+}
+
+void add_fail_on_option(CLI::App* c, std::vector<std::string>& fail_on, const std::string& scope) {
+  c->add_option("--fail-on", fail_on,
+                "exit 1 with a one-line summary when the report crosses a threshold: 'ways>N' "
+                "(a shared line with more than N ways) or 'excess>P%' (a kernel with more than "
+                "P% of its shared wavefronts in excess); may be repeated" +
+                    scope);
+}
+
+std::vector<report::Gate> parse_gates(const std::vector<std::string>& specs) {
+  std::vector<report::Gate> gates;
+  for (const auto& spec : specs) try {
+      gates.push_back(report::parse_gate(spec));
+    } catch (const std::invalid_argument& e) {
+      throw UserError(e.what());
+    }
+  return gates;
+}
+
+bool gates_crossed(const analysis::CheckReport& r, const std::vector<report::Gate>& gates) {
+  std::string summary;
+  int crossed = 0;
+  for (const auto& g : gates)
+    if (auto line = report::gate_crossed(r, g)) {
+      if (crossed++ == 0)
+        summary = *line;
+      else
+        summary += fmt::format("; also '{}'", g.spec);
+    }
+  if (crossed) std::fprintf(stderr, "bankcheck: %s\n", summary.c_str());
+  return crossed > 0;
+}
+
+void add_progress_flag(CLI::App* c, bool& progress) {
+  c->add_flag("!--no-progress", progress,
+              "no progress line on standard error (shown only on a terminal, after a second)");
+}
+
+std::string exit_codes(const std::string& zero, const std::string& one, const std::string& two) {
+  std::string s = "Exit codes:\n  0  " + zero + "\n";
+  if (!one.empty()) s += "  1  " + one + "\n";
+  return s + "  2  " + two;
+}
 
 std::string error_message(const std::exception_ptr& failure) {
   try {

@@ -4,6 +4,14 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "bankcheck/analysis/check.hpp"
+#include "bankcheck/report/gate.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace bankcheck::tools {
 
@@ -13,6 +21,30 @@ struct UserError : std::runtime_error {
 };
 
 int run(int argc, char** argv);
+
+// ---- the flags `check` and `fix` share for their text report and their CI gate
+
+// --color auto|always|never.
+void add_color_option(CLI::App* c, std::string& color);
+// Whether the text report is coloured: always; never; auto: standard output is a terminal
+// (not -o FILE), NO_COLOR is unset and TERM is not "dumb".
+bool use_color(const std::string& color, const std::string& output);
+
+// --fail-on SPEC (repeatable); `scope` ends its help text (what the gate tests).
+void add_fail_on_option(CLI::App* c, std::vector<std::string>& fail_on, const std::string& scope);
+// The parsed gates; a bad one is a UserError that says what is accepted.
+std::vector<report::Gate> parse_gates(const std::vector<std::string>& specs);
+// Tests `r` against every gate: the first crossed one's summary on standard error, the
+// others named after it ("bankcheck: --fail-on 'ways>1' crossed: ...; also 'excess>5%'").
+// Returns whether any was crossed (the command then exits 1).
+bool gates_crossed(const analysis::CheckReport& r, const std::vector<report::Gate>& gates);
+
+// --no-progress (the flag clears `progress`).
+void add_progress_flag(CLI::App* c, bool& progress);
+
+// The --help footer that lists a subcommand's exit codes: "Exit codes: 0 ...; 1 ...; 2 ...".
+// `one`: what exit 1 means for it (empty: it never exits 1).
+std::string exit_codes(const std::string& zero, const std::string& one, const std::string& two);
 
 // What `bankcheck: error: ` is followed by for a failure: its located message (with the
 // source line and a caret where there is one). Used for the run's error and for each

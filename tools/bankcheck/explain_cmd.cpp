@@ -168,6 +168,9 @@ void add_explain(CLI::App& app, ExplainOptions& o) {
       ->capture_default_str();
   c->add_option("-o,--output", o.output,
                 "write the report to this file instead of standard output");
+  c->footer(exit_codes("done", "",
+                       "bad input: the argument and column named (--expr:1:COL: ...) with a "
+                       "caret under it"));
 }
 
 int run_explain(const ExplainOptions& o) {

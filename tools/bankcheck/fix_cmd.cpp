@@ -12,6 +12,7 @@
 #include "bankcheck/report/fix_view.hpp"
 #include "cli.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 
 namespace bankcheck::tools {
 void add_fix(CLI::App& app, FixCmdOptions& o) {
@@ -38,9 +39,19 @@ void add_fix(CLI::App& app, FixCmdOptions& o) {
   c->add_flag("--force", o.force,
               "with --apply: replace an existing file or symbolic link at that path (without "
               "it, either is refused)");
+  add_color_option(c, o.color);
+  add_fail_on_option(c, o.fail_on,
+                     ". It tests the source as given, as check does (with --apply too: a CI job "
+                     "fails until the fix is in the source)");
+  add_progress_flag(c, o.progress);
+  c->footer(exit_codes("done (suggestions, if any, printed; --apply: the copy written and checked)",
+                       "a --fail-on threshold was crossed",
+                       "bad input, an unsupported construct, or --apply refused (what and where "
+                       "on standard error)"));
 }
 
 int run_fix(const FixCmdOptions& o) {
+  const std::vector<report::Gate> gates = parse_gates(o.fail_on);
   refuse_input_as_output(o.output, o.input);
   driver::FixOptions fo;
   fo.check = to_check_options(o);
@@ -48,7 +59,11 @@ int run_fix(const FixCmdOptions& o) {
   fo.apply = o.apply || !o.apply_to.empty();
   fo.apply_to = o.apply_to;
   fo.force = o.force;
-  const driver::FixReport r = driver::fix(fo);
+  driver::FixReport r;
+  {
+    const RunProgress progress(o.progress, fo.check);
+    r = driver::fix(fo);
+  }
   std::string text;
   if (o.format == "json") {
     text = json_text(report::fix_to_json(r));
@@ -56,16 +71,20 @@ int run_fix(const FixCmdOptions& o) {
     const auto fixes = report::sarif_fixes(r);
     text = json_text(report::check_to_sarif(r.check, &fixes));
   } else {
-    text = report::render_fix_text(r);
+    text = report::render_fix_text(r, {.color = use_color(o.color, o.output)});
   }
   write_output(text, o.output);
-  return 0;
+  // The gate tests the source as given (fix's check report), not the patched copy.
+  return gates_crossed(r.check, gates) ? 1 : 0;
 }
 
 void add_occupancy(CLI::App& app, OccupancyCmdOptions& o) {
   CLI::App* c = app.add_subcommand(
       "occupancy", "Resident blocks and warps per SM for a launch, and what limits them.");
-  c->add_option("--arch", o.arch, "architecture (sm_70 ... sm_90)")->capture_default_str();
+  c->add_option("--arch", o.arch,
+                "architecture: sm_70, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_100, sm_103, "
+                "sm_120 or sm_121")
+      ->capture_default_str();
   c->add_option("--threads", o.threads, "threads per block")->required();
   c->add_option("--regs", o.regs, "registers per thread (as ptxas -v reports)")
       ->capture_default_str();
@@ -76,18 +95,23 @@ void add_occupancy(CLI::App& app, OccupancyCmdOptions& o) {
   c->add_option("--carveout", o.carveout,
                 "preferred shared-memory carveout in percent (-1: the default)")
       ->capture_default_str();
-  c->add_option("--format", o.format, "text or json")
+  c->add_option("--format", o.format, "text or json (docs/json.md)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
+  c->footer(exit_codes("the configuration launches (its occupancy printed)", "",
+                       "bad input, an unknown architecture, or a configuration that cannot launch "
+                       "(the reason printed; JSON: error)"));
 }
 
 int run_occupancy(const OccupancyCmdOptions& o) {
   const model::Arch* arch = model::find_arch(o.arch);
   if (!arch) throw UserError(fmt::format("--arch: unknown architecture '{}'", o.arch));
-  if (!model::sm_limits(arch->cc).known())
-    throw UserError(fmt::format("--arch: no occupancy limits for {} (known: sm_70, sm_75, sm_80, "
-                                "sm_86, sm_87, sm_89, sm_90)",
-                                o.arch));
+  if (!model::sm_limits(arch->cc).known()) {
+    std::string known;
+    for (const int cc : model::kOccupancyArchs)
+      known += fmt::format("{}{}", known.empty() ? "" : ", ", model::sm_limits(cc).name);
+    throw UserError(fmt::format("--arch: no occupancy limits for {} (known: {})", o.arch, known));
+  }
   if (o.threads <= 0) throw UserError(fmt::format("--threads: {} is not a positive count", o.threads));
   if (o.regs < 0) throw UserError(fmt::format("--regs: {} is negative", o.regs));
   model::OccupancyInput in;

@@ -17,6 +17,9 @@ namespace bankcheck::tools {
 struct FixCmdOptions : LaunchCmdOptions {
   std::string format = "text";  // text, json, sarif
   std::string output;
+  std::string color = "auto";        // text: auto (a terminal), always, never
+  std::vector<std::string> fail_on;  // 'ways>N', 'excess>P%': on the input as given
+  bool progress = true;              // a progress line on a terminal's standard error
   int top = 4;
   bool apply = false;
   std::string apply_to;

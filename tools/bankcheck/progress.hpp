@@ -4,6 +4,7 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "bankcheck/driver/check.hpp"
@@ -28,6 +29,25 @@ class ProgressLine {
   bool stop_ = false;
   bool shown_ = false;
   std::thread thread_;
+};
+
+// The progress line of one run (check, fix), shown when `enabled` (no --no-progress) and
+// standard error is a terminal: it points `options.progress` at its counters, and the line
+// goes when this does. Make it before the run and let it end right after.
+class RunProgress {
+ public:
+  RunProgress(bool enabled, driver::CheckOptions& options) {
+    if (!enabled || !ProgressLine::wanted()) return;
+    options.progress = &progress_;
+    line_.emplace(progress_);
+  }
+  // Erases the line now (before printing something else on standard error); the counters
+  // stay for the run.
+  void stop() { line_.reset(); }
+
+ private:
+  driver::Progress progress_;
+  std::optional<ProgressLine> line_;
 };
 
 }  // namespace bankcheck::tools

@@ -70,7 +70,7 @@ constexpr DimsText split_dims(std::string_view text, bool blanks, std::uint64_t 
 }
 
 // Bytes of shared memory (static + dynamic) one block may use on `arch`.
-// Sources: for the architectures the occupancy calculator knows (7.0 ... 9.0) its own
+// Sources: for the architectures the occupancy calculator knows (kOccupancyArchs) its own
 // sharedMemPerBlockOptin (sm_limits(), which names its sources); for the others the CUDA C++
 // Programming Guide, "Technical Specifications per Compute Capability", row "Maximum amount
 // of shared memory per thread block": 16 KB on 1.x, 48 KB on 2.x to 6.x, 96 KB on 7.2 (as

@@ -1,7 +1,8 @@
 // Occupancy: how many blocks of a kernel are resident on one SM, and which resource runs out
 // first. A constexpr re-statement of NVIDIA's own calculator, cuda_occupancy.h (CUDA 13.0,
-// cudaOccMaxActiveBlocksPerMultiprocessor), for sm_70, sm_75, sm_80, sm_86, sm_87, sm_89 and
-// sm_90. tests/occupancy_cuda_test.cpp checks it against that header over a large sweep.
+// cudaOccMaxActiveBlocksPerMultiprocessor), for sm_70, sm_75, sm_80, sm_86, sm_87, sm_89,
+// sm_90, sm_100, sm_103, sm_120 and sm_121. tests/occupancy_cuda_test.cpp checks it against
+// that header over a large sweep.
 //
 // The algorithm (cuda_occupancy.h, functions named in brackets):
 //   warps   warps per block = ceil(threads / 32); blocks = max warps per SM / warps per block;
@@ -27,8 +28,10 @@
 //                                   cudaOccAlignUpShmemSizeVoltaPlus]
 //   result  blocks per SM = min of the four; occupancy = blocks x warps per block / max warps.
 // Not modelled, because they never limit on these architectures with the defaults the CUDA
-// runtime uses: block barriers (cc 9.0 has 2 per block slot, a kernel uses 1), partitioned
-// global caching (cc 5.2/6.x only), virtual resources (cc 10.x and later).
+// runtime uses: block barriers (a kernel uses 1; cc 9.0 and 10.x have 2 per block slot, 12.x
+// has 1, which ties with the block slots but never allows fewer blocks), partitioned global
+// caching (cc 5.2/6.x only), virtual resources (cc 10.x and later; none for a kernel that
+// does not ask for them).
 //
 // Where this calculator is stricter than cuda_occupancy.h (documented in the tests):
 //   - 256 registers per thread: the header accepts 256 on cc >= 7.0; ptxas and the Programming
@@ -64,7 +67,7 @@ inline constexpr int kCarveoutDefault = -1;
 inline constexpr int kMaxCarveouts = 10;
 
 // The architectures the calculator knows, by compute capability x 10.
-inline constexpr int kOccupancyArchs[] = {70, 75, 80, 86, 87, 89, 90};
+inline constexpr int kOccupancyArchs[] = {70, 75, 80, 86, 87, 89, 90, 100, 103, 120, 121};
 
 // Per-SM limits of one architecture. The numbers and their sources are in sm_limits() below.
 struct SmLimits {
@@ -130,10 +133,10 @@ BANKCHECK_HD constexpr SmLimits make(const char* name, int cc, Common c, int n,
 
 }  // namespace occ_detail
 
-// The limits of an architecture by compute capability x 10 (70, 75, 80, 86, 87, 89, 90);
-// known() is false for any other number.
+// The limits of an architecture by compute capability x 10 (kOccupancyArchs); known() is
+// false for any other number.
 //
-// Sources. Common to all seven: 1024 threads per block, 64K 32-bit registers per SM and per
+// Sources. Common to all: 1024 threads per block, 64K 32-bit registers per SM and per
 // block, 255 registers per thread (CUDA C++ Programming Guide, "Technical Specifications per
 // Compute Capability"); registers allocated per warp in units of 256, 4 sub-partitions, warp
 // count rounded up to 4 in the per-block register check, 48 KB per block without opt-in
@@ -156,6 +159,23 @@ BANKCHECK_HD constexpr SmLimits make(const char* name, int cc, Common c, int n,
 //                                8.0/8.7: up to 164 KB; 8.6/8.9: up to 100 KB; 9.0: up to 228 KB)
 //   L1 + shared per SM           Programming Guide (7.0: 128 KB, 7.5: 96 KB, 8.0/8.7: 192 KB,
 //                                8.6/8.9: 128 KB, 9.0: 256 KB); not used by the calculation
+// Blackwell (10.0 and 10.3: B200, B300; 12.0 and 12.1: RTX 50xx, RTX PRO, GB10):
+//   warps per SM                 Blackwell Tuning Guide 1.4.1.1 "Occupancy": 64 for 10.0, 48 for
+//                                12.0 (2048 and 1536 threads per SM); 10.3 as 10.0 and 12.1 as
+//                                12.0 (cuda_occupancy.h gives each pair the same limits)
+//   registers                    the same guide: 64K 32-bit registers per SM, 255 per thread
+//   shared per SM / per block    the same guide: 228 KB and 227 KB for 10.0, and 128 KB of
+//                                unified L1 + shared per SM for 12.0, of which a carveout gives
+//                                shared memory at most 100 KB (cuda_occupancy.h
+//                                cudaOccAlignUpShmemSizeVoltaPlus: 10.x 0 ... 228 KB as 9.0,
+//                                12.x 0 ... 100 KB as 8.6/8.9) and a block 99 KB (Programming
+//                                Guide table, "maximum amount of shared memory per thread block")
+//   blocks per SM                cuda_occupancy.h (CUDA 13.0) cudaOccMaxBlocksPerMultiprocessor:
+//                                32 for 10.0/10.3, 24 for 12.x. (The tuning guide's prose says
+//                                32 for 12.0 too; the calculator the runtime ships is followed.)
+//   reserve, granule             1 KB per block (reservedSharedMemPerBlock from cc 8.0), 128 B
+//                                (cudaOccSMemAllocationGranularity for cc 8 to 12)
+// 11.0 (Jetson Thor, formerly 10.1) is left out: its warps per SM are not in these sources.
 BANKCHECK_HD constexpr SmLimits sm_limits(int cc) {
   using occ_detail::make;
   //                                 warps blocks L1KB shKB optinKB reserve granule
@@ -177,13 +197,23 @@ BANKCHECK_HD constexpr SmLimits sm_limits(int cc) {
     case 90:  // Hopper (H100)
       return make("sm_90", 90, {64, 32, 256, 228, 227, 1024, 128}, 10,
                   {0, 8, 16, 32, 64, 100, 132, 164, 196, 228});
+    case 100:  // Blackwell (B200)
+      return make("sm_100", 100, {64, 32, 256, 228, 227, 1024, 128}, 10,
+                  {0, 8, 16, 32, 64, 100, 132, 164, 196, 228});
+    case 103:  // Blackwell Ultra (B300)
+      return make("sm_103", 103, {64, 32, 256, 228, 227, 1024, 128}, 10,
+                  {0, 8, 16, 32, 64, 100, 132, 164, 196, 228});
+    case 120:  // Blackwell (RTX 50xx, RTX PRO)
+      return make("sm_120", 120, {48, 24, 128, 100, 99, 1024, 128}, 6, {0, 8, 16, 32, 64, 100});
+    case 121:  // Blackwell (GB10)
+      return make("sm_121", 121, {48, 24, 128, 100, 99, 1024, 128}, 6, {0, 8, 16, 32, 64, 100});
     default:
       return SmLimits{};
   }
 }
 
-// Host only: by nvcc's name, "sm_90"; also "sm_90a" and "compute_90". known() is false for
-// anything else.
+// Host only: by nvcc's name, "sm_90" or "sm_120"; also "sm_90a", "sm_100f" and "compute_90".
+// known() is false for anything else.
 constexpr SmLimits find_sm_limits(std::string_view name) {
   if (name.starts_with("compute_"))
     name.remove_prefix(8);
@@ -192,9 +222,13 @@ constexpr SmLimits find_sm_limits(std::string_view name) {
   else
     return SmLimits{};
   if (!name.empty() && (name.back() == 'a' || name.back() == 'f')) name.remove_suffix(1);
-  if (name.size() != 2 || name[0] < '0' || name[0] > '9' || name[1] < '0' || name[1] > '9')
-    return SmLimits{};
-  return sm_limits((name[0] - '0') * 10 + (name[1] - '0'));
+  if (name.size() < 2 || name.size() > 3 || name[0] == '0') return SmLimits{};
+  int cc = 0;
+  for (const char c : name) {
+    if (c < '0' || c > '9') return SmLimits{};
+    cc = cc * 10 + (c - '0');
+  }
+  return sm_limits(cc);
 }
 
 // The smallest carveout of at least `bytes`; -1 if none is that large.

@@ -15,9 +15,13 @@ using analysis::ExplainResult;
 // banks across, wavefronts down, the lane each bank serves in each cell.
 std::string render_text(const ExplainResult& r);
 
-// Fields: wavefronts, ideal_wavefronts, excess, ways (the worst warp), total_excess,
-// total_wavefronts, total_ideal_wavefronts, worst_warp, and warps[] with each request's
-// verdict and schedule.
+// The version of the JSON below (docs/schema/explain.schema.json): raised when a field is
+// removed or changes meaning; fields may be added without a change.
+inline constexpr int kExplainJsonSchemaVersion = 1;
+
+// Fields: schema_version, tool, wavefronts, ideal_wavefronts, excess, ways (the worst warp),
+// total_excess, total_wavefronts, total_ideal_wavefronts, worst_warp, and warps[] with each
+// request's verdict and schedule.
 nlohmann::json to_json(const ExplainResult& r);
 
 // The bank picture of one analysed request: banks across, wavefronts down, the lowest

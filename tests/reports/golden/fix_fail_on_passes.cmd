@@ -1,0 +1,1 @@
+fix examples/transpose.cu --kernel transposeShared --blocks 2 --fail-on 'ways>32' --no-progress -o /dev/null
