@@ -333,6 +333,12 @@ __global__ void k(float* out) {
   EXPECT_NE(r.err.find("bankcheck: " + cu + ": nvcc printed:\n"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("\"TILE\" redefined"), std::string::npos) << r.err;
   EXPECT_NO_THROW((void)nlohmann::json::parse(r.out));  // the report stays on stdout alone
+  const auto fix = run_tool({"fix", cu, "--format", "json"});
+  EXPECT_EQ(fix.exit_code, 0) << fix.err;
+  EXPECT_NE(fix.err.find("bankcheck: " + cu + ": nvcc printed:\n"), std::string::npos) << fix.err;
+  // A file nvcc compiles silently gets no such line.
+  const auto quiet = run_tool({"check", kSrc + "/examples/cmake/tiles.cu", "--blocks", "1"});
+  EXPECT_EQ(quiet.err.find("nvcc printed"), std::string::npos) << quiet.err;
 }
 
 TEST(SeveralFiles, OneSectionPerFileAndKernelsMatchedWhereTheyAre) {
@@ -464,6 +470,10 @@ void run(float* d) { k<<<2, BLOCK>>>(d); }
             std::string::npos)
       << absent.err;
   EXPECT_NE(absent.err.find(cu), std::string::npos) << absent.err;  // its .cu files listed
+  // PTX needs no entry.
+  const auto ptx = run_tool({"check", "-p", b, kSrc + "/tests/data/check/unsupported.ptx", "--grid",
+                             "1", "--block", "32"});
+  EXPECT_EQ(ptx.err.find("not in"), std::string::npos) << ptx.err;
   s.write("broken/compile_commands.json", "[\n  {\"directory\": \"/x\",\n   \"file\": }\n]\n");
   const auto broken = run_tool({"check", "-p", (s.dir / "broken").string()});
   EXPECT_EQ(broken.exit_code, 2);

@@ -50,7 +50,7 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
       "\n"
       "Exit codes: 0 checked; 1 a --fail-on threshold was crossed; 2 bad input, an nvcc or\n"
       "emulation error, or a kernel the run asked for that could not be analysed. Over several\n"
-      "files, the worst of them (the others are still checked and reported).");
+      "files, the worst of them (the others are still checked and reported).\n");
   add_launch_options(c, o, /*several_files=*/true);
   c->add_option("--format", o.format,
                 "text (compiler-style diagnostics), json (docs/json.md), sarif (SARIF 2.1.0) or "

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -75,6 +77,17 @@ std::vector<std::string> take_nvcc_flags(int& argc, char** argv) {
   return flags;
 }
 
+namespace {
+
+// PTX needs no nvcc, so no compile command either.
+bool is_ptx(const std::string& file) {
+  std::string tail = file.size() >= 4 ? file.substr(file.size() - 4) : file;
+  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return tail == ".ptx";
+}
+
+}  // namespace
+
 std::vector<std::string> input_files(const LaunchCmdOptions& o, const driver::CompileDb* db) {
   std::vector<std::string> files = o.inputs;
   if (!o.input.empty()) files.insert(files.begin(), o.input);
@@ -90,7 +103,7 @@ std::vector<std::string> input_files(const LaunchCmdOptions& o, const driver::Co
         "a build's compile_commands.json");
   if (db)
     for (const auto& f : files)
-      if (!driver::find_entry(*db, f)) {
+      if (!is_ptx(f) && !driver::find_entry(*db, f)) {
         std::string some;
         const auto cu = driver::cuda_files(*db);
         for (std::size_t i = 0; i < cu.size() && i < 8; ++i) some += "\n  " + cu[i];
@@ -172,7 +185,13 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::stri
   co.nvcc.include_dirs = o.include_dirs;
   co.nvcc.defines = o.defines;
   co.nvcc.extra = o.nvcc_flags;
-  if (db) {
+  // What nvcc prints when it succeeds (its warnings), at once; `check` shows it after its
+  // progress line instead.
+  co.nvcc_output = [input](const std::string& text) {
+    std::fprintf(stderr, "bankcheck: %s: nvcc printed:\n%s%s", input.c_str(), text.c_str(),
+                 text.ends_with('\n') ? "" : "\n");
+  };
+  if (db && !is_ptx(input)) {
     const driver::CompileCommand* entry = driver::find_entry(*db, input);
     if (!entry) throw UserError(fmt::format("{}: not in {}", input, db->path));
     const driver::DeviceFlags f = driver::device_flags(*entry);
