@@ -18,6 +18,7 @@
 #include "bankcheck/driver/fix.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/report/fix_wording.hpp"
+#include "../src/analysis/fix_steps.hpp"  // the replay, private to the analysis library
 
 namespace an = bankcheck::analysis;
 namespace drv = bankcheck::driver;
@@ -35,7 +36,9 @@ bool have_nvcc() {
 #define REQUIRE_NVCC() \
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc found"
 
+// An example by name, or a test input by its path from the repository root ("tests/...").
 std::string example(const std::string& f) {
+  if (f.rfind("tests/", 0) == 0) return std::string(BANKCHECK_SOURCE_DIR) + "/" + f;
   return std::string(BANKCHECK_SOURCE_DIR) + "/examples/" + f;
 }
 
@@ -63,6 +66,21 @@ drv::FixOptions fix_options(const std::string& file, const std::string& kernel,
   o.check.threads = 2;
   o.top = 8;
   return o;
+}
+
+// Whether the site's shared requests touch the shared variable `symbol` (by its worst
+// request's first active lane; an extern array reaches to the end of the window).
+bool touches(const an::KernelReport& k, const an::SiteReport& st, const std::string& symbol) {
+  if (st.stats.space != bankcheck::ptx::Space::Shared || !st.stats.has_worst) return false;
+  const auto& w = st.stats.worst;
+  for (int l = 0; l < 32; ++l) {
+    if (!w.lane_active(l)) continue;
+    for (const auto& v : k.shared_vars)
+      if (w.addr[l] >= v.offset && (v.is_extern || w.addr[l] < v.offset + v.bytes))
+        return v.name == symbol;
+    return false;
+  }
+  return false;
 }
 
 }  // namespace
@@ -112,6 +130,108 @@ TEST(Remap, EveryRemapIsABijectionInsideItsLayout) {
           }
         }
       }
+}
+
+// The replay issues a request ptxas widened as SASS would under the remap: one LDS.128 while
+// every window stays 16-byte aligned and adjacent, else the widest width all its windows
+// allow (LDS.64 pairs, or the PTX's own 4-byte loads); through a rewritten subscript, the
+// PTX's loads. A vector access of the PTX itself cannot be unaligned: such a remap fails.
+TEST(Replay, WidenedLoadsAreIssuedAsSassWould) {
+  // 32 lanes, each reading 16 bytes at the start of its own row of a float[32][32].
+  an::RecordedRequest req;
+  req.site = 0;
+  req.access.op = bankcheck::model::Op::Load;
+  req.access.width = 16;
+  req.access.active = 0xffffffffu;
+  for (int l = 0; l < 32; ++l) req.access.addr[l] = static_cast<std::uint32_t>(l * 128);
+  req.count = 3;
+  const an::Requests reqs = {&req};
+  const an::ArrayRange tile{"tile", 0, 4096, false};
+  an::Geometry g;
+  g.elem_bytes = 4;
+  g.row_bytes = 128;
+  g.rows = 32;
+  g.unit = 4;
+  g.source = an::Geometry::Source::Declaration;
+  const auto& arch = bankcheck::model::kDefaultArch;
+  const an::PtxWidths scalar = {4}, vector = {16};
+  auto pad = [](int p, int split = 0) {
+    an::Remap r;
+    r.kind = an::FixKind::Pad;
+    r.pad = p;
+    r.split = split;
+    return r;
+  };
+  const an::Eval before = an::evaluate(reqs, tile, g, nullptr, scalar, arch);
+  ASSERT_TRUE(before.ok);
+  EXPECT_EQ(before.requests, 3u);
+  EXPECT_GT(before.wavefronts, before.ideal);
+  struct Want {
+    an::Remap remap;
+    int width;  // SASS width after: 16 = kept
+    bool ideal;
+  };
+  an::Remap swizzle;
+  swizzle.kind = an::FixKind::Swizzle;
+  swizzle.bits = 3;
+  swizzle.base = 2;
+  swizzle.shift = 3;
+  // Padding by 8 floats keeps the LDS.128 but puts lanes 0 and 4 in one bank; the swizzle
+  // would suit the LDS.128's quarter-warp phases, but as four 4-byte loads it is 4-way.
+  for (const Want& w : {Want{pad(1), 4, true}, Want{pad(2), 8, true}, Want{pad(4), 16, true},
+                        Want{pad(8), 16, false}, Want{swizzle, 4, false}}) {
+    SCOPED_TRACE(std::string(an::fix_kind_name(w.remap.kind)) + " " + std::to_string(w.remap.pad));
+    const an::Eval e = an::evaluate(reqs, tile, g, &w.remap, scalar, arch);
+    ASSERT_TRUE(e.ok);
+    EXPECT_EQ(e.requests, 3u * static_cast<std::uint64_t>(16 / w.width));
+    if (w.width == 16)
+      EXPECT_TRUE(e.resplit.empty());
+    else
+      EXPECT_EQ(e.resplit.at(0), w.width);
+    EXPECT_EQ(e.wavefronts == e.ideal, w.ideal) << e.wavefronts << " for an ideal of " << e.ideal;
+  }
+  // The same request as the PTX's own ld.shared.v4: padding by 1 unaligns it (the GPU would
+  // fault), so the candidate fails; with the vectors split into floats it is legal.
+  const an::Remap p1 = pad(1), p1_split = pad(1, 4);
+  EXPECT_FALSE(an::evaluate(reqs, tile, g, &p1, vector, arch).ok);
+  const an::Eval split = an::evaluate(reqs, tile, g, &p1_split, vector, arch);
+  ASSERT_TRUE(split.ok);
+  EXPECT_EQ(split.requests, 12u);
+  EXPECT_TRUE(split.resplit.empty());  // the code's own change, not ptxas's
+}
+
+// A load ptxas widened, whose padding by one float would otherwise rank first: the padding
+// that keeps the LDS.128 ranks first (same wavefronts, a quarter of the instructions), and
+// a remap that breaks it says so.
+TEST(Fix, RanksByWhatSassIssues) {
+  REQUIRE_NVCC();
+  const auto r = drv::fix(fix_options("tests/data/fix_widened.cu", "row_quads", "1"));
+  ASSERT_EQ(r.kernels.size(), 1u);
+  ASSERT_EQ(r.kernels[0].arrays.size(), 1u);
+  const auto& a = r.kernels[0].arrays[0];
+  ASSERT_GE(a.suggestions.size(), 2u);
+  const auto& best = a.suggestions[0];
+  EXPECT_EQ(best.remap.kind, an::FixKind::Pad);
+  EXPECT_EQ(best.remap.pad, 4);
+  EXPECT_EQ(best.remap.split, 0);
+  EXPECT_EQ(best.wavefronts_after, best.ideal_wavefronts);
+  EXPECT_EQ(best.requests_after, best.requests_before);
+  bool broken = false;
+  for (const auto& s : a.suggestions) {
+    EXPECT_EQ(s.wavefronts_after, best.wavefronts_after);
+    for (const auto& c : s.sites)
+      if (c.sass_width_after) {
+        broken = true;
+        EXPECT_EQ(c.width, 16);
+        EXPECT_EQ(c.sass_width_after, 4);
+        EXPECT_GT(s.requests_after, best.requests_after);
+        EXPECT_NE(bankcheck::report::suggestion_change(a, s).find(
+                      "(breaks LDS.128 on line 12: 4 x LDS)"),
+                  std::string::npos)
+            << bankcheck::report::suggestion_change(a, s);
+      }
+  }
+  EXPECT_TRUE(broken);
 }
 
 TEST(FixSource, DeclarationsAndConstants) {
@@ -319,6 +439,9 @@ TEST(Fix, PredictionsMatchTheRewrittenSourceChecked) {
       {"reduction.cu", "reduce_interleaved_strided"}, {"wide.cu", "float4_column"},
       {"stride.cu", "stride32"}, {"scan.cu", "prescan"}, {"structs.cu", "read_struct2"},
       {"wide.cu", "double_column"}, {"wide.cu", "float4_stride2"},
+      // ptxas widens their scalar loads to LDS.128; some remaps unalign those windows.
+      {"sgemm.cu", "sgemm_2d_blocktiling"}, {"sgemm.cu", "sgemm_vectorized"},
+      {"tests/data/fix_widened.cu", "row_quads"},
   };
   int compared = 0;
   for (const auto& c : cases) {
@@ -340,6 +463,7 @@ TEST(Fix, PredictionsMatchTheRewrittenSourceChecked) {
       EXPECT_EQ(a.wavefronts, counted) << a.name;
       for (const auto& s : a.suggestions) {
         if (s.remap.kind == an::FixKind::Width) continue;
+        if (s.remap.split > 0) continue;  // the vector accesses' split into elements is not written
         const bool needs_edits = !(s.remap.kind == an::FixKind::Pad && s.applicable);
         if (needs_edits && s.edits.empty()) continue;
         if (!needs_edits && s.declaration.empty()) continue;
@@ -349,7 +473,7 @@ TEST(Fix, PredictionsMatchTheRewrittenSourceChecked) {
         for (const auto& e : s.edits) src[static_cast<size_t>(e.line) - 1] = e.after;
         const auto dir = std::filesystem::temp_directory_path() / "bankcheck_fix_test";
         std::filesystem::create_directories(dir);
-        const auto path = (dir / c.file).string();
+        const auto path = (dir / std::filesystem::path(c.file).filename()).string();
         {
           std::ofstream f(path);
           for (const auto& l : src) f << l << "\n";
@@ -359,9 +483,21 @@ TEST(Fix, PredictionsMatchTheRewrittenSourceChecked) {
         if (a.is_extern) co.flags.smem = kr.dynamic_smem + s.bytes_after - s.bytes_before;
         const auto again = drv::check(co);
         ASSERT_EQ(again.kernels.size(), 1u);
-        // Everything but this array is unchanged; this array now costs the prediction.
-        const std::uint64_t others = kr.shared_wavefronts - a.wavefronts;
-        EXPECT_EQ(again.kernels[0].shared_wavefronts, others + s.wavefronts_after);
+        // This array now costs the prediction, in wavefronts and in the requests SASS issues
+        // (a widened load kept or broken). Its sites are found by the array their requests
+        // touch: ptxas may schedule another array's loads differently in the changed code
+        // (sgemm_2d_blocktiling's As loads are widened once Bs is swizzled), so the rest of
+        // the kernel need not be unchanged.
+        std::uint64_t wavefronts = 0, requests = 0, requests_before = 0;
+        for (const auto& st : again.kernels[0].sites)
+          if (touches(again.kernels[0], st, a.symbol)) {
+            wavefronts += st.stats.wavefronts;
+            requests += st.stats.requests;
+          }
+        for (const auto& st : kr.sites)
+          if (touches(kr, st, a.symbol)) requests_before += st.stats.requests;
+        EXPECT_EQ(wavefronts, s.wavefronts_after);
+        EXPECT_EQ(requests, requests_before - s.requests_before + s.requests_after);
         ++compared;
       }
     }

@@ -274,17 +274,22 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
         sj["wavefronts_before"] = s.wavefronts_before;
         sj["wavefronts_after"] = s.wavefronts_after;
         sj["ideal_wavefronts"] = s.ideal_wavefronts;
+        sj["requests_before"] = s.requests_before;
+        sj["requests_after"] = s.requests_after;
         sj["bytes_before"] = s.bytes_before;
         sj["bytes_after"] = s.bytes_after;
         sj["occupancy_before"] = s.occupancy_known ? occupancy_json(s.occupancy_before) : nullptr;
         sj["occupancy_after"] = s.occupancy_known ? occupancy_json(s.occupancy_after) : nullptr;
         sj["sites"] = nlohmann::json::array();
-        for (const auto& c : s.sites)
-          sj["sites"].push_back({{"line", c.line},
-                                 {"op", model::op_name(c.op)},
-                                 {"requests", c.requests},
-                                 {"wavefronts_before", c.wavefronts_before},
-                                 {"wavefronts_after", c.wavefronts_after}});
+        for (const auto& c : s.sites) {
+          nlohmann::json cj = {{"line", c.line},
+                               {"op", model::op_name(c.op)},
+                               {"requests", c.requests},
+                               {"wavefronts_before", c.wavefronts_before},
+                               {"wavefronts_after", c.wavefronts_after}};
+          if (c.sass_width_after > 0) cj["sass_width_after"] = c.sass_width_after;
+          sj["sites"].push_back(cj);
+        }
         sj["applicable"] = s.applicable;
         a["suggestions"].push_back(sj);
       }

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace bankcheck::report {
 namespace {
 
@@ -22,6 +25,40 @@ const analysis::SiteChange* narrowed_site(const analysis::Suggestion& s) {
   for (const auto& c : s.sites)
     if (c.site == s.remap.site) return &c;
   return nullptr;
+}
+
+// A shared SASS opcode of one access width, as the disassembler prints it: LDS.128, STS.64,
+// LDS (32-bit).
+std::string sass_opcode(model::Op op, int width) {
+  const char* base = op == model::Op::Load ? "LDS" : op == model::Op::Store ? "STS" : "ATOMS";
+  switch (width) {
+    case 16:
+      return fmt::format("{}.128", base);
+    case 8:
+      return fmt::format("{}.64", base);
+    case 2:
+      return fmt::format("{}.U16", base);
+    case 1:
+      return fmt::format("{}.U8", base);
+    default:
+      return base;
+  }
+}
+
+// The wide SASS accesses ptxas could no longer issue under the remap: "breaks LDS.128 on
+// line 139: 4 x LDS", one entry per line, op and widths.
+std::string broken_widenings(const analysis::Suggestion& s) {
+  std::vector<std::string> parts;
+  for (const auto& c : s.sites) {
+    if (c.sass_width_after <= 0 || c.sass_width_after >= c.width) continue;
+    const std::string p =
+        fmt::format("breaks {} on line {}: {} x {}", sass_opcode(c.op, c.width), c.line,
+                    c.width / c.sass_width_after, sass_opcode(c.op, c.sass_width_after));
+    if (std::find(parts.begin(), parts.end(), p) == parts.end()) parts.push_back(p);
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
 }
 
 }  // namespace
@@ -56,6 +93,8 @@ std::string suggestion_change(const analysis::ArrayFix& af, const analysis::Sugg
   if (af.is_extern && s.bytes_after != s.bytes_before)
     change += fmt::format(", launched with {} B more dynamic shared memory",
                           s.bytes_after - s.bytes_before);
+  if (const std::string broken = broken_widenings(s); !broken.empty())
+    change += " (" + broken + ")";
   return change;
 }
 

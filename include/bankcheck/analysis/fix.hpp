@@ -80,8 +80,12 @@ struct SiteChange {
   int site = -1;  // Kernel::sites index
   int line = 0;
   model::Op op = model::Op::Load;
-  int width = 0;
+  int width = 0;  // bytes per lane of its requests as SASS issues them (LDS.128: 16)
   std::uint64_t requests = 0, wavefronts_before = 0, wavefronts_after = 0;
+  // A site ptxas widened (its PTX accesses are narrower than `width`) whose windows the
+  // remap leaves unaligned: the narrower width SASS would issue it at (LDS.128 -> 4 x LDS:
+  // 4); 0 when SASS issues it as before.
+  int sass_width_after = 0;
 };
 
 struct Suggestion {
@@ -90,6 +94,8 @@ struct Suggestion {
   std::string subscript;    // the first rewritten subscript, when subscripts change
   std::vector<CodeEdit> edits;  // source lines rewritten (index expressions)
   std::uint64_t wavefronts_before = 0, wavefronts_after = 0, ideal_wavefronts = 0;
+  // Shared requests as SASS issues them (an LDS.128 ptxas can no longer issue is 4 x LDS).
+  std::uint64_t requests_before = 0, requests_after = 0;
   std::uint64_t bytes_before = 0, bytes_after = 0;
   model::Occupancy occupancy_before, occupancy_after;
   bool occupancy_known = false;
