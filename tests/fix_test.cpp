@@ -68,6 +68,14 @@ drv::FixOptions fix_options(const std::string& file, const std::string& kernel,
   return o;
 }
 
+// The arguments' texts joined: fmt_line("line ", 42) == "line 42".
+template <typename... T>
+std::string fmt_line(const T&... parts) {
+  std::ostringstream o;
+  (o << ... << parts);
+  return o.str();
+}
+
 // Whether the site's shared requests touch the shared variable `symbol` (by its worst
 // request's first active lane; an extern array reaches to the end of the window).
 bool touches(const an::KernelReport& k, const an::SiteReport& st, const std::string& symbol) {
@@ -234,6 +242,135 @@ TEST(Fix, RanksByWhatSassIssues) {
   EXPECT_TRUE(broken);
 }
 
+// A site's pattern varies when its requests differ in lanes or in the lanes' offsets from
+// the first active lane; a uniform shift of the whole request is the same pattern.
+TEST(DataDependence, PatternVaries) {
+  an::RecordedRequest a, b, c;
+  for (auto* r : {&a, &b, &c}) {
+    r->site = 2;
+    r->access.width = 4;
+    r->access.active = 0xffffffffu;
+    r->count = 1;
+  }
+  for (int l = 0; l < 32; ++l) {
+    a.access.addr[l] = static_cast<std::uint32_t>(l * 128);
+    b.access.addr[l] = static_cast<std::uint32_t>(l * 128 + 8);  // shifted: the same pattern
+    c.access.addr[l] = static_cast<std::uint32_t>((l * 37 % 32) * 4);
+  }
+  EXPECT_FALSE(an::pattern_varies({&a, &b}, 2));
+  EXPECT_TRUE(an::pattern_varies({&a, &b, &c}, 2));
+  EXPECT_FALSE(an::pattern_varies({&a, &b, &c}, 3));  // another site's
+  b.access.active = 0x0000ffffu;
+  EXPECT_TRUE(an::pattern_varies({&a, &b}, 2));
+}
+
+// A candidate that saves under 1% of the array's wavefronts is not suggested.
+TEST(Rank, SavingsUnderOnePercentAreNotSuggested) {
+  // Site 0: conflict-free rows; site 1: one 2-way request (lanes 0 and 16 a row apart).
+  an::RecordedRequest free_req, conflict;
+  free_req.site = 0;
+  conflict.site = 1;
+  for (auto* r : {&free_req, &conflict}) {
+    r->access.width = 4;
+    r->access.active = 0xffffffffu;
+  }
+  for (int l = 0; l < 32; ++l) {
+    free_req.access.addr[l] = static_cast<std::uint32_t>(l * 4);
+    conflict.access.addr[l] = static_cast<std::uint32_t>((l % 16) * 4 + (l / 16) * 128);
+  }
+  const an::Requests reqs = {&free_req, &conflict};
+  const an::ArrayRange ar{"s", 0, 4096, false};
+  an::Geometry g;
+  g.elem_bytes = 4;
+  g.row_bytes = 128;
+  g.rows = 32;
+  g.source = an::Geometry::Source::BankRows;
+  const auto& arch = bankcheck::model::kDefaultArch;
+  an::ArrayFix af;
+  af.sites = {0, 1};
+  const an::KernelFix kf;
+  const an::PtxWidths ptx = {4, 4};
+  auto suggested = [&](std::uint64_t free_count, std::uint64_t conflict_count) {
+    free_req.count = free_count;
+    conflict.count = conflict_count;
+    const an::Eval before = an::evaluate(reqs, ar, g, nullptr, ptx, arch);
+    an::Widths w;
+    w.min = w.code_max = w.max = 4;
+    return an::rank(an::candidates(g, w, af.sites, reqs, ptx, arch), reqs, ar, g, before, af, kf,
+                    [](int) { return 1; }, ptx, arch, 4)
+        .size();
+  };
+  EXPECT_GT(suggested(10, 10), 0u);   // saves 10 of 30 wavefronts
+  EXPECT_EQ(suggested(1000, 5), 0u);  // saves 5 of 1010: 0.5%
+  EXPECT_GT(suggested(1000, 20), 0u); // saves 20 of 1040: 1.9%
+}
+
+// The histogram's bins are indexed by the bytes it counts: fix says that the conflicts follow
+// the data, where the index is loaded, and what does help, instead of a padding that saves
+// a fraction of a percent. A column whose position is loaded but the same for the whole
+// block is not data-dependent: its conflict gets the usual layouts.
+TEST(Fix, DataDependentConflictsAreSaidNotPadded) {
+  REQUIRE_NVCC();
+  drv::FixOptions o;
+  o.check.input = example("histogram.cu");
+  o.check.threads = 2;
+  o.check.flags.blocks = "8";
+  const auto h = drv::fix(o);
+  ASSERT_EQ(h.kernels.size(), 3u);
+  using Merged = an::DataDependence::Merged;
+  const std::pair<int, Merged> want[] = {
+      {42, Merged::PopcInc}, {54, Merged::PopcInc}, {70, Merged::Match}};
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(h.kernels[i].kernel);
+    ASSERT_EQ(h.kernels[i].arrays.size(), 1u);
+    const auto& a = h.kernels[i].arrays[0];
+    ASSERT_TRUE(a.data_dependent);
+    EXPECT_TRUE(a.suggestions.empty());
+    EXPECT_EQ(a.data_dependent->load_line, want[i].first);
+    EXPECT_TRUE(a.data_dependent->load_global);
+    EXPECT_EQ(a.data_dependent->merged, want[i].second);
+    EXPECT_EQ(a.data_dependent->op, bankcheck::model::Op::Atomic);
+    EXPECT_EQ(a.data_dependent->excess, a.wavefronts - a.ideal_wavefronts);
+    const std::string text = bankcheck::report::data_dependence_text(a, "k.cu");
+    EXPECT_NE(text.find(fmt_line("the input data (the index on line ", a.data_dependent->line,
+                                 " comes from a global load at k.cu:", want[i].first, ")")),
+              std::string::npos)
+        << text;
+  }
+  o.check.input = example("tests/data/fix_data_dependent.cu");
+  o.check.flags.blocks.reset();
+  const auto d = drv::fix(o);
+  ASSERT_EQ(d.kernels.size(), 2u);
+  const auto& scatter = d.kernels[0].arrays.at(0);
+  ASSERT_TRUE(scatter.data_dependent);
+  EXPECT_EQ(scatter.data_dependent->op, bankcheck::model::Op::Store);
+  EXPECT_EQ(scatter.data_dependent->merged, Merged::None);
+  EXPECT_EQ(scatter.data_dependent->load_line, 8);
+  const auto& column = d.kernels[1].arrays.at(0);
+  EXPECT_FALSE(column.data_dependent);
+  ASSERT_FALSE(column.suggestions.empty());
+  EXPECT_EQ(column.suggestions[0].wavefronts_after, column.suggestions[0].ideal_wavefronts);
+  // ... although its load's address does come from the loaded column.
+  drv::CheckOptions co;
+  co.input = o.check.input;
+  const drv::Loaded l = drv::load(co);
+  bool seen = false;
+  for (const auto& k : l.program.kernels) {
+    if (k.name.find("column_at") == std::string::npos) continue;
+    const auto origins = an::address_origins(k);
+    for (size_t s = 0; s < k.sites.size(); ++s)
+      if (k.sites[s].line == 20 && k.code[k.sites[s].instr].space == bankcheck::ptx::Space::Shared) {
+        ASSERT_GE(origins[s], 0);
+        EXPECT_EQ(k.sites[static_cast<size_t>(origins[s])].line, 17);
+        seen = true;
+      }
+    for (size_t s = 0; s < k.sites.size(); ++s)  // the store's index is the thread's own
+      if (k.sites[s].line == 18 && k.code[k.sites[s].instr].space == bankcheck::ptx::Space::Shared)
+        EXPECT_EQ(origins[s], -1);
+  }
+  EXPECT_TRUE(seen);
+}
+
 TEST(FixSource, DeclarationsAndConstants) {
   const auto src = lines_of(read(example("transpose.cu")));
   auto d = an::find_shared_decl(src, "transposeSharedNobankconf", "tile");
@@ -250,10 +387,12 @@ TEST(FixSource, DeclarationsAndConstants) {
   ASSERT_TRUE(d);
   EXPECT_EQ(d->line, 72);
   const std::vector<std::string> defs = {"#define TILE 64", "constexpr int kBlock = 256;",
-                                         "const int a = 3, b = a * 2;"};
+                                         "const int a = 3, b = a * 2;",
+                                         "enum { kRows = 16, kCols = kRows * 2 };"};
   EXPECT_EQ(an::eval_constant("TILE * 2 + 1", defs), 129);
   EXPECT_EQ(an::eval_constant("4 * kBlock", defs), 1024);
   EXPECT_EQ(an::eval_constant("b << 2", defs), 24);
+  EXPECT_EQ(an::eval_constant("kRows + kCols", defs), 48);
   EXPECT_EQ(an::eval_constant("(0x10 - 1) % 4", defs), 3);
   EXPECT_FALSE(an::eval_constant("n + 1", defs));
   EXPECT_FALSE(an::eval_constant("1 / 0", defs));
@@ -442,6 +581,7 @@ TEST(Fix, PredictionsMatchTheRewrittenSourceChecked) {
       // ptxas widens their scalar loads to LDS.128; some remaps unalign those windows.
       {"sgemm.cu", "sgemm_2d_blocktiling"}, {"sgemm.cu", "sgemm_vectorized"},
       {"tests/data/fix_widened.cu", "row_quads"},
+      {"app/matmul_launchkernel.cu", "matmul"},  // its padding by 2 makes 2 x LDS.64
   };
   int compared = 0;
   for (const auto& c : cases) {
@@ -502,7 +642,7 @@ TEST(Fix, PredictionsMatchTheRewrittenSourceChecked) {
       }
     }
   }
-  EXPECT_GE(compared, 12);
+  EXPECT_GE(compared, 39);
 }
 
 TEST(Fix, ApplyWritesThePaddedCopyAndChecksIt) {

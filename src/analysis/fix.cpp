@@ -112,6 +112,7 @@ KernelFix advise(const AdviseInput& in) {
 
   const Attribution attribution = attribute(k, rep, *in.recorder);
   const PtxWidths ptx = ptx_widths(k);
+  const std::vector<int> origins = address_origins(k);
   kf.unattributed_requests = attribution.unattributed;
   auto site_line = [&](int s) { return k.sites[static_cast<size_t>(s)].line; };
   for (size_t ai = 0; ai < attribution.ranges.size(); ++ai) {
@@ -151,6 +152,13 @@ KernelFix advise(const AdviseInput& in) {
     af.ideal_wavefronts = before.ideal;
     af.geometry = find_geometry(af, ar, reqs, w, arch);
     if (!af.geometry || before.wavefronts == before.ideal) {  // no rows, or nothing to fix
+      kf.arrays.push_back(std::move(af));
+      continue;
+    }
+    // Conflicts that follow the data: no layout is suggested (it would only move them).
+    af.data_dependent =
+        data_dependence(k, rep, origins, reqs, af.sites, before.wavefronts - before.ideal);
+    if (af.data_dependent) {
       kf.arrays.push_back(std::move(af));
       continue;
     }

@@ -138,6 +138,10 @@ std::vector<Suggestion> rank(const std::vector<Remap>& cands, const Requests& re
   for (const Remap& r : cands) {
     const Eval after = evaluate(reqs, ar, g, &r, ptx, arch);
     if (!after.ok || after.wavefronts >= before.wavefronts) continue;
+    // A saving below kMinSaving of the array's wavefronts is not worth a change of layout.
+    if (static_cast<double>(before.wavefronts - after.wavefronts) <
+        kMinSaving * static_cast<double>(before.wavefronts))
+      continue;
     Suggestion s;
     s.remap = r;
     s.wavefronts_before = before.wavefronts;

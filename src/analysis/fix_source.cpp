@@ -210,7 +210,8 @@ std::optional<std::string> definition_in(const std::string& name,
       continue;
     }
     if (find_word(line, "const") == std::string::npos &&
-        find_word(line, "constexpr") == std::string::npos)
+        find_word(line, "constexpr") == std::string::npos &&
+        find_word(line, "enum") == std::string::npos)
       continue;
     const std::size_t at = find_word(line, name);
     if (at == std::string::npos) continue;
@@ -223,7 +224,7 @@ std::optional<std::string> definition_in(const std::string& name,
     for (; q < line.size(); ++q) {
       if (line[q] == '(') ++depth;
       if (line[q] == ')') --depth;
-      if (depth == 0 && (line[q] == ',' || line[q] == ';')) break;
+      if (depth == 0 && (line[q] == ',' || line[q] == ';' || line[q] == '}')) break;
     }
     return trim(line.substr(p, q - p));
   }

@@ -50,6 +50,22 @@ PtxWidths ptx_widths(const ptx::Kernel& k);
 // A request's width as the code states it: its site's PTX width when ptxas widened it.
 int code_width(const RecordedRequest& r, const PtxWidths& ptx);
 
+// ---- data dependence ----
+// Per site (Kernel::sites index): the load of input data (a global or generic load, its site)
+// whose value reaches the site's shared address, through registers, predicates and values
+// stored to shared or local memory and read back; -1 for none. Flow-insensitive: a register
+// is tainted when any of its definitions is.
+std::vector<int> address_origins(const ptx::Kernel& k);
+// Whether the site's recorded requests differ in their lanes or in their lanes' offsets from
+// the first active lane: an index from the data that is the same for every request (a
+// uniform offset) leaves the pattern, and what a layout does to it, the same.
+bool pattern_varies(const Requests& reqs, int site);
+// The array's data dependence, when its sites whose address comes from the input (and whose
+// pattern varies) hold at least half of its `excess` wavefronts.
+std::optional<DataDependence> data_dependence(const ptx::Kernel& k, const KernelReport& rep,
+                                             const std::vector<int>& origins, const Requests& reqs,
+                                             const std::vector<int>& sites, std::uint64_t excess);
+
 // ---- geometry ----
 // Whether a declaration of a scalar or CUDA vector type with evaluable dimensions has
 // exactly the array's size (other types and unevaluable dimensions are given the benefit).

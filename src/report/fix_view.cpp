@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "bankcheck/report/check_view.hpp"
+#include "bankcheck/report/findings.hpp"
 #include "bankcheck/report/fix_wording.hpp"
 
 namespace bankcheck::report {
@@ -137,8 +138,14 @@ std::string render_fix_text(const analysis::FixReport& fr) {
         out += "  no bank conflicts: nothing to fix\n";
         continue;
       }
+      if (af.data_dependent) {
+        out += fmt::format("  nothing suggested: {}\n",
+                           data_dependence_text(af, source_path(r, af.data_dependent->load_file)));
+        continue;
+      }
       if (af.suggestions.empty()) {
-        out += "  no candidate remap lowers its wavefronts\n";
+        out += fmt::format("  no candidate remap saves {:.0f}% of its wavefronts or more\n",
+                           100.0 * analysis::kMinSaving);
         continue;
       }
       out += "  suggestions, best first:\n";
@@ -261,6 +268,18 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
       a["wavefronts"] = af.wavefronts;
       a["ideal_wavefronts"] = af.ideal_wavefronts;
       if (!af.error.empty()) a["error"] = af.error;
+      if (af.data_dependent) {
+        const auto& d = *af.data_dependent;
+        a["data_dependent"] = {
+            {"line", d.line},
+            {"op", model::op_name(d.op)},
+            {"load", {{"file", source_path(r, d.load_file)}, {"line", d.load_line}}},
+            {"merged", d.merged == analysis::DataDependence::Merged::PopcInc ? "ATOMS.POPC.INC"
+                       : d.merged == analysis::DataDependence::Merged::Match ? "__match_any_sync"
+                                                                             : "none"},
+            {"excess", d.excess},
+            {"text", data_dependence_text(af, source_path(r, d.load_file))}};
+      }
       a["suggestions"] = nlohmann::json::array();
       for (const auto& s : af.suggestions) {
         nlohmann::json sj;

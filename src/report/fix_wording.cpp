@@ -131,4 +131,38 @@ std::string suggestion_formula(const analysis::ArrayFix& af, const analysis::Sug
   return formula;
 }
 
+std::string data_dependence_text(const analysis::ArrayFix& af, const std::string& load_path) {
+  using Merged = analysis::DataDependence::Merged;
+  const analysis::DataDependence& d = *af.data_dependent;
+  std::string t = fmt::format(
+      "this array's conflicts depend on the input data (the index on line {} comes from {} at "
+      "{}:{}); padding or a swizzle cannot remove them, only move which keys collide",
+      d.line, d.load_global ? "a global load" : "a load through a generic pointer", load_path,
+      d.load_line);
+  const std::string per_lane = fmt::format(
+      "a copy of the array per lane ({}[key][lane]: each lane in its own bank, at 32 times the "
+      "memory)",
+      af.name);
+  const bool atomic = d.op == model::Op::Atomic || d.op == model::Op::AtomicCas;
+  switch (d.merged) {
+    case Merged::PopcInc:
+    case Merged::Match:
+      t += fmt::format(
+          "; lanes with equal keys are already merged ({}), so what remains are different keys "
+          "in one bank, which only {} removes",
+          d.merged == Merged::PopcInc ? "ptxas's ATOMS.POPC.INC" : "__match_any_sync", per_lane);
+      break;
+    case Merged::None:
+      if (atomic)
+        t += fmt::format(
+            "; aggregate the lanes with equal keys (__match_any_sync, one atomic per distinct "
+            "key), or privatise the bins: {}",
+            per_lane);
+      else
+        t += "; the order of the keys in a warp decides the banks";
+      break;
+  }
+  return t;
+}
+
 }  // namespace bankcheck::report

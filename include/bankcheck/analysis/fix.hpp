@@ -103,6 +103,21 @@ struct Suggestion {
   bool applicable = false;  // --apply can write it (declaration padding)
 };
 
+// Conflicts that follow the input data: the array's sites whose shared address comes from a
+// value the kernel loaded (a histogram's `bins[data[i]]`) hold most of its excess, so a
+// layout only moves which keys collide.
+struct DataDependence {
+  int site = -1;  // Kernel::sites index: the one of them with the most excess
+  int line = 0;
+  model::Op op = model::Op::Load;
+  int load_file = 0, load_line = 0;  // the load the index comes from
+  bool load_global = true;            // ld.global (else a load through a generic pointer)
+  // Lanes with equal keys already merged: by ptxas (ATOMS.POPC.INC) or by the code
+  // (__match_any_sync); none for loads, stores and plain atomics.
+  enum class Merged { None, PopcInc, Match } merged = Merged::None;
+  std::uint64_t excess = 0;  // those sites' excess wavefronts
+};
+
 struct ArrayFix {
   std::string name;    // "tile"
   std::string symbol;  // the PTX symbol
@@ -114,8 +129,13 @@ struct ArrayFix {
   int widest_access = 0;   // bytes: the widest access of its requests
   std::uint64_t requests = 0, wavefronts = 0, ideal_wavefronts = 0;
   std::string error;  // why nothing is suggested (attribution or geometry), empty if none
+  std::optional<DataDependence> data_dependent;  // set: nothing suggested, this is why
   std::vector<Suggestion> suggestions;  // best first
 };
+
+// A suggestion must save at least this share of the array's wavefronts: below it, the
+// difference is within what another input or another sample of CTAs changes.
+inline constexpr double kMinSaving = 0.01;
 
 struct KernelFix {
   std::string kernel;
