@@ -2,6 +2,8 @@
 // examples' declarations, the replayed "before" equals what check counted, and every
 // suggestion with a complete code change, written into the source and checked again,
 // costs exactly the wavefronts the advisor predicted. Needs nvcc (skips without).
+#include "bankcheck/analysis/fix.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -13,12 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/analysis/fix.hpp"
+#include "../src/analysis/fix_steps.hpp"  // the replay, private to the analysis library
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/fix.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/report/fix_wording.hpp"
-#include "../src/analysis/fix_steps.hpp"  // the replay, private to the analysis library
 
 namespace an = bankcheck::analysis;
 namespace drv = bankcheck::driver;
@@ -233,9 +234,9 @@ TEST(Fix, RanksByWhatSassIssues) {
         EXPECT_EQ(c.width, 16);
         EXPECT_EQ(c.sass_width_after, 4);
         EXPECT_GT(s.requests_after, best.requests_after);
-        EXPECT_NE(bankcheck::report::suggestion_change(a, s).find(
-                      "(breaks LDS.128 on line 12: 4 x LDS)"),
-                  std::string::npos)
+        EXPECT_NE(
+            bankcheck::report::suggestion_change(a, s).find("(breaks LDS.128 on line 12: 4 x LDS)"),
+            std::string::npos)
             << bankcheck::report::suggestion_change(a, s);
       }
   }
@@ -296,13 +297,14 @@ TEST(Rank, SavingsUnderOnePercentAreNotSuggested) {
     const an::Eval before = an::evaluate(reqs, ar, g, nullptr, ptx, arch);
     an::Widths w;
     w.min = w.code_max = w.max = 4;
-    return an::rank(an::candidates(g, w, af.sites, reqs, ptx, arch), reqs, ar, g, before, af, kf,
-                    [](int) { return 1; }, ptx, arch, 4)
+    return an::rank(
+               an::candidates(g, w, af.sites, reqs, ptx, arch), reqs, ar, g, before, af, kf,
+               [](int) { return 1; }, ptx, arch, 4)
         .size();
   };
-  EXPECT_GT(suggested(10, 10), 0u);   // saves 10 of 30 wavefronts
-  EXPECT_EQ(suggested(1000, 5), 0u);  // saves 5 of 1010: 0.5%
-  EXPECT_GT(suggested(1000, 20), 0u); // saves 20 of 1040: 1.9%
+  EXPECT_GT(suggested(10, 10), 0u);    // saves 10 of 30 wavefronts
+  EXPECT_EQ(suggested(1000, 5), 0u);   // saves 5 of 1010: 0.5%
+  EXPECT_GT(suggested(1000, 20), 0u);  // saves 20 of 1040: 1.9%
 }
 
 // The histogram's bins are indexed by the bytes it counts: fix says that the conflicts follow
@@ -359,7 +361,8 @@ TEST(Fix, DataDependentConflictsAreSaidNotPadded) {
     if (k.name.find("column_at") == std::string::npos) continue;
     const auto origins = an::address_origins(k);
     for (size_t s = 0; s < k.sites.size(); ++s)
-      if (k.sites[s].line == 20 && k.code[k.sites[s].instr].space == bankcheck::ptx::Space::Shared) {
+      if (k.sites[s].line == 20 &&
+          k.code[k.sites[s].instr].space == bankcheck::ptx::Space::Shared) {
         ASSERT_GE(origins[s], 0);
         EXPECT_EQ(k.sites[static_cast<size_t>(origins[s])].line, 17);
         seen = true;
@@ -438,20 +441,13 @@ TEST(FixSource, CommentsAndStringsDoNotBreakDeclarations) {
 // arguments of the instantiation checked; type parameters and defaults are skipped over.
 TEST(FixSource, KernelConstantsAndTemplateArguments) {
   const std::vector<std::string> src = {
-      "__global__ void a(float* out) {",
-      "  constexpr int BM = 64, BK = 8;",
-      "  __shared__ float As[BM * BK];",
-      "}",
-      "__global__ void b(float* out) {",
-      "  constexpr int BM = 128, BK = 8;",
-      "  __shared__ float As[BM * BK];",
-      "}",
-      "template <typename T, int BM,",
-      "          unsigned BK = 8>",
-      "__global__ void t(T* out) {",
-      "  constexpr int kRows = BM / 2;",
-      "  __shared__ T tile[kRows][BK + 1];",
-      "}",
+      "__global__ void a(float* out) {",     "  constexpr int BM = 64, BK = 8;",
+      "  __shared__ float As[BM * BK];",     "}",
+      "__global__ void b(float* out) {",     "  constexpr int BM = 128, BK = 8;",
+      "  __shared__ float As[BM * BK];",     "}",
+      "template <typename T, int BM,",       "          unsigned BK = 8>",
+      "__global__ void t(T* out) {",         "  constexpr int kRows = BM / 2;",
+      "  __shared__ T tile[kRows][BK + 1];", "}",
   };
   auto d = an::find_shared_decl(src, "a", "As");
   ASSERT_TRUE(d);
@@ -499,7 +495,7 @@ TEST(Fix, TemplateInstantiationsHaveTheirOwnGeometry) {
     }
   }
   EXPECT_EQ(rows, (std::map<std::string, std::uint64_t>{{"transpose_t<16, 0>", 64},
-                                                         {"transpose_t<32, 0>", 128}}));
+                                                        {"transpose_t<32, 0>", 128}}));
 }
 
 TEST(Fix, TransposeSuggestionsAndTheirCode) {
@@ -573,13 +569,20 @@ TEST(Fix, PredictionsMatchTheRewrittenSourceChecked) {
     const char* kernel;
   };
   const Case cases[] = {
-      {"transpose.cu", "transposeShared"},   {"occupancy.cu", "transposeTile64"},
-      {"matmul.cu", "matmul_tiled_transposed"}, {"seed001.cu", "bank_conflict_test"},
-      {"reduction.cu", "reduce_interleaved_strided"}, {"wide.cu", "float4_column"},
-      {"stride.cu", "stride32"}, {"scan.cu", "prescan"}, {"structs.cu", "read_struct2"},
-      {"wide.cu", "double_column"}, {"wide.cu", "float4_stride2"},
+      {"transpose.cu", "transposeShared"},
+      {"occupancy.cu", "transposeTile64"},
+      {"matmul.cu", "matmul_tiled_transposed"},
+      {"seed001.cu", "bank_conflict_test"},
+      {"reduction.cu", "reduce_interleaved_strided"},
+      {"wide.cu", "float4_column"},
+      {"stride.cu", "stride32"},
+      {"scan.cu", "prescan"},
+      {"structs.cu", "read_struct2"},
+      {"wide.cu", "double_column"},
+      {"wide.cu", "float4_stride2"},
       // ptxas widens their scalar loads to LDS.128; some remaps unalign those windows.
-      {"sgemm.cu", "sgemm_2d_blocktiling"}, {"sgemm.cu", "sgemm_vectorized"},
+      {"sgemm.cu", "sgemm_2d_blocktiling"},
+      {"sgemm.cu", "sgemm_vectorized"},
       {"tests/data/fix_widened.cu", "row_quads"},
       {"app/matmul_launchkernel.cu", "matmul"},  // its padding by 2 makes 2 x LDS.64
   };

@@ -163,8 +163,8 @@ KernelFix advise(const AdviseInput& in) {
       continue;
     }
     const Geometry& g = *af.geometry;
-    af.suggestions = rank(candidates(g, w, af.sites, reqs, ptx, arch), reqs, ar, g, before, af,
-                          kf, site_line, ptx, arch, in.top);
+    af.suggestions = rank(candidates(g, w, af.sites, reqs, ptx, arch), reqs, ar, g, before, af, kf,
+                          site_line, ptx, arch, in.top);
     std::vector<int> site_lines;
     for (int s : af.sites)
       if (k.sites[static_cast<size_t>(s)].file == in.main_file) site_lines.push_back(site_line(s));

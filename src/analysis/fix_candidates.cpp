@@ -9,8 +9,7 @@
 namespace bankcheck::analysis {
 
 std::vector<Remap> candidates(const Geometry& g, Widths w, const std::vector<int>& sites,
-                              const Requests& reqs, const PtxWidths& ptx,
-                              const model::Arch& arch) {
+                              const Requests& reqs, const PtxWidths& ptx, const model::Arch& arch) {
   const std::uint64_t bank_row = static_cast<std::uint64_t>(arch.banks) * 4;
   const int elem = g.elem_bytes;
   const std::uint64_t cols = g.row_bytes / static_cast<std::uint64_t>(elem);

@@ -77,7 +77,7 @@ std::vector<int> address_origins(const ptx::Kernel& k) {
           changed |= taint(cell[c], origin);
       }
       if (in.op == ptx::Opc::CpAsync) changed |= taint(cell[0], in.site2);  // global -> shared
-      if (in.op == ptx::Opc::St || in.op == ptx::Opc::Red) continue;  // no register written
+      if (in.op == ptx::Opc::St || in.op == ptx::Opc::Red) continue;        // no register written
       for (int i = 0; i < in.ndst; ++i) changed |= define(in.dst[i], origin);
       for (std::size_t i = 0; i < in.frag_defs && i < in.frag.size(); ++i)
         changed |= define(in.frag[i], origin);
@@ -111,9 +111,8 @@ bool pattern_varies(const Requests& reqs, int site) {
 }
 
 std::optional<DataDependence> data_dependence(const ptx::Kernel& k, const KernelReport& rep,
-                                             const std::vector<int>& origins, const Requests& reqs,
-                                             const std::vector<int>& sites,
-                                             std::uint64_t excess) {
+                                              const std::vector<int>& origins, const Requests& reqs,
+                                              const std::vector<int>& sites, std::uint64_t excess) {
   DataDependence dd;
   std::uint64_t worst = 0;
   for (int site : sites) {

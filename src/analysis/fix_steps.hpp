@@ -63,8 +63,8 @@ bool pattern_varies(const Requests& reqs, int site);
 // The array's data dependence, when its sites whose address comes from the input (and whose
 // pattern varies) hold at least half of its `excess` wavefronts.
 std::optional<DataDependence> data_dependence(const ptx::Kernel& k, const KernelReport& rep,
-                                             const std::vector<int>& origins, const Requests& reqs,
-                                             const std::vector<int>& sites, std::uint64_t excess);
+                                              const std::vector<int>& origins, const Requests& reqs,
+                                              const std::vector<int>& sites, std::uint64_t excess);
 
 // ---- geometry ----
 // Whether a declaration of a scalar or CUDA vector type with evaluable dimensions has
@@ -79,8 +79,7 @@ std::optional<Geometry> find_geometry(ArrayFix& af, const ArrayRange& ar, const 
 // Every remap worth replaying: paddings, XOR swizzles, rotations (each also at element
 // granularity with wide accesses split), and narrower accesses per site.
 std::vector<Remap> candidates(const Geometry& g, Widths w, const std::vector<int>& sites,
-                              const Requests& reqs, const PtxWidths& ptx,
-                              const model::Arch& arch);
+                              const Requests& reqs, const PtxWidths& ptx, const model::Arch& arch);
 
 // ---- replay and ranking ----
 struct Eval {

@@ -111,7 +111,7 @@ struct DataDependence {
   int line = 0;
   model::Op op = model::Op::Load;
   int load_file = 0, load_line = 0;  // the load the index comes from
-  bool load_global = true;            // ld.global (else a load through a generic pointer)
+  bool load_global = true;           // ld.global (else a load through a generic pointer)
   // Lanes with equal keys already merged: by ptxas (ATOMS.POPC.INC) or by the code
   // (__match_any_sync); none for loads, stores and plain atomics.
   enum class Merged { None, PopcInc, Match } merged = Merged::None;
