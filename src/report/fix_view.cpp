@@ -331,8 +331,12 @@ std::vector<SarifFix> sarif_fixes(const analysis::FixReport& fr) {
   for (size_t ki = 0; ki < fr.kernels.size(); ++ki) {
     const auto& kf = fr.kernels[ki];
     for (const auto& af : kf.arrays) {
-      if (af.suggestions.empty()) continue;
-      const auto& s = af.suggestions.front();
+      // The best suggestion whose code is complete: one that also needs the code's vector
+      // accesses split into elements (not written) would leave them misaligned.
+      const auto best = std::find_if(af.suggestions.begin(), af.suggestions.end(),
+                                     [](const analysis::Suggestion& x) { return x.remap.split == 0; });
+      if (best == af.suggestions.end()) continue;
+      const auto& s = *best;
       std::vector<SarifReplacement> reps;
       auto whole_line = [&](int line, const std::string& old_text, const std::string& text) {
         SarifReplacement rep;
