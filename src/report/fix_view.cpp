@@ -333,8 +333,9 @@ std::vector<SarifFix> sarif_fixes(const analysis::FixReport& fr) {
     for (const auto& af : kf.arrays) {
       // The best suggestion whose code is complete: one that also needs the code's vector
       // accesses split into elements (not written) would leave them misaligned.
-      const auto best = std::find_if(af.suggestions.begin(), af.suggestions.end(),
-                                     [](const analysis::Suggestion& x) { return x.remap.split == 0; });
+      const auto best =
+          std::find_if(af.suggestions.begin(), af.suggestions.end(),
+                       [](const analysis::Suggestion& x) { return x.remap.split == 0; });
       if (best == af.suggestions.end()) continue;
       const auto& s = *best;
       std::vector<SarifReplacement> reps;
