@@ -293,6 +293,7 @@ void collect_sites(const ptx::Kernel& k, const CtaResults& r, analysis::KernelRe
     const auto loc = n.instr >= 0 ? k.locs[static_cast<size_t>(n.instr)] : ptx::SourcePos{};
     rep.notes.push_back({loc.file, loc.line, loc.col, n.message});
   }
+  analysis::note_unwritten_shared_reads(k, r.unwritten_shared_reads, rep);
   for (size_t i = 0; i < k.sites.size(); ++i) {
     const auto& st = r.stats->sites()[i];
     const auto& pst = r.ptx_stats->sites()[i];

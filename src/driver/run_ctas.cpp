@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -137,7 +138,16 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
     for (unsigned t = 1; t < threads; ++t) recorders[0]->merge(*recorders[t]);
     r.recorder = std::move(recorders[0]);
   }
-  for (const auto& e : emus) r.notes.insert(r.notes.end(), e->notes().begin(), e->notes().end());
+  for (const auto& e : emus) {
+    r.notes.insert(r.notes.end(), e->notes().begin(), e->notes().end());
+    r.unwritten_shared_reads.insert(r.unwritten_shared_reads.end(),
+                                    e->unwritten_shared_reads().begin(),
+                                    e->unwritten_shared_reads().end());
+  }
+  std::sort(r.unwritten_shared_reads.begin(), r.unwritten_shared_reads.end());
+  r.unwritten_shared_reads.erase(
+      std::unique(r.unwritten_shared_reads.begin(), r.unwritten_shared_reads.end()),
+      r.unwritten_shared_reads.end());
   return r;
 }
 

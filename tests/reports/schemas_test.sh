@@ -10,7 +10,8 @@ if [ -z "$node" ] || ! command -v "$node" >/dev/null; then
 fi
 here=tests/reports
 rm -rf "$out" && mkdir -p "$out"
-inputs=(examples/*.cu examples/cmake/tiles.cu tests/data/check/partial_barrier.cu)
+inputs=(examples/*.cu examples/cmake/tiles.cu tests/data/check/partial_barrier.cu
+        tests/data/check/unwritten.cu)
 # Two at a time (nvcc takes most of the time); three CTAs of each kernel are enough for
 # every field to appear.
 printf '%s\n' "${inputs[@]}" | xargs -P 2 -I{} sh -c '
@@ -36,4 +37,5 @@ grep -q '"ruleId": "bank-conflict"' "$out"/examples_transpose.cu.sarif || { echo
 grep -q '"fixes"' "$out"/examples_occupancy.cu.fix.sarif || { echo "schemas_test: no fix in fix's SARIF" >&2; status=1; }
 grep -q '"relatedLocations"' "$out"/examples_transpose.cu.sarif || { echo "schemas_test: no related location" >&2; status=1; }
 grep -q '"ruleId": "emulation-note"' "$out"/tests_data_check_partial_barrier.cu.sarif || { echo "schemas_test: no note" >&2; status=1; }
+grep -q '"unwritten_shared_reads": \[$' "$out"/tests_data_check_unwritten.cu.json || { echo "schemas_test: no unwritten shared read" >&2; status=1; }
 exit $status
