@@ -29,6 +29,15 @@ printf '%s\n' "${fix_inputs[@]}" | xargs -P 2 -I{} sh -c '
     "$0" fix "{}" --blocks 3 --format sarif -o "$1/$name.fix.sarif"
 ' "$bin" "$out"
 status=0
+# Several files in one run, one of them broken: JSON `files` with an error entry, one SARIF
+# run with a tool execution notification; exit 2 (the broken file) after the report.
+printf '__global__ void k(float* o) { o[0] = undeclared; }\n' >"$out/broken.cu"
+for format in json sarif; do
+  rc=0
+  "$bin" check examples/transpose.cu "$out/broken.cu" examples/cmake/tiles.cu --blocks 3 \
+    --format $format -o "$out/several.$format" 2>/dev/null || rc=$?
+  [ $rc = 2 ] || { echo "schemas_test: several files ($format) exited $rc, not 2" >&2; status=1; }
+done
 "$node" $here/validate.js docs/schema/check.schema.json "$out"/*.json || status=1
 "$node" $here/validate.js docs/schema/fix.schema.json "$out"/*.fix-json || status=1
 "$node" $here/validate.js $here/schema/sarif-schema-2.1.0.json "$out"/*.sarif || status=1
