@@ -1,7 +1,9 @@
 // Emulator throughput in warp instructions per second on one core (target: at least 50
 // million) for seed 004's shared-memory transpose and the tiled matrix multiply, with
-// and without the bank analysis listening. The PTX under bench/data was made by nvcc 13.0
-// (-arch=sm_90 -lineinfo) from examples/transpose.cu and examples/matmul.cu.
+// and without the bank analysis listening, and mma.sync's own throughput (BM_MmaSync:
+// m16n8k16 f16 multiply-accumulates per second). The PTX under bench/data was made by
+// nvcc 13.0 (-arch=sm_90 -lineinfo) from examples/transpose.cu, examples/matmul.cu and
+// bench/data/mma.cu.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -72,10 +74,39 @@ void BM_MatmulTiled(benchmark::State& state) {
   run(state, *s, state.range(0) != 0);
 }
 
+// Target: a default `check` of a 4096^3 HGEMM (70 CTAs of 4 warps, 64 K-tiles of 32
+// mma each: 573,440 mma) within 2 s on 2 cores, nvcc included, needs about 1M mma/s a core.
+void BM_MmaSync(benchmark::State& state) {
+  static auto s = make("mma.ptx", "mma_loop", {64, 1, 1}, {128, 1, 1}, {64 * 128 * 24, 64 * 128 * 4});
+  // Fragments of random f16 (finite: exponent bits never all ones).
+  static const bool filled = [] {
+    for (auto& b : s->memory.buffers()) {
+      if (b->name != "p0") continue;
+      std::uint32_t x = 12345;
+      for (std::uint64_t i = 0; i + 1 < b->size; i += 2) {
+        x = x * 1664525u + 1013904223u;
+        const auto h = static_cast<std::uint16_t>((x >> 16) & 0xBBFF);
+        b->data()[i] = static_cast<std::uint8_t>(h);
+        b->data()[i + 1] = static_cast<std::uint8_t>(h >> 8);
+      }
+    }
+    return true;
+  }();
+  (void)filled;
+  emu::Emulator e(s->loaded.program, *s->kernel, s->memory);
+  std::uint32_t cta = 0;
+  for (auto _ : state) e.run_cta(s->launch, {cta++ % s->launch.grid.x, 0, 0});
+  // 4 warps a CTA, 256 iterations of 8 mma each.
+  const double mma = static_cast<double>(cta) * 4 * 256 * 8;
+  state.counters["mma_per_s"] = benchmark::Counter(mma, benchmark::Counter::kIsRate);
+  state.SetLabel("target >= 1M mma/s");
+}
+
 }  // namespace
 
 // Arg 1: with the bank analysis listening (as `check` runs); 0: the interpreter alone.
 BENCHMARK(BM_TransposeShared)->Arg(0)->Arg(1);
 BENCHMARK(BM_MatmulTiled)->Arg(0)->Arg(1);
+BENCHMARK(BM_MmaSync);
 
 BENCHMARK_MAIN();

@@ -7,6 +7,7 @@
 // functions are checked to two units in the last place of the format. Every launch runs
 // with the fast tier on and off (emu_differential.hpp).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -58,12 +59,15 @@ const drv::Loaded& loaded() {
   return *l;
 }
 
-// A buffer argument from raw bytes, written to a temporary file.
+// A buffer argument from raw bytes, written to a temporary file. CTest runs each test in
+// its own process, several at once: the name carries the process id, so that two tests
+// never write one file.
 int file_count = 0;  // one counter for every element type
 template <typename T>
 std::string file_arg(const std::vector<T>& v) {
   int& n = file_count;
-  const std::string p = ::testing::TempDir() + "/bankcheck-half-" + std::to_string(n++) + ".bin";
+  const std::string p = ::testing::TempDir() + "/bankcheck-half-" + std::to_string(::getpid()) +
+                        "-" + std::to_string(n++) + ".bin";
   FILE* f = std::fopen(p.c_str(), "wb");
   std::fwrite(v.data(), sizeof(T), v.size(), f);
   std::fclose(f);

@@ -3398,3 +3398,106 @@ TEST(EmuTensor, CpAsyncCopiesAndZeroFills) {
     }
   }
 }
+
+// ---------------------------------------------------------------- shared memory never written
+
+namespace unwritten {
+
+// The source lines (main file) whose loads read shared bytes no thread had written, from a
+// run with the fast tier and one by the reference semantics alone, which must agree; and the
+// notes of the fast run must name each line once.
+std::vector<int> lines(const std::string& kernel, const Launch& L) {
+  const Result r = run_k("unwritten.cu", kernel, L);
+  std::vector<int> fast;
+  for (const auto& u : r.run.report.unwritten_shared_reads) {
+    EXPECT_EQ(u.file, r.loaded->program.main_file);
+    fast.push_back(u.line);
+  }
+  std::vector<int> noted;
+  for (const auto& n : r.run.report.notes)
+    if (n.message.find("no thread of the CTA wrote before") != std::string::npos)
+      noted.push_back(n.line);
+  EXPECT_EQ(noted, fast) << kernel << ": one note per line";
+  emu::Emulator::Options o;
+  o.fast = false;
+  emu::testing::ScopedOptions reference(o);
+  const Result ref = run_k("unwritten.cu", kernel, L);
+  std::vector<int> slow;
+  for (const auto& u : ref.run.report.unwritten_shared_reads) slow.push_back(u.line);
+  EXPECT_EQ(fast, slow) << kernel << ": the tiers disagree";
+  return fast;
+}
+
+int at(const std::string& marker) { return line_of("unwritten.cu", marker); }
+
+}  // namespace unwritten
+
+TEST(EmuUnwritten, KernelsThatWriteFirstAreNotReported) {
+  REQUIRE_NVCC();
+  const auto in = random_ints<i32>(128, 990);
+  Launch L;
+  L.grid = {2, 1, 1};
+  L.block = {128, 1, 1};
+  L.args = {{"out", zeros(512)}, {"in", file_arg(in)}};
+  EXPECT_EQ(unwritten::lines("writes_first", L), std::vector<int>{});
+  L.block = {64, 1, 1};
+  L.args = {{"out", zeros(256)}, {"in", file_arg(in)}, {"g", zeros(256)}};
+  EXPECT_EQ(unwritten::lines("generic_written", L), std::vector<int>{});
+  L.block = {32, 1, 1};
+  L.args = {{"out", zeros(128)}, {"in", file_arg(random_ints<u32>(128, 991))}};
+  EXPECT_EQ(unwritten::lines("async_copied", L), std::vector<int>{});
+}
+
+TEST(EmuUnwritten, ReadsOfBytesNeverWrittenAreReportedOncePerLine) {
+  REQUIRE_NVCC();
+  const auto in = random_ints<i32>(128, 992);
+  Launch L;
+  L.block = {128, 1, 1};
+  L.args = {{"out", zeros(512)}, {"in", file_arg(in)}};
+  // Half the block reads words only the other half's ... no thread wrote.
+  EXPECT_EQ(unwritten::lines("half_written", L), std::vector<int>{unwritten::at("MARK_HALF")});
+  // A byte written, its word read.
+  L.block = {32, 1, 1};
+  L.args = {{"out", zeros(128)}, {"in", file_arg(random_ints<i8>(32, 993))}};
+  EXPECT_EQ(unwritten::lines("partial_word", L), std::vector<int>{unwritten::at("MARK_PARTIAL")});
+  // Four loads of an unrolled loop on one line, three of them unwritten: one line.
+  L.block = {64, 1, 1};
+  L.args = {{"out", zeros(256)}, {"in", file_arg(random_floats(64, 994))}};
+  EXPECT_EQ(unwritten::lines("unrolled", L), std::vector<int>{unwritten::at("MARK_UNROLLED")});
+  // Dynamic shared memory: the written half read back is clean, the word after it is not.
+  const int n = 512;
+  L.block = {64, 1, 1};
+  L.smem = 4 * n;
+  L.args = {{"out", zeros(4 * n)}, {"in", file_arg(random_floats(n, 995))}, {"n", "512"}};
+  EXPECT_EQ(unwritten::lines("dynamic", L), std::vector<int>{unwritten::at("MARK_DYN_BAD")});
+}
+
+TEST(EmuUnwritten, AtomicsOnBinsNeverZeroedReadThem) {
+  REQUIRE_NVCC();
+  const auto data = random_ints<u8>(2 * 256, 996);
+  Launch L;
+  L.grid = {2, 1, 1};
+  L.block = {256, 1, 1};
+  L.args = {{"out", zeros(4 * 512)}, {"data", file_arg(data)}, {"zero_first", "0"}};
+  // The atomics read bins never written; the final read of the bins a CTA's data never hit
+  // reads them too.
+  const auto lines = unwritten::lines("histogram", L);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.front(), unwritten::at("MARK_ATOMIC"));
+  for (int l : lines) EXPECT_TRUE(l == unwritten::at("MARK_ATOMIC") || l == unwritten::at("MARK_BINS"));
+  L.args.back().second = "1";
+  EXPECT_EQ(unwritten::lines("histogram", L), std::vector<int>{});
+}
+
+TEST(EmuUnwritten, EachCtaStartsUnwritten) {
+  REQUIRE_NVCC();
+  const auto in = random_ints<i32>(64, 997);
+  Launch L;
+  L.block = {64, 1, 1};
+  L.threads = 1;  // one emulator runs every CTA, CTA 0 first
+  L.args = {{"out", zeros(4 * 64 * 3)}, {"in", file_arg(in)}};
+  EXPECT_EQ(unwritten::lines("first_cta_writes", L), std::vector<int>{});  // CTA 0 alone
+  L.grid = {3, 1, 1};
+  EXPECT_EQ(unwritten::lines("first_cta_writes", L),
+            std::vector<int>{unwritten::at("MARK_FIRST_CTA")});
+}

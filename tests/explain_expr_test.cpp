@@ -520,6 +520,39 @@ TEST(ExplainExprErrors, InputShape) {
   expect_error(bad_var, "--set", 1, "invalid variable name 'a b'");
 }
 
+// Every way an input nests (parentheses, prefix operators, conditionals, chains of binary
+// operators, structs in structs) is bounded by one depth: past 256 levels the input is a
+// located error, never a deep recursion (the evaluator and the tree's destructor recurse
+// along a chain's left operands). 256 levels of each still parse.
+TEST(ExplainExprErrors, NestingDeeperThan256LevelsIsALocatedError) {
+  auto repeat = [](const std::string& s, int n) {
+    std::string r;
+    for (int i = 0; i < n; ++i) r += s;
+    return r;
+  };
+  const std::string deep = repeat("(", 100000) + "1" + repeat(")", 100000);
+  expect_error(decl_input("float t[" + deep + "][32]", "t[0][lane]"), "--decl", 265,
+               "expression nested more than 256 levels deep");
+  expect_error(type_input("int", repeat("-", 300) + "lane"), "--expr", 257,
+               "expression nested more than 256 levels deep");
+  expect_error(type_input("int", "lane" + repeat(" + 1", 100000)), "--expr", 1028,
+               "expression nested more than 256 levels deep");
+  expect_error(decl_input("float t[32" + repeat(" + 0", 100000) + "]", "t[lane]"), "--decl", 1034,
+               "expression nested more than 256 levels deep");
+  expect_error(type_input("int", repeat("lane ? 1 : ", 300) + "0"), "--expr", 2813,
+               "expression nested more than 256 levels deep");
+  const std::string structs =
+      repeat("struct { ", 300) + "int x; " + repeat("} m; ", 299) + "} s[32]";
+  expect_error(decl_input(structs, "s[lane].x"), "--decl", 2305, "struct nested more than 256");
+  // At the limit: evaluated.
+  EXPECT_EQ(value_of(repeat("(", 200) + "7" + repeat(")", 200)), 7);
+  EXPECT_EQ(value_of("1" + repeat(" + 1", 200)), 201);
+  EXPECT_EQ(value_of(repeat("- ", 200) + "5"), 5);
+  const Lowered nested = lower(decl_input(
+      repeat("struct { ", 100) + "float x; " + repeat("} m; ", 99) + "} s[32]", "s[lane]" + repeat(".m", 99) + ".x"));
+  EXPECT_EQ(nested.requests.at(0).warps.at(0).addr[1], 4u);
+}
+
 TEST(ExplainExprErrors, CaretLine) {
   const ExprError e = error_of(decl_input("float tile[32][33]", "tile[threadIdx.x"));
   EXPECT_EQ(caret_line(e), "tile[threadIdx.x\n                ^");

@@ -19,6 +19,7 @@
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/fix.hpp"
 #include "bankcheck/driver/nvcc.hpp"
+#include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/fix_wording.hpp"
 
 namespace an = bankcheck::analysis;
@@ -400,6 +401,22 @@ TEST(FixSource, DeclarationsAndConstants) {
   EXPECT_FALSE(an::eval_constant("n + 1", defs));
   EXPECT_FALSE(an::eval_constant("1 / 0", defs));
   EXPECT_FALSE(an::eval_constant("TILE +", defs));
+  // A dimension nested past the evaluator's depth (256) is not a constant it knows, at any
+  // depth, and never a deep recursion: parentheses, prefix operators, operator chains.
+  const std::string parens = std::string(100000, '(') + "32" + std::string(100000, ')');
+  const std::string negs(100000, '-');
+  std::string chain = "32";
+  for (int i = 0; i < 100000; ++i) chain += " + 0";
+  EXPECT_FALSE(an::eval_constant(parens, defs));
+  EXPECT_FALSE(an::eval_constant(chain, defs));
+  EXPECT_FALSE(an::eval_constant(negs + "32", defs));
+  EXPECT_EQ(an::eval_constant(std::string(100, '(') + "32" + std::string(100, ')'), defs), 32);
+  const std::vector<std::string> deep = {"__global__ void k(float* out) {",
+                                         "  __shared__ float t[" + parens + "][" + chain + "];",
+                                         "  out[0] = t[0][threadIdx.x];", "}"};
+  const auto t = an::find_shared_decl(deep, "k", "t");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->dim_values, (std::vector<long long>{-1, -1}));  // not evaluated: no value
 }
 
 // The declaration reader goes through the CUDA source reader: `//` inside a string literal
@@ -669,4 +686,14 @@ TEST(Fix, ApplyWritesThePaddedCopyAndChecksIt) {
   const auto& k = r.recheck->kernels.at(0);
   EXPECT_EQ(k.shared_wavefronts, k.shared_ideal_wavefronts);
   EXPECT_GT(r.check.kernels[0].shared_wavefronts, k.shared_wavefronts);
+  // The re-check ran on a temporary copy beside it; the report names the path the user
+  // gets, in every view (the temporary file is gone).
+  EXPECT_EQ(r.recheck->input, o.apply_to);
+  const std::string json = bankcheck::report::fix_to_json(r).dump();
+  EXPECT_EQ(json.find(".tmp-"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"input\":\"" + o.apply_to + "\""), std::string::npos);
+  const std::string text = bankcheck::report::render_fix_text(r);
+  EXPECT_EQ(text.find(".tmp-"), std::string::npos) << text;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
 }

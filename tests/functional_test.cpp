@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <sstream>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -752,6 +753,115 @@ TEST(Examples, TensorWarpReduce) {
       std::uint32_t want = 0;
       for (int t = 0; t < 256; ++t) want += in[b * 256 + t];
       EXPECT_EQ(out[b], want) << "block " << b;
+    }
+  }
+}
+
+// f16 values k/64 for k in [-64, 64): exact in f16, so the reference's products are exact.
+std::string f16_file(std::size_t n, std::uint64_t seed, const std::string& name) {
+  std::vector<std::uint16_t> v(n);
+  std::uint64_t s = seed;
+  for (auto& x : v) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const int k = static_cast<int>((s >> 40) % 128) - 64;
+    if (k == 0) {
+      x = 0;
+      continue;
+    }
+    const std::uint32_t u = std::bit_cast<std::uint32_t>(static_cast<float>(k) / 64.0f);
+    const std::uint32_t exp = ((u >> 23) & 0xff) - 127 + 15;
+    x = static_cast<std::uint16_t>(((u >> 16) & 0x8000) | (exp << 10) | ((u >> 13) & 0x3ff));
+  }
+  const std::string path = testing::TempDir() + "/bankcheck-functional-" + name;
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * 2));
+  return "@" + path;
+}
+
+double f16_value(std::uint16_t h) {
+  const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  const double v = e ? std::ldexp(1024 + m, e - 25) : std::ldexp(m, -24);
+  return (h & 0x8000) ? -v : v;
+}
+
+// The tensor-core GEMM, both layouts: C of the analysed CTAs' 64x64 tiles against a
+// double-precision product of the same f16 inputs (cp.async, ldmatrix and mma.sync
+// emulated together).
+TEST(Examples, TensorHgemm) {
+  REQUIRE_NVCC();
+  const std::string a = f16_file(1024 * 1024, 31, "hg_a"), b = f16_file(1024 * 1024, 32, "hg_b");
+  for (const char* k : {"hgemm_rowmajor", "hgemm_swizzled"}) {
+    SCOPED_TRACE(k);
+    const KRun r = run_ex("tensor/hgemm.cu", k, "3", {{"A", a}, {"B", b}});
+    const auto* A = r.as<std::uint16_t>("A");
+    const auto* B = r.as<std::uint16_t>("B");
+    const auto* C = r.as<float>("C");
+    std::vector<double> got, want;
+    for (std::uint64_t cta : r.ctas) {
+      const drv::Dim3 xyz = r.cta_xyz(cta);
+      for (int i = 0; i < 64; ++i)
+        for (int j = 0; j < 64; ++j) {
+          const std::size_t row = xyz.y * 64 + i, col = xyz.x * 64 + j;
+          double sum = 0;
+          for (int kk = 0; kk < 1024; ++kk)
+            sum += f16_value(A[row * 1024 + kk]) * f16_value(B[col * 1024 + kk]);
+          want.push_back(sum);
+          got.push_back(C[row * 1024 + col]);
+        }
+    }
+    EXPECT_EQ(got.size(), 3u * 64 * 64);
+    EXPECT_LT(relative_error(got, want), 1e-6);
+  }
+}
+
+// The tensor-core kernels' shared lines where their ldmatrix and cp.async are written
+// (the helpers' lines: Nsight Compute lists every LDSM and LDGSTS there), over the whole
+// grid, equal the H100's wavefronts and ideal wavefronts (bench/check/results_new/tensor).
+// Not compared: executed instructions (the H100 rows also count the `@!PT LDS RZ, [RZ]`
+// that ptxas puts before each LDGSTS, which execute with no lane and no wavefront), and
+// the callers' lines, where Nsight lists only some of the inlined instructions.
+TEST(Examples, TensorCoreLinesEqualH100) {
+  REQUIRE_NVCC();
+  const struct {
+    const char* file;
+    const char* kernel;
+    std::vector<int> lines;
+  } cases[] = {{"hgemm", "hgemm_rowmajor", {41, 54}},
+               {"hgemm", "hgemm_swizzled", {41, 54}},
+               {"attention", "flash_attention_fwd", {38, 50, 57}}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.kernel);
+    std::ifstream tsv(std::string(BANKCHECK_SOURCE_DIR) + "/bench/check/results_new/tensor/" +
+                      c.file + ".lines.tsv");
+    ASSERT_TRUE(tsv);
+    std::map<int, std::pair<std::uint64_t, std::uint64_t>> truth;
+    std::string row;
+    std::getline(tsv, row);
+    while (std::getline(tsv, row)) {
+      std::istringstream in(row);
+      std::string file, line, kernel, sass, executed, wf, ideal;
+      std::getline(in, file, '\t');
+      std::getline(in, line, '\t');
+      std::getline(in, kernel, '\t');
+      std::getline(in, sass, '\t');
+      std::getline(in, executed, '\t');
+      std::getline(in, wf, '\t');
+      std::getline(in, ideal, '\t');
+      if (kernel == c.kernel && file.find(c.file) != std::string::npos)
+        truth[std::stoi(line)] = {std::stoull(wf), std::stoull(ideal)};
+    }
+    const KRun r = run_ex(std::string("tensor/") + c.file + ".cu", c.kernel, "all");
+    for (int line : c.lines) {
+      SCOPED_TRACE(line);
+      ASSERT_TRUE(truth.count(line));
+      std::uint64_t wf = 0, ideal = 0;
+      for (const auto& l : r.run.report.lines)
+        if (l.space == ptx::Space::Shared && static_cast<int>(l.line) == line) {
+          wf += l.wavefronts;
+          ideal += l.ideal_wavefronts;
+        }
+      EXPECT_EQ(wf, truth[line].first);
+      EXPECT_EQ(ideal, truth[line].second);
     }
   }
 }

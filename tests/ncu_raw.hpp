@@ -63,4 +63,24 @@ inline std::vector<NcuLaunch> read_ncu_raw(const std::string& path) {
   return out;
 }
 
+// The lines of a gzip file (any length), without their newlines.
+inline std::vector<std::string> read_gzip_lines(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  EXPECT_NE(f, nullptr) << "cannot open " << path;
+  std::vector<std::string> out;
+  if (!f) return out;
+  std::string cur;
+  char buf[8192];
+  while (gzgets(f, buf, sizeof buf)) {
+    cur += buf;
+    if (!cur.empty() && cur.back() == '\n') {
+      cur.pop_back();
+      out.push_back(std::exchange(cur, {}));
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  gzclose(f);
+  return out;
+}
+
 }  // namespace bankcheck::test

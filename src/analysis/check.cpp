@@ -1,9 +1,35 @@
-// total(): kernel-level sums and the explanation of each site's worst request.
+// total(): kernel-level sums and the explanation of each site's worst request; the notes of
+// lines that read shared memory never written.
 #include "bankcheck/analysis/check.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace bankcheck::analysis {
+
+void note_unwritten_shared_reads(const ptx::Kernel& k, const std::vector<int>& sites,
+                                 KernelReport& report) {
+  std::vector<UnwrittenReadReport> lines;
+  for (const int i : sites) {
+    if (i < 0 || static_cast<std::size_t>(i) >= k.sites.size()) continue;
+    const ptx::Site& s = k.sites[static_cast<std::size_t>(i)];
+    const auto same = std::find_if(lines.begin(), lines.end(), [&](const UnwrittenReadReport& r) {
+      return r.file == s.file && r.line == s.line;
+    });
+    if (same == lines.end())
+      lines.push_back({s.file, s.line, s.col});
+    else if (s.col < same->col)
+      same->col = s.col;
+  }
+  std::sort(lines.begin(), lines.end(), [](const UnwrittenReadReport& a, const UnwrittenReadReport& b) {
+    return std::tie(a.file, a.line) < std::tie(b.file, b.line);
+  });
+  for (const auto& l : lines)
+    report.notes.push_back({l.file, l.line, l.col,
+                            "reads shared memory that no thread of the CTA wrote before (read as "
+                            "zero); results that depend on it may differ on the GPU"});
+  report.unwritten_shared_reads = std::move(lines);
+}
 
 void total(KernelReport& k, const model::Arch& arch) {
   k.shared_wavefronts = k.shared_ideal_wavefronts = 0;

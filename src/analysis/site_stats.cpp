@@ -167,6 +167,12 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   offer_worst_shared(s, a, v, e.cta, e.warp);
 }
 
+void SiteStatsListener::clear() {
+  for (SiteStats& s : sites_)
+    if (s.seen) s = SiteStats{};
+  refused_.clear();
+}
+
 void SiteStatsListener::merge(const SiteStatsListener& o) {
   for (std::size_t i = 0; i < sites_.size() && i < o.sites_.size(); ++i) {
     SiteStats& s = sites_[i];

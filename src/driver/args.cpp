@@ -229,8 +229,8 @@ std::vector<std::string> param_names(const Loaded& l, const ptx::Kernel& k, cons
                                      const CheckOptions& o) {
   auto names = kernel_param_names(l.source_text, name);
   if (names.size() != k.params.size() && !l.source_text.empty())  // a kernel from a header
-    names =
-        kernel_param_names(local_headers_text(l.source_text, o.input, o.nvcc.include_dirs), name);
+    names = kernel_param_names(
+        local_headers_text(l.source_text, o.input, include_search_dirs(o.nvcc)), name);
   if (names.size() != k.params.size()) names.clear();  // not this kernel's declaration
   return names;
 }

@@ -77,6 +77,33 @@ void read_cubin(Loaded& l, const CheckOptions& o) {
   }
 }
 
+// The macros nvcc's command line defines (-D NAME[=VALUE], in --, -D and -p's entry): the
+// host code's launches see them over the file's own #defines, as an `#ifndef`-guarded
+// default would (`-D BLOCK=128` over `#ifndef BLOCK / #define BLOCK 256`).
+std::map<std::string, std::string> command_line_defines(const NvccOptions& n) {
+  std::map<std::string, std::string> out;
+  auto add = [&](const std::string& def) {
+    const auto eq = def.find('=');
+    if (def.empty() || eq == 0) return;
+    out[def.substr(0, eq)] = eq == std::string::npos ? "1" : def.substr(eq + 1);
+  };
+  for (const auto& d : n.defines) add(d);
+  for (std::size_t i = 0; i < n.extra.size(); ++i) {
+    const std::string& t = n.extra[i];
+    if ((t == "-D" || t == "--define-macro") && i + 1 < n.extra.size())
+      add(n.extra[++i]);
+    else if (t.starts_with("--define-macro="))
+      add(t.substr(15));
+    else if (t.starts_with("-D"))
+      add(t.substr(2));
+    else if ((t == "-U" || t == "--undefine-macro") && i + 1 < n.extra.size())
+      out.erase(n.extra[++i]);
+    else if (t.starts_with("-U"))
+      out.erase(t.substr(2));
+  }
+  return out;
+}
+
 // Every kernel name of the file, the refused ones included (they can be named too).
 std::vector<std::string> all_kernel_names(const ptx::Program& p) {
   std::vector<std::string> names;
@@ -118,7 +145,9 @@ Loaded load(const CheckOptions& o) {
     n.arch = o.arch;
     l.source_text = read_file(o.input, "check");
     l.comments = parse_launch_comments(l.source_text, o.input);
-    ptx_text = compile_to_ptx(n);
+    std::string said;
+    ptx_text = compile_to_ptx(n, &said);
+    if (!said.empty() && o.nvcc_output) o.nvcc_output(said);
   }
   l.ptx_text = ptx_text;
   read_cubin(l, o);
@@ -155,10 +184,11 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
   };
   // The launches the file's host code makes (host_launch.hpp); --launch N picks one.
   const std::vector<HostLaunch> launches =
-      l.source_text.empty()
-          ? std::vector<HostLaunch>{}
-          : find_host_launches(l.source_text,
-                               local_headers_text(l.source_text, o.input, o.nvcc.include_dirs));
+      l.source_text.empty() ? std::vector<HostLaunch>{}
+                            : find_host_launches(l.source_text,
+                                                 local_headers_text(l.source_text, o.input,
+                                                                    include_search_dirs(o.nvcc)),
+                                                 command_line_defines(o.nvcc));
   if (o.launch > 0 && static_cast<std::size_t>(o.launch) > launches.size()) {
     std::string found;
     for (const auto& h : launches)
@@ -185,6 +215,7 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
       if (kernel_matches(k.name, *o.flags.kernel) && (o.launch == 0 || launch_for(k)))
         matched.push_back(&k);
     stop_if_only_refused(matched.size());
+    if (matched.empty() && o.kernel_may_be_absent) return out;
     if (matched.empty())
       throw DriverError(fmt::format(
           "--kernel: no kernel named '{}'{}; the kernels are:{}", *o.flags.kernel,
@@ -262,6 +293,7 @@ void collect_sites(const ptx::Kernel& k, const CtaResults& r, analysis::KernelRe
     const auto loc = n.instr >= 0 ? k.locs[static_cast<size_t>(n.instr)] : ptx::SourcePos{};
     rep.notes.push_back({loc.file, loc.line, loc.col, n.message});
   }
+  analysis::note_unwritten_shared_reads(k, r.unwritten_shared_reads, rep);
   for (size_t i = 0; i < k.sites.size(); ++i) {
     const auto& st = r.stats->sites()[i];
     const auto& pst = r.ptx_stats->sites()[i];
@@ -379,6 +411,7 @@ analysis::CheckReport start_report(const Loaded& l, const CheckOptions& o,
 void run_selected(const Loaded& l, const CheckOptions& o, const model::Arch& arch,
                   const std::function<void(const ptx::Kernel&, KernelRun&)>& each) {
   const auto selected = select_kernels(l, o);
+  if (selected.empty()) return;  // --kernel names none here (kernel_may_be_absent)
   CheckOptions per_kernel = o;  // the default sample budget is shared by the run's kernels
   per_kernel.sample_instructions =
       std::max<std::uint64_t>(o.sample_instructions / selected.size(), 1);

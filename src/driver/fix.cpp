@@ -14,6 +14,29 @@
 #include "bankcheck/driver/nvcc.hpp"
 
 namespace bankcheck::driver {
+namespace {
+
+// `text` with every `from` replaced by `to`.
+std::string renamed(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// The re-check ran on the temporary copy; its report names the path the user gets: the
+// input, the file table (nvcc's .file directives), where settings came from, notes.
+void rename_input(analysis::CheckReport& r, const std::string& from, const std::string& to) {
+  r.input = renamed(r.input, from, to);
+  for (auto& f : r.files) f = renamed(f, from, to);
+  for (auto& k : r.kernels) {
+    for (auto& s : k.settings_from) s.where = renamed(s.where, from, to);
+    for (auto& n : k.notes) n.message = renamed(n.message, from, to);
+  }
+  for (auto& u : r.unsupported) u.reason = renamed(u.reason, from, to);
+}
+
+}  // namespace
 
 FixReport fix(const FixOptions& o) {
   const model::Arch* arch = &find_arch(o.check);
@@ -106,7 +129,14 @@ FixReport fix(const FixOptions& o) {
       }
       CheckOptions again = o.check;
       again.input = tmp;
-      fr.recheck = check(again);
+      try {
+        fr.recheck = check(again);
+      } catch (const EmulationError& e) {
+        throw EmulationError(renamed(e.what(), tmp, fr.patched_path));
+      } catch (const DriverError& e) {
+        throw DriverError(renamed(e.what(), tmp, fr.patched_path));
+      }
+      rename_input(*fr.recheck, tmp, fr.patched_path);
       if (!o.force ? ::link(tmp.c_str(), fr.patched_path.c_str()) != 0
                    : ::rename(tmp.c_str(), fr.patched_path.c_str()) != 0)
         throw DriverError(

@@ -55,7 +55,8 @@ struct Dim {
 
 class Reader {
  public:
-  Reader(std::string_view source, std::string_view headers) {
+  Reader(std::string_view source, std::string_view headers,
+         const std::map<std::string, std::string>& command_line) {
     const std::string code = explain::code_only(source);
     line_starts_.push_back(0);
     for (std::size_t i = 0; i < code.size(); ++i)
@@ -63,6 +64,7 @@ class Reader {
     t_ = tokenize(code);
     defines_ = explain::object_defines(headers);
     for (auto& [k, v] : explain::object_defines(source)) defines_[k] = v;
+    for (const auto& [k, v] : command_line) defines_[k] = v;
     const std::string hcode = explain::code_only(headers);
     header_tokens_ = tokenize(hcode);
     owner_.assign(t_.size(), -1);
@@ -826,9 +828,10 @@ std::string HostLaunch::written() const {
   return s;
 }
 
-std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers) {
+std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers,
+                                           const std::map<std::string, std::string>& defines) {
   try {
-    Reader r(source, headers);
+    Reader r(source, headers, defines);
     return r.launches();
   } catch (const std::exception&) {
     return {};

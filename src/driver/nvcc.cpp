@@ -237,6 +237,29 @@ std::string find_nvcc(const std::string& flag_value) {
       "to PATH, or compile to PTX yourself (nvcc -ptx -lineinfo) and check the .ptx file");
 }
 
+std::vector<std::string> include_search_dirs(const NvccOptions& options) {
+  std::vector<std::string> dirs = options.include_dirs;
+  const auto& x = options.extra;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::string& t = x[i];
+    for (const std::string name : {"--include-path", "-isystem", "--system-include", "-I"}) {
+      if (t == name && i + 1 < x.size()) {
+        dirs.push_back(x[++i]);
+        break;
+      }
+      if (t.starts_with(name + "=")) {
+        dirs.push_back(t.substr(name.size() + 1));
+        break;
+      }
+      if (t.starts_with(name) && t.size() > name.size() && (name == "-I" || name == "-isystem")) {
+        dirs.push_back(t.substr(name.size()));
+        break;
+      }
+    }
+  }
+  return dirs;
+}
+
 std::vector<std::string> nvcc_argv(const NvccOptions& options, const std::string& nvcc_path,
                                    const std::string& output) {
   std::vector<std::string> argv = {nvcc_path, "-ptx", "-lineinfo", "-arch=" + options.arch};
@@ -303,7 +326,11 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
     throw DriverError(
         fmt::format("nvcc exited 0 but wrote no PTX for {}:\n{}", options.input, said));
   std::string ptx = read_file(ptx_path);
+  std::string said_ok = result.err + result.out;
   if (!copy.empty()) {
+    // nvcc's warnings name the copy too; they name the input.
+    for (size_t at; (at = said_ok.find(copy)) != std::string::npos;)
+      said_ok.replace(at, copy.size(), options.input);
     // The .file directives name the copy; they name the input as the user typed it.
     std::string quoted = "\"";
     for (unsigned char c : options.input) {
@@ -319,7 +346,7 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
     for (size_t at; (at = ptx.find(from)) != std::string::npos;)
       ptx.replace(at, from.size(), quoted);
   }
-  if (diagnostics != nullptr) *diagnostics = result.err + result.out;
+  if (diagnostics != nullptr) *diagnostics = said_ok;
   return ptx;
 }
 

@@ -1,12 +1,16 @@
 // Running: a pool of threads takes CTAs from the plan in order; each thread owns one
-// emulator and its listeners, merged at the end, so the emulation path takes no lock.
+// emulator, and the counts of the CTAs it runs go to a slot that is merged in the plan's
+// order, so the emulation path takes no lock and the result is the same on any number of
+// threads.
 #include "run_ctas.hpp"
 
 #include <fmt/format.h>
 
-#include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -37,84 +41,199 @@ std::string describe(const Loaded& l, const ptx::Kernel& k, const std::string& i
 
 }  // namespace
 
+namespace {
+
+// Sends a thread's events to the slot of the CTAs it is running.
+class Redirect : public emu::Listener {
+ public:
+  emu::Listener* to = nullptr;
+  void on_access(const emu::AccessEvent& e) override { to->on_access(e); }
+};
+
+// The results of a run of consecutive CTAs of the plan, kept until every CTA before them is
+// committed: counts merge in plan order, so that neither the thread count nor the timing
+// changes which CTAs a sampled run counts, which distinct requests the recorder keeps, or
+// the order of the notes.
+struct Slot {
+  std::unique_ptr<analysis::SiteStatsListener> stats, ptx_stats;
+  std::unique_ptr<analysis::SharedRecorder> recorder;
+  std::vector<emu::Note> notes;
+  std::uint64_t end = 0;       // one past its last CTA in the plan
+  std::uint64_t executed = 0;  // warp instructions
+  std::optional<std::string> error;  // an emulation error stopped it (at its last CTA)
+};
+
+}  // namespace
+
 CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& launch,
                     const CtaPlan& plan, const model::Arch& arch, const CheckOptions& o,
                     const std::string& name, emu::GlobalMemory& mem) {
+  const auto& order = plan.order;
   // No more emulators than CTAs to run: each one holds a CTA's state (check_cta_state).
   const unsigned threads = static_cast<unsigned>(std::max<std::uint64_t>(
       1, std::min<std::uint64_t>(o.threads ? o.threads : std::thread::hardware_concurrency(),
-                                 plan.order.size())));
+                                 order.size())));
+  // CTAs per slot. A sampled run decides after each CTA whether the next one counts, and the
+  // recorder's limit is reached within a CTA, so those take one CTA per slot; otherwise a
+  // slot of many small CTAs costs one merge. Never a function of the thread count.
+  const std::uint64_t chunk =
+      plan.adaptive || o.record_shared
+          ? 1
+          : std::clamp<std::uint64_t>(order.size() / 256, 1, 64);
+  // How far ahead of the first uncommitted CTA the threads may run (slots held meanwhile).
+  const std::uint64_t window = chunk * threads * 2;
+
   CtaResults r;
   if (l.sass)
     if (const sass::Kernel* sk = l.sass->find(k.name))
       r.plan = analysis::plan_sass(k, analysis::sass_accesses(*sk));
-  // Per thread: emulator -> [PTX-level stats of rewritten sites] and SASS requests ->
-  // stats and the recorder. Without a plan the SASS step passes every event on.
-  std::vector<std::unique_ptr<analysis::SiteStatsListener>> stats, ptx_stats;
-  std::vector<std::unique_ptr<emu::Emulator>> emus;
-  std::vector<std::unique_ptr<analysis::SharedRecorder>> recorders;
-  std::vector<std::unique_ptr<analysis::Tee>> tees;
-  std::vector<std::unique_ptr<analysis::SassRequests>> sass_requests;
-  std::vector<std::unique_ptr<analysis::RewrittenOnly>> filters;
+  const bool rewrites = r.plan.families > 0 || !r.plan.sites.empty();
+  r.stats = std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size());
+  r.ptx_stats = std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size());
+  if (o.record_shared) r.recorder = std::make_unique<analysis::SharedRecorder>();
+
+  // Per thread: emulator -> [PTX-level stats of rewritten sites] and SASS requests -> stats
+  // and the recorder, each through a Redirect to the slot being filled. Without a plan the
+  // SASS step passes every event on.
+  struct Lane {
+    std::unique_ptr<emu::Emulator> emu;
+    Redirect stats, ptx_stats, recorder;
+    analysis::Tee tee;
+    std::unique_ptr<analysis::SassRequests> sass;
+    std::unique_ptr<analysis::RewrittenOnly> filter;
+  };
+  std::vector<std::unique_ptr<Lane>> lanes;
   for (unsigned t = 0; t < threads; ++t) {
-    stats.push_back(std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size()));
-    ptx_stats.push_back(std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size()));
-    emus.push_back(std::make_unique<emu::Emulator>(l.program, k, mem));
-    tees.push_back(std::make_unique<analysis::Tee>());
-    tees.back()->add(stats.back().get());
-    if (o.record_shared) {
-      recorders.push_back(std::make_unique<analysis::SharedRecorder>());
-      tees.back()->add(recorders.back().get());
+    auto lane = std::make_unique<Lane>();
+    lane->emu = std::make_unique<emu::Emulator>(l.program, k, mem);
+    lane->tee.add(&lane->stats);
+    if (o.record_shared) lane->tee.add(&lane->recorder);
+    lane->sass = std::make_unique<analysis::SassRequests>(r.plan, lane->tee);
+    if (rewrites) {
+      lane->filter = std::make_unique<analysis::RewrittenOnly>(r.plan, lane->ptx_stats);
+      lane->emu->add_listener(lane->filter.get());
     }
-    sass_requests.push_back(std::make_unique<analysis::SassRequests>(r.plan, *tees.back()));
-    if (r.plan.families > 0 || !r.plan.sites.empty()) {
-      filters.push_back(std::make_unique<analysis::RewrittenOnly>(r.plan, *ptx_stats.back()));
-      emus.back()->add_listener(filters.back().get());
-    }
-    emus.back()->add_listener(sass_requests.back().get());
+    lane->emu->add_listener(lane->sass.get());
+    lanes.push_back(std::move(lane));
   }
-  const auto& order = plan.order;
-  std::atomic<std::uint64_t> next{0}, done{0}, executed{0};
+
+  std::mutex m;
+  std::condition_variable cv;
+  std::uint64_t next = 0;       // the next CTA of the plan to hand out
+  std::uint64_t committed = 0;  // every CTA before it is merged (or the run stopped)
+  std::uint64_t executed = 0;   // warp instructions of the committed CTAs
+  std::uint64_t done = 0;       // committed CTAs
+  bool stop = false;
+  std::optional<std::string> error;
+  std::exception_ptr failure;  // anything else a worker threw, rethrown after the join
+  std::map<std::uint64_t, std::unique_ptr<Slot>> pending;  // by first CTA
+  std::vector<std::unique_ptr<Slot>> spare;
   if (o.progress) {
     o.progress->ctas_done = 0;
     o.progress->ctas_planned = plan.adaptive ? 0 : order.size();
   }
-  std::atomic<bool> stop{false};
-  std::mutex error_mutex;
-  std::optional<std::string> error;
-  std::exception_ptr failure;  // anything else a worker threw, rethrown after the join
-  const auto t0 = std::chrono::steady_clock::now();
-  auto worker = [&](unsigned t) {
-    while (!stop.load()) {
-      const std::uint64_t i = next.fetch_add(1);
-      if (i >= order.size()) break;
-      if (plan.adaptive && i > 1 && executed.load() >= o.sample_instructions)
-        break;  // first and last always
-      const emu::Dim3 id = cta_id(order[static_cast<size_t>(i)], launch.grid);
-      const std::uint64_t before = emus[t]->executed();
-      try {
-        emus[t]->run_cta(launch, id);
-      } catch (const emu::EmuError& e) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = describe(l, k, o.input, e, id, name);
-        stop = true;
-        break;
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!failure) failure = std::current_exception();
+  // Under the lock: whether the sample is complete before CTA `i` (first and last always).
+  auto sampled_enough = [&](std::uint64_t i) {
+    return plan.adaptive && i > 1 && executed >= o.sample_instructions;
+  };
+  // Under the lock: merges the slots that are next in the plan, in order.
+  auto commit = [&]() {
+    for (auto it = pending.find(committed); !stop && it != pending.end();
+         it = pending.find(committed)) {
+      Slot& s = *it->second;
+      if (sampled_enough(committed)) {
         stop = true;
         break;
       }
-      executed += emus[t]->executed() - before;
-      ++done;
-      if (o.progress) o.progress->ctas_done.fetch_add(1, std::memory_order_relaxed);
+      r.stats->merge(*s.stats);
+      r.ptx_stats->merge(*s.ptx_stats);
+      if (r.recorder) r.recorder->merge(*s.recorder);
+      r.notes.insert(r.notes.end(), s.notes.begin(), s.notes.end());
+      executed += s.executed;
+      if (s.error) {  // the first error in the plan's order stops the run
+        error = s.error;
+        stop = true;
+        break;
+      }
+      done += s.end - committed;
+      if (o.progress) o.progress->ctas_done.store(done, std::memory_order_relaxed);
+      committed = s.end;
+      s.stats->clear();
+      s.ptx_stats->clear();
+      if (s.recorder) s.recorder = std::make_unique<analysis::SharedRecorder>();
+      s.notes.clear();
+      s.executed = 0;
+      spare.push_back(std::move(it->second));
+      pending.erase(it);
+    }
+    if (committed >= order.size()) stop = true;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  auto worker = [&](unsigned t) {
+    Lane& lane = *lanes[t];
+    while (true) {
+      std::unique_ptr<Slot> slot;
+      std::uint64_t begin = 0;
+      {
+        std::unique_lock<std::mutex> lock(m);
+        cv.wait(lock, [&] { return stop || next >= order.size() || next < committed + window; });
+        if (stop || next >= order.size() || sampled_enough(next)) break;
+        begin = next;
+        next = std::min<std::uint64_t>(order.size(), begin + chunk);
+        if (!spare.empty()) {
+          slot = std::move(spare.back());
+          spare.pop_back();
+        }
+      }
+      if (!slot) {
+        slot = std::make_unique<Slot>();
+        slot->stats = std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size());
+        slot->ptx_stats = std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size());
+        if (o.record_shared) slot->recorder = std::make_unique<analysis::SharedRecorder>();
+      }
+      lane.stats.to = slot->stats.get();
+      lane.ptx_stats.to = slot->ptx_stats.get();
+      lane.recorder.to = slot->recorder.get();
+      const std::size_t notes_before = lane.emu->notes().size();
+      const std::uint64_t executed_before = lane.emu->executed();
+      slot->end = std::min<std::uint64_t>(order.size(), begin + chunk);
+      try {
+        for (std::uint64_t i = begin; i < slot->end; ++i) {
+          const emu::Dim3 id = cta_id(order[static_cast<size_t>(i)], launch.grid);
+          try {
+            lane.emu->run_cta(launch, id);
+          } catch (const emu::EmuError& e) {
+            slot->error = describe(l, k, o.input, e, id, name);
+            slot->end = i + 1;
+            break;
+          }
+        }
+        lane.sass->finish();  // partial windows belong to these CTAs
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m);
+        if (!failure) failure = std::current_exception();
+        stop = true;
+        cv.notify_all();
+        break;
+      }
+      const auto& notes = lane.emu->notes();
+      slot->notes.assign(notes.begin() + static_cast<std::ptrdiff_t>(notes_before), notes.end());
+      slot->executed = lane.emu->executed() - executed_before;
+      std::lock_guard<std::mutex> lock(m);
+      pending[begin] = std::move(slot);
+      commit();
+      cv.notify_all();
     }
   };
   std::vector<std::thread> pool;
   try {
     for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, t);
   } catch (...) {  // a thread that cannot start: the started ones are joined, never abandoned
-    stop = true;
+    {
+      std::lock_guard<std::mutex> lock(m);
+      stop = true;
+    }
+    cv.notify_all();
     for (auto& th : pool) th.join();
     throw;
   }
@@ -122,22 +241,20 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
   for (auto& th : pool) th.join();
   if (failure) std::rethrow_exception(failure);
   if (error) throw EmulationError(*error);
-  for (auto& q : sass_requests) q->finish();
 
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.ctas_done = done.load();
-  r.warp_instructions = executed.load();
-  for (unsigned t = 1; t < threads; ++t) {
-    stats[0]->merge(*stats[t]);
-    ptx_stats[0]->merge(*ptx_stats[t]);
+  r.ctas_done = done;
+  r.warp_instructions = executed;
+  // Sites that read shared memory no thread of the CTA wrote: a set, sorted, so it does
+  // not depend on which thread ran which CTA.
+  for (const auto& lane : lanes) {
+    const auto& reads = lane->emu->unwritten_shared_reads();
+    r.unwritten_shared_reads.insert(r.unwritten_shared_reads.end(), reads.begin(), reads.end());
   }
-  r.stats = std::move(stats[0]);
-  r.ptx_stats = std::move(ptx_stats[0]);
-  if (o.record_shared) {
-    for (unsigned t = 1; t < threads; ++t) recorders[0]->merge(*recorders[t]);
-    r.recorder = std::move(recorders[0]);
-  }
-  for (const auto& e : emus) r.notes.insert(r.notes.end(), e->notes().begin(), e->notes().end());
+  std::sort(r.unwritten_shared_reads.begin(), r.unwritten_shared_reads.end());
+  r.unwritten_shared_reads.erase(
+      std::unique(r.unwritten_shared_reads.begin(), r.unwritten_shared_reads.end()),
+      r.unwritten_shared_reads.end());
   return r;
 }
 

@@ -22,6 +22,8 @@ struct CtaResults {
   analysis::SassPlan plan;  // empty when the counts are PTX-level
   std::unique_ptr<analysis::SharedRecorder> recorder;  // with CheckOptions::record_shared
   std::vector<emu::Note> notes;                        // every thread's, in thread order
+  // Sites whose loads read shared bytes no thread of the CTA had written (sorted, once).
+  std::vector<int> unwritten_shared_reads;
   std::uint64_t ctas_done = 0;
   std::uint64_t warp_instructions = 0;
   double seconds = 0;

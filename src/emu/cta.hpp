@@ -12,6 +12,7 @@
 #include "bankcheck/emu/emulator.hpp"
 #include "uop.hpp"
 #include "values.hpp"
+#include "written.hpp"
 
 namespace bankcheck::emu {
 
@@ -39,6 +40,7 @@ struct Emulator::State {
   std::vector<std::uint32_t> preds;   // [warp][pred]
   std::vector<std::uint32_t> tid[3];  // per thread
   std::vector<std::uint8_t> shared;
+  detail::WrittenBytes shared_written;  // reset per CTA like `shared` (written.hpp)
   std::vector<std::uint8_t> local;  // [thread][local_bytes]
   std::vector<Warp> warps;
   // The kernel as micro-ops (uop.hpp) and the 32-lane arrays they read: broadcast
@@ -72,6 +74,11 @@ struct Ctx {
   std::uint32_t nregs, npreds, nwarps;
   const std::uint64_t* used = nullptr;  // warp instructions run in this CTA so far
   bool has_listeners = !listeners.empty();
+  WrittenBytes* written = nullptr;  // State::shared_written
+  // Per site: a load there read shared bytes no thread had written (reported once); and
+  // those sites in the order found (Emulator::unwritten_shared_reads()).
+  std::uint8_t* read_unwritten = nullptr;
+  std::vector<int>* unwritten_sites = nullptr;
 
   std::uint64_t& R(int w, std::uint32_t r, int lane) {
     return regs[(static_cast<std::size_t>(w) * nregs + r) * 32 + static_cast<std::size_t>(lane)];
@@ -201,6 +208,17 @@ struct Ctx {
   // warp at once, and hand any they cannot to load_store, which reports the fault here.
   std::uint8_t* resolve(const Instr& in, int pc, Space space, std::uint64_t a, unsigned size, int w,
                         int lane, Space& actual);
+  // The written-bytes record of a shared access that resolve() let through (memory.cpp).
+  void note_shared_access(const Instr& in, std::uint64_t a, unsigned size);
+
+  // A load at `site` read bytes never written: recorded the first time only.
+  void read_unwritten_at(int site) {
+    if (site < 0 || read_unwritten[site]) return;
+    read_unwritten[site] = 1;
+    unwritten_sites->push_back(site);
+  }
+  // Whether a load at `site` still needs the test (sites already reported skip it).
+  bool test_reads(int site) const { return site >= 0 && !read_unwritten[site]; }
 
   AccessEvent event = {};  // reused: constructing one per request cleared 256 bytes each time
 

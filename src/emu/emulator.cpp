@@ -62,6 +62,7 @@ Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, Globa
       kernel_(kernel),
       memory_(memory),
       options_(options),
+      read_unwritten_(kernel.sites.size(), 0),
       state_(std::make_unique<State>()) {
   if (options.tap) listeners_.push_back(options.tap);
   for (int l = 0; l < 32; ++l) state_->laneids[l] = static_cast<std::uint64_t>(l);
@@ -105,6 +106,7 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
                                          ? kernel_.dynamic_shared_offset + launch.dynamic_smem
                                          : kernel_.static_shared_bytes;
   st.shared.assign(shared_bytes, 0);
+  st.shared_written.reset(shared_bytes);
   st.local.assign(static_cast<std::size_t>(nwarps) * 32 * kernel_.local_bytes, 0);
   st.warps.resize(nwarps);
   for (std::uint32_t w = 0; w < nwarps; ++w) {
@@ -141,6 +143,10 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
   Ctx c{kernel_, memory_,  launch, ctaid,     cta_linear, listeners_, executed_, notes_,
         st.regs, st.preds, st.tid, st.shared, st.local,   nregs,      npreds,    nwarps};
 
+  c.written = &st.shared_written;
+  c.read_unwritten = read_unwritten_.data();
+  c.unwritten_sites = &unwritten_sites_;
+
   const detail::Uop* uops = st.compiled.uops.data();
   // Per instruction, the global buffer it hit last (reset per CTA: buffers may be added
   // between launches).
@@ -161,6 +167,9 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
     // anything that can throw or read it.
     const detail::Uop* const code = uops;
     const std::uint64_t budget = launch.budget;
+    // Whether shared bytes may still be unwritten: it changes only at barriers, which end
+    // this call.
+    const bool unwritten = !st.shared_written.all();
     std::uint64_t n = used;
     struct Flush {
       std::uint64_t& to;
@@ -193,6 +202,7 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
         switch (u.kind) {
           case K::LdShared:
             if (!exec) break;
+            if (unwritten) shared_written(c, u, wr, exec, true);
             if (u.aux == 4 && u.vec == 1 && exec == 0xFFFFFFFFu && shared_word<true>(c, u, wr, w))
               break;
             if (!(u.aux == 4 && u.vec == 1
@@ -204,6 +214,7 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             break;
           case K::StShared:
             if (!exec) break;
+            if (unwritten) shared_written(c, u, wr, exec, false);
             if (u.aux == 4 && u.vec == 1 && exec == 0xFFFFFFFFu && shared_word<false>(c, u, wr, w))
               break;
             if (!(u.aux == 4 && u.vec == 1
@@ -331,6 +342,7 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
            fmt::format("barrier not reached by every warp: {} of {} warps exited before it",
                        finished, st.warps.size())});
     release_bar_red(c, st);
+    st.shared_written.settle();
     for (auto& wp : st.warps) wp.at_barrier = false;
   }
 }

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "cta.hpp"
 
@@ -74,6 +75,61 @@ Pos pos_c(MmaElem e, int i, int j, int g, int t) {
   return {g + 8 * (i >> 1), 2 * t + (i & 1)};
 }
 
+// The shape tensor-core GEMMs use, m16n8k16 with f16 or bf16 inputs and f32 C and D,
+// without the general loops: the same arithmetic (exact products, summed in float64 in k
+// order, rounded once), its fragment positions written out.
+bool mma_16816_f32(Ctx& c, const ptx::MatrixMods& m, const Opnd* d, int w) {
+  if (m.k != 16 || m.c != MmaElem::F32 || m.d != MmaElem::F32 || m.a != m.b ||
+      (m.a != MmaElem::F16 && m.a != MmaElem::BF16) || m.na != 4 || m.nb != 2 || m.nc != 4 ||
+      m.nd != 4)
+    return false;
+  // Every f16 as a float, looked up: the conversion dominated the instruction's cost.
+  static const std::vector<float> kHalf = [] {
+    std::vector<float> t(65536);
+    for (std::uint32_t h = 0; h < 65536; ++h) t[h] = half_to_float(static_cast<std::uint16_t>(h));
+    return t;
+  }();
+  const bool bf = m.a == MmaElem::BF16;
+  const float* half = kHalf.data();
+  const auto value = [bf, half](std::uint32_t reg, int j) {
+    const auto h = static_cast<std::uint16_t>(reg >> (16 * j));
+    return static_cast<double>(bf ? bf16_to_float(h) : half[h]);
+  };
+  const Opnd* a = d + 4;
+  const Opnd* b = a + 4;
+  const Opnd* cc = b + 2;
+  double A[16][16], B[16][8], S[16][8];  // S starts as C and becomes D
+  for (int l = 0; l < 32; ++l) {
+    const int g = l / 4, t = l % 4;
+    for (int i = 0; i < 4; ++i) {
+      const auto r = static_cast<std::uint32_t>(c.val(a[i], w, l));
+      const int row = g + 8 * (i & 1), col = 2 * t + 8 * (i >> 1);
+      A[row][col] = value(r, 0);
+      A[row][col + 1] = value(r, 1);
+    }
+    for (int i = 0; i < 2; ++i) {
+      const auto r = static_cast<std::uint32_t>(c.val(b[i], w, l));
+      B[2 * t + 8 * i][g] = value(r, 0);
+      B[2 * t + 8 * i + 1][g] = value(r, 1);
+    }
+    for (int i = 0; i < 4; ++i)
+      S[g + 8 * (i >> 1)][2 * t + (i & 1)] = as_f32(c.val(cc[i], w, l));
+  }
+  // k outermost per row, the 8 columns innermost: each sum still runs in k order, and the
+  // column loop vectorises.
+  for (int row = 0; row < 16; ++row)
+    for (int k = 0; k < 16; ++k)
+      for (int n = 0; n < 8; ++n) S[row][n] += A[row][k] * B[k][n];
+  for (int l = 0; l < 32; ++l) {
+    const int g = l / 4, t = l % 4;
+    for (int i = 0; i < 4; ++i) {
+      const float f = static_cast<float>(S[g + 8 * (i >> 1)][2 * t + (i & 1)]);
+      c.set(d[i], w, l, std::isnan(f) ? 0x7fffffffu : from_f32(f), Ty::B32);
+    }
+  }
+  return true;
+}
+
 void mma(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active) {
   const ptx::MatrixMods& m = in.mod.mx;
   if (exec != active || active != 0xFFFFFFFFu)
@@ -81,8 +137,9 @@ void mma(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32
            fmt::format("mma.sync.aligned executed by lanes 0x{:08x} of warp {}: every lane of the "
                        "warp must execute it together",
                        exec, w));
-  double A[16][32] = {}, B[32][8] = {}, C[16][8] = {};
   const Opnd* d = in.frag.data();
+  if (mma_16816_f32(c, m, d, w)) return;
+  double A[16][32] = {}, B[32][8] = {}, C[16][8] = {};
   const Opnd* a = d + m.nd;
   const Opnd* b = a + m.na;
   const Opnd* cc = b + m.nb;

@@ -39,6 +39,19 @@ GlobalMemory::Buffer* GlobalMemory::find(std::uint64_t addr, std::uint64_t size)
 
 namespace detail {
 
+// The written-bytes record of one lane's shared access on the reference path: what it
+// reads (a load, ldmatrix, an atomic other than exch, whose old value is only returned)
+// is tested before what it writes (a store, stmatrix, cp.async's destination, an atomic)
+// is marked, so an atomic on a byte never written counts as a read of it.
+void Ctx::note_shared_access(const Instr& in, std::uint64_t a, unsigned size) {
+  const bool atomic = in.op == Opc::Atom || in.op == Opc::Red;
+  const bool reads = in.op == Opc::Ld || in.op == Opc::Ldmatrix ||
+                     (atomic && in.mod.atom != ptx::AtomOp::Exch);
+  const bool writes = !(in.op == Opc::Ld || in.op == Opc::Ldmatrix);
+  if (reads && test_reads(in.site) && !written->test(a, size)) read_unwritten_at(in.site);
+  if (writes) written->mark(a, size);
+}
+
 std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a, unsigned size,
                            int w, int lane, Space& actual) {
   if (space == Space::Generic) {
@@ -67,6 +80,7 @@ std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a
                  "shared memory access out of bounds: bytes [{}, {}) of a {}-byte shared window "
                  "(lane {} of warp {})",
                  a, a + size, shared.size(), lane, w));
+      note_shared_access(in, a, size);
       return shared.data() + a;
     case Space::Local: {
       const std::uint64_t per = k.local_bytes;

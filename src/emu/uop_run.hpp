@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstring>
 #include <type_traits>
 
@@ -491,6 +492,44 @@ template <bool Load>
   }
   if (emit) c.emit(*u.in, w, 0xFFFFFFFFu, Space::Shared, c.event.addr, 4);
   return true;
+}
+
+// The written-bytes record (written.hpp) of an ld/st.shared micro-op, before it runs (a load
+// may overwrite its address register). Out of line, and called only while some shared byte
+// of the CTA is unwritten: the fast forms above stay as they were. A request with a lane out
+// of the window or misaligned is left to the reference path the micro-op then takes
+// (load_store, through resolve()).
+[[gnu::noinline]] void shared_written(Ctx& c, const Uop& u, const std::uint64_t* wr,
+                                      std::uint32_t exec, bool load) {
+  const unsigned width = static_cast<unsigned>(u.aux) * u.vec;
+  const std::uint64_t* base = src_lanes(u.base, wr);
+  std::uint64_t off = static_cast<std::uint64_t>(u.offset);
+  const std::uint64_t size = c.shared.size();
+  // The OR of the lanes is at least each of them and has each one's low bits: when it
+  // passes, every lane is inside and aligned.
+  std::uint64_t any = 0;
+  if (exec == 0xFFFFFFFFu) {
+    V2 v = splat2(0);
+    for (int l = 0; l < 32; l += 2) v |= load2(base + l);
+    any = v[0] | v[1];
+  } else {
+    for (std::uint32_t e = exec; e; e &= e - 1) any |= base[std::countr_zero(e)];
+  }
+  std::uint64_t addrs[32];
+  if (((any | off) & (width - 1)) || any > size || off > size || any + off + width > size) {
+    for (std::uint32_t e = exec; e; e &= e - 1) {  // lane by lane; none may fault
+      const int l = std::countr_zero(e);
+      const std::uint64_t a = base[l] + off;
+      if (a % width || a + width > size || a + width < a) return;
+      addrs[l] = a;
+    }
+    base = addrs;
+    off = 0;
+  }
+  if (!load)
+    c.written->mark(base, off, exec, width);
+  else if (c.test_reads(u.site) && !c.written->test(base, off, exec, width))
+    c.read_unwritten_at(u.site);
 }
 
 // ld.param of a fixed address: the same bytes for every lane.

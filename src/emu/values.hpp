@@ -57,16 +57,24 @@ inline std::uint64_t from_f64(double d) {
   std::memcpy(&b, &d, 8);
   return b;
 }
+// IEEE half to float, exact, by moving the bits (every half is a float); NaNs become the
+// quiet NaN of their sign. The sign is or-ed in, not branched on.
 inline float half_to_float(std::uint16_t h) {
-  const std::uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000) << 16;
+  const std::uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  std::uint32_t bits;
+  if (exp - 1 < 30) {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  } else if (exp == 0) {
+    const float v = static_cast<float>(man) * 0x1p-24f;  // subnormal or zero: exact
+    std::memcpy(&bits, &v, 4);
+    bits |= sign;
+  } else {
+    bits = sign | (man ? 0x7fc00000u : 0x7f800000u);
+  }
   float v;
-  if (exp == 0)
-    v = std::ldexp(static_cast<float>(man), -24);
-  else if (exp == 31)
-    v = man ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  else
-    v = std::ldexp(static_cast<float>(man | 0x400), static_cast<int>(exp) - 25);
-  return sign ? -v : v;
+  std::memcpy(&v, &bits, 4);
+  return v;
 }
 // IEEE half from a double (exact for f32 and f16 sources), rounded by `r` (.rn when none).
 inline std::uint16_t to_half(double v, ptx::Round r) {

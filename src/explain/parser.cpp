@@ -189,19 +189,33 @@ NodePtr Parser::whole_expression() {
 NodePtr Parser::expression() { return conditional(); }
 
 // Recursive descent: every nesting level (a parenthesis, a cast, a prefix operator, a
-// subscript, a conditional's branch) passes unary() or conditional(), so one depth limit
-// bounds the stack for any input.
+// subscript, a conditional's branch, a struct inside a struct) passes unary(),
+// conditional() or struct_type(), so one depth limit bounds the stack for any input. A
+// chain of binary operators (a + b + c ...) is parsed by a loop but evaluated and freed by
+// recursion along its left operands: each of its operators counts as a level too.
 constexpr int kMaxDepth = 256;
+
+// Raises the parser's depth for one scope; past kMaxDepth the input is refused at `pos`.
+struct DepthGuard {
+  DepthGuard(const Parser& p, int& depth, int pos, const char* what = "expression")
+      : depth_(depth) {
+    if (++depth_ <= kMaxDepth) return;
+    --depth_;
+    p.fail(pos, std::string(what) + " nested more than " + std::to_string(kMaxDepth) +
+                    " levels deep");
+  }
+  ~DepthGuard() { --depth_; }
+  DepthGuard(const DepthGuard&) = delete;
+  DepthGuard& operator=(const DepthGuard&) = delete;
+
+ private:
+  int& depth_;
+};
 
 NodePtr Parser::conditional() {
   NodePtr cond = binary(1);
   if (!at("?")) return cond;
-  struct Depth {
-    int& d;
-    ~Depth() { --d; }
-  } guard{++depth_};
-  if (depth_ > kMaxDepth)
-    fail(peek().pos, "expression nested more than " + std::to_string(kMaxDepth) + " levels deep");
+  const DepthGuard guard(*this, depth_, peek().pos);
   NodePtr n = make(Op::Cond, take().pos);
   n->a = std::move(cond);
   n->b = expression();
@@ -212,9 +226,17 @@ NodePtr Parser::conditional() {
 
 NodePtr Parser::binary(int min_prec) {
   NodePtr lhs = unary();
+  const int depth = depth_;
+  struct Restore {  // the chain's levels end with it
+    int& d;
+    const int to;
+    ~Restore() { d = to; }
+  } restore{depth_, depth};
   for (;;) {
     const BinaryOp* op = find_binary(peek());
     if (!op || op->prec < min_prec) return lhs;
+    if (++depth_ > kMaxDepth)
+      fail(peek().pos, "expression nested more than " + std::to_string(kMaxDepth) + " levels deep");
     NodePtr n = make(op->op, take().pos);
     n->a = std::move(lhs);
     n->b = binary(op->prec + 1);  // left-associative
@@ -224,12 +246,7 @@ NodePtr Parser::binary(int min_prec) {
 
 NodePtr Parser::unary() {
   const Token t = peek();
-  struct Depth {
-    int& d;
-    ~Depth() { --d; }
-  } guard{++depth_};
-  if (depth_ > kMaxDepth)
-    fail(t.pos, "expression nested more than " + std::to_string(kMaxDepth) + " levels deep");
+  const DepthGuard guard(*this, depth_, t.pos);
   if (t.kind == TokKind::Punct) {
     if (t.text == "+") {
       take();
@@ -359,6 +376,7 @@ TypePtr Parser::type_name() {
 
 // struct [TAG] { TYPE NAME[DIMS], NAME...; ... }
 TypePtr Parser::struct_type() {
+  const DepthGuard guard(*this, depth_, peek().pos, "struct");
   const int struct_pos = take().pos;
   if (peek().kind == TokKind::Ident && at("{", 1)) take();  // a tag: ignored
   expect("{");

@@ -132,7 +132,9 @@ class Parser {
   std::string text_;
   const Scope& scope_;
   std::vector<Token> tokens_;
-  int depth_ = 0;  // nesting of unary(): parentheses, casts and prefix operators
+  // Nesting: parentheses, casts, prefix operators, conditionals, chained binary operators
+  // and structs in structs (parser.cpp, kMaxDepth).
+  int depth_ = 0;
   std::size_t next_ = 0;
   bool per_thread_ = true;  // false inside array dimensions: thread values are not allowed
 };

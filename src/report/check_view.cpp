@@ -329,6 +329,10 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
                        {"col", n.col},
                        {"message", n.message}});
     kj["notes"] = notes;
+    json unwritten = json::array();
+    for (const auto& u : k.unwritten_shared_reads)
+      unwritten.push_back({{"file", source_path(r, u.file)}, {"line", u.line}, {"col", u.col}});
+    kj["unwritten_shared_reads"] = unwritten;
     json fj = json::array();
     for (const Finding& f : all) {
       if (f.kernel != ki) continue;

@@ -58,6 +58,15 @@ t nonascii_name_text 0 'é.cu:5' 'cp $D/k.cu é.cu && $B check é.cu'
 t expr_deep 2 "nested more than 256 levels" '$B explain --type int --expr "$(printf "(%.0s" $(seq 30000))1$(printf ")%.0s" $(seq 30000))"'
 t decl_deep 0 "shared array 's'" \
   'd=$(printf "(%.0s" $(seq 3000))32$(printf ")%.0s" $(seq 3000)); printf "// bankcheck: kernel=k grid=1 block=32 arg=out=zeros:256\n__global__ void k(int* out) {\n  __shared__ int s[$d][2];\n  s[threadIdx.x][0] = 1; __syncthreads(); out[threadIdx.x] = s[threadIdx.x*2%%32][0];\n}\n" >d.cu; $B fix d.cu'
+# A declaration's dimension nested past the evaluator's depth (256): --decl is a located
+# error; fix on a .cu goes on without that value (100,000 parentheses; 300,000 chained
+# additions, which the evaluator and the tree's destructor once recursed through).
+t decl_arg_deep 2 "--decl:1:265: expression nested more than 256 levels" \
+  '$B explain --decl "float t[$(printf "(%.0s" $(seq 60000))1$(printf ")%.0s" $(seq 60000))][32]" --expr "t[0][lane]"'
+t decl_deep_100k 0 "shared array 's'" \
+  'd=$(printf "(%.0s" $(seq 100000))32$(printf ")%.0s" $(seq 100000)); printf "// bankcheck: kernel=k grid=1 block=32 arg=out=zeros:256\n__global__ void k(int* out) {\n  __shared__ int s[$d][2];\n  s[threadIdx.x][0] = 1; __syncthreads(); out[threadIdx.x] = s[threadIdx.x*2%%32][0];\n}\n" >d.cu; $B fix d.cu'
+t decl_chain_300k 0 "shared array 's'" \
+  'd=32$(printf "+0%.0s" $(seq 300000)); printf "// bankcheck: kernel=k grid=1 block=32 arg=out=zeros:256\n__global__ void k(int* out) {\n  __shared__ int s[$d][2];\n  s[threadIdx.x][0] = 1; __syncthreads(); out[threadIdx.x] = s[threadIdx.x*2%%32][0];\n}\n" >d.cu; $B fix d.cu'
 t grid_all_huge 2 'give --blocks COUNT' '$B check $D/k.cu --grid 2147483647,65535,65535 --blocks all'
 t random_huge 2 'memory budget' '$B check $D/k.cu --arg out=random:1000G'
 t threads_5000 2 '--threads: 5000 is more than 256' '$B check $D/k.cu --threads 5000'

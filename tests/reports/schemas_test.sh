@@ -10,7 +10,8 @@ if [ -z "$node" ] || ! command -v "$node" >/dev/null; then
 fi
 here=tests/reports
 rm -rf "$out" && mkdir -p "$out"
-inputs=(examples/*.cu examples/cmake/tiles.cu tests/data/check/partial_barrier.cu)
+inputs=(examples/*.cu examples/cmake/tiles.cu tests/data/check/partial_barrier.cu
+        tests/data/check/unwritten.cu)
 # Two at a time (nvcc takes most of the time); three CTAs of each kernel are enough for
 # every field to appear.
 printf '%s\n' "${inputs[@]}" | xargs -P 2 -I{} sh -c '
@@ -29,6 +30,15 @@ printf '%s\n' "${fix_inputs[@]}" | xargs -P 2 -I{} sh -c '
     "$0" fix "{}" --blocks 3 --format sarif -o "$1/$name.fix.sarif"
 ' "$bin" "$out"
 status=0
+# Several files in one run, one of them broken: JSON `files` with an error entry, one SARIF
+# run with a tool execution notification; exit 2 (the broken file) after the report.
+printf '__global__ void k(float* o) { o[0] = undeclared; }\n' >"$out/broken.cu"
+for format in json sarif; do
+  rc=0
+  "$bin" check examples/transpose.cu "$out/broken.cu" examples/cmake/tiles.cu --blocks 3 \
+    --format $format -o "$out/several.$format" 2>/dev/null || rc=$?
+  [ $rc = 2 ] || { echo "schemas_test: several files ($format) exited $rc, not 2" >&2; status=1; }
+done
 "$node" $here/validate.js docs/schema/check.schema.json "$out"/*.json || status=1
 "$node" $here/validate.js docs/schema/fix.schema.json "$out"/*.fix-json || status=1
 "$node" $here/validate.js $here/schema/sarif-schema-2.1.0.json "$out"/*.sarif || status=1
@@ -40,4 +50,5 @@ grep -q '"sass_width_after"' "$out"/tests_data_fix_widened.cu.fix-json || { echo
 grep -q '"stacks"' "$out"/examples_histogram.cu.sarif || { echo "schemas_test: no inline stack" >&2; status=1; }
 grep -q '"relatedLocations"' "$out"/examples_transpose.cu.sarif || { echo "schemas_test: no related location" >&2; status=1; }
 grep -q '"ruleId": "emulation-note"' "$out"/tests_data_check_partial_barrier.cu.sarif || { echo "schemas_test: no note" >&2; status=1; }
+grep -q '"unwritten_shared_reads": \[$' "$out"/tests_data_check_unwritten.cu.json || { echo "schemas_test: no unwritten shared read" >&2; status=1; }
 exit $status

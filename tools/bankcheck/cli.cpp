@@ -17,6 +17,35 @@
 
 namespace bankcheck::tools {
 
+std::string error_message(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const explain::ExprError& e) {
+    const std::string where = e.column > 0 ? fmt::format("{}:1:{}", e.source, e.column) : e.source;
+    std::string out = fmt::format("{}: {}", where, e.what());
+    const std::string caret = explain::caret_line(e);
+    if (!caret.empty()) {
+      out += "\n  ";
+      for (char c : caret) out += c == '\n' ? std::string("\n  ") : std::string(1, c);
+    }
+    return out;
+  } catch (const ptx::ParseError& e) {
+    return fmt::format("{}:{}:{}: {}\n  {}\n  {}^", e.source, e.pos.line, e.pos.col, e.what(),
+                       e.line_text,
+                       std::string(e.pos.col > 1 ? static_cast<size_t>(e.pos.col) - 1 : 0, ' '));
+  } catch (const ptx::DecodeError& e) {
+    return fmt::format("{}: PTX line {}: {}: {}", e.source, e.line, e.what(), e.text);
+  } catch (const std::bad_alloc&) {
+    return "out of memory (give smaller --arg buffer sizes, fewer --threads or a smaller "
+           "--max-memory; docs/limits.md)";
+  } catch (const std::exception& e) {
+    // UserError, DriverError and the last resort alike: their message says what and where.
+    return e.what();
+  } catch (...) {
+    return "an unexpected failure";
+  }
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"bankcheck: finds, explains and fixes shared-memory bank conflicts in CUDA kernels",
                "bankcheck"};
@@ -43,6 +72,10 @@ int run(int argc, char** argv) {
                  argv[1]);
     return 2;
   }
+  // check and fix: everything after `--` goes to nvcc, wherever the `--` stands.
+  const std::vector<std::string> nvcc_flags = take_nvcc_flags(argc, argv);
+  check.nvcc_flags = nvcc_flags;
+  fix.nvcc_flags = nvcc_flags;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -60,43 +93,10 @@ int run(int argc, char** argv) {
     if (app.got_subcommand("check")) return run_check(check);
     if (app.got_subcommand("fix")) return run_fix(fix);
     if (app.got_subcommand("occupancy")) return run_occupancy(occupancy);
-  } catch (const explain::ExprError& e) {
-    const std::string where = e.column > 0 ? fmt::format("{}:1:{}", e.source, e.column) : e.source;
-    std::fprintf(stderr, "bankcheck: error: %s: %s\n", where.c_str(), e.what());
-    std::string caret = explain::caret_line(e);
-    if (!caret.empty()) {
-      std::string indented = "  ";
-      for (char c : caret) indented += c == '\n' ? std::string("\n  ") : std::string(1, c);
-      std::fprintf(stderr, "%s\n", indented.c_str());
-    }
-    return 2;
-  } catch (const UserError& e) {
-    std::fprintf(stderr, "bankcheck: error: %s\n", e.what());
-    return 2;
-  } catch (const ptx::ParseError& e) {
-    std::fprintf(stderr, "bankcheck: error: %s:%d:%d: %s\n  %s\n  %s^\n", e.source.c_str(),
-                 e.pos.line, e.pos.col, e.what(), e.line_text.c_str(),
-                 std::string(e.pos.col > 1 ? static_cast<size_t>(e.pos.col) - 1 : 0, ' ').c_str());
-    return 2;
-  } catch (const ptx::DecodeError& e) {
-    std::fprintf(stderr, "bankcheck: error: %s: PTX line %d: %s: %s\n", e.source.c_str(), e.line,
-                 e.what(), e.text.c_str());
-    return 2;
-  } catch (const driver::DriverError& e) {
-    std::fprintf(stderr, "bankcheck: error: %s\n", e.what());
-    return 2;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr,
-                 "bankcheck: error: out of memory (give smaller --arg buffer sizes, fewer "
-                 "--threads or a smaller --max-memory; docs/limits.md)\n");
-    return 2;
-  } catch (const std::exception& e) {
-    // The last resort: every other failure is still one line and exit 2, never an abort.
-    // Worker threads are joined before an exception leaves the driver (run_ctas.cpp).
-    std::fprintf(stderr, "bankcheck: error: %s\n", e.what());
-    return 2;
   } catch (...) {
-    std::fprintf(stderr, "bankcheck: error: an unexpected failure\n");
+    // Every failure is one message and exit 2, never an abort. Worker threads are joined
+    // before an exception leaves the driver (run_ctas.cpp).
+    std::fprintf(stderr, "bankcheck: error: %s\n", error_message(std::current_exception()).c_str());
     return 2;
   }
   return 2;

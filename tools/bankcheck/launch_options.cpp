@@ -1,12 +1,27 @@
-// The flags `check` and `fix` share, and their translation to the check engine's options.
+// The flags `check` and `fix` share, and their translation to the check engine's options,
+// with a compilation database's flags (-p) under the command line's.
 #include "launch_options.hpp"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
+#include <cstring>
+#include <set>
+
+#include "cli.hpp"
 
 namespace bankcheck::tools {
 
-void add_launch_options(CLI::App* c, LaunchCmdOptions& o) {
-  c->add_option("file", o.input, "FILE.cu (compiled with nvcc) or FILE.ptx")->required();
+void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
+  if (several_files)
+    c->add_option("files", o.inputs,
+                  "FILE.cu (compiled with nvcc) or FILE.ptx; several are checked one after the "
+                  "other into one report; none with -p: every .cu file of the build");
+  else
+    c->add_option("file", o.input, "FILE.cu (compiled with nvcc) or FILE.ptx")->required();
+  c->add_option("-p", o.compile_db,
+                "BUILD_DIR (or its compile_commands.json): compile each .cu with the include "
+                "directories, definitions, -std and architecture of its entry there");
   c->add_option("--kernel", o.kernel,
                 "kernel to check: its name (every instantiation of a template), base name with "
                 "template arguments, or signature; default: those the file's host code launches");
@@ -23,8 +38,9 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o) {
                 "type; given twice, the last wins (and a flag wins over the launch comment)");
   c->add_option("--blocks", o.blocks,
                 "CTAs to analyse: a count (first, last, spread between) or all");
-  c->add_option("--arch", o.arch, "architecture for nvcc and the bank model")
-      ->capture_default_str();
+  c->add_option("--arch", o.arch,
+                "architecture for nvcc and the bank model (default: with -p, sm_90 when the "
+                "compile command builds for it, else the highest it builds for; otherwise sm_90)");
   c->add_option("--nvcc", o.nvcc, "the nvcc to use (default: PATH, then /usr/local/cuda/bin/nvcc)");
   c->add_option("-I", o.include_dirs, "include directory for nvcc");
   c->add_option("-D", o.defines, "NAME[=VALUE] for nvcc");
@@ -40,13 +56,111 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o) {
   c->add_flag("--ptx-level", o.ptx_level,
               "count shared requests as the PTX states them, not as the cubin's SASS issues "
               "them (ptxas on the same PTX; read for sm_90)");
-  c->add_option("nvcc_flags", o.nvcc_flags, "after --: more nvcc flags");
+  c->footer(
+      "After --, everything goes to nvcc as is, wherever the -- stands:\n"
+      "  bankcheck " +
+      c->get_name() + " k.cu --arg p=zeros -- -std=c++17 --expt-relaxed-constexpr");
 }
 
-driver::CheckOptions to_check_options(const LaunchCmdOptions& o) {
+std::vector<std::string> take_nvcc_flags(int& argc, char** argv) {
+  std::vector<std::string> flags;
+  if (argc < 3 || (std::strcmp(argv[1], "check") != 0 && std::strcmp(argv[1], "fix") != 0))
+    return flags;
+  for (int i = 2; i < argc; ++i)
+    if (std::strcmp(argv[i], "--") == 0) {
+      flags.assign(argv + i + 1, argv + argc);
+      argc = i;
+      break;
+    }
+  return flags;
+}
+
+std::vector<std::string> input_files(const LaunchCmdOptions& o, const driver::CompileDb* db) {
+  std::vector<std::string> files = o.inputs;
+  if (!o.input.empty()) files.insert(files.begin(), o.input);
+  if (files.empty() && db) {
+    files = driver::cuda_files(*db);
+    if (files.empty())
+      throw UserError(
+          fmt::format("-p: {} has no .cu file ({} entries)", db->path, db->entries.size()));
+  }
+  if (files.empty())
+    throw UserError(
+        "no input: give FILE.cu (or several), FILE.ptx, or -p BUILD_DIR for every .cu file of "
+        "a build's compile_commands.json");
+  if (db)
+    for (const auto& f : files)
+      if (!driver::find_entry(*db, f)) {
+        std::string some;
+        const auto cu = driver::cuda_files(*db);
+        for (std::size_t i = 0; i < cu.size() && i < 8; ++i) some += "\n  " + cu[i];
+        if (cu.size() > 8) some += fmt::format("\n  ... ({} in all)", cu.size());
+        throw UserError(fmt::format(
+            "{}: not in {} (a file its build does not compile){}", f, db->path,
+            cu.empty() ? std::string(" (it has no .cu file)") : "; its .cu files:" + some));
+      }
+  return files;
+}
+
+namespace {
+
+// The nvcc option a flag sets once ("-std=c++17", "--std c++17", "-rdc=true", "-x cu"), by one
+// name for its spellings; "" for the repeatable ones (-I, -D, -isystem, ...).
+std::string set_once(const std::string& flag) {
+  if (flag.size() < 2 || flag[0] != '-') return {};
+  std::string name = flag.substr(flag.find_first_not_of('-'));
+  name = name.substr(0, name.find('='));
+  if (name == "relocatable-device-code") return "rdc";
+  if (name == "compiler-bindir") return "ccbin";
+  for (const char* n : {"std", "rdc", "ccbin", "x", "ftz", "prec-div", "prec-sqrt", "fmad"})
+    if (name == n) return name;
+  return {};
+}
+
+// A definition's name: "N=1" -> "N".
+std::string macro_name(const std::string& def) { return def.substr(0, def.find('=')); }
+
+// The entry's device flags under the command line's: the entry's first (so -I from the
+// command line is searched first, and its -D comes last), without what the command line
+// sets again.
+void add_entry_flags(const driver::DeviceFlags& f, const LaunchCmdOptions& o,
+                     driver::NvccOptions& n) {
+  std::set<std::string> given, defined;
+  for (const auto& d : o.defines) defined.insert(macro_name(d));
+  for (std::size_t i = 0; i < o.nvcc_flags.size(); ++i) {
+    const std::string& t = o.nvcc_flags[i];
+    if (std::string k = set_once(t); !k.empty()) given.insert(k);
+    if (t == "-D" && i + 1 < o.nvcc_flags.size()) defined.insert(macro_name(o.nvcc_flags[i + 1]));
+    if (t.starts_with("-D") && t.size() > 2) defined.insert(macro_name(t.substr(2)));
+  }
+  n.include_dirs = o.include_dirs;
+  n.include_dirs.insert(n.include_dirs.end(), f.include_dirs.begin(), f.include_dirs.end());
+  n.defines.clear();
+  for (const auto& d : f.defines)
+    if (!defined.count(macro_name(d))) n.defines.push_back(d);
+  n.defines.insert(n.defines.end(), o.defines.begin(), o.defines.end());
+  n.extra.clear();
+  static const std::set<std::string> with_value = {"-isystem", "-include", "-U",
+                                                   "-x",       "-ccbin",   "-Xcudafe"};
+  for (std::size_t i = 0; i < f.extra.size(); ++i) {
+    const bool pair = with_value.count(f.extra[i]) && i + 1 < f.extra.size();
+    const std::string k = set_once(f.extra[i]);
+    if (k.empty() || !given.count(k)) {
+      n.extra.push_back(f.extra[i]);
+      if (pair) n.extra.push_back(f.extra[i + 1]);
+    }
+    if (pair) ++i;
+  }
+  n.extra.insert(n.extra.end(), o.nvcc_flags.begin(), o.nvcc_flags.end());
+}
+
+}  // namespace
+
+driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::string& input,
+                                      const driver::CompileDb* db) {
   driver::CheckOptions co;
-  co.input = o.input;
-  co.arch = o.arch;
+  co.input = input;
+  co.arch = o.arch.empty() ? "sm_90" : o.arch;
   driver::check_threads(o.threads);
   co.threads = o.threads;
   co.sass = !o.ptx_level;
@@ -58,6 +172,14 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o) {
   co.nvcc.include_dirs = o.include_dirs;
   co.nvcc.defines = o.defines;
   co.nvcc.extra = o.nvcc_flags;
+  if (db) {
+    const driver::CompileCommand* entry = driver::find_entry(*db, input);
+    if (!entry) throw UserError(fmt::format("{}: not in {}", input, db->path));
+    const driver::DeviceFlags f = driver::device_flags(*entry);
+    add_entry_flags(f, o, co.nvcc);
+    if (o.arch.empty())
+      if (std::string a = driver::pick_arch(f.archs); !a.empty()) co.arch = a;
+  }
   if (!o.kernel.empty()) co.flags.kernel = o.kernel;
   if (!o.grid.empty()) {
     co.flags.grid = driver::parse_dim3(o.grid, "--grid");
@@ -74,6 +196,13 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o) {
   }
   for (const auto& a : o.args) co.flags.args.push_back(driver::parse_arg_assignment(a, "--arg"));
   return co;
+}
+
+driver::CheckOptions to_check_options(const LaunchCmdOptions& o) {
+  if (o.compile_db.empty()) return to_check_options(o, o.input, nullptr);
+  const driver::CompileDb db = driver::read_compile_db(o.compile_db);
+  input_files(o, &db);  // the file must be in it
+  return to_check_options(o, o.input, &db);
 }
 
 }  // namespace bankcheck::tools

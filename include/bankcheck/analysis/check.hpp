@@ -35,6 +35,12 @@ struct NoteReport {
   std::string message;
 };
 
+// A source line whose shared loads read bytes no thread of the CTA had written before
+// (the emulator reads them as zero; the GPU reads whatever the SM held).
+struct UnwrittenReadReport {
+  int file = 0, line = 0, col = 0;  // the first such load of the line
+};
+
 struct SiteReport {
   int site = 0;
   int file = 0, line = 0, col = 0, ptx_line = 0;
@@ -95,6 +101,7 @@ struct KernelReport {
   std::vector<SiteReport> folded_sites;
   std::vector<LineReport> lines;  // sites summed per (line, space, op, width), in source order
   std::vector<NoteReport> notes;
+  std::vector<UnwrittenReadReport> unwritten_shared_reads;  // one per line, in source order
   std::uint64_t shared_wavefronts = 0, shared_ideal_wavefronts = 0;
   // The kernel's shared variables (offsets in the CTA's window): views name the array a
   // shared request touches and relate the lines that touch the same one.
@@ -124,6 +131,12 @@ struct CheckReport {
   std::vector<KernelReport> kernels;
   std::vector<UnsupportedKernelReport> unsupported;  // the file's kernels not analysed
 };
+
+// The note of each source line whose loads read shared memory never written: `sites` are
+// the emulator's (Emulator::unwritten_shared_reads()); one UnwrittenReadReport and one note
+// per line, however many of its instructions did.
+void note_unwritten_shared_reads(const ptx::Kernel& k, const std::vector<int>& sites,
+                                 KernelReport& report);
 
 // Fills the per-kernel shared totals, the per-line sums and each shared site's
 // worst-request schedule.

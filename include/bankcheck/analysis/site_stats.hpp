@@ -45,6 +45,8 @@ class SiteStatsListener : public emu::Listener {
   void on_access(const emu::AccessEvent& e) override;
   // Adds another listener's counts (CTAs run on other threads).
   void merge(const SiteStatsListener& other);
+  // Forgets every count, as newly constructed (a listener reused for the next CTAs).
+  void clear();
   const std::vector<SiteStats>& sites() const { return sites_; }
   // Set when a shared request could not be analysed (e.g. a width the model refuses).
   const std::vector<int>& refused_sites() const { return refused_; }

@@ -54,6 +54,12 @@ struct CheckOptions {
   // as the PTX states them (--ptx-level).
   bool sass = true;
   Progress* progress = nullptr;  // updated while the run goes, when given
+  // With --kernel: a file without a kernel of that name gives a report with no kernels
+  // instead of an error (a run over several files, where the name need match in one only).
+  bool kernel_may_be_absent = false;
+  // Receives what nvcc printed when it succeeded (its warnings: a redefined macro changes
+  // what is analysed), when given and not empty. The library itself never prints.
+  std::function<void(const std::string&)> nvcc_output;
 };
 
 struct Loaded {
@@ -98,7 +104,9 @@ struct EmulationError : DriverError {
 // The kernels to check and their settings (flags over comments over the host code's launch,
 // host_launch.hpp): --kernel (every kernel it names, instantiations of a template too), else
 // every kernel with a launch comment, else every kernel the host code launches (each with
-// its first launch, or the one --launch picks), else the only kernel. Throws DriverError listing the kernels when ambiguous.
+// its first launch, or the one --launch picks), else the only kernel. Throws DriverError
+// listing the kernels when ambiguous, or when --kernel names none of them (an empty list
+// instead with CheckOptions::kernel_may_be_absent).
 std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(
     const Loaded& loaded, const CheckOptions& options);
 

@@ -6,6 +6,7 @@
 // it reads and what it cannot is in docs/host_launch.md.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,9 +41,11 @@ struct HostLaunch {
 };
 
 // Every launch in `source` (the .cu text); `headers` is the text of the local headers it
-// includes (their macros and constants count). Never throws: what cannot be read is left
-// unset.
-std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers);
+// includes (their macros and constants count); `defines` the macros nvcc's command line
+// defines (-D NAME=VALUE), which win over the file's and the headers' own #defines. Never
+// throws: what cannot be read is left unset.
+std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers,
+                                           const std::map<std::string, std::string>& defines = {});
 
 // Whether `launch` launches the kernel `mangled` (a PTX entry name): the same name, and the
 // same template arguments when the launch gives them.

@@ -23,6 +23,11 @@ struct NvccOptions {
   std::vector<std::string> include_dirs, defines, extra;
 };
 
+// The directories nvcc searches for a quoted #include, in its order: include_dirs, then the
+// -I, --include-path and -isystem of `extra` (flags after `--`, bankcheck_add_check's
+// target flags). The host-launch reader looks for local headers there too.
+std::vector<std::string> include_search_dirs(const NvccOptions& options);
+
 // The nvcc to run:
 // 1. `flag_value` when not empty: a path (it must be an executable file), or a bare
 //    name ("nvcc-12") looked up on PATH; otherwise DriverError "--nvcc: ...";

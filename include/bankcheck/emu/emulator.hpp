@@ -91,6 +91,11 @@ class Emulator {
   void run_cta(const Launch& launch, Dim3 ctaid);
   std::uint64_t executed() const { return executed_; }  // warp instructions so far
   const std::vector<Note>& notes() const { return notes_; }
+  // The sites (Kernel::sites) of the loads that read shared bytes no thread of their CTA
+  // had written before (the emulator reads them as zero), each once, in the order found.
+  // A read counts when its bytes were never written in that CTA, whatever the barriers
+  // in between: the record is of bytes, not of races.
+  const std::vector<int>& unwritten_shared_reads() const { return unwritten_sites_; }
 
  private:
   struct State;
@@ -101,6 +106,8 @@ class Emulator {
   std::vector<Listener*> listeners_;
   std::uint64_t executed_ = 0;
   std::vector<Note> notes_;
+  std::vector<std::uint8_t> read_unwritten_;  // per site: in unwritten_sites_
+  std::vector<int> unwritten_sites_;
   std::unique_ptr<State> state_;
 };
 

@@ -102,34 +102,68 @@ BANKCHECK_HD constexpr Verdict ldgsts_l1(const AsyncCopy& c, Schedule* s, int fi
 }
 
 // LDGSTS.BYPASS (.cg): the data goes from L2 to shared memory outside the LSU data pipe
-// (l1tex__data_pipe_lsu_wavefronts_mem_shared does not count it); Nsight Compute's LDGSTS
-// counters charge it wavefronts and never a bank conflict. Best rule found (69 of 80
-// measured patterns exact, docs/model.md lists the others): after dropping lanes that
-// repeat an earlier lane's shared address, one wavefront per distinct (global 128-byte
-// line, shared 128-byte line, shared - global displacement).
-BANKCHECK_HD constexpr std::uint32_t ldgsts_bypass_wavefronts(const AsyncCopy& c) {
-  std::uint32_t key_line[kWarpSize] = {}, key_shared[kWarpSize] = {}, key_disp[kWarpSize] = {};
-  std::uint32_t kept = 0;
+// (l1tex__data_pipe_lsu_wavefronts_mem_shared does not count it). Nsight Compute's LDGSTS
+// counters charge it wavefronts; its kernel-level bank-conflict counter stays 0, while the
+// Source Counters' per-instruction "Ideal" is one wavefront per global 128-byte line, so a
+// padded tile's copy shows excess wavefronts there (bench/hardware/matrix/gen_cg.py).
+// Rule (measured, docs/model.md): drop lanes that repeat an earlier lane's shared address;
+// group the others by (global 128-byte line, shared 128-byte line, whether the lane's
+// 16 bytes move by an odd number of 16-byte steps); a group costs the most distinct global
+// 32-byte sectors that feed one shared 32-byte sector; the copy costs the sum. So a row
+// copied whole to a 128-byte aligned place, or with its 32-byte sectors permuted (an XOR
+// swizzle), is one wavefront; shifted by 16 bytes it is two in each shared line it touches.
+struct BypassCost {
+  std::uint32_t wavefronts = 0;
+  std::uint32_t lines = 0;  // distinct global 128-byte lines: the ideal
+  std::uint32_t worst = 0;  // the costliest group
+};
+BANKCHECK_HD constexpr BypassCost ldgsts_bypass(const AsyncCopy& c) {
+  std::uint32_t g[kWarpSize] = {}, s[kWarpSize] = {};
   int n = 0;
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!c.lane_active(lane)) continue;
     bool repeat = false;
-    for (int j = 0; j < lane && !repeat; ++j)
-      repeat = ((kept >> j) & 1u) && c.addr[j] == c.addr[lane];
+    for (int j = 0; j < n && !repeat; ++j) repeat = s[j] == c.addr[lane];
     if (repeat) continue;
-    kept |= 1u << lane;
-    const std::uint32_t g = c.global_addr[lane] / 128, sh = c.addr[lane] / 128;
-    const std::uint32_t d = c.addr[lane] - c.global_addr[lane];
-    bool seen = false;
-    for (int k = 0; k < n && !seen; ++k)
-      seen = key_line[k] == g && key_shared[k] == sh && key_disp[k] == d;
-    if (seen) continue;
-    key_line[n] = g;
-    key_shared[n] = sh;
-    key_disp[n] = d;
+    g[n] = static_cast<std::uint32_t>(c.global_addr[lane]);
+    s[n] = c.addr[lane];
     ++n;
   }
-  return static_cast<std::uint32_t>(n);
+  BypassCost r;
+  bool done[kWarpSize] = {};
+  for (int i = 0; i < n; ++i) {
+    bool seen_line = false;
+    for (int j = 0; j < i && !seen_line; ++j) seen_line = g[j] / 128 == g[i] / 128;
+    if (!seen_line) ++r.lines;
+    if (done[i]) continue;
+    // Group i: lanes of the same global line, shared line and step parity.
+    const auto same_group = [&](int j) {
+      return g[j] / 128 == g[i] / 128 && s[j] / 128 == s[i] / 128 &&
+             (((s[j] / 16) - (g[j] / 16)) & 1u) == (((s[i] / 16) - (g[i] / 16)) & 1u);
+    };
+    std::uint32_t worst = 0;
+    for (int j = i; j < n; ++j) {
+      if (done[j] || !same_group(j)) continue;
+      // Distinct global sectors feeding j's shared sector, counted at its first lane.
+      bool first = true;
+      for (int k = i; k < j && first; ++k) first = !(same_group(k) && s[k] / 32 == s[j] / 32);
+      if (!first) continue;
+      std::uint32_t feeds = 0;
+      for (int k = i; k < n; ++k) {
+        if (!same_group(k) || s[k] / 32 != s[j] / 32) continue;
+        bool dup = false;
+        for (int m = i; m < k && !dup; ++m)
+          dup = same_group(m) && s[m] / 32 == s[j] / 32 && g[m] / 32 == g[k] / 32;
+        if (!dup) ++feeds;
+      }
+      worst = feeds > worst ? feeds : worst;
+    }
+    for (int j = i; j < n; ++j)
+      if (same_group(j)) done[j] = true;
+    r.wavefronts += worst;
+    r.worst = worst > r.worst ? worst : r.worst;
+  }
+  return r;
 }
 
 }  // namespace detail
@@ -158,9 +192,9 @@ BANKCHECK_HD constexpr Verdict analyze_matrix(const MatrixAccess& m, const Arch&
 // Costs the shared side of one cp.async, as Nsight Compute's LDGSTS counters
 // (`..._mem_shared_op_ldgsts`) count it; LDGSTS never shows in the op_ld or op_st ones.
 //   .ca (LDGSTS, LDGSTS.E.64/128):      ldgsts_l1 above.
-//   .cg (LDGSTS.E.BYPASS.128):          bypass wavefronts, all of them ideal.
-//   .cg with src-size (BYPASS...ZFILL): both: the bypass wavefronts plus the .ca cost of the
-//                                       same request, whose conflicts are the only ones.
+//   .cg (LDGSTS.E.BYPASS.128):          bypass wavefronts; ideal one per global line.
+//   .cg with src-size (BYPASS...ZFILL): both: the bypass part plus the .ca cost of the
+//                                       same request.
 // Pre: width 4, 8 or 16 (16 for bypass), active lanes aligned to it. cp.async exists from
 // sm_80; measured on sm_90.
 BANKCHECK_HD constexpr Verdict analyze_ldgsts(const AsyncCopy& c, const Arch& arch,
@@ -182,10 +216,12 @@ BANKCHECK_HD constexpr Verdict analyze_ldgsts(const AsyncCopy& c, const Arch& ar
     }
   }
   if (schedule) *schedule = Schedule{};
-  const std::uint32_t bypass = c.bypass ? detail::ldgsts_bypass_wavefronts(c) : 0;
+  const detail::BypassCost by = c.bypass ? detail::ldgsts_bypass(c) : detail::BypassCost{};
+  const std::uint32_t bypass = by.wavefronts;
   if (c.bypass && !c.src_size) {
-    v.wavefronts = v.ideal_wavefronts = bypass;
-    v.ways = bypass ? 1 : 0;
+    v.wavefronts = bypass;
+    v.ideal_wavefronts = by.lines;
+    v.ways = by.worst;
     if (schedule) {
       detail::push_phase(schedule, 0xFFFFFFFFu);
       detail::push_wavefronts(schedule, static_cast<int>(bypass), 0);
@@ -198,7 +234,8 @@ BANKCHECK_HD constexpr Verdict analyze_ldgsts(const AsyncCopy& c, const Arch& ar
   v = schedule ? detail::ldgsts_l1<true>(c, schedule, static_cast<int>(bypass))
                : detail::ldgsts_l1<false>(c, nullptr, 0);
   v.wavefronts += bypass;
-  v.ideal_wavefronts += bypass;
+  v.ideal_wavefronts += by.lines;
+  if (by.worst > v.ways) v.ways = by.worst;
   return v;
 }
 

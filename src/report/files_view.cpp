@@ -1,0 +1,108 @@
+// Several files' reports as one: text sections, a JSON array of single-file reports, one
+// SARIF run whose artifacts are renumbered across the files.
+#include "bankcheck/report/files_view.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace bankcheck::report {
+namespace {
+
+using nlohmann::json;
+
+// Every artifactLocation.index under `j`, renumbered through `to`.
+void renumber(json& j, const std::vector<int>& to) {
+  if (j.is_object()) {
+    if (auto it = j.find("artifactLocation"); it != j.end() && it->is_object())
+      if (auto ix = it->find("index"); ix != it->end() && ix->is_number_integer()) {
+        const int old = ix->get<int>();
+        if (old >= 0 && static_cast<std::size_t>(old) < to.size())
+          *ix = to[static_cast<std::size_t>(old)];
+      }
+    for (auto& [key, value] : j.items()) renumber(value, to);
+  } else if (j.is_array()) {
+    for (auto& value : j) renumber(value, to);
+  }
+}
+
+}  // namespace
+
+std::string render_files_text(const std::vector<FileResult>& files, const TextOptions& options) {
+  std::string out;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const FileResult& f = files[i];
+    if (i && !out.ends_with("\n\n")) out += "\n";
+    out += fmt::format("== {} ({} of {}) ==\n", f.input, i + 1, files.size());
+    if (!f.note.empty()) out += fmt::format("{}: note: {}\n", f.input, f.note);
+    if (!f.error.empty())
+      out += fmt::format("bankcheck: error: {}\n", f.error);
+    else if (f.report && (!f.report->kernels.empty() || !f.report->unsupported.empty()))
+      out += render_check_text(*f.report, options);
+  }
+  return out;
+}
+
+json files_to_json(const std::vector<FileResult>& files) {
+  json list = json::array();
+  for (const FileResult& f : files) {
+    if (f.report)
+      list.push_back(check_to_json(*f.report));
+    else
+      list.push_back({{"input", f.input}, {"error", f.error}});
+  }
+  return {{"schema_version", kCheckJsonSchemaVersion},
+          {"tool", {{"name", "bankcheck"}, {"version", tool_version()}}},
+          {"files", list}};
+}
+
+json files_to_sarif(const std::vector<FileResult>& files) {
+  // The rules and the tool come from an empty report's log; each file adds its results.
+  json log = check_to_sarif(analysis::CheckReport{});
+  json& run = log["runs"][0];
+  json artifacts = json::array(), results = json::array(), notifications = json::array();
+  std::map<std::string, int> artifact_of;  // uri -> index in the merged run
+  json inputs = json::array();
+  std::vector<std::string> archs;
+  for (const FileResult& f : files) {
+    inputs.push_back(f.input);
+    if (!f.report) {
+      notifications.push_back(
+          {{"level", "error"},
+           {"message", {{"text", f.error}}},
+           {"locations",
+            json::array({{{"physicalLocation",
+                           {{"artifactLocation", {{"uri", path_to_uri(f.input)}}}}}}})}});
+      continue;
+    }
+    if (std::find(archs.begin(), archs.end(), f.report->arch->name) == archs.end())
+      archs.push_back(f.report->arch->name);
+    json one = check_to_sarif(*f.report, f.fixes);
+    json& r = one["runs"][0];
+    std::vector<int> to;
+    for (const json& a : r["artifacts"]) {
+      const std::string uri = a["location"]["uri"].get<std::string>();
+      auto [it, added] = artifact_of.emplace(uri, static_cast<int>(artifacts.size()));
+      if (added) artifacts.push_back(a);
+      to.push_back(it->second);
+    }
+    for (json& res : r["results"]) {
+      renumber(res, to);
+      results.push_back(std::move(res));
+    }
+  }
+  run["artifacts"] = artifacts;
+  run["results"] = results;
+  json invocation = {{"executionSuccessful", notifications.empty()}};
+  if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
+  run["invocations"] = json::array({invocation});
+  json props = {{"inputs", inputs}};
+  if (archs.size() == 1)
+    props["arch"] = archs[0];
+  else if (!archs.empty())
+    props["archs"] = archs;
+  run["properties"] = props;
+  return log;
+}
+
+}  // namespace bankcheck::report

@@ -1,0 +1,1 @@
+check tests/data/check/unwritten.cu --format json
