@@ -368,9 +368,11 @@ TEST(Fix, DataDependentConflictsAreSaidNotPadded) {
         EXPECT_EQ(k.sites[static_cast<size_t>(origins[s])].line, 17);
         seen = true;
       }
-    for (size_t s = 0; s < k.sites.size(); ++s)  // the store's index is the thread's own
-      if (k.sites[s].line == 18 && k.code[k.sites[s].instr].space == bankcheck::ptx::Space::Shared)
+    for (size_t s = 0; s < k.sites.size(); ++s) {  // the store's index is the thread's own
+      if (k.sites[s].line == 18 && k.code[k.sites[s].instr].space == bankcheck::ptx::Space::Shared) {
         EXPECT_EQ(origins[s], -1);
+      }
+    }
   }
   EXPECT_TRUE(seen);
 }
@@ -505,10 +507,12 @@ TEST(Fix, TemplateInstantiationsHaveTheirOwnGeometry) {
     ASSERT_FALSE(a.suggestions.empty()) << kf.kernel;
     EXPECT_EQ(a.suggestions[0].wavefronts_after, a.suggestions[0].ideal_wavefronts);
     for (const auto& s : a.suggestions) {
-      if (s.remap.kind == an::FixKind::Pad)
+      if (s.remap.kind == an::FixKind::Pad) {
         EXPECT_NE(s.declaration.find("tile[W][W + PAD + "), std::string::npos) << s.declaration;
-      if (s.remap.kind == an::FixKind::Rotate)
+      }
+      if (s.remap.kind == an::FixKind::Rotate) {
         EXPECT_NE(s.subscript.find("% (W + PAD)"), std::string::npos) << s.subscript;
+      }
     }
   }
   EXPECT_EQ(rows, (std::map<std::string, std::uint64_t>{{"transpose_t<16, 0>", 64},
