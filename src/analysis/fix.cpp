@@ -111,6 +111,8 @@ KernelFix advise(const AdviseInput& in) {
   }
 
   const Attribution attribution = attribute(k, rep, *in.recorder);
+  const PtxWidths ptx = ptx_widths(k);
+  const std::vector<int> origins = address_origins(k);
   kf.unattributed_requests = attribution.unattributed;
   auto site_line = [&](int s) { return k.sites[static_cast<size_t>(s)].line; };
   for (size_t ai = 0; ai < attribution.ranges.size(); ++ai) {
@@ -127,19 +129,20 @@ KernelFix advise(const AdviseInput& in) {
     Widths w;
     for (const auto* r : reqs) {
       sites.insert(r->site);
-      w.min = std::min<int>(w.min, r->access.width);
+      w.min = std::min<int>(w.min, code_width(*r, ptx));
+      w.code_max = std::max<int>(w.code_max, code_width(*r, ptx));
       w.max = std::max<int>(w.max, r->access.width);
       af.requests += r->count;
     }
     af.sites.assign(sites.begin(), sites.end());
-    af.widest_access = w.max;
+    af.widest_access = w.code_max;
     // The declaration must have the array's size: another array of the same name (another
     // kernel's, or this one's in an included header) is not it.
     if (!src.empty())
       af.decl = find_shared_decl(src, rep.name, af.name, [&](const SharedDecl& d) {
         return ar.is_extern || declaration_fits(d, ar.bytes);
       });
-    const Eval before = evaluate(reqs, ar, Geometry{}, nullptr, arch);
+    const Eval before = evaluate(reqs, ar, Geometry{}, nullptr, ptx, arch);
     if (!before.ok) {
       af.error = "a request of this array has no bank rule (misaligned or an unsupported width)";
       kf.arrays.push_back(std::move(af));
@@ -152,9 +155,16 @@ KernelFix advise(const AdviseInput& in) {
       kf.arrays.push_back(std::move(af));
       continue;
     }
+    // Conflicts that follow the data: no layout is suggested (it would only move them).
+    af.data_dependent =
+        data_dependence(k, rep, origins, reqs, af.sites, before.wavefronts - before.ideal);
+    if (af.data_dependent) {
+      kf.arrays.push_back(std::move(af));
+      continue;
+    }
     const Geometry& g = *af.geometry;
-    af.suggestions = rank(candidates(g, w, af.sites, reqs, arch), reqs, ar, g, before, af, kf,
-                          site_line, arch, in.top);
+    af.suggestions = rank(candidates(g, w, af.sites, reqs, ptx, arch), reqs, ar, g, before, af, kf,
+                          site_line, ptx, arch, in.top);
     std::vector<int> site_lines;
     for (int s : af.sites)
       if (k.sites[static_cast<size_t>(s)].file == in.main_file) site_lines.push_back(site_line(s));

@@ -9,7 +9,7 @@
 namespace bankcheck::analysis {
 
 std::vector<Remap> candidates(const Geometry& g, Widths w, const std::vector<int>& sites,
-                              const Requests& reqs, const model::Arch& arch) {
+                              const Requests& reqs, const PtxWidths& ptx, const model::Arch& arch) {
   const std::uint64_t bank_row = static_cast<std::uint64_t>(arch.banks) * 4;
   const int elem = g.elem_bytes;
   const std::uint64_t cols = g.row_bytes / static_cast<std::uint64_t>(elem);
@@ -40,16 +40,19 @@ std::vector<Remap> candidates(const Geometry& g, Widths w, const std::vector<int
     r.unit = g.unit;
     cands.push_back(r);
   }
-  // Wide accesses pin the remaps to their width; the same remaps at element granularity,
-  // with those accesses split into elements (what the compiler emits once the elements
-  // are no longer adjacent), may do better.
+  // Wide accesses pin the remaps to their width; the same remaps at element granularity
+  // may do better: the code's own vector accesses then have to be split into elements (what
+  // the compiler emits once the elements are no longer adjacent), while the wide accesses
+  // ptxas made of narrow ones need no change (the replay issues them narrower where their
+  // windows lose their alignment).
   if (g.unit > 1 && elem >= 4) {
     const size_t n = cands.size();
+    const int split = w.code_max > elem ? elem : 0;
     for (int pad_bytes = elem; pad_bytes < align; pad_bytes *= 2) {
       Remap r;
       r.kind = FixKind::Pad;
       r.pad = pad_bytes / elem;
-      r.split = elem;
+      r.split = split;
       cands.push_back(r);
     }
     for (size_t i = 0; i < n; ++i) {
@@ -59,7 +62,7 @@ std::vector<Remap> candidates(const Geometry& g, Widths w, const std::vector<int
           r.bits = b;
           r.base = 0;
           r.shift = std::countr_zero(cols);
-          r.split = elem;
+          r.split = split;
           cands.push_back(r);
         }
         break;
@@ -69,14 +72,16 @@ std::vector<Remap> candidates(const Geometry& g, Widths w, const std::vector<int
       if (cands[i].kind == FixKind::Rotate) {
         Remap r = cands[i];
         r.unit = 1;
-        r.split = elem;
+        r.split = split;
         cands.push_back(r);
       }
   }
+  // Narrower accesses where the code states a wide one (a load ptxas widened is the code's
+  // narrow loads already: nothing to write for it).
   for (int s : sites) {
     int w = 0;
     for (const auto* r : reqs)
-      if (r->site == s) w = std::max<int>(w, r->access.width);
+      if (r->site == s) w = std::max<int>(w, code_width(*r, ptx));
     for (int nw = w / 2; nw >= std::max(4, elem); nw /= 2) {
       Remap r;
       r.kind = FixKind::Width;

@@ -107,7 +107,9 @@ void write_code(Suggestion& s, const ArrayFix& af, const ArrayRange& ar, const G
     t.replace(af.decl->last_dim_begin, af.decl->last_dim_end - af.decl->last_dim_begin,
               fmt::format("{} + {}", last, r.pad));
     s.declaration = t;
-    s.applicable = true;
+    // With the code's vector accesses split into elements, the declaration alone would leave
+    // them misaligned (the GPU faults): --apply writes only what is complete.
+    s.applicable = r.split == 0;
   } else if (r.kind == FixKind::Pad && af.decl && af.decl->dims.size() == 1 && !af.is_extern &&
              af.decl->dim_values[0] > 0) {
     std::string t = af.decl->text;

@@ -1,6 +1,7 @@
 // Replay and ranking: each candidate's requests replayed through the bank model, its shared
 // bytes and occupancy, and the kept suggestions best first.
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <tuple>
 
@@ -19,37 +20,108 @@ model::Occupancy occupancy_for(const model::Arch& arch, int threads, int regs, s
   return model::compute_occupancy(arch.cc, in);
 }
 
+PtxWidths ptx_widths(const ptx::Kernel& k) {
+  PtxWidths out(k.sites.size(), 0);
+  for (std::size_t s = 0; s < k.sites.size(); ++s) {
+    const ptx::Instr& in = k.code[k.sites[s].instr];
+    out[s] = ptx::ty_bytes(in.type) * in.vec;
+  }
+  return out;
+}
+
+int code_width(const RecordedRequest& r, const PtxWidths& ptx) {
+  const int w = r.access.width;
+  if (r.site < 0 || static_cast<std::size_t>(r.site) >= ptx.size()) return w;
+  const int p = ptx[static_cast<std::size_t>(r.site)];
+  return p > 0 && p < w && w % p == 0 ? p : w;
+}
+
+namespace {
+
+// Whether every window of `w` bytes of the request (at each active lane's address, every
+// w-th byte of its `width`) still starts aligned to `w` once moved, and its PTX accesses of
+// `part` bytes stay next to each other: what ptxas needs to issue it `w` bytes wide.
+bool windows_fit(const model::WarpAccess& a, int w, int part,
+                 const std::function<std::uint32_t(std::uint32_t)>& moved) {
+  for (int l = 0; l < model::kWarpSize; ++l) {
+    if (!a.lane_active(l)) continue;
+    for (int c = 0; c < a.width; c += w) {
+      const std::uint32_t base = a.addr[l] + static_cast<std::uint32_t>(c);
+      const std::uint32_t m = moved(base);
+      if (m % static_cast<std::uint32_t>(w)) return false;
+      for (int j = part; j < w; j += part)
+        if (moved(base + static_cast<std::uint32_t>(j)) != m + static_cast<std::uint32_t>(j))
+          return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 // Replays `reqs` (all touching array `ar`) with lanes inside it remapped.
 Eval evaluate(const Requests& reqs, const ArrayRange& ar, const Geometry& g, const Remap* remap,
-              const model::Arch& arch) {
+              const PtxWidths& ptx, const model::Arch& arch) {
   Eval ev;
+  const bool moves = remap && remap->kind != FixKind::Width;
+  const auto moved = [&](std::uint32_t x) {
+    if (!moves || x < ar.offset || x >= ar.offset + ar.bytes) return x;
+    return static_cast<std::uint32_t>(ar.offset) +
+           remap_offset(*remap, g, x - static_cast<std::uint32_t>(ar.offset));
+  };
+  // One SASS instruction serves every execution of its site: a site ptxas widened keeps
+  // its width only while all its windows fit; else the widest width all of them allow, down
+  // to its PTX accesses (or the elements a split remap makes of them). ptxas widens what it
+  // can prove aligned and adjacent: through a padded declaration it reasons as before, but
+  // through a rewritten subscript (an XOR, a modulo, the 1-D padding's division) it does
+  // not (sgemm_2d_blocktiling's Bs loads, swizzled, became 4 x LDS; tests/fix_test.cpp), so
+  // such remaps get the PTX's accesses.
+  const bool declaration_only =
+      moves && remap->kind == FixKind::Pad && g.source == Geometry::Source::Declaration;
+  std::map<int, int> sass_width;
+  if (moves)
+    for (const RecordedRequest* rr : reqs) {
+      int part = code_width(*rr, ptx);
+      if (part >= rr->access.width) continue;  // the code's own width: not ptxas's doing
+      if (remap->split > 0 && remap->split < part) part = remap->split;
+      int& w = sass_width.try_emplace(rr->site, rr->access.width).first->second;
+      if (!declaration_only) w = part;
+      while (w > part && !windows_fit(rr->access, w, part, moved)) w /= 2;
+    }
+  for (const auto& [site, w] : sass_width) {
+    for (const RecordedRequest* rr : reqs)
+      if (rr->site == site && w < rr->access.width) {
+        ev.resplit[site] = w;
+        break;
+      }
+  }
   for (const RecordedRequest* rr : reqs) {
-    auto inside = [&](std::uint32_t x) { return x >= ar.offset && x < ar.offset + ar.bytes; };
     // The request as the remapped code would issue it: split when narrower, then moved.
     int parts_width = rr->access.width;
-    if (remap && remap->kind == FixKind::Width && remap->site == rr->site &&
-        remap->width < parts_width)
-      parts_width = remap->width;
-    if (remap && remap->kind != FixKind::Width && remap->split > 0 && remap->split < parts_width)
-      parts_width = remap->split;
+    if (auto it = sass_width.find(rr->site); it != sass_width.end()) {
+      parts_width = std::min(parts_width, it->second);
+    } else {
+      if (remap && remap->kind == FixKind::Width && remap->site == rr->site &&
+          remap->width < parts_width)
+        parts_width = remap->width;
+      if (moves && remap->split > 0 && remap->split < parts_width) parts_width = remap->split;
+    }
     std::uint64_t wf = 0, ideal = 0;
     for (int p = 0; p < rr->access.width / parts_width; ++p) {
       model::WarpAccess a = rr->access;
       a.width = static_cast<std::uint8_t>(parts_width);
       for (int l = 0; l < model::kWarpSize; ++l) {
         if (!a.lane_active(l)) continue;
-        a.addr[l] += static_cast<std::uint32_t>(p * parts_width);
-        if (remap && remap->kind != FixKind::Width && inside(a.addr[l]))
-          a.addr[l] = static_cast<std::uint32_t>(ar.offset) +
-                      remap_offset(*remap, g, a.addr[l] - static_cast<std::uint32_t>(ar.offset));
+        a.addr[l] = moved(a.addr[l] + static_cast<std::uint32_t>(p * parts_width));
       }
       const model::Verdict v = model::analyze(a, arch);
-      if (!v.ok()) return Eval{false, 0, 0, {}};
+      if (!v.ok()) return Eval{false, 0, 0, 0, {}, {}};
       wf += v.wavefronts;
       ideal += v.ideal_wavefronts;
     }
     ev.wavefronts += wf * rr->count;
     ev.ideal += ideal * rr->count;
+    ev.requests += static_cast<std::uint64_t>(rr->access.width / parts_width) * rr->count;
     ev.per_site[rr->site] += wf * rr->count;
   }
   return ev;
@@ -58,19 +130,25 @@ Eval evaluate(const Requests& reqs, const ArrayRange& ar, const Geometry& g, con
 std::vector<Suggestion> rank(const std::vector<Remap>& cands, const Requests& reqs,
                              const ArrayRange& ar, const Geometry& g, const Eval& before,
                              const ArrayFix& af, const KernelFix& kf,
-                             const std::function<int(int)>& site_line, const model::Arch& arch,
-                             int top) {
+                             const std::function<int(int)>& site_line, const PtxWidths& ptx,
+                             const model::Arch& arch, int top) {
   const int elem = g.elem_bytes;
   std::vector<Suggestion> kept;
   std::vector<Suggestion> found;
   for (const Remap& r : cands) {
-    const Eval after = evaluate(reqs, ar, g, &r, arch);
+    const Eval after = evaluate(reqs, ar, g, &r, ptx, arch);
     if (!after.ok || after.wavefronts >= before.wavefronts) continue;
+    // A saving below kMinSaving of the array's wavefronts is not worth a change of layout.
+    if (static_cast<double>(before.wavefronts - after.wavefronts) <
+        kMinSaving * static_cast<double>(before.wavefronts))
+      continue;
     Suggestion s;
     s.remap = r;
     s.wavefronts_before = before.wavefronts;
     s.wavefronts_after = after.wavefronts;
     s.ideal_wavefronts = after.ideal;
+    s.requests_before = before.requests;
+    s.requests_after = after.requests;
     s.bytes_before = ar.bytes;
     s.bytes_after = ar.bytes;
     if (r.kind == FixKind::Pad)
@@ -88,6 +166,8 @@ std::vector<Suggestion> rank(const std::vector<Remap>& cands, const Requests& re
         }
       c.wavefronts_before = before.per_site.count(site) ? before.per_site.at(site) : 0;
       c.wavefronts_after = after.per_site.count(site) ? after.per_site.at(site) : 0;
+      if (auto it = after.resplit.find(site); it != after.resplit.end())
+        c.sass_width_after = it->second;
       s.sites.push_back(c);
     }
     if (kf.occupancy_known) {
@@ -102,7 +182,9 @@ std::vector<Suggestion> rank(const std::vector<Remap>& cands, const Requests& re
   }
   auto key = [](const Suggestion& s) {
     const int blocks = s.occupancy_known ? s.occupancy_after.blocks_per_sm : 0;
-    return std::make_tuple(s.wavefronts_after, s.bytes_after, -blocks,
+    // Equal wavefronts: fewer instructions issued (a remap that keeps ptxas's LDS.128 over
+    // one that breaks it into four LDS), then fewer bytes, then more resident blocks.
+    return std::make_tuple(s.wavefronts_after, s.requests_after, s.bytes_after, -blocks,
                            static_cast<int>(s.remap.kind), s.remap.pad + s.remap.bits);
   };
   std::stable_sort(found.begin(), found.end(),

@@ -66,15 +66,16 @@ struct Scope {
 std::optional<long long> eval_in(const std::string& expr, const std::vector<std::string>& src,
                                  const Scope& scope, int depth) {
   if (depth > 8) return std::nullopt;
-  const auto v = explain::eval_constant(expr, [&](const std::string& name) -> std::optional<std::int64_t> {
-    if (auto it = scope.bound.find(name); it != scope.bound.end())
-      return it->second ? std::optional<std::int64_t>(*it->second) : std::nullopt;
-    auto def = definition_in(name, src, scope.first, scope.last);
-    if (!def) def = definition(name, src);
-    if (!def) return std::nullopt;
-    const auto value = eval_in(*def, src, scope, depth + 1);
-    return value ? std::optional<std::int64_t>(*value) : std::nullopt;
-  });
+  const auto v =
+      explain::eval_constant(expr, [&](const std::string& name) -> std::optional<std::int64_t> {
+        if (auto it = scope.bound.find(name); it != scope.bound.end())
+          return it->second ? std::optional<std::int64_t>(*it->second) : std::nullopt;
+        auto def = definition_in(name, src, scope.first, scope.last);
+        if (!def) def = definition(name, src);
+        if (!def) return std::nullopt;
+        const auto value = eval_in(*def, src, scope, depth + 1);
+        return value ? std::optional<std::int64_t>(*value) : std::nullopt;
+      });
   if (v) return static_cast<long long>(*v);
   return std::nullopt;
 }
@@ -147,7 +148,8 @@ std::vector<TemplateParam> template_params(const std::vector<std::string>& src, 
                                            std::size_t col) {
   const std::vector<std::string> code = code_of(src);
   std::string text;
-  for (int i = 0; i < line && static_cast<std::size_t>(i) < code.size(); ++i) text += code[i] + "\n";
+  for (int i = 0; i < line && static_cast<std::size_t>(i) < code.size(); ++i)
+    text += code[i] + "\n";
   if (static_cast<std::size_t>(line) < code.size())
     text += code[static_cast<std::size_t>(line)].substr(0, col);
   // The declaration's start: after the previous ; { or } (a template header has none).
@@ -210,7 +212,8 @@ std::optional<std::string> definition_in(const std::string& name,
       continue;
     }
     if (find_word(line, "const") == std::string::npos &&
-        find_word(line, "constexpr") == std::string::npos)
+        find_word(line, "constexpr") == std::string::npos &&
+        find_word(line, "enum") == std::string::npos)
       continue;
     const std::size_t at = find_word(line, name);
     if (at == std::string::npos) continue;
@@ -223,7 +226,7 @@ std::optional<std::string> definition_in(const std::string& name,
     for (; q < line.size(); ++q) {
       if (line[q] == '(') ++depth;
       if (line[q] == ')') --depth;
-      if (depth == 0 && (line[q] == ',' || line[q] == ';')) break;
+      if (depth == 0 && (line[q] == ',' || line[q] == ';' || line[q] == '}')) break;
     }
     return trim(line.substr(p, q - p));
   }
@@ -305,8 +308,9 @@ std::optional<SharedDecl> find_shared_decl(const std::vector<std::string>& src,
     for (std::size_t a = 0; a < params.size(); ++a) {
       pack = pack || params[a].pack;
       if (params[a].name.empty()) continue;
-      kernel_scope.bound[params[a].name] =
-          !pack && !params[a].type && a < kn.args.size() ? template_value(kn.args[a]) : std::nullopt;
+      kernel_scope.bound[params[a].name] = !pack && !params[a].type && a < kn.args.size()
+                                               ? template_value(kn.args[a])
+                                               : std::nullopt;
     }
   }
   auto decl_at = [&](std::size_t i) -> std::optional<SharedDecl> {
@@ -347,9 +351,8 @@ std::optional<SharedDecl> find_shared_decl(const std::vector<std::string>& src,
     if (d.dims.empty()) return std::nullopt;
     const bool in_kernel = i >= start && i < stop;
     for (const auto& e : d.dims)
-      d.dim_values.push_back(e.empty() ? -1
-                                       : eval_in(e, src, in_kernel ? kernel_scope : Scope{}, 0)
-                                             .value_or(-1));
+      d.dim_values.push_back(
+          e.empty() ? -1 : eval_in(e, src, in_kernel ? kernel_scope : Scope{}, 0).value_or(-1));
     if (accept && !accept(d)) return std::nullopt;
     return d;
   };

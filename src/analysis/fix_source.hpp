@@ -14,7 +14,7 @@ struct Subscripted {
 };
 std::vector<Subscripted> find_subscripts(const std::string& line, const std::string& name);
 
-// The value text of `#define NAME value` or `const int NAME = value`.
+// The value text of `#define NAME value`, `const int NAME = value` or `enum { NAME = value }`.
 std::optional<std::string> definition(const std::string& name, const std::vector<std::string>& src);
 // The same, looked for in lines [first, last) (0-based) only: a kernel's own constants.
 std::optional<std::string> definition_in(const std::string& name,

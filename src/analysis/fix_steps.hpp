@@ -34,10 +34,37 @@ struct Attribution {
 };
 Attribution attribute(const ptx::Kernel& k, const KernelReport& rep, const SharedRecorder& rec);
 
-// The widest and narrowest access of an array's requests, in bytes.
+// The widths of an array's accesses, in bytes: the narrowest and the widest as the code
+// states them (the PTX's: a load ptxas widened counts at its PTX width), and the widest as
+// SASS issues them (an LDS.128 ptxas made of four scalar loads: 16).
 struct Widths {
-  int min = 16, max = 1;
+  int min = 16, code_max = 1, max = 1;
 };
+
+// The width each site's PTX states, per Kernel::sites index (0: not a memory access). A
+// recorded request wider than its site's PTX width was widened by ptxas (SassPlan's
+// Widened: several PTX accesses in one LDS.64/LDS.128), which ptxas can only do where the
+// window is aligned; a remap that breaks the alignment gets the narrower accesses instead.
+using PtxWidths = std::vector<int>;
+PtxWidths ptx_widths(const ptx::Kernel& k);
+// A request's width as the code states it: its site's PTX width when ptxas widened it.
+int code_width(const RecordedRequest& r, const PtxWidths& ptx);
+
+// ---- data dependence ----
+// Per site (Kernel::sites index): the load of input data (a global or generic load, its site)
+// whose value reaches the site's shared address, through registers, predicates and values
+// stored to shared or local memory and read back; -1 for none. Flow-insensitive: a register
+// is tainted when any of its definitions is.
+std::vector<int> address_origins(const ptx::Kernel& k);
+// Whether the site's recorded requests differ in their lanes or in their lanes' offsets from
+// the first active lane: an index from the data that is the same for every request (a
+// uniform offset) leaves the pattern, and what a layout does to it, the same.
+bool pattern_varies(const Requests& reqs, int site);
+// The array's data dependence, when its sites whose address comes from the input (and whose
+// pattern varies) hold at least half of its `excess` wavefronts.
+std::optional<DataDependence> data_dependence(const ptx::Kernel& k, const KernelReport& rep,
+                                              const std::vector<int>& origins, const Requests& reqs,
+                                              const std::vector<int>& sites, std::uint64_t excess);
 
 // ---- geometry ----
 // Whether a declaration of a scalar or CUDA vector type with evaluable dimensions has
@@ -52,26 +79,32 @@ std::optional<Geometry> find_geometry(ArrayFix& af, const ArrayRange& ar, const 
 // Every remap worth replaying: paddings, XOR swizzles, rotations (each also at element
 // granularity with wide accesses split), and narrower accesses per site.
 std::vector<Remap> candidates(const Geometry& g, Widths w, const std::vector<int>& sites,
-                              const Requests& reqs, const model::Arch& arch);
+                              const Requests& reqs, const PtxWidths& ptx, const model::Arch& arch);
 
 // ---- replay and ranking ----
 struct Eval {
   bool ok = true;
   std::uint64_t wavefronts = 0, ideal = 0;
+  std::uint64_t requests = 0;  // as SASS issues them
   std::map<int, std::uint64_t> per_site;
+  std::map<int, int> resplit;  // ptxas-widened sites the remap unaligns: site -> SASS width
 };
-// Replays `reqs` (all touching array `ar`) with lanes inside it remapped (none: as they are).
+// Replays `reqs` (all touching array `ar`) with lanes inside it remapped (none: as they are),
+// each as SASS would issue it: a ptxas-widened site whose remapped windows are no longer
+// aligned (or no longer contiguous) is issued at the widest width they still allow, down to
+// its PTX width.
 Eval evaluate(const Requests& reqs, const ArrayRange& ar, const Geometry& g, const Remap* remap,
-              const model::Arch& arch);
+              const PtxWidths& ptx, const model::Arch& arch);
 model::Occupancy occupancy_for(const model::Arch& arch, int threads, int regs, std::uint64_t st,
                                std::uint64_t dyn);
 // The candidates that lower the wavefronts, with their costs, best first (fewest wavefronts,
-// then fewest bytes, then most resident blocks), at most `top`, one per kind.
+// then fewest SASS requests, then fewest bytes, then most resident blocks), at most `top`,
+// one per kind.
 std::vector<Suggestion> rank(const std::vector<Remap>& cands, const Requests& reqs,
                              const ArrayRange& ar, const Geometry& g, const Eval& before,
                              const ArrayFix& af, const KernelFix& kf,
-                             const std::function<int(int)>& site_line, const model::Arch& arch,
-                             int top);
+                             const std::function<int(int)>& site_line, const PtxWidths& ptx,
+                             const model::Arch& arch, int top);
 
 // ---- code ----
 // Lines of the main file that subscript the array: the sites' lines, and every line of

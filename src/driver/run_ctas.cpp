@@ -58,8 +58,9 @@ struct Slot {
   std::unique_ptr<analysis::SiteStatsListener> stats, ptx_stats;
   std::unique_ptr<analysis::SharedRecorder> recorder;
   std::vector<emu::Note> notes;
-  std::uint64_t end = 0;             // one past its last CTA in the plan
-  std::uint64_t executed = 0;        // warp instructions
+  std::vector<int> unwritten_reads;  // sites first read unwritten by its thread in these CTAs
+  std::uint64_t end = 0;       // one past its last CTA in the plan
+  std::uint64_t executed = 0;  // warp instructions
   std::optional<std::string> error;  // an emulation error stopped it (at its last CTA)
 };
 
@@ -73,12 +74,13 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
   const unsigned threads = static_cast<unsigned>(std::max<std::uint64_t>(
       1, std::min<std::uint64_t>(o.threads ? o.threads : std::thread::hardware_concurrency(),
                                  order.size())));
-  // CTAs per slot: a slot of many small CTAs costs one merge. One for a sampled run (its
-  // rounds start small) and for the recorder (its limit is reached within a CTA, and a
-  // slot's own limit must not depend on how many CTAs share it). Never a function of the
-  // thread count.
+  // CTAs per slot. A sampled run decides after each CTA whether the next one counts, and the
+  // recorder's limit is reached within a CTA, so those take one CTA per slot; otherwise a
+  // slot of many small CTAs costs one merge. Never a function of the thread count.
   const std::uint64_t chunk =
-      plan.adaptive || o.record_shared ? 1 : std::clamp<std::uint64_t>(order.size() / 256, 1, 64);
+      plan.adaptive || o.record_shared
+          ? 1
+          : std::clamp<std::uint64_t>(order.size() / 256, 1, 64);
   // How far ahead of the first uncommitted CTA the threads may run (slots held meanwhile).
   const std::uint64_t window = chunk * threads * 2;
 
@@ -131,34 +133,25 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
     o.progress->ctas_done = 0;
     o.progress->ctas_planned = plan.adaptive ? 0 : order.size();
   }
-  // A sampled run (no --blocks) goes in rounds, and only a whole round's CTAs are handed out:
-  // every CTA that runs is counted (none runs ahead and is thrown away: its writes to
-  // global memory would stay), and what the next round is depends on the counted CTAs
-  // alone. The first round is the first and the last CTA; after each, the run stops once
-  // the sample's warp instructions are reached, else the next round is the CTAs that the
-  // average so far says are still needed, at most as many as were counted (doubling).
-  std::uint64_t limit = plan.adaptive ? std::min<std::uint64_t>(order.size(), 2) : order.size();
-  auto next_round = [&]() {  // under the lock, every CTA before `limit` committed
-    if (executed >= o.sample_instructions) {
-      stop = true;
-      return;
-    }
-    const std::uint64_t per_cta =
-        std::max<std::uint64_t>(1, executed / std::max<std::uint64_t>(1, done));
-    const std::uint64_t need = (o.sample_instructions - executed + per_cta - 1) / per_cta;
-    limit = std::min<std::uint64_t>(
-        order.size(),
-        committed + std::clamp<std::uint64_t>(need, 1, std::max<std::uint64_t>(1, done)));
+  // Under the lock: whether the sample is complete before CTA `i` (first and last always).
+  auto sampled_enough = [&](std::uint64_t i) {
+    return plan.adaptive && i > 1 && executed >= o.sample_instructions;
   };
   // Under the lock: merges the slots that are next in the plan, in order.
   auto commit = [&]() {
     for (auto it = pending.find(committed); !stop && it != pending.end();
          it = pending.find(committed)) {
       Slot& s = *it->second;
+      if (sampled_enough(committed)) {
+        stop = true;
+        break;
+      }
       r.stats->merge(*s.stats);
       r.ptx_stats->merge(*s.ptx_stats);
       if (r.recorder) r.recorder->merge(*s.recorder);
       r.notes.insert(r.notes.end(), s.notes.begin(), s.notes.end());
+      r.unwritten_shared_reads.insert(r.unwritten_shared_reads.end(), s.unwritten_reads.begin(),
+                                      s.unwritten_reads.end());
       executed += s.executed;
       if (s.error) {  // the first error in the plan's order stops the run
         error = s.error;
@@ -172,10 +165,10 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
       s.ptx_stats->clear();
       if (s.recorder) s.recorder = std::make_unique<analysis::SharedRecorder>();
       s.notes.clear();
+      s.unwritten_reads.clear();
       s.executed = 0;
       spare.push_back(std::move(it->second));
       pending.erase(it);
-      if (committed == limit && committed < order.size()) next_round();
     }
     if (committed >= order.size()) stop = true;
   };
@@ -184,15 +177,13 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
     Lane& lane = *lanes[t];
     while (true) {
       std::unique_ptr<Slot> slot;
-      std::uint64_t begin = 0, end = 0;
+      std::uint64_t begin = 0;
       {
         std::unique_lock<std::mutex> lock(m);
-        cv.wait(lock, [&] {
-          return stop || next >= order.size() || (next < limit && next < committed + window);
-        });
-        if (stop || next >= order.size()) break;
+        cv.wait(lock, [&] { return stop || next >= order.size() || next < committed + window; });
+        if (stop || next >= order.size() || sampled_enough(next)) break;
         begin = next;
-        end = next = std::min<std::uint64_t>(limit, begin + chunk);
+        next = std::min<std::uint64_t>(order.size(), begin + chunk);
         if (!spare.empty()) {
           slot = std::move(spare.back());
           spare.pop_back();
@@ -208,8 +199,9 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
       lane.ptx_stats.to = slot->ptx_stats.get();
       lane.recorder.to = slot->recorder.get();
       const std::size_t notes_before = lane.emu->notes().size();
+      const std::size_t unwritten_before = lane.emu->unwritten_shared_reads().size();
       const std::uint64_t executed_before = lane.emu->executed();
-      slot->end = end;
+      slot->end = std::min<std::uint64_t>(order.size(), begin + chunk);
       try {
         for (std::uint64_t i = begin; i < slot->end; ++i) {
           const emu::Dim3 id = cta_id(order[static_cast<size_t>(i)], launch.grid);
@@ -231,6 +223,9 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
       }
       const auto& notes = lane.emu->notes();
       slot->notes.assign(notes.begin() + static_cast<std::ptrdiff_t>(notes_before), notes.end());
+      const auto& unwritten = lane.emu->unwritten_shared_reads();
+      slot->unwritten_reads.assign(
+          unwritten.begin() + static_cast<std::ptrdiff_t>(unwritten_before), unwritten.end());
       slot->executed = lane.emu->executed() - executed_before;
       std::lock_guard<std::mutex> lock(m);
       pending[begin] = std::move(slot);
@@ -258,10 +253,9 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.ctas_done = done;
   r.warp_instructions = executed;
-  for (const auto& lane : lanes) {
-    const auto& u = lane->emu->unwritten_shared_reads();
-    r.unwritten_shared_reads.insert(r.unwritten_shared_reads.end(), u.begin(), u.end());
-  }
+  // Sites that read shared memory no thread of the CTA wrote, in the committed CTAs (each
+  // thread records a site once, in its earliest CTA, and threads take CTAs in plan order):
+  // a sorted set, so it depends on neither the thread count nor the timing.
   std::sort(r.unwritten_shared_reads.begin(), r.unwritten_shared_reads.end());
   r.unwritten_shared_reads.erase(
       std::unique(r.unwritten_shared_reads.begin(), r.unwritten_shared_reads.end()),

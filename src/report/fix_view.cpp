@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "bankcheck/report/check_view.hpp"
+#include "bankcheck/report/findings.hpp"
 #include "bankcheck/report/fix_wording.hpp"
 #include "paint.hpp"
 
@@ -140,8 +141,14 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
         out += "  no bank conflicts: nothing to fix\n";
         continue;
       }
+      if (af.data_dependent) {
+        out += fmt::format("  nothing suggested: {}\n",
+                           data_dependence_text(af, source_path(r, af.data_dependent->load_file)));
+        continue;
+      }
       if (af.suggestions.empty()) {
-        out += "  no candidate remap lowers its wavefronts\n";
+        out += fmt::format("  no candidate remap saves {:.0f}% of its wavefronts or more\n",
+                           100.0 * analysis::kMinSaving);
         continue;
       }
       out += "  suggestions, best first:\n";
@@ -264,6 +271,18 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
       a["wavefronts"] = af.wavefronts;
       a["ideal_wavefronts"] = af.ideal_wavefronts;
       if (!af.error.empty()) a["error"] = af.error;
+      if (af.data_dependent) {
+        const auto& d = *af.data_dependent;
+        a["data_dependent"] = {
+            {"line", d.line},
+            {"op", model::op_name(d.op)},
+            {"load", {{"file", source_path(r, d.load_file)}, {"line", d.load_line}}},
+            {"merged", d.merged == analysis::DataDependence::Merged::PopcInc ? "ATOMS.POPC.INC"
+                       : d.merged == analysis::DataDependence::Merged::Match ? "__match_any_sync"
+                                                                             : "none"},
+            {"excess", d.excess},
+            {"text", data_dependence_text(af, source_path(r, d.load_file))}};
+      }
       a["suggestions"] = nlohmann::json::array();
       for (const auto& s : af.suggestions) {
         nlohmann::json sj;
@@ -277,17 +296,22 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
         sj["wavefronts_before"] = s.wavefronts_before;
         sj["wavefronts_after"] = s.wavefronts_after;
         sj["ideal_wavefronts"] = s.ideal_wavefronts;
+        sj["requests_before"] = s.requests_before;
+        sj["requests_after"] = s.requests_after;
         sj["bytes_before"] = s.bytes_before;
         sj["bytes_after"] = s.bytes_after;
         sj["occupancy_before"] = s.occupancy_known ? occupancy_json(s.occupancy_before) : nullptr;
         sj["occupancy_after"] = s.occupancy_known ? occupancy_json(s.occupancy_after) : nullptr;
         sj["sites"] = nlohmann::json::array();
-        for (const auto& c : s.sites)
-          sj["sites"].push_back({{"line", c.line},
-                                 {"op", model::op_name(c.op)},
-                                 {"requests", c.requests},
-                                 {"wavefronts_before", c.wavefronts_before},
-                                 {"wavefronts_after", c.wavefronts_after}});
+        for (const auto& c : s.sites) {
+          nlohmann::json cj = {{"line", c.line},
+                               {"op", model::op_name(c.op)},
+                               {"requests", c.requests},
+                               {"wavefronts_before", c.wavefronts_before},
+                               {"wavefronts_after", c.wavefronts_after}};
+          if (c.sass_width_after > 0) cj["sass_width_after"] = c.sass_width_after;
+          sj["sites"].push_back(cj);
+        }
         sj["applicable"] = s.applicable;
         a["suggestions"].push_back(sj);
       }
@@ -310,8 +334,13 @@ std::vector<SarifFix> sarif_fixes(const analysis::FixReport& fr) {
   for (size_t ki = 0; ki < fr.kernels.size(); ++ki) {
     const auto& kf = fr.kernels[ki];
     for (const auto& af : kf.arrays) {
-      if (af.suggestions.empty()) continue;
-      const auto& s = af.suggestions.front();
+      // The best suggestion whose code is complete: one that also needs the code's vector
+      // accesses split into elements (not written) would leave them misaligned.
+      const auto best =
+          std::find_if(af.suggestions.begin(), af.suggestions.end(),
+                       [](const analysis::Suggestion& x) { return x.remap.split == 0; });
+      if (best == af.suggestions.end()) continue;
+      const auto& s = *best;
       std::vector<SarifReplacement> reps;
       auto whole_line = [&](int line, const std::string& old_text, const std::string& text) {
         SarifReplacement rep;

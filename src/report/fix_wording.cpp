@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace bankcheck::report {
 namespace {
 
@@ -22,6 +25,40 @@ const analysis::SiteChange* narrowed_site(const analysis::Suggestion& s) {
   for (const auto& c : s.sites)
     if (c.site == s.remap.site) return &c;
   return nullptr;
+}
+
+// A shared SASS opcode of one access width, as the disassembler prints it: LDS.128, STS.64,
+// LDS (32-bit).
+std::string sass_opcode(model::Op op, int width) {
+  const char* base = op == model::Op::Load ? "LDS" : op == model::Op::Store ? "STS" : "ATOMS";
+  switch (width) {
+    case 16:
+      return fmt::format("{}.128", base);
+    case 8:
+      return fmt::format("{}.64", base);
+    case 2:
+      return fmt::format("{}.U16", base);
+    case 1:
+      return fmt::format("{}.U8", base);
+    default:
+      return base;
+  }
+}
+
+// The wide SASS accesses ptxas could no longer issue under the remap: "breaks LDS.128 on
+// line 139: 4 x LDS", one entry per line, op and widths.
+std::string broken_widenings(const analysis::Suggestion& s) {
+  std::vector<std::string> parts;
+  for (const auto& c : s.sites) {
+    if (c.sass_width_after <= 0 || c.sass_width_after >= c.width) continue;
+    const std::string p =
+        fmt::format("breaks {} on line {}: {} x {}", sass_opcode(c.op, c.width), c.line,
+                    c.width / c.sass_width_after, sass_opcode(c.op, c.sass_width_after));
+    if (std::find(parts.begin(), parts.end(), p) == parts.end()) parts.push_back(p);
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
 }
 
 }  // namespace
@@ -56,6 +93,8 @@ std::string suggestion_change(const analysis::ArrayFix& af, const analysis::Sugg
   if (af.is_extern && s.bytes_after != s.bytes_before)
     change += fmt::format(", launched with {} B more dynamic shared memory",
                           s.bytes_after - s.bytes_before);
+  if (const std::string broken = broken_widenings(s); !broken.empty())
+    change += " (" + broken + ")";
   return change;
 }
 
@@ -90,6 +129,40 @@ std::string suggestion_formula(const analysis::ArrayFix& af, const analysis::Sug
   if (r.split > 0)
     formula += fmt::format("; the {}-byte accesses become {}-byte ones", af.widest_access, r.split);
   return formula;
+}
+
+std::string data_dependence_text(const analysis::ArrayFix& af, const std::string& load_path) {
+  using Merged = analysis::DataDependence::Merged;
+  const analysis::DataDependence& d = *af.data_dependent;
+  std::string t = fmt::format(
+      "this array's conflicts depend on the input data (the index on line {} comes from {} at "
+      "{}:{}); padding or a swizzle cannot remove them, only move which keys collide",
+      d.line, d.load_global ? "a global load" : "a load through a generic pointer", load_path,
+      d.load_line);
+  const std::string per_lane = fmt::format(
+      "a copy of the array per lane ({}[key][lane]: each lane in its own bank, at 32 times the "
+      "memory)",
+      af.name);
+  const bool atomic = d.op == model::Op::Atomic || d.op == model::Op::AtomicCas;
+  switch (d.merged) {
+    case Merged::PopcInc:
+    case Merged::Match:
+      t += fmt::format(
+          "; lanes with equal keys are already merged ({}), so what remains are different keys "
+          "in one bank, which only {} removes",
+          d.merged == Merged::PopcInc ? "ptxas's ATOMS.POPC.INC" : "__match_any_sync", per_lane);
+      break;
+    case Merged::None:
+      if (atomic)
+        t += fmt::format(
+            "; aggregate the lanes with equal keys (__match_any_sync, one atomic per distinct "
+            "key), or privatise the bins: {}",
+            per_lane);
+      else
+        t += "; the order of the keys in a warp decides the banks";
+      break;
+  }
+  return t;
 }
 
 }  // namespace bankcheck::report

@@ -222,8 +222,9 @@ std::string render_check_html(const analysis::CheckReport& r) {
     // Several kernels on one line: each SASS entry says whose it is.
     std::size_t kernels_with_sass = 0;
     for (const auto& k : r.kernels)
-      kernels_with_sass += std::any_of(k.lines.begin(), k.lines.end(),
-                                       [](const analysis::LineReport& l) { return !l.sass.empty(); });
+      kernels_with_sass +=
+          std::any_of(k.lines.begin(), k.lines.end(),
+                      [](const analysis::LineReport& l) { return !l.sass.empty(); });
     o += "<table class=\"src\">\n<tr><th>line</th><th title=\"excess shared wavefronts\">excess "
          "wf</th>"
          "<th title=\"worst N-way bank conflict\">ways</th><th title=\"excess global 32-byte "

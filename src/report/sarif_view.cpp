@@ -211,9 +211,8 @@ InlineStack inline_stack(const analysis::CheckReport& r, const analysis::KernelR
     if (i == own)
       text = i == 0 ? "the access" : fmt::format("the access, inlined from {}", where(frames[0]));
     else if (i < own || own == frames.size())
-      text = i + 1 < frames.size()
-                 ? fmt::format("inlined from here into {}", where(frames[i + 1]))
-                 : "the outermost call";
+      text = i + 1 < frames.size() ? fmt::format("inlined from here into {}", where(frames[i + 1]))
+                                   : "the outermost call";
     else
       text = fmt::format("called from here (inlines {})", where(frames[i - 1]));
     json loc = {{"physicalLocation", physical(r, artifacts, p.file, p.line, p.col)},

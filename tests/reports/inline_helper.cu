@@ -6,7 +6,7 @@ __device__ __forceinline__ float column(const float (*t)[32], int row) { return 
 
 __global__ void column_sum(float* out) {
     __shared__ float tile[32][32];
-    tile[threadIdx.x][threadIdx.x] = threadIdx.x;
+    for (int r = 0; r < 32; ++r) tile[r][threadIdx.x] = r + threadIdx.x;
     __syncthreads();
     out[threadIdx.x] = column(tile, threadIdx.x);
 }

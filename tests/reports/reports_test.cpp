@@ -234,9 +234,10 @@ TEST_F(Reports, SarifInlineStack) {
     EXPECT_EQ(hr.back().second, "inlined from here into line 42");
     const json& hf = h["stacks"][0]["frames"];
     ASSERT_EQ(hf.size(), 2u);
-    EXPECT_NE(hf[0]["location"]["physicalLocation"]["artifactLocation"]["uri"].get<std::string>().find(
-                  "device_atomic_functions.hpp"),
-              std::string::npos);
+    EXPECT_NE(
+        hf[0]["location"]["physicalLocation"]["artifactLocation"]["uri"].get<std::string>().find(
+            "device_atomic_functions.hpp"),
+        std::string::npos);
     EXPECT_EQ(hf[1]["location"]["physicalLocation"]["region"]["startLine"], 42);
   }
   EXPECT_TRUE(found);

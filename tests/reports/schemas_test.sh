@@ -23,7 +23,8 @@ printf '%s\n' "${inputs[@]}" | xargs -P 2 -I{} sh -c '
 # `fix` as JSON (docs/schema/fix.schema.json) and SARIF, on the examples with suggestions and
 # the inputs where nothing can be suggested.
 fix_inputs=(examples/transpose.cu examples/occupancy.cu examples/scan.cu examples/wide.cu
-            examples/structs.cu tests/data/fix_template.cu)
+            examples/structs.cu tests/data/fix_template.cu examples/histogram.cu
+            tests/data/fix_widened.cu)
 printf '%s\n' "${fix_inputs[@]}" | xargs -P 2 -I{} sh -c '
   name=$(echo "{}" | tr / _)
   "$0" fix "{}" --blocks 3 --format json -o "$1/$name.fix-json" &&
@@ -62,6 +63,9 @@ done
 # The logs are not trivially valid: they hold results, rules and related locations.
 grep -q '"ruleId": "bank-conflict"' "$out"/examples_transpose.cu.sarif || { echo "schemas_test: no bank-conflict result" >&2; status=1; }
 grep -q '"fixes"' "$out"/examples_occupancy.cu.fix.sarif || { echo "schemas_test: no fix in fix's SARIF" >&2; status=1; }
+grep -q '"data_dependent"' "$out"/examples_histogram.cu.fix-json || { echo "schemas_test: no data_dependent array" >&2; status=1; }
+grep -q '"sass_width_after"' "$out"/tests_data_fix_widened.cu.fix-json || { echo "schemas_test: no re-split widened load" >&2; status=1; }
+grep -q '"stacks"' "$out"/examples_histogram.cu.sarif || { echo "schemas_test: no inline stack" >&2; status=1; }
 grep -q '"relatedLocations"' "$out"/examples_transpose.cu.sarif || { echo "schemas_test: no related location" >&2; status=1; }
 grep -q '"ruleId": "emulation-note"' "$out"/tests_data_check_partial_barrier.cu.sarif || { echo "schemas_test: no note" >&2; status=1; }
 grep -q '"unwritten_shared_reads": \[$' "$out"/tests_data_check_unwritten.cu.json || { echo "schemas_test: no unwritten shared read" >&2; status=1; }

@@ -80,8 +80,12 @@ struct SiteChange {
   int site = -1;  // Kernel::sites index
   int line = 0;
   model::Op op = model::Op::Load;
-  int width = 0;
+  int width = 0;  // bytes per lane of its requests as SASS issues them (LDS.128: 16)
   std::uint64_t requests = 0, wavefronts_before = 0, wavefronts_after = 0;
+  // A site ptxas widened (its PTX accesses are narrower than `width`) whose windows the
+  // remap leaves unaligned: the narrower width SASS would issue it at (LDS.128 -> 4 x LDS:
+  // 4); 0 when SASS issues it as before.
+  int sass_width_after = 0;
 };
 
 struct Suggestion {
@@ -90,11 +94,28 @@ struct Suggestion {
   std::string subscript;    // the first rewritten subscript, when subscripts change
   std::vector<CodeEdit> edits;  // source lines rewritten (index expressions)
   std::uint64_t wavefronts_before = 0, wavefronts_after = 0, ideal_wavefronts = 0;
+  // Shared requests as SASS issues them (an LDS.128 ptxas can no longer issue is 4 x LDS).
+  std::uint64_t requests_before = 0, requests_after = 0;
   std::uint64_t bytes_before = 0, bytes_after = 0;
   model::Occupancy occupancy_before, occupancy_after;
   bool occupancy_known = false;
   std::vector<SiteChange> sites;
   bool applicable = false;  // --apply can write it (declaration padding)
+};
+
+// Conflicts that follow the input data: the array's sites whose shared address comes from a
+// value the kernel loaded (a histogram's `bins[data[i]]`) hold most of its excess, so a
+// layout only moves which keys collide.
+struct DataDependence {
+  int site = -1;  // Kernel::sites index: the one of them with the most excess
+  int line = 0;
+  model::Op op = model::Op::Load;
+  int load_file = 0, load_line = 0;  // the load the index comes from
+  bool load_global = true;           // ld.global (else a load through a generic pointer)
+  // Lanes with equal keys already merged: by ptxas (ATOMS.POPC.INC) or by the code
+  // (__match_any_sync); none for loads, stores and plain atomics.
+  enum class Merged { None, PopcInc, Match } merged = Merged::None;
+  std::uint64_t excess = 0;  // those sites' excess wavefronts
 };
 
 struct ArrayFix {
@@ -108,8 +129,13 @@ struct ArrayFix {
   int widest_access = 0;   // bytes: the widest access of its requests
   std::uint64_t requests = 0, wavefronts = 0, ideal_wavefronts = 0;
   std::string error;  // why nothing is suggested (attribution or geometry), empty if none
+  std::optional<DataDependence> data_dependent;  // set: nothing suggested, this is why
   std::vector<Suggestion> suggestions;  // best first
 };
+
+// A suggestion must save at least this share of the array's wavefronts: below it, the
+// difference is within what another input or another sample of CTAs changes.
+inline constexpr double kMinSaving = 0.01;
 
 struct KernelFix {
   std::string kernel;

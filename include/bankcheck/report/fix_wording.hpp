@@ -17,4 +17,10 @@ std::string suggestion_change(const analysis::ArrayFix& af, const analysis::Sugg
 // Swizzle<5,0,5> on element offsets)".
 std::string suggestion_formula(const analysis::ArrayFix& af, const analysis::Suggestion& s);
 
+// Why nothing is suggested for an array whose conflicts follow the input data, and what
+// does help: "this array's conflicts depend on the input data (the index on line 42 comes
+// from a global load at k.cu:42); padding cannot remove them ...". `af.data_dependent`
+// must be set; `load_path` is the path of its load's file.
+std::string data_dependence_text(const analysis::ArrayFix& af, const std::string& load_path);
+
 }  // namespace bankcheck::report

@@ -1,0 +1,1 @@
+fix tests/data/fix_data_dependent.cu --kernel scatter_keys --format json

@@ -1,0 +1,1 @@
+fix examples/histogram.cu --blocks 8

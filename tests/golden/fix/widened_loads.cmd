@@ -1,0 +1,1 @@
+fix tests/data/fix_widened.cu
