@@ -124,6 +124,13 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
   std::uint64_t committed = 0;  // every CTA before it is merged (or the run stopped)
   std::uint64_t executed = 0;   // warp instructions of the committed CTAs
   std::uint64_t done = 0;       // committed CTAs
+  // A sampled run executes in rounds: no CTA of a round starts before every CTA of the ones
+  // before it is committed, and each round is sized from the committed CTAs' instructions
+  // to what the sample still needs. So the CTAs that run (and write global memory and send
+  // events) are the same on any number of threads, not only the CTAs that count. The first
+  // round is the first and the last CTA of the plan, which always count.
+  std::uint64_t round_end =
+      plan.adaptive ? std::min<std::uint64_t>(2, order.size()) : order.size();
   bool stop = false;
   std::optional<std::string> error;
   std::exception_ptr failure;  // anything else a worker threw, rethrown after the join
@@ -171,19 +178,27 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
       pending.erase(it);
     }
     if (committed >= order.size()) stop = true;
+    if (!stop && committed == round_end && sampled_enough(committed)) stop = true;
+    if (!stop && committed == round_end) {  // the next round, from the committed CTAs alone
+      const std::uint64_t per_cta = std::max<std::uint64_t>(1, executed / committed);
+      const std::uint64_t need = (o.sample_instructions - executed + per_cta - 1) / per_cta;
+      round_end = std::min<std::uint64_t>(order.size(), committed + std::max<std::uint64_t>(1, need));
+    }
   };
   const auto t0 = std::chrono::steady_clock::now();
   auto worker = [&](unsigned t) {
     Lane& lane = *lanes[t];
     while (true) {
       std::unique_ptr<Slot> slot;
-      std::uint64_t begin = 0;
+      std::uint64_t begin = 0, end = 0;
       {
         std::unique_lock<std::mutex> lock(m);
-        cv.wait(lock, [&] { return stop || next >= order.size() || next < committed + window; });
-        if (stop || next >= order.size() || sampled_enough(next)) break;
+        cv.wait(lock, [&] {
+          return stop || next >= order.size() || (next < committed + window && next < round_end);
+        });
+        if (stop || next >= order.size()) break;
         begin = next;
-        next = std::min<std::uint64_t>(order.size(), begin + chunk);
+        next = end = std::min<std::uint64_t>(round_end, begin + chunk);
         if (!spare.empty()) {
           slot = std::move(spare.back());
           spare.pop_back();
@@ -201,7 +216,7 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
       const std::size_t notes_before = lane.emu->notes().size();
       const std::size_t unwritten_before = lane.emu->unwritten_shared_reads().size();
       const std::uint64_t executed_before = lane.emu->executed();
-      slot->end = std::min<std::uint64_t>(order.size(), begin + chunk);
+      slot->end = end;
       try {
         for (std::uint64_t i = begin; i < slot->end; ++i) {
           const emu::Dim3 id = cta_id(order[static_cast<size_t>(i)], launch.grid);

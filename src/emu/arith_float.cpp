@@ -63,7 +63,6 @@ std::uint64_t arith_directed(const Instr& in, std::uint64_t a, std::uint64_t b, 
 // directed roundings under the host's rounding mode, NaNs as sm_90 gives them.
 std::uint64_t float_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
   const Ty t = in.type;
-  const std::uint64_t m = mask_of(t);
   const bool d = t == Ty::F64;
   // f64 NaN operands as sm_90 propagates them (measured): add, mul and fma give the
   // second operand's NaN (quieted) when it is one, else the first's (the host prefers
