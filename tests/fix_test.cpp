@@ -5,6 +5,7 @@
 #include "bankcheck/analysis/fix.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -136,7 +137,8 @@ TEST(Remap, EveryRemapIsABijectionInsideItsLayout) {
                                  << cols << " off " << off;
             ASSERT_EQ(to % static_cast<std::uint32_t>(elem), off % static_cast<std::uint32_t>(elem))
                 << "an element is split";
-            ASSERT_TRUE(seen.insert(to).second) << an::fix_kind_name(r.kind) << ": two offsets meet";
+            ASSERT_TRUE(seen.insert(to).second)
+                << an::fix_kind_name(r.kind) << ": two offsets meet";
           }
         }
       }
@@ -369,7 +371,8 @@ TEST(Fix, DataDependentConflictsAreSaidNotPadded) {
         seen = true;
       }
     for (size_t s = 0; s < k.sites.size(); ++s) {  // the store's index is the thread's own
-      if (k.sites[s].line == 18 && k.code[k.sites[s].instr].space == bankcheck::ptx::Space::Shared) {
+      if (k.sites[s].line == 18 &&
+          k.code[k.sites[s].instr].space == bankcheck::ptx::Space::Shared) {
         EXPECT_EQ(origins[s], -1);
       }
     }
@@ -700,4 +703,36 @@ TEST(Fix, ApplyWritesThePaddedCopyAndChecksIt) {
   EXPECT_EQ(text.find(".tmp-"), std::string::npos) << text;
   for (const auto& e : std::filesystem::directory_iterator(dir))
     EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
+// Without --blocks the check samples CTAs until an instruction budget; the padded copy
+// runs other instructions, so a budget would stop it at another CTA. The re-check runs
+// the CTAs the prediction counted, and costs exactly what the applied suggestion predicted.
+TEST(Fix, ApplyRechecksTheCtasThePredictionCounted) {
+  REQUIRE_NVCC();
+  drv::FixOptions o;
+  o.check.input = example("transpose.cu");
+  o.check.flags.kernel = "transposeShared";
+  o.check.threads = 2;
+  o.top = 8;
+  o.apply = true;
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("bankcheck_fix_apply_sampled_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  o.apply_to = (dir / "transpose.fixed.cu").string();
+  o.force = true;
+  const auto r = drv::fix(o);
+  ASSERT_TRUE(r.applied);
+  ASSERT_TRUE(r.recheck);
+  const auto& before = r.check.kernels.at(0);
+  const auto& after = r.recheck->kernels.at(0);
+  EXPECT_LT(before.ctas_analysed, before.ctas_total);  // sampled, not the whole grid
+  EXPECT_EQ(after.ctas_analysed, before.ctas_analysed);
+  const an::Suggestion* applied = nullptr;
+  for (const auto& a : r.kernels.at(0).arrays)
+    for (const auto& s : a.suggestions)
+      if (s.applicable && !applied) applied = &s;
+  ASSERT_NE(applied, nullptr);
+  EXPECT_EQ(after.shared_wavefronts, applied->wavefronts_after);
+  std::filesystem::remove_all(dir);
 }

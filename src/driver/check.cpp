@@ -369,7 +369,11 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
                      static_cast<unsigned>(std::min<std::uint64_t>(std::max(1u, cores), planned)),
                      planned, buffer_bytes, o.max_memory, rep.name);
   }
-  const CtaPlan plan = plan_ctas(rep.ctas_total, s.blocks);
+  CtaPlan plan = plan_ctas(rep.ctas_total, s.blocks);
+  if (const auto it = o.sampled_ctas.find(k.name); plan.adaptive && it != o.sampled_ctas.end()) {
+    plan.order.resize(std::min<std::size_t>(plan.order.size(), it->second));
+    plan.adaptive = false;
+  }
   CtaResults r = run_ctas(l, k, launch, plan, arch, o, rep.name, mem);
   rep.seconds = r.seconds;
   rep.ctas_analysed = r.ctas_done;
@@ -412,7 +416,7 @@ void run_selected(const Loaded& l, const CheckOptions& o, const model::Arch& arc
                   const std::function<void(const ptx::Kernel&, KernelRun&)>& each) {
   const auto selected = select_kernels(l, o);
   if (selected.empty()) return;  // --kernel names none here (kernel_may_be_absent)
-  CheckOptions per_kernel = o;  // the default sample budget is shared by the run's kernels
+  CheckOptions per_kernel = o;   // the default sample budget is shared by the run's kernels
   per_kernel.sample_instructions =
       std::max<std::uint64_t>(o.sample_instructions / selected.size(), 1);
   if (o.progress) o.progress->kernels = static_cast<int>(selected.size());

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "bankcheck/driver/nvcc.hpp"
 
@@ -46,7 +47,9 @@ FixReport fix(const FixOptions& o) {
   FixReport fr;
   fr.check = start_report(l, co, *arch);
   analysis::CheckReport& r = fr.check;
+  std::map<std::string, std::uint64_t> sampled;  // CTAs each kernel's prediction counted
   run_selected(l, co, *arch, [&](const ptx::Kernel& kernel, KernelRun& run) {
+    sampled[kernel.name] = run.report.ctas_analysed;
     r.kernels.push_back(std::move(run.report));
     analysis::AdviseInput in;
     in.kernel = &kernel;
@@ -129,6 +132,7 @@ FixReport fix(const FixOptions& o) {
       }
       CheckOptions again = o.check;
       again.input = tmp;
+      again.sampled_ctas = sampled;
       try {
         fr.recheck = check(again);
       } catch (const EmulationError& e) {

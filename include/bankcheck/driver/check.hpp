@@ -48,6 +48,11 @@ struct CheckOptions {
   // instructions have run, shared among the run's kernels: deterministic, unlike a time
   // limit, and about a second of emulation.
   std::uint64_t sample_instructions = 4'000'000;
+  // Without --blocks, for the kernels named here (mangled): exactly the first N CTAs of the
+  // sample order instead of an instruction budget. `fix --apply` re-checks its copy on the
+  // CTAs its prediction counted: the copy's kernels run other instructions, and a budget
+  // would stop them at another CTA.
+  std::map<std::string, std::uint64_t> sampled_ctas;
   // Keep every distinct shared request (for the fix advisor) in KernelRun::recorder.
   bool record_shared = false;
   // Count shared requests as the cubin's SASS issues them (ptxas on the same PTX); false:
