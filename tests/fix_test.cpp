@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -112,13 +113,30 @@ TEST(Remap, EveryRemapIsABijectionInsideItsLayout) {
           r.pad = pad;
           remaps.push_back(r);
         }
-        if ((cols & (cols - 1)) == 0)
-          for (int b = 1; (1u << b) <= cols; ++b) {
-            an::Remap r;
-            r.kind = an::FixKind::Swizzle;
-            r.bits = b;
-            remaps.push_back(r);
+        if ((cols & (cols - 1)) == 0) {
+          const int log_cols = std::countr_zero(cols);
+          for (int m = 0; m <= 1; ++m) {
+            // Row bits into the column (Swizzle<B,M,log_cols-M>)...
+            for (int b = 1; b <= log_cols - m; ++b) {
+              an::Remap r;
+              r.kind = an::FixKind::Swizzle;
+              r.bits = b;
+              r.base = m;
+              r.shift = log_cols - m;
+              remaps.push_back(r);
+            }
+            // ...and a swizzle within the row (a tile inside a wide row: Swizzle<3,3,3>).
+            for (int b = 1; b <= 3; ++b)
+              for (int sh = b; m + sh + b <= log_cols; ++sh) {
+                an::Remap r;
+                r.kind = an::FixKind::Swizzle;
+                r.bits = b;
+                r.base = m;
+                r.shift = sh;
+                remaps.push_back(r);
+              }
           }
+        }
         for (int unit : {1, 2}) {
           an::Remap r;
           r.kind = an::FixKind::Rotate;
@@ -609,6 +627,9 @@ TEST(Fix, PredictionsMatchTheRewrittenSourceChecked) {
       {"sgemm.cu", "sgemm_vectorized"},
       {"tests/data/fix_widened.cu", "row_quads"},
       {"app/matmul_launchkernel.cu", "matmul"},  // its padding by 2 makes 2 x LDS.64
+      // Tensor-core tiles (cp.async in, ldmatrix out) addressed through a layout function:
+      // a swizzle within each 128-byte tile row (Swizzle<3,3,3>).
+      {"tensor/hgemm.cu", "hgemm_rowmajor"},
   };
   int compared = 0;
   for (const auto& c : cases) {

@@ -70,9 +70,14 @@ std::uint32_t remap_offset(const Remap& r, const Geometry& g, std::uint32_t off)
       return static_cast<std::uint32_t>(
           row * (g.row_bytes + static_cast<std::uint64_t>(r.pad) * e) + rem);
     case FixKind::Swizzle: {
-      if (row >= g.rows) return off;  // a partial last row stays as it is
-      const std::uint64_t mask = (1ull << r.bits) - 1;
-      const std::uint64_t c = col ^ ((row & mask) << r.base);
+      // CuTe's Swizzle<B,M,S> on element offsets: bits [M+S, M+S+B) XORed into [M, M+B).
+      //   o = ...yyy...xxx mmm  ->  xxx ^= yyy
+      // An involution that moves an element only within its aligned 2^(M+B) block; the
+      // blocks of a partial last row stay as they are.
+      if (row >= g.rows) return off;
+      const std::uint64_t o = row * cols + col;
+      const std::uint64_t mask = ((1ull << r.bits) - 1) << r.base;
+      const std::uint64_t c = (o ^ ((o >> r.shift) & mask)) - row * cols;
       return static_cast<std::uint32_t>(row * g.row_bytes + c * e + byte);
     }
     case FixKind::Rotate: {

@@ -33,6 +33,23 @@ std::vector<Remap> candidates(const Geometry& g, Widths w, const std::vector<int
       r.shift = log_cols - m;
       cands.push_back(r);
     }
+    // A row wider than a bank row is often a whole tile (a stage of `half As[2][64 * 64]`,
+    // addressed through a layout function): XOR the unit's column within each 2^(m+S+b)
+    // elements with the bits above it (CuTe's Swizzle<3,3,3> of a 64-half-wide tile). The
+    // XORed bits start at a bank row or above, where rows that collide differ.
+    const std::uint64_t row_elems = bank_row / static_cast<std::uint64_t>(elem);
+    if (g.row_bytes > bank_row && std::has_single_bit(row_elems)) {
+      const int from = std::countr_zero(row_elems);
+      for (int b = 1; b <= 3; ++b)
+        for (int sh = std::max(b, from - m); m + sh + b <= log_cols; ++sh) {
+          Remap r;
+          r.kind = FixKind::Swizzle;
+          r.bits = b;
+          r.base = m;
+          r.shift = sh;
+          cands.push_back(r);
+        }
+    }
   }
   if (cols % static_cast<std::uint64_t>(g.unit) == 0 && cols > 1) {
     Remap r;

@@ -20,6 +20,13 @@ bool is_simple(const std::string& e) {
 
 std::string paren(const std::string& e) { return is_simple(e) ? e : "(" + e + ")"; }
 
+// A swizzle within each row (its XORed bits come from the column): e ^ ((e >> S) & (mask << M)),
+// as CuTe's Swizzle<B,M,S> computes it.
+std::string inner_swizzle(const Remap& r, const std::string& e) {
+  const std::string p = paren(e);
+  return fmt::format("{} ^ (({} >> {}) & {})", p, p, r.shift, ((1u << r.bits) - 1) << r.base);
+}
+
 // The rewritten subscript for a remap, or empty when it cannot be written.
 std::string rewrite(const Remap& r, const Geometry& g, const ArrayFix& af,
                     const std::vector<std::string>& idx) {
@@ -33,11 +40,14 @@ std::string rewrite(const Remap& r, const Geometry& g, const ArrayFix& af,
   const std::string cols_text = two_d && af.decl->dims[1] != "" && af.decl->dim_values[1] > 0
                                     ? paren(af.decl->dims[1])
                                     : fmt::format("{}", cols);
+  const bool inner = r.kind == FixKind::Swizzle && std::has_single_bit(cols) &&
+                     r.base + r.shift + r.bits <= std::countr_zero(cols);
   if (two_d) {
     const std::string& e1 = idx[0];
     const std::string& e2 = idx[1];
     switch (r.kind) {
       case FixKind::Swizzle: {
+        if (inner) return fmt::format("{}[{}][{}]", af.name, e1, inner_swizzle(r, e2));
         std::string row = e1;
         if (g.rows > (1ull << r.bits))
           row = fmt::format("({} & {})", paren(e1), (1u << r.bits) - 1);
@@ -67,6 +77,7 @@ std::string rewrite(const Remap& r, const Geometry& g, const ArrayFix& af,
         return fmt::format("{}[{} + {} / {}{}]", af.name, idx[0], e, cols,
                            r.pad > 1 ? fmt::format(" * {}", r.pad) : "");
       case FixKind::Swizzle: {
+        if (inner) return fmt::format("{}[{}]", af.name, inner_swizzle(r, idx[0]));
         std::string row = fmt::format("({} >> {}) & {}", e, log_cols, (1u << r.bits) - 1);
         if (r.base > 0) row = fmt::format("({}) << {}", row, r.base);
         return fmt::format("{}[{} ^ ({})]", af.name, e, row);

@@ -24,6 +24,10 @@ PtxWidths ptx_widths(const ptx::Kernel& k) {
   PtxWidths out(k.sites.size(), 0);
   for (std::size_t s = 0; s < k.sites.size(); ++s) {
     const ptx::Instr& in = k.code[k.sites[s].instr];
+    // ldmatrix/stmatrix move 16-byte rows and cp.async its copy size, whatever the type
+    // says (.b16): not a width ptxas widened, so nothing to split when remapped.
+    if (in.op == ptx::Opc::Ldmatrix || in.op == ptx::Opc::Stmatrix || in.op == ptx::Opc::CpAsync)
+      continue;
     out[s] = ptx::ty_bytes(in.type) * in.vec;
   }
   return out;

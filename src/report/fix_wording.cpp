@@ -4,12 +4,21 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <vector>
 
 namespace bankcheck::report {
 namespace {
 
 using analysis::FixKind;
+
+// A swizzle whose XORed bits lie within the array's rows (a tile inside a wide row).
+bool inner_swizzle(const analysis::ArrayFix& af, const analysis::Remap& r) {
+  const analysis::Geometry& g = *af.geometry;
+  const std::uint64_t cols = g.row_bytes / static_cast<std::uint64_t>(g.elem_bytes);
+  return r.kind == FixKind::Swizzle && std::has_single_bit(cols) &&
+         r.base + r.shift + r.bits <= std::countr_zero(cols);
+}
 
 std::string plural(std::uint64_t n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
@@ -73,8 +82,16 @@ std::string suggestion_change(const analysis::ArrayFix& af, const analysis::Sugg
                            plural(static_cast<std::uint64_t>(r.pad), "element", "elements"));
       break;
     case FixKind::Swizzle:
-      change =
-          fmt::format("XOR the column with the row (Swizzle<{},{},{}>)", r.bits, r.base, r.shift);
+      change = inner_swizzle(af, r)
+                   ? fmt::format(
+                         "XOR the {}-byte column with the row, in tile rows of {} B (CuTe "
+                         "Swizzle<{},{},{}>)",
+                         (std::uint64_t{1} << r.base) * static_cast<std::uint64_t>(g.elem_bytes),
+                         (std::uint64_t{1} << (r.base + r.shift)) *
+                             static_cast<std::uint64_t>(g.elem_bytes),
+                         r.bits, r.base, r.shift)
+                   : fmt::format("XOR the column with the row (Swizzle<{},{},{}>)", r.bits, r.base,
+                                 r.shift);
       break;
     case FixKind::Rotate:
       change = "rotate each row by its index";
@@ -109,6 +126,13 @@ std::string suggestion_formula(const analysis::ArrayFix& af, const analysis::Sug
                             static_cast<std::uint64_t>(r.pad) * elem);
       break;
     case FixKind::Swizzle:
+      if (inner_swizzle(af, r)) {
+        formula = fmt::format(
+            "column -> column ^ ((column >> {}) & {}) (CuTe Swizzle<{},{},{}> on "
+            "element offsets)",
+            r.shift, ((1u << r.bits) - 1) << r.base, r.bits, r.base, r.shift);
+        break;
+      }
       formula = fmt::format("column -> column ^ {} (CuTe Swizzle<{},{},{}> on element offsets)",
                             r.base ? fmt::format("((row & {}) << {})", (1u << r.bits) - 1, r.base)
                                    : fmt::format("(row & {})", (1u << r.bits) - 1),
