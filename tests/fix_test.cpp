@@ -659,7 +659,8 @@ TEST(Fix, PredictionsMatchTheRewrittenSourceChecked) {
         auto src = lines_of(read(example(c.file)));
         if (!s.declaration.empty()) src[static_cast<size_t>(a.decl->line) - 1] = s.declaration;
         for (const auto& e : s.edits) src[static_cast<size_t>(e.line) - 1] = e.after;
-        const auto dir = std::filesystem::temp_directory_path() / "bankcheck_fix_test";
+        const auto dir = std::filesystem::temp_directory_path() /
+                         ("bankcheck_fix_test_" + std::to_string(::getpid()));
         std::filesystem::create_directories(dir);
         const auto path = (dir / std::filesystem::path(c.file).filename()).string();
         {
@@ -691,13 +692,16 @@ TEST(Fix, PredictionsMatchTheRewrittenSourceChecked) {
     }
   }
   EXPECT_GE(compared, 39);
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() /
+                              ("bankcheck_fix_test_" + std::to_string(::getpid())));
 }
 
 TEST(Fix, ApplyWritesThePaddedCopyAndChecksIt) {
   REQUIRE_NVCC();
   auto o = fix_options("transpose.cu", "transposeShared", "2");
   o.apply = true;
-  const auto dir = std::filesystem::temp_directory_path() / "bankcheck_fix_apply";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("bankcheck_fix_apply_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   o.apply_to = (dir / "transpose.fixed.cu").string();
   o.force = true;  // an earlier run's copy is there
@@ -724,6 +728,7 @@ TEST(Fix, ApplyWritesThePaddedCopyAndChecksIt) {
   EXPECT_EQ(text.find(".tmp-"), std::string::npos) << text;
   for (const auto& e : std::filesystem::directory_iterator(dir))
     EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+  std::filesystem::remove_all(dir);
 }
 
 // Without --blocks the check samples CTAs until an instruction budget; the padded copy

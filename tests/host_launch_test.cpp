@@ -4,6 +4,7 @@
 #include "bankcheck/driver/host_launch.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -199,7 +200,8 @@ TEST(AppExamples, FlagsOverrideTheHostCode) {
 }
 
 TEST(AppExamples, EveryMissingSettingAtOnce) {
-  const auto dir = std::filesystem::temp_directory_path() / "bankcheck_host_launch_test";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("bankcheck_host_launch_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "runtime.cu";
   std::ofstream(file) << "#include <cstdlib>\n"
@@ -212,6 +214,7 @@ TEST(AppExamples, EveryMissingSettingAtOnce) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("3 launch settings missing"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--grid X[,Y[,Z]] --arg n=VALUE --arg m=VALUE"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

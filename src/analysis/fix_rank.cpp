@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "bankcheck/model/analyze.hpp"
+#include "bankcheck/model/matrix.hpp"
 #include "fix_steps.hpp"
 
 namespace bankcheck::analysis {
@@ -111,6 +112,36 @@ Eval evaluate(const Requests& reqs, const ArrayRange& ar, const Geometry& g, con
       if (moves && remap->split > 0 && remap->split < parts_width) parts_width = remap->split;
     }
     std::uint64_t wf = 0, ideal = 0;
+    if (rr->kind != emu::AccessKind::Plain) {
+      // ldmatrix/stmatrix rows and cp.async copies keep their 16 bytes (their PTX type is
+      // not a width ptxas widened): moved, and charged by their own rules.
+      model::Verdict v;
+      if (rr->kind == emu::AccessKind::Matrix) {
+        model::MatrixAccess m;
+        m.op = rr->access.op == model::Op::Load ? model::MatrixOp::Load : model::MatrixOp::Store;
+        m.matrices = rr->matrices;
+        for (int l = 0; l < model::kWarpSize; ++l)
+          m.addr[l] = rr->access.lane_active(l) ? moved(rr->access.addr[l]) : 0;
+        v = model::analyze_matrix(m, arch);
+      } else {
+        model::AsyncCopy cp;
+        cp.width = rr->access.width;
+        cp.bypass = rr->bypass;
+        cp.src_size = rr->src_size;
+        cp.active = rr->access.active;
+        for (int l = 0; l < model::kWarpSize; ++l) {
+          cp.addr[l] = rr->access.lane_active(l) ? moved(rr->access.addr[l]) : 0;
+          cp.global_addr[l] = rr->global.empty() ? 0 : rr->global[static_cast<size_t>(l)];
+        }
+        v = model::analyze_ldgsts(cp, arch);
+      }
+      if (!v.ok()) return Eval{false, 0, 0, 0, {}, {}};
+      ev.wavefronts += v.wavefronts * rr->count;
+      ev.ideal += v.ideal_wavefronts * rr->count;
+      ev.requests += rr->count;
+      ev.per_site[rr->site] += v.wavefronts * rr->count;
+      continue;
+    }
     for (int p = 0; p < rr->access.width / parts_width; ++p) {
       model::WarpAccess a = rr->access;
       a.width = static_cast<std::uint8_t>(parts_width);

@@ -17,13 +17,19 @@ std::uint64_t hash_request(const RecordedRequest& r) {
   mix(static_cast<std::uint64_t>(r.access.op) << 8 | r.access.width);
   mix(r.access.active);
   for (int l = 0; l < model::kWarpSize; ++l) mix(r.access.addr[l]);
+  mix(static_cast<std::uint64_t>(r.kind) << 16 | std::uint64_t{r.matrices} << 8 |
+      std::uint64_t{r.bypass} << 1 | std::uint64_t{r.src_size});
+  for (std::uint32_t g : r.global) mix(g);
   return h;
 }
 
 bool same(const RecordedRequest& a, const RecordedRequest& b) {
   return a.site == b.site && a.access.op == b.access.op && a.access.width == b.access.width &&
          a.access.active == b.access.active &&
-         std::equal(std::begin(a.access.addr), std::end(a.access.addr), std::begin(b.access.addr));
+         std::equal(std::begin(a.access.addr), std::end(a.access.addr),
+                    std::begin(b.access.addr)) &&
+         a.kind == b.kind && a.matrices == b.matrices && a.bypass == b.bypass &&
+         a.src_size == b.src_size && a.global == b.global;
 }
 
 }  // namespace
@@ -37,6 +43,16 @@ void SharedRecorder::on_access(const emu::AccessEvent& e) {
   r.access.active = e.mask;
   for (int l = 0; l < model::kWarpSize; ++l)
     r.access.addr[l] = (e.mask >> l) & 1u ? static_cast<std::uint32_t>(e.addr[l]) : 0u;
+  r.kind = e.kind;
+  if (e.kind == emu::AccessKind::Matrix) r.matrices = e.matrices;
+  if (e.kind == emu::AccessKind::Ldgsts) {
+    r.bypass = e.bypass;
+    r.src_size = e.src_size;
+    r.global.assign(model::kWarpSize, 0);
+    for (int l = 0; l < model::kWarpSize; ++l)
+      if ((e.mask >> l) & 1u)
+        r.global[static_cast<size_t>(l)] = static_cast<std::uint32_t>(e.global_addr[l]);
+  }
   r.count = 1;
   add(r);
 }

@@ -17,6 +17,13 @@ struct RecordedRequest {
   int site = -1;
   model::WarpAccess access;  // inactive lanes' addresses are zero
   std::uint64_t count = 0;
+  // How the model charges it: an ordinary request, an ldmatrix/stmatrix (a row address per
+  // lane, `matrices` phases), or a cp.async's shared side, whose .cg cost depends on where
+  // each lane's bytes come from (`global`, one per lane; empty for the other kinds).
+  emu::AccessKind kind = emu::AccessKind::Plain;
+  std::uint8_t matrices = 0;
+  bool bypass = false, src_size = false;
+  std::vector<std::uint32_t> global;
 };
 
 class SharedRecorder : public emu::Listener {
