@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../src/analysis/fix_steps.hpp"  // the replay, private to the analysis library
@@ -157,6 +158,46 @@ TEST(Remap, EveryRemapIsABijectionInsideItsLayout) {
                 << "an element is split";
             ASSERT_TRUE(seen.insert(to).second)
                 << an::fix_kind_name(r.kind) << ": two offsets meet";
+          }
+        }
+      }
+}
+
+// Dropping a row padding for a swizzle: a bijection inside the array, elements whole,
+// each row's data swizzled into the first bytes, the padding after all of it.
+TEST(Remap, UnpaddedSwizzleIsABijection) {
+  for (int elem : {2, 4})
+    for (std::uint64_t width : {128u, 256u})
+      for (int pad : {16, 32, 64}) {
+        const std::uint64_t rows = 8, stride = width + static_cast<std::uint64_t>(pad);
+        an::Geometry g;  // viewed as 128-byte bank rows, as a 1-D declaration is
+        g.elem_bytes = elem;
+        g.row_bytes = 128;
+        g.rows = rows * stride / 128;
+        ASSERT_EQ(g.rows * 128, rows * stride);
+        const int log_cols = std::countr_zero(width / static_cast<std::uint64_t>(elem));
+        for (int b = 1; b <= 3; ++b) {
+          an::Remap r;
+          r.kind = an::FixKind::Swizzle;
+          r.bits = b;
+          r.base = 3 - (elem == 4);  // 16-byte units
+          r.shift = log_cols - r.base;
+          r.unpad = pad;
+          r.stride = static_cast<int>(stride);
+          std::set<std::uint32_t> seen;
+          for (std::uint32_t off = 0; off < rows * stride; ++off) {
+            const std::uint32_t to = an::remap_offset(r, g, off);
+            ASSERT_LT(to, rows * stride);
+            ASSERT_EQ(to % static_cast<std::uint32_t>(elem),
+                      off % static_cast<std::uint32_t>(elem));
+            ASSERT_TRUE(seen.insert(to).second) << "two offsets meet at " << to;
+            const std::uint64_t row = off / stride, col = off % stride;
+            if (col < width) {
+              ASSERT_LT(to, rows * width);
+              EXPECT_EQ(to / width, row);  // a row's data stays in its unpadded row
+            } else {
+              EXPECT_GE(to, rows * width);
+            }
           }
         }
       }
@@ -761,4 +802,49 @@ TEST(Fix, ApplyRechecksTheCtasThePredictionCounted) {
   ASSERT_NE(applied, nullptr);
   EXPECT_EQ(after.shared_wavefronts, applied->wavefronts_after);
   std::filesystem::remove_all(dir);
+}
+
+// The example's flash-attention tiles are padded to 144-byte rows: ldmatrix is
+// conflict-free, but each row's cp.async.cg straddles two 128-byte lines. fix suggests
+// dropping the padding for Swizzle<3,3,3>; bench/fix/attention/attention_swizzle.cu is the
+// kernel with that layout written by hand, and each tile there costs what fix predicted.
+TEST(Fix, AttentionUnpaddedSwizzleCostsThePrediction) {
+  REQUIRE_NVCC();
+  const auto r = drv::fix(fix_options("tensor/attention.cu", "flash_attention_fwd", "all"));
+  ASSERT_EQ(r.kernels.size(), 1u);
+  drv::CheckOptions co;
+  co.input = std::string(BANKCHECK_SOURCE_DIR) + "/bench/fix/attention/attention_swizzle.cu";
+  co.flags.kernel = "attention_swizzled";
+  co.flags.blocks = "all";
+  co.threads = 2;
+  const auto again = drv::check(co);
+  ASSERT_EQ(again.kernels.size(), 1u);
+  const auto& k = again.kernels[0];
+  int compared = 0;
+  for (const auto& a : r.kernels[0].arrays) {
+    if (a.name != "Qs" && a.name != "Ks" && a.name != "Vs") continue;
+    SCOPED_TRACE(a.name);
+    ASSERT_FALSE(a.suggestions.empty());
+    const auto& s = a.suggestions[0];
+    EXPECT_EQ(s.remap.kind, an::FixKind::Swizzle);
+    EXPECT_EQ(s.remap.unpad, 16);
+    EXPECT_EQ(s.remap.stride, 144);
+    EXPECT_EQ(std::make_tuple(s.remap.bits, s.remap.base, s.remap.shift), std::make_tuple(3, 3, 3));
+    EXPECT_EQ(s.bytes_after, 8192u);
+    EXPECT_EQ(s.wavefronts_after, s.ideal_wavefronts);
+    // The same array in the swizzled kernel: its PTX name ends in E<length><name>.
+    const std::string tail = "E" + std::to_string(a.name.size()) + a.name;
+    std::string symbol;
+    for (const auto& v : k.shared_vars)
+      if (v.name.size() > tail.size() &&
+          v.name.compare(v.name.size() - tail.size(), tail.size(), tail) == 0)
+        symbol = v.name;
+    ASSERT_FALSE(symbol.empty());
+    std::uint64_t wavefronts = 0;
+    for (const auto& st : k.sites)
+      if (touches(k, st, symbol)) wavefronts += st.stats.wavefronts;
+    EXPECT_EQ(wavefronts, s.wavefronts_after);
+    ++compared;
+  }
+  EXPECT_EQ(compared, 3);
 }

@@ -62,6 +62,23 @@ std::string Geometry::describe() const {
 }
 
 std::uint32_t remap_offset(const Remap& r, const Geometry& g, std::uint32_t off) {
+  if (r.kind == FixKind::Swizzle && r.unpad > 0) {
+    // Padded rows: row i's data [i * stride, i * stride + width) goes to [i * width, ...)
+    // swizzled as rows of `width` bytes; its padding goes after all the data (the
+    // suggestion drops it), so the map stays a bijection inside the array.
+    const auto stride = static_cast<std::uint64_t>(r.stride);
+    const std::uint64_t width = stride - static_cast<std::uint64_t>(r.unpad);
+    const std::uint64_t rows = (g.rows * g.row_bytes) / stride;
+    const std::uint64_t row = off / stride, col = off % stride;
+    if (row >= rows) return off;
+    if (col >= width) return static_cast<std::uint32_t>(rows * width + row * r.unpad + col - width);
+    Geometry u = g;
+    u.row_bytes = width;
+    u.rows = rows;
+    Remap plain = r;
+    plain.unpad = 0;
+    return remap_offset(plain, u, static_cast<std::uint32_t>(row * width + col));
+  }
   const std::uint64_t row = off / g.row_bytes, rem = off % g.row_bytes;
   const std::uint64_t e = static_cast<std::uint64_t>(g.elem_bytes);
   const std::uint64_t col = rem / e, byte = rem % e, cols = g.row_bytes / e;

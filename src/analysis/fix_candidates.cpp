@@ -3,6 +3,7 @@
 // element granularity when wide accesses pin them, and narrower accesses per site.
 #include <algorithm>
 #include <bit>
+#include <map>
 
 #include "fix_steps.hpp"
 
@@ -51,6 +52,47 @@ std::vector<Remap> candidates(const Geometry& g, Widths w, const std::vector<int
         }
     }
   }
+  // Rows padded past a power-of-two width (a tensor-core tile of 64 halves in rows of 72,
+  // which keeps ldmatrix conflict-free but makes each row's cp.async.cg straddle two
+  // 128-byte lines): the same data without the padding, swizzled instead. The stride is
+  // the declaration's row, or else the lanes' most common stride.
+  {
+    std::uint64_t stride = g.row_bytes;
+    if (g.source != Geometry::Source::Declaration) {
+      std::map<std::uint64_t, std::uint64_t> votes;
+      for (const auto* r : reqs) {
+        int prev = -1;
+        for (int l = 0; l < model::kWarpSize; ++l) {
+          if (!r->access.lane_active(l)) continue;
+          if (prev >= 0 && r->access.addr[l] > r->access.addr[prev])
+            votes[r->access.addr[l] - r->access.addr[prev]] += r->count;
+          prev = l;
+        }
+      }
+      std::uint64_t best = 0;
+      for (auto [d, n] : votes)
+        if (d > bank_row && (best == 0 || n > votes[best])) best = d;
+      stride = best;
+    }
+    const std::uint64_t unit_bytes = static_cast<std::uint64_t>(g.unit * elem);
+    const std::uint64_t width = stride ? std::bit_floor(stride) : 0;
+    const std::uint64_t total = g.rows * g.row_bytes;
+    if (width >= bank_row && stride > width && stride - width < bank_row &&
+        (stride - width) % unit_bytes == 0 && total % stride == 0 && total / stride >= 2) {
+      const int log_cols = std::countr_zero(width / static_cast<std::uint64_t>(elem)),
+                m = std::countr_zero(static_cast<unsigned>(g.unit));
+      for (int b = 1; b <= std::min(3, log_cols - m); ++b) {
+        Remap r;
+        r.kind = FixKind::Swizzle;
+        r.bits = b;
+        r.base = m;
+        r.shift = log_cols - m;
+        r.unpad = static_cast<int>(stride - width);
+        r.stride = static_cast<int>(stride);
+        cands.push_back(r);
+      }
+    }
+  }
   if (cols % static_cast<std::uint64_t>(g.unit) == 0 && cols > 1) {
     Remap r;
     r.kind = FixKind::Rotate;
@@ -73,7 +115,7 @@ std::vector<Remap> candidates(const Geometry& g, Widths w, const std::vector<int
       cands.push_back(r);
     }
     for (size_t i = 0; i < n; ++i) {
-      if (cands[i].kind == FixKind::Swizzle) {
+      if (cands[i].kind == FixKind::Swizzle && cands[i].unpad == 0) {
         for (int b = 1; b <= std::countr_zero(cols); ++b) {
           Remap r = cands[i];
           r.bits = b;

@@ -111,6 +111,9 @@ std::vector<int> lines_using(const std::vector<std::string>& src, const ArrayFix
 void write_code(Suggestion& s, const ArrayFix& af, const ArrayRange& ar, const Geometry& g,
                 const std::vector<std::string>& src, const std::vector<int>& use_lines) {
   const Remap& r = s.remap;
+  // Dropping a padding changes the row length everywhere the code computes it (a constant
+  // shared with global indexing, a helper's pointer): described, not written.
+  if (r.unpad > 0) return;
   if (r.kind == FixKind::Pad && af.decl && g.source == Geometry::Source::Declaration) {
     std::string t = af.decl->text;
     const std::string last =

@@ -189,6 +189,9 @@ std::vector<Suggestion> rank(const std::vector<Remap>& cands, const Requests& re
     if (r.kind == FixKind::Pad)
       s.bytes_after = ar.bytes + (ar.bytes / g.row_bytes) * static_cast<std::uint64_t>(r.pad) *
                                      static_cast<std::uint64_t>(elem);
+    if (r.unpad > 0)  // the rows' padding is dropped
+      s.bytes_after = ar.bytes - (ar.bytes / static_cast<std::uint64_t>(r.stride)) *
+                                     static_cast<std::uint64_t>(r.unpad);
     for (int site : af.sites) {
       SiteChange c;
       c.site = site;
@@ -208,6 +211,7 @@ std::vector<Suggestion> rank(const std::vector<Remap>& cands, const Requests& re
     if (kf.occupancy_known) {
       s.occupancy_known = true;
       s.occupancy_before = kf.occupancy;
+      // Bytes added (padding) or dropped (unpadding): wraps around, and the sums wrap back.
       const std::uint64_t extra = s.bytes_after - s.bytes_before;
       s.occupancy_after =
           occupancy_for(arch, kf.threads, kf.registers, kf.static_smem + (ar.is_extern ? 0 : extra),

@@ -82,6 +82,13 @@ std::string suggestion_change(const analysis::ArrayFix& af, const analysis::Sugg
                            plural(static_cast<std::uint64_t>(r.pad), "element", "elements"));
       break;
     case FixKind::Swizzle:
+      if (r.unpad > 0) {
+        change = fmt::format(
+            "drop the {}-byte padding of each {}-byte row and XOR the column with the row "
+            "instead (CuTe Swizzle<{},{},{}> on rows of {} B)",
+            r.unpad, r.stride, r.bits, r.base, r.shift, r.stride - r.unpad);
+        break;
+      }
       change = inner_swizzle(af, r)
                    ? fmt::format(
                          "XOR the {}-byte column with the row, in tile rows of {} B (CuTe "
@@ -126,6 +133,14 @@ std::string suggestion_formula(const analysis::ArrayFix& af, const analysis::Sug
                             static_cast<std::uint64_t>(r.pad) * elem);
       break;
     case FixKind::Swizzle:
+      if (r.unpad > 0) {
+        const auto width = static_cast<std::uint64_t>(r.stride - r.unpad);
+        formula = fmt::format(
+            "offset -> s(offset / {} * {} + offset % {}) (bytes; s: column -> column ^ ((row & "
+            "{}) << {}) on element offsets of {}-byte rows, CuTe Swizzle<{},{},{}>)",
+            r.stride, width, r.stride, (1u << r.bits) - 1, r.base, width, r.bits, r.base, r.shift);
+        break;
+      }
       if (inner_swizzle(af, r)) {
         formula = fmt::format(
             "column -> column ^ ((column >> {}) & {}) (CuTe Swizzle<{},{},{}> on "

@@ -66,6 +66,10 @@ struct Remap {
   int width = 0;  // Width: the new access width in bytes
   int unit = 1;   // Rotate: elements moved together (the widest access, in elements)
   int split = 0;  // Pad/Swizzle/Rotate: wider accesses become accesses of this many bytes
+  // Swizzle of padded rows: the rows are `stride` bytes apart in the array and hold
+  // `stride - unpad` bytes of data; the swizzle acts on the rows without their padding
+  // (rows of stride - unpad bytes: a 144-byte padded row of 64 halves becomes 128 bytes).
+  int unpad = 0, stride = 0;
 };
 
 // Applies a Pad/Swizzle/Rotate remap to a byte offset within the array.
@@ -130,7 +134,7 @@ struct ArrayFix {
   std::uint64_t requests = 0, wavefronts = 0, ideal_wavefronts = 0;
   std::string error;  // why nothing is suggested (attribution or geometry), empty if none
   std::optional<DataDependence> data_dependent;  // set: nothing suggested, this is why
-  std::vector<Suggestion> suggestions;  // best first
+  std::vector<Suggestion> suggestions;           // best first
 };
 
 // A suggestion must save at least this share of the array's wavefronts: below it, the
