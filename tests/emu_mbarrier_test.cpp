@@ -1,9 +1,10 @@
 // mbarrier and cp.async.bulk against CPU references: the kernels of
 // tests/data/emu/mbarrier.cu (cuda::barrier with cuda::memcpy_async, the transaction
 // helpers with a bulk copy back to global memory, double buffering on phase parity, arrival
-// counts from several warps), the requests a bulk copy sends, and the errors: a misaligned
-// bulk copy and a phase nobody completes, each located at its source line. Every launch runs
-// with the fast tier on and off (emu_differential.hpp).
+// counts from several warps, cp.async arriving on an mbarrier), the requests a bulk copy
+// sends, and the errors: a misaligned bulk copy and a phase nobody completes, each located
+// at its source line. Every launch runs with the fast tier on and off
+// (emu_differential.hpp).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -188,6 +189,30 @@ TEST(EmuMbarrier, ArrivalCountsFromSeveralWarps) {
       ASSERT_EQ(out[n + t], phase1) << warps << " warps, thread " << t;
     }
     EXPECT_EQ(buffer<std::uint32_t>(r, 1, 1)[0], pending) << warps << " warps";
+  }
+}
+
+TEST(EmuMbarrier, CpAsyncArrivesOnAnMbarrier) {
+  REQUIRE_NVCC();
+  const std::vector<float> in = random_floats(192, 4);
+  Launch L{1, 192, {{"out", zeros(192 * 4)}, {"in", file_arg(in)}}};
+  drv::KernelRun r = run("cp_async_arrive", L);
+  const std::vector<float> out = buffer<float>(r, 0, 192);
+  for (unsigned t = 0; t < 192; ++t) ASSERT_EQ(out[t], in[(t + 1) % 192]) << t;
+}
+
+// Every warp's early test_wait finds the phase incomplete: the emulator yields it, and
+// once no warp can run, lets the test return false (as the GPU's would), so the warps go
+// on to arrive.
+TEST(EmuMbarrier, TestWaitBeforeArrivingReturnsFalse) {
+  REQUIRE_NVCC();
+  const std::vector<float> in = random_floats(160, 5);
+  Launch L{1, 160, {{"out", zeros(2 * 160 * 4)}, {"in", file_arg(in)}}};
+  drv::KernelRun r = run("test_before_arrive", L);
+  const std::vector<float> out = buffer<float>(r, 0, 2 * 160);
+  for (unsigned t = 0; t < 160; ++t) {
+    ASSERT_EQ(out[t], 0.f) << t;
+    ASSERT_EQ(out[160 + t], in[159 - t]) << t;
   }
 }
 

@@ -802,7 +802,10 @@ void Form::form_CpAsync() {
     ins.mod.mx.wait_n = static_cast<std::uint8_t>(in.operands[0].imm);
     return;
   }
-  if (has(in, ".mbarrier")) fail(in, "cp.async.mbarrier.arrive is not emulated yet");
+  if (has(in, ".mbarrier")) {
+    decode_cp_async_arrive(in, d_, ins);
+    return;
+  }
   ins.op = Opc::CpAsync;
   ins.mod.mx.bypass = has(in, ".cg");
   if (!ins.mod.mx.bypass && !has(in, ".ca")) fail(in, "cp.async needs .ca or .cg");

@@ -101,6 +101,24 @@ void decode_mbarrier(const Instruction& in, OperandDecoder& d, Instr& ins) {
   ins.space = space;
 }
 
+// cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]: an arrive-on the mbarrier
+// once the thread's earlier cp.async copies complete, which is at once here (they complete
+// at issue). Without .noinc the pending count is first raised by one, so the phase's count
+// does not change: nothing to do. With .noinc it is an arrive of one.
+void decode_cp_async_arrive(const Instruction& in, OperandDecoder& d, Instr& ins) {
+  if (in.operands.size() != 1) throw d.error(in, "cp.async.mbarrier.arrive takes [addr]");
+  if (!has(in, ".noinc")) {
+    ins.op = Opc::Nop;
+    return;
+  }
+  ins.op = Opc::Mbarrier;
+  ins.type = Ty::B64;
+  ins.mod.mbar.op = MbarOp::Arrive;
+  Space space = mbarrier_space(in);
+  ins.mem = d.memref(in, in.operands[0], space);
+  ins.space = space;
+}
+
 // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]
 //   (and .shared::cta as the destination): global to shared, completing on the mbarrier;
 // cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size: shared to global;

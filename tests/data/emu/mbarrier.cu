@@ -183,3 +183,44 @@ __global__ void deadlock(float* out) {
   asm volatile("{\n\t.reg .pred p;\nW:\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n\t@!p bra W;\n\t}" ::"r"(smem(&bar)) : "memory");  // ERROR: deadlock
   out[threadIdx.x] = 1.f;
 }
+
+// cp.async copies whose completion each thread hands to an mbarrier
+// (cp.async.mbarrier.arrive.noinc: one arrival per thread, counted by init).
+// out[t] = in[(t + 1) % n].
+__global__ void cp_async_arrive(float* out, const float* in) {
+  __shared__ float s[256];
+  __shared__ alignas(8) unsigned long long bar;
+  const unsigned t = threadIdx.x;
+  if (t == 0)
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(smem(&bar)), "r"(blockDim.x) : "memory");
+  __syncthreads();
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(smem(&s[t])), "l"(in + t) : "memory");
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(smem(&bar)) : "memory");
+  wait_parity(smem(&bar), 0);
+  out[t] = s[(t + 1) % blockDim.x];
+}
+
+// test_wait before the thread's own arrival: the phase cannot have completed, so every
+// thread sees false, does its work, arrives, then waits for the others.
+// out[t] = 0 (the early test), out[n + t] = in[n - 1 - t] (after the wait).
+__global__ void test_before_arrive(float* out, const float* in) {
+  __shared__ float s[256];
+  __shared__ alignas(8) unsigned long long bar;
+  const unsigned t = threadIdx.x, n = blockDim.x;
+  if (t == 0)
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(smem(&bar)), "r"(n) : "memory");
+  __syncthreads();
+  unsigned early;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "mbarrier.test_wait.parity.shared.b64 p, [%1], 0;\n\t"
+      "selp.u32 %0, 1, 0, p;\n\t}"
+      : "=r"(early)
+      : "r"(smem(&bar))
+      : "memory");
+  s[t] = in[t];
+  asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(smem(&bar)) : "memory");
+  wait_parity(smem(&bar), 0);
+  out[t] = static_cast<float>(early);
+  out[n + t] = s[n - 1 - t];
+}
