@@ -848,3 +848,25 @@ TEST(Fix, AttentionUnpaddedSwizzleCostsThePrediction) {
   }
   EXPECT_EQ(compared, 3);
 }
+
+// A tile that cp.async.bulk fills is written in its linear layout: padding or a swizzle of
+// its declaration would break the copy (--apply must not pad it), so nothing is suggested
+// and the reason names the copy's line.
+TEST(Fix, ArraysFilledByBulkCopiesAreNotRemapped) {
+  REQUIRE_NVCC();
+  const auto r = drv::fix(fix_options("tensor/bulk_stage.cu", "row_sums_conflicted", "2"));
+  ASSERT_EQ(r.kernels.size(), 1u);
+  ASSERT_EQ(r.kernels[0].arrays.size(), 1u);
+  const auto& a = r.kernels[0].arrays[0];
+  EXPECT_GT(a.wavefronts, a.ideal_wavefronts);  // the conflicts are there
+  EXPECT_TRUE(a.suggestions.empty());
+  int copy_line = 0;  // the line check reports the copy's shared side on
+  for (const auto& st : r.check.kernels[0].sites)
+    if (st.ptx.find("cp.async.bulk") != std::string::npos &&
+        st.stats.space == bankcheck::ptx::Space::Shared)
+      copy_line = st.line;
+  ASSERT_GT(copy_line, 0);
+  EXPECT_NE(a.error.find(fmt_line("filled by cp.async.bulk (line ", copy_line, ")")),
+            std::string::npos)
+      << a.error;
+}

@@ -534,11 +534,12 @@ TEST(PtxParserFiles, ClusterAndSharedClusterModifiers) {
   EXPECT_EQ(mapa.opcode, "mapa");
   EXPECT_EQ(mapa.modifiers, (std::vector<std::string>{".shared::cluster", ".u32"}));
   EXPECT_EQ(instr(k, "%cluster_ctarank").operands[1].name, "%cluster_ctarank");
-  // A label inside an inline asm block stays function-scoped.
-  EXPECT_NE(std::find(labels(k).begin(), labels(k).end(), "LAB_WAIT"), labels(k).end());
+  // A label inside an inline asm block is the block's, and so is the branch to it.
+  EXPECT_NE(std::find(labels(k).begin(), labels(k).end(), "LAB_WAIT$s1"), labels(k).end());
   const Instruction& wait = instr(k, "@!done bra LAB_WAIT");
   EXPECT_TRUE(wait.guard_negated);
   EXPECT_EQ(*wait.guard, "done$s1");
+  EXPECT_EQ(wait.operands.at(0).name, "LAB_WAIT$s1");
   const Instruction& elect = instr(k, "elect.sync");
   ASSERT_EQ(elect.operands[0].kind, Kind::Pair);
   EXPECT_EQ(elect.operands[0].elems[0].name, "l$s2");
@@ -694,6 +695,24 @@ TEST(PtxParserFragments, ScopedRenamingRules) {
   std::vector<std::string> names;
   for (const auto& r : k.registers) names.push_back(r.name);
   EXPECT_EQ(names, (std::vector<std::string>{"%r", "p", "p$s1", "p$s2", "%r$s2$", "x$s3", "x$s4"}));
+}
+
+// Inline PTX inlined twice declares its labels twice, each in its own block: a branch
+// goes to the label of its innermost enclosing block that has one, declared before or
+// after it; a label of the function's own scope is not renamed.
+TEST(PtxParserFragments, ScopedLabels) {
+  const Module m =
+      parse_str(kernel("  .reg .pred p;\n"
+                       "  { W: @p bra D; bra W; D: }\n"
+                       "  { W: @p bra D; { bra W; } bra D; D: }\n"
+                       "  bra E;\n"
+                       "E:\n  ret;\n"));
+  const Function& k = m.functions.at(0);
+  EXPECT_EQ(labels(k), (std::vector<std::string>{"W$s1", "D$s1", "W$s2", "D$s2", "E"}));
+  std::vector<std::string> targets;
+  for (const Instruction* in : instructions(k))
+    if (in->opcode == "bra") targets.push_back(in->operands.at(0).name);
+  EXPECT_EQ(targets, (std::vector<std::string>{"D$s1", "W$s1", "D$s2", "W$s2", "D$s2", "E"}));
 }
 
 TEST(PtxParserFragments, LocChains) {

@@ -38,6 +38,23 @@ std::string plural(std::uint64_t n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
+// The line of a cp.async.bulk that writes into [offset, offset + bytes), or 0. The TMA unit
+// writes the tile in its linear layout, so a remap of the array's storage would need one
+// copy per row (padding) or a tensor copy with a swizzle mode, not a changed declaration.
+int bulk_copy_line(const ptx::Kernel& k, const KernelReport& rep, std::uint64_t offset,
+                   std::uint64_t bytes) {
+  for (const SiteReport& s : rep.sites) {
+    const ptx::Instr& in = k.code[k.sites[static_cast<std::size_t>(s.site)].instr];
+    if (in.op != ptx::Opc::CpAsyncBulk || in.mod.mbar.to_global || in.site != s.site ||
+        !s.stats.has_worst)
+      continue;
+    const model::WarpAccess& a = s.stats.worst;
+    for (int l = 0; l < model::kWarpSize; ++l)
+      if (a.lane_active(l) && a.addr[l] >= offset && a.addr[l] < offset + bytes) return s.line;
+  }
+  return 0;
+}
+
 }  // namespace
 
 const char* fix_kind_name(FixKind k) {
@@ -181,6 +198,15 @@ KernelFix advise(const AdviseInput& in) {
     af.data_dependent =
         data_dependence(k, rep, origins, reqs, af.sites, before.wavefronts - before.ideal);
     if (af.data_dependent) {
+      kf.arrays.push_back(std::move(af));
+      continue;
+    }
+    if (const int line = bulk_copy_line(k, rep, ar.offset, ar.bytes)) {
+      af.error = fmt::format(
+          "the array is filled by cp.async.bulk (line {}), which writes it in its linear "
+          "layout: padding needs one copy per row, a swizzle cp.async.bulk.tensor with a "
+          "swizzle mode; or change the order of the reads",
+          line);
       kf.arrays.push_back(std::move(af));
       continue;
     }

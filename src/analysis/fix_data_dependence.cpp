@@ -76,8 +76,9 @@ std::vector<int> address_origins(const ptx::Kernel& k) {
         if (in.op == ptx::Opc::St || in.op == ptx::Opc::Atom || in.op == ptx::Opc::Red)
           changed |= taint(cell[c], origin);
       }
-      if (in.op == ptx::Opc::CpAsync) changed |= taint(cell[0], in.site2);  // global -> shared
-      if (in.op == ptx::Opc::St || in.op == ptx::Opc::Red) continue;        // no register written
+      if (in.op == ptx::Opc::CpAsync || (in.op == ptx::Opc::CpAsyncBulk && !in.mod.mbar.to_global))
+        changed |= taint(cell[0], in.site2);                          // global -> shared
+      if (in.op == ptx::Opc::St || in.op == ptx::Opc::Red) continue;  // no register written
       for (int i = 0; i < in.ndst; ++i) changed |= define(in.dst[i], origin);
       for (std::size_t i = 0; i < in.frag_defs && i < in.frag.size(); ++i)
         changed |= define(in.frag[i], origin);

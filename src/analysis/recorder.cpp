@@ -35,7 +35,8 @@ bool same(const RecordedRequest& a, const RecordedRequest& b) {
 }  // namespace
 
 void SharedRecorder::on_access(const emu::AccessEvent& e) {
-  if (e.space != ptx::Space::Shared || e.mask == 0) return;
+  // cp.async.bulk's shared side costs nothing under any remap (site_stats.cpp): not kept.
+  if (e.space != ptx::Space::Shared || e.mask == 0 || e.kind == emu::AccessKind::Bulk) return;
   RecordedRequest r;
   r.site = e.site;
   r.access.op = e.op;

@@ -153,6 +153,11 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
     }
     v = model::analyze_ldgsts(cp, arch_);
     a.op = model::Op::Store;
+  } else if (e.kind == emu::AccessKind::Bulk) {
+    // cp.async.bulk's shared side: the TMA unit writes (or reads) shared memory outside the
+    // LSU pipeline; counted as no wavefront and no conflict until measured (docs/model.md,
+    // bench/hardware/bulk).
+    v = model::Verdict{};
   } else {
     v = model::analyze(a, arch_);
   }

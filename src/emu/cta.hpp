@@ -35,6 +35,14 @@ struct Emulator::State {
     int barrier_instr = -1;
     // bar.red: the lanes that reached the barrier and those whose predicate was true.
     std::uint32_t red_lanes = 0, red_true = 0;
+    // An mbarrier wait whose phase had not completed (mbarrier.cpp): the warp stopped at
+    // it, with the CTA's mbarrier change count then, and runs again once that has moved.
+    // `give_up`: the next run of the wait returns false where the phase is incomplete;
+    // `gave_up_at`: the change count of the last such run (one per change).
+    bool at_mbarrier = false, give_up = false;
+    int mbarrier_instr = -1;
+    std::uint32_t mbarrier_exec = 0;
+    std::uint64_t mbarrier_seen = 0, gave_up_at = ~0ull;
   };
   std::vector<std::uint64_t> regs;    // [warp][reg][lane]
   std::vector<std::uint32_t> preds;   // [warp][pred]
@@ -79,6 +87,9 @@ struct Ctx {
   // those sites in the order found (Emulator::unwritten_shared_reads()).
   std::uint8_t* read_unwritten = nullptr;
   std::vector<int>* unwritten_sites = nullptr;
+  // How many times an mbarrier object of the CTA has changed (mbarrier.cpp): a warp waiting
+  // on a phase runs again only once it has.
+  std::uint64_t mbar_changes = 0;
 
   std::uint64_t& R(int w, std::uint32_t r, int lane) {
     return regs[(static_cast<std::size_t>(w) * nregs + r) * 32 + static_cast<std::size_t>(lane)];
@@ -252,7 +263,8 @@ struct Ctx {
     e.cta = cta_linear;
     e.warp = w;
     e.space = space;
-    e.op = in.op == Opc::Ldmatrix || (in.op == Opc::CpAsync && space == Space::Global)
+    e.op = in.op == Opc::CpAsyncBulk ? proto.op
+           : in.op == Opc::Ldmatrix || (in.op == Opc::CpAsync && space == Space::Global)
                ? model::Op::Load
                : model::Op::Store;
     e.width = static_cast<std::uint8_t>(width);
@@ -300,6 +312,17 @@ void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t a
 // ldmatrix, stmatrix, mma (matrix_ops.cpp); cp.async and its groups (async_copy.cpp).
 void matrix_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active);
 void async_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
+// mbarrier (mbarrier.cpp): every operation but the waits, lane by lane in lane order; the
+// waits, which the warp loop runs: true when the warp may go on (every executing lane's
+// phase complete, or `give_up`: each lane gets whether its phase completed), false when it
+// must wait; what a waiting warp waits for, for the deadlock error; complete_tx of bytes.
+void mbarrier_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
+bool mbarrier_wait(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, bool give_up);
+std::string mbarrier_waiting(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
+void mbarrier_complete_tx(Ctx& c, const Instr& in, int pc, std::uint64_t addr, Space space,
+                          std::uint64_t bytes, int w, int lane);
+// cp.async.bulk (bulk_copy.cpp): each executing lane's copy, done at issue.
+void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
 
 }  // namespace detail
 }  // namespace bankcheck::emu

@@ -115,6 +115,8 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
     wp.exited = 0;
     wp.at_barrier = wp.done = false;
     wp.barrier_instr = -1;
+    wp.at_mbarrier = wp.give_up = false;
+    wp.gave_up_at = ~0ull;
     wp.id = static_cast<int>(w);
     const std::uint64_t first = std::uint64_t{w} * 32;
     const std::uint64_t n = std::min<std::uint64_t>(32, threads - first);
@@ -302,6 +304,22 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
               wp.red_true = c.pred_mask(u.in->src[0], w, exec);
             }
             return;
+          case K::MbarWait:
+            if (!exec) break;
+            used = n;
+            if (mbarrier_wait(c, *u.in, pc, w, exec, wp.give_up)) {
+              wp.give_up = false;
+              break;
+            }
+            // Not yet: wait here (this run of the wait does not count) until an mbarrier
+            // of the CTA changes.
+            used = --n;
+            top.pc = pc;
+            wp.at_mbarrier = true;
+            wp.mbarrier_instr = pc;
+            wp.mbarrier_exec = exec;
+            wp.mbarrier_seen = c.mbar_changes;
+            return;
           default:
             break;
         }
@@ -315,25 +333,61 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
     wp.done = true;
   };
 
-  // Run every warp to its next barrier (or its end); release the barrier when all
-  // warps that have not finished wait there.
+  // Run every warp to its next barrier (or its end), and a warp waiting on an mbarrier
+  // again once an mbarrier has changed; when none can run, release the barrier if warps
+  // wait at one. Warps waiting on mbarriers then get a false result from their wait, each
+  // once per change of the mbarriers (test_wait and try_wait may return false); when none
+  // is left, nothing can complete their phases: a deadlock.
   struct Count {  // adds this CTA's instructions to executed_ however the run ends
     std::uint64_t& total;
     const std::uint64_t& used;
     ~Count() { total += used; }
   } count{executed_, used};
+  auto runnable = [&](const State::Warp& wp) {
+    return !wp.done && !wp.at_barrier &&
+           (!wp.at_mbarrier || wp.give_up || wp.mbarrier_seen != c.mbar_changes);
+  };
   while (true) {
+    bool ran = false;
     for (auto& wp : st.warps)
-      if (!wp.done && !wp.at_barrier) run_warp(wp);
+      if (runnable(wp)) {
+        wp.at_mbarrier = false;
+        run_warp(wp);
+        ran = true;
+      }
+    if (ran) continue;
+    State::Warp* gives_up = nullptr;
+    for (auto& wp : st.warps)
+      if (wp.at_mbarrier && wp.gave_up_at != c.mbar_changes) {
+        gives_up = &wp;
+        break;
+      }
+    if (gives_up) {
+      gives_up->give_up = true;
+      gives_up->gave_up_at = c.mbar_changes;
+      continue;
+    }
     bool any_waiting = false;
     int waiting_instr = -1;
-    std::uint32_t finished = 0;
+    std::uint32_t finished = 0, at_bar = 0;
+    const State::Warp* stuck = nullptr;
     for (auto& wp : st.warps) {
       if (wp.at_barrier) {
         any_waiting = true;
         waiting_instr = wp.barrier_instr;
+        ++at_bar;
       }
+      if (wp.at_mbarrier && !stuck) stuck = &wp;
       if (wp.done) ++finished;
+    }
+    if (stuck) {
+      c.fail(EmuError::Kind::Barrier, stuck->mbarrier_instr,
+             fmt::format("deadlock: {}, and no warp can complete its phase ({} of {} warps wait "
+                         "at bar.sync, {} finished)",
+                         mbarrier_waiting(
+                             c, st.compiled.code[static_cast<std::size_t>(stuck->mbarrier_instr)],
+                             stuck->mbarrier_instr, stuck->id, stuck->mbarrier_exec),
+                         at_bar, st.warps.size(), finished));
     }
     if (!any_waiting) break;
     if (finished > 0)

@@ -424,6 +424,12 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
     case Opc::CpAsyncWait:
       async_copy(c, in, pc, w, exec);
       break;
+    case Opc::Mbarrier:
+      mbarrier_op(c, in, pc, w, exec);
+      break;
+    case Opc::CpAsyncBulk:
+      bulk_copy(c, in, pc, w, exec);
+      break;
     case Opc::Nop:
       break;
     default:

@@ -108,6 +108,8 @@ struct Compiler {
         return K::Exit;
       case Opc::Bar:
         return K::Bar;
+      case Opc::MbarrierWait:
+        return K::MbarWait;
       case Opc::Bra:
         u.target = in.target < 0 || in.target >= static_cast<std::int32_t>(k.code.size())
                        ? static_cast<std::int32_t>(k.code.size())
@@ -333,6 +335,7 @@ void for_each_reg(const Instr& in, F f) {
   for (int i = 0; i < in.ndst && i < 4; ++i)
     if (in.dst[i].kind == Opnd::Kind::Reg) f(in.dst[i].reg, true);
   if (in.mem2.has_reg) f(in.mem2.reg, false);
+  if (in.mem3.has_reg) f(in.mem3.reg, false);
   for (std::size_t i = 0; i < in.frag.size(); ++i)
     if (in.frag[i].kind == Opnd::Kind::Reg) f(in.frag[i].reg, i < in.frag_defs);
 }
@@ -442,6 +445,7 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast) {
     for (int i = 0; i < in.ndst && i < 4; ++i)
       if (in.dst[i].kind == Opnd::Kind::Reg) in.dst[i].reg = slot_of[in.dst[i].reg];
     if (in.mem2.has_reg) in.mem2.reg = slot_of[in.mem2.reg];
+    if (in.mem3.has_reg) in.mem3.reg = slot_of[in.mem3.reg];
     for (Opnd& o : in.frag)
       if (o.kind == Opnd::Kind::Reg) o.reg = slot_of[o.reg];
   }
@@ -464,7 +468,7 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast) {
     }
     Uop trial = u;
     const K kind = c.select(in, trial);
-    const bool control = kind == K::Bra || kind == K::Exit || kind == K::Bar;
+    const bool control = kind == K::Bra || kind == K::Exit || kind == K::Bar || kind == K::MbarWait;
     if (kind == K::Slow || (!fast && !control)) {
       u.kind = K::Slow;  // operands the slow path reads from the Instr
     } else {

@@ -20,6 +20,7 @@ enum class K : std::uint8_t {
   Bra,
   Exit,  // ret, exit
   Bar,
+  MbarWait,  // mbarrier.test_wait/try_wait: the warp yields until the phase can have changed
   Mov32,
   Mov64,
   Add32,

@@ -323,11 +323,11 @@ class Decoder : private detail::OperandDecoder {
       if (ins.op == Opc::Ld || ins.op == Opc::St || ins.op == Opc::Atom || ins.op == Opc::Red) {
         if (ins.space != Space::Param && !call_param_access_) ins.site = new_site();
       }
-      // The tensor-core data movers; cp.async has two sites: its shared side (`site`, as
-      // LDGSTS) and its global side (`site2`, a load).
-      if (ins.op == Opc::Ldmatrix || ins.op == Opc::Stmatrix || ins.op == Opc::CpAsync)
-        ins.site = new_site();
-      if (ins.op == Opc::CpAsync) ins.site2 = new_site();
+      // The tensor-core data movers; cp.async and cp.async.bulk have two sites: their
+      // shared side (`site`: LDGSTS, or the TMA unit's side) and their global side (`site2`).
+      const bool copy = ins.op == Opc::CpAsync || ins.op == Opc::CpAsyncBulk;
+      if (ins.op == Opc::Ldmatrix || ins.op == Opc::Stmatrix || copy) ins.site = new_site();
+      if (copy) ins.site2 = new_site();
       k.code.push_back(ins);
     }
     compute_reconvergence(k);

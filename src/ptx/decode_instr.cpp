@@ -94,6 +94,7 @@ class Form {
   BANKCHECK_FORM(Dot)
   BANKCHECK_FORM(Carry)
   BANKCHECK_FORM(Sad)
+  BANKCHECK_FORM(Mbarrier)
 #undef BANKCHECK_FORM
 
   // .sat, .ftz, .NaN, .relu and .satfinite, read by the forms that allow them; what no
@@ -772,16 +773,18 @@ void Form::form_Mma() {
 }
 
 // cp.async.{ca,cg}.shared.global [dst], [src], cp-size[, src-size]; commit_group;
-// wait_group N; wait_all. cp.async.bulk (the TMA unit) is refused with its reason.
+// wait_group N; wait_all. cp.async.bulk (the TMA unit): decode_mbarrier.cpp, but for the
+// tensor copies, refused with the reason.
 void Form::form_CpAsync() {
   if (!has(in, ".async")) fail(in, "unsupported instruction 'cp' (only cp.async is)");
   if (has(in, ".bulk")) {
-    if (has(in, ".tensor"))
+    if (has(in, ".tensor") && !has(in, ".prefetch"))
       fail(in,
            "cp.async.bulk.tensor is not analysed yet: its addresses come from a tensor map "
            "(CUtensorMap) that the host builds with cuTensorMapEncode*, which a PTX-only run "
            "does not have (docs/emulator.md, 'Tensor maps and wgmma')");
-    fail(in, "cp.async.bulk is not emulated yet (docs/emulator.md, 'Tensor maps and wgmma')");
+    decode_bulk_copy(in, d_, ins);
+    return;
   }
   if (has(in, ".commit_group")) {
     ins.op = Opc::CpAsyncCommit;
@@ -799,7 +802,10 @@ void Form::form_CpAsync() {
     ins.mod.mx.wait_n = static_cast<std::uint8_t>(in.operands[0].imm);
     return;
   }
-  if (has(in, ".mbarrier")) fail(in, "cp.async.mbarrier.arrive is not emulated yet");
+  if (has(in, ".mbarrier")) {
+    decode_cp_async_arrive(in, d_, ins);
+    return;
+  }
   ins.op = Opc::CpAsync;
   ins.mod.mx.bypass = has(in, ".cg");
   if (!ins.mod.mx.bypass && !has(in, ".ca")) fail(in, "cp.async needs .ca or .cg");
@@ -918,6 +924,8 @@ void Form::carry_operands() {
   if (in_carry) ins.src[ins.nsrc++] = operand(in, cc, Ty::Pred);
   if (ins.flags & kFlagCc) ins.dst[ins.ndst++] = operand(in, cc, Ty::Pred);
 }
+
+void Form::form_Mbarrier() { decode_mbarrier(in, d_, ins); }
 
 // The dispatch, from the opcode table: mnemonic -> (opcode, form).
 struct Entry {

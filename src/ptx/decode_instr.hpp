@@ -28,6 +28,11 @@ class OperandDecoder {
 // The scalar type a modifier names (".u32" -> U32), if any.
 std::optional<Ty> parse_ty(std::string_view modifier);
 
+// mbarrier and cp.async.bulk without a tensor map (decode_mbarrier.cpp).
+void decode_mbarrier(const Instruction& in, OperandDecoder& decoder, Instr& ins);
+void decode_bulk_copy(const Instruction& in, OperandDecoder& decoder, Instr& ins);
+void decode_cp_async_arrive(const Instruction& in, OperandDecoder& decoder, Instr& ins);
+
 // Throws DecodeError for an unknown mnemonic or a form the emulator does not support.
 Instr decode_instr(const Instruction& in, OperandDecoder& decoder);
 

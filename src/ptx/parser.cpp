@@ -577,7 +577,12 @@ class Parser {
             names_.close();
             opens.pop_back();
             advance();
-            if (opens.empty()) return;
+            if (opens.empty()) {
+              names_.rename_label_uses([&](std::size_t st, std::size_t op) -> std::string& {
+                return f.body[st].instruction.operands[op].name;
+              });
+              return;
+            }
           } else if (tok_.is('{')) {
             opens.push_back(tok_);
             names_.open_block();
@@ -607,7 +612,7 @@ class Parser {
   void label(Function& f) {
     Statement s;
     s.is_label = true;
-    s.label = std::string(tok_.text);
+    s.label = names_.declare_label(tok_.text);
     advance();
     advance();  // :
     // `name: .callprototype ...;`, `.branchtargets`, `.calltargets` name declarations,
@@ -728,6 +733,9 @@ class Parser {
     ins.text = instruction_text(start.offset, tok_.end());
     advance();
     ins.loc_chain = loc_;
+    if (ins.opcode == "bra")  // its label may be a nested block's
+      for (std::size_t i = 0; i < ins.operands.size(); ++i)
+        if (ins.operands[i].kind == Operand::Kind::Symbol) names_.label_use(f.body.size(), i);
     f.body.push_back(std::move(s));
   }
 

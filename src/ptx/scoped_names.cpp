@@ -13,9 +13,44 @@ void ScopedNames::enter_function() {
   live_names_ = 0;
   live_ranges_ = 0;
   block_counter_ = 0;
+  parent_.assign(1, 0);
+  open_ids_.assign(1, 0);
+  labels_.clear();
+  label_uses_.clear();
 }
 
-void ScopedNames::open_block() { scopes_.push_back(Scope{{}, ++block_counter_}); }
+void ScopedNames::open_block() {
+  scopes_.push_back(Scope{{}, ++block_counter_});
+  parent_.push_back(open_ids_.back());
+  open_ids_.push_back(block_counter_);
+}
+
+std::string ScopedNames::declare_label(std::string_view name) {
+  if (open_ids_.size() <= 1) return std::string(name);
+  const int id = open_ids_.back();
+  std::string unique = std::string(name) + "$s" + std::to_string(id);
+  labels_[{id, std::string(name)}] = unique;
+  return unique;
+}
+
+void ScopedNames::label_use(std::size_t statement, std::size_t operand) {
+  if (open_ids_.size() > 1) label_uses_.push_back({statement, operand, open_ids_.back()});
+}
+
+void ScopedNames::rename_label_uses(
+    const std::function<std::string&(std::size_t, std::size_t)>& name_of) {
+  if (labels_.empty()) return;
+  for (const LabelUse& u : label_uses_) {
+    std::string& name = name_of(u.statement, u.operand);
+    for (int b = u.block; b > 0; b = parent_[static_cast<std::size_t>(b)]) {
+      const auto it = labels_.find({b, name});
+      if (it != labels_.end()) {
+        name = it->second;
+        break;
+      }
+    }
+  }
+}
 
 std::string ScopedNames::declare(std::string_view name, bool is_reg, int count) {
   if (scopes_.empty()) return std::string(name);  // module scope
@@ -49,6 +84,7 @@ void ScopedNames::close() {
     }
   }
   scopes_.pop_back();
+  if (open_ids_.size() > 1) open_ids_.pop_back();
 }
 
 std::string ScopedNames::resolve(std::string_view name, bool& is_reg) const {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -39,6 +40,16 @@ class ScopedNames {
   // The name a use refers to, and whether it is a register.
   std::string resolve(std::string_view name, bool& is_reg) const;
 
+  // Labels are scoped too (inline PTX inlined twice declares its labels twice, each in its
+  // own block), but a branch may name a label declared later in its block. A label in a
+  // nested block gets a unique name (LAB -> LAB$s3); a use records the block it is in, and
+  // once the body is read rename_label_uses() points each use at the label of its innermost
+  // enclosing block that has one.
+  std::string declare_label(std::string_view name);
+  void label_use(std::size_t statement, std::size_t operand);
+  // `name_of(statement, operand)` is the name a recorded use holds.
+  void rename_label_uses(const std::function<std::string&(std::size_t, std::size_t)>& name_of);
+
  private:
   struct Binding {
     std::string name;  // the unique name uses are rewritten to
@@ -55,6 +66,15 @@ class ScopedNames {
     int id = 0;
   };
   int depth() const { return static_cast<int>(scopes_.size()) - 1; }
+
+  struct LabelUse {
+    std::size_t statement, operand;
+    int block;  // the innermost open block when the use was read (0: the function's)
+  };
+  std::vector<int> parent_;    // per block id: the enclosing block's id
+  std::vector<int> open_ids_;  // ids of the open blocks, innermost last
+  std::map<std::pair<int, std::string>, std::string> labels_;  // (block, name) -> unique name
+  std::vector<LabelUse> label_uses_;
 
   NameMap<std::vector<Binding>> names_;
   NameMap<std::vector<RangeBinding>> ranges_;

@@ -16,8 +16,10 @@ using Dim3 = model::Dim3;
 // What kind of request an event is: an ordinary one (ld/st/atom, wmma.load/store), an
 // ldmatrix/stmatrix (analysed by model::analyze_matrix: lane 8m+r's addr is row r of
 // matrix m), or the shared side of a cp.async (LDGSTS, model::analyze_ldgsts; global_addr
-// holds the lanes' global sources).
-enum class AccessKind : std::uint8_t { Plain, Matrix, Ldgsts };
+// holds the lanes' global sources), or the shared side of a cp.async.bulk, written or read
+// by the TMA unit and not the LSU (Bulk: 512 bytes of the copy per event, 16 per lane;
+// docs/model.md says how it is counted).
+enum class AccessKind : std::uint8_t { Plain, Matrix, Ldgsts, Bulk };
 
 // One warp-wide execution of one memory instruction.
 struct AccessEvent {

@@ -263,6 +263,30 @@ struct MatrixMods {
   std::uint8_t wait_n = 0;
 };
 
+// mbarrier and cp.async.bulk (src/emu/mbarrier.cpp, src/emu/bulk_copy.cpp).
+// The mbarrier operation: init, arrive (and arrive_drop), expect_tx, complete_tx, the
+// waits (Opc::MbarrierWait: test_wait, try_wait), pending_count (of a state token), inval.
+enum class MbarOp : std::uint8_t {
+  Init,
+  Arrive,
+  ExpectTx,
+  CompleteTx,
+  TestWait,
+  TryWait,
+  PendingCount,
+  Inval
+};
+struct MbarMods {
+  MbarOp op = MbarOp::Init;
+  bool drop = false;         // arrive_drop: the expected count drops by the count too
+  bool expect_tx = false;    // arrive.expect_tx: the tx-count grows by an operand first
+  bool no_complete = false;  // arrive.noComplete: the arrival must not complete the phase
+  bool parity = false;       // test_wait/try_wait.parity: an operand names the phase's parity
+  // cp.async.bulk: shared::cta to global (a bulk_group copy), else global to shared
+  // completing on the mbarrier at Instr::mem3.
+  bool to_global = false;
+};
+
 // What PTX writes as opcode modifiers beyond the types and the state space. Each field
 // is read only by the opcodes named beside it.
 struct Modifiers {
@@ -285,6 +309,7 @@ struct Modifiers {
   bool nan = false;                        // min/max.NaN: a NaN operand gives NaN
   bool relu = false;                       // cvt, fma, min/max .relu: negative results give 0
   bool satfinite = false;                  // cvt .satfinite: out of range gives the largest finite
+  MbarMods mbar;                           // mbarrier, mbarrier waits, cp.async.bulk
 };
 
 struct Instr {
@@ -313,6 +338,7 @@ struct Instr {
   std::uint8_t frag_defs = 0;
   MemRef mem2;
   std::int32_t site2 = -1;
+  MemRef mem3;  // cp.async.bulk with .mbarrier::complete_tx::bytes: the mbarrier
 };
 
 inline constexpr std::uint8_t kFlagSat = 1, kFlagFtz = 2, kFlagUni = 4, kFlagVolatile = 8,
