@@ -325,7 +325,8 @@ class Decoder : private detail::OperandDecoder {
       }
       // The tensor-core data movers; cp.async has two sites: its shared side (`site`, as
       // LDGSTS) and its global side (`site2`, a load).
-      if (ins.op == Opc::Ldmatrix || ins.op == Opc::Stmatrix || ins.op == Opc::CpAsync)
+      if (ins.op == Opc::Ldmatrix || ins.op == Opc::Stmatrix || ins.op == Opc::CpAsync ||
+          ins.op == Opc::WmmaLoad || ins.op == Opc::WmmaStore)
         ins.site = new_site();
       if (ins.op == Opc::CpAsync) ins.site2 = new_site();
       k.code.push_back(ins);
