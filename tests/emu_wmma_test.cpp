@@ -150,7 +150,8 @@ std::string demangled_key(const std::string& mangled) {
 
 std::string file_arg(const std::string& name, const void* data, std::size_t bytes) {
   const std::string p = testing::TempDir() + "/bankcheck-wmma-" + name;
-  std::ofstream(p, std::ios::binary).write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  std::ofstream(p, std::ios::binary)
+      .write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
   return "@" + p;
 }
 
@@ -187,14 +188,37 @@ struct Form {
   bool global;
 };
 const Form kForms[] = {
-    {"f16_acol_brow_f32_ccol", "shared_form<__half,nvcuda::wmma::col_major,nvcuda::wmma::row_major,float,(nvcuda::wmma::layout_t)1,", false},
-    {"f16_arow_brow_f16_crow", "shared_form<__half,nvcuda::wmma::row_major,nvcuda::wmma::row_major,__half,(nvcuda::wmma::layout_t)0,", false},
-    {"f16_acol_bcol_f16_ccol", "shared_form<__half,nvcuda::wmma::col_major,nvcuda::wmma::col_major,__half,(nvcuda::wmma::layout_t)1,", false},
-    {"f16_arow_bcol_f16_ccol", "shared_form<__half,nvcuda::wmma::row_major,nvcuda::wmma::col_major,__half,(nvcuda::wmma::layout_t)1,", false},
-    {"bf16_arow_bcol_f32_crow", "shared_form<__nv_bfloat16,nvcuda::wmma::row_major,nvcuda::wmma::col_major,float,(nvcuda::wmma::layout_t)0,", false},
-    {"bf16_acol_brow_f32_ccol", "shared_form<__nv_bfloat16,nvcuda::wmma::col_major,nvcuda::wmma::row_major,float,(nvcuda::wmma::layout_t)1,", false},
-    {"global_arow_bcol_f32_crow", "global_form<nvcuda::wmma::row_major,nvcuda::wmma::col_major,float,(nvcuda::wmma::layout_t)0,", true},
-    {"global_acol_brow_f16_ccol", "global_form<nvcuda::wmma::col_major,nvcuda::wmma::row_major,__half,(nvcuda::wmma::layout_t)1,", true},
+    {"f16_acol_brow_f32_ccol",
+     "shared_form<__half,nvcuda::wmma::col_major,nvcuda::wmma::row_major,float,(nvcuda::wmma::"
+     "layout_t)1,",
+     false},
+    {"f16_arow_brow_f16_crow",
+     "shared_form<__half,nvcuda::wmma::row_major,nvcuda::wmma::row_major,__half,(nvcuda::wmma::"
+     "layout_t)0,",
+     false},
+    {"f16_acol_bcol_f16_ccol",
+     "shared_form<__half,nvcuda::wmma::col_major,nvcuda::wmma::col_major,__half,(nvcuda::wmma::"
+     "layout_t)1,",
+     false},
+    {"f16_arow_bcol_f16_ccol",
+     "shared_form<__half,nvcuda::wmma::row_major,nvcuda::wmma::col_major,__half,(nvcuda::wmma::"
+     "layout_t)1,",
+     false},
+    {"bf16_arow_bcol_f32_crow",
+     "shared_form<__nv_bfloat16,nvcuda::wmma::row_major,nvcuda::wmma::col_major,float,(nvcuda::"
+     "wmma::layout_t)0,",
+     false},
+    {"bf16_acol_brow_f32_ccol",
+     "shared_form<__nv_bfloat16,nvcuda::wmma::col_major,nvcuda::wmma::row_major,float,(nvcuda::"
+     "wmma::layout_t)1,",
+     false},
+    {"global_arow_bcol_f32_crow",
+     "global_form<nvcuda::wmma::row_major,nvcuda::wmma::col_major,float,(nvcuda::wmma::layout_t)0,",
+     true},
+    {"global_acol_brow_f16_ccol",
+     "global_form<nvcuda::wmma::col_major,nvcuda::wmma::row_major,__half,(nvcuda::wmma::layout_t)"
+     "1,",
+     true},
 };
 
 std::uint16_t f16_bits(float f) {  // exact for the probes' small integers
@@ -217,7 +241,8 @@ std::vector<std::pair<std::string, std::string>> global_args(int ld, bool c_f16)
   const std::string tag = std::to_string(ld) + (c_f16 ? "h" : "f");
   return {{"p0", file_arg("a" + tag, h.data(), 2 * h.size())},
           {"p1", file_arg("b" + tag, h.data(), 2 * h.size())},
-          {"p2", c_f16 ? file_arg("c" + tag, h.data(), 2 * h.size()) : file_arg("c" + tag, f.data(), 4 * f.size())},
+          {"p2", c_f16 ? file_arg("c" + tag, h.data(), 2 * h.size())
+                       : file_arg("c" + tag, f.data(), 4 * f.size())},
           {"p3", "zeros:2048"},
           {"p4", "zeros:2048"},
           {"p5", "zeros:2048"}};
@@ -236,18 +261,21 @@ const std::vector<ProbeRun>& probe_runs() {
     std::vector<ProbeRun> out;
     const drv::Loaded& p1 = probe(kWmma + "wmma.ptx");
     for (const ptx::Kernel& k : p1.program.kernels)
-      out.push_back({demangled_key(k.name), &p1,
-                     run_probe(p1, k, {{"p0", "zeros:2048"}, {"p1", "zeros:2048"}, {"p2", "zeros:2048"}})});
+      out.push_back(
+          {demangled_key(k.name), &p1,
+           run_probe(p1, k, {{"p0", "zeros:2048"}, {"p1", "zeros:2048"}, {"p2", "zeros:2048"}})});
     const drv::Loaded& p2 = probe(kWmma + "forms/probe_forms.ptx.gz");
     for (const ptx::Kernel& k : p2.program.kernels) {
       const std::string key = demangled_key(k.name);
       const bool global = key.find("global_form") != std::string::npos;
       const int ld = std::stoi(key.substr(key.rfind(',') + 1));
-      out.push_back({key, &p2,
-                     run_probe(p2, k,
-                               global ? global_args(ld, key.find("__half,(") != std::string::npos)
-                                      : std::vector<std::pair<std::string, std::string>>{
-                                            {"p0", "zeros:2048"}, {"p1", "zeros:2048"}, {"p2", "zeros:2048"}})});
+      out.push_back(
+          {key, &p2,
+           run_probe(p2, k,
+                     global
+                         ? global_args(ld, key.find("__half,(") != std::string::npos)
+                         : std::vector<std::pair<std::string, std::string>>{
+                               {"p0", "zeros:2048"}, {"p1", "zeros:2048"}, {"p2", "zeros:2048"}})});
     }
     return out;
   }();
@@ -345,7 +373,9 @@ struct Emulated {
 Emulated emulated(const ProbeRun& r) {
   Emulated out;
   const auto& files = r.loaded->program.files;
-  const auto name = [&](int f) { return fs::path(files[static_cast<std::size_t>(f)]).filename().string(); };
+  const auto name = [&](int f) {
+    return fs::path(files[static_cast<std::size_t>(f)]).filename().string();
+  };
   const auto add = [](Counts& o, const Counts& c) {
     o.instructions += c.instructions;
     o.wavefronts += c.wavefronts;
@@ -370,11 +400,11 @@ Emulated emulated(const ProbeRun& r) {
 
 // Every line of both probes with shared or global instructions, per kernel: instructions,
 // wavefronts and ideal wavefronts (global lines: sectors and ideal sectors) equal the H100's,
-// each instruction on the innermost line of its inline stack, where Nsight lists it. Pinned, not compared: the lines that call an inlined helper (wmma::load_matrix_sync,
-// the probes' fill and dump loops), where Nsight lists only some of the helper's
-// instructions, or none (probe_wmma.cu: its three loads' lines list nothing, its store's
-// line the first STS.64 of four). There the test checks that Nsight lists no more than the
-// emulator has.
+// each instruction on the innermost line of its inline stack, where Nsight lists it. Pinned, not
+// compared: the lines that call an inlined helper (wmma::load_matrix_sync, the probes' fill and
+// dump loops), where Nsight lists only some of the helper's instructions, or none (probe_wmma.cu:
+// its three loads' lines list nothing, its store's line the first STS.64 of four). There the test
+// checks that Nsight lists no more than the emulator has.
 TEST(WmmaProbe, LinesEqualTheSourceCounters) {
   std::map<LineKey, Counts> truth = read_source_counters(kWmma + "wmma_source.csv.gz");
   for (auto& [k, v] : read_source_counters(kWmma + "forms/probe_forms.source.csv.gz")) truth[k] = v;
@@ -383,7 +413,8 @@ TEST(WmmaProbe, LinesEqualTheSourceCounters) {
   for (const ProbeRun& r : probe_runs()) {
     const Emulated got = emulated(r);
     for (const auto& [key, c] : got.lines) {
-      SCOPED_TRACE(std::get<0>(key) + " " + std::get<1>(key) + ":" + std::to_string(std::get<2>(key)));
+      SCOPED_TRACE(std::get<0>(key) + " " + std::get<1>(key) + ":" +
+                   std::to_string(std::get<2>(key)));
       covered.insert(key);
       const auto it = truth.find(key);
       ASSERT_NE(it, truth.end());
@@ -397,7 +428,8 @@ TEST(WmmaProbe, LinesEqualTheSourceCounters) {
     }
     for (const auto& [key, c] : got.callers) {
       if (got.lines.count(key)) continue;  // also some instruction's own line: compared
-      SCOPED_TRACE(std::get<0>(key) + " caller " + std::get<1>(key) + ":" + std::to_string(std::get<2>(key)));
+      SCOPED_TRACE(std::get<0>(key) + " caller " + std::get<1>(key) + ":" +
+                   std::to_string(std::get<2>(key)));
       covered.insert(key);
       ++pinned;
       const auto it = truth.find(key);
@@ -409,8 +441,8 @@ TEST(WmmaProbe, LinesEqualTheSourceCounters) {
   }
   // Nothing the H100 counted is missing from the emulator's lines.
   for (const auto& [key, c] : truth)
-    EXPECT_TRUE(covered.count(key)) << std::get<0>(key) << " " << std::get<1>(key) << ":"
-                                    << std::get<2>(key);
+    EXPECT_TRUE(covered.count(key))
+        << std::get<0>(key) << " " << std::get<1>(key) << ":" << std::get<2>(key);
   // 4 + 22 kernels, each with its wmma.load.a, .b, .c and wmma.store.d lines in mma.hpp.
   EXPECT_EQ(wmma_lines, 26u * 4);
   RecordProperty("lines_compared", static_cast<int>(compared));
@@ -437,7 +469,8 @@ TEST(WmmaArithmetic, MmaIsMmaSyncs) {
     };
     const auto random_half = [&] {  // magnitude 2^-3 .. 2^2
       const std::uint32_t r = static_cast<std::uint32_t>(rng());
-      return static_cast<std::uint16_t>(((r & 1) << 15) | ((12 + (r >> 1) % 6) << 10) | ((r >> 8) & 1023));
+      return static_cast<std::uint16_t>(((r & 1) << 15) | ((12 + (r >> 1) % 6) << 10) |
+                                        ((r >> 8) & 1023));
     };
     for (auto& x : a) x = random_half();
     for (auto& x : b) x = random_half();
@@ -454,21 +487,22 @@ TEST(WmmaArithmetic, MmaIsMmaSyncs) {
     for (const ptx::Kernel& x : l.program.kernels)
       if (x.name == kernel) k = &x;
     ASSERT_NE(k, nullptr);
-    const drv::KernelRun r =
-        run_probe(l, *k,
-                  {{"p0", file_arg("ra", a.data(), 2 * a.size())},
-                   {"p1", file_arg("rb", b.data(), 2 * b.size())},
-                   {"p2", f16 ? file_arg("rch", ch.data(), 2 * ch.size()) : file_arg("rcf", cf.data(), 4 * cf.size())},
-                   {"p3", "zeros:2048"},
-                   {"p4", "zeros:2048"},
-                   {"p5", "zeros:2048"}});
+    const drv::KernelRun r = run_probe(l, *k,
+                                       {{"p0", file_arg("ra", a.data(), 2 * a.size())},
+                                        {"p1", file_arg("rb", b.data(), 2 * b.size())},
+                                        {"p2", f16 ? file_arg("rch", ch.data(), 2 * ch.size())
+                                                   : file_arg("rcf", cf.data(), 4 * cf.size())},
+                                        {"p3", "zeros:2048"},
+                                        {"p4", "zeros:2048"},
+                                        {"p5", "zeros:2048"}});
     const std::uint8_t* d = r.memory->find(r.arg_buffers[2], 1)->data();
     // Column-major (f16 kernel): A(m, k) at k * ld + m, B(k, n) at k * ld + n (row-major),
     // C(m, n) at n * ld + m. Row-major (f32 kernel): A at m * ld + k, B(k, n) at n * ld + k.
     for (int m = 0; m < 16; ++m)
       for (int n = 0; n < 16; ++n) {
         const int at_c = f16 ? n * ld + m : m * ld + n;
-        double s = f16 ? value(ch[static_cast<std::size_t>(at_c)]) : cf[static_cast<std::size_t>(at_c)];
+        double s =
+            f16 ? value(ch[static_cast<std::size_t>(at_c)]) : cf[static_cast<std::size_t>(at_c)];
         for (int kk = 0; kk < 16; ++kk)
           s += value(a[static_cast<std::size_t>(f16 ? kk * ld + m : m * ld + kk)]) *
                value(b[static_cast<std::size_t>(f16 ? kk * ld + n : n * ld + kk)]);
@@ -490,12 +524,13 @@ TEST(WmmaArithmetic, MmaIsMmaSyncs) {
 // ---------------------------------------------------------------- refused forms
 
 std::string refusal(const std::string& instruction, const std::string& regs) {
-  const std::string text = ".version 8.0\n.target sm_90\n.address_size 64\n"
-                           ".visible .entry k(.param .u64 p)\n{\n" +
-                           regs + "\n  .shared .align 128 .b8 sh[2048];\n" + instruction +
-                           "\n  ret;\n}\n";
+  const std::string text =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry k(.param .u64 p)\n{\n" +
+      regs + "\n  .shared .align 128 .b8 sh[2048];\n" + instruction + "\n  ret;\n}\n";
   static int n = 0;
-  const std::string path = testing::TempDir() + "/bankcheck-wmma-refused" + std::to_string(n++) + ".ptx";
+  const std::string path =
+      testing::TempDir() + "/bankcheck-wmma-refused" + std::to_string(n++) + ".ptx";
   std::ofstream(path) << text;
   drv::CheckOptions o;
   o.input = path;
@@ -515,9 +550,10 @@ TEST(WmmaDecode, OtherFormsAreRefusedByName) {
                     regs)
                 .find("wmma.load.a with shape .m32n8k16 is not emulated"),
             std::string::npos);
-  EXPECT_NE(refusal("  wmma.load.a.sync.aligned.row.m16n16k16.shared.s8 {%r0, %r1}, [sh], 16;", regs)
-                .find("wmma.load.a.s8 is not emulated"),
-            std::string::npos);
+  EXPECT_NE(
+      refusal("  wmma.load.a.sync.aligned.row.m16n16k16.shared.s8 {%r0, %r1}, [sh], 16;", regs)
+          .find("wmma.load.a.s8 is not emulated"),
+      std::string::npos);
   EXPECT_NE(refusal("  wmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.s8.s32 {%r0, %r1, %r2, %r3, "
                     "%r4, %r5, %r6, %r7}, {%r8, %r9}, {%r10, %r11}, {%r12, %r13, %r14, %r15, "
                     "%r16, %r17, %r18, %r19};",

@@ -847,9 +847,10 @@ TEST(Examples, TensorWmmaGemm) {
 
 // Every shared line of the wmma GEMM, over the whole grid, equals the H100's per-line
 // counters (bench/check/results_new/tensor/wmma_gemm.lines.tsv): wavefronts and ideal
-// wavefronts, and the wmma lines' executed instructions. The wmma loads and stores count on <mma.h>'s lines in
-// mma.hpp (their innermost frame, where Nsight lists them all); not compared, the kernel's
-// lines that call them (74, 75, 83), where Nsight lists some of them or none.
+// wavefronts, and the wmma lines' executed instructions. The wmma loads and stores count on
+// <mma.h>'s lines in mma.hpp (their innermost frame, where Nsight lists them all); not
+// compared, the kernel's lines that call them (74, 75, 83), where Nsight lists some of them
+// or none.
 TEST(Examples, TensorWmmaLinesEqualH100) {
   REQUIRE_NVCC();
   std::ifstream tsv(std::string(BANKCHECK_SOURCE_DIR) +
@@ -867,7 +868,8 @@ TEST(Examples, TensorWmmaLinesEqualH100) {
     }
     f.push_back(row.substr(p));
     const std::string file = f[0].substr(f[0].rfind('/') + 1);
-    truth[{f[2], file, std::stoi(f[1])}] = {std::stoull(f[4]), std::stoull(f[5]), std::stoull(f[6])};
+    truth[{f[2], file, std::stoi(f[1])}] = {std::stoull(f[4]), std::stoull(f[5]),
+                                           std::stoull(f[6])};
   }
   const std::set<int> callers = {74, 75, 83};
   std::size_t compared = 0;
@@ -892,7 +894,8 @@ TEST(Examples, TensorWmmaLinesEqualH100) {
       g[2] += s.stats.ideal_wavefronts;
     }
     for (const auto& [key, v] : got) {
-      SCOPED_TRACE(std::get<0>(key) + " " + std::get<1>(key) + ":" + std::to_string(std::get<2>(key)));
+      SCOPED_TRACE(std::get<0>(key) + " " + std::get<1>(key) + ":" +
+                   std::to_string(std::get<2>(key)));
       const auto it = truth.find(key);
       ASSERT_NE(it, truth.end());
       EXPECT_EQ(v[1], it->second[1]);

@@ -40,9 +40,10 @@ GlobalMemory::Buffer* GlobalMemory::find(std::uint64_t addr, std::uint64_t size)
 namespace detail {
 
 // The written-bytes record of one lane's shared access on the reference path: what it
-// reads (a load, ldmatrix, an atomic other than exch, whose old value is only returned)
-// is tested before what it writes (a store, stmatrix, wmma.store, cp.async's destination, an atomic)
-// is marked, so an atomic on a byte never written counts as a read of it.
+// reads (a load, ldmatrix, wmma.load, an atomic other than exch, whose old value is only
+// returned) is tested before what it writes (a store, stmatrix, wmma.store, cp.async's
+// destination, an atomic) is marked, so an atomic on a byte never written counts as a read
+// of it.
 void Ctx::note_shared_access(const Instr& in, std::uint64_t a, unsigned size) {
   const bool atomic = in.op == Opc::Atom || in.op == Opc::Red;
   const bool load = in.op == Opc::Ld || in.op == Opc::Ldmatrix || in.op == Opc::WmmaLoad;

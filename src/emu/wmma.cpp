@@ -3,9 +3,9 @@
 // of bankcheck/emu/wmma_fragment.hpp; the arithmetic is mma.sync's (matrix_ops.cpp: exact
 // products summed in float64 in k order, rounded once).
 //
-// The requests are the ones ptxas 13.0 makes of each form for sm_90 (cuobjdump of the probe,
-// bench/hardware/wmma/results/wmma_sass.txt, and of every form in
-// bench/hardware/wmma/forms.cu, read with the sass layer), in the memory's own rows and
+// The requests are the ones ptxas 13.0 makes of each form for sm_90 (cuobjdump of
+// bench/hardware/wmma/probe_wmma.cu, results/wmma_sass.txt, and of every form of
+// probe_forms.cu, results/forms/probe_forms.sass.txt.gz), in the memory's own rows and
 // columns (a column-major matrix's memory rows are its columns), block (R, C) of register
 // pair p being the fragment's 8x8 block (8 (p & 1), 8 (p >> 1)) stored there:
 //
@@ -110,7 +110,8 @@ void move(Ctx& c, const Instr& in, int pc, int w) {
   if (!load)
     for (int l = 0; l < 32; ++l)
       for (int r = 0; r < regs; ++r) {
-        const auto v = static_cast<std::uint32_t>(c.val(in.frag[static_cast<std::size_t>(r)], w, l));
+        const auto v =
+            static_cast<std::uint32_t>(c.val(in.frag[static_cast<std::size_t>(r)], w, l));
         if (pairs) {
           at(l, 2 * r) = v & 0xFFFFu;
           at(l, 2 * r + 1) = v >> 16;
@@ -128,7 +129,8 @@ void move(Ctx& c, const Instr& in, int pc, int w) {
       const std::uint64_t stride = in.nsrc > 0 ? c.val(in.src[0], w, l) & 0xFFFFFFFFu : 16;
       const WmmaPos p = rq.at[l];
       const std::uint64_t a =
-          c.address(in, w, l) + (static_cast<std::uint64_t>(p.row) * stride + static_cast<std::uint64_t>(p.col)) * esize;
+          c.address(in, w, l) +
+          (static_cast<std::uint64_t>(p.row) * stride + static_cast<std::uint64_t>(p.col)) * esize;
       Space actual;
       std::uint8_t* bytes = c.resolve(in, pc, in.space, a, rq.width, w, l, actual);
       by_space[static_cast<int>(actual)] |= 1u << l;
@@ -175,7 +177,7 @@ void multiply(Ctx& c, const Instr& in, int w) {
   double A[16][16], B[16][16], C[16][16];
   // Register r of a fragment of pairs holds x[2r], x[2r + 1]; of f32, x[r]. An f16 A or B
   // fragment's registers 4-7 repeat 0-3: the tensor core reads 0-3 (wmma_sass.txt).
-  const auto gather = [&](double (&to)[16][16], WmmaFrag f, MmaElem e, const Opnd* regs, int n) {
+  const auto gather = [&](double(&to)[16][16], WmmaFrag f, MmaElem e, const Opnd* regs, int n) {
     for (int l = 0; l < 32; ++l)
       for (int r = 0; r < n && r < (e == MmaElem::F32 ? 8 : 4); ++r) {
         const auto v = static_cast<std::uint32_t>(c.val(regs[r], w, l));
