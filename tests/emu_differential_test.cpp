@@ -1,8 +1,9 @@
-// The differential test over the examples: every kernel of every examples/*.cu (and of
-// examples/tensor/bulk_stage.cu), run as `bankcheck check` runs it (launch comments,
-// default CTA sample), with the emulator's fast tier on and off, leaves the same memory and
-// sends the same access events (emu_differential.hpp). The emulator's own test kernels get
-// the same check in tests/emu_test.cpp, on every launch. Needs nvcc; skips without.
+// The differential test over the examples: every kernel of every examples/*.cu and
+// examples/tensor/*.cu (wmma, mma.sync, ldmatrix, cp.async, mbarrier and cp.async.bulk among
+// them), run as `bankcheck check` runs it (launch comments, default CTA sample), with the
+// emulator's fast tier on and off, leaves the same memory and sends the same access events
+// (emu_differential.hpp). The emulator's own test kernels get the same check in
+// tests/emu_test.cpp, on every launch. Needs nvcc; skips without.
 #include "emu_differential.hpp"
 
 #include <gtest/gtest.h>
@@ -33,10 +34,9 @@ bool have_nvcc() {
 
 std::vector<std::string> examples() {
   std::vector<std::string> v;
-  for (const auto& e : fs::directory_iterator(std::string(BANKCHECK_SOURCE_DIR) + "/examples"))
-    if (e.path().extension() == ".cu") v.push_back(e.path().string());
-  // The tensor examples whose instructions only they use (mbarrier, cp.async.bulk).
-  v.push_back(std::string(BANKCHECK_SOURCE_DIR) + "/examples/tensor/bulk_stage.cu");
+  for (const char* dir : {"/examples", "/examples/tensor"})
+    for (const auto& e : fs::directory_iterator(std::string(BANKCHECK_SOURCE_DIR) + dir))
+      if (e.path().extension() == ".cu") v.push_back(e.path().string());
   std::sort(v.begin(), v.end());
   return v;
 }

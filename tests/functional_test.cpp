@@ -17,6 +17,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bankcheck/driver/check.hpp"
@@ -813,6 +814,105 @@ TEST(Examples, TensorHgemm) {
     EXPECT_EQ(got.size(), 3u * 64 * 64);
     EXPECT_LT(relative_error(got, want), 1e-6);
   }
+}
+
+// The wmma GEMM, padded and unpadded tiles: C of the analysed CTAs' 64x64 tiles against a
+// double-precision product of the same f16 inputs (wmma.load from shared, wmma.mma,
+// wmma.store to shared, emulated together).
+TEST(Examples, TensorWmmaGemm) {
+  REQUIRE_NVCC();
+  const std::string a = f16_file(512 * 512, 41, "wg_a"), b = f16_file(512 * 512, 42, "wg_b");
+  for (const char* k : {"wmma_gemm_unpadded", "wmma_gemm_padded"}) {
+    SCOPED_TRACE(k);
+    const KRun r = run_ex("tensor/wmma_gemm.cu", k, "3", {{"A", a}, {"B", b}});
+    const auto* A = r.as<std::uint16_t>("A");
+    const auto* B = r.as<std::uint16_t>("B");
+    const auto* C = r.as<float>("C");
+    std::vector<double> got, want;
+    for (std::uint64_t cta : r.ctas) {
+      const drv::Dim3 xyz = r.cta_xyz(cta);
+      for (int i = 0; i < 64; ++i)
+        for (int j = 0; j < 64; ++j) {
+          const std::size_t row = xyz.y * 64 + i, col = xyz.x * 64 + j;
+          double sum = 0;
+          for (int kk = 0; kk < 512; ++kk)
+            sum += f16_value(A[row * 512 + kk]) * f16_value(B[kk * 512 + col]);
+          want.push_back(sum);
+          got.push_back(C[row * 512 + col]);
+        }
+    }
+    EXPECT_EQ(got.size(), 3u * 64 * 64);
+    EXPECT_LT(relative_error(got, want), 1e-6);
+  }
+}
+
+// Every shared line of the wmma GEMM, over the whole grid, equals the H100's per-line
+// counters (bench/check/results_new/tensor/wmma_gemm.lines.tsv): wavefronts and ideal
+// wavefronts, and the wmma lines' executed instructions. The wmma loads and stores count on
+// <mma.h>'s lines in mma.hpp (their innermost frame, where Nsight lists them all); not
+// compared, the kernel's lines that call them (74, 75, 83), where Nsight lists some of them
+// or none.
+TEST(Examples, TensorWmmaLinesEqualH100) {
+  REQUIRE_NVCC();
+  std::ifstream tsv(std::string(BANKCHECK_SOURCE_DIR) +
+                    "/bench/check/results_new/tensor/wmma_gemm.lines.tsv");
+  ASSERT_TRUE(tsv);
+  std::string row;
+  std::getline(tsv, row);  // header
+  std::map<std::tuple<std::string, std::string, int>, std::vector<std::uint64_t>> truth;
+  while (std::getline(tsv, row)) {
+    std::vector<std::string> f;
+    std::size_t p = 0, q;
+    while ((q = row.find('\t', p)) != std::string::npos) {
+      f.push_back(row.substr(p, q - p));
+      p = q + 1;
+    }
+    f.push_back(row.substr(p));
+    const std::string file = f[0].substr(f[0].rfind('/') + 1);
+    truth[{f[2], file, std::stoi(f[1])}] = {std::stoull(f[4]), std::stoull(f[5]),
+                                           std::stoull(f[6])};
+  }
+  const std::set<int> callers = {74, 75, 83};
+  std::size_t compared = 0;
+  for (const char* k : {"wmma_gemm_unpadded", "wmma_gemm_padded"}) {
+    const KRun r = run_ex("tensor/wmma_gemm.cu", k, "all");
+    std::map<std::tuple<std::string, std::string, int>, std::vector<std::uint64_t>> got;
+    const auto& files = load("tensor/wmma_gemm.cu").loaded.program.files;
+    for (const auto& s : r.run.report.sites) {
+      if (s.stats.space != ptx::Space::Shared) continue;
+      int file = s.file, line = s.line;
+      if (!s.inlined.empty()) {  // the innermost frame: <mma.h>'s line
+        file = s.inlined.front().file;
+        line = s.inlined.front().line;
+      } else if (callers.count(line)) {
+        ADD_FAILURE() << "line " << line << " has a shared access of its own";
+      }
+      const std::string path = files[static_cast<std::size_t>(file)];
+      auto& g = got[{k, path.substr(path.rfind('/') + 1), line}];
+      g.resize(3);
+      g[0] += s.stats.requests;
+      g[1] += s.stats.wavefronts;
+      g[2] += s.stats.ideal_wavefronts;
+    }
+    for (const auto& [key, v] : got) {
+      SCOPED_TRACE(std::get<0>(key) + " " + std::get<1>(key) + ":" +
+                   std::to_string(std::get<2>(key)));
+      const auto it = truth.find(key);
+      ASSERT_NE(it, truth.end());
+      EXPECT_EQ(v[1], it->second[1]);
+      EXPECT_EQ(v[2], it->second[2]);
+      // The tile copies' loops run through ptxas's unrolled code, whose predicated-off
+      // copies count as executed: their instructions are not comparable.
+      if (std::get<1>(key) == "mma.hpp") EXPECT_EQ(v[0], it->second[0]);
+      ++compared;
+    }
+  }
+  // Every line the H100 lists but the callers' is compared: 7 a kernel.
+  std::size_t listed = 0;
+  for (const auto& [key, v] : truth)
+    if (!(std::get<1>(key) == "wmma_gemm.cu" && callers.count(std::get<2>(key)))) ++listed;
+  EXPECT_EQ(compared, listed);
+  EXPECT_EQ(compared, 12u);
 }
 
 // The tensor-core kernels' shared lines where their ldmatrix and cp.async are written

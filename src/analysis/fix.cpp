@@ -194,6 +194,23 @@ KernelFix advise(const AdviseInput& in) {
       kf.arrays.push_back(std::move(af));
       continue;
     }
+    // A wmma fragment's addresses follow from its pointer and leading dimension inside the
+    // instruction: a remap of the index cannot reach them.
+    for (int site : af.sites) {
+      const ptx::Instr& in = k.code[k.sites[static_cast<size_t>(site)].instr];
+      if (in.op != ptx::Opc::WmmaLoad && in.op != ptx::Opc::WmmaStore) continue;
+      af.error = fmt::format(
+          "line {} moves wmma fragments of it, whose addresses follow from the pointer and the "
+          "leading dimension inside wmma.load/wmma.store, not from an index a remap could "
+          "rewrite; pad its rows instead (a larger leading dimension: the CUDA samples' skew "
+          "of 16 bytes a row for f16 tiles, 32 for f32)",
+          site_line(site));
+      break;
+    }
+    if (!af.error.empty()) {
+      kf.arrays.push_back(std::move(af));
+      continue;
+    }
     // Conflicts that follow the data: no layout is suggested (it would only move them).
     af.data_dependent =
         data_dependence(k, rep, origins, reqs, af.sites, before.wavefronts - before.ideal);

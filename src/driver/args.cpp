@@ -197,7 +197,14 @@ void bind_scalar(const analysis::ArgReport& ar, const std::string& value, const 
 
 std::vector<std::string> signature_params(const std::string& sig) {
   std::vector<std::string> out;
-  const auto open = sig.find('(');
+  // The parameter list's '(' is the first outside the template arguments, which may hold
+  // parentheses of their own: "k<(nvcuda::wmma::layout_t)1, 16>(float*, int)".
+  std::size_t open = std::string::npos;
+  for (std::size_t i = 0, angle = 0; i < sig.size() && open == std::string::npos; ++i) {
+    if (sig[i] == '<') ++angle;
+    if (sig[i] == '>' && angle > 0) --angle;
+    if (sig[i] == '(' && angle == 0) open = i;
+  }
   if (open == std::string::npos) return out;
   int depth = 0;
   std::string cur;

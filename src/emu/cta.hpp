@@ -247,7 +247,7 @@ struct Ctx {
     if (addrs != e.addr) std::memcpy(e.addr, addrs, sizeof e.addr);
     for (Listener* li : listeners) li->on_access(e);
   }
-  // The tensor-core requests (matrix_ops.cpp, async_copy.cpp): emit with the event's kind
+  // The tensor-core requests (matrix_ops.cpp, async_copy.cpp, wmma.cpp): emit with the event's kind
   // and its fields set, then back to a plain event for the next request.
   void emit_kind(const Instr& in, int site, int w, std::uint32_t exec, Space space,
                  const std::uint64_t* addrs, unsigned width, AccessEvent proto) {
@@ -264,7 +264,8 @@ struct Ctx {
     e.warp = w;
     e.space = space;
     e.op = in.op == Opc::CpAsyncBulk ? proto.op
-           : in.op == Opc::Ldmatrix || (in.op == Opc::CpAsync && space == Space::Global)
+           : in.op == Opc::Ldmatrix || in.op == Opc::WmmaLoad ||
+                   (in.op == Opc::CpAsync && space == Space::Global)
                ? model::Op::Load
                : model::Op::Store;
     e.width = static_cast<std::uint8_t>(width);
@@ -311,6 +312,15 @@ std::uint64_t convert(const Instr& in, std::uint64_t x);
 void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t active);
 // ldmatrix, stmatrix, mma (matrix_ops.cpp); cp.async and its groups (async_copy.cpp).
 void matrix_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active);
+// mma's arithmetic (matrix_ops.cpp), which wmma.mma shares: the value of element j of a
+// fragment register holding `e` values; one element of D, c plus the k products
+// a[i] * b[i * b_stride] in order, summed in float64 and rounded once to `d` (f32, NaN as
+// 0x7fffffff; or f16 .rn), as its bits.
+double mma_input(ptx::MmaElem e, std::uint32_t reg, int j);
+std::uint32_t mma_float_element(ptx::MmaElem d, double c, const double* a, const double* b,
+                                int b_stride, int k);
+// wmma.load, wmma.store, wmma.mma (wmma.cpp).
+void wmma_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active);
 void async_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
 // mbarrier (mbarrier.cpp): every operation but the waits, lane by lane in lane order; the
 // waits, which the warp loop runs: true when the warp may go on (every executing lane's

@@ -20,15 +20,15 @@
 #include "cta.hpp"
 
 namespace bankcheck::emu::detail {
-namespace {
 
 using ptx::MmaElem;
 
+namespace {
 // bf16 is the upper half of an f32. (A local helper: the f16/bf16 arithmetic has its own.)
 float bf16_to_float(std::uint16_t h) { return as_f32(static_cast<std::uint64_t>(h) << 16); }
+}  // namespace
 
-// The value of element j of a fragment register holding `e` values.
-double element(MmaElem e, std::uint32_t reg, int j) {
+double mma_input(MmaElem e, std::uint32_t reg, int j) {
   switch (e) {
     case MmaElem::F16:
       return half_to_float(static_cast<std::uint16_t>(reg >> (16 * j)));
@@ -49,6 +49,17 @@ double element(MmaElem e, std::uint32_t reg, int j) {
   }
   return 0;
 }
+
+std::uint32_t mma_float_element(MmaElem d, double c, const double* a, const double* b,
+                                int b_stride, int k) {
+  double s = c;
+  for (int i = 0; i < k; ++i) s += a[i] * b[i * b_stride];
+  if (d == MmaElem::F16) return to_half(s, ptx::Round::Rn);
+  const float f = static_cast<float>(s);
+  return std::isnan(f) ? 0x7fffffffu : static_cast<std::uint32_t>(from_f32(f));
+}
+
+namespace {
 
 int per_reg(MmaElem e) {
   return e == MmaElem::F16 || e == MmaElem::BF16 ? 2 : (e == MmaElem::S8 || e == MmaElem::U8 ? 4 : 1);
@@ -149,21 +160,21 @@ void mma(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32
       const auto r = static_cast<std::uint32_t>(c.val(a[i], w, l));
       for (int j = 0; j < per_reg(m.a); ++j) {
         const Pos p = pos_a(m, i, j, g, t);
-        A[p.row][p.col] = element(m.a, r, j);
+        A[p.row][p.col] = mma_input(m.a, r, j);
       }
     }
     for (int i = 0; i < m.nb; ++i) {
       const auto r = static_cast<std::uint32_t>(c.val(b[i], w, l));
       for (int j = 0; j < per_reg(m.b); ++j) {
         const Pos p = pos_b(m, i, j, g, t);
-        B[p.row][p.col] = element(m.b, r, j);
+        B[p.row][p.col] = mma_input(m.b, r, j);
       }
     }
     for (int i = 0; i < m.nc; ++i) {
       const auto r = static_cast<std::uint32_t>(c.val(cc[i], w, l));
       for (int j = 0; j < per_reg(m.c); ++j) {
         const Pos p = pos_c(m.c, i, j, g, t);
-        C[p.row][p.col] = element(m.c, r, j);
+        C[p.row][p.col] = mma_input(m.c, r, j);
       }
     }
   }
@@ -184,14 +195,9 @@ void mma(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32
           }
           reg = static_cast<std::uint32_t>(s);
         } else {
-          double s = C[p.row][p.col];
-          for (int k = 0; k < m.k; ++k) s += A[p.row][k] * B[k][p.col];
-          if (m.d == MmaElem::F16) {
-            reg |= static_cast<std::uint64_t>(to_half(s, ptx::Round::Rn)) << (16 * j);
-          } else {
-            const float f = static_cast<float>(s);
-            reg = std::isnan(f) ? 0x7fffffffu : from_f32(f);
-          }
+          const std::uint32_t bits =
+              mma_float_element(m.d, C[p.row][p.col], A[p.row], &B[0][p.col], 8, m.k);
+          reg |= static_cast<std::uint64_t>(bits) << (m.d == MmaElem::F16 ? 16 * j : 0);
         }
       }
       out[l][i] = reg;

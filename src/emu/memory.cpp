@@ -40,14 +40,15 @@ GlobalMemory::Buffer* GlobalMemory::find(std::uint64_t addr, std::uint64_t size)
 namespace detail {
 
 // The written-bytes record of one lane's shared access on the reference path: what it
-// reads (a load, ldmatrix, an atomic other than exch, whose old value is only returned)
-// is tested before what it writes (a store, stmatrix, cp.async's destination, an atomic)
-// is marked, so an atomic on a byte never written counts as a read of it.
+// reads (a load, ldmatrix, wmma.load, an atomic other than exch, whose old value is only
+// returned) is tested before what it writes (a store, stmatrix, wmma.store, cp.async's
+// destination, an atomic) is marked, so an atomic on a byte never written counts as a read
+// of it.
 void Ctx::note_shared_access(const Instr& in, std::uint64_t a, unsigned size) {
   const bool atomic = in.op == Opc::Atom || in.op == Opc::Red;
-  const bool reads =
-      in.op == Opc::Ld || in.op == Opc::Ldmatrix || (atomic && in.mod.atom != ptx::AtomOp::Exch);
-  const bool writes = !(in.op == Opc::Ld || in.op == Opc::Ldmatrix);
+  const bool load = in.op == Opc::Ld || in.op == Opc::Ldmatrix || in.op == Opc::WmmaLoad;
+  const bool reads = load || (atomic && in.mod.atom != ptx::AtomOp::Exch);
+  const bool writes = !load;
   if (reads && test_reads(in.site) && !written->test(a, size)) read_unwritten_at(in.site);
   if (writes) written->mark(a, size);
 }
@@ -104,7 +105,7 @@ std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a
                          "of warp {})",
                          size, a, lane, w));
       const std::uint64_t off = a - b->base;
-      touch(*b, off + size, in.op == Opc::Ld || in.op == Opc::CpAsync);
+      touch(*b, off + size, in.op == Opc::Ld || in.op == Opc::CpAsync || in.op == Opc::WmmaLoad);
       return b->data() + off;
     }
   }

@@ -419,6 +419,11 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
     case Opc::Mma:
       matrix_op(c, in, pc, w, exec, active);
       break;
+    case Opc::WmmaLoad:
+    case Opc::WmmaStore:
+    case Opc::WmmaMma:
+      wmma_op(c, in, pc, w, exec, active);
+      break;
     case Opc::CpAsync:
     case Opc::CpAsyncCommit:
     case Opc::CpAsyncWait:

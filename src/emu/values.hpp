@@ -189,8 +189,8 @@ inline std::uint64_t float_min_max(bool max, bool f64, std::uint64_t a, std::uin
 }
 
 inline model::Op access_op(const Instr& in) {
-  if (in.op == Opc::Ld) return model::Op::Load;
-  if (in.op == Opc::St) return model::Op::Store;
+  if (in.op == Opc::Ld || in.op == Opc::WmmaLoad) return model::Op::Load;
+  if (in.op == Opc::St || in.op == Opc::WmmaStore) return model::Op::Store;
   return in.mod.atom == ptx::AtomOp::Cas ? model::Op::AtomicCas : model::Op::Atomic;
 }
 

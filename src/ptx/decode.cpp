@@ -326,7 +326,9 @@ class Decoder : private detail::OperandDecoder {
       // The tensor-core data movers; cp.async and cp.async.bulk have two sites: their
       // shared side (`site`: LDGSTS, or the TMA unit's side) and their global side (`site2`).
       const bool copy = ins.op == Opc::CpAsync || ins.op == Opc::CpAsyncBulk;
-      if (ins.op == Opc::Ldmatrix || ins.op == Opc::Stmatrix || copy) ins.site = new_site();
+      if (ins.op == Opc::Ldmatrix || ins.op == Opc::Stmatrix || ins.op == Opc::WmmaLoad ||
+          ins.op == Opc::WmmaStore || copy)
+        ins.site = new_site();
       if (copy) ins.site2 = new_site();
       k.code.push_back(ins);
     }

@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -90,6 +92,7 @@ class Form {
   BANKCHECK_FORM(Mma)
   BANKCHECK_FORM(CpAsync)
   BANKCHECK_FORM(Wgmma)
+  BANKCHECK_FORM(Wmma)
   BANKCHECK_FORM(Redux)
   BANKCHECK_FORM(Dot)
   BANKCHECK_FORM(Carry)
@@ -110,6 +113,10 @@ class Form {
   }
 
   void carry_operands();
+  // wmma's two halves (form_Wmma): the loads and stores, and the multiply.
+  void wmma_move(const std::string& form, const std::vector<MmaElem>& el, bool col,
+                 const std::function<void()>& refuse);
+  void wmma_mma(const std::vector<MmaElem>& el, const std::function<void()>& refuse);
 
   const Instruction& in;
   Instr ins;
@@ -837,6 +844,134 @@ void Form::form_Wgmma() {
        "(address, leading and stride byte offsets, swizzle mode) read by the warpgroup's "
        "asynchronous tensor cores, not per-lane addresses; the plan is in docs/emulator.md "
        "('Tensor maps and wgmma')");
+}
+
+// wmma.load.{a,b,c}.sync.aligned.layout.m16n16k16[.ss].type r, [p][, stride];
+// wmma.store.d.sync.aligned.layout.m16n16k16[.ss].type [p], r[, stride];
+// wmma.mma.sync.aligned.alayout.blayout.m16n16k16.dtype.ctype d, a, b, c (f16 inputs) and
+// wmma.mma.sync.aligned.alayout.blayout.m16n16k16.f32.bf16.bf16.f32 d, a, b, c.
+// The fragments (registers per thread): a and b 8 for f16 (the PTX ISA's .f16x2 vectors),
+// 4 for bf16; c and d 8 for f32, 4 for f16. Every other shape and type is refused with the
+// form it names.
+void Form::form_Wmma() {
+  if (in.modifiers.empty()) fail(in, "wmma needs .load, .store or .mma");
+  const std::string& what = in.modifiers[0];
+  std::string shape, types;  // types: the element types as written, for the refusals
+  std::vector<MmaElem> el;
+  std::vector<bool> cols;  // the layouts, in order
+  auto& mx = ins.mod.mx;
+  static const char* const kRefused[] = {".s4", ".u4", ".b1", ".e4m3", ".e5m2"};
+  const auto refused_type = [](const std::string& m) {
+    return std::find(std::begin(kRefused), std::end(kRefused), m) != std::end(kRefused);
+  };
+  for (std::size_t i = 1; i < in.modifiers.size(); ++i) {
+    const std::string& m = in.modifiers[i];
+    if (parse_ty(m) || refused_type(m)) types += m;
+    if (m == ".row" || m == ".col") {
+      cols.push_back(m == ".col");
+    } else if (m.size() > 2 && m[1] == 'm' && std::isdigit(static_cast<unsigned char>(m[2]))) {
+      shape = m;
+    } else if (auto e = mma_elem(m)) {
+      el.push_back(*e);
+    } else if (i == 1 && (m == ".a" || m == ".b" || m == ".c" || m == ".d")) {
+      mx.frag = m == ".a"   ? WmmaFrag::A
+                : m == ".b" ? WmmaFrag::B
+                : m == ".c" ? WmmaFrag::C
+                            : WmmaFrag::D;
+    } else if (refused_type(m) || m == ".f64") {
+      el.push_back(MmaElem::None);  // named in the refusal
+    }
+  }
+  const std::string form =
+      "wmma" + what + (mx.frag != WmmaFrag::None ? in.modifiers[1] : std::string());
+  if (!has(in, ".sync") || !has(in, ".aligned")) fail(in, form + " needs .sync.aligned");
+  if (shape != ".m16n16k16")
+    fail(in, fmt::format("{} with shape {} is not emulated (only .m16n16k16 with f16 or bf16 "
+                         "inputs is)",
+                         form, shape.empty() ? "(none)" : shape));
+  mx.m = mx.n = mx.k = 16;
+  const std::function<void()> refuse = [&] {
+    fail(in, fmt::format("{}{} is not emulated (only .m16n16k16 with f16 inputs and f16 or f32 "
+                         "accumulators, or bf16 inputs and f32 accumulators, is)",
+                         form, types));
+  };
+  if (has(in, ".satfinite")) refuse();
+  if (what == ".load" || what == ".store") {
+    if (cols.size() != 1) fail(in, form + " needs one layout, .row or .col");
+    wmma_move(form, el, cols[0], refuse);
+  } else if (what == ".mma") {
+    if (cols.size() != 2) fail(in, "wmma.mma needs the layouts of a and b (.row or .col each)");
+    wmma_mma(el, refuse);
+  } else {
+    fail(in, "unsupported instruction 'wmma" + what + "'");
+  }
+}
+
+// wmma.load / wmma.store: the fragment's registers, the address, the optional stride.
+void Form::wmma_move(const std::string& form, const std::vector<MmaElem>& el, bool col,
+                     const std::function<void()>& refuse) {
+  auto& mx = ins.mod.mx;
+  const bool load = in.modifiers[0] == ".load";
+  if (mx.frag == WmmaFrag::None || load == (mx.frag == WmmaFrag::D))
+    fail(in, "wmma.load takes .a, .b or .c, wmma.store takes .d");
+  if (el.size() != 1) refuse();
+  const MmaElem e = el[0];
+  const bool ab = mx.frag == WmmaFrag::A || mx.frag == WmmaFrag::B;
+  if (ab ? (e != MmaElem::F16 && e != MmaElem::BF16) : (e != MmaElem::F16 && e != MmaElem::F32))
+    refuse();
+  ins.op = load ? Opc::WmmaLoad : Opc::WmmaStore;
+  ins.space = space_of(in);
+  if (ins.space != Space::Shared && ins.space != Space::Global && ins.space != Space::Generic)
+    fail(in, form + " reads and writes .shared, .global or generic addresses only");
+  mx.col = col;
+  (mx.frag == WmmaFrag::A   ? mx.a
+   : mx.frag == WmmaFrag::B ? mx.b
+   : mx.frag == WmmaFrag::C ? mx.c
+                            : mx.d) = e;
+  ins.type = e == MmaElem::F32 ? Ty::F32 : e == MmaElem::BF16 ? Ty::BF16 : Ty::F16;
+  const int regs = e == MmaElem::F32 ? 8 : (ab && e == MmaElem::F16 ? 8 : 4);
+  if (in.operands.size() != 2 && in.operands.size() != 3)
+    fail(in, form + " takes a register list, an address and an optional stride");
+  frag_list(in.operands[load ? 0 : 1], e == MmaElem::F32 ? Ty::F32 : Ty::B32, "the fragment");
+  if (ins.frag.size() != static_cast<std::size_t>(regs))
+    fail(in, fmt::format("{}{} takes {} registers", form,
+                         e == MmaElem::F32 ? ".f32" : e == MmaElem::F16 ? ".f16" : ".bf16", regs));
+  ins.frag_defs = load ? static_cast<std::uint8_t>(regs) : 0;
+  ins.mem = memref(in, in.operands[load ? 1 : 0], ins.space);
+  if (in.operands.size() == 3) src(2, Ty::U32);
+}
+
+// wmma.mma: .dtype.ctype (each .f16 or .f32) for f16 inputs, .f32.bf16.bf16.f32 for bf16.
+void Form::wmma_mma(const std::vector<MmaElem>& el, const std::function<void()>& refuse) {
+  auto& mx = ins.mod.mx;
+  const auto acc = [](MmaElem e) { return e == MmaElem::F16 || e == MmaElem::F32; };
+  if (el.size() == 2 && acc(el[0]) && acc(el[1])) {
+    mx.d = el[0];
+    mx.c = el[1];
+    mx.a = mx.b = MmaElem::F16;
+  } else if (el.size() == 4 && el[0] == MmaElem::F32 && el[1] == MmaElem::BF16 &&
+             el[2] == MmaElem::BF16 && el[3] == MmaElem::F32) {
+    mx.d = mx.c = MmaElem::F32;
+    mx.a = mx.b = MmaElem::BF16;
+  } else {
+    refuse();
+  }
+  ins.op = Opc::WmmaMma;
+  ins.type = Ty::F32;
+  mx.nd = mx.d == MmaElem::F32 ? 8 : 4;
+  mx.na = mx.nb = mx.a == MmaElem::F16 ? 8 : 4;
+  mx.nc = mx.c == MmaElem::F32 ? 8 : 4;
+  need(4);
+  const int counts[4] = {mx.nd, mx.na, mx.nb, mx.nc};
+  const Ty kinds[4] = {mx.d == MmaElem::F32 ? Ty::F32 : Ty::B32, Ty::B32, Ty::B32,
+                       mx.c == MmaElem::F32 ? Ty::F32 : Ty::B32};
+  for (int i = 0; i < 4; ++i) {
+    const std::size_t before = ins.frag.size();
+    frag_list(in.operands[static_cast<std::size_t>(i)], kinds[i], "a wmma.mma operand");
+    if (ins.frag.size() - before != static_cast<std::size_t>(counts[i]))
+      fail(in, fmt::format("wmma.mma operand {} takes {} registers", i + 1, counts[i]));
+  }
+  ins.frag_defs = mx.nd;
 }
 
 // redux.sync.op.type d, a, membermask: op add/min/max (.u32, .s32) or and/or/xor (.b32).

@@ -13,8 +13,9 @@ namespace bankcheck::emu {
 
 using Dim3 = model::Dim3;
 
-// What kind of request an event is: an ordinary one (ld/st/atom, wmma.load/store), an
-// ldmatrix/stmatrix (analysed by model::analyze_matrix: lane 8m+r's addr is row r of
+// What kind of request an event is: an ordinary one (ld/st/atom, wmma.load/store's 32- and
+// 64-bit requests), an ldmatrix/stmatrix or a wmma.load of A or B from shared memory
+// (LDSM; analysed by model::analyze_matrix: lane 8m+r's addr is row r of
 // matrix m), or the shared side of a cp.async (LDGSTS, model::analyze_ldgsts; global_addr
 // holds the lanes' global sources), or the shared side of a cp.async.bulk, written or read
 // by the TMA unit and not the LSU (Bulk: 512 bytes of the copy per event, 16 per lane;

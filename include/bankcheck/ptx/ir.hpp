@@ -248,6 +248,8 @@ enum class MatchMode : std::uint8_t { Any, All };
 // The tensor-core data movers and mma (src/emu/matrix_ops.cpp, async_copy.cpp).
 // An element type of an mma fragment: the ISA's .f16/.bf16/.tf32/.f32/.s8/.u8/.s32.
 enum class MmaElem : std::uint8_t { None, F16, BF16, TF32, F32, S8, U8, S32 };
+// The fragment a wmma.load or wmma.store moves: wmma.load.a, .b, .c and wmma.store.d.
+enum class WmmaFrag : std::uint8_t { None, A, B, C, D };
 struct MatrixMods {
   std::uint8_t matrices = 0;  // ldmatrix/stmatrix: .x1/.x2/.x4
   bool trans = false;         // ldmatrix/stmatrix .trans
@@ -261,6 +263,11 @@ struct MatrixMods {
   bool bypass = false;
   bool src_size = false;
   std::uint8_t wait_n = 0;
+  // wmma.load/wmma.store: the fragment (its element type is `a`, `b`, `c` or `d` above),
+  // and whether the matrix is stored column-major (.col) in memory. A stride operand, in
+  // elements, is Instr::src[0]; without one the stride is 16.
+  WmmaFrag frag = WmmaFrag::None;
+  bool col = false;
 };
 
 // mbarrier and cp.async.bulk (src/emu/mbarrier.cpp, src/emu/bulk_copy.cpp).
@@ -305,7 +312,7 @@ struct Modifiers {
   bool to_space = false;                   // cvta.to: generic to the space (else the reverse)
   bool shiftamt = false;                   // bfind.shiftamt
   bool assert_fail = false;                // trap: the call to __assertfail of a failed assert()
-  MatrixMods mx;                           // ldmatrix, stmatrix, mma, cp.async
+  MatrixMods mx;                           // ldmatrix, stmatrix, mma, cp.async, wmma
   bool nan = false;                        // min/max.NaN: a NaN operand gives NaN
   bool relu = false;                       // cvt, fma, min/max .relu: negative results give 0
   bool satfinite = false;                  // cvt .satfinite: out of range gives the largest finite
@@ -331,7 +338,7 @@ struct Instr {
   std::int32_t reconv = -1;  // bra: immediate post-dominator (instruction index), -1 = exit
   std::int32_t site = -1;    // memory instructions: index into Kernel::sites
   std::int32_t loc = -1;     // index into Kernel::locs
-  // Tensor-core operands (ldmatrix, stmatrix, mma): their register lists in order; the
+  // Tensor-core operands (ldmatrix, stmatrix, mma, wmma): their register lists in order; the
   // first frag_defs are written, the rest read. cp.async: the global source (`mem` is the
   // shared destination) and the site of its global side (`site` is the shared side).
   std::vector<Opnd> frag;
