@@ -24,6 +24,7 @@
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/fix_wording.hpp"
+#include "ncu_raw.hpp"
 
 namespace an = bankcheck::analysis;
 namespace drv = bankcheck::driver;
@@ -847,6 +848,43 @@ TEST(Fix, AttentionUnpaddedSwizzleCostsThePrediction) {
     ++compared;
   }
   EXPECT_EQ(compared, 3);
+
+  // On the H100 (bench/fix/attention/results/source.csv.gz, Nsight Compute's Source
+  // Counters of one launch of each): every shared SASS instruction of each kernel, counted
+  // once (the listing repeats an inlined one under each of its lines), totals what check
+  // counts for the kernel.
+  std::map<std::string, std::map<std::string, std::pair<double, double>>> by_address;
+  std::string function;
+  std::vector<std::string> header;
+  for (const auto& line : bankcheck::test::read_gzip_lines(
+           std::string(BANKCHECK_SOURCE_DIR) + "/bench/fix/attention/results/source.csv.gz")) {
+    const auto f = bankcheck::test::split_csv(line);
+    if (f.size() == 2 && f[0] == "Function Name") function = f[1].substr(0, f[1].find('('));
+    if (!f.empty() && f[0] == "Line No") header = f;
+    if (header.empty() || f.size() != header.size() || f[2] == "-" || f[2] == "Address") continue;
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < f.size(); ++i) row[header[i]] = f[i];
+    const auto number = [](const std::string& v) {  // "-": not a memory instruction
+      return v.empty() || v == "-" ? 0.0 : std::stod(v);
+    };
+    if (!row.count("L1 Wavefronts Shared")) continue;  // UBLKCP-like rows: no memory column
+    by_address[function][f[2]] = {number(row["L1 Wavefronts Shared"]),
+                                  number(row["L1 Wavefronts Shared Ideal"])};
+  }
+  co.flags.kernel.reset();
+  const auto both = drv::check(co);
+  ASSERT_EQ(both.kernels.size(), 2u);
+  for (const auto& kr : both.kernels) {
+    SCOPED_TRACE(kr.name);
+    ASSERT_TRUE(by_address.count(kr.name));
+    double wf = 0, ideal = 0;
+    for (const auto& [address, counts] : by_address[kr.name]) {
+      wf += counts.first;
+      ideal += counts.second;
+    }
+    EXPECT_EQ(wf, static_cast<double>(kr.shared_wavefronts));
+    EXPECT_EQ(ideal, static_cast<double>(kr.shared_ideal_wavefronts));
+  }
 }
 
 // A tile that cp.async.bulk fills is written in its linear layout: padding or a swizzle of

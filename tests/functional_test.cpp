@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <sstream>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -870,7 +870,7 @@ TEST(Examples, TensorWmmaLinesEqualH100) {
     f.push_back(row.substr(p));
     const std::string file = f[0].substr(f[0].rfind('/') + 1);
     truth[{f[2], file, std::stoi(f[1])}] = {std::stoull(f[4]), std::stoull(f[5]),
-                                           std::stoull(f[6])};
+                                            std::stoull(f[6])};
   }
   const std::set<int> callers = {74, 75, 83};
   std::size_t compared = 0;
@@ -915,8 +915,9 @@ TEST(Examples, TensorWmmaLinesEqualH100) {
   EXPECT_EQ(compared, 12u);
 }
 
-// The tensor-core kernels' shared lines where their ldmatrix and cp.async are written
-// (the helpers' lines: Nsight Compute lists every LDSM and LDGSTS there), over the whole
+// The tensor-core kernels' shared lines where their ldmatrix and cp.async (and bulk_stage's
+// cp.async.bulk) are written (the helpers' lines: Nsight Compute lists every LDSM and
+// LDGSTS there), over the whole
 // grid, equal the H100's wavefronts and ideal wavefronts (bench/check/results_new/tensor).
 // Not compared: executed instructions (the H100 rows also count the `@!PT LDS RZ, [RZ]`
 // that ptxas puts before each LDGSTS, which execute with no lane and no wavefront), and
@@ -929,7 +930,10 @@ TEST(Examples, TensorCoreLinesEqualH100) {
     std::vector<int> lines;
   } cases[] = {{"hgemm", "hgemm_rowmajor", {41, 54}},
                {"hgemm", "hgemm_swizzled", {41, 54}},
-               {"attention", "flash_attention_fwd", {38, 50, 57}}};
+               {"attention", "flash_attention_fwd", {38, 50, 57}},
+               // cp.async.bulk's UBLKCP: the TMA unit, no LSU wavefront; the reads after it.
+               {"bulk_stage", "row_sums_conflicted", {46, 82}},
+               {"bulk_stage", "row_sums_rotated", {46, 82}}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.kernel);
     std::ifstream tsv(std::string(BANKCHECK_SOURCE_DIR) + "/bench/check/results_new/tensor/" +
