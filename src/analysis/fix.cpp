@@ -78,6 +78,12 @@ std::string Geometry::describe() const {
   return s;
 }
 
+bool swizzles_within_row(const Remap& r, const Geometry& g) {
+  const std::uint64_t cols = g.row_bytes / static_cast<std::uint64_t>(g.elem_bytes);
+  return r.kind == FixKind::Swizzle && r.unpad == 0 && std::has_single_bit(cols) &&
+         r.base + r.shift + r.bits <= std::countr_zero(cols);
+}
+
 std::uint32_t remap_offset(const Remap& r, const Geometry& g, std::uint32_t off) {
   if (r.kind == FixKind::Swizzle && r.unpad > 0) {
     // Padded rows: row i's data [i * stride, i * stride + width) goes to [i * width, ...)

@@ -59,19 +59,10 @@ std::vector<Remap> candidates(const Geometry& g, Widths w, const std::vector<int
   {
     std::uint64_t stride = g.row_bytes;
     if (g.source != Geometry::Source::Declaration) {
-      std::map<std::uint64_t, std::uint64_t> votes;
-      for (const auto* r : reqs) {
-        int prev = -1;
-        for (int l = 0; l < model::kWarpSize; ++l) {
-          if (!r->access.lane_active(l)) continue;
-          if (prev >= 0 && r->access.addr[l] > r->access.addr[prev])
-            votes[r->access.addr[l] - r->access.addr[prev]] += r->count;
-          prev = l;
-        }
-      }
+      const auto votes = lane_strides(reqs);
       std::uint64_t best = 0;
       for (auto [d, n] : votes)
-        if (d > bank_row && (best == 0 || n > votes[best])) best = d;
+        if (d > bank_row && (best == 0 || n > votes.at(best))) best = d;
       stride = best;
     }
     const std::uint64_t unit_bytes = static_cast<std::uint64_t>(g.unit * elem);

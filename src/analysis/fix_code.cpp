@@ -40,8 +40,7 @@ std::string rewrite(const Remap& r, const Geometry& g, const ArrayFix& af,
   const std::string cols_text = two_d && af.decl->dims[1] != "" && af.decl->dim_values[1] > 0
                                     ? paren(af.decl->dims[1])
                                     : fmt::format("{}", cols);
-  const bool inner = r.kind == FixKind::Swizzle && std::has_single_bit(cols) &&
-                     r.base + r.shift + r.bits <= std::countr_zero(cols);
+  const bool inner = swizzles_within_row(r, g);
   if (two_d) {
     const std::string& e1 = idx[0];
     const std::string& e2 = idx[1];

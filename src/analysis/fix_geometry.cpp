@@ -16,6 +16,20 @@ std::string without_indent(const std::string& line) {
 
 }  // namespace
 
+std::map<std::uint64_t, std::uint64_t> lane_strides(const Requests& reqs) {
+  std::map<std::uint64_t, std::uint64_t> strides;
+  for (const auto* r : reqs) {
+    int prev = -1;
+    for (int l = 0; l < model::kWarpSize; ++l) {
+      if (!r->access.lane_active(l)) continue;
+      if (prev >= 0 && r->access.addr[l] > r->access.addr[prev])
+        strides[r->access.addr[l] - r->access.addr[prev]] += r->count;
+      prev = l;
+    }
+  }
+  return strides;
+}
+
 bool declaration_fits(const SharedDecl& d, std::uint64_t bytes) {
   static const std::map<std::string, int> sizes = {{"char", 1},          {"signed char", 1},
                                                    {"unsigned char", 1}, {"bool", 1},
@@ -74,17 +88,8 @@ std::optional<Geometry> find_geometry(ArrayFix& af, const ArrayRange& ar, const 
     // the array (PTX input), else 128-byte bank rows.
     std::map<std::uint64_t, std::uint64_t> strides;
     if (!af.decl)
-      for (const auto* r : reqs) {
-        int prev = -1;
-        for (int l = 0; l < model::kWarpSize; ++l) {
-          if (!r->access.lane_active(l)) continue;
-          if (prev >= 0 && r->access.addr[l] > r->access.addr[prev]) {
-            const std::uint64_t d = r->access.addr[l] - r->access.addr[prev];
-            if (d >= bank_row && ar.bytes % d == 0 && d < ar.bytes) strides[d] += r->count;
-          }
-          prev = l;
-        }
-      }
+      for (auto [d, n] : lane_strides(reqs))
+        if (d >= bank_row && ar.bytes % d == 0 && d < ar.bytes) strides[d] = n;
     std::uint64_t best = 0, votes = 0;
     for (auto [d, n] : strides)
       if (n > votes) best = d, votes = n;

@@ -72,6 +72,10 @@ std::optional<DataDependence> data_dependence(const ptx::Kernel& k, const Kernel
 bool declaration_fits(const SharedDecl& d, std::uint64_t bytes);
 // The array's rows and element: from its 2-D declaration, else the most common lane stride,
 // else 128-byte bank rows. Sets af.error and returns nullopt when it has none.
+// The byte distances between consecutive active lanes of the requests (ascending lanes,
+// rising addresses), each counted by its requests' counts: the row strides the code uses.
+std::map<std::uint64_t, std::uint64_t> lane_strides(const Requests& reqs);
+
 std::optional<Geometry> find_geometry(ArrayFix& af, const ArrayRange& ar, const Requests& reqs,
                                       Widths w, const model::Arch& arch);
 

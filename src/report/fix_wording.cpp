@@ -4,21 +4,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <vector>
 
 namespace bankcheck::report {
 namespace {
 
 using analysis::FixKind;
-
-// A swizzle whose XORed bits lie within the array's rows (a tile inside a wide row).
-bool inner_swizzle(const analysis::ArrayFix& af, const analysis::Remap& r) {
-  const analysis::Geometry& g = *af.geometry;
-  const std::uint64_t cols = g.row_bytes / static_cast<std::uint64_t>(g.elem_bytes);
-  return r.kind == FixKind::Swizzle && std::has_single_bit(cols) &&
-         r.base + r.shift + r.bits <= std::countr_zero(cols);
-}
 
 std::string plural(std::uint64_t n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
@@ -89,7 +80,7 @@ std::string suggestion_change(const analysis::ArrayFix& af, const analysis::Sugg
             r.unpad, r.stride, r.bits, r.base, r.shift, r.stride - r.unpad);
         break;
       }
-      change = inner_swizzle(af, r)
+      change = analysis::swizzles_within_row(r, *af.geometry)
                    ? fmt::format(
                          "XOR the {}-byte column with the row, in tile rows of {} B (CuTe "
                          "Swizzle<{},{},{}>)",
@@ -141,7 +132,7 @@ std::string suggestion_formula(const analysis::ArrayFix& af, const analysis::Sug
             r.stride, width, r.stride, (1u << r.bits) - 1, r.base, width, r.bits, r.base, r.shift);
         break;
       }
-      if (inner_swizzle(af, r)) {
+      if (analysis::swizzles_within_row(r, *af.geometry)) {
         formula = fmt::format(
             "column -> column ^ ((column >> {}) & {}) (CuTe Swizzle<{},{},{}> on "
             "element offsets)",

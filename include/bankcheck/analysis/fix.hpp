@@ -72,6 +72,11 @@ struct Remap {
   int unpad = 0, stride = 0;
 };
 
+// Whether a Swizzle's XORed bits all lie within a row of `g` (a tile inside a wide row:
+// Swizzle<3,3,3> of a 64-half-wide tile in rows of 4096 halves), rather than coming from
+// the row index.
+bool swizzles_within_row(const Remap& r, const Geometry& g);
+
 // Applies a Pad/Swizzle/Rotate remap to a byte offset within the array.
 std::uint32_t remap_offset(const Remap& r, const Geometry& g, std::uint32_t offset);
 
