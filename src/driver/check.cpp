@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -121,6 +122,20 @@ bool selected(const Loaded& l, const CheckOptions& o, const std::string& mangled
   return total == 1;
 }
 
+// Headers nvcc names through its own directory ("/usr/local/cuda/bin/../targets/...")
+// are shown by their real path: the same header reads the same whichever nvcc found it
+// (a symlinked toolkit, another PATH), and without the "bin/..".
+void canonical_header_paths(ptx::Program& p) {
+  for (size_t i = 0; i < p.files.size(); ++i) {
+    std::string& f = p.files[i];
+    if (static_cast<int>(i) == p.main_file || f.empty() || f[0] != '/') continue;
+    if (f.find("/../") == std::string::npos && f.find("/./") == std::string::npos) continue;
+    std::error_code ec;
+    const std::filesystem::path c = std::filesystem::weakly_canonical(f, ec);
+    f = ec ? std::filesystem::path(f).lexically_normal().string() : c.string();
+  }
+}
+
 // "file.cu:12: kernel k: reason (PTX line 40: text)", for an error that stops the run.
 std::string unsupported_message(const Loaded& l, const ptx::UnsupportedKernel& u) {
   const std::string where =
@@ -154,6 +169,7 @@ Loaded load(const CheckOptions& o) {
   l.module =
       ptx::parse(ptx_text, ends_with(o.input, ".ptx") ? o.input : o.input + " (PTX from nvcc)");
   l.program = ptx::decode(l.module, o.input, ends_with(o.input, ".ptx") ? "" : o.input);
+  canonical_header_paths(l.program);
   if (!l.comments.empty()) check_comment_kernels(l.comments, all_kernel_names(l.program), o.input);
   return l;
 }

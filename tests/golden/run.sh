@@ -2,15 +2,20 @@
 # Golden-file tests: each CASE.cmd holds one bankcheck command line (arguments after
 # `bankcheck`); CASE.expected holds its exact output (stdout, then stderr, then the exit
 # code). Usage: run.sh BANKCHECK DIR [--update]   (--update rewrites the expectations)
+# The CUDA toolkit's directory (headers named in a report) reads as $CUDA, so that the
+# expectations hold on any install.
 set -uo pipefail
 bin=$1 dir=$(cd "$2" && pwd) update=${3:-}
 cd "$(dirname "$0")/../.."  # commands name files relative to the repository root
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+cuda=$(readlink -f "$(dirname "$nvcc")/..")
 fail=0 n=0
 for cmd in "$dir"/*.cmd; do
   n=$((n + 1))
   expected=${cmd%.cmd}.expected
   eval "args=($(cat "$cmd"))"
   actual=$( { "$bin" "${args[@]}" 2>&1 1>&3 3>&- | sed 's/^/stderr: /'; } 3>&1; echo "exit: ${PIPESTATUS[0]}")
+  actual=${actual//"$cuda"/'$CUDA'}
   if [ "$update" = "--update" ]; then
     printf '%s\n' "$actual" > "$expected"
   elif ! diff -u "$expected" <(printf '%s\n' "$actual"); then
