@@ -50,15 +50,20 @@ Pattern parse_pattern(const std::string& line) {
   p.c.bypass = p.kernel.rfind("cp_cg", 0) == 0;
   p.c.width = static_cast<std::uint8_t>(std::stoi(p.kernel.substr(5)));
   p.c.src_size = p.kernel.find("zfill") != std::string::npos;
+  const bool from = p.kernel == "cp_cg16_from";
   p.c.active = 0;
   for (int lane = 0; lane < kWarpSize; ++lane) {
     std::string tok;
     ss >> tok;
-    // The probe's global source: lane l copies bytes [l * size, (l + 1) * size).
+    // The probe's global source: lane l copies bytes [l * size, (l + 1) * size), or for
+    // cp_cg16_from the 16-byte chunk after the colon.
     p.c.global_addr[lane] = static_cast<std::uint32_t>(lane) * p.c.width;
     if (tok == "-") continue;
     p.c.active |= 1u << lane;
-    p.c.addr[lane] = static_cast<std::uint32_t>(std::stoul(tok.substr(0, tok.find(':'))));
+    const size_t colon = tok.find(':');
+    p.c.addr[lane] = static_cast<std::uint32_t>(std::stoul(tok.substr(0, colon)));
+    if (from && colon != std::string::npos)
+      p.c.global_addr[lane] = 16u * static_cast<std::uint32_t>(std::stoul(tok.substr(colon + 1)));
   }
   return p;
 }
@@ -93,37 +98,13 @@ double conflicts(const Metrics& m, const std::string& unit) {
   return m.at("smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_" + unit + ".sum");
 }
 
-// The .BYPASS patterns whose wavefronts the model does not yet explain (docs/model.md,
-// "Not yet explained"): the test fails if this set changes either way.
-const std::set<std::string> kBypassUnexplained = {
-    "55:stride2",
-    "59:stride2",
-    "75:stride3",
-    "79:stride3",
-    "335:rand_r512_0",
-    "339:rand_r512_0",
-    "355:rand_r512_1",
-    "359:rand_r512_1",
-    "395:rand_r49152_1",
-    "415:pool4",
-    "435:perm",
-    "439:perm",
-    "655:stride1_mask_rand",
-    "659:stride1_mask_rand",
-    "823:rand_r512_0_src0",
-    "839:rand_r512_0_src_alt0",
-    "855:rand_r512_0_src_rand",
-    "871:rand_r512_0_src_half",
-};
-
 TEST(MatrixCorpus, ReplaysTheH100) {
   const std::string dir = std::string(BANKCHECK_SOURCE_DIR) + "/bench/hardware/";
   const auto patterns = read_patterns(dir + "matrix/patterns.txt");
   const auto launches = read_ncu(dir + "corpora_results/matrix_ncu.csv.gz");
   ASSERT_EQ(patterns.size(), 1260u);
   ASSERT_EQ(patterns.size(), launches.size()) << "one launch per pattern";
-  int exact = 0, bypass = 0;
-  std::set<std::string> unexplained;
+  int exact = 0;
   for (size_t i = 0; i < patterns.size(); ++i) {
     const Pattern& p = patterns[i];
     const Metrics& l = launches[i];
@@ -140,18 +121,11 @@ TEST(MatrixCorpus, ReplaysTheH100) {
     const detail::BypassCost by = is_bypass ? detail::ldgsts_bypass(p.c) : detail::BypassCost{};
     const double l1_excess = static_cast<double>(v.excess()) - (by.wavefronts - by.lines);
     EXPECT_EQ(l1_excess, bc) << "conflicts";
-    bypass += is_bypass;
-    if (v.wavefronts == wf && l1_excess == bc) {
-      ++exact;
-    } else if (is_bypass) {
-      unexplained.insert(p.id);
-    } else {
-      ADD_FAILURE() << "wavefronts: model " << v.wavefronts << ", H100 " << wf;
-    }
+    EXPECT_EQ(v.wavefronts, wf) << "wavefronts";
+    exact += v.wavefronts == wf && l1_excess == bc;
   }
-  EXPECT_EQ(unexplained, kBypassUnexplained);
-  std::printf("matrix corpus: %d of %zu patterns exact (%d of %d cp.async.cg not explained)\n",
-              exact, patterns.size(), static_cast<int>(unexplained.size()), bypass);
+  EXPECT_EQ(exact, 1260);
+  std::printf("matrix corpus: %d of %zu patterns exact\n", exact, patterns.size());
 }
 
 // ---- properties ---------------------------------------------------------------------
@@ -312,16 +286,8 @@ TEST(AsyncCopyModel, BypassAndZfillAddsTheL1Part) {
 
 // The focused cp.async.cg corpus (bench/hardware/matrix/gen_cg.py, patterns_cg.txt): the
 // Source Counters' per-instruction "L1 Wavefronts Shared" and "... Ideal" of each launch
-// (cg_source.csv.gz, every LDGSTS row listed twice). Rows copied in lane order, whole,
-// shifted, padded, split by gaps, in halves or single lanes, are all exact; lanes permuted
-// at random within a row are the model's open case (kCgUnexplained).
-const std::set<std::string> kCgUnexplained = {
-    "115:one_o0_perm1",   "122:one_o16_perm0", "123:one_o16_perm1", "131:one_o32_perm1",
-    "138:one_o48_perm0",  "139:one_o48_perm1", "147:one_o64_perm1", "154:one_o80_perm0",
-    "155:one_o80_perm1",  "162:one_o96_perm0", "163:one_o96_perm1", "170:one_o112_perm0",
-    "171:one_o112_perm1",
-};
-
+// (cg_source.csv.gz, every LDGSTS row listed twice): rows copied in lane order, whole,
+// shifted, padded, split by gaps, in halves, single lanes and permuted within a row.
 TEST(MatrixCorpus, BypassRowsEqualTheSourceCounters) {
   const std::string dir = std::string(BANKCHECK_SOURCE_DIR) + "/bench/hardware/";
   const auto patterns = read_patterns(dir + "matrix/patterns_cg.txt");
@@ -351,23 +317,51 @@ TEST(MatrixCorpus, BypassRowsEqualTheSourceCounters) {
   }
   ASSERT_EQ(rows.size(), patterns.size());
   int exact = 0;
-  std::set<std::string> unexplained;
   for (size_t i = 0; i < patterns.size(); ++i) {
     const Pattern& p = patterns[i];
     SCOPED_TRACE(p.id + " " + p.kernel);
     const Verdict v = analyze_ldgsts(p.c, kDefaultArch);
     ASSERT_TRUE(v.ok());
     EXPECT_EQ(v.ideal_wavefronts, rows[i].second) << "ideal";
-    if (v.wavefronts == rows[i].first) {
-      ++exact;
-    } else if (p.c.bypass) {
-      unexplained.insert(p.id);
-    } else {
-      ADD_FAILURE() << "wavefronts: model " << v.wavefronts << ", H100 " << rows[i].first;
-    }
+    EXPECT_EQ(v.wavefronts, rows[i].first) << "wavefronts";
+    exact += v.wavefronts == rows[i].first;
   }
-  EXPECT_EQ(unexplained, kCgUnexplained);
+  EXPECT_EQ(exact, 189);
   std::printf("cp.async.cg corpus: %d of %zu exact against the Source Counters\n", exact,
+              patterns.size());
+}
+
+// The cp.async.cg corpus whose lanes choose their global chunk (gen_cg_from.py,
+// patterns_cg_from.txt, kernel cp_cg16_from): pairs of lanes over every offset, the same
+// pairs reversed and on other lanes, triples, permuted rows, one set of lanes in three
+// orders, whole warps in random order and XOR-swizzled rows. Every launch's LDGSTS
+// wavefronts equal the model's; the kernel-level conflict counter stays 0 (the bypass part
+// is never charged there).
+TEST(MatrixCorpus, BypassChunksFromAnywhereReplay) {
+  const std::string dir = std::string(BANKCHECK_SOURCE_DIR) + "/bench/hardware/";
+  const auto patterns = read_patterns(dir + "matrix/patterns_cg_from.txt");
+  const auto launches = read_ncu(dir + "corpora_results/cg_from_ncu.csv.gz");
+  ASSERT_EQ(patterns.size(), 1272u);
+  ASSERT_EQ(patterns.size(), launches.size()) << "one launch per pattern";
+  int exact = 0;
+  std::map<std::string, int> cost_seen;
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    const Pattern& p = patterns[i];
+    SCOPED_TRACE(p.id + " " + p.kernel);
+    ASSERT_EQ(p.kernel, "cp_cg16_from");
+    const Verdict v = analyze_ldgsts(p.c, kDefaultArch);
+    ASSERT_TRUE(v.ok());
+    const double wf = wavefronts(launches[i], "ldgsts");
+    EXPECT_EQ(v.wavefronts, wf);
+    EXPECT_EQ(conflicts(launches[i], "ldgsts"), 0.0);
+    exact += v.wavefronts == wf;
+    ++cost_seen[std::to_string(v.wavefronts)];
+  }
+  EXPECT_EQ(exact, 1272);
+  // The corpus tells rules apart only if its costs spread: single wavefronts to whole
+  // warps one lane each.
+  EXPECT_GE(cost_seen.size(), 8u);
+  std::printf("cp.async.cg chunks-from-anywhere corpus: %d of %zu exact\n", exact,
               patterns.size());
 }
 

@@ -36,8 +36,9 @@ constexpr int kLanes = 32;
 struct Lanes {
   const unsigned* addr;     // byte offset into the shared array, per lane
   const unsigned* act;      // cp.async only: lane active
-  const unsigned* srcsize;  // cp.async _zfill only: bytes read from global, rest zero
-  const unsigned char* src; // cp.async: the global source, 16 * 32 bytes
+  const unsigned* srcsize;  // cp.async _zfill: bytes read from global, rest zero;
+                            // cp_cg16_from: the 16-byte chunk of src the lane copies
+  const unsigned char* src; // cp.async: the global source, 16 * 64 bytes, 128-byte aligned
   unsigned* out;
 };
 
@@ -157,6 +158,18 @@ CPASYNC(cp_ca8, "ca", 8)
 CPASYNC(cp_ca16, "ca", 16)
 // sass: cp_cg16 LDGSTS.E.BYPASS
 CPASYNC(cp_cg16, "cg", 16)
+// Any lane from any global chunk: which lanes a wavefront serves depends on where each
+// lane's 16 bytes come from and go to, apart from the lane order.
+// sass: cp_cg16_from LDGSTS.E.BYPASS
+__global__ void cp_cg16_from(Lanes L) {
+  SMEM;
+  ADDR;
+  const unsigned char* g = L.src + L.srcsize[lane] * 16;
+  asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, 0;\n"
+               " @p cp.async.cg.shared.global [%0], [%1], 16; }"
+               ::"r"(a), "l"(g), "r"(L.act[lane]) : "memory");
+  asm volatile("cp.async.wait_all;" ::: "memory");
+}
 // sass: cp_ca4_zfill LDGSTS
 CPASYNC_ZFILL(cp_ca4_zfill, "ca", 4)
 // sass: cp_ca8_zfill LDGSTS
@@ -172,6 +185,7 @@ struct Probe {
   Kernel fn;
   unsigned align;   // every address a multiple of this
   bool whole_warp;  // .aligned: no inactive lanes allowed
+  bool from = false;  // ADDR:CHUNK gives the global chunk (0-63), not a src-size
 };
 #define P(name, align, whole) {#name, name, align, whole}
 static const Probe kProbes[] = {
@@ -182,6 +196,7 @@ static const Probe kProbes[] = {
     P(cp_ca4, 4, false),        P(cp_ca8, 8, false),        P(cp_ca16, 16, false),
     P(cp_cg16, 16, false),      P(cp_ca4_zfill, 4, false),  P(cp_ca8_zfill, 8, false),
     P(cp_ca16_zfill, 16, false), P(cp_cg16_zfill, 16, false),
+    {"cp_cg16_from", cp_cg16_from, 16, false, true},
 };
 
 static const Probe* find(const std::string& name) {
@@ -210,8 +225,8 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&d_act, kLanes * sizeof(unsigned)));
   CHECK(cudaMalloc(&d_size, kLanes * sizeof(unsigned)));
   CHECK(cudaMalloc(&d_out, kLanes * sizeof(unsigned)));
-  CHECK(cudaMalloc(&d_src, 16 * kLanes));
-  CHECK(cudaMemset(d_src, 0x5a, 16 * kLanes));
+  CHECK(cudaMalloc(&d_src, 16 * 2 * kLanes));
+  CHECK(cudaMemset(d_src, 0x5a, 16 * 2 * kLanes));
   unsigned init[kLanes];
   for (int l = 0; l < kLanes; ++l) init[l] = 0x10001u * (l + 1);
   std::string line;
@@ -235,7 +250,7 @@ int main(int argc, char** argv) {
       }
       act[l] = tok != "-";
       addr[l] = 0;
-      size[l] = probe->align;
+      size[l] = probe->from ? static_cast<unsigned>(l) : probe->align;
       if (!act[l]) {
         if (probe->whole_warp) {
           std::fprintf(stderr, "%s:%d: %s needs every lane\n", argv[1], lineno, op.c_str());
@@ -243,12 +258,12 @@ int main(int argc, char** argv) {
         }
         continue;
       }
-      // ADDR[:SRCSIZE]
+      // ADDR[:SRCSIZE], or ADDR[:CHUNK] for cp_cg16_from (default: the lane's own chunk)
       char* end = nullptr;
       addr[l] = static_cast<unsigned>(std::strtoul(tok.c_str(), &end, 0));
       if (*end == ':') size[l] = static_cast<unsigned>(std::strtoul(end + 1, &end, 0));
       if (*end != '\0' || addr[l] + 16 > kSmemBytes || addr[l] % probe->align ||
-          size[l] > probe->align) {
+          size[l] > (probe->from ? 2 * kLanes - 1 : probe->align)) {
         std::fprintf(stderr, "%s:%d: lane %d: bad token '%s' (range, alignment or syntax)\n",
                      argv[1], lineno, l, tok.c_str());
         return 2;

@@ -106,62 +106,100 @@ BANKCHECK_HD constexpr Verdict ldgsts_l1(const AsyncCopy& c, Schedule* s, int fi
 // counters charge it wavefronts; its kernel-level bank-conflict counter stays 0, while the
 // Source Counters' per-instruction "Ideal" is one wavefront per global 128-byte line, so a
 // padded tile's copy shows excess wavefronts there (bench/hardware/matrix/gen_cg.py).
-// Rule (measured, docs/model.md): drop lanes that repeat an earlier lane's shared address;
-// group the others by (global 128-byte line, shared 128-byte line, whether the lane's
-// 16 bytes move by an odd number of 16-byte steps); a group costs the most distinct global
-// 32-byte sectors that feed one shared 32-byte sector; the copy costs the sum. So a row
-// copied whole to a 128-byte aligned place, or with its 32-byte sectors permuted (an XOR
-// swizzle), is one wavefront; shifted by 16 bytes it is two in each shared line it touches.
+// Rule (measured, docs/model.md; bench/hardware/matrix/gen_cg_from.py chose each lane's
+// global chunk apart from its lane): drop lanes that repeat an earlier lane's shared
+// address. A wavefront moves 16-byte chunks from one global 128-byte line to one shared
+// 128-byte line through one route: the 16-byte halves of every 32-byte sector kept or
+// swapped alike, and global sector x (0-3 in its line) to shared sector
+// x ^ (b | k[x & 1] << 1), for one b and one k per parity of x (so every XOR of the
+// sectors, and every rotation). It carries either whole global sectors (both halves in the
+// wavefront) or sectors of which one half is copied, all the same half. The copy costs the
+// wavefronts of taking, each time, the most lanes one such wavefront can move (which of
+// equals is taken does not change the count on any measured pattern). So a row copied
+// whole, XOR-swizzled or shifted by 32 bytes costs 1 per shared line; shifted by 16 bytes,
+// 2 per shared line with more than one chunk; lanes copying single chunks out of order
+// cost up to one each.
 struct BypassCost {
   std::uint32_t wavefronts = 0;
   std::uint32_t lines = 0;  // distinct global 128-byte lines: the ideal
-  std::uint32_t worst = 0;  // the costliest group
+  std::uint32_t worst = 0;  // the most wavefronts of one (global line, shared line) pair
 };
+BANKCHECK_HD constexpr int popcount32(std::uint32_t x) {
+  int n = 0;
+  for (; x; x &= x - 1) ++n;
+  return n;
+}
+// Of the lanes lane[0..m) still in `left` (bits over lane[]), those one wavefront with
+// route `route` moves: bit 0 the half swap, bit 1 b, bits 2-3 k for even and odd global
+// sectors; the class with the most lanes of: whole sectors, lower halves alone, upper
+// halves alone.
+BANKCHECK_HD constexpr std::uint32_t bypass_wavefront(const std::uint32_t* g,
+                                                      const std::uint32_t* s, const int* lane,
+                                                      int m, std::uint32_t left, int route) {
+  std::uint32_t fit = 0;
+  std::uint32_t halves[4] = {};
+  for (int i = 0; i < m; ++i) {
+    if (!(left >> i & 1u)) continue;
+    const std::uint32_t gj = g[lane[i]], sj = s[lane[i]];
+    const std::uint32_t gh = gj / 16 & 1u, gs = gj / 32 % 4;
+    const std::uint32_t k = gs & 1u ? (route >> 3 & 1) : (route >> 2 & 1);
+    if ((gh ^ static_cast<std::uint32_t>(route & 1)) != (sj / 16 & 1u)) continue;
+    if ((gs ^ (static_cast<std::uint32_t>(route >> 1 & 1) | k << 1)) != sj / 32 % 4) continue;
+    fit |= 1u << i;
+    halves[gs] |= 1u << gh;
+  }
+  std::uint32_t cls[3] = {};
+  for (int i = 0; i < m; ++i) {
+    if (!(fit >> i & 1u)) continue;
+    const std::uint32_t gj = g[lane[i]];
+    cls[halves[gj / 32 % 4] == 3u ? 0 : 1 + (gj / 16 & 1u)] |= 1u << i;
+  }
+  std::uint32_t best = cls[0];
+  for (int i = 1; i < 3; ++i)
+    if (popcount32(cls[i]) > popcount32(best)) best = cls[i];
+  return best;
+}
 BANKCHECK_HD constexpr BypassCost ldgsts_bypass(const AsyncCopy& c) {
   std::uint32_t g[kWarpSize] = {}, s[kWarpSize] = {};
   int n = 0;
-  for (int lane = 0; lane < kWarpSize; ++lane) {
-    if (!c.lane_active(lane)) continue;
+  for (int l = 0; l < kWarpSize; ++l) {
+    if (!c.lane_active(l)) continue;
     bool repeat = false;
-    for (int j = 0; j < n && !repeat; ++j) repeat = s[j] == c.addr[lane];
+    for (int j = 0; j < n && !repeat; ++j) repeat = s[j] == c.addr[l];
     if (repeat) continue;
-    g[n] = static_cast<std::uint32_t>(c.global_addr[lane]);
-    s[n] = c.addr[lane];
+    g[n] = static_cast<std::uint32_t>(c.global_addr[l]);
+    s[n] = c.addr[l];
     ++n;
   }
   BypassCost r;
-  bool done[kWarpSize] = {};
+  bool taken[kWarpSize] = {};
   for (int i = 0; i < n; ++i) {
     bool seen_line = false;
     for (int j = 0; j < i && !seen_line; ++j) seen_line = g[j] / 128 == g[i] / 128;
     if (!seen_line) ++r.lines;
-    if (done[i]) continue;
-    // Group i: lanes of the same global line, shared line and step parity.
-    const auto same_group = [&](int j) {
-      return g[j] / 128 == g[i] / 128 && s[j] / 128 == s[i] / 128 &&
-             (((s[j] / 16) - (g[j] / 16)) & 1u) == (((s[i] / 16) - (g[i] / 16)) & 1u);
-    };
-    std::uint32_t worst = 0;
+    if (taken[i]) continue;
+    // A wavefront stays within one (global line, shared line) pair: each pair apart.
+    int lane[kWarpSize] = {};
+    int m = 0;
     for (int j = i; j < n; ++j) {
-      if (done[j] || !same_group(j)) continue;
-      // Distinct global sectors feeding j's shared sector, counted at its first lane.
-      bool first = true;
-      for (int k = i; k < j && first; ++k) first = !(same_group(k) && s[k] / 32 == s[j] / 32);
-      if (!first) continue;
-      std::uint32_t feeds = 0;
-      for (int k = i; k < n; ++k) {
-        if (!same_group(k) || s[k] / 32 != s[j] / 32) continue;
-        bool dup = false;
-        for (int m = i; m < k && !dup; ++m)
-          dup = same_group(m) && s[m] / 32 == s[j] / 32 && g[m] / 32 == g[k] / 32;
-        if (!dup) ++feeds;
-      }
-      worst = feeds > worst ? feeds : worst;
+      if (taken[j] || g[j] / 128 != g[i] / 128 || s[j] / 128 != s[i] / 128) continue;
+      taken[j] = true;
+      lane[m++] = j;
     }
-    for (int j = i; j < n; ++j)
-      if (same_group(j)) done[j] = true;
-    r.wavefronts += worst;
-    r.worst = worst > r.worst ? worst : r.worst;
+    std::uint32_t left = m == kWarpSize ? 0xFFFFFFFFu : (1u << m) - 1u;
+    std::uint32_t cost = 0;
+    while (left) {
+      std::uint32_t best = 0;
+      for (int route = 0; route < 16 && best != left; ++route) {
+        const std::uint32_t w = bypass_wavefront(g, s, lane, m, left, route);
+        if (popcount32(w) > popcount32(best)) best = w;
+      }
+      if (!best) best = left & (~left + 1u);  // every lane has a route; kept for termination
+      left &= ~best;
+      ++cost;
+    }
+    r.wavefronts += cost;
+    r.worst = cost > r.worst ? cost : r.worst;
   }
   return r;
 }
