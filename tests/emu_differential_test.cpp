@@ -1,5 +1,5 @@
 // The differential test over the examples: every kernel of every examples/*.cu and
-// examples/tensor/*.cu (wmma, mma.sync, ldmatrix, cp.async, mbarrier and cp.async.bulk among
+// examples/tensor/*.cu and examples/tuned/*.cu (wmma, mma.sync, ldmatrix, cp.async, mbarrier and cp.async.bulk among
 // them), run as `bankcheck check` runs it (launch comments, default CTA sample), with the
 // emulator's fast tier on and off, leaves the same memory and sends the same access events
 // (emu_differential.hpp). The emulator's own test kernels get the same check in
@@ -34,7 +34,7 @@ bool have_nvcc() {
 
 std::vector<std::string> examples() {
   std::vector<std::string> v;
-  for (const char* dir : {"/examples", "/examples/tensor"})
+  for (const char* dir : {"/examples", "/examples/tensor", "/examples/tuned"})
     for (const auto& e : fs::directory_iterator(std::string(BANKCHECK_SOURCE_DIR) + dir))
       if (e.path().extension() == ".cu") v.push_back(e.path().string());
   std::sort(v.begin(), v.end());

@@ -9,7 +9,9 @@ wavefronts and ideal wavefronts with the hardware's. A line agrees when both num
 equal; any difference is a failure. bankcheck counts the requests the cubin's SASS makes
 (ptxas run on the same PTX), so widened loads and rewritten atomics count as on the GPU.
 
-Usage: compare.py BANKCHECK [--markdown FILE] [--examples EX,...]
+Usage: compare.py BANKCHECK [--markdown FILE] [--examples EX,...] [--results DIR]
+--results reads the measurements from DIR (default bench/check/results), every EX.lines.tsv
+under it, EX its path there (tuned/mixed: examples/tuned/mixed.cu).
 Prints the table and "N passed, M failed"; exits 1 on a difference.
 """
 import argparse
@@ -101,8 +103,13 @@ def main():
     ap.add_argument("bankcheck")
     ap.add_argument("--markdown")
     ap.add_argument("--examples")
+    ap.add_argument("--results")
     args = ap.parse_args()
-    examples = sorted(f[:-len(".lines.tsv")] for f in os.listdir(RESULTS) if f.endswith(".lines.tsv"))
+    global RESULTS
+    if args.results:
+        RESULTS = os.path.abspath(args.results)
+    examples = sorted(os.path.relpath(os.path.join(d, f), RESULTS)[:-len(".lines.tsv")]
+                      for d, _, files in os.walk(RESULTS) for f in files if f.endswith(".lines.tsv"))
     if args.examples:
         examples = [e for e in examples if e in args.examples.split(",")]
     tables = {"shared": [], "global": []}

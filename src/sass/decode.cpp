@@ -77,6 +77,7 @@ constexpr OpName kOpcodes[] = {
     {0x110, "F2F"},
     {0x112, "I2F"},
     {0x118, "NOP"},
+    {0x11b, "ENDCOLLECTIVE"},  // closes WARPSYNC.COLLECTIVE (a shuffle under divergence)
     {0x119, "S2R"},
     {0x11a, "DEPBAR"},
     {0x11d, "BAR"},
