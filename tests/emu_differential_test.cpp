@@ -1,7 +1,8 @@
-// The differential test over the examples: every kernel of every examples/*.cu and
-// examples/tensor/*.cu and examples/tuned/*.cu (wmma, mma.sync, ldmatrix, cp.async, mbarrier and cp.async.bulk among
-// them), run as `bankcheck check` runs it (launch comments, default CTA sample), with the
-// emulator's fast tier on and off, leaves the same memory and sends the same access events
+// The differential test over the examples: every kernel of every examples/*.cu,
+// examples/tensor/*.cu and examples/tuned/*.cu (wmma, mma.sync, ldmatrix, cp.async, mbarrier
+// and cp.async.bulk among them), run as `bankcheck check` runs it (launch comments, default
+// CTA sample), with the emulator's fast tier on and off, leaves the same memory and sends the
+// same access events
 // (emu_differential.hpp). The emulator's own test kernels get the same check in
 // tests/emu_test.cpp, on every launch. Needs nvcc; skips without.
 #include "emu_differential.hpp"
