@@ -159,17 +159,21 @@ CPASYNC(cp_ca16, "ca", 16)
 // sass: cp_cg16 LDGSTS.E.BYPASS
 CPASYNC(cp_cg16, "cg", 16)
 // Any lane from any global chunk: which lanes a wavefront serves depends on where each
-// lane's 16 bytes come from and go to, apart from the lane order.
+// lane's 16 bytes come from and go to, apart from the lane order (.cg and .ca).
+#define CPASYNC_FROM(NAME, CACHE)                                                         \
+  __global__ void NAME(Lanes L) {                                                         \
+    SMEM;                                                                                 \
+    ADDR;                                                                                 \
+    const unsigned char* g = L.src + L.srcsize[lane] * 16;                                \
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, 0;\n"                                \
+                 " @p cp.async." CACHE ".shared.global [%0], [%1], 16; }"                 \
+                 ::"r"(a), "l"(g), "r"(L.act[lane]) : "memory");                          \
+    asm volatile("cp.async.wait_all;" ::: "memory");                                      \
+  }
 // sass: cp_cg16_from LDGSTS.E.BYPASS
-__global__ void cp_cg16_from(Lanes L) {
-  SMEM;
-  ADDR;
-  const unsigned char* g = L.src + L.srcsize[lane] * 16;
-  asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, 0;\n"
-               " @p cp.async.cg.shared.global [%0], [%1], 16; }"
-               ::"r"(a), "l"(g), "r"(L.act[lane]) : "memory");
-  asm volatile("cp.async.wait_all;" ::: "memory");
-}
+CPASYNC_FROM(cp_cg16_from, "cg")
+// sass: cp_ca16_from LDGSTS.E.128
+CPASYNC_FROM(cp_ca16_from, "ca")
 // sass: cp_ca4_zfill LDGSTS
 CPASYNC_ZFILL(cp_ca4_zfill, "ca", 4)
 // sass: cp_ca8_zfill LDGSTS
@@ -197,6 +201,7 @@ static const Probe kProbes[] = {
     P(cp_cg16, 16, false),      P(cp_ca4_zfill, 4, false),  P(cp_ca8_zfill, 8, false),
     P(cp_ca16_zfill, 16, false), P(cp_cg16_zfill, 16, false),
     {"cp_cg16_from", cp_cg16_from, 16, false, true},
+    {"cp_ca16_from", cp_ca16_from, 16, false, true},
 };
 
 static const Probe* find(const std::string& name) {
