@@ -568,7 +568,7 @@ BANKCHECK_HD constexpr std::uint32_t aggregated_lane(std::uint32_t active) {
   return active & (~active + 1u);
 }
 
-// One 64-bit ATOMS (ATOMS.EXCH.64, ATOMS.CAS.64; per iteration of ATOMS.CAST.SPIN.64):
+// One 64-bit ATOMS (ATOMS.EXCH.64, ATOMS.CAS.64; the CAS loop is atomic64_spin below):
 // the warp goes in two half-warp phases; in each, a bank pair (8-byte word mod 16) serves
 // one lane per wavefront, CAS two wavefronts per lane (exch_b64, cas_b64: 63 + 63 of 63
 // + 63 patterns, e.g. stride 8 bytes = 2 wavefronts, stride 16 = 4). analyze() keeps
