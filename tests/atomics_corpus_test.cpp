@@ -59,6 +59,7 @@ struct Measured {
   std::uint32_t wavefronts = 0;  // l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum
   std::uint32_t conflicts = 0;   // l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum
   std::uint32_t executed = 0;    // smsp__inst_executed_op_shared_atom.sum
+  std::uint32_t shared_wavefronts = 0;  // l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
 };
 
 // The "## atomics" section of summary.txt.gz: id kernel form wavefronts conflicts
@@ -76,7 +77,8 @@ std::vector<Measured> read_summary() {
     if (!atomics || line[0] == '#') continue;
     std::istringstream ss(line);
     Measured m;
-    ss >> m.id >> m.kernel >> m.form >> m.wavefronts >> m.conflicts >> m.executed;
+    ss >> m.id >> m.kernel >> m.form >> m.wavefronts >> m.conflicts >> m.executed >>
+        m.shared_wavefronts;
     out.push_back(m);
   }
   gzclose(f);
@@ -128,8 +130,10 @@ model::SpinOp spin_op(const std::string& kernel) {
   return model::SpinOp::Add;
 }
 
-// What bankcheck predicts for one pattern under the SASS form of its kernel's ATOMS.
-Verdict predict(const std::string& kernel, const sass::Instruction& atoms, const Pattern& p) {
+// What bankcheck predicts for one pattern under the SASS form of its kernel's ATOMS; for a
+// 64-bit CAS loop also the lanes of each pass's LDS.64.
+Verdict predict(const std::string& kernel, const sass::Instruction& atoms, const Pattern& p,
+                model::SpinLoads& loads) {
   WarpAccess a;
   a.active = p.active;
   for (int l = 0; l < 32; ++l) a.addr[l] = p.addr[l];
@@ -153,7 +157,7 @@ Verdict predict(const std::string& kernel, const sass::Instruction& atoms, const
       s.operand[l] = static_cast<std::uint64_t>(p.val[l]);
       s.word[l] = 1000u + p.addr[l];
     }
-    return model::atomic64_spin(s);
+    return model::atomic64_spin(s, &loads);
   }
   return a.width == 8 ? model::atomic64(a) : model::analyze(a);
 }
@@ -172,7 +176,9 @@ TEST(AtomicsCorpus, EveryMeasuredPatternReplaysExactly) {
     ASSERT_TRUE(atoms.count(m.kernel));
     const sass::Instruction& i = atoms.at(m.kernel);
     EXPECT_EQ(m.form.substr(m.form.rfind('+') + 1), sass::opcode_text(i));
-    const Verdict v = predict(m.kernel, i, patterns.at(m.id));
+    const Pattern& p = patterns.at(m.id);
+    model::SpinLoads loads;
+    const Verdict v = predict(m.kernel, i, p, loads);
     ASSERT_TRUE(v.ok());
     EXPECT_EQ(v.wavefronts, m.wavefronts);
     if (i.atom == sass::AtomOp::CasTSpin) {
@@ -180,6 +186,23 @@ TEST(AtomicsCorpus, EveryMeasuredPatternReplaysExactly) {
       // conflict-free request; the verdict's ways are the passes.
       EXPECT_EQ(v.ways, m.executed);
       EXPECT_EQ(m.conflicts, 0u);
+    }
+    if (i.atom == sass::AtomOp::CasTSpin && i.width_bytes == 8) {
+      // The passes' loads confirm which lanes stay in the loop: all shared wavefronts of
+      // the launch are the initial STS.64, each pass's LDS.64, the ATOMS, and the one
+      // wavefront every launch of the corpus shows beside its instructions.
+      WarpAccess a;
+      a.width = 8;
+      a.op = Op::Store;
+      a.active = p.active;
+      for (int l = 0; l < 32; ++l) a.addr[l] = p.addr[l];
+      std::uint32_t shared = model::analyze(a).wavefronts + v.wavefronts + 1;
+      a.op = Op::Load;
+      for (int pass = 0; pass < loads.count; ++pass) {
+        a.active = loads.lanes[pass];
+        shared += model::analyze(a).wavefronts;
+      }
+      EXPECT_EQ(shared, m.shared_wavefronts);
     }
     if (v.wavefronts == m.wavefronts) ++exact[m.kernel];
   }

@@ -11,8 +11,7 @@ __global__ void model_on_device(const unsigned* addr, unsigned* out) {
 }
 
 // The 64-bit CAS loop's model, f64 add included (a bit cast in device code).
-__global__ void spin_on_device(const unsigned* addr, const unsigned long long* val,
-                               unsigned* out) {
+__global__ void spin_on_device(const unsigned* addr, const unsigned long long* val, unsigned* out) {
   bankcheck::model::SpinAccess a;
   a.op = bankcheck::model::SpinOp::AddF64;
   a.active = 0xFFFFFFFFu;

@@ -148,14 +148,22 @@ TEST(Model, SpinLoopHighHalfLosesToLowHalf) {
 }
 
 TEST(Model, SpinLoopMinMaxLeaveWithoutCas) {
-  EXPECT_EQ(atomic64_spin(spin(SpinOp::MinU, 0, 1000)).wavefronts, 0u);
+  SpinLoads loads;
+  const Verdict none = atomic64_spin(spin(SpinOp::MinU, 0, 1000), &loads);
+  EXPECT_EQ(none.wavefronts, 0u);
+  EXPECT_EQ(none.ways, 0u);
+  EXPECT_EQ(loads.count, 1);  // the LDS.64 still runs once
+  EXPECT_EQ(loads.lanes[0], 0xFFFFFFFFu);
   EXPECT_EQ(atomic64_spin(spin(SpinOp::MaxU, 0, 999)).wavefronts, 0u);
   EXPECT_EQ(atomic64_spin(spin(SpinOp::MinU, 0, ~0ull)).wavefronts, 0u);
   EXPECT_EQ(atomic64_spin(spin(SpinOp::MaxS, 0, ~0ull)).wavefronts, 0u);  // -1 < 1000
   // Equal operands: the first lane stores, every other lane then leaves.
-  const Verdict min = atomic64_spin(spin(SpinOp::MinS, 0, ~0ull));
+  loads = SpinLoads{};
+  const Verdict min = atomic64_spin(spin(SpinOp::MinS, 0, ~0ull), &loads);
   EXPECT_EQ(min.wavefronts, 4u);  // lane 0 stores, lane 16 fails; then both halves leave
   EXPECT_EQ(min.ways, 1u);
+  EXPECT_EQ(loads.count, 2);
+  EXPECT_EQ(loads.lanes[1], 0xFFFFFFFEu);
   EXPECT_EQ(atomic64_spin(spin(SpinOp::MaxU, 0, 1001, 0x0000FFFFu)).wavefronts, 2u);
 }
 

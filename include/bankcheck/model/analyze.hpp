@@ -631,8 +631,8 @@ BANKCHECK_HD constexpr bool spin_update(SpinOp op, std::uint64_t old, std::uint6
       out = old + b;
       return true;
     case SpinOp::AddF64:
-      out = __builtin_bit_cast(std::uint64_t, __builtin_bit_cast(double, old) +
-                                                  __builtin_bit_cast(double, b));
+      out = __builtin_bit_cast(std::uint64_t,
+                               __builtin_bit_cast(double, old) + __builtin_bit_cast(double, b));
       return true;
     case SpinOp::And:
       out = old & b;
@@ -674,8 +674,14 @@ BANKCHECK_HD constexpr bool spin_update(SpinOp op, std::uint64_t old, std::uint6
 // early exit, this is atomic64()'s CAS.
 // Verdict: ideal_wavefronts is the first pass's cost (every lane's CAS in one round), ways
 // the passes (Nsight Compute counts them as instructions and no bank conflict: each pass is
-// conflict-free).
-BANKCHECK_HD constexpr Verdict atomic64_spin(const SpinAccess& a) {
+// conflict-free). `loads`, if given, gets the lanes of each pass's LDS.64, a load the
+// caller costs with analyze() (a last pass may load and leave without a CAS).
+struct SpinLoads {
+  int count = 0;
+  std::uint32_t lanes[kWarpSize] = {};
+};
+
+BANKCHECK_HD constexpr Verdict atomic64_spin(const SpinAccess& a, SpinLoads* loads = nullptr) {
   Verdict v;
   for (int lane = 0; lane < kWarpSize; ++lane)
     if (((a.active >> lane) & 1u) && a.addr[lane] % 8) {
@@ -686,8 +692,9 @@ BANKCHECK_HD constexpr Verdict atomic64_spin(const SpinAccess& a) {
   std::uint64_t word[kWarpSize] = {};
   for (int lane = 0; lane < kWarpSize; ++lane) word[lane] = a.word[lane];
   std::uint32_t left = a.active;
-  // Every pass stores at least the first served lane's update, so at most 32 passes.
+  // Every pass stores at least the first served lane's update, so at most 32 loads.
   while (left) {
+    if (loads) loads->lanes[loads->count++] = left;
     std::uint64_t loaded[kWarpSize] = {}, update[kWarpSize] = {};
     std::uint32_t trying = 0;
     for (int lane = 0; lane < kWarpSize; ++lane) {
