@@ -606,7 +606,8 @@ BANKCHECK_HD constexpr Verdict atomic64(const WarpAccess& a) {
 // (LDS.64, compute, ATOMS.CAST.SPIN.64, branch back on failure): add (integers and f64),
 // and, or, xor, min and max, unsigned (U) or signed (S). ptxas 13.0's min and max leave
 // the loop without a CAS when the operand would not change the word; the others always
-// try (atomics_sass.txt: add_u64_used, min_u64).
+// try (atomics_sass.txt: add_u64_used, min_u64; tests/data/sass/forms_ptxas.cubin:
+// atoms_64, atoms_float).
 enum class SpinOp : std::uint8_t { Add, AddF64, And, Or, Xor, MinU, MaxU, MinS, MaxS };
 
 // One warp's 64-bit atomic as that loop needs it: besides the addresses, each lane's
@@ -692,7 +693,8 @@ BANKCHECK_HD constexpr Verdict atomic64_spin(const SpinAccess& a, SpinLoads* loa
   std::uint64_t word[kWarpSize] = {};
   for (int lane = 0; lane < kWarpSize; ++lane) word[lane] = a.word[lane];
   std::uint32_t left = a.active;
-  // Every pass stores at least the first served lane's update, so at most 32 loads.
+  // A pass with a CAS stores at least its first served lane's update, and a pass without
+  // one ends the loop: at most 32 loads.
   while (left) {
     if (loads) loads->lanes[loads->count++] = left;
     std::uint64_t loaded[kWarpSize] = {}, update[kWarpSize] = {};
