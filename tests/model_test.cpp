@@ -113,6 +113,90 @@ TEST(Model, AtomicsHaveNoBroadcastAndCasCostsTwice) {
   EXPECT_EQ(cas.ways, 32u);
 }
 
+// A 64-bit CAS loop: lanes at byte offsets l * stride, each word's value 1000.
+constexpr SpinAccess spin(SpinOp op, std::uint32_t stride, std::uint64_t operand,
+                          std::uint32_t active = 0xFFFFFFFFu) {
+  SpinAccess a;
+  a.op = op;
+  a.active = active;
+  for (int l = 0; l < kWarpSize; ++l) {
+    a.addr[l] = static_cast<std::uint32_t>(l) * stride;
+    a.operand[l] = operand;
+    a.word[l] = 1000;
+  }
+  return a;
+}
+
+// Usable at compile time too: 32 lanes on one word, 16 passes of both half-warps, then
+// 16 of the high half alone.
+static_assert(atomic64_spin(spin(SpinOp::Add, 0, 1)).wavefronts == 96, "one word");
+
+TEST(Model, SpinLoopHighHalfLosesToLowHalf) {
+  const Verdict one_word = atomic64_spin(spin(SpinOp::Add, 0, 1));
+  EXPECT_EQ(one_word.ideal_wavefronts, 4u);
+  EXPECT_EQ(one_word.ways, 32u);
+  // One half-warp alone never loses: one lane per pass, one phase each.
+  EXPECT_EQ(atomic64_spin(spin(SpinOp::Add, 0, 1, 0x0000FFFFu)).wavefronts, 32u);
+  EXPECT_EQ(atomic64_spin(spin(SpinOp::Add, 0, 1, 0xFFFF0000u)).wavefronts, 32u);
+  // A store that leaves the value as it was does not fail the high half's compare.
+  EXPECT_EQ(atomic64_spin(spin(SpinOp::Or, 0, 0)).wavefronts, 64u);
+  EXPECT_EQ(atomic64_spin(spin(SpinOp::AddF64, 0, 0)).wavefronts, 64u);
+  EXPECT_EQ(atomic64_spin(spin(SpinOp::AddF64, 0, 0x3FF0000000000000u)).wavefronts, 96u);
+  // Distinct words: 8-byte stride is conflict-free, a 128-byte stride 16 passes of 4.
+  EXPECT_EQ(atomic64_spin(spin(SpinOp::Add, 8, 1)).wavefronts, 4u);
+  EXPECT_EQ(atomic64_spin(spin(SpinOp::Add, 128, 1)).wavefronts, 64u);
+}
+
+TEST(Model, SpinLoopMinMaxLeaveWithoutCas) {
+  SpinLoads loads;
+  const Verdict none = atomic64_spin(spin(SpinOp::MinU, 0, 1000), &loads);
+  EXPECT_EQ(none.wavefronts, 0u);
+  EXPECT_EQ(none.ways, 0u);
+  EXPECT_EQ(loads.count, 1);  // the LDS.64 still runs once
+  EXPECT_EQ(loads.lanes[0], 0xFFFFFFFFu);
+  EXPECT_EQ(atomic64_spin(spin(SpinOp::MaxU, 0, 999)).wavefronts, 0u);
+  EXPECT_EQ(atomic64_spin(spin(SpinOp::MinU, 0, ~0ull)).wavefronts, 0u);
+  EXPECT_EQ(atomic64_spin(spin(SpinOp::MaxS, 0, ~0ull)).wavefronts, 0u);  // -1 < 1000
+  // Equal operands: the first lane stores, every other lane then leaves.
+  loads = SpinLoads{};
+  const Verdict min = atomic64_spin(spin(SpinOp::MinS, 0, ~0ull), &loads);
+  EXPECT_EQ(min.wavefronts, 4u);  // lane 0 stores, lane 16 fails; then both halves leave
+  EXPECT_EQ(min.ways, 1u);
+  EXPECT_EQ(loads.count, 2);
+  EXPECT_EQ(loads.lanes[1], 0xFFFFFFFEu);
+  EXPECT_EQ(atomic64_spin(spin(SpinOp::MaxU, 0, 1001, 0x0000FFFFu)).wavefronts, 2u);
+}
+
+TEST(Model, SpinLoopIsOneCasWithoutSharedWordsAcrossHalves) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 2000; ++trial) {
+    SpinAccess s = spin(SpinOp::Add, 8, 1, rng() | 1u);
+    WarpAccess a = strided(Op::AtomicCas, 8, 1, s.active);
+    for (int l = 0; l < kWarpSize; ++l) {
+      // Odd trials: each half-warp on its own 64 words (the same bank pairs).
+      const std::uint32_t base = trial % 2 && l >= 16 ? 64 : 0;
+      s.addr[l] = a.addr[l] = (base + static_cast<std::uint32_t>(rng() % 64)) * 8;
+      s.word[l] = 0;  // every lane on a word sees the same value
+    }
+    bool shared_across = false;
+    for (int l = 0; l < 16; ++l)
+      for (int h = 16; h < kWarpSize; ++h)
+        shared_across |= ((s.active >> l) & (s.active >> h) & 1u) && s.addr[l] == s.addr[h];
+    const Verdict loop = atomic64_spin(s), once = atomic64(a);
+    EXPECT_EQ(loop.ideal_wavefronts, once.ideal_wavefronts);
+    if (shared_across) {  // the high half may lose, which costs passes
+      EXPECT_GE(loop.wavefronts, once.wavefronts);
+      continue;
+    }
+    EXPECT_EQ(loop.wavefronts, once.wavefronts);
+    EXPECT_EQ(loop.ways, once.ways);
+  }
+  SpinAccess odd = spin(SpinOp::Add, 8, 1);
+  odd.addr[5] = 44;
+  EXPECT_EQ(atomic64_spin(odd).error, AccessError::Misaligned);
+  EXPECT_EQ(atomic64_spin(odd).error_lane, 5);
+}
+
 // Tesla (cc 1.x): 16 banks, half-warps, one broadcast word per pass.
 TEST(Model, TeslaRules) {
   const Arch& t = arch("sm_13");

@@ -234,9 +234,24 @@ TEST(SassRequests, AggregatedAtomicIsOneLane) {
   EXPECT_EQ(events[0].mask, 1u);
 }
 
+TEST(SassRequests, SpinLoopAtomicIsCas) {
+  // atomicAdd on a shared float: ptxas 13.0 issues LDS + ATOMS.CAST.SPIN, whose passes cost
+  // as one CAS of the warp's lanes, twice a plain ATOMS.
+  const Kernel k = load("  atom.shared.add.f32 %f1, [%r20], 0f3F800000;\n");
+  an::SassAccess a = lds(k.line("atom.shared"), 4, "ATOMS.CAST.SPIN");
+  a.op = bankcheck::model::Op::AtomicCas;
+  a.form = an::SassAccess::Form::AtomSpinLoop;
+  const an::SassPlan plan = an::plan_sass(k.k(), {a});
+  EXPECT_TRUE(an::rewritten(plan, k.site("atom.shared")));
+  const auto events = run(k, plan);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].op, bankcheck::model::Op::AtomicCas);
+  EXPECT_EQ(events[0].mask, 0xFFFFFFFFu);
+}
+
 // sass_accesses() on forms.cu's cubin (tests/data/sass): the warp-uniform atomicAdd is
-// ptxas's elected one-lane ATOMS.ADD, `atomicAdd(p, 1)` unused is POPC.INC, and the plain
-// 32-bit atomics keep their lanes.
+// ptxas's elected one-lane ATOMS.ADD, `atomicAdd(p, 1)` unused is POPC.INC, the plain
+// 32-bit atomics keep their lanes, and float adds are CAS loops.
 TEST(SassAccesses, AtomicFormsOfFormsCu) {
   std::ifstream f(fs::path(BANKCHECK_SOURCE_DIR) / "tests/data/sass/forms_ptxas.cubin",
                   std::ios::binary);
@@ -244,12 +259,12 @@ TEST(SassAccesses, AtomicFormsOfFormsCu) {
                                   std::istreambuf_iterator<char>());
   auto m = bankcheck::sass::read_module(bytes);
   ASSERT_TRUE(m.ok()) << m.error().message;
-  auto forms = [&](const char* kernel) {
+  auto forms = [&](const char* kernel, bankcheck::model::Op op = bankcheck::model::Op::Atomic) {
     std::vector<an::SassAccess::Form> out;
     const bankcheck::sass::Kernel* k = m.value().find(kernel);
     if (k)
       for (const an::SassAccess& a : an::sass_accesses(*k))
-        if (a.op == bankcheck::model::Op::Atomic) out.push_back(a.form);
+        if (a.op == op) out.push_back(a.form);
     return out;
   };
   using F = an::SassAccess::Form;
@@ -258,4 +273,7 @@ TEST(SassAccesses, AtomicFormsOfFormsCu) {
   const auto plain = forms("_Z8atoms_32Pjj");
   EXPECT_EQ(plain.size(), 12u);  // 13 ATOMS, one of them CAS
   for (F f : plain) EXPECT_EQ(f, F::Plain);
+  // f32 and f64 add: CAS loops.
+  EXPECT_EQ(forms("_Z11atoms_floatPff", bankcheck::model::Op::AtomicCas),
+            (std::vector<F>{F::AtomSpinLoop, F::AtomSpinLoop}));
 }

@@ -63,6 +63,7 @@ std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel) {
                      ? model::Op::AtomicCas
                      : model::Op::Atomic;
           if (in->atom == sass::AtomOp::PopcInc) a.form = SassAccess::Form::AtomPopcInc;
+          if (in->atom == sass::AtomOp::CasTSpin) a.form = SassAccess::Form::AtomSpinLoop;
           if (in->aggregated) a.form = SassAccess::Form::AtomAggregated;
           break;
         default:
@@ -107,6 +108,8 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
       s.kind = SassSite::Kind::PopcInc;
     } else if (list.front()->form == SassAccess::Form::AtomAggregated) {
       s.kind = SassSite::Kind::Aggregated;
+    } else if (list.front()->form == SassAccess::Form::AtomSpinLoop) {
+      s.kind = SassSite::Kind::SpinLoop;
     } else if (widest > w && widest % w == 0 && widest <= 16) {
       auto [it, added] = family_of.emplace(family_key(in), static_cast<int>(family_width.size()));
       if (added) family_width.push_back(widest);
@@ -193,6 +196,16 @@ void SassRequests::on_access(const emu::AccessEvent& e) {
     case SassSite::Kind::Aggregated: {
       emu::AccessEvent r = e;
       r.mask = model::aggregated_lane(e.mask);
+      next_.on_access(r);
+      return;
+    }
+    case SassSite::Kind::SpinLoop: {
+      // Each pass every bank serves one lane's CAS and the others spin, so the passes cost
+      // what one CAS of all the lanes does (atomics corpus, add_f32_*: 126 of 126). The
+      // loop's LDS is not counted. A 64-bit loop stays refused: its passes depend on the
+      // values (model::atomic64_spin), which the event does not carry.
+      emu::AccessEvent r = e;
+      r.op = model::Op::AtomicCas;
       next_.on_access(r);
       return;
     }

@@ -24,9 +24,10 @@ namespace bankcheck::analysis {
 // One shared-memory instruction of the cubin, as the sass layer decodes it.
 struct SassAccess {
   enum class Form : std::uint8_t {
-    Plain,          // LDS / STS / ATOMS with the lanes' own addresses
-    AtomPopcInc,    // ATOMS.POPC.INC: lanes on one 32-bit word merge into one update
-    AtomAggregated  // the warp's updates were folded into one lane's ATOMS
+    Plain,           // LDS / STS / ATOMS with the lanes' own addresses
+    AtomPopcInc,     // ATOMS.POPC.INC: lanes on one 32-bit word merge into one update
+    AtomAggregated,  // the warp's updates were folded into one lane's ATOMS
+    AtomSpinLoop     // ATOMS.CAST.SPIN: the update is a load and a CAS loop
   };
   int ptx_line = 0;          // line of the PTX text the cubin was built from
   std::uint32_t offset = 0;  // byte offset of the instruction in the kernel's code
@@ -48,6 +49,7 @@ struct SassSite {
     Widened,     // part of wider SASS requests (it may have none of its own)
     PopcInc,     // an atomic whose lanes on one word merge
     Aggregated,  // an atomic issued by one lane for the warp
+    SpinLoop,    // an atomic issued as a CAS loop: its lanes' requests are CAS
   };
   Kind kind = Kind::Ptx;
   int width = 0;    // bytes per lane of the SASS request (Widened: of the merged request)
@@ -113,7 +115,7 @@ inline bool rewritten(const SassPlan& plan, int site) {
   if (site < 0 || static_cast<std::size_t>(site) >= plan.sites.size()) return false;
   const SassSite::Kind k = plan.sites[static_cast<std::size_t>(site)].kind;
   return k == SassSite::Kind::Widened || k == SassSite::Kind::PopcInc ||
-         k == SassSite::Kind::Aggregated;
+         k == SassSite::Kind::Aggregated || k == SassSite::Kind::SpinLoop;
 }
 
 // Forwards the PTX-level events of rewritten sites only: the report shows both levels

@@ -568,7 +568,7 @@ BANKCHECK_HD constexpr std::uint32_t aggregated_lane(std::uint32_t active) {
   return active & (~active + 1u);
 }
 
-// One 64-bit ATOMS (ATOMS.EXCH.64, ATOMS.CAS.64; per iteration of ATOMS.CAST.SPIN.64):
+// One 64-bit ATOMS (ATOMS.EXCH.64, ATOMS.CAS.64; the CAS loop is atomic64_spin below):
 // the warp goes in two half-warp phases; in each, a bank pair (8-byte word mod 16) serves
 // one lane per wavefront, CAS two wavefronts per lane (exch_b64, cas_b64: 63 + 63 of 63
 // + 63 patterns, e.g. stride 8 bytes = 2 wavefronts, stride 16 = 4). analyze() keeps
@@ -598,6 +598,133 @@ BANKCHECK_HD constexpr Verdict atomic64(const WarpAccess& a) {
     v.ideal_wavefronts += per_round;
     v.ways =
         static_cast<std::uint32_t>(worst) > v.ways ? static_cast<std::uint32_t>(worst) : v.ways;
+  }
+  return v;
+}
+
+// The update of a 64-bit shared atomic that ptxas issues as a CAS loop on sm_90
+// (LDS.64, compute, ATOMS.CAST.SPIN.64, branch back on failure): add (integers and f64),
+// and, or, xor, min and max, unsigned (U) or signed (S). ptxas 13.0's min and max leave
+// the loop without a CAS when the operand would not change the word; the others always
+// try (atomics_sass.txt: add_u64_used, min_u64; tests/data/sass/forms_ptxas.cubin:
+// atoms_64, atoms_float).
+enum class SpinOp : std::uint8_t { Add, AddF64, And, Or, Xor, MinU, MaxU, MinS, MaxS };
+
+// One warp's 64-bit atomic as that loop needs it: besides the addresses, each lane's
+// operand and the value its word holds before the instruction (lanes on one word give the
+// same value).
+struct SpinAccess {
+  SpinOp op = SpinOp::Add;
+  std::uint32_t active = 0;
+  std::uint32_t addr[kWarpSize] = {};
+  std::uint64_t operand[kWarpSize] = {};
+  std::uint64_t word[kWarpSize] = {};
+};
+
+namespace detail {
+
+// What the loop stores over `old` for operand `b`; false where it leaves without a CAS.
+BANKCHECK_HD constexpr bool spin_update(SpinOp op, std::uint64_t old, std::uint64_t b,
+                                        std::uint64_t& out) {
+  const auto s = [](std::uint64_t x) { return static_cast<std::int64_t>(x); };
+  switch (op) {
+    case SpinOp::Add:
+      out = old + b;
+      return true;
+    case SpinOp::AddF64:
+      out = __builtin_bit_cast(std::uint64_t,
+                               __builtin_bit_cast(double, old) + __builtin_bit_cast(double, b));
+      return true;
+    case SpinOp::And:
+      out = old & b;
+      return true;
+    case SpinOp::Or:
+      out = old | b;
+      return true;
+    case SpinOp::Xor:
+      out = old ^ b;
+      return true;
+    case SpinOp::MinU:
+      out = b;
+      return b < old;
+    case SpinOp::MaxU:
+      out = b;
+      return b > old;
+    case SpinOp::MinS:
+      out = b;
+      return s(b) < s(old);
+    case SpinOp::MaxS:
+      out = b;
+      return s(b) > s(old);
+  }
+  return false;
+}
+
+}  // namespace detail
+
+// A 64-bit CAS loop (LDS.64 + ATOMS.CAST.SPIN.64, sm_90), pass by pass with the values.
+// Each pass every lane still in the loop loads its word and computes its update (min and
+// max leave here when it would not change the word); the ATOMS then goes in two half-warp
+// phases, low half first, and in each phase a bank pair (8-byte word mod 16) serves its
+// lowest lane, two wavefronts per phase with any lane, as one conflict-free CAS round. The
+// other lanes spin without an access and retry. A served lane stores only if its word
+// still holds what it loaded, so a high-half lane whose word the low half has just changed
+// fails and retries: 32 lanes on one word take 32 passes, 16 of both halves (4) and 16 of
+// the high half alone (2), 96 wavefronts (add_u64_used, min_u64: 90 of 90 patterns, and
+// each pattern's ATOMS count). Without lanes of both halves on one word, and with no
+// early exit, this is atomic64()'s CAS.
+// Verdict: ideal_wavefronts is the first pass's cost (every lane's CAS in one round), ways
+// the passes (Nsight Compute counts them as instructions and no bank conflict: each pass is
+// conflict-free). `loads`, if given, gets the lanes of each pass's LDS.64, a load the
+// caller costs with analyze() (a last pass may load and leave without a CAS).
+struct SpinLoads {
+  int count = 0;
+  std::uint32_t lanes[kWarpSize] = {};
+};
+
+BANKCHECK_HD constexpr Verdict atomic64_spin(const SpinAccess& a, SpinLoads* loads = nullptr) {
+  Verdict v;
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    if (((a.active >> lane) & 1u) && a.addr[lane] % 8) {
+      v.error = AccessError::Misaligned;
+      v.error_lane = static_cast<std::int8_t>(lane);
+      return v;
+    }
+  std::uint64_t word[kWarpSize] = {};
+  for (int lane = 0; lane < kWarpSize; ++lane) word[lane] = a.word[lane];
+  std::uint32_t left = a.active;
+  // A pass with a CAS stores at least its first served lane's update, and a pass without
+  // one ends the loop: at most 32 loads.
+  while (left) {
+    if (loads) loads->lanes[loads->count++] = left;
+    std::uint64_t loaded[kWarpSize] = {}, update[kWarpSize] = {};
+    std::uint32_t trying = 0;
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      if (!((left >> lane) & 1u)) continue;
+      loaded[lane] = word[lane];
+      if (detail::spin_update(a.op, loaded[lane], a.operand[lane], update[lane]))
+        trying |= 1u << lane;
+    }
+    left = trying;
+    if (!trying) break;
+    for (int half = 0; half < 2; ++half) {
+      const std::uint32_t lanes = trying & detail::lanes_mask(half * 16, 16);
+      if (!lanes) continue;
+      v.wavefronts += 2;
+      if (!v.ways) v.ideal_wavefronts += 2;
+      std::uint32_t served_pairs = 0;
+      for (int lane = half * 16; lane < half * 16 + 16; ++lane) {
+        const std::uint32_t pair = 1u << (a.addr[lane] / 8 % 16);
+        if (!((lanes >> lane) & 1u) || (served_pairs & pair)) continue;
+        served_pairs |= pair;
+        if (word[lane] != loaded[lane]) continue;
+        for (int other = 0; other < kWarpSize; ++other)
+          if (((a.active >> other) & 1u) && a.addr[other] == a.addr[lane])
+            word[other] = update[lane];
+        left &= ~(1u << lane);
+      }
+    }
+    ++v.ways;
   }
   return v;
 }
