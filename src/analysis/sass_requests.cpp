@@ -21,6 +21,14 @@ bool shared_access(const ptx::Instr& in) {
 
 int access_width(const ptx::Instr& in) { return ptx::ty_bytes(in.type) * in.vec; }
 
+// The SASS instruction an ldmatrix, stmatrix or cp.async (not cp.async.bulk) becomes.
+sass::SharedOp unit_of(const ptx::Instr& in) {
+  if (in.op == ptx::Opc::Ldmatrix) return sass::SharedOp::LDSM;
+  if (in.op == ptx::Opc::Stmatrix) return sass::SharedOp::STSM;
+  if (in.op == ptx::Opc::CpAsync) return sass::SharedOp::LDGSTS;
+  return sass::SharedOp::None;
+}
+
 bool same_kind(const ptx::Instr& in, model::Op op) {
   switch (op) {
     case model::Op::Load:
@@ -66,6 +74,11 @@ std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel) {
           if (in->atom == sass::AtomOp::CasTSpin) a.form = SassAccess::Form::AtomSpinLoop;
           if (in->aggregated) a.form = SassAccess::Form::AtomAggregated;
           break;
+        case sass::SharedOp::LDSM:
+        case sass::SharedOp::STSM:
+        case sass::SharedOp::LDGSTS:
+          a.unit = in->shared;
+          break;
         default:
           continue;
       }
@@ -83,9 +96,25 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
     if (shared_access(k.code[k.sites[s].instr]))
       site_at_line.emplace(k.sites[s].ptx_line, static_cast<int>(s));
 
+  // ldmatrix, stmatrix and cp.async: issued as the PTX issues them, named by their SASS.
+  std::unordered_map<int, int> unit_at_line;
+  for (std::size_t s = 0; s < k.sites.size(); ++s)
+    if (unit_of(k.code[k.sites[s].instr]) != sass::SharedOp::None)
+      unit_at_line.emplace(k.sites[s].ptx_line, static_cast<int>(s));
+
   // The SASS instructions tied to each PTX site, by the cubin's SASS-to-PTX line table.
   std::map<int, std::vector<const SassAccess*>> by_site;
   for (const SassAccess& a : sass) {
+    if (a.unit != sass::SharedOp::None) {
+      auto it = unit_at_line.find(a.ptx_line);
+      if (it != unit_at_line.end() &&
+          unit_of(k.code[k.sites[static_cast<std::size_t>(it->second)].instr]) == a.unit) {
+        SassSite& s = plan.sites[static_cast<std::size_t>(it->second)];
+        s.kind = SassSite::Kind::Same;
+        s.opcodes.push_back(a.opcode);
+      }
+      continue;
+    }
     auto it = site_at_line.find(a.ptx_line);
     if (it == site_at_line.end()) continue;
     if (!same_kind(k.code[k.sites[static_cast<std::size_t>(it->second)].instr], a.op)) continue;

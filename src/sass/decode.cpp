@@ -77,7 +77,8 @@ constexpr OpName kOpcodes[] = {
     {0x110, "F2F"},
     {0x112, "I2F"},
     {0x118, "NOP"},
-    {0x11b, "ENDCOLLECTIVE"},  // closes WARPSYNC.COLLECTIVE (a shuffle under divergence)
+    {0x11b, "ENDCOLLECTIVE"},
+    {0x11c, "B2R"},  // B2R.RESULT: __syncthreads_count/and/or's reduced value  // closes WARPSYNC.COLLECTIVE (a shuffle under divergence)
     {0x119, "S2R"},
     {0x11a, "DEPBAR"},
     {0x11d, "BAR"},

@@ -35,10 +35,13 @@ struct SassAccess {
   int width = 4;  // bytes per lane
   Form form = Form::Plain;
   std::string opcode;  // as a disassembler prints it: "LDS.128", "ATOMS.POPC.INC.32"
+  // LDSM, STSM and LDGSTS: requests the emulator issues as the PTX does (ldmatrix,
+  // stmatrix, cp.async); they only name their site's SASS. None for LDS, STS, ATOMS.
+  sass::SharedOp unit = sass::SharedOp::None;
 };
 
-// The kernel's LDS, STS and ATOMS as SassAccess (in SASS order), from the decoded cubin.
-// ldmatrix, stmatrix and LDGSTS are not among them yet: the emulator does not run them.
+// The kernel's shared-memory instructions as SassAccess (in SASS order), from the decoded
+// cubin: LDS, STS and ATOMS, and the LDSM, STSM and LDGSTS that name their sites' SASS.
 std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel);
 
 // How SASS issues one PTX site.
