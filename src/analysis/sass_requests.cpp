@@ -112,6 +112,7 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
         SassSite& s = plan.sites[static_cast<std::size_t>(it->second)];
         s.kind = SassSite::Kind::Same;
         s.opcodes.push_back(a.opcode);
+        s.offsets.push_back(a.offset);
       }
       continue;
     }
@@ -130,6 +131,7 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
     int widest = 0;
     for (const SassAccess* a : list) {
       s.opcodes.push_back(a->opcode);
+      s.offsets.push_back(a->offset);
       widest = std::max(widest, a->width);
     }
     s.width = w;
@@ -168,6 +170,27 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
       s.width = family_width[static_cast<std::size_t>(s.family)];
   plan.families = static_cast<int>(family_width.size());
   return plan;
+}
+
+void place_lineless_sites(const ptx::Kernel& k, const sass::Kernel& sk, SassPlan& plan) {
+  std::unordered_map<int, ptx::SourcePos> loc_of_line;  // PTX line -> its source line
+  for (std::size_t i = 0; i < k.code.size(); ++i)
+    if (k.code[i].loc >= 0 && i < k.ptx_lines.size())
+      loc_of_line.emplace(k.ptx_lines[i], k.locs[static_cast<std::size_t>(k.code[i].loc)]);
+  for (std::size_t site = 0; site < plan.sites.size() && site < k.sites.size(); ++site) {
+    SassSite& s = plan.sites[site];
+    if (k.sites[site].line > 0 || s.offsets.empty()) continue;
+    std::size_t at = sk.instructions.size();
+    for (std::size_t i = 0; i < sk.instructions.size(); ++i)
+      if (sk.instructions[i].offset == s.offsets.front()) at = i;
+    while (at-- > 0 && at < sk.ptx_lines.size()) {
+      auto it = loc_of_line.find(static_cast<int>(sk.ptx_lines[at]));
+      if (it != loc_of_line.end() && it->second.line > 0) {
+        s.placed = it->second;
+        break;
+      }
+    }
+  }
 }
 
 SassRequests::SassRequests(const SassPlan& plan, emu::Listener& next) : plan_(plan), next_(next) {}

@@ -323,7 +323,15 @@ void collect_sites(const ptx::Kernel& k, const CtaResults& r, analysis::KernelRe
     sr.ptx_line = site.ptx_line;
     sr.ptx = site.text;
     sr.stats = st;
-    if (i < r.plan.sites.size()) sr.sass = r.plan.sites[i].opcodes;
+    if (i < r.plan.sites.size()) {
+      sr.sass = r.plan.sites[i].opcodes;
+      // No source line in the PTX: the line Nsight Compute lists its SASS on.
+      if (const ptx::SourcePos& p = r.plan.sites[i].placed; sr.line == 0 && p.line > 0) {
+        sr.file = p.file;
+        sr.line = p.line;
+        sr.col = p.col;
+      }
+    }
     sr.rewritten = pst.seen;
     sr.inlined = site.inlined;
     sr.stack = site.stack;

@@ -59,7 +59,8 @@ struct Slot {
   std::unique_ptr<analysis::SharedRecorder> recorder;
   std::vector<emu::Note> notes;
   std::vector<int> unwritten_reads;  // sites first read unwritten by its thread in these CTAs
-  std::uint64_t end = 0;       // one past its last CTA in the plan
+  std::uint64_t end = 0;       // one past its last CTA in the plan (its last run, on an error)
+  std::uint64_t handed = 0;    // one past its last CTA as handed out
   std::uint64_t executed = 0;  // warp instructions
   std::optional<std::string> error;  // an emulation error stopped it (at its last CTA)
 };
@@ -85,9 +86,12 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
   const std::uint64_t window = chunk * threads * 2;
 
   CtaResults r;
-  if (l.sass)
-    if (const sass::Kernel* sk = l.sass->find(k.name))
+  if (l.sass) {
+    if (const sass::Kernel* sk = l.sass->find(k.name)) {
       r.plan = analysis::plan_sass(k, analysis::sass_accesses(*sk));
+      analysis::place_lineless_sites(k, *sk, r.plan);
+    }
+  }
   const bool rewrites = r.plan.families > 0 || !r.plan.sites.empty();
   r.stats = std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size());
   r.ptx_stats = std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size());
@@ -145,13 +149,27 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
     return plan.adaptive && i > 1 && executed >= o.sample_instructions;
   };
   // Under the lock: merges the slots that are next in the plan, in order.
+  // The CTAs of the round after the sample was complete still run, uncounted: which of them
+  // ran before the others were committed would depend on timing, and they write global
+  // memory that later kernels of the file may read.
+  bool sample_done = false;
   auto commit = [&]() {
     for (auto it = pending.find(committed); !stop && it != pending.end();
          it = pending.find(committed)) {
       Slot& s = *it->second;
-      if (sampled_enough(committed)) {
-        stop = true;
-        break;
+      if (!sample_done && sampled_enough(committed)) sample_done = true;
+      if (sample_done) {
+        committed = s.handed;
+        s.stats->clear();
+        s.ptx_stats->clear();
+        if (s.recorder) s.recorder = std::make_unique<analysis::SharedRecorder>();
+        s.notes.clear();
+        s.unwritten_reads.clear();
+        s.executed = 0;
+        s.error.reset();
+        spare.push_back(std::move(it->second));
+        pending.erase(it);
+        continue;
       }
       r.stats->merge(*s.stats);
       r.ptx_stats->merge(*s.ptx_stats);
@@ -178,7 +196,7 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
       pending.erase(it);
     }
     if (committed >= order.size()) stop = true;
-    if (!stop && committed == round_end && sampled_enough(committed)) stop = true;
+    if (!stop && committed == round_end && (sample_done || sampled_enough(committed))) stop = true;
     if (!stop && committed == round_end) {  // the next round, from the committed CTAs alone
       const std::uint64_t per_cta = std::max<std::uint64_t>(1, executed / committed);
       const std::uint64_t need = (o.sample_instructions - executed + per_cta - 1) / per_cta;
@@ -216,7 +234,7 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
       const std::size_t notes_before = lane.emu->notes().size();
       const std::size_t unwritten_before = lane.emu->unwritten_shared_reads().size();
       const std::uint64_t executed_before = lane.emu->executed();
-      slot->end = end;
+      slot->end = slot->handed = end;
       try {
         for (std::uint64_t i = begin; i < slot->end; ++i) {
           const emu::Dim3 id = cta_id(order[static_cast<size_t>(i)], launch.grid);

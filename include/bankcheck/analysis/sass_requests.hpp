@@ -58,6 +58,10 @@ struct SassSite {
   int width = 0;    // bytes per lane of the SASS request (Widened: of the merged request)
   int family = -1;  // Widened: sites that merge with each other (same op and base register)
   std::vector<std::string> opcodes;  // its own SASS instructions ("LDS.128"), in SASS order
+  std::vector<std::uint32_t> offsets;  // and their byte offsets in the kernel's code
+  // A site whose PTX has no source line (`.loc 1 0 0`): where Nsight Compute lists its
+  // SASS (place_lineless_sites); line 0 otherwise.
+  ptx::SourcePos placed;
 };
 
 // The PTX-to-SASS mapping of one kernel's shared sites.
@@ -77,6 +81,12 @@ struct SassPlan {
 // instruction of its own that accesses shared memory through the same base register with
 // the same operation, are Widened in one family of that width.
 SassPlan plan_sass(const ptx::Kernel& kernel, const std::vector<SassAccess>& sass);
+
+// The cubin's line table has no row for an instruction whose PTX has no source line, so
+// Nsight Compute lists it on the line of the nearest instruction before it in the code
+// that has one (bench/check/results_new/tuned: scan_count's unrolled loads). Sets
+// SassSite::placed of each such site that has SASS instructions, from its first one.
+void place_lineless_sites(const ptx::Kernel& kernel, const sass::Kernel& sass, SassPlan& plan);
 
 // A listener between the emulator and the analysis: forwards non-shared events and sites
 // the plan does not change unchanged, and rewrites the others into the requests SASS
