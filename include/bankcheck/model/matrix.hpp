@@ -46,7 +46,7 @@ struct AsyncCopy {
   bool src_size = false;
   std::uint32_t active = 0xFFFFFFFFu;
   std::uint32_t addr[kWarpSize] = {};         // shared destination
-  std::uint32_t global_addr[kWarpSize] = {};  // global source (used by .BYPASS only)
+  std::uint32_t global_addr[kWarpSize] = {};  // global source (.BYPASS, and 16-byte .ca)
 
   BANKCHECK_HD constexpr bool lane_active(int lane) const { return (active >> lane) & 1u; }
 };
@@ -69,7 +69,12 @@ BANKCHECK_HD constexpr WarpAccess matrix_rows(const MatrixAccess& m) {
 // LDGSTS through L1 (.ca, and the zero-fill part of .ZFILL): store phases (whole warp for
 // 4 bytes, half-warps for 8, quarter-warps for 16), and each lane's words count apart
 // even where lanes write the same address: no multicast, as for shared atomics (stride 0:
-// 32 wavefronts at every width).
+// 32 wavefronts at every width). A 16-byte copy's lane also waits for the earlier lanes of
+// its phase that read the same 16-byte position of a global 128-byte line (where its data
+// sits in L1), whichever line: it goes in the wavefront after the most earlier lanes that
+// share its global position or its shared bank group (bench/hardware/matrix, the .ca
+// chunks-from-anywhere corpus). So a tile of 64-byte rows read from a row-major matrix (4
+// lanes a row, each row another line) costs 2 a phase, not 1.
 template <bool Record>
 BANKCHECK_HD constexpr Verdict ldgsts_l1(const AsyncCopy& c, Schedule* s, int first_wf) {
   Verdict v;
@@ -84,6 +89,21 @@ BANKCHECK_HD constexpr Verdict ldgsts_l1(const AsyncCopy& c, Schedule* s, int fi
     const int base = first_wf + static_cast<int>(v.wavefronts);
     for (int lane = first; lane < first + phase; ++lane) {
       if (!((lanes >> lane) & 1u)) continue;
+      if (c.width == 16) {
+        int earlier = 0;
+        for (int j = first; j < lane; ++j)
+          earlier += ((lanes >> j) & 1u) &&
+                     ((c.global_addr[j] / 16) % 8 == (c.global_addr[lane] / 16) % 8 ||
+                      (c.addr[j] / 16) % 8 == (c.addr[lane] / 16) % 8);
+        worst = earlier + 1 > worst ? earlier + 1 : worst;
+        if constexpr (Record)
+          for (int k = 0; k < words; ++k) {
+            const std::uint32_t word = c.addr[lane] / 4 + static_cast<std::uint32_t>(k);
+            push_slot(s, base + earlier, p, static_cast<int>(word & 31u), word * 4, 1u << lane,
+                      earlier);
+          }
+        continue;
+      }
       for (int k = 0; k < words; ++k) {
         const std::uint32_t word = c.addr[lane] / 4 + static_cast<std::uint32_t>(k);
         const int bank = static_cast<int>(word & 31u);
