@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -155,10 +156,21 @@ void SassRequests::flush(Window& w) {
   w.parts.clear();
 }
 
+// Drops window `i`, keeping its parts' storage for the next window: a new vector for every
+// window cost a few allocations per merged request.
+void SassRequests::close(std::vector<Window>& ws, std::size_t i) {
+  ws[i].parts.clear();
+  spare_.push_back(std::move(ws[i].parts));
+  ws.erase(ws.begin() + static_cast<std::ptrdiff_t>(i));
+}
+
 void SassRequests::flush_all() {
   for (auto& per_family : windows_)
     for (auto& ws : per_family) {
-      for (Window& w : ws) flush(w);
+      for (Window& w : ws) {
+        flush(w);
+        spare_.push_back(std::move(w.parts));
+      }
       ws.clear();
     }
 }
@@ -208,13 +220,29 @@ void SassRequests::widened(const emu::AccessEvent& e, const SassSite& s) {
     next_.on_access(e);
     return;
   }
-  // Every lane must fill the same part of its own aligned window.
+  // Every lane must fill the same part of its own aligned window. SASS widths are powers
+  // of two (sass::Instruction::width_bytes), so the part is the address's low bits: a
+  // division per lane was most of the cost of a widened request. Each lane's window start
+  // (0 where the lane does not access) and the test, in loops without branches; with every
+  // lane accessing (the usual request) the compiler vectorizes it.
+  const std::uint64_t low = width - 1;
   const int l0 = std::countr_zero(e.mask);
-  const std::uint64_t part = e.addr[l0] % width;
-  bool fits = part + e.width <= width;
-  for (int l = l0 + 1; l < model::kWarpSize && fits; ++l)
-    if ((e.mask >> l) & 1u) fits = e.addr[l] % width == part;
-  if (!fits) {
+  const std::uint64_t part = e.addr[l0] & low;
+  std::uint64_t start[model::kWarpSize];
+  std::uint64_t elsewhere = 0;
+  if (e.mask == 0xFFFFFFFFu) {
+    for (int l = 0; l < model::kWarpSize; ++l) {
+      elsewhere |= (e.addr[l] & low) ^ part;
+      start[l] = e.addr[l] - part;
+    }
+  } else {
+    for (int l = 0; l < model::kWarpSize; ++l) {
+      const std::uint64_t on = 0 - static_cast<std::uint64_t>((e.mask >> l) & 1u);
+      elsewhere |= ((e.addr[l] & low) ^ part) & on;
+      start[l] = (e.addr[l] - part) & on;
+    }
+  }
+  if (elsewhere || part + e.width > width) {
     next_.on_access(e);
     return;
   }
@@ -224,40 +252,42 @@ void SassRequests::widened(const emu::AccessEvent& e, const SassSite& s) {
   for (std::size_t i = 0; i < ws.size(); ++i) {
     Window& w = ws[i];
     if (w.mask != e.mask || (w.covered & bits)) continue;
-    bool same = true;
-    for (int l = l0; l < model::kWarpSize && same; ++l)
-      if ((e.mask >> l) & 1u) same = e.addr[l] - part == w.start[l];
-    if (!same) continue;
+    std::uint64_t differ = 0;
+    for (int l = 0; l < model::kWarpSize; ++l) differ |= start[l] ^ w.start[l];
+    if (differ) continue;
     w.parts.push_back(e);
     w.covered |= bits;
     if (w.covered != full) return;
     // Complete: one request, tied to the lowest part that has its own SASS instruction.
-    const emu::AccessEvent* tie = nullptr;
-    for (const emu::AccessEvent& p : w.parts)
+    emu::AccessEvent* tie = nullptr;
+    for (emu::AccessEvent& p : w.parts)
       if (!plan_.sites[static_cast<std::size_t>(p.site)].opcodes.empty() &&
           (tie == nullptr || p.addr[l0] < tie->addr[l0]))
         tie = &p;
-    emu::AccessEvent r = tie ? *tie : w.parts.front();
+    // The parts are dropped with the window, so the request is made in its place.
+    emu::AccessEvent& r = tie ? *tie : w.parts.front();
     r.width = static_cast<std::uint8_t>(width);
-    for (int l = 0; l < model::kWarpSize; ++l) r.addr[l] = w.start[l];
+    std::copy(std::begin(w.start), std::end(w.start), std::begin(r.addr));
     ++merged_;
-    ws.erase(ws.begin() + static_cast<std::ptrdiff_t>(i));
     next_.on_access(r);
+    close(ws, i);
     return;
   }
   // A new window; a warp keeps a few open at once (a register tile's rows), not more.
   constexpr std::size_t kOpenWindows = 64;
   if (ws.size() >= kOpenWindows) {
     flush(ws.front());
-    ws.erase(ws.begin());
+    close(ws, 0);
   }
-  Window w;
+  Window& w = ws.emplace_back();
   w.mask = e.mask;
   w.covered = bits;
-  for (int l = 0; l < model::kWarpSize; ++l)
-    if ((e.mask >> l) & 1u) w.start[l] = e.addr[l] - part;
+  std::copy(std::begin(start), std::end(start), std::begin(w.start));
+  if (!spare_.empty()) {
+    w.parts = std::move(spare_.back());
+    spare_.pop_back();
+  }
   w.parts.push_back(e);
-  ws.push_back(std::move(w));
 }
 
 }  // namespace bankcheck::analysis

@@ -97,6 +97,7 @@ class SassRequests : public emu::Listener {
     std::vector<emu::AccessEvent> parts;
   };
   void flush(Window& w);
+  void close(std::vector<Window>& ws, std::size_t i);
   void flush_all();
   std::vector<Window>& windows(int warp, int family);
   void widened(const emu::AccessEvent& e, const SassSite& s);
@@ -105,6 +106,7 @@ class SassRequests : public emu::Listener {
   emu::Listener& next_;
   std::uint64_t cta_ = ~0ull;
   std::vector<std::vector<std::vector<Window>>> windows_;  // [warp][family]
+  std::vector<std::vector<emu::AccessEvent>> spare_;       // emptied parts, for reuse
   std::uint64_t unmerged_ = 0, merged_ = 0;
 };
 
