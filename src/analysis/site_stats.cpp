@@ -117,6 +117,22 @@ void offer_worst_shared(SiteStats& s, const model::WarpAccess& a, const model::V
 
 }  // namespace
 
+model::Verdict VerdictMemo::analyze(int site, int warp, const model::WarpAccess& a) {
+  if (site < 0 || warp < 0 || warp >= model::kWarpSize) return model::analyze(a, arch_);
+  Entry& m = entries_[static_cast<std::size_t>(warp * kSites + site % kSites)];
+  // Inactive lanes are compared too: a difference there costs a run of the model, never
+  // a wrong verdict. One loop the compiler vectorizes, not a call to memcmp.
+  std::uint32_t differ = 0;
+  for (int l = 0; l < model::kWarpSize; ++l) differ |= m.access.addr[l] ^ a.addr[l];
+  if (m.site == site && !differ && m.access.op == a.op && m.access.width == a.width &&
+      m.access.active == a.active)
+    return m.verdict;
+  m.site = site;
+  m.access = a;
+  m.verdict = model::analyze(a, arch_);
+  return m.verdict;
+}
+
 void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   if (e.site < 0 || static_cast<std::size_t>(e.site) >= sites_.size()) return;
   SiteStats& s = sites_[static_cast<std::size_t>(e.site)];
@@ -170,7 +186,7 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
     // bench/hardware/bulk).
     v = model::Verdict{};
   } else {
-    v = model::analyze(a, arch_);
+    v = memo_ ? memo_->analyze(e.site, e.warp, a) : model::analyze(a, arch_);
   }
   if (!v.ok()) {
     if (std::find(refused_.begin(), refused_.end(), e.site) == refused_.end())
