@@ -151,16 +151,28 @@ std::vector<SassRequests::Window>& SassRequests::windows(int warp, int family) {
 
 // A window that never completed: its requests go on as the PTX issued them.
 void SassRequests::flush(Window& w) {
-  for (const emu::AccessEvent& e : w.parts) next_.on_access(e);
+  if (w.mask == 0xFFFFFFFFu) {
+    // The first request made into each of them in turn (the window is dropped after).
+    emu::AccessEvent& r = w.events.front();
+    for (const Part& p : w.parts) {
+      r.site = p.site;
+      r.op = p.op;
+      r.width = p.width;
+      for (int l = 0; l < model::kWarpSize; ++l) r.addr[l] = w.start[l] + p.offset;
+      next_.on_access(r);
+    }
+  } else {
+    for (const emu::AccessEvent& e : w.events) next_.on_access(e);
+  }
   unmerged_ += w.parts.size();
   w.parts.clear();
+  w.events.clear();
 }
 
-// Drops window `i`, keeping its parts' storage for the next window: a new vector for every
-// window cost a few allocations per merged request.
+// Drops window `i`, keeping its storage for the next window: new vectors for every window
+// cost a few allocations per merged request.
 void SassRequests::close(std::vector<Window>& ws, std::size_t i) {
-  ws[i].parts.clear();
-  spare_.push_back(std::move(ws[i].parts));
+  spare_.push_back(std::move(ws[i]));
   ws.erase(ws.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
@@ -169,7 +181,7 @@ void SassRequests::flush_all() {
     for (auto& ws : per_family) {
       for (Window& w : ws) {
         flush(w);
-        spare_.push_back(std::move(w.parts));
+        spare_.push_back(std::move(w));
       }
       ws.clear();
     }
@@ -255,21 +267,29 @@ void SassRequests::widened(const emu::AccessEvent& e, const SassSite& s) {
     std::uint64_t differ = 0;
     for (int l = 0; l < model::kWarpSize; ++l) differ |= start[l] ^ w.start[l];
     if (differ) continue;
-    w.parts.push_back(e);
+    w.parts.push_back({e.site, e.op, e.width, part});
+    if (w.mask != 0xFFFFFFFFu) w.events.push_back(e);
     w.covered |= bits;
     if (w.covered != full) return;
     // Complete: one request, tied to the lowest part that has its own SASS instruction.
-    emu::AccessEvent* tie = nullptr;
-    for (emu::AccessEvent& p : w.parts)
-      if (!plan_.sites[static_cast<std::size_t>(p.site)].opcodes.empty() &&
-          (tie == nullptr || p.addr[l0] < tie->addr[l0]))
-        tie = &p;
-    // The parts are dropped with the window, so the request is made in its place.
-    emu::AccessEvent& r = tie ? *tie : w.parts.front();
+    std::size_t tie = 0;
+    bool tied = false;
+    for (std::size_t k = 0; k < w.parts.size(); ++k)
+      if (!plan_.sites[static_cast<std::size_t>(w.parts[k].site)].opcodes.empty() &&
+          (!tied || w.parts[k].offset < w.parts[tie].offset)) {
+        tie = k;
+        tied = true;
+      }
+    // The window is dropped, so the request is made in the storage of an event it holds.
+    emu::AccessEvent& r = w.mask == 0xFFFFFFFFu ? w.events.front() : w.events[tie];
+    r.site = w.parts[tie].site;
+    r.op = w.parts[tie].op;
     r.width = static_cast<std::uint8_t>(width);
     std::copy(std::begin(w.start), std::end(w.start), std::begin(r.addr));
     ++merged_;
     next_.on_access(r);
+    w.parts.clear();
+    w.events.clear();
     close(ws, i);
     return;
   }
@@ -279,15 +299,18 @@ void SassRequests::widened(const emu::AccessEvent& e, const SassSite& s) {
     flush(ws.front());
     close(ws, 0);
   }
-  Window& w = ws.emplace_back();
+  if (spare_.empty()) {
+    ws.emplace_back();
+  } else {
+    ws.push_back(std::move(spare_.back()));
+    spare_.pop_back();
+  }
+  Window& w = ws.back();
   w.mask = e.mask;
   w.covered = bits;
   std::copy(std::begin(start), std::end(start), std::begin(w.start));
-  if (!spare_.empty()) {
-    w.parts = std::move(spare_.back());
-    spare_.pop_back();
-  }
-  w.parts.push_back(e);
+  w.parts.push_back({e.site, e.op, e.width, part});
+  w.events.push_back(e);
 }
 
 }  // namespace bankcheck::analysis
