@@ -1,9 +1,11 @@
 // Emulator throughput in warp instructions per second on one core (target: at least 50
 // million) for seed 004's shared-memory transpose and the tiled matrix multiply, with
 // and without the bank analysis listening, and mma.sync's own throughput (BM_MmaSync:
-// m16n8k16 f16 multiply-accumulates per second). The PTX under bench/data was made by
-// nvcc 13.0 (-arch=sm_90 -lineinfo) from examples/transpose.cu, examples/matmul.cu and
-// bench/data/mma.cu.
+// m16n8k16 f16 multiply-accumulates per second). BM_Grid*: the whole grid of one kernel
+// as `check --blocks all --threads 1` runs it after nvcc (run_ctas: the emulator, the
+// SASS requests where ptxas could be run at set-up, the bank analysis), in seconds. The
+// PTX under bench/data was made by nvcc 13.0 (-arch=sm_90 -lineinfo) from
+// examples/transpose.cu, examples/matmul.cu and bench/data/mma.cu.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -11,6 +13,8 @@
 
 #include "bankcheck/analysis/site_stats.hpp"
 #include "bankcheck/driver/check.hpp"
+#include "cta_plan.hpp"
+#include "run_ctas.hpp"
 
 namespace {
 
@@ -46,6 +50,8 @@ std::unique_ptr<Setup> make(const char* ptx, const char* kernel, emu::Dim3 grid,
 void run(benchmark::State& state, Setup& s, bool analyse) {
   emu::Emulator e(s.loaded.program, *s.kernel, s.memory);
   analysis::SiteStatsListener stats(model::kDefaultArch, s.kernel->sites.size());
+  analysis::VerdictMemo memo(model::kDefaultArch);
+  stats.set_memo(&memo);  // as run_ctas gives each thread's listeners
   if (analyse) e.add_listener(&stats);
   std::uint32_t cta = 0;
   for (auto _ : state) {
@@ -72,6 +78,37 @@ void BM_MatmulTiled(benchmark::State& state) {
   const int n = 1024;
   std::memcpy(s->launch.params.data() + s->kernel->params[3].offset, &n, 4);
   run(state, *s, state.range(0) != 0);
+}
+
+// The whole grid on one thread, every CTA counted.
+void grid(benchmark::State& state, Setup& s, const char* name) {
+  driver::CheckOptions o;
+  o.threads = 1;
+  const driver::CtaPlan plan = driver::plan_ctas(
+      std::uint64_t{s.launch.grid.x} * s.launch.grid.y * s.launch.grid.z, "all");
+  std::uint64_t instructions = 0;
+  for (auto _ : state) {
+    const driver::CtaResults r =
+        driver::run_ctas(s.loaded, *s.kernel, s.launch, plan, model::kDefaultArch, o, name,
+                         s.memory);
+    instructions += r.warp_instructions;
+  }
+  state.counters["warp_instructions_per_s"] =
+      benchmark::Counter(static_cast<double>(instructions), benchmark::Counter::kIsRate);
+  state.SetLabel(s.loaded.sass ? "SASS requests" : "PTX requests (no ptxas at set-up)");
+}
+
+void BM_GridTransposeShared(benchmark::State& state) {
+  static auto s = make("transpose.ptx", "transposeShared", {256, 256, 1}, {32, 32, 1}, {});
+  grid(state, *s, "transposeShared");
+}
+
+void BM_GridMatmulTiled(benchmark::State& state) {
+  static auto s =
+      make("matmul.ptx", "matmul_tiled", {32, 32, 1}, {32, 32, 1}, {4 << 20, 4 << 20, 4 << 20, 0});
+  const int n = 1024;
+  std::memcpy(s->launch.params.data() + s->kernel->params[3].offset, &n, 4);
+  grid(state, *s, "matmul_tiled");
 }
 
 // Target: a default `check` of a 4096^3 HGEMM (70 CTAs of 4 warps, 64 K-tiles of 32
@@ -108,5 +145,7 @@ void BM_MmaSync(benchmark::State& state) {
 BENCHMARK(BM_TransposeShared)->Arg(0)->Arg(1);
 BENCHMARK(BM_MatmulTiled)->Arg(0)->Arg(1);
 BENCHMARK(BM_MmaSync);
+BENCHMARK(BM_GridTransposeShared)->Unit(benchmark::kSecond)->MinTime(2);
+BENCHMARK(BM_GridMatmulTiled)->Unit(benchmark::kSecond)->MinTime(2);
 
 BENCHMARK_MAIN();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -205,15 +206,38 @@ std::vector<SassRequests::Window>& SassRequests::windows(int warp, int family) {
 
 // A window that never completed: its requests go on as the PTX issued them.
 void SassRequests::flush(Window& w) {
-  for (const emu::AccessEvent& e : w.parts) next_.on_access(e);
+  if (w.mask == 0xFFFFFFFFu) {
+    // The first request made into each of them in turn (the window is dropped after).
+    emu::AccessEvent& r = w.events.front();
+    for (const Part& p : w.parts) {
+      r.site = p.site;
+      r.op = p.op;
+      r.width = p.width;
+      for (int l = 0; l < model::kWarpSize; ++l) r.addr[l] = w.start[l] + p.offset;
+      next_.on_access(r);
+    }
+  } else {
+    for (const emu::AccessEvent& e : w.events) next_.on_access(e);
+  }
   unmerged_ += w.parts.size();
   w.parts.clear();
+  w.events.clear();
+}
+
+// Drops window `i`, keeping its storage for the next window: new vectors for every window
+// cost a few allocations per merged request.
+void SassRequests::close(std::vector<Window>& ws, std::size_t i) {
+  spare_.push_back(std::move(ws[i]));
+  ws.erase(ws.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
 void SassRequests::flush_all() {
   for (auto& per_family : windows_)
     for (auto& ws : per_family) {
-      for (Window& w : ws) flush(w);
+      for (Window& w : ws) {
+        flush(w);
+        spare_.push_back(std::move(w));
+      }
       ws.clear();
     }
 }
@@ -273,13 +297,29 @@ void SassRequests::widened(const emu::AccessEvent& e, const SassSite& s) {
     next_.on_access(e);
     return;
   }
-  // Every lane must fill the same part of its own aligned window.
+  // Every lane must fill the same part of its own aligned window. SASS widths are powers
+  // of two (sass::Instruction::width_bytes), so the part is the address's low bits: a
+  // division per lane was most of the cost of a widened request. Each lane's window start
+  // (0 where the lane does not access) and the test, in loops without branches; with every
+  // lane accessing (the usual request) the compiler vectorizes it.
+  const std::uint64_t low = width - 1;
   const int l0 = std::countr_zero(e.mask);
-  const std::uint64_t part = e.addr[l0] % width;
-  bool fits = part + e.width <= width;
-  for (int l = l0 + 1; l < model::kWarpSize && fits; ++l)
-    if ((e.mask >> l) & 1u) fits = e.addr[l] % width == part;
-  if (!fits) {
+  const std::uint64_t part = e.addr[l0] & low;
+  std::uint64_t start[model::kWarpSize];
+  std::uint64_t elsewhere = 0;
+  if (e.mask == 0xFFFFFFFFu) {
+    for (int l = 0; l < model::kWarpSize; ++l) {
+      elsewhere |= (e.addr[l] & low) ^ part;
+      start[l] = e.addr[l] - part;
+    }
+  } else {
+    for (int l = 0; l < model::kWarpSize; ++l) {
+      const std::uint64_t on = 0 - static_cast<std::uint64_t>((e.mask >> l) & 1u);
+      elsewhere |= ((e.addr[l] & low) ^ part) & on;
+      start[l] = (e.addr[l] - part) & on;
+    }
+  }
+  if (elsewhere || part + e.width > width) {
     next_.on_access(e);
     return;
   }
@@ -289,40 +329,53 @@ void SassRequests::widened(const emu::AccessEvent& e, const SassSite& s) {
   for (std::size_t i = 0; i < ws.size(); ++i) {
     Window& w = ws[i];
     if (w.mask != e.mask || (w.covered & bits)) continue;
-    bool same = true;
-    for (int l = l0; l < model::kWarpSize && same; ++l)
-      if ((e.mask >> l) & 1u) same = e.addr[l] - part == w.start[l];
-    if (!same) continue;
-    w.parts.push_back(e);
+    std::uint64_t differ = 0;
+    for (int l = 0; l < model::kWarpSize; ++l) differ |= start[l] ^ w.start[l];
+    if (differ) continue;
+    w.parts.push_back({e.site, e.op, e.width, part});
+    if (w.mask != 0xFFFFFFFFu) w.events.push_back(e);
     w.covered |= bits;
     if (w.covered != full) return;
     // Complete: one request, tied to the lowest part that has its own SASS instruction.
-    const emu::AccessEvent* tie = nullptr;
-    for (const emu::AccessEvent& p : w.parts)
-      if (!plan_.sites[static_cast<std::size_t>(p.site)].opcodes.empty() &&
-          (tie == nullptr || p.addr[l0] < tie->addr[l0]))
-        tie = &p;
-    emu::AccessEvent r = tie ? *tie : w.parts.front();
+    std::size_t tie = 0;
+    bool tied = false;
+    for (std::size_t k = 0; k < w.parts.size(); ++k)
+      if (!plan_.sites[static_cast<std::size_t>(w.parts[k].site)].opcodes.empty() &&
+          (!tied || w.parts[k].offset < w.parts[tie].offset)) {
+        tie = k;
+        tied = true;
+      }
+    // The window is dropped, so the request is made in the storage of an event it holds.
+    emu::AccessEvent& r = w.mask == 0xFFFFFFFFu ? w.events.front() : w.events[tie];
+    r.site = w.parts[tie].site;
+    r.op = w.parts[tie].op;
     r.width = static_cast<std::uint8_t>(width);
-    for (int l = 0; l < model::kWarpSize; ++l) r.addr[l] = w.start[l];
+    std::copy(std::begin(w.start), std::end(w.start), std::begin(r.addr));
     ++merged_;
-    ws.erase(ws.begin() + static_cast<std::ptrdiff_t>(i));
     next_.on_access(r);
+    w.parts.clear();
+    w.events.clear();
+    close(ws, i);
     return;
   }
   // A new window; a warp keeps a few open at once (a register tile's rows), not more.
   constexpr std::size_t kOpenWindows = 64;
   if (ws.size() >= kOpenWindows) {
     flush(ws.front());
-    ws.erase(ws.begin());
+    close(ws, 0);
   }
-  Window w;
+  if (spare_.empty()) {
+    ws.emplace_back();
+  } else {
+    ws.push_back(std::move(spare_.back()));
+    spare_.pop_back();
+  }
+  Window& w = ws.back();
   w.mask = e.mask;
   w.covered = bits;
-  for (int l = 0; l < model::kWarpSize; ++l)
-    if ((e.mask >> l) & 1u) w.start[l] = e.addr[l] - part;
-  w.parts.push_back(e);
-  ws.push_back(std::move(w));
+  std::copy(std::begin(start), std::end(start), std::begin(w.start));
+  w.parts.push_back({e.site, e.op, e.width, part});
+  w.events.push_back(e);
 }
 
 }  // namespace bankcheck::analysis

@@ -15,48 +15,59 @@ SectorCount count_sectors(const emu::AccessEvent& e) {
 }
 
 SectorCount count_sectors(const std::uint64_t* addr, std::uint32_t mask, int width) {
+  // Every lane active (the usual request): the lanes' own addresses, not a copy.
   std::uint64_t start[model::kWarpSize];
-  int n = 0;
-  bool sorted = true;
-  for (int l = 0; l < model::kWarpSize; ++l) {
-    if (!((mask >> l) & 1u)) continue;
-    start[n] = addr[l];
-    if (n > 0 && start[n] < start[n - 1]) sorted = false;
-    ++n;
+  const std::uint64_t* s = addr;
+  int n = model::kWarpSize;
+  if (mask != 0xFFFFFFFFu) {
+    n = 0;
+    for (int l = 0; l < model::kWarpSize; ++l)
+      if ((mask >> l) & 1u) start[n++] = addr[l];
+    s = start;
   }
   SectorCount c;
   if (n == 0) return c;
-  if (sorted) {  // coalesced: consecutive elements, the usual case, in closed form
-    bool consecutive = true;
-    for (int i = 1; i < n; ++i)
-      consecutive &= start[i] == start[i - 1] + static_cast<std::uint64_t>(width);
-    if (consecutive) {
-      const std::uint64_t end = start[n - 1] + static_cast<std::uint64_t>(width);
-      c.sectors = static_cast<std::uint32_t>((end - 1) / 32 - start[0] / 32 + 1);
-      c.ideal = static_cast<std::uint32_t>((end - start[0] + 31) / 32);
-      c.lines128 = static_cast<std::uint32_t>((end - 1) / 128 - start[0] / 128 + 1);
-      return c;
-    }
-  } else {
-    std::sort(start, start + n);
+  const auto w = static_cast<std::uint64_t>(width);
+  // Both tests over every lane without branching on the data: random or strided
+  // addresses made an early exit mispredict.
+  bool sorted = true, consecutive = true;
+  for (int i = 1; i < n; ++i) {
+    sorted &= s[i] >= s[i - 1];
+    consecutive &= s[i] == s[i - 1] + w;
   }
-  std::uint64_t bytes = 0, covered_end = 0, last_sector = ~0ull, last_line = ~0ull;
+  if (sorted && consecutive) {  // coalesced: consecutive elements, in closed form
+    const std::uint64_t end = s[n - 1] + w;
+    c.sectors = static_cast<std::uint32_t>((end - 1) / 32 - s[0] / 32 + 1);
+    c.ideal = static_cast<std::uint32_t>((end - s[0] + 31) / 32);
+    c.lines128 = static_cast<std::uint32_t>((end - 1) / 128 - s[0] / 128 + 1);
+    return c;
+  }
+  if (!sorted) {
+    if (s != start) std::copy(s, s + n, start);
+    std::sort(start, start + n);
+    s = start;
+  }
+  // In address order, a lane's range adds the lines and sectors past the last one counted.
+  std::uint64_t bytes = 0, covered_end = 0;
+  bool any = false;
+  std::uint64_t last_sector = 0, last_line = 0;
   for (int i = 0; i < n; ++i) {
-    const std::uint64_t a = start[i], b = a + static_cast<std::uint64_t>(width);  // [a, b)
-    for (std::uint64_t ln = a / 128; ln <= (b - 1) / 128; ++ln) {
-      if (last_line != ~0ull && ln <= last_line) continue;
-      ++c.lines128;
-      last_line = ln;
+    const std::uint64_t a = s[i], b = a + w;  // [a, b)
+    const std::uint64_t line_hi = (b - 1) / 128, sector_hi = (b - 1) / 32;
+    const std::uint64_t line_lo = any ? std::max(a / 128, last_line + 1) : a / 128;
+    const std::uint64_t sector_lo = any ? std::max(a / 32, last_sector + 1) : a / 32;
+    if (line_hi >= line_lo) {
+      c.lines128 += static_cast<std::uint32_t>(line_hi - line_lo + 1);
+      last_line = line_hi;
     }
+    if (sector_hi >= sector_lo) {
+      c.sectors += static_cast<std::uint32_t>(sector_hi - sector_lo + 1);
+      last_sector = sector_hi;
+    }
+    any = true;
     const std::uint64_t from = std::max(a, covered_end);
     if (b > from) bytes += b - from;
     covered_end = std::max(covered_end, b);
-    for (std::uint64_t sct = a / 32; sct <= (b - 1) / 32; ++sct) {
-      if (sct == last_sector) continue;
-      if (last_sector != ~0ull && sct < last_sector) continue;  // within an earlier lane's range
-      ++c.sectors;
-      last_sector = sct;
-    }
   }
   c.ideal = static_cast<std::uint32_t>((bytes + 31) / 32);
   return c;
@@ -105,6 +116,22 @@ void offer_worst_shared(SiteStats& s, const model::WarpAccess& a, const model::V
 }
 
 }  // namespace
+
+model::Verdict VerdictMemo::analyze(int site, int warp, const model::WarpAccess& a) {
+  if (site < 0 || warp < 0 || warp >= model::kWarpSize) return model::analyze(a, arch_);
+  Entry& m = entries_[static_cast<std::size_t>(warp * kSites + site % kSites)];
+  // Inactive lanes are compared too: a difference there costs a run of the model, never
+  // a wrong verdict. One loop the compiler vectorizes, not a call to memcmp.
+  std::uint32_t differ = 0;
+  for (int l = 0; l < model::kWarpSize; ++l) differ |= m.access.addr[l] ^ a.addr[l];
+  if (m.site == site && !differ && m.access.op == a.op && m.access.width == a.width &&
+      m.access.active == a.active)
+    return m.verdict;
+  m.site = site;
+  m.access = a;
+  m.verdict = model::analyze(a, arch_);
+  return m.verdict;
+}
 
 void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   if (e.site < 0 || static_cast<std::size_t>(e.site) >= sites_.size()) return;
@@ -159,7 +186,7 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
     // bench/hardware/bulk).
     v = model::Verdict{};
   } else {
-    v = model::analyze(a, arch_);
+    v = memo_ ? memo_->analyze(e.site, e.warp, a) : model::analyze(a, arch_);
   }
   if (!v.ok()) {
     if (std::find(refused_.begin(), refused_.end(), e.site) == refused_.end())

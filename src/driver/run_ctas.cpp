@@ -106,11 +106,14 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
     analysis::Tee tee;
     std::unique_ptr<analysis::SassRequests> sass;
     std::unique_ptr<analysis::RewrittenOnly> filter;
+    std::unique_ptr<analysis::VerdictMemo> memo, ptx_memo;  // for stats and ptx_stats
   };
   std::vector<std::unique_ptr<Lane>> lanes;
   for (unsigned t = 0; t < threads; ++t) {
     auto lane = std::make_unique<Lane>();
     lane->emu = std::make_unique<emu::Emulator>(l.program, k, mem);
+    lane->memo = std::make_unique<analysis::VerdictMemo>(arch);
+    lane->ptx_memo = std::make_unique<analysis::VerdictMemo>(arch);
     lane->tee.add(&lane->stats);
     if (o.record_shared) lane->tee.add(&lane->recorder);
     lane->sass = std::make_unique<analysis::SassRequests>(r.plan, lane->tee);
@@ -230,6 +233,8 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
       }
       lane.stats.to = slot->stats.get();
       lane.ptx_stats.to = slot->ptx_stats.get();
+      slot->stats->set_memo(lane.memo.get());
+      slot->ptx_stats->set_memo(lane.ptx_memo.get());
       lane.recorder.to = slot->recorder.get();
       const std::size_t notes_before = lane.emu->notes().size();
       const std::size_t unwritten_before = lane.emu->unwritten_shared_reads().size();

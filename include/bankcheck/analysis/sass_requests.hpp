@@ -105,13 +105,27 @@ class SassRequests : public emu::Listener {
   std::uint64_t merged() const { return merged_; }
 
  private:
+  // A request that filled part of a window: what differs between the requests of one
+  // window when every lane accesses (each lane's address is its start plus `offset`).
+  struct Part {
+    int site = -1;
+    model::Op op = model::Op::Load;
+    std::uint8_t width = 0;
+    std::uint64_t offset = 0;  // in each lane's window
+  };
   struct Window {
     std::uint32_t mask = 0;
     std::uint32_t covered = 0;  // bytes of the window filled (bit i = byte i)
     std::uint64_t start[model::kWarpSize] = {};
-    std::vector<emu::AccessEvent> parts;
+    std::vector<Part> parts;
+    // Every lane accessing: the first request only, which the others differ from in their
+    // Part alone (copying each 600-byte event was most of the cost of a merged request).
+    // Otherwise every request as it came: the addresses of the lanes that do not access
+    // differ too.
+    std::vector<emu::AccessEvent> events;
   };
   void flush(Window& w);
+  void close(std::vector<Window>& ws, std::size_t i);
   void flush_all();
   std::vector<Window>& windows(int warp, int family);
   void widened(const emu::AccessEvent& e, const SassSite& s);
@@ -120,6 +134,7 @@ class SassRequests : public emu::Listener {
   emu::Listener& next_;
   std::uint64_t cta_ = ~0ull;
   std::vector<std::vector<std::vector<Window>>> windows_;  // [warp][family]
+  std::vector<Window> spare_;  // closed windows, whose storage the next ones reuse
   std::uint64_t unmerged_ = 0, merged_ = 0;
 };
 

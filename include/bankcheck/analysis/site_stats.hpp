@@ -39,10 +39,39 @@ struct SiteStats {
   int worst_warp = 0;
 };
 
+// The model's verdict on the last plain shared request of each (site, warp). A warp's
+// request at one site is usually the same in every CTA and every iteration of a loop
+// (shared addresses are offsets into the CTA's own window, and tiles are indexed the same
+// way each time), so one comparison of the lanes replaces the model. One per thread and
+// listener role: the listeners change with the CTAs a thread runs, the memo stays warm.
+class VerdictMemo {
+ public:
+  explicit VerdictMemo(const model::Arch& arch) : arch_(arch) {}
+  // model::analyze(a, arch), from the memo when (site, warp) last saw the same request.
+  model::Verdict analyze(int site, int warp, const model::WarpAccess& a);
+
+ private:
+  struct Entry {
+    int site = -1;  // none yet
+    model::WarpAccess access;
+    model::Verdict verdict;
+  };
+  // Entry of (site, warp): by warp first, since a warp runs until a barrier and so reads
+  // its sites in turn (by site first, one warp's entries lay KBs apart and missed the
+  // cache); sites past kSites share entries, so a kernel of many sites costs a few misses
+  // more, never more memory.
+  static constexpr int kSites = 128;
+  const model::Arch& arch_;
+  std::vector<Entry> entries_ = std::vector<Entry>(model::kWarpSize * kSites);
+};
+
 class SiteStatsListener : public emu::Listener {
  public:
   SiteStatsListener(const model::Arch& arch, std::size_t sites) : arch_(arch), sites_(sites) {}
   void on_access(const emu::AccessEvent& e) override;
+  // Where plain shared requests take their verdicts from (null: the model every time).
+  // Pre: the memo's arch is this listener's.
+  void set_memo(VerdictMemo* memo) { memo_ = memo; }
   // Adds another listener's counts (CTAs run on other threads).
   void merge(const SiteStatsListener& other);
   // Forgets every count, as newly constructed (a listener reused for the next CTAs).
@@ -53,6 +82,7 @@ class SiteStatsListener : public emu::Listener {
 
  private:
   const model::Arch& arch_;
+  VerdictMemo* memo_ = nullptr;
   std::vector<SiteStats> sites_;
   std::vector<int> refused_;
 };
