@@ -1019,8 +1019,9 @@ TEST(Examples, HistU64LoopCountsEachWarpsPasses) {
     std::copy(std::begin(a.addr), std::end(a.addr), std::begin(ld.addr));
     for (int p = 0; p < loads.count; ++p) {
       ld.active = loads.lanes[p];
-      wf += model::analyze(ld).wavefronts;
-      ideal += model::analyze(ld).ideal_wavefronts;
+      const model::Verdict lv = model::analyze(ld);
+      wf += lv.wavefronts;
+      ideal += lv.ideal_wavefronts;
     }
   }
   const KRun r = run_ex("tuned/async.cu", "hist_u64", "all");

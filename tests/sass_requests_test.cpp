@@ -323,3 +323,34 @@ TEST(SassAccesses, AtomicFormsOfFormsCu) {
   EXPECT_EQ(forms("_Z11atoms_floatPff", bankcheck::model::Op::AtomicCas),
             (std::vector<F>{F::AtomSpinLoop, F::AtomSpinLoop}));
 }
+
+// plan_sass() on forms.cu's 64-bit atomics (the cubin ptxas built from forms.ptx): add, min,
+// max, and and or are LDS.64 + ATOMS.CAST.SPIN.64 loops, both instructions on the
+// atomic's PTX line; exch and cas are single ATOMS.EXCH.64 and ATOMS.CAS.64.
+TEST(SassPlan, SixtyFourBitAtomicsOfFormsCu) {
+  const fs::path dir = fs::path(BANKCHECK_SOURCE_DIR) / "tests/data/sass";
+  std::ifstream f(dir / "forms_ptxas.cubin", std::ios::binary);
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)),
+                                  std::istreambuf_iterator<char>());
+  auto m = bankcheck::sass::read_module(bytes);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const bankcheck::sass::Kernel* sk = m.value().find("_Z8atoms_64Pyy");
+  ASSERT_NE(sk, nullptr);
+  drv::CheckOptions o;
+  o.input = (dir / "forms.ptx").string();
+  const drv::Loaded loaded = drv::load(o);
+  const ptx::Kernel* k = nullptr;
+  for (const ptx::Kernel& x : loaded.program.kernels)
+    if (x.name == "_Z8atoms_64Pyy") k = &x;
+  ASSERT_NE(k, nullptr);
+  const an::SassPlan plan = an::plan_sass(*k, an::sass_accesses(*sk));
+  std::vector<std::vector<std::string>> loops, native;
+  for (const an::SassSite& s : plan.sites) {
+    if (s.kind == an::SassSite::Kind::SpinLoop64) loops.push_back(s.opcodes);
+    if (s.kind == an::SassSite::Kind::Atomic64) native.push_back(s.opcodes);
+  }
+  ASSERT_EQ(loops.size(), 5u);
+  for (const auto& ops : loops)
+    EXPECT_EQ(ops, (std::vector<std::string>{"LDS.64", "ATOMS.CAST.SPIN.64"}));
+  EXPECT_EQ(native, (std::vector<std::vector<std::string>>{{"ATOMS.EXCH.64"}, {"ATOMS.CAS.64"}}));
+}
