@@ -22,6 +22,7 @@
 
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/nvcc.hpp"
+#include "bankcheck/model/analyze.hpp"
 #include "bankcheck/model/arch.hpp"
 
 namespace drv = bankcheck::driver;
@@ -969,6 +970,78 @@ TEST(Examples, TensorCoreLinesEqualH100) {
       EXPECT_EQ(ideal, truth[line].second);
     }
   }
+}
+
+// tuned/async.cu's hist_u64: atomicAdd on a shared unsigned long long is an LDS.64 +
+// ATOMS.CAST.SPIN.64 loop. Check counts, on the line, what the model gives each warp's
+// loop on the kernel's own addresses (iota keys hashed into 64 words): every pass's ATOMS
+// (atomic64_spin) and LDS.64, the ideal as Nsight forms it (each pass's ATOMS
+// conflict-free, each LDS.64 its own ideal). The H100 counts more (the line's committed
+// Nsight figures): the CTA's eight warps update the same 64 words at once, so a warp's CAS
+// also fails where another warp stored between its LDS.64 and its ATOMS, and it retries.
+// The emulator runs each warp's update whole, so only the retries within a warp are here.
+TEST(Examples, HistU64LoopCountsEachWarpsPasses) {
+  REQUIRE_NVCC();
+  std::ifstream tsv(std::string(BANKCHECK_SOURCE_DIR) +
+                    "/bench/check/results_new/tuned/async.lines.tsv");
+  ASSERT_TRUE(tsv);
+  std::uint64_t h100_executed = 0, h100_wf = 0, h100_ideal = 0;
+  std::string row;
+  std::getline(tsv, row);
+  while (std::getline(tsv, row)) {
+    std::istringstream in(row);
+    std::string file, line, kernel, sass, executed, wf, ideal;
+    for (std::string* f : {&file, &line, &kernel, &sass, &executed, &wf, &ideal})
+      std::getline(in, *f, '\t');
+    if (kernel == "hist_u64" && line == "169" && file.find("async.cu") != std::string::npos) {
+      h100_executed = std::stoull(executed);
+      h100_wf = std::stoull(wf);
+      h100_ideal = std::stoull(ideal);
+    }
+  }
+  ASSERT_GT(h100_wf, 0u);
+
+  namespace model = bankcheck::model;
+  std::uint64_t wf = 0, ideal = 0, executed = 0;
+  for (std::uint32_t i0 = 0; i0 < (1u << 20); i0 += 32) {  // each warp's iteration
+    model::SpinAccess a;
+    a.active = ~0u;
+    for (std::uint32_t l = 0; l < 32; ++l) a.addr[l] = ((i0 + l) * 2654435761u >> 26) * 8;
+    for (std::uint64_t& x : a.operand) x = 1;
+    model::SpinLoads loads;
+    const model::Verdict v = model::atomic64_spin(a, &loads);
+    wf += v.wavefronts;
+    ideal += v.wavefronts;
+    executed += v.ways + static_cast<std::uint64_t>(loads.count);
+    model::WarpAccess ld;
+    ld.op = model::Op::Load;
+    ld.width = 8;
+    std::copy(std::begin(a.addr), std::end(a.addr), std::begin(ld.addr));
+    for (int p = 0; p < loads.count; ++p) {
+      ld.active = loads.lanes[p];
+      const model::Verdict lv = model::analyze(ld);
+      wf += lv.wavefronts;
+      ideal += lv.ideal_wavefronts;
+    }
+  }
+  const KRun r = run_ex("tuned/async.cu", "hist_u64", "all");
+  std::uint64_t got_wf = 0, got_ideal = 0;
+  for (const auto& l : r.run.report.lines)
+    if (l.space == ptx::Space::Shared && l.line == 169) {
+      EXPECT_EQ(l.sass, "LDS.64,ATOMS.CAST.SPIN.64");
+      got_wf += l.wavefronts;
+      got_ideal += l.ideal_wavefronts;
+    }
+  EXPECT_EQ(got_wf, wf);
+  EXPECT_EQ(got_ideal, ideal);
+  EXPECT_LT(executed, h100_executed);
+  EXPECT_LT(wf, h100_wf);
+  EXPECT_LT(ideal, h100_ideal);
+  // Every bin once: the 64 words hold the 2^20 adds.
+  const auto* bins = r.as<unsigned long long>("bins");
+  std::uint64_t total = 0;
+  for (int b = 0; b < 64; ++b) total += bins[b];
+  EXPECT_EQ(total, 1u << 20);
 }
 
 // Every shared line of the bf16 and redux examples, over the whole grid, equals the H100's

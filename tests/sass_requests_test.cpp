@@ -249,6 +249,52 @@ TEST(SassRequests, SpinLoopAtomicIsCas) {
   EXPECT_EQ(events[0].mask, 0xFFFFFFFFu);
 }
 
+// atomicAdd on a shared unsigned long long: ptxas 13.0 issues LDS.64 + ATOMS.CAST.SPIN.64
+// on the atomic's line. The site is the 64-bit loop with both instructions, and its
+// requests carry what atomic64_spin needs: each lane's operand and its word before the
+// instruction, lanes on one word alike (the emulator updates them in lane order).
+TEST(SassRequests, SpinLoop64CarriesTheValues) {
+  const Kernel k = load(
+      "  .reg .b64 %rd<4>;\n  and.b32 %r21, %r2, 7;\n  shl.b32 %r22, %r21, 3;\n"
+      "  add.s32 %r23, %r20, %r22;\n  cvt.u64.u32 %rd1, %r2;\n"
+      "  atom.shared.add.u64 %rd2, [%r23], %rd1;\n");
+  an::SassAccess cas = lds(k.line("atom.shared"), 8, "ATOMS.CAST.SPIN.64");
+  cas.op = bankcheck::model::Op::AtomicCas;
+  cas.form = an::SassAccess::Form::AtomSpinLoop;
+  const an::SassPlan plan = an::plan_sass(k.k(), {lds(k.line("atom.shared"), 8, "LDS.64"), cas});
+  const an::SassSite& site = plan.sites[static_cast<std::size_t>(k.site("atom.shared"))];
+  EXPECT_EQ(site.kind, an::SassSite::Kind::SpinLoop64);
+  EXPECT_EQ(site.opcodes, (std::vector<std::string>{"LDS.64", "ATOMS.CAST.SPIN.64"}));
+  EXPECT_FALSE(an::rewritten(plan, k.site("atom.shared")));
+
+  struct Values : emu::Listener {
+    std::vector<emu::AtomicValues> seen;
+    void on_access(const emu::AccessEvent& e) override {
+      EXPECT_EQ(e.kind, emu::AccessKind::CasLoop64);
+      ASSERT_NE(e.values, nullptr);
+      seen.push_back(*e.values);
+    }
+  } values;
+  emu::GlobalMemory mem;
+  emu::Launch launch;
+  launch.block = {64, 1, 1};
+  launch.params.assign(static_cast<std::size_t>(k.k().param_bytes), 0);
+  an::SassRequests sass(plan, values);
+  emu::Emulator e(k.loaded.program, k.k(), mem);
+  e.add_listener(&sass);
+  e.run_cta(launch, {0, 0, 0});
+  ASSERT_EQ(values.seen.size(), 2u);  // one per warp
+  for (int w = 0; w < 2; ++w)
+    for (int l = 0; l < 32; ++l) {
+      const emu::AtomicValues& v = values.seen[static_cast<std::size_t>(w)];
+      EXPECT_EQ(v.op, ptx::AtomOp::Add);
+      EXPECT_EQ(v.type, ptx::Ty::U64);
+      EXPECT_EQ(v.operand[l], static_cast<std::uint64_t>(32 * w + l));
+      // Warp 1 finds each word j holding warp 0's four adds: j + (j+8) + (j+16) + (j+24).
+      EXPECT_EQ(v.word[l], w == 0 ? 0u : 4u * static_cast<std::uint64_t>(l % 8) + 48u) << l;
+    }
+}
+
 // sass_accesses() on forms.cu's cubin (tests/data/sass): the warp-uniform atomicAdd is
 // ptxas's elected one-lane ATOMS.ADD, `atomicAdd(p, 1)` unused is POPC.INC, the plain
 // 32-bit atomics keep their lanes, and float adds are CAS loops.
@@ -276,4 +322,35 @@ TEST(SassAccesses, AtomicFormsOfFormsCu) {
   // f32 and f64 add: CAS loops.
   EXPECT_EQ(forms("_Z11atoms_floatPff", bankcheck::model::Op::AtomicCas),
             (std::vector<F>{F::AtomSpinLoop, F::AtomSpinLoop}));
+}
+
+// plan_sass() on forms.cu's 64-bit atomics (the cubin ptxas built from forms.ptx): add, min,
+// max, and and or are LDS.64 + ATOMS.CAST.SPIN.64 loops, both instructions on the
+// atomic's PTX line; exch and cas are single ATOMS.EXCH.64 and ATOMS.CAS.64.
+TEST(SassPlan, SixtyFourBitAtomicsOfFormsCu) {
+  const fs::path dir = fs::path(BANKCHECK_SOURCE_DIR) / "tests/data/sass";
+  std::ifstream f(dir / "forms_ptxas.cubin", std::ios::binary);
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)),
+                                  std::istreambuf_iterator<char>());
+  auto m = bankcheck::sass::read_module(bytes);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const bankcheck::sass::Kernel* sk = m.value().find("_Z8atoms_64Pyy");
+  ASSERT_NE(sk, nullptr);
+  drv::CheckOptions o;
+  o.input = (dir / "forms.ptx").string();
+  const drv::Loaded loaded = drv::load(o);
+  const ptx::Kernel* k = nullptr;
+  for (const ptx::Kernel& x : loaded.program.kernels)
+    if (x.name == "_Z8atoms_64Pyy") k = &x;
+  ASSERT_NE(k, nullptr);
+  const an::SassPlan plan = an::plan_sass(*k, an::sass_accesses(*sk));
+  std::vector<std::vector<std::string>> loops, native;
+  for (const an::SassSite& s : plan.sites) {
+    if (s.kind == an::SassSite::Kind::SpinLoop64) loops.push_back(s.opcodes);
+    if (s.kind == an::SassSite::Kind::Atomic64) native.push_back(s.opcodes);
+  }
+  ASSERT_EQ(loops.size(), 5u);
+  for (const auto& ops : loops)
+    EXPECT_EQ(ops, (std::vector<std::string>{"LDS.64", "ATOMS.CAST.SPIN.64"}));
+  EXPECT_EQ(native, (std::vector<std::vector<std::string>>{{"ATOMS.EXCH.64"}, {"ATOMS.CAS.64"}}));
 }

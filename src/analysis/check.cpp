@@ -38,7 +38,8 @@ void total(KernelReport& k, const model::Arch& arch) {
     if (s.stats.space != ptx::Space::Shared) continue;
     k.shared_wavefronts += s.stats.wavefronts;
     k.shared_ideal_wavefronts += s.stats.ideal_wavefronts;
-    if (s.stats.has_worst) model::analyze(s.stats.worst, arch, &s.worst_schedule);
+    if (s.stats.has_worst && worst_pictured(s.stats))
+      model::analyze(s.stats.worst, arch, &s.worst_schedule);
   }
   k.lines.clear();
   k.lines.reserve(k.sites.size());  // pointers into it stay valid

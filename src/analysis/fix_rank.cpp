@@ -112,11 +112,18 @@ Eval evaluate(const Requests& reqs, const ArrayRange& ar, const Geometry& g, con
       if (moves && remap->split > 0 && remap->split < parts_width) parts_width = remap->split;
     }
     std::uint64_t wf = 0, ideal = 0;
+    // A 64-bit CAS loop's passes depend on the values, which the recorder does not keep.
+    if (rr->kind == emu::AccessKind::CasLoop64) return Eval{false, 0, 0, 0, {}, {}};
     if (rr->kind != emu::AccessKind::Plain) {
-      // ldmatrix/stmatrix rows and cp.async copies keep their 16 bytes (their PTX type is
-      // not a width ptxas widened): moved, and charged by their own rules.
+      // ldmatrix/stmatrix rows, cp.async copies and 64-bit ATOMS keep their width (their
+      // PTX type is not a width ptxas widened): moved, and charged by their own rules.
       model::Verdict v;
-      if (rr->kind == emu::AccessKind::Matrix) {
+      if (rr->kind == emu::AccessKind::Atomic64) {
+        model::WarpAccess a = rr->access;
+        for (int l = 0; l < model::kWarpSize; ++l)
+          if (a.lane_active(l)) a.addr[l] = moved(a.addr[l]);
+        v = model::atomic64(a);
+      } else if (rr->kind == emu::AccessKind::Matrix) {
         model::MatrixAccess m;
         m.op = rr->access.op == model::Op::Load ? model::MatrixOp::Load : model::MatrixOp::Store;
         m.matrices = rr->matrices;

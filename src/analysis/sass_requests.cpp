@@ -119,7 +119,11 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
     }
     auto it = site_at_line.find(a.ptx_line);
     if (it == site_at_line.end()) continue;
-    if (!same_kind(k.code[k.sites[static_cast<std::size_t>(it->second)].instr], a.op)) continue;
+    const ptx::Instr& in = k.code[k.sites[static_cast<std::size_t>(it->second)].instr];
+    // A 64-bit atomic's CAS loop loads its word (LDS.64) on the atomic's line.
+    const bool loop_load = a.op == model::Op::Load && a.width == 8 && access_width(in) == 8 &&
+                           same_kind(in, model::Op::Atomic);
+    if (!same_kind(in, a.op) && !loop_load) continue;
     by_site[it->second].push_back(&a);
   }
 
@@ -136,7 +140,13 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
       widest = std::max(widest, a->width);
     }
     s.width = w;
-    if (list.front()->form == SassAccess::Form::AtomPopcInc) {
+    const bool spin = std::any_of(list.begin(), list.end(), [](const SassAccess* a) {
+      return a->form == SassAccess::Form::AtomSpinLoop;
+    });
+    if (same_kind(in, model::Op::Atomic) && w == 8 &&
+        (spin || list.front()->form == SassAccess::Form::Plain)) {
+      s.kind = spin ? SassSite::Kind::SpinLoop64 : SassSite::Kind::Atomic64;
+    } else if (list.front()->form == SassAccess::Form::AtomPopcInc) {
       s.kind = SassSite::Kind::PopcInc;
     } else if (list.front()->form == SassAccess::Form::AtomAggregated) {
       s.kind = SassSite::Kind::Aggregated;
@@ -278,10 +288,17 @@ void SassRequests::on_access(const emu::AccessEvent& e) {
     case SassSite::Kind::SpinLoop: {
       // Each pass every bank serves one lane's CAS and the others spin, so the passes cost
       // what one CAS of all the lanes does (atomics corpus, add_f32_*: 126 of 126). The
-      // loop's LDS is not counted. A 64-bit loop stays refused: its passes depend on the
-      // values (model::atomic64_spin), which the event does not carry.
+      // loop's LDS is not counted.
       emu::AccessEvent r = e;
       r.op = model::Op::AtomicCas;
+      next_.on_access(r);
+      return;
+    }
+    case SassSite::Kind::SpinLoop64:
+    case SassSite::Kind::Atomic64: {
+      emu::AccessEvent r = e;
+      r.kind = s.kind == SassSite::Kind::SpinLoop64 ? emu::AccessKind::CasLoop64
+                                                    : emu::AccessKind::Atomic64;
       next_.on_access(r);
       return;
     }

@@ -103,7 +103,7 @@ void offer_worst_global(SiteStats& s, std::uint32_t mask, std::uint32_t sectors,
 
 // Keeps the shared request with the most excess wavefronts.
 void offer_worst_shared(SiteStats& s, const model::WarpAccess& a, const model::Verdict& v,
-                        std::uint64_t cta, int warp) {
+                        emu::AccessKind kind, std::uint64_t cta, int warp) {
   if (s.has_worst &&
       (v.excess() < s.worst_verdict.excess() ||
        (v.excess() == s.worst_verdict.excess() && !earlier(cta, warp, s.worst_cta, s.worst_warp))))
@@ -111,8 +111,74 @@ void offer_worst_shared(SiteStats& s, const model::WarpAccess& a, const model::V
   s.has_worst = true;
   s.worst = a;
   s.worst_verdict = v;
+  s.worst_kind = kind;
   s.worst_cta = cta;
   s.worst_warp = warp;
+}
+
+// The update a 64-bit CAS loop computes, from the PTX's operation and type; false where
+// ptxas has no such loop (inc, dec, exch and cas are not loops; f64 min and max do not exist).
+bool spin_op(const emu::AtomicValues& x, model::SpinOp& op) {
+  const bool s = ptx::ty_signed(x.type), f = ptx::ty_float(x.type);
+  switch (x.op) {
+    case ptx::AtomOp::Add:
+      op = f ? model::SpinOp::AddF64 : model::SpinOp::Add;
+      return true;
+    case ptx::AtomOp::And:
+      op = model::SpinOp::And;
+      return !f;
+    case ptx::AtomOp::Or:
+      op = model::SpinOp::Or;
+      return !f;
+    case ptx::AtomOp::Xor:
+      op = model::SpinOp::Xor;
+      return !f;
+    case ptx::AtomOp::Min:
+      op = s ? model::SpinOp::MinS : model::SpinOp::MinU;
+      return !f;
+    case ptx::AtomOp::Max:
+      op = s ? model::SpinOp::MaxS : model::SpinOp::MaxU;
+      return !f;
+    default:
+      return false;
+  }
+}
+
+// A 64-bit CAS loop (LDS.64 + ATOMS.CAST.SPIN.64) from the emulator's values: the passes'
+// ATOMS (atomic64_spin) and each pass's LDS.64 (analyze()), which Nsight Compute counts on
+// the same line. Its ideal is Nsight's too: every pass's ATOMS is a conflict-free request
+// (the atomics corpus: no conflict in any of the 90 loop patterns), so only the loads'
+// conflicts are excess, and `ways` is theirs.
+model::Verdict cas_loop64(const emu::AccessEvent& e, const model::Arch& arch) {
+  model::Verdict v;
+  model::SpinAccess sa;
+  if (!e.values || !spin_op(*e.values, sa.op) || !arch.atomics_modelled) {
+    v.error = model::AccessError::Unsupported;
+    return v;
+  }
+  sa.active = e.mask;
+  for (int l = 0; l < model::kWarpSize; ++l) {
+    sa.addr[l] = static_cast<std::uint32_t>(e.addr[l]);
+    sa.operand[l] = e.values->operand[l];
+    sa.word[l] = e.values->word[l];
+  }
+  model::SpinLoads loads;
+  v = model::atomic64_spin(sa, &loads);
+  if (!v.ok()) return v;
+  v.ideal_wavefronts = v.wavefronts;
+  v.ways = 1;
+  model::WarpAccess ld;
+  ld.op = model::Op::Load;
+  ld.width = 8;
+  std::copy(std::begin(sa.addr), std::end(sa.addr), std::begin(ld.addr));
+  for (int p = 0; p < loads.count; ++p) {
+    ld.active = loads.lanes[p];
+    const model::Verdict l = model::analyze(ld, arch);
+    v.wavefronts += l.wavefronts;
+    v.ideal_wavefronts += l.ideal_wavefronts;
+    v.ways = std::max(v.ways, l.ways);
+  }
+  return v;
 }
 
 }  // namespace
@@ -185,6 +251,14 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
     // LSU pipeline; counted as no wavefront and no conflict until measured (docs/model.md,
     // bench/hardware/bulk).
     v = model::Verdict{};
+  } else if (e.kind == emu::AccessKind::Atomic64) {
+    if (arch_.atomics_modelled) {
+      v = model::atomic64(a);
+    } else {
+      v.error = model::AccessError::Unsupported;
+    }
+  } else if (e.kind == emu::AccessKind::CasLoop64) {
+    v = cas_loop64(e, arch_);
   } else {
     v = memo_ ? memo_->analyze(e.site, e.warp, a) : model::analyze(a, arch_);
   }
@@ -196,7 +270,7 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   s.wavefronts += v.wavefronts;
   s.ideal_wavefronts += v.ideal_wavefronts;
   s.ways = std::max(s.ways, v.ways);
-  offer_worst_shared(s, a, v, e.cta, e.warp);
+  offer_worst_shared(s, a, v, e.kind, e.cta, e.warp);
 }
 
 void SiteStatsListener::clear() {
@@ -224,7 +298,8 @@ void SiteStatsListener::merge(const SiteStatsListener& o) {
     if (t.has_worst_global)
       offer_worst_global(s, t.worst_global_mask, t.worst_global_sectors, t.worst_global_ideal,
                          t.worst_global_addr, t.worst_global_cta, t.worst_global_warp);
-    if (t.has_worst) offer_worst_shared(s, t.worst, t.worst_verdict, t.worst_cta, t.worst_warp);
+    if (t.has_worst)
+      offer_worst_shared(s, t.worst, t.worst_verdict, t.worst_kind, t.worst_cta, t.worst_warp);
   }
   for (int r : o.refused_)
     if (std::find(refused_.begin(), refused_.end(), r) == refused_.end()) refused_.push_back(r);

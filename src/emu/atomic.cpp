@@ -1,6 +1,7 @@
 // The reference semantics of atom and red: lane by lane in lane order (one serialization
 // of the warp), global atomics under the memory's lock (CTAs run in parallel), through the
-// memory path's resolve() and emit().
+// memory path's resolve() and emit(). An 8-byte shared atomic also sends what its lanes
+// work on (AtomicValues): SASS issues most of them as a CAS loop whose passes depend on it.
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -14,6 +15,9 @@ void Ctx::atomic(const Instr& in, int pc, int w, std::uint32_t exec) {
   std::uint64_t addrs[32] = {};
   std::uint32_t by_space[6] = {};
   const auto op = in.mod.atom;
+  AtomicValues& values = atomic_values;
+  values.op = op;
+  values.type = in.type;
   for (int l = 0; l < 32; ++l) {  // lane order, as one serialization of the warp
     if (!((exec >> l) & 1u)) continue;
     const std::uint64_t a = address(in, w, l);
@@ -68,13 +72,27 @@ void Ctx::atomic(const Instr& in, int pc, int w, std::uint32_t exec) {
         nv = (old & mask_of(t)) == (b & mask_of(t)) ? val(in.src[1], w, l) : old;
         break;
     }
+    if (size == 8 && actual == Space::Shared) {
+      // The word before the instruction: an earlier lane on the same word has changed it.
+      std::uint64_t before = old;
+      for (int e = 0; e < l; ++e)
+        if (((by_space[static_cast<int>(Space::Shared)] >> e) & 1u) && addrs[e] == addrs[l]) {
+          before = values.word[e];
+          break;
+        }
+      values.word[l] = before;
+      values.operand[l] = b;
+    }
     std::memcpy(p, &nv, size);
     if (in.op == Opc::Atom) set(in.dst[0], w, l, old, t);
   }
   for (Space sp : {Space::Shared, Space::Global, Space::Local}) {
     const std::uint32_t m = by_space[static_cast<int>(sp)];
-    if (m && in.site >= 0) emit(in, w, m, sp, addrs, size);
+    if (!m || in.site < 0) continue;
+    event.values = sp == Space::Shared && size == 8 ? &values : nullptr;
+    emit(in, w, m, sp, addrs, size);
   }
+  event.values = nullptr;
 }
 
 }  // namespace bankcheck::emu::detail

@@ -232,6 +232,7 @@ struct Ctx {
   bool test_reads(int site) const { return site >= 0 && !read_unwritten[site]; }
 
   AccessEvent event = {};  // reused: constructing one per request cleared 256 bytes each time
+  AtomicValues atomic_values = {};  // an 8-byte shared atomic's, which `event` points to
 
   void emit(const Instr& in, int w, std::uint32_t exec, Space space, const std::uint64_t* addrs,
             unsigned width) {

@@ -59,8 +59,12 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
             "  worst request: {} of {} bytes, CTA {}, warp {}: {} wavefronts for an ideal of {}\n",
             op_text(st.op), st.width, st.worst_cta, st.worst_warp, st.worst_verdict.wavefronts,
             st.worst_verdict.ideal_wavefronts);
-        out += "  why: " + why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch) + "\n";
-        out += paint.picture(render_picture(st.worst, st.worst_verdict, s.worst_schedule, *r.arch));
+        if (analysis::worst_pictured(st)) {
+          out += "  why: " + why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch) + "\n";
+          out += paint.picture(render_picture(st.worst, st.worst_verdict, s.worst_schedule, *r.arch));
+        } else {
+          out += "  why: " + why_unpictured(st) + "\n";
+        }
       }
       out += "\n";
     }

@@ -55,6 +55,18 @@ std::string source_path(const analysis::CheckReport& r, int file) {
   return r.input;
 }
 
+std::string why_unpictured(const analysis::SiteStats& st) {
+  if (st.worst_kind == emu::AccessKind::CasLoop64)
+    return fmt::format(
+        "a 64-bit atomic that SASS issues as a loop of LDS.64 and ATOMS.CAST.SPIN.64: each pass's "
+        "ATOMS is a conflict-free compare-and-swap round (per half-warp a bank pair serves one "
+        "lane, the others retry in the next pass), so the excess is the passes' LDS.64 loads, up "
+        "to {}-way (no bank picture: the loop is not one request)",
+        st.worst_verdict.ways);
+  return "a 64-bit ATOMS: per half-warp, a bank pair serves one lane per wavefront (no bank "
+         "picture for 64-bit atomics)";
+}
+
 const std::string* source_line(const analysis::CheckReport& r, int file, int line) {
   if (file != r.main_file || line <= 0 || static_cast<size_t>(line) > r.source_lines.size())
     return nullptr;

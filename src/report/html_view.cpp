@@ -298,7 +298,8 @@ std::string render_check_html(const analysis::CheckReport& r) {
         "{}.<br>Why: {}.</p>\n",
         model::op_name(st.op), st.width, arrays.empty() ? "" : " to " + E(arrays), st.worst_cta,
         st.worst_warp, st.worst_verdict.wavefronts, st.worst_verdict.ideal_wavefronts,
-        E(why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch)));
+        E(analysis::worst_pictured(st) ? why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch)
+                                       : why_unpictured(st)));
     if (r.level == "sass") {
       std::string sass;
       for (std::size_t li : f.lines) {
@@ -314,7 +315,8 @@ std::string render_check_html(const analysis::CheckReport& r) {
       }
       if (!sass.empty()) o += fmt::format("<p class=\"why sass\">SASS: {}</p>\n", sass);
     }
-    o += render_bank_svg(st.worst, st.worst_verdict, s.worst_schedule, *r.arch);
+    if (analysis::worst_pictured(st))
+      o += render_bank_svg(st.worst, st.worst_verdict, s.worst_schedule, *r.arch);
     o += "</section>\n";
   }
   if (!any) o += "<p>No line has a bank conflict.</p>\n";

@@ -53,6 +53,11 @@ struct SassSite {
     PopcInc,     // an atomic whose lanes on one word merge
     Aggregated,  // an atomic issued by one lane for the warp
     SpinLoop,    // an atomic issued as a CAS loop: its lanes' requests are CAS
+    // A 64-bit atomic issued as LDS.64 + ATOMS.CAST.SPIN.64 in a loop, whose passes depend
+    // on the values (model::atomic64_spin); its LDS.64 counts on the same site. Neither it
+    // nor Atomic64 is rewritten: the PTX level has no rule for 64-bit atomics to compare.
+    SpinLoop64,
+    Atomic64,  // a 64-bit atomic's own ATOMS.EXCH.64 or ATOMS.CAS.64 (model::atomic64)
   };
   Kind kind = Kind::Ptx;
   int width = 0;    // bytes per lane of the SASS request (Widened: of the merged request)

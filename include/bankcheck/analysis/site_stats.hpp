@@ -35,6 +35,9 @@ struct SiteStats {
   bool has_worst = false;
   model::WarpAccess worst;
   model::Verdict worst_verdict;
+  // Atomic64 and CasLoop64: worst_verdict is model::atomic64's or the whole loop's, which
+  // no one request's schedule pictures (analyze() refuses `worst`).
+  emu::AccessKind worst_kind = emu::AccessKind::Plain;
   std::uint64_t worst_cta = 0;
   int worst_warp = 0;
 };
@@ -64,6 +67,12 @@ class VerdictMemo {
   const model::Arch& arch_;
   std::vector<Entry> entries_ = std::vector<Entry>(model::kWarpSize * kSites);
 };
+
+// Whether analyze() on the site's worst request gives the schedule the reports picture:
+// not for 64-bit atomics, costed by rules of their own (model::atomic64, atomic64_spin).
+inline bool worst_pictured(const SiteStats& s) {
+  return s.worst_kind != emu::AccessKind::Atomic64 && s.worst_kind != emu::AccessKind::CasLoop64;
+}
 
 class SiteStatsListener : public emu::Listener {
  public:

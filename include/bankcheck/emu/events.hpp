@@ -19,8 +19,19 @@ using Dim3 = model::Dim3;
 // matrix m), or the shared side of a cp.async (LDGSTS, model::analyze_ldgsts; global_addr
 // holds the lanes' global sources), or the shared side of a cp.async.bulk, written or read
 // by the TMA unit and not the LSU (Bulk: 512 bytes of the copy per event, 16 per lane;
-// docs/model.md says how it is counted).
-enum class AccessKind : std::uint8_t { Plain, Matrix, Ldgsts, Bulk };
+// docs/model.md says how it is counted). The emulator sends the others; the SASS step
+// (analysis/sass_requests) marks 64-bit shared atomics as the cubin issues them: one
+// ATOMS.EXCH.64 or ATOMS.CAS.64 (Atomic64, model::atomic64), or an LDS.64 +
+// ATOMS.CAST.SPIN.64 loop (CasLoop64, model::atomic64_spin on the event's `values`).
+enum class AccessKind : std::uint8_t { Plain, Matrix, Ldgsts, Bulk, Atomic64, CasLoop64 };
+
+// What an 8-byte shared atom/red works on, lane by lane: a CAS loop's passes depend on it.
+struct AtomicValues {
+  ptx::AtomOp op = ptx::AtomOp::Add;
+  ptx::Ty type = ptx::Ty::U64;
+  std::uint64_t operand[model::kWarpSize] = {};  // each lane's source operand
+  std::uint64_t word[model::kWarpSize] = {};     // each lane's word before the instruction
+};
 
 // One warp-wide execution of one memory instruction.
 struct AccessEvent {
@@ -38,6 +49,9 @@ struct AccessEvent {
   std::uint8_t width = 4;                     // bytes per lane (vector accesses: the whole vector)
   std::uint32_t mask = 0;                     // lanes that access
   std::uint64_t addr[model::kWarpSize] = {};  // shared: window offset; else emulated address
+  // 8-byte shared atom/red: the emulator's record of the values (null otherwise), valid
+  // during on_access only.
+  const AtomicValues* values = nullptr;
 };
 
 class Listener {

@@ -65,6 +65,10 @@ std::string global_hint(const analysis::LineReport& l);
 // accesses): the figure of the text summary and of --fail-on 'excess>P%'.
 double shared_excess_percent(const analysis::KernelReport& k);
 
+// Why a site's worst request costs what it does where the reports have no picture of it
+// (analysis::worst_pictured() is false: a 64-bit atomic), in one sentence.
+std::string why_unpictured(const analysis::SiteStats& st);
+
 // The shared variable a shared byte offset falls in, or nullptr. An extern (dynamic)
 // array reaches to the end of the kernel's dynamic shared memory.
 const ptx::SharedVar* shared_var_at(const analysis::KernelReport& k, std::uint64_t offset);
