@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -847,6 +848,36 @@ TEST(Examples, TensorWmmaGemm) {
   }
 }
 
+// One row of a per-line truth file (bench/check/lines.py's *.lines.tsv): Nsight Compute's
+// shared-memory figures for one kernel and source line.
+struct LineTruth {
+  std::string file, kernel, sass;
+  int line = 0;
+  std::uint64_t executed = 0, wavefronts = 0, ideal = 0;
+};
+
+// The rows of bench/check/<rel> (header skipped); nullopt when the file cannot be read.
+std::optional<std::vector<LineTruth>> read_lines_tsv(const std::string& rel) {
+  std::ifstream tsv(std::string(BANKCHECK_SOURCE_DIR) + "/bench/check/" + rel);
+  if (!tsv) return std::nullopt;
+  std::vector<LineTruth> rows;
+  std::string row;
+  std::getline(tsv, row);  // header
+  while (std::getline(tsv, row)) {
+    std::istringstream in(row);
+    std::string line, executed, wf, ideal;
+    LineTruth t;
+    for (std::string* f : {&t.file, &line, &t.kernel, &t.sass, &executed, &wf, &ideal})
+      std::getline(in, *f, '\t');
+    t.line = std::stoi(line);
+    t.executed = std::stoull(executed);
+    t.wavefronts = std::stoull(wf);
+    t.ideal = std::stoull(ideal);
+    rows.push_back(std::move(t));
+  }
+  return rows;
+}
+
 // Every shared line of the wmma GEMM, over the whole grid, equals the H100's per-line
 // counters (bench/check/results_new/tensor/wmma_gemm.lines.tsv): wavefronts and ideal
 // wavefronts, and the wmma lines' executed instructions. The wmma loads and stores count on
@@ -855,24 +886,12 @@ TEST(Examples, TensorWmmaGemm) {
 // or none.
 TEST(Examples, TensorWmmaLinesEqualH100) {
   REQUIRE_NVCC();
-  std::ifstream tsv(std::string(BANKCHECK_SOURCE_DIR) +
-                    "/bench/check/results_new/tensor/wmma_gemm.lines.tsv");
-  ASSERT_TRUE(tsv);
-  std::string row;
-  std::getline(tsv, row);  // header
+  const auto rows = read_lines_tsv("results_new/tensor/wmma_gemm.lines.tsv");
+  ASSERT_TRUE(rows);
   std::map<std::tuple<std::string, std::string, int>, std::vector<std::uint64_t>> truth;
-  while (std::getline(tsv, row)) {
-    std::vector<std::string> f;
-    std::size_t p = 0, q;
-    while ((q = row.find('\t', p)) != std::string::npos) {
-      f.push_back(row.substr(p, q - p));
-      p = q + 1;
-    }
-    f.push_back(row.substr(p));
-    const std::string file = f[0].substr(f[0].rfind('/') + 1);
-    truth[{f[2], file, std::stoi(f[1])}] = {std::stoull(f[4]), std::stoull(f[5]),
-                                            std::stoull(f[6])};
-  }
+  for (const LineTruth& t : *rows)
+    truth[{t.kernel, t.file.substr(t.file.rfind('/') + 1), t.line}] = {t.executed, t.wavefronts,
+                                                                       t.ideal};
   const std::set<int> callers = {74, 75, 83};
   std::size_t compared = 0;
   for (const char* k : {"wmma_gemm_unpadded", "wmma_gemm_padded"}) {
@@ -937,25 +956,12 @@ TEST(Examples, TensorCoreLinesEqualH100) {
                {"bulk_stage", "row_sums_rotated", {46, 82}}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.kernel);
-    std::ifstream tsv(std::string(BANKCHECK_SOURCE_DIR) + "/bench/check/results_new/tensor/" +
-                      c.file + ".lines.tsv");
-    ASSERT_TRUE(tsv);
+    const auto rows = read_lines_tsv(std::string("results_new/tensor/") + c.file + ".lines.tsv");
+    ASSERT_TRUE(rows);
     std::map<int, std::pair<std::uint64_t, std::uint64_t>> truth;
-    std::string row;
-    std::getline(tsv, row);
-    while (std::getline(tsv, row)) {
-      std::istringstream in(row);
-      std::string file, line, kernel, sass, executed, wf, ideal;
-      std::getline(in, file, '\t');
-      std::getline(in, line, '\t');
-      std::getline(in, kernel, '\t');
-      std::getline(in, sass, '\t');
-      std::getline(in, executed, '\t');
-      std::getline(in, wf, '\t');
-      std::getline(in, ideal, '\t');
-      if (kernel == c.kernel && file.find(c.file) != std::string::npos)
-        truth[std::stoi(line)] = {std::stoull(wf), std::stoull(ideal)};
-    }
+    for (const LineTruth& t : *rows)
+      if (t.kernel == c.kernel && t.file.find(c.file) != std::string::npos)
+        truth[t.line] = {t.wavefronts, t.ideal};
     const KRun r = run_ex(std::string("tensor/") + c.file + ".cu", c.kernel, "all");
     for (int line : c.lines) {
       SCOPED_TRACE(line);
@@ -982,23 +988,15 @@ TEST(Examples, TensorCoreLinesEqualH100) {
 // The emulator runs each warp's update whole, so only the retries within a warp are here.
 TEST(Examples, HistU64LoopCountsEachWarpsPasses) {
   REQUIRE_NVCC();
-  std::ifstream tsv(std::string(BANKCHECK_SOURCE_DIR) +
-                    "/bench/check/results_new/tuned/async.lines.tsv");
-  ASSERT_TRUE(tsv);
+  const auto rows = read_lines_tsv("results_new/tuned/async.lines.tsv");
+  ASSERT_TRUE(rows);
   std::uint64_t h100_executed = 0, h100_wf = 0, h100_ideal = 0;
-  std::string row;
-  std::getline(tsv, row);
-  while (std::getline(tsv, row)) {
-    std::istringstream in(row);
-    std::string file, line, kernel, sass, executed, wf, ideal;
-    for (std::string* f : {&file, &line, &kernel, &sass, &executed, &wf, &ideal})
-      std::getline(in, *f, '\t');
-    if (kernel == "hist_u64" && line == "169" && file.find("async.cu") != std::string::npos) {
-      h100_executed = std::stoull(executed);
-      h100_wf = std::stoull(wf);
-      h100_ideal = std::stoull(ideal);
+  for (const LineTruth& t : *rows)
+    if (t.kernel == "hist_u64" && t.line == 169 && t.file.find("async.cu") != std::string::npos) {
+      h100_executed = t.executed;
+      h100_wf = t.wavefronts;
+      h100_ideal = t.ideal;
     }
-  }
   ASSERT_GT(h100_wf, 0u);
 
   namespace model = bankcheck::model;
@@ -1054,22 +1052,10 @@ TEST(Examples, TensorSharedLinesEqualH100) {
       {"softmax", {"softmax_bf16"}},
       {"warp_reduce", {"block_sum_redux", "block_sum_cg"}}};
   for (const auto& [name, kernels] : files) {
-    std::ifstream tsv(std::string(BANKCHECK_SOURCE_DIR) + "/bench/check/results_new/tensor/" +
-                      name + ".lines.tsv");
-    ASSERT_TRUE(tsv) << name;
-    std::string row;
-    std::getline(tsv, row);  // header
+    const auto rows = read_lines_tsv(std::string("results_new/tensor/") + name + ".lines.tsv");
+    ASSERT_TRUE(rows) << name;
     std::map<std::pair<std::string, int>, std::vector<std::uint64_t>> truth;
-    while (std::getline(tsv, row)) {
-      std::vector<std::string> f;
-      std::size_t p = 0, q;
-      while ((q = row.find('\t', p)) != std::string::npos) {
-        f.push_back(row.substr(p, q - p));
-        p = q + 1;
-      }
-      f.push_back(row.substr(p));
-      truth[{f[2], std::stoi(f[1])}] = {std::stoull(f[4]), std::stoull(f[5]), std::stoull(f[6])};
-    }
+    for (const LineTruth& t : *rows) truth[{t.kernel, t.line}] = {t.executed, t.wavefronts, t.ideal};
     std::size_t compared = 0;
     for (const char* k : kernels) {
       const KRun r = run_ex(std::string("tensor/") + name + ".cu", k, "all");
