@@ -711,6 +711,32 @@ TEST(Nvcc, CompilesAGoodKernelToPtxWithLineInfo) {
   EXPECT_NE(bc::compile_to_ptx(o).find(".target sm_80"), std::string::npos);
 }
 
+TEST(Nvcc, PtxasIsFoundForAWrapperNvcc) {
+  // An nvcc that is a script elsewhere (a site wrapper) has no ptxas beside it: the toolkit's
+  // ptxas is found on PATH, and with none anywhere the message says where it looked.
+  REQUIRE_NVCC();
+  ScratchDir dir;
+  const std::string real = nvcc;
+  fs::path wrapper = dir.write("nvcc", "#!/bin/sh\nexec '" + real + "' \"$@\"\n");
+  fs::permissions(wrapper, fs::perms::owner_all);
+  const std::string ptx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }\n";
+  std::string old_path = getenv("PATH") ? getenv("PATH") : "";
+  ::setenv("PATH", (fs::path(real).parent_path().string() + ":" + old_path).c_str(), 1);
+  std::string found_msg;
+  try {
+    EXPECT_FALSE(bc::assemble(ptx, "sm_90", wrapper.string()).cubin.empty());
+  } catch (const DriverError& e) {
+    found_msg = e.what();
+  }
+  ::setenv("PATH", "/nonexistent", 1);
+  std::string missing_msg = error_of([&] { bc::assemble(ptx, "sm_90", wrapper.string()); });
+  ::setenv("PATH", old_path.c_str(), 1);
+  EXPECT_EQ(found_msg, "");
+  EXPECT_EQ(missing_msg, "ptxas not found (not beside nvcc '" + wrapper.string() +
+                             "', not on PATH)");
+}
+
 TEST(Nvcc, SyntaxErrorCarriesNvccsMessage) {
   REQUIRE_NVCC();
   ScratchDir dir;

@@ -37,9 +37,9 @@ std::string search_path(const std::string& name) {
   std::string_view rest = path;
   while (true) {
     auto colon = rest.find(':');
-    std::string dir(rest.substr(0, colon));
+    std::string_view dir = rest.substr(0, colon);
     if (dir.empty()) dir = ".";
-    std::string candidate = dir + "/" + name;
+    const std::string candidate = std::string(dir) + "/" + name;
     if (is_executable_file(candidate)) return candidate;
     if (colon == std::string_view::npos) break;
     rest.remove_prefix(colon + 1);
@@ -350,11 +350,28 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
   return ptx;
 }
 
+namespace {
+
+// The ptxas of nvcc's toolkit: beside nvcc, beside the file a symlinked nvcc names, or on
+// PATH (an nvcc that is a wrapper script elsewhere).
+std::string find_ptxas(const std::string& nvcc) {
+  const std::string beside = std::filesystem::path(nvcc).parent_path().string() + "/ptxas";
+  if (is_executable_file(beside)) return beside;
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(nvcc, ec);
+  if (!ec) {
+    const std::string there = real.parent_path().string() + "/ptxas";
+    if (is_executable_file(there)) return there;
+  }
+  if (std::string found = search_path("ptxas"); !found.empty()) return found;
+  throw DriverError(
+      fmt::format("ptxas not found (not beside nvcc '{}', not on PATH)", nvcc));
+}
+
+}  // namespace
+
 Assembled assemble(const std::string& ptx, const std::string& arch, const std::string& nvcc_flag) {
-  const std::string nvcc = find_nvcc(nvcc_flag);
-  const std::string ptxas = std::filesystem::path(nvcc).parent_path().string() + "/ptxas";
-  if (!is_executable_file(ptxas))
-    throw DriverError(fmt::format("ptxas not found beside nvcc ('{}')", ptxas));
+  const std::string ptxas = find_ptxas(find_nvcc(nvcc_flag));
   TempDir tmp;
   const std::string in = tmp.path() + "/in.ptx", cubin = tmp.path() + "/out.cubin";
   {

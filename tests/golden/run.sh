@@ -2,20 +2,23 @@
 # Golden-file tests: each CASE.cmd holds one bankcheck command line (arguments after
 # `bankcheck`); CASE.expected holds its exact output (stdout, then stderr, then the exit
 # code). Usage: run.sh BANKCHECK DIR [--update]   (--update rewrites the expectations)
-# The CUDA toolkit's directory (headers named in a report) reads as $CUDA, so that the
-# expectations hold on any install.
+# The CUDA toolkit's header directory (headers named in a report) reads as $CUDA/include,
+# so that the expectations hold on any install.
 set -uo pipefail
 bin=$1 dir=$(cd "$2" && pwd) update=${3:-}
 cd "$(dirname "$0")/../.."  # commands name files relative to the repository root
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-cuda=$(readlink -f "$(dirname "$nvcc")/..")
+# The real directory of the headers nvcc includes (what a report names, symlinks resolved),
+# asked of nvcc itself so that it holds however nvcc was found (a wrapper, another PATH).
+header=$("$nvcc" -M -x cu /dev/null 2>/dev/null | tr ' \\' '\n\n' | grep '/cuda_runtime\.h$' | head -n 1)
+include=$(readlink -f "$(dirname "${header:-$(dirname "$nvcc")/../include/cuda_runtime.h}")")
 fail=0 n=0
 for cmd in "$dir"/*.cmd; do
   n=$((n + 1))
   expected=${cmd%.cmd}.expected
   eval "args=($(cat "$cmd"))"
   actual=$( { "$bin" "${args[@]}" 2>&1 1>&3 3>&- | sed 's/^/stderr: /'; } 3>&1; echo "exit: ${PIPESTATUS[0]}")
-  actual=${actual//"$cuda"/'$CUDA'}
+  actual=${actual//"$include"/'$CUDA/include'}
   if [ "$update" = "--update" ]; then
     printf '%s\n' "$actual" > "$expected"
   elif ! diff -u "$expected" <(printf '%s\n' "$actual"); then
