@@ -341,6 +341,57 @@ __global__ void k(float* out) {
   EXPECT_EQ(quiet.err.find("nvcc printed"), std::string::npos) << quiet.err;
 }
 
+TEST(HostLaunches, ACommentOnOneKernelKeepsTheOtherLaunchedKernels) {
+  // One kernel's comment gives its data; the other kernels main() launches are still
+  // checked, with their launches, and a kernel only a comment names is checked too.
+  Scratch s;
+  const std::string cu = s.write("two.cu", R"(#include <cuda_runtime.h>
+// bankcheck: kernel=lookup arg=keys=iota:4K
+__global__ void lookup(const unsigned* keys, unsigned* out) {
+  __shared__ unsigned t[256];
+  t[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = t[(keys[threadIdx.x] * 33u) % 256u];
+}
+__global__ void column(float* out) {
+  __shared__ float t[32][32];
+  t[threadIdx.x][threadIdx.y] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.y * 32 + threadIdx.x] = t[threadIdx.y][threadIdx.x];
+}
+// bankcheck: kernel=unlaunched grid=1 block=32
+__global__ void unlaunched(float* out) {
+  __shared__ float t[64];
+  t[2 * threadIdx.x] = 1.0f;
+  __syncthreads();
+  out[threadIdx.x] = t[2 * threadIdx.x];
+}
+int main() {
+  unsigned *keys, *out;
+  float* f;
+  cudaMalloc(&keys, 4096);
+  cudaMalloc(&out, 4096);
+  cudaMalloc(&f, 4096);
+  lookup<<<4, 256>>>(keys, out);
+  column<<<2, dim3(32, 32)>>>(f);
+  return 0;
+}
+)");
+  const auto r = run_tool({"check", cu, "--no-progress"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto lookup = r.out.find("kernel lookup: grid 4x1x1, block 256x1x1");
+  const auto unlaunched = r.out.find("kernel unlaunched: grid 1x1x1, block 32x1x1");
+  const auto column = r.out.find("kernel column: grid 2x1x1, block 32x32x1");
+  ASSERT_NE(lookup, std::string::npos) << r.out;
+  ASSERT_NE(unlaunched, std::string::npos) << r.out;
+  ASSERT_NE(column, std::string::npos) << r.out;
+  EXPECT_LT(lookup, unlaunched);  // commented kernels in the program's order, then launches
+  EXPECT_LT(unlaunched, column);
+  EXPECT_NE(r.out.find("from launch 2 at " + cu + ":29 in main"), std::string::npos) << r.out;
+  // t[threadIdx.x][threadIdx.y]: 32 lanes down one column, 32 ways.
+  EXPECT_NE(r.out.find("32-way bank conflict"), std::string::npos) << r.out;
+}
+
 TEST(SeveralFiles, OneSectionPerFileAndKernelsMatchedWhereTheyAre) {
   const auto r = run_tool({"check", kTranspose, kHistogram, "--kernel", "histogram_shared",
                            "--blocks", "1", "--no-progress"});

@@ -248,14 +248,14 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
     }
     return out;
   }
+  // The kernels launch comments name, in the program's order; then the other kernels the
+  // host code launches, each with its first launch (or the one --launch picks), in the
+  // order of those launches: a comment adds a kernel or settles its settings, and never
+  // drops the kernels the program launches.
   for (const auto& k : ks) {
     const auto c = comment_of(k);
     if (c) out.push_back({&k, settings_for(k, c)});
   }
-  stop_if_only_refused(out.size());
-  if (!out.empty()) return out;
-  // The kernels the host code launches, each with its first launch (or the one --launch
-  // picks), in the order of those launches.
   for (const auto& h : launches) {
     if (o.launch && h.index != o.launch) continue;
     for (const auto& k : ks)
@@ -263,6 +263,7 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
           std::none_of(out.begin(), out.end(), [&](const auto& e) { return e.first == &k; }))
         out.push_back({&k, settings_for(k, std::nullopt)});
   }
+  stop_if_only_refused(out.size());
   if (!out.empty()) return out;
   if (names.size() == 1 && !ks.empty()) return {{&ks[0], settings_for(ks[0], comment_of(ks[0]))}};
   throw DriverError(fmt::format(
