@@ -48,6 +48,7 @@ constexpr OpName kOpcodes[] = {
     {0x025, "IMAD"},
     {0x027, "IMAD"},
     {0x029, "DADD"},
+    {0x02b, "DFMA"},
     {0x035, "HFMA2"},
     {0x036, "VIADD"},
     {0x03b, "LDSM"},
@@ -77,8 +78,8 @@ constexpr OpName kOpcodes[] = {
     {0x110, "F2F"},
     {0x112, "I2F"},
     {0x118, "NOP"},
-    {0x11b, "ENDCOLLECTIVE"},
-    {0x11c, "B2R"},  // B2R.RESULT: __syncthreads_count/and/or's reduced value  // closes WARPSYNC.COLLECTIVE (a shuffle under divergence)
+    {0x11b, "ENDCOLLECTIVE"},  // closes WARPSYNC.COLLECTIVE (a shuffle under divergence)
+    {0x11c, "B2R"},            // B2R.RESULT: __syncthreads_count/and/or's reduced value
     {0x119, "S2R"},
     {0x11a, "DEPBAR"},
     {0x11d, "BAR"},
