@@ -9,7 +9,7 @@
 namespace bankcheck::analysis {
 
 // Lanes' byte ranges sorted by address (usually already in order), then one pass that
-// merges overlaps: distinct bytes give the ideal, distinct 32-byte sectors the cost.
+// counts the distinct 32-byte sectors (the cost) and 128-byte lines.
 SectorCount count_sectors(const emu::AccessEvent& e) {
   return count_sectors(e.addr, e.mask, e.width);
 }
@@ -48,7 +48,6 @@ SectorCount count_sectors(const std::uint64_t* addr, std::uint32_t mask, int wid
     s = start;
   }
   // In address order, a lane's range adds the lines and sectors past the last one counted.
-  std::uint64_t bytes = 0, covered_end = 0;
   bool any = false;
   std::uint64_t last_sector = 0, last_line = 0;
   for (int i = 0; i < n; ++i) {
@@ -65,11 +64,12 @@ SectorCount count_sectors(const std::uint64_t* addr, std::uint32_t mask, int wid
       last_sector = sector_hi;
     }
     any = true;
-    const std::uint64_t from = std::max(a, covered_end);
-    if (b > from) bytes += b - from;
-    covered_end = std::max(covered_end, b);
   }
-  c.ideal = static_cast<std::uint32_t>((bytes + 31) / 32);
+  // Nsight's ideal: the active lanes' bytes packed into sectors, a repeated address counted
+  // again (an FFT's twiddle load, 32 lanes of 8 bytes on 8 addresses 512 B apart: ideal 8,
+  // not 2), and never more than the sectors the request touches (one address: 1).
+  const auto packed = static_cast<std::uint32_t>((static_cast<std::uint64_t>(n) * w + 31) / 32);
+  c.ideal = std::min(c.sectors, packed);
   return c;
 }
 
