@@ -362,8 +362,10 @@ class Decoder : private detail::OperandDecoder {
     if (chain.empty()) return {};
     for (const auto& l : chain)
       if (l.file == prog_.main_file && l.line > 0) return {l.file, l.line, l.col};
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-      if (it->line > 0) return {it->file, it->line, it->col};
+    // Otherwise the innermost frame with a line, where Nsight Compute counts it (a
+    // cooperative_groups reduce's load on reduce.h:194, inlined at reduce.h:245).
+    for (const auto& l : chain)
+      if (l.line > 0) return {l.file, l.line, l.col};
     return {chain.back().file, chain.back().line, chain.back().col};
   }
 
