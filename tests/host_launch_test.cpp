@@ -41,6 +41,30 @@ int main() {
   EXPECT_EQ(ls[0].line, 8);
 }
 
+TEST(HostLaunch, BoolTemplateArgumentsMatchTheirInstantiation) {
+  // ldsm<false> demangles as "void ldsm<false>(...)"; a bool written as an expression
+  // (SWZ > 0) evaluates to 1 and matches `true`.
+  const auto ls = bc::find_host_launches(R"(
+constexpr int SWZ = 1;
+template <bool S> __global__ void ldsm(float* p) {}
+int main() {
+  float* d; cudaMalloc(&d, 4096);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(8);
+  config.blockDim = dim3(128);
+  cudaLaunchKernelEx(&config, ldsm<false>, d);
+  ldsm<(SWZ > 0)><<<8, 128>>>(d);
+})",
+                                         "");
+  ASSERT_EQ(ls.size(), 2u);
+  EXPECT_EQ(ls[0].written(), "ldsm<false>");
+  EXPECT_EQ(ls[1].written(), "ldsm<1>");  // the value of (SWZ > 0)
+  EXPECT_TRUE(bc::launch_matches(ls[0], "_Z4ldsmILb0EEvPf"));
+  EXPECT_FALSE(bc::launch_matches(ls[0], "_Z4ldsmILb1EEvPf"));
+  EXPECT_TRUE(bc::launch_matches(ls[1], "_Z4ldsmILb1EEvPf"));
+  EXPECT_FALSE(bc::launch_matches(ls[1], "_Z4ldsmILb0EEvPf"));
+}
+
 TEST(HostLaunch, LauncherCalledTwiceIsTwoLaunchesWithTheirArguments) {
   const auto ls = bc::find_host_launches(R"(
 template <int B> __global__ void r(int n) {}

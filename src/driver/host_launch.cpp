@@ -638,6 +638,8 @@ class Reader {
 
   // A template argument: an integer, or a type's text with template parameters replaced.
   std::string eval_targ(std::size_t from, std::size_t to, const Scope* s, bool& known) {
+    if (to - from == 1 && (t_[from].text == "true" || t_[from].text == "false"))
+      return t_[from].text;  // as written, and as the demangled name spells it
     if (auto v = eval_int(t_, from, to, s)) return std::to_string(*v);
     if (to - from == 1 && s)
       if (auto it = s->bound.find(t_[from].text); it != s->bound.end()) {
@@ -805,6 +807,9 @@ class Reader {
 // "(unsigned int)256" / "256u" -> "256"; blanks removed.
 std::string normal_targ(std::string a) {
   std::erase(a, ' ');
+  // A bool template argument: `false` in the demangled name, 0 from an expression.
+  if (a == "false") return "0";
+  if (a == "true") return "1";
   if (a.starts_with("(")) {
     const auto c = a.find(')');
     if (c != std::string::npos && c + 1 < a.size() &&

@@ -73,10 +73,16 @@ std::size_t match_backward(const std::vector<Tok>& t, std::size_t i) {
   }
   return t.size();
 }
-// `<` ... `>` backwards from the `>` at i (brackets inside skipped).
+// `<` ... `>` backwards from the `>` at i (brackets inside skipped: `k<(N > 4)>`).
 std::size_t angle_backward(const std::vector<Tok>& t, std::size_t i) {
   int depth = 0;
   for (std::size_t j = i + 1; j-- > 0;) {
+    if (t[j].text == ")" || t[j].text == "]") {
+      const std::size_t o = match_backward(t, j);
+      if (o >= t.size()) break;
+      j = o;
+      continue;
+    }
     if (t[j].text == ">") ++depth;
     if (t[j].text == ">>") depth += 2;
     if (t[j].text == "<" && --depth == 0) return j;
@@ -87,6 +93,11 @@ std::size_t angle_backward(const std::vector<Tok>& t, std::size_t i) {
 std::size_t angle_forward(const std::vector<Tok>& t, std::size_t i) {
   int depth = 0;
   for (std::size_t j = i; j < t.size(); ++j) {
+    if (t[j].text == "(" || t[j].text == "[") {
+      j = match_forward(t, j);
+      if (j >= t.size()) break;
+      continue;
+    }
     if (t[j].text == "<") ++depth;
     if (t[j].text == ">" && --depth == 0) return j;
     if (t[j].text == ">>" && (depth -= 2) <= 0) return j;
