@@ -109,7 +109,24 @@ def short_file(path):
 
 
 def plain_name(signature):
-    return signature.split("(", 1)[0].strip()
+    """The kernel as bankcheck names it: 'void k<(bool)0, (int)8>(const float *)' ->
+    'k<false, 8>' (the source view's spelling; the metrics page writes 'void k<0, 8>(...)')."""
+    s, depth = signature.strip(), 0
+    for i, c in enumerate(s):
+        depth += (c == "<") - (c == ">")
+        if c == "(" and depth == 0:
+            s = s[:i]
+            break
+    if s.startswith("void "):
+        s = s[len("void "):]
+    s = s.replace("(bool)0", "false").replace("(bool)1", "true")
+    s = re.sub(r"\((?:unsigned |signed )?(?:int|long|short|char|unsigned)[a-z ]*\)(-?\d+)", r"\1", s)
+    return s.strip()
+
+
+def metrics_key(name):
+    """The metrics page writes bool template arguments as 0 and 1."""
+    return re.sub(r"\btrue\b", "1", re.sub(r"\bfalse\b", "0", name))
 
 
 def kernel_metrics(path):
@@ -122,7 +139,7 @@ def kernel_metrics(path):
     head = rows[0]
     k, m, v = head.index("Kernel Name"), head.index("Metric Name"), head.index("Metric Value")
     for r in rows[1:]:
-        d = out.setdefault(plain_name(r[k]), {})
+        d = out.setdefault(metrics_key(plain_name(r[k])), {})
         d[r[m]] = d.get(r[m], 0.0) + num(r[v])
     return out
 
@@ -193,7 +210,7 @@ def main(paths):
         if os.path.exists(metrics_path):
             metrics = kernel_metrics(metrics_path)
             for name, k in per_kernel.items():
-                m = metrics.get(name)
+                m = metrics.get(metrics_key(name))
                 if m is None:
                     continue
                 for kind in ("ld", "st"):

@@ -53,9 +53,11 @@ constexpr OpName kOpcodes[] = {
     {0x036, "VIADD"},
     {0x03b, "LDSM"},
     {0x03c, "HMMA"},
+    {0x03a, "MOVM"},  // movmatrix: a wmma bf16 fragment transposed in registers
     {0x03e, "F2FP"},
     {0x044, "STSM"},
     {0x045, "I2FP"},
+    {0x046, "VIADDMNMX"},
     {0x048, "VIMNMX"},
     {0x082, "UMOV"},
     {0x086, "VOTEU"},
@@ -90,6 +92,7 @@ constexpr OpName kOpcodes[] = {
     {0x148, "WARPSYNC"},
     {0x14d, "EXIT"},
     {0x150, "RET"},
+    {0x180, "LD"},  // generic: wmma.load of a generic address (bf16 fragments)
     {0x181, "LDG"},
     {0x182, "LDC"},
     {0x184, "LDS"},
