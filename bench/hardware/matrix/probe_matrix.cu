@@ -32,13 +32,14 @@
 
 constexpr unsigned kSmemBytes = 48 * 1024;
 constexpr int kLanes = 32;
+constexpr unsigned kSrcBytes = 4096;  // the global source of cp.async: 32 lines of 128 bytes
 
 struct Lanes {
   const unsigned* addr;     // byte offset into the shared array, per lane
   const unsigned* act;      // cp.async only: lane active
   const unsigned* srcsize;  // cp.async _zfill: bytes read from global, rest zero;
                             // cp_cg16_from: the 16-byte chunk of src the lane copies
-  const unsigned char* src; // cp.async: the global source, 16 * 64 bytes, 128-byte aligned
+  const unsigned char* src; // cp.async: the global source, kSrcBytes, 128-byte aligned
   unsigned* out;
 };
 
@@ -160,20 +161,24 @@ CPASYNC(cp_ca16, "ca", 16)
 CPASYNC(cp_cg16, "cg", 16)
 // Any lane from any global chunk: which lanes a wavefront serves depends on where each
 // lane's 16 bytes come from and go to, apart from the lane order (.cg and .ca).
-#define CPASYNC_FROM(NAME, CACHE)                                                         \
+#define CPASYNC_FROM(NAME, CACHE, SIZE)                                                   \
   __global__ void NAME(Lanes L) {                                                         \
     SMEM;                                                                                 \
     ADDR;                                                                                 \
-    const unsigned char* g = L.src + L.srcsize[lane] * 16;                                \
+    const unsigned char* g = L.src + L.srcsize[lane] * SIZE;                              \
     asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, 0;\n"                                \
-                 " @p cp.async." CACHE ".shared.global [%0], [%1], 16; }"                 \
+                 " @p cp.async." CACHE ".shared.global [%0], [%1], " #SIZE "; }"          \
                  ::"r"(a), "l"(g), "r"(L.act[lane]) : "memory");                          \
     asm volatile("cp.async.wait_all;" ::: "memory");                                      \
   }
 // sass: cp_cg16_from LDGSTS.E.BYPASS
-CPASYNC_FROM(cp_cg16_from, "cg")
+CPASYNC_FROM(cp_cg16_from, "cg", 16)
 // sass: cp_ca16_from LDGSTS.E.128
-CPASYNC_FROM(cp_ca16_from, "ca")
+CPASYNC_FROM(cp_ca16_from, "ca", 16)
+// sass: cp_ca4_from LDGSTS
+CPASYNC_FROM(cp_ca4_from, "ca", 4)
+// sass: cp_ca8_from LDGSTS
+CPASYNC_FROM(cp_ca8_from, "ca", 8)
 // sass: cp_ca4_zfill LDGSTS
 CPASYNC_ZFILL(cp_ca4_zfill, "ca", 4)
 // sass: cp_ca8_zfill LDGSTS
@@ -189,7 +194,7 @@ struct Probe {
   Kernel fn;
   unsigned align;   // every address a multiple of this
   bool whole_warp;  // .aligned: no inactive lanes allowed
-  bool from = false;  // ADDR:CHUNK gives the global chunk (0-63), not a src-size
+  bool from = false;  // ADDR:INDEX gives the global element (of `align` bytes), not a src-size
 };
 #define P(name, align, whole) {#name, name, align, whole}
 static const Probe kProbes[] = {
@@ -202,6 +207,8 @@ static const Probe kProbes[] = {
     P(cp_ca16_zfill, 16, false), P(cp_cg16_zfill, 16, false),
     {"cp_cg16_from", cp_cg16_from, 16, false, true},
     {"cp_ca16_from", cp_ca16_from, 16, false, true},
+    {"cp_ca4_from", cp_ca4_from, 4, false, true},
+    {"cp_ca8_from", cp_ca8_from, 8, false, true},
 };
 
 static const Probe* find(const std::string& name) {
@@ -230,8 +237,8 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&d_act, kLanes * sizeof(unsigned)));
   CHECK(cudaMalloc(&d_size, kLanes * sizeof(unsigned)));
   CHECK(cudaMalloc(&d_out, kLanes * sizeof(unsigned)));
-  CHECK(cudaMalloc(&d_src, 16 * 2 * kLanes));
-  CHECK(cudaMemset(d_src, 0x5a, 16 * 2 * kLanes));
+  CHECK(cudaMalloc(&d_src, kSrcBytes));
+  CHECK(cudaMemset(d_src, 0x5a, kSrcBytes));
   unsigned init[kLanes];
   for (int l = 0; l < kLanes; ++l) init[l] = 0x10001u * (l + 1);
   std::string line;
@@ -263,12 +270,12 @@ int main(int argc, char** argv) {
         }
         continue;
       }
-      // ADDR[:SRCSIZE], or ADDR[:CHUNK] for cp_cg16_from (default: the lane's own chunk)
+      // ADDR[:SRCSIZE], or ADDR[:INDEX] for the _from kernels (default: the lane's own)
       char* end = nullptr;
       addr[l] = static_cast<unsigned>(std::strtoul(tok.c_str(), &end, 0));
       if (*end == ':') size[l] = static_cast<unsigned>(std::strtoul(end + 1, &end, 0));
       if (*end != '\0' || addr[l] + 16 > kSmemBytes || addr[l] % probe->align ||
-          size[l] > (probe->from ? 2 * kLanes - 1 : probe->align)) {
+          size[l] > (probe->from ? kSrcBytes / probe->align - 1 : probe->align)) {
         std::fprintf(stderr, "%s:%d: lane %d: bad token '%s' (range, alignment or syntax)\n",
                      argv[1], lineno, l, tok.c_str());
         return 2;
