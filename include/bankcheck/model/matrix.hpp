@@ -46,7 +46,7 @@ struct AsyncCopy {
   bool src_size = false;
   std::uint32_t active = 0xFFFFFFFFu;
   std::uint32_t addr[kWarpSize] = {};         // shared destination
-  std::uint32_t global_addr[kWarpSize] = {};  // global source (.BYPASS, and 16-byte .ca)
+  std::uint32_t global_addr[kWarpSize] = {};  // global source (its L1 slot for .ca)
 
   BANKCHECK_HD constexpr bool lane_active(int lane) const { return (active >> lane) & 1u; }
 };
@@ -67,50 +67,43 @@ BANKCHECK_HD constexpr WarpAccess matrix_rows(const MatrixAccess& m) {
 }
 
 // LDGSTS through L1 (.ca, and the zero-fill part of .ZFILL): store phases (whole warp for
-// 4 bytes, half-warps for 8, quarter-warps for 16), and each lane's words count apart
-// even where lanes write the same address: no multicast, as for shared atomics (stride 0:
-// 32 wavefronts at every width). A 16-byte copy's lane also waits for the earlier lanes of
-// its phase that read the same 16-byte position of a global 128-byte line (where its data
-// sits in L1), whichever line: it goes in the wavefront after the most earlier lanes that
-// share its global position or its shared bank group (bench/hardware/matrix, the .ca
-// chunks-from-anywhere corpus). So a tile of 64-byte rows read from a row-major matrix (4
-// lanes a row, each row another line) costs 2 a phase, not 1.
+// 4 bytes, half-warps for 8, quarter-warps for 16). A lane's data sits in L1 at its
+// position in its global 128-byte line (its W-byte slot, W the copy's width) and goes to
+// its W-byte slot of a shared 128-byte row (its banks); a lane goes in the wavefront after
+// as many earlier lanes of its phase as share its global slot (whichever line, the same
+// word included: no multicast) or its shared slot (the same address included: stride 0
+// costs 32 at every width). Measured by the chunks-from-anywhere corpora
+// (bench/hardware/matrix: 16 bytes, and 4 and 8 bytes): so a tile of 64-byte rows read
+// from a row-major matrix (4 lanes a row, each row another line) costs 2 a phase, a 4-byte
+// halo whose clamped lanes read one word costs one wavefront per lane on it, and a column
+// gather 128 bytes apart costs 32. Lanes colliding on both sides through different lanes
+// cost more than this (up to 3 more wavefronts in the corpora; never less).
 template <bool Record>
 BANKCHECK_HD constexpr Verdict ldgsts_l1(const AsyncCopy& c, Schedule* s, int first_wf) {
   Verdict v;
   const int phase = c.width == 4 ? 32 : (c.width == 8 ? 16 : 8);
   const int words = c.width / 4;
+  const std::uint32_t w = c.width, slots = 128u / w;
   for (int first = 0, p = 0; first < kWarpSize; first += phase, ++p) {
     const std::uint32_t lanes = lanes_mask(first, phase) & c.active;
     if constexpr (Record) push_phase(s, lanes_mask(first, phase));
     if (!lanes) continue;
-    int count[32] = {};
     int worst = 0;
     const int base = first_wf + static_cast<int>(v.wavefronts);
     for (int lane = first; lane < first + phase; ++lane) {
       if (!((lanes >> lane) & 1u)) continue;
-      if (c.width == 16) {
-        int earlier = 0;
-        for (int j = first; j < lane; ++j)
-          earlier += ((lanes >> j) & 1u) &&
-                     ((c.global_addr[j] / 16) % 8 == (c.global_addr[lane] / 16) % 8 ||
-                      (c.addr[j] / 16) % 8 == (c.addr[lane] / 16) % 8);
-        worst = earlier + 1 > worst ? earlier + 1 : worst;
-        if constexpr (Record)
-          for (int k = 0; k < words; ++k) {
-            const std::uint32_t word = c.addr[lane] / 4 + static_cast<std::uint32_t>(k);
-            push_slot(s, base + earlier, p, static_cast<int>(word & 31u), word * 4, 1u << lane,
-                      earlier);
-          }
-        continue;
-      }
-      for (int k = 0; k < words; ++k) {
-        const std::uint32_t word = c.addr[lane] / 4 + static_cast<std::uint32_t>(k);
-        const int bank = static_cast<int>(word & 31u);
-        const int round = count[bank]++;
-        worst = count[bank] > worst ? count[bank] : worst;
-        if constexpr (Record) push_slot(s, base + round, p, bank, word * 4, 1u << lane, round);
-      }
+      const std::uint32_t g = (c.global_addr[lane] / w) % slots, sh = (c.addr[lane] / w) % slots;
+      int earlier = 0;
+      for (int j = first; j < lane; ++j)
+        earlier += ((lanes >> j) & 1u) &&
+                   ((c.global_addr[j] / w) % slots == g || (c.addr[j] / w) % slots == sh);
+      worst = earlier + 1 > worst ? earlier + 1 : worst;
+      if constexpr (Record)
+        for (int k = 0; k < words; ++k) {
+          const std::uint32_t word = c.addr[lane] / 4 + static_cast<std::uint32_t>(k);
+          push_slot(s, base + earlier, p, static_cast<int>(word & 31u), word * 4, 1u << lane,
+                    earlier);
+        }
     }
     if constexpr (Record) push_wavefronts(s, worst, p);
     v.wavefronts += static_cast<std::uint32_t>(worst);
