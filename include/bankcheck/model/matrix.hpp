@@ -90,13 +90,18 @@ BANKCHECK_HD constexpr Verdict ldgsts_l1(const AsyncCopy& c, Schedule* s, int fi
     if (!lanes) continue;
     int worst = 0;
     const int base = first_wf + static_cast<int>(v.wavefronts);
+    // Earlier lanes on the global slot, on the shared slot; those on both are counted once
+    // (looked for only when both counts are non-zero, which a plain copy never makes).
+    int on_global[32] = {}, on_shared[32] = {};
     for (int lane = first; lane < first + phase; ++lane) {
       if (!((lanes >> lane) & 1u)) continue;
       const std::uint32_t g = (c.global_addr[lane] / w) % slots, sh = (c.addr[lane] / w) % slots;
-      int earlier = 0;
-      for (int j = first; j < lane; ++j)
-        earlier += ((lanes >> j) & 1u) &&
-                   ((c.global_addr[j] / w) % slots == g || (c.addr[j] / w) % slots == sh);
+      int both = 0;
+      if (on_global[g] && on_shared[sh])
+        for (int j = first; j < lane; ++j)
+          both += ((lanes >> j) & 1u) && (c.global_addr[j] / w) % slots == g &&
+                  (c.addr[j] / w) % slots == sh;
+      const int earlier = on_global[g]++ + on_shared[sh]++ - both;
       worst = earlier + 1 > worst ? earlier + 1 : worst;
       if constexpr (Record)
         for (int k = 0; k < words; ++k) {
