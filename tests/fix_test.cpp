@@ -551,6 +551,39 @@ TEST(FixSource, KernelConstantsAndTemplateArguments) {
   EXPECT_EQ(d->dim_values, (std::vector<long long>{-1, -1}));
 }
 
+// A tile declared in a __device__ function template that the kernel calls with explicit
+// arguments (an epilogue helper `mma_tile<kPad>`): its parameters take the call's values,
+// through the kernel's own parameters too; calls that disagree, or none, leave them unknown.
+TEST(FixSource, HelperTemplateArgumentsFromTheKernelsCall) {
+  const std::vector<std::string> src = {
+      "template <int kPad, typename T>",
+      "__device__ void tile_op(T* out) {",
+      "  __shared__ float Cs[16][64 + kPad];",
+      "  out[0] = Cs[0][threadIdx.x];",
+      "}",
+      "__global__ void plain(float* out) { tile_op<4, float>(out); }",
+      "template <int P>",
+      "__global__ void through(float* out) {",
+      "  tile_op<P * 2>(out);",
+      "}",
+      "__global__ void mixed(float* out) { tile_op<0>(out); tile_op<8>(out); }",
+      "__global__ void deduced(float* out) { tile_op(out); }",
+  };
+  auto d = an::find_shared_decl(src, "plain", "Cs");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->line, 3);
+  EXPECT_EQ(d->dim_values, (std::vector<long long>{16, 68}));
+  d = an::find_shared_decl(src, "through<3>", "Cs");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->dim_values, (std::vector<long long>{16, 70}));
+  d = an::find_shared_decl(src, "mixed", "Cs");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->dim_values, (std::vector<long long>{16, -1}));
+  d = an::find_shared_decl(src, "deduced", "Cs");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->dim_values, (std::vector<long long>{16, -1}));
+}
+
 // A template kernel instantiated twice: each instantiation's tile has its own geometry from
 // its own arguments, and the code written for it stays in the template's terms.
 TEST(Fix, TemplateInstantiationsHaveTheirOwnGeometry) {

@@ -313,6 +313,64 @@ std::optional<SharedDecl> find_shared_decl(const std::vector<std::string>& src,
                                                : std::nullopt;
     }
   }
+  // A declaration in a __device__ function template the kernel calls with explicit
+  // arguments (`mma_tile<4>(...)`, or the kernel's own parameters): the function's
+  // parameters bound to them, when every such call in the kernel gives the same values.
+  auto helper_scope = [&](std::size_t i) {
+    Scope scope;
+    if (start >= src.size()) return scope;
+    std::size_t header = src.size(), fn_col = 0;
+    std::string fn;
+    for (std::size_t j = i + 1; j-- > 0 && header == src.size();) {
+      const std::string& code = code_lines[j];
+      if (find_word(code, "__global__") != std::string::npos) break;  // another kernel's
+      const std::size_t dev = find_word(code, "__device__");
+      const std::size_t paren = dev == std::string::npos ? dev : code.find('(', dev);
+      if (paren == std::string::npos) continue;
+      std::size_t e = paren;
+      while (e > dev && std::isspace(static_cast<unsigned char>(code[e - 1]))) --e;
+      std::size_t b = e;
+      while (b > dev && ident_char(code[b - 1])) --b;
+      if (b == e) continue;
+      header = j;
+      fn_col = b;
+      fn = code.substr(b, e - b);
+    }
+    if (header == src.size()) return scope;
+    const auto params = template_params(src, static_cast<int>(header), fn_col);
+    if (params.empty()) return scope;
+    std::optional<std::vector<std::optional<long long>>> values;
+    bool agree = true;
+    for (std::size_t k = start; k < stop && agree; ++k) {
+      const std::string& code = code_lines[k];
+      for (std::size_t at = find_word(code, fn); at != std::string::npos && agree;
+           at = find_word(code, fn, at + 1)) {
+        std::size_t lt = at + fn.size();
+        while (lt < code.size() && std::isspace(static_cast<unsigned char>(code[lt]))) ++lt;
+        if (lt >= code.size() || code[lt] != '<') continue;
+        int depth = 0;
+        std::size_t gt = lt;
+        for (; gt < code.size(); ++gt) {
+          if (code[gt] == '<' || code[gt] == '(') ++depth;
+          if ((code[gt] == '>' || code[gt] == ')') && --depth == 0) break;
+        }
+        if (gt >= code.size()) continue;
+        std::vector<std::optional<long long>> here;
+        for (const auto& arg : top_level_parts(code.substr(lt + 1, gt - lt - 1)))
+          here.push_back(eval_in(arg, src, kernel_scope, 0));
+        if (values && *values != here) agree = false;
+        values = here;
+      }
+    }
+    if (!values || !agree) return scope;
+    scope.first = header;
+    scope.last = i + 1;
+    for (std::size_t a = 0; a < params.size(); ++a)
+      if (!params[a].name.empty())
+        scope.bound[params[a].name] =
+            !params[a].type && !params[a].pack && a < values->size() ? (*values)[a] : std::nullopt;
+    return scope;
+  };
   auto decl_at = [&](std::size_t i) -> std::optional<SharedDecl> {
     const std::string& code = code_lines[i];
     const std::size_t sh = find_word(code, "__shared__");
@@ -350,9 +408,9 @@ std::optional<SharedDecl> find_shared_decl(const std::vector<std::string>& src,
       }
     if (d.dims.empty()) return std::nullopt;
     const bool in_kernel = i >= start && i < stop;
+    const Scope scope = in_kernel ? kernel_scope : helper_scope(i);
     for (const auto& e : d.dims)
-      d.dim_values.push_back(
-          e.empty() ? -1 : eval_in(e, src, in_kernel ? kernel_scope : Scope{}, 0).value_or(-1));
+      d.dim_values.push_back(e.empty() ? -1 : eval_in(e, src, scope, 0).value_or(-1));
     if (accept && !accept(d)) return std::nullopt;
     return d;
   };
