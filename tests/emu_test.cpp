@@ -2562,6 +2562,40 @@ TEST(EmuInt, CarryChains) {
   }
 }
 
+// bmsk.{clamp,wrap}.b32 over every (a, b) in 0..40 (positions and widths past 31 included)
+// and random words, against the PTX ISA's definition written as bit ranges: wrap sets bits
+// [a % 32, a % 32 + b % 32) below 32; clamp sets none when a >= 32, bits [a, 32) when
+// b >= 32, else bits [a, a + b) below 32.
+TEST(EmuInt, BmskAsTheIsaDefinesIt) {
+  REQUIRE_NVCC();
+  std::vector<u32> a, b;
+  for (u32 x = 0; x <= 40; ++x)
+    for (u32 y = 0; y <= 40; ++y) a.push_back(x), b.push_back(y);
+  const auto ra = random_ints<u32>(127, 281), rb = random_ints<u32>(127, 282);
+  a.insert(a.end(), ra.begin(), ra.end());
+  b.insert(b.end(), rb.begin(), rb.end());
+  ASSERT_EQ(a.size(), 1808u);
+  Launch L;
+  L.grid = {static_cast<std::uint32_t>(a.size() / 16), 1, 1};
+  L.block = {16, 1, 1};
+  L.args = {{"out", zeros(8 * a.size())}, {"a", file_arg(a)}, {"b", file_arg(b)}};
+  const Result r = run_k("int_ext.cu", "bit_masks", L);
+  const auto got = r.get<u32>("out", 2 * a.size());
+  const auto bits = [](u64 lo, u64 hi) {
+    u32 m = 0;
+    for (u64 i = lo; i < hi && i < 32; ++i) m |= 1u << i;
+    return m;
+  };
+  for (size_t t = 0; t < a.size(); ++t) {
+    const u32 x = a[t], y = b[t];
+    const u32 clamp = x >= 32 ? 0u : (y >= 32 ? bits(x, 32) : bits(x, u64{x} + y));
+    const u32 wrap = bits(x & 31, u64{x & 31} + (y & 31));
+    EXPECT_EQ(got[2 * t], clamp) << "clamp a=" << x << " b=" << y;
+    EXPECT_EQ(got[2 * t + 1], wrap) << "wrap a=" << x << " b=" << y;
+  }
+  EXPECT_EQ(got[2 * (1 * 41 + 2) + 1], 0x6u);  // the ISA's example: bmsk.wrap.b32 d, 1, 2
+}
+
 TEST(EmuInt, Dp4aDp2aEverySignedness) {
   REQUIRE_NVCC();
   const auto a = random_ints<u32>(64, 271), b = random_ints<u32>(64, 272),

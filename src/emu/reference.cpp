@@ -298,6 +298,25 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
         c.set(in.dst[0], w, l, r, in.type);
       }
       break;
+    case Opc::Bmsk:  // the PTX ISA's semantics, word for word
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const std::uint32_t a = static_cast<std::uint32_t>(c.val(in.src[0], w, l)),
+                            b = static_cast<std::uint32_t>(c.val(in.src[1], w, l));
+        const std::uint32_t a1 = a & 0x1f, b1 = b & 0x1f, sum = a1 + b1;
+        std::uint32_t mask0 = ~0u << a1, mask1 = sum >= 32 ? 0u : ~0u << sum;
+        bool overflow = sum >= 32;
+        if (in.mod.clamp) {
+          if (a >= 32) mask0 = 0, overflow = true;
+          if (b >= 32) overflow = true;
+        }
+        if (overflow)
+          mask1 = 0;
+        else if (b1 == 0)
+          mask1 = ~0u;
+        c.set(in.dst[0], w, l, mask0 & ~mask1, Ty::B32);
+      }
+      break;
     case Opc::Prmt:
       if (in.mod.funnel != ptx::Funnel::None) {  // shf.{l,r}.{wrap,clamp}.b32: {b, a} shifted
         const bool right =

@@ -66,6 +66,7 @@ class Form {
   BANKCHECK_FORM(Fma)
   BANKCHECK_FORM(Bfe)
   BANKCHECK_FORM(Bfi)
+  BANKCHECK_FORM(Bmsk)
   BANKCHECK_FORM(Prmt)
   BANKCHECK_FORM(Funnel)
   BANKCHECK_FORM(Lop3)
@@ -309,6 +310,19 @@ void Form::form_Bfi() {
   src(2, t0);
   src(3, Ty::U32);
   src(4, Ty::U32);
+  return;
+}
+
+void Form::form_Bmsk() {
+  ins.op = Opc::Bmsk;
+  ins.type = Ty::B32;
+  if (!has(in, ".b32")) fail(in, "bmsk needs .b32");
+  if (has(in, ".clamp") == has(in, ".wrap")) fail(in, "bmsk needs one of .clamp and .wrap");
+  ins.mod.clamp = has(in, ".clamp");
+  need(3);
+  dst(0, Ty::B32);
+  src(1, Ty::U32);
+  src(2, Ty::U32);
   return;
 }
 

@@ -311,6 +311,7 @@ struct Modifiers {
   MatchMode match = MatchMode::Any;        // match
   bool to_space = false;                   // cvta.to: generic to the space (else the reverse)
   bool shiftamt = false;                   // bfind.shiftamt
+  bool clamp = false;                      // bmsk.clamp (else .wrap)
   bool assert_fail = false;                // trap: the call to __assertfail of a failed assert()
   MatrixMods mx;                           // ldmatrix, stmatrix, mma, cp.async, wmma
   bool nan = false;                        // min/max.NaN: a NaN operand gives NaN

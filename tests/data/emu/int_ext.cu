@@ -1,5 +1,5 @@
 // Extended-precision integer arithmetic (add.cc/addc, sub.cc/subc, mad.cc/madc chains),
-// warpSize (PTX WARP_SZ) and the special registers read as constants.
+// warpSize (PTX WARP_SZ) and the special registers read as constants, bmsk.
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
@@ -78,4 +78,14 @@ __global__ void dot_products(u32* out, const u32* a, const u32* b, const u32* c)
     asm("dp2a.lo.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "r"(z)); o[3] = r;
     asm("dp2a.hi.u32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "r"(z)); o[4] = r;
     asm("dp2a.hi.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "r"(z)); o[5] = r;
+}
+
+// bmsk (CUB's radix sort extracts its digits with it): clamp and wrap of each (a, b) pair.
+__global__ void bit_masks(u32* out, const u32* a, const u32* b) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    u32 c, w;
+    asm("bmsk.clamp.b32 %0, %1, %2;" : "=r"(c) : "r"(a[t]), "r"(b[t]));
+    asm("bmsk.wrap.b32 %0, %1, %2;" : "=r"(w) : "r"(a[t]), "r"(b[t]));
+    out[2 * t] = c;
+    out[2 * t + 1] = w;
 }
