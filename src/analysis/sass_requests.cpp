@@ -127,7 +127,12 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
     by_site[it->second].push_back(&a);
   }
 
-  std::map<FamilyKey, int> family_of;
+  // A family: the sites of one base and op that ptxas merged into SASS requests of one
+  // width. One base can have several (a run of seven loads issued as LDS + LDS.128 +
+  // LDS.64: CUB's BlockReduce); a site with no SASS of its own joins the family of the
+  // nearest site before it (else after it) that has some, the instruction it merged into.
+  std::map<std::pair<FamilyKey, int>, int> family_of;
+  std::map<FamilyKey, std::vector<std::pair<int, int>>> carriers;  // base -> (site, family)
   std::vector<int> family_width;
   for (const auto& [site, list] : by_site) {
     const ptx::Instr& in = k.code[k.sites[static_cast<std::size_t>(site)].instr];
@@ -153,10 +158,10 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
     } else if (list.front()->form == SassAccess::Form::AtomSpinLoop) {
       s.kind = SassSite::Kind::SpinLoop;
     } else if (widest > w && widest % w == 0 && widest <= 16) {
-      auto [it, added] = family_of.emplace(family_key(in), static_cast<int>(family_width.size()));
+      auto [it, added] = family_of.emplace(std::make_pair(family_key(in), widest),
+                                           static_cast<int>(family_width.size()));
       if (added) family_width.push_back(widest);
-      family_width[static_cast<std::size_t>(it->second)] =
-          std::max(family_width[static_cast<std::size_t>(it->second)], widest);
+      carriers[family_key(in)].push_back({site, it->second});
       s.kind = SassSite::Kind::Widened;
       s.family = it->second;
     } else {
@@ -168,13 +173,17 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
   for (std::size_t site = 0; site < k.sites.size(); ++site) {
     const ptx::Instr& in = k.code[k.sites[site].instr];
     if (!shared_access(in) || by_site.count(static_cast<int>(site))) continue;
-    auto it = family_of.find(family_key(in));
-    if (it == family_of.end()) {
+    auto it = carriers.find(family_key(in));
+    if (it == carriers.end()) {
       plan.unmatched_sites.push_back(static_cast<int>(site));
       continue;
     }
+    // by_site is ordered by site, and so is each carrier list.
+    int family = it->second.front().second;
+    for (const auto& [carrier, f] : it->second)
+      if (carrier < static_cast<int>(site)) family = f;
     plan.sites[site].kind = SassSite::Kind::Widened;
-    plan.sites[site].family = it->second;
+    plan.sites[site].family = family;
   }
   for (SassSite& s : plan.sites)
     if (s.kind == SassSite::Kind::Widened)

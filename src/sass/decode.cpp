@@ -66,6 +66,7 @@ constexpr OpName kOpcodes[] = {
     {0x091, "ULEA"},
     {0x092, "ULOP3"},
     {0x099, "USHF"},
+    {0x09b, "UBMSK"},
     {0x0a4, "UIMAD"},
     {0x0a5, "UIMAD"},
     {0x0b9, "ULDC"},
