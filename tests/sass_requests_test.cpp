@@ -124,6 +124,30 @@ TEST(SassPlan, AWiderSassInstructionWidensItsFamily) {
   EXPECT_TRUE(plan.unmatched_sites.empty());
 }
 
+TEST(SassPlan, OneBaseCanCarrySeveralWidths) {
+  // Seven scalar loads [r+12] .. [r+36] as ptxas issues them for CUB's BlockReduce: LDS on
+  // the first, LDS.128 on the second (covering +16 .. +28), LDS.64 on the sixth (+32, +36).
+  // Each load without SASS joins the instruction before it: three requests a warp, where
+  // giving the family the widest width left +32 and +36 to issue alone (four).
+  const Kernel k = load(
+      "  shl.b32 %r21, %r2, 6;\n  add.s32 %r22, %r20, %r21;\n"
+      "  ld.shared.f32 %f1, [%r22+12];\n  ld.shared.f32 %f2, [%r22+16];\n"
+      "  ld.shared.f32 %f3, [%r22+20];\n  ld.shared.f32 %f4, [%r22+24];\n"
+      "  ld.shared.f32 %f5, [%r22+28];\n  ld.shared.f32 %f6, [%r22+32];\n"
+      "  ld.shared.f32 %f7, [%r22+36];\n");
+  const an::SassPlan plan =
+      an::plan_sass(k.k(), {lds(k.line("[%r22+12]"), 4, "LDS"), lds(k.line("[%r22+16]"), 16, "LDS.128"),
+                            lds(k.line("[%r22+32]"), 8, "LDS.64")});
+  EXPECT_EQ(plan.families, 2);
+  EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site("[%r22+12]"))].kind, an::SassSite::Kind::Same);
+  for (const char* s : {"[%r22+16]", "[%r22+20]", "[%r22+28]"})
+    EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site(s))].width, 16) << s;
+  for (const char* s : {"[%r22+32]", "[%r22+36]"})
+    EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site(s))].width, 8) << s;
+  const auto events = run(k, plan);
+  EXPECT_EQ(events.size(), 3u * 2);  // two warps
+}
+
 TEST(SassPlan, SitesWithoutSassAndNoWiderNeighbourAreUnmatched) {
   const Kernel k = load(
       "  shl.b32 %r21, %r2, 4;\n  add.s32 %r22, %r20, %r21;\n  add.s32 %r23, %r20, %r21;\n"
