@@ -491,6 +491,36 @@ TEST(SassCubin, ExamplesMatchListingsAndPtxasRegisterCounts) {
 
 // Hostile input: every truncation and thousands of bit flips of a real cubin either
 // parse or give an error with a message; none crashes (run under the sanitizer build too).
+// The cubin's .debug_line rows per instruction, where Nsight Compute lists it: the H100
+// runs' cubins (bench/check/results_new/tuned), against the per-line source counters there.
+TEST(SassCubin, SourceLinesAreTheDebugLineRowsAtTheAddress) {
+  const auto lines_at = [](const std::string& cubin, const std::string& kernel,
+                           std::uint64_t offset) {
+    std::set<std::string> out;
+    auto m = read_module(bytes_of(kSource / "bench/check/results_new/tuned" / cubin));
+    EXPECT_TRUE(m.ok());
+    if (!m.ok()) return out;
+    for (const auto& k : m.value().kernels)
+      if (k.name == kernel)
+        for (const auto& [f, line] : k.source_lines.at(offset / 16)) {
+          const std::string& path = m.value().source_files.at(f);
+          out.insert(path.substr(path.rfind('/') + 1) + ":" + std::to_string(line));
+        }
+    return out;
+  };
+  // CUB's BlockReduce: an LDS.128 at 0x240 under two lines, the LDS at 0x230 under the
+  // rows at 0x200; Nsight lists them so (cub.source.csv).
+  EXPECT_EQ(lines_at("cub.sm_90.cubin", "_Z9block_sumPKfPf", 0x240),
+            (std::set<std::string>{"block_reduce_warp_reductions.cuh:143",
+                                   "block_reduce_warp_reductions.cuh:146"}));
+  EXPECT_EQ(lines_at("cub.sm_90.cubin", "_Z9block_sumPKfPf", 0x230),
+            (std::set<std::string>{"block_reduce_warp_reductions.cuh:143",
+                                   "block_reduce_warp_reductions.cuh:192"}));
+  // cg::reduce's executed LDS: one row, though its inline chain reaches the kernel's line.
+  EXPECT_EQ(lines_at("classic.sm_90.cubin", "_Z11cg_tile_sumPKiPi", 0x5d0),
+            (std::set<std::string>{"reduce.h:194"}));
+}
+
 TEST(SassRobustness, TruncatedAndBitFlippedCubinsGiveErrors) {
   auto good = bytes_of(data("forms_ptxas.cubin"));
   ASSERT_TRUE(read_module(good).ok());

@@ -295,7 +295,89 @@ void check_launch(const ptx::Kernel& k, const emu::Launch& launch, const model::
 
 // The per-site report of a run: notes (sites without a bank rule, emulator notes once per
 // instruction) and the sites seen, in source order.
-void collect_sites(const ptx::Kernel& k, const CtaResults& r, analysis::KernelReport& rep) {
+// The lines Nsight Compute lists a site's SASS under: the cubin's .debug_line rows at its
+// instructions' addresses, as (program file, line). Files are matched to the program's by
+// their real path; a row in a file the program does not name is left out.
+// The program's file index of each of the cubin's .debug_line files (-1: none), by path.
+std::vector<int> program_files_of_sass(const Loaded& l) {
+  std::vector<int> out;
+  if (!l.sass) return out;
+  const auto real = [](const std::string& f) {
+    std::error_code ec;
+    const auto c = std::filesystem::weakly_canonical(f, ec);
+    return ec ? std::filesystem::path(f).lexically_normal().string() : c.string();
+  };
+  std::vector<std::string> program;
+  for (const std::string& f : l.program.files) program.push_back(f.empty() ? f : real(f));
+  for (const std::string& f : l.sass->source_files) {
+    int index = -1;
+    if (!f.empty()) {
+      const std::string want = real(f);
+      for (std::size_t p = 0; p < program.size() && index < 0; ++p)
+        if (!program[p].empty() && program[p] == want) index = static_cast<int>(p);
+    }
+    out.push_back(index);
+  }
+  return out;
+}
+
+std::vector<ptx::SourcePos> nsight_lines(const Loaded& l, const ptx::Kernel& k,
+                                         const std::vector<int>& file_of,
+                                         const std::vector<std::uint32_t>& offsets) {
+  std::vector<ptx::SourcePos> out;
+  if (!l.sass || offsets.empty()) return out;
+  const sass::Kernel* sk = l.sass->find(k.name);
+  if (!sk || sk->source_lines.empty()) return out;
+  // A site ptxas issued as several copies (a loop peeled, a path duplicated) is counted on
+  // the lines every copy has: which copy ran is not known, and a copy that never runs
+  // shows its other lines with no executions.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> common;
+  bool first = true;
+  for (const std::uint32_t off : offsets) {
+    const std::size_t i = off / 16;
+    if (i >= sk->source_lines.size() || sk->source_lines[i].empty()) continue;
+    if (first) {
+      common = sk->source_lines[i];
+      first = false;
+      continue;
+    }
+    std::erase_if(common, [&](const auto& fl) {
+      return std::find(sk->source_lines[i].begin(), sk->source_lines[i].end(), fl) ==
+             sk->source_lines[i].end();
+    });
+  }
+  for (const auto& [f, line] : common) {
+    if (f >= file_of.size() || file_of[f] < 0) continue;
+    const ptx::SourcePos pos{file_of[f], static_cast<int>(line), 0};
+    if (std::none_of(out.begin(), out.end(), [&](const ptx::SourcePos& q) {
+          return q.file == pos.file && q.line == pos.line;
+        }))
+      out.push_back(pos);
+  }
+  return out;
+}
+
+// A site the SASS plan does not follow (global and generic accesses): the memory
+// instructions the line table ties to its PTX line.
+std::vector<std::uint32_t> memory_instructions_of(const Loaded& l, const ptx::Kernel& k,
+                                                  int ptx_line) {
+  std::vector<std::uint32_t> out;
+  if (!l.sass || ptx_line <= 0) return out;
+  const sass::Kernel* sk = l.sass->find(k.name);
+  if (!sk) return out;
+  for (std::size_t i = 0; i < sk->instructions.size() && i < sk->ptx_lines.size(); ++i) {
+    if (sk->ptx_lines[i] != static_cast<std::uint32_t>(ptx_line)) continue;
+    const std::string_view m = sk->instructions[i].mnemonic;
+    if (m == "LD" || m == "ST" || m == "LDG" || m == "STG" || m == "REDG" || m == "ATOMG" ||
+        m == "LDS" || m == "STS")
+      out.push_back(static_cast<std::uint32_t>(sk->instructions[i].offset));
+  }
+  return out;
+}
+
+void collect_sites(const Loaded& l, const ptx::Kernel& k, const CtaResults& r,
+                   analysis::KernelReport& rep) {
+  const std::vector<int> file_of = program_files_of_sass(l);
   for (const int site : r.stats->refused_sites()) {
     const auto& st = k.sites[static_cast<size_t>(site)];
     rep.notes.push_back(
@@ -326,6 +408,9 @@ void collect_sites(const ptx::Kernel& k, const CtaResults& r, analysis::KernelRe
     sr.stats = st;
     if (i < r.plan.sites.size()) {
       sr.sass = r.plan.sites[i].opcodes;
+      sr.nsight_lines = nsight_lines(l, k, file_of, r.plan.sites[i].offsets.empty()
+                                               ? memory_instructions_of(l, k, site.ptx_line)
+                                               : r.plan.sites[i].offsets);
       // No source line in the PTX: the line Nsight Compute lists its SASS on.
       if (const ptx::SourcePos& p = r.plan.sites[i].placed; sr.line == 0 && p.line > 0) {
         sr.file = p.file;
@@ -404,7 +489,7 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
   rep.ctas_analysed = r.ctas_done;
   rep.warp_instructions = r.warp_instructions;
   run.recorder = std::move(r.recorder);
-  collect_sites(k, r, rep);
+  collect_sites(l, k, r, rep);
   for (size_t i = 0; i < rep.args.size(); ++i)
     if (rep.args[i].is_buffer)
       if (auto* b = mem.find(run.arg_buffers[i], 1)) rep.args[i].touched = b->max_touched.load();

@@ -250,6 +250,12 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
           frames.push_back({{"file", source_path(r, f.file)}, {"line", f.line}, {"col", f.col}});
         sj["inlined"] = frames;
       }
+      if (!s.nsight_lines.empty()) {
+        json at = json::array();
+        for (const auto& f : s.nsight_lines)
+          at.push_back({{"file", source_path(r, f.file)}, {"line", f.line}});
+        sj["nsight_lines"] = at;
+      }
       if (s.rewritten) sj["ptx"] = ptx_level(s.ptx_stats);
       sites.push_back(sj);
     }

@@ -38,6 +38,17 @@ Result<Module> read_module(std::span<const std::uint8_t> cubin) {
     m.has_line_info = true;
   }
 
+  // .debug_line only says where Nsight lists each instruction: a cubin whose program is
+  // unreadable keeps its SASS, without those lines.
+  LineTable source;
+  if (elf.find(".debug_line")) {
+    auto source_or = read_line_table(elf, ".debug_line");
+    if (source_or) {
+      source = std::move(source_or).value();
+      m.source_files = source.files;
+    }
+  }
+
   for (std::size_t si = 0; si < elf.sections.size(); ++si) {
     const Section& s = elf.sections[si];
     if (!s.name.starts_with(".text.")) continue;
@@ -75,6 +86,29 @@ Result<Module> read_module(std::span<const std::uint8_t> cubin) {
       std::uint64_t end = r + 1 < rows.size() ? rows[r + 1]->address : text.size();
       for (std::uint64_t a = begin / 16; a < k.instructions.size() && a * 16 < end; ++a)
         k.ptx_lines[a] = rows[r]->line;
+    }
+    // .debug_line: the rows sharing an address all hold from it up to the next address.
+    k.source_lines.assign(k.instructions.size(), {});
+    std::vector<const LineRow*> src_rows;
+    for (const LineRow& r : source.rows)
+      if (r.symbol == symbol && !r.end_sequence) src_rows.push_back(&r);
+    for (std::size_t r = 0; r < src_rows.size();) {
+      std::size_t e = r;
+      while (e < src_rows.size() && src_rows[e]->address == src_rows[r]->address) ++e;
+      const std::uint64_t begin = src_rows[r]->address;
+      const std::uint64_t end = e < src_rows.size() ? src_rows[e]->address : text.size();
+      for (std::uint64_t a = begin / 16; a < k.instructions.size() && a * 16 < end; ++a) {
+        auto& at = k.source_lines[a];
+        at.clear();
+        for (std::size_t j = r; j < e; ++j) {
+          const std::uint32_t f = src_rows[j]->file;  // an index into source.files
+          if (f >= source.files.size() || source.files[f].empty() || src_rows[j]->line == 0)
+            continue;
+          const std::pair<std::uint32_t, std::uint32_t> fl{f, src_rows[j]->line};
+          if (std::find(at.begin(), at.end(), fl) == at.end()) at.push_back(fl);
+        }
+      }
+      r = e;
     }
     mark_aggregated(k);
     m.kernels.push_back(std::move(k));

@@ -54,6 +54,9 @@ struct SiteReport {
   SiteStats ptx_stats;
   // Its inline stack's innermost frame in each other file (ptx::Site::inlined).
   std::vector<ptx::SourcePos> inlined;
+  // The lines Nsight Compute lists its SASS instructions under: the cubin's .debug_line
+  // rows at their addresses (several when rows share an address); empty without SASS.
+  std::vector<ptx::SourcePos> nsight_lines;
   // Its whole inline stack, innermost first (ptx::Site::stack); empty when not inlined.
   std::vector<ptx::SourcePos> stack;
   model::Schedule worst_schedule;  // of stats.worst (shared sites with a worst request)

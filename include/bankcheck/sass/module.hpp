@@ -22,11 +22,16 @@ struct Kernel {
   std::uint32_t registers = 0;  // per thread, as `ptxas -v` reports ("Used N registers")
   std::vector<Instruction> instructions;
   std::vector<std::uint32_t> ptx_lines;  // parallel to instructions; 0 = no line
+  // Parallel to instructions: the CUDA lines `.debug_line` gives the instruction's address
+  // (every row at the last address at or before it; several when rows share an address),
+  // as (index into Module::source_files, line). They are where Nsight Compute lists it.
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> source_lines;
 };
 
 struct Module {
   std::uint32_t sm = 0;        // e.g. 90, from the ELF flags
   bool has_line_info = false;  // the cubin had .nv_debug_line_sass (-lineinfo)
+  std::vector<std::string> source_files;  // .debug_line's file names, directory joined
   std::vector<Kernel> kernels;
   const Kernel* find(std::string_view name) const;
 };
