@@ -60,8 +60,9 @@ SPACES = {
 def compare(example, report, space):
     """Rows (kernel, file:line, ncu's SASS, bankcheck's SASS, ncu cost, ncu ideal, ours, ours
     ideal, verdict) and the count of differences, for one example and memory space. As
-    Nsight Compute does, a site counts on every line of its inline stack (the helper's own
-    line in its header, and the caller's)."""
+    Nsight Compute does, a site counts on every line the cubin's .debug_line gives its SASS
+    instructions (nsight_lines: the helper's line in its header, and the caller's where
+    ptxas wrote a row for it)."""
     (cost, ideal), (suffix, m_cost, m_ideal) = SPACES[space]
     measured = load_measured(example, suffix)
     ours, sass = {}, {}
@@ -75,7 +76,11 @@ def compare(example, report, space):
             if s["space"] != space or (space == "global" and (s["op"] not in ("load", "store") or
                                                               s["ptx_line"] in ldgsts)):
                 continue
-            frames = [(s["file"], s["line"])] + [(f["file"], f["line"]) for f in s.get("inlined", [])]
+            # Where Nsight lists it: the cubin's .debug_line rows of its SASS (nsight_lines);
+            # without SASS, its line and its inline frames in other files.
+            frames = ([(f["file"], f["line"]) for f in s["nsight_lines"]] if s.get("nsight_lines")
+                      else [(s["file"], s["line"])] + [(f["file"], f["line"])
+                                                         for f in s.get("inlined", [])])
             for file, line in frames:
                 key = (k["name"], os.path.basename(file), line)
                 a, b = ours.get(key, (0, 0))
@@ -92,6 +97,7 @@ def compare(example, report, space):
         ncu_sass = m["sass_opcodes"] if m else "-"
         our_sass = ",".join(op if n == 1 else f"{op}*{n}" for op, n in sass.get(key, {}).items()) or "-"
         reason = KNOWN.get((example, kernel, file, line, space))
+        USED.add((example, kernel, file, line, space))
         if reason is None:
             verdict = "yes" if hw == bc else "NO"
             failed += hw != bc
@@ -107,6 +113,7 @@ def compare(example, report, space):
 # Differences understood but not yet removed (--known FILE): (example, kernel, file name,
 # line, space) -> the reason, from a TSV with those columns and `reason`.
 KNOWN = {}
+USED = set()  # the (example, kernel, file, line, space) keys compared
 
 
 def load_known(path):
@@ -147,6 +154,10 @@ def main():
             rows, bad = compare(ex, report, space)
             table.extend(rows)
             failed += bad
+    # A known difference on a line neither side lists any more is stale: it fails too.
+    for key in sorted(k for k in KNOWN if k[0] in examples and k not in USED):
+        print(f"known difference on no compared line: {' '.join(map(str, key))}")
+        failed += 1
     passed = sum(len(t) for t in tables.values()) - failed
     text = ("### Shared memory: wavefronts\n\n" + markdown(tables["shared"], "wavefronts") +
             "\n### Global memory: 32-byte sectors (L2 Theoretical Sectors Global)\n\n" +
