@@ -332,7 +332,10 @@ __global__ void k(float* out) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("bankcheck: " + cu + ": nvcc printed:\n"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("\"TILE\" redefined"), std::string::npos) << r.err;
-  EXPECT_NO_THROW((void)nlohmann::json::parse(r.out));  // the report stays on stdout alone
+  EXPECT_NO_THROW({  // the report stays on stdout alone
+    const auto report = nlohmann::json::parse(r.out);
+    EXPECT_TRUE(report.is_object());
+  });
   const auto fix = run_tool({"fix", cu, "--format", "json"});
   EXPECT_EQ(fix.exit_code, 0) << fix.err;
   EXPECT_NE(fix.err.find("bankcheck: " + cu + ": nvcc printed:\n"), std::string::npos) << fix.err;

@@ -21,7 +21,9 @@ TEST(CudaSource, CodeKeepsColumnsAndDropsCommentsAndLiterals) {
   const std::string code = ex::code_only(text);
   ASSERT_EQ(code.size(), text.size());
   for (std::size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n') EXPECT_EQ(code[i], '\n') << i;
+    if (text[i] == '\n') {
+      EXPECT_EQ(code[i], '\n') << i;
+    }
   EXPECT_EQ(ex::code_lines(text)[0], "a =         ;     ");
   EXPECT_EQ(ex::code_lines(text)[1], "b =     ;       ");
   EXPECT_EQ(ex::code_lines(text)[2], "       c = 1'000;");  // a digit separator is not a char

@@ -2543,7 +2543,7 @@ TEST(EmuInt, CarryChains) {
   L.args = {{"out", zeros(4 * 64 * 12)}, {"a", file_arg(a)}, {"b", file_arg(b)}};
   const Result r = run_k("int_ext.cu", "carry_chains", L);
   const auto got = r.get<u32>("out", 64 * 12);
-  using u128 = unsigned __int128;
+  __extension__ typedef unsigned __int128 u128;
   for (int t = 0; t < 64; ++t) {
     const u64 x = a[static_cast<size_t>(t)], y = b[static_cast<size_t>(t)];
     const u128 s = u128{x} + y, d = u128{x} - y, p = u128{x} * y;

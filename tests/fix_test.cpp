@@ -674,7 +674,9 @@ TEST(Fix, PaddingThatCostsOccupancyRanksBelowTheFreeFixes) {
   EXPECT_EQ(tile->suggestions.back().occupancy_after.limiter,
             bankcheck::model::Limiter::SharedMemory);
   for (const auto& a : kf.arrays)
-    if (a.name == "factor") EXPECT_TRUE(a.suggestions.empty());
+    if (a.name == "factor") {
+      EXPECT_TRUE(a.suggestions.empty());
+    }
 }
 
 // The replayed "before" of each array is what check counted for its sites, and each

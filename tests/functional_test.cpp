@@ -923,7 +923,9 @@ TEST(Examples, TensorWmmaLinesEqualH100) {
       EXPECT_EQ(v[2], it->second[2]);
       // The tile copies' loops run through ptxas's unrolled code, whose predicated-off
       // copies count as executed: their instructions are not comparable.
-      if (std::get<1>(key) == "mma.hpp") EXPECT_EQ(v[0], it->second[0]);
+      if (std::get<1>(key) == "mma.hpp") {
+        EXPECT_EQ(v[0], it->second[0]);
+      }
       ++compared;
     }
   }

@@ -388,7 +388,9 @@ std::pair<int, int> replay_ca_from(const std::string& patterns_file, const std::
     EXPECT_TRUE(v.ok());
     const double wf = wavefronts(launches[i], "ldgsts");
     // The kernel-level conflict counter is the excess over the store rule's ideal.
-    if (v.wavefronts == wf) EXPECT_EQ(static_cast<double>(v.excess()), conflicts(launches[i], "ldgsts"));
+    if (v.wavefronts == wf) {
+      EXPECT_EQ(static_cast<double>(v.excess()), conflicts(launches[i], "ldgsts"));
+    }
     if (std::any_of(loose.begin(), loose.end(),
                     [&](const std::string& f) { return p.id.find(f) != std::string::npos; })) {
       EXPECT_LE(v.wavefronts, wf);

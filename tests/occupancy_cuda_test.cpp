@@ -158,7 +158,7 @@ unsigned their_bit(Limiter l) { return their_mask(limiter_bit(l)); }
 // out: they never change the number of blocks.
 unsigned barrier_tie(int cc, const Occupancy& o) {
   return cc >= 120 && o.ok() && (o.limiter_mask & limiter_bit(Limiter::Blocks)) != 0
-             ? OCC_LIMIT_BARRIERS
+             ? static_cast<unsigned>(OCC_LIMIT_BARRIERS)
              : 0u;
 }
 

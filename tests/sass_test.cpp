@@ -189,13 +189,18 @@ TEST(SassListing, EveryInstructionDecodesAsCuobjdumpPrintsIt) {
       EXPECT_EQ(i.addr, a.reg);
       EXPECT_EQ(i.uniform, a.ur);
       EXPECT_EQ(i.imm, a.imm);
-      if (at == 1) EXPECT_EQ(i.dst, reg_number(ops[0]));  // LDS / LDSM / ATOMS destination
-      if (i.shared == SharedOp::STS || i.shared == SharedOp::STSM)
+      if (at == 1) {
+        EXPECT_EQ(i.dst, reg_number(ops[0]));  // LDS / LDSM / ATOMS destination
+      }
+      if (i.shared == SharedOp::STS || i.shared == SharedOp::STSM) {
         EXPECT_EQ(i.src, reg_number(operand(ops, at + 1)));
+      }
       if (i.shared == SharedOp::ATOMS) {
         // ATOMS.POPC.INC has no source operand: the decoder says RZ.
         EXPECT_EQ(i.src, ops.size() > at + 1 ? reg_number(ops[at + 1]) : kRZ);
-        if (ops.size() > at + 2) EXPECT_EQ(i.src2, reg_number(ops[at + 2]));
+        if (ops.size() > at + 2) {
+          EXPECT_EQ(i.src2, reg_number(ops[at + 2]));
+        }
       }
       if (i.shared == SharedOp::LDGSTS) {
         auto [ur, reg] = parse_desc(operand(ops, at + 1));
@@ -544,7 +549,9 @@ TEST(SassRobustness, TruncatedAndBitFlippedCubinsGiveErrors) {
       bad[at] ^= std::uint8_t(1u << (rng() % 8));
     }
     auto r = read_module(bad);
-    if (!r.ok()) EXPECT_FALSE(r.error().message.empty());
+    if (!r.ok()) {
+      EXPECT_FALSE(r.error().message.empty());
+    }
   }
   EXPECT_FALSE(read_module({}).ok());
   std::vector<std::uint8_t> noise(4096);
