@@ -125,14 +125,18 @@ bool selected(const Loaded& l, const CheckOptions& o, const std::string& mangled
 // Headers nvcc names through its own directory ("/usr/local/cuda/bin/../targets/...")
 // are shown by their real path: the same header reads the same whichever nvcc found it
 // (a symlinked toolkit, another PATH), and without the "bin/..".
+std::string real_path(const std::string& f) {
+  std::error_code ec;
+  const std::filesystem::path c = std::filesystem::weakly_canonical(f, ec);
+  return ec ? std::filesystem::path(f).lexically_normal().string() : c.string();
+}
+
 void canonical_header_paths(ptx::Program& p) {
   for (size_t i = 0; i < p.files.size(); ++i) {
     std::string& f = p.files[i];
     if (static_cast<int>(i) == p.main_file || f.empty() || f[0] != '/') continue;
     if (f.find("/../") == std::string::npos && f.find("/./") == std::string::npos) continue;
-    std::error_code ec;
-    const std::filesystem::path c = std::filesystem::weakly_canonical(f, ec);
-    f = ec ? std::filesystem::path(f).lexically_normal().string() : c.string();
+    f = real_path(f);
   }
 }
 
@@ -302,17 +306,12 @@ void check_launch(const ptx::Kernel& k, const emu::Launch& launch, const model::
 std::vector<int> program_files_of_sass(const Loaded& l) {
   std::vector<int> out;
   if (!l.sass) return out;
-  const auto real = [](const std::string& f) {
-    std::error_code ec;
-    const auto c = std::filesystem::weakly_canonical(f, ec);
-    return ec ? std::filesystem::path(f).lexically_normal().string() : c.string();
-  };
   std::vector<std::string> program;
-  for (const std::string& f : l.program.files) program.push_back(f.empty() ? f : real(f));
+  for (const std::string& f : l.program.files) program.push_back(f.empty() ? f : real_path(f));
   for (const std::string& f : l.sass->source_files) {
     int index = -1;
     if (!f.empty()) {
-      const std::string want = real(f);
+      const std::string want = real_path(f);
       for (std::size_t p = 0; p < program.size() && index < 0; ++p)
         if (!program[p].empty() && program[p] == want) index = static_cast<int>(p);
     }

@@ -156,6 +156,19 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
   // ran before the others were committed would depend on timing, and they write global
   // memory that later kernels of the file may read.
   bool sample_done = false;
+  // A committed (or uncounted) slot, emptied for the next round.
+  auto recycle = [&](auto it) {
+    Slot& s = *it->second;
+    s.stats->clear();
+    s.ptx_stats->clear();
+    if (s.recorder) s.recorder = std::make_unique<analysis::SharedRecorder>();
+    s.notes.clear();
+    s.unwritten_reads.clear();
+    s.executed = 0;
+    s.error.reset();
+    spare.push_back(std::move(it->second));
+    pending.erase(it);
+  };
   auto commit = [&]() {
     for (auto it = pending.find(committed); !stop && it != pending.end();
          it = pending.find(committed)) {
@@ -163,15 +176,7 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
       if (!sample_done && sampled_enough(committed)) sample_done = true;
       if (sample_done) {
         committed = s.handed;
-        s.stats->clear();
-        s.ptx_stats->clear();
-        if (s.recorder) s.recorder = std::make_unique<analysis::SharedRecorder>();
-        s.notes.clear();
-        s.unwritten_reads.clear();
-        s.executed = 0;
-        s.error.reset();
-        spare.push_back(std::move(it->second));
-        pending.erase(it);
+        recycle(it);
         continue;
       }
       r.stats->merge(*s.stats);
@@ -189,14 +194,7 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
       done += s.end - committed;
       if (o.progress) o.progress->ctas_done.store(done, std::memory_order_relaxed);
       committed = s.end;
-      s.stats->clear();
-      s.ptx_stats->clear();
-      if (s.recorder) s.recorder = std::make_unique<analysis::SharedRecorder>();
-      s.notes.clear();
-      s.unwritten_reads.clear();
-      s.executed = 0;
-      spare.push_back(std::move(it->second));
-      pending.erase(it);
+      recycle(it);
     }
     if (committed >= order.size()) stop = true;
     if (!stop && committed == round_end && (sample_done || sampled_enough(committed))) stop = true;
