@@ -2,8 +2,8 @@
 // million) for seed 004's shared-memory transpose and the tiled matrix multiply, with
 // and without the bank analysis listening, and mma.sync's own throughput (BM_MmaSync:
 // m16n8k16 f16 multiply-accumulates per second). BM_Grid*: the whole grid of one kernel
-// as `check --blocks all --threads 1` runs it after nvcc (run_ctas: the emulator, the
-// SASS requests where ptxas could be run at set-up, the bank analysis), in seconds. The
+// as `check --blocks all --threads 1` runs it after nvcc (KernelAnalysis: the emulator,
+// the SASS requests where ptxas could be run at set-up, the bank analysis), in seconds. The
 // PTX under bench/data was made by nvcc 13.0 (-arch=sm_90 -lineinfo) from
 // examples/transpose.cu, examples/matmul.cu and bench/data/mma.cu.
 #include <benchmark/benchmark.h>
@@ -12,9 +12,7 @@
 #include <cstring>
 
 #include "bankcheck/analysis/site_stats.hpp"
-#include "bankcheck/driver/check.hpp"
-#include "cta_plan.hpp"
-#include "run_ctas.hpp"
+#include "bankcheck/driver/engine.hpp"
 
 namespace {
 
@@ -80,18 +78,20 @@ void BM_MatmulTiled(benchmark::State& state) {
   run(state, *s, state.range(0) != 0);
 }
 
-// The whole grid on one thread, every CTA counted.
-void grid(benchmark::State& state, Setup& s, const char* name) {
+// The whole grid on one thread, every CTA counted: one launch of the kernel's analysis.
+void grid(benchmark::State& state, Setup& s) {
   driver::CheckOptions o;
   o.threads = 1;
-  const driver::CtaPlan plan = driver::plan_ctas(
-      std::uint64_t{s.launch.grid.x} * s.launch.grid.y * s.launch.grid.z, "all");
+  driver::KernelLaunch launch;
+  launch.kernel = s.kernel;
+  launch.launch = s.launch;
+  launch.blocks = "all";
+  launch.memory = &s.memory;
   std::uint64_t instructions = 0;
   for (auto _ : state) {
-    const driver::CtaResults r =
-        driver::run_ctas(s.loaded, *s.kernel, s.launch, plan, model::kDefaultArch, o, name,
-                         s.memory);
-    instructions += r.warp_instructions;
+    driver::KernelAnalysis a(s.loaded, *s.kernel, model::kDefaultArch, o);
+    a.run(launch);
+    instructions += a.report().warp_instructions;
   }
   state.counters["warp_instructions_per_s"] =
       benchmark::Counter(static_cast<double>(instructions), benchmark::Counter::kIsRate);
@@ -100,7 +100,7 @@ void grid(benchmark::State& state, Setup& s, const char* name) {
 
 void BM_GridTransposeShared(benchmark::State& state) {
   static auto s = make("transpose.ptx", "transposeShared", {256, 256, 1}, {32, 32, 1}, {});
-  grid(state, *s, "transposeShared");
+  grid(state, *s);
 }
 
 void BM_GridMatmulTiled(benchmark::State& state) {
@@ -108,7 +108,7 @@ void BM_GridMatmulTiled(benchmark::State& state) {
       make("matmul.ptx", "matmul_tiled", {32, 32, 1}, {32, 32, 1}, {4 << 20, 4 << 20, 4 << 20, 0});
   const int n = 1024;
   std::memcpy(s->launch.params.data() + s->kernel->params[3].offset, &n, 4);
-  grid(state, *s, "matmul_tiled");
+  grid(state, *s);
 }
 
 // Target: a default `check` of a 4096^3 HGEMM (70 CTAs of 4 warps, 64 K-tiles of 32

@@ -128,41 +128,31 @@ inline void expect_same_memory(GlobalMemory& fast, GlobalMemory& ref, const std:
   }
 }
 
-// Sets the process-wide emulator options for one scope.
-class ScopedOptions {
- public:
-  explicit ScopedOptions(const Emulator::Options& o) : saved_(Emulator::default_options()) {
-    Emulator::default_options() = o;
-  }
-  ~ScopedOptions() { Emulator::default_options() = saved_; }
-
- private:
-  Emulator::Options saved_;
-};
-
-// Runs `run` with the fast tier on, then off (each with its own event log), compares the
-// error (its message) and the events, and hands both results to `compare` (memory).
-// Returns the fast run's result; rethrows the fast run's error.
+// Runs `run` with the emulator options of the fast tier, then of the reference (each with
+// its own event log as the tap), compares the error (its message) and the events, and hands
+// both results to `compare` (memory). Returns the fast run's result; rethrows the fast
+// run's error.
 template <typename R>
-R run_both_tiers_with(const std::string& what, const std::function<R()>& run,
+R run_both_tiers_with(const std::string& what,
+                      const std::function<R(const Emulator::Options&)>& run,
                       const std::function<void(R&, R&)>& compare) {
   EventLog fast_log, ref_log;
   std::optional<R> fast, ref;
   std::string fast_error, ref_error;
   std::exception_ptr fast_exception;
   {
-    ScopedOptions o({.fast = true, .tap = &fast_log});
+    const Emulator::Options o{.fast = true, .tap = &fast_log};
     try {
-      fast.emplace(run());
+      fast.emplace(run(o));
     } catch (const std::exception& e) {
       fast_error = e.what();
       fast_exception = std::current_exception();
     }
   }
   {
-    ScopedOptions o({.fast = false, .tap = &ref_log});
+    const Emulator::Options o{.fast = false, .tap = &ref_log};
     try {
-      ref.emplace(run());
+      ref.emplace(run(o));
     } catch (const std::exception& e) {
       ref_error = e.what();
     }
@@ -180,7 +170,7 @@ R run_both_tiers_with(const std::string& what, const std::function<R()>& run,
 
 // The same for a run in one GlobalMemory (`memory_of` finds it in the result).
 template <typename R>
-R run_both_tiers(const std::string& what, const std::function<R()>& run,
+R run_both_tiers(const std::string& what, const std::function<R(const Emulator::Options&)>& run,
                  const std::function<GlobalMemory&(R&)>& memory_of) {
   return run_both_tiers_with<R>(what, run, [&](R& fast, R& ref) {
     expect_same_memory(memory_of(fast), memory_of(ref), what);

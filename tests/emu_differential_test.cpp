@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 
 namespace drv = bankcheck::driver;
@@ -57,9 +57,11 @@ TEST_P(Example, FastTierEqualsReference) {
   o.arch = "sm_90";
   const drv::Loaded loaded = drv::load(o);
   const auto& arch = drv::find_arch(o);
-  auto run = [&] {
+  auto run = [&](const emu::Emulator::Options& eo) {
     Runs r;
-    drv::run_selected(loaded, o, arch, [&](const bankcheck::ptx::Kernel&, drv::KernelRun& k) {
+    drv::CheckOptions tier = o;
+    tier.emulator = eo;
+    drv::run_selected(loaded, tier, arch, [&](const bankcheck::ptx::Kernel&, drv::KernelRun& k) {
       r.memories.push_back(std::move(k.memory));
       for (const auto& s : k.report.sites) r.events += s.stats.requests;
     });

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/model/arch.hpp"
 #include "emu_differential.hpp"
@@ -131,7 +131,10 @@ std::vector<u32> run(const std::string& kernel, unsigned threads, u64 out_words,
   o.threads = 1;
   drv::KernelRun r = emu::testing::run_both_tiers<drv::KernelRun>(
       "half.cu " + kernel,
-      [&] { return drv::run_kernel(l, *k, s, *bankcheck::model::find_arch("sm_90"), o); },
+      [&](const emu::Emulator::Options& eo) {
+        o.emulator = eo;
+        return drv::run_kernel(l, *k, s, *bankcheck::model::find_arch("sm_90"), o);
+      },
       [](drv::KernelRun& x) -> emu::GlobalMemory& { return *x.memory; });
   std::vector<u32> out(out_words);
   std::memcpy(out.data(), r.memory->find(r.arg_buffers[0], 1)->data(), out_words * 4);

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/model/arch.hpp"
 #include "emu_differential.hpp"
@@ -93,7 +93,11 @@ drv::KernelRun run(const std::string& kernel, const Launch& L) {
   s.blocks = "all";
   return emu::testing::run_both_tiers<drv::KernelRun>(
       "mbarrier.cu " + kernel,
-      [&] { return drv::run_kernel(l, *k, s, *bankcheck::model::find_arch("sm_90"), options()); },
+      [&](const emu::Emulator::Options& eo) {
+        drv::CheckOptions o = options();
+        o.emulator = eo;
+        return drv::run_kernel(l, *k, s, *bankcheck::model::find_arch("sm_90"), o);
+      },
       [](drv::KernelRun& x) -> emu::GlobalMemory& { return *x.memory; });
 }
 

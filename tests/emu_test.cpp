@@ -22,12 +22,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/emu/emulator.hpp"
 #include "bankcheck/emu/lanes.hpp"
@@ -235,8 +236,10 @@ void dump_for_gpu(const std::string& file, const Result& r, const Launch& launch
 // (emu_differential.hpp: CTAs in parallel may order global atomics differently): the same
 // memory, error and access events, or the test fails. The tests then check a run of the
 // launch as given (its thread count).
-Result run_k(const std::string& file, const std::string& kernel, const Launch& launch) {
-  auto run = [&](unsigned threads) {
+// With `tier`, one run of the launch with those emulator options instead.
+Result run_k(const std::string& file, const std::string& kernel, const Launch& launch,
+             const std::optional<emu::Emulator::Options>& tier = std::nullopt) {
+  auto run = [&](unsigned threads, const emu::Emulator::Options& eo) {
     Result r;
     r.loaded = &loaded(file);
     r.kernel = &kernel_named(*r.loaded, kernel);
@@ -249,13 +252,15 @@ Result run_k(const std::string& file, const std::string& kernel, const Launch& l
     drv::CheckOptions o = options_for(file);
     o.budget = launch.budget;
     o.threads = threads;
+    o.emulator = eo;
     r.run = drv::run_kernel(*r.loaded, *r.kernel, s, *bankcheck::model::find_arch("sm_90"), o);
     return r;
   };
+  if (tier) return run(launch.threads, *tier);
   Result one = emu::testing::run_both_tiers<Result>(
-      file + " " + kernel, [&] { return run(1); },
+      file + " " + kernel, [&](const emu::Emulator::Options& eo) { return run(1, eo); },
       [](Result& x) -> emu::GlobalMemory& { return *x.run.memory; });
-  Result r = launch.threads == 1 ? std::move(one) : run(launch.threads);
+  Result r = launch.threads == 1 ? std::move(one) : run(launch.threads, {});
   dump_for_gpu(file, r, launch);
   return r;
 }
@@ -1739,7 +1744,7 @@ std::unique_ptr<DirectRun> run_direct(const std::string& file, const std::string
                                       emu::Dim3 block,
                                       const std::vector<std::vector<u8>>& buffers) {
   // With the fast tier on and off (emu_differential.hpp); the fast run is the result.
-  auto run = [&] {
+  auto run = [&](const emu::Emulator::Options& eo) {
     auto d = std::make_unique<DirectRun>();
     const auto& l = loaded(file);
     const auto& k = kernel_named(l, kernel);
@@ -1754,7 +1759,7 @@ std::unique_ptr<DirectRun> run_direct(const std::string& file, const std::string
       std::memcpy(launch.params.data() + k.params[i].offset, &base, 8);
       d->bases.push_back(base);
     }
-    emu::Emulator e(l.program, k, d->mem);
+    emu::Emulator e(l.program, k, d->mem, eo);
     e.add_listener(&d->capture);
     e.run_cta(launch, {0, 0, 0});
     return d;
@@ -2718,7 +2723,7 @@ std::vector<u32> run_fastpaths(const std::string& body, const std::vector<u32>& 
     std::unique_ptr<emu::GlobalMemory> mem = std::make_unique<emu::GlobalMemory>();
     u64 out = 0;
   };
-  auto run = [&] {
+  auto run = [&](const emu::Emulator::Options& eo) {
     Run r;
     emu::GlobalMemory& mem = *r.mem;
     r.out = mem.add("out", 4ull * 64 * static_cast<u64>(results));
@@ -2731,8 +2736,8 @@ std::vector<u32> run_fastpaths(const std::string& body, const std::vector<u32>& 
     std::memcpy(launch.params.data() + k.params[0].offset, &r.out, 8);
     std::memcpy(launch.params.data() + k.params[1].offset, &inb, 8);
     std::memcpy(launch.params.data() + k.params[2].offset, &kval, 4);
-    emu::Emulator e(l.program, k, mem);
-    if (listener && emu::Emulator::default_options().fast) e.add_listener(listener);
+    emu::Emulator e(l.program, k, mem, eo);
+    if (listener && eo.fast) e.add_listener(listener);
     e.run_cta(launch, {0, 0, 0});
     return r;
   };
@@ -3454,8 +3459,7 @@ std::vector<int> lines(const std::string& kernel, const Launch& L) {
   EXPECT_EQ(noted, fast) << kernel << ": one note per line";
   emu::Emulator::Options o;
   o.fast = false;
-  emu::testing::ScopedOptions reference(o);
-  const Result ref = run_k("unwritten.cu", kernel, L);
+  const Result ref = run_k("unwritten.cu", kernel, L, o);
   std::vector<int> slow;
   for (const auto& u : ref.run.report.unwritten_shared_reads) slow.push_back(u.line);
   EXPECT_EQ(fast, slow) << kernel << ": the tiers disagree";

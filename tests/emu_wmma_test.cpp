@@ -23,7 +23,7 @@
 #include <tuple>
 #include <vector>
 
-#include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/engine.hpp"
 #include "bankcheck/emu/wmma_fragment.hpp"
 #include "emu_differential.hpp"
 #include "ncu_raw.hpp"
@@ -159,7 +159,7 @@ std::string file_arg(const std::string& name, const void* data, std::size_t byte
 // test fails); the fast run's result.
 drv::KernelRun run_probe(const drv::Loaded& l, const ptx::Kernel& k,
                          const std::vector<std::pair<std::string, std::string>>& args) {
-  auto run = [&] {
+  auto run = [&](const emu::Emulator::Options& eo) {
     drv::LaunchSettings s;
     s.grid = drv::Dim3{1, 1, 1};
     s.block = drv::Dim3{32, 1, 1};
@@ -169,6 +169,7 @@ drv::KernelRun run_probe(const drv::Loaded& l, const ptx::Kernel& k,
     o.input = l.input;
     o.arch = "sm_90";
     o.threads = 1;
+    o.emulator = eo;
     return drv::run_kernel(l, k, s, *bankcheck::model::find_arch("sm_90"), o);
   };
   return emu::testing::run_both_tiers<drv::KernelRun>(

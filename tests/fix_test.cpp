@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "../src/analysis/fix_steps.hpp"  // the replay, private to the analysis library
-#include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/fix.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/report/fix_view.hpp"

@@ -21,7 +21,7 @@
 #include <tuple>
 #include <vector>
 
-#include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/model/analyze.hpp"
 #include "bankcheck/model/arch.hpp"

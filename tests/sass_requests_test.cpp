@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/engine.hpp"
 #include "bankcheck/emu/emulator.hpp"
 
 namespace an = bankcheck::analysis;

@@ -81,4 +81,33 @@ void SharedRecorder::merge(const SharedRecorder& other) {
   dropped_ += other.dropped_;
 }
 
+namespace {
+
+struct RecorderPart : Part {
+  void clear() override { recorder = SharedRecorder(); }
+  SharedRecorder recorder;
+};
+
+class RecorderWorker : public Worker, public emu::Listener {
+ public:
+  void bind(Part& part) override { to_ = &static_cast<RecorderPart&>(part).recorder; }
+  emu::Listener* issued() override { return this; }
+  void on_access(const emu::AccessEvent& e) override { to_->on_access(e); }
+
+ private:
+  SharedRecorder* to_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Part> RecorderCollector::make_part() { return std::make_unique<RecorderPart>(); }
+
+std::unique_ptr<Worker> RecorderCollector::make_worker() {
+  return std::make_unique<RecorderWorker>();
+}
+
+void RecorderCollector::merge(Part& part) {
+  recorder_.merge(static_cast<RecorderPart&>(part).recorder);
+}
+
 }  // namespace bankcheck::analysis

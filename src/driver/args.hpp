@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
-#include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/engine.hpp"
 
 namespace bankcheck::driver {
 

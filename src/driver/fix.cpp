@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 
+#include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 
 namespace bankcheck::driver {

@@ -7,6 +7,10 @@
 
 #include <algorithm>
 
+#include "bankcheck/driver/error.hpp"
+#include "bankcheck/emu/emulator.hpp"
+#include "bankcheck/ptx/ir.hpp"
+
 namespace bankcheck::driver {
 namespace {
 

@@ -19,23 +19,24 @@ namespace bankcheck::driver {
 namespace {
 
 // "FILE:LINE:COL" of a PTX instruction of `k`, or the input when it has no location.
-std::string locate(const Loaded& l, const ptx::Kernel& k, const std::string& input, int instr) {
+std::string locate(const ptx::Program& program, const ptx::Kernel& k, const std::string& input,
+                   int instr) {
   if (instr < 0 || static_cast<size_t>(instr) >= k.locs.size()) return input;
   const auto& loc = k.locs[static_cast<size_t>(instr)];
   std::string file = input;
-  if (loc.file != l.program.main_file && loc.file > 0 &&
-      static_cast<size_t>(loc.file) < l.program.files.size())
-    file = l.program.files[static_cast<size_t>(loc.file)];
+  if (loc.file != program.main_file && loc.file > 0 &&
+      static_cast<size_t>(loc.file) < program.files.size())
+    file = program.files[static_cast<size_t>(loc.file)];
   return loc.line > 0 ? fmt::format("{}:{}:{}", file, loc.line, loc.col) : file;
 }
 
-std::string describe(const Loaded& l, const ptx::Kernel& k, const std::string& input,
+std::string describe(const ptx::Program& program, const ptx::Kernel& k, const std::string& input,
                      const emu::EmuError& e, const emu::Dim3& id, const std::string& name) {
   std::string ptx_line;
   if (e.instr >= 0 && static_cast<size_t>(e.instr) < k.ptx_lines.size())
     ptx_line = fmt::format(" (PTX line {}: {})", k.ptx_lines[static_cast<size_t>(e.instr)],
                            k.texts[static_cast<size_t>(e.instr)]);
-  return fmt::format("{}: {}{} in CTA ({},{},{}) of kernel {}", locate(l, k, input, e.instr),
+  return fmt::format("{}: {}{} in CTA ({},{},{}) of kernel {}", locate(program, k, input, e.instr),
                      e.what(), ptx_line, id.x, id.y, id.z, name);
 }
 
@@ -43,20 +44,12 @@ std::string describe(const Loaded& l, const ptx::Kernel& k, const std::string& i
 
 namespace {
 
-// Sends a thread's events to the slot of the CTAs it is running.
-class Redirect : public emu::Listener {
- public:
-  emu::Listener* to = nullptr;
-  void on_access(const emu::AccessEvent& e) override { to->on_access(e); }
-};
-
 // The results of a run of consecutive CTAs of the plan, kept until every CTA before them is
 // committed: counts merge in plan order, so that neither the thread count nor the timing
 // changes which CTAs a sampled run counts, which distinct requests the recorder keeps, or
 // the order of the notes.
 struct Slot {
-  std::unique_ptr<analysis::SiteStatsListener> stats, ptx_stats;
-  std::unique_ptr<analysis::SharedRecorder> recorder;
+  analysis::Pipeline::Parts parts;
   std::vector<emu::Note> notes;
   std::vector<int> unwritten_reads;  // sites first read unwritten by its thread in these CTAs
   std::uint64_t end = 0;       // one past its last CTA in the plan (its last run, on an error)
@@ -67,61 +60,35 @@ struct Slot {
 
 }  // namespace
 
-CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& launch,
-                    const CtaPlan& plan, const model::Arch& arch, const CheckOptions& o,
-                    const std::string& name, emu::GlobalMemory& mem) {
+CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::Launch& launch,
+                const CtaPlan& plan, analysis::Pipeline& pipeline, emu::GlobalMemory& mem,
+                const RunOptions& o, const std::string& input, const std::string& name) {
   const auto& order = plan.order;
   // No more emulators than CTAs to run: each one holds a CTA's state (check_cta_state).
   const unsigned threads = static_cast<unsigned>(std::max<std::uint64_t>(
       1, std::min<std::uint64_t>(o.threads ? o.threads : std::thread::hardware_concurrency(),
                                  order.size())));
-  // CTAs per slot. A sampled run decides after each CTA whether the next one counts, and the
-  // recorder's limit is reached within a CTA, so those take one CTA per slot; otherwise a
+  // CTAs per slot. A sampled run decides after each CTA whether the next one counts, and a
+  // collector may fill its part within a CTA, so those take one CTA per slot; otherwise a
   // slot of many small CTAs costs one merge. Never a function of the thread count.
-  const std::uint64_t chunk =
-      plan.adaptive || o.record_shared
-          ? 1
-          : std::clamp<std::uint64_t>(order.size() / 256, 1, 64);
+  const std::uint64_t chunk = plan.adaptive || pipeline.one_cta_per_part()
+                                  ? 1
+                                  : std::clamp<std::uint64_t>(order.size() / 256, 1, 64);
   // How far ahead of the first uncommitted CTA the threads may run (slots held meanwhile).
   const std::uint64_t window = chunk * threads * 2;
 
-  CtaResults r;
-  if (l.sass) {
-    if (const sass::Kernel* sk = l.sass->find(k.name)) {
-      r.plan = analysis::plan_sass(k, analysis::sass_accesses(*sk));
-      analysis::place_lineless_sites(k, *sk, r.plan);
-    }
-  }
-  const bool rewrites = r.plan.families > 0 || !r.plan.sites.empty();
-  r.stats = std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size());
-  r.ptx_stats = std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size());
-  if (o.record_shared) r.recorder = std::make_unique<analysis::SharedRecorder>();
-
-  // Per thread: emulator -> [PTX-level stats of rewritten sites] and SASS requests -> stats
-  // and the recorder, each through a Redirect to the slot being filled. Without a plan the
-  // SASS step passes every event on.
+  CtaRun r;
+  // Per thread: an emulator and the pipeline's chain, bound to the slot being filled.
   struct Lane {
     std::unique_ptr<emu::Emulator> emu;
-    Redirect stats, ptx_stats, recorder;
-    analysis::Tee tee;
-    std::unique_ptr<analysis::SassRequests> sass;
-    std::unique_ptr<analysis::RewrittenOnly> filter;
-    std::unique_ptr<analysis::VerdictMemo> memo, ptx_memo;  // for stats and ptx_stats
+    std::unique_ptr<analysis::Pipeline::Chain> chain;
   };
   std::vector<std::unique_ptr<Lane>> lanes;
   for (unsigned t = 0; t < threads; ++t) {
     auto lane = std::make_unique<Lane>();
-    lane->emu = std::make_unique<emu::Emulator>(l.program, k, mem);
-    lane->memo = std::make_unique<analysis::VerdictMemo>(arch);
-    lane->ptx_memo = std::make_unique<analysis::VerdictMemo>(arch);
-    lane->tee.add(&lane->stats);
-    if (o.record_shared) lane->tee.add(&lane->recorder);
-    lane->sass = std::make_unique<analysis::SassRequests>(r.plan, lane->tee);
-    if (rewrites) {
-      lane->filter = std::make_unique<analysis::RewrittenOnly>(r.plan, lane->ptx_stats);
-      lane->emu->add_listener(lane->filter.get());
-    }
-    lane->emu->add_listener(lane->sass.get());
+    lane->emu = std::make_unique<emu::Emulator>(program, k, mem, o.emulator);
+    lane->chain = pipeline.make_chain();
+    for (emu::Listener* l : lane->chain->listeners()) lane->emu->add_listener(l);
     lanes.push_back(std::move(lane));
   }
 
@@ -159,9 +126,7 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
   // A committed (or uncounted) slot, emptied for the next round.
   auto recycle = [&](auto it) {
     Slot& s = *it->second;
-    s.stats->clear();
-    s.ptx_stats->clear();
-    if (s.recorder) s.recorder = std::make_unique<analysis::SharedRecorder>();
+    pipeline.clear(s.parts);
     s.notes.clear();
     s.unwritten_reads.clear();
     s.executed = 0;
@@ -179,9 +144,7 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
         recycle(it);
         continue;
       }
-      r.stats->merge(*s.stats);
-      r.ptx_stats->merge(*s.ptx_stats);
-      if (r.recorder) r.recorder->merge(*s.recorder);
+      pipeline.merge(s.parts);
       r.notes.insert(r.notes.end(), s.notes.begin(), s.notes.end());
       r.unwritten_shared_reads.insert(r.unwritten_shared_reads.end(), s.unwritten_reads.begin(),
                                       s.unwritten_reads.end());
@@ -225,15 +188,9 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
       }
       if (!slot) {
         slot = std::make_unique<Slot>();
-        slot->stats = std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size());
-        slot->ptx_stats = std::make_unique<analysis::SiteStatsListener>(arch, k.sites.size());
-        if (o.record_shared) slot->recorder = std::make_unique<analysis::SharedRecorder>();
+        slot->parts = pipeline.make_parts();
       }
-      lane.stats.to = slot->stats.get();
-      lane.ptx_stats.to = slot->ptx_stats.get();
-      slot->stats->set_memo(lane.memo.get());
-      slot->ptx_stats->set_memo(lane.ptx_memo.get());
-      lane.recorder.to = slot->recorder.get();
+      lane.chain->bind(slot->parts);
       const std::size_t notes_before = lane.emu->notes().size();
       const std::size_t unwritten_before = lane.emu->unwritten_shared_reads().size();
       const std::uint64_t executed_before = lane.emu->executed();
@@ -244,12 +201,12 @@ CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& la
           try {
             lane.emu->run_cta(launch, id);
           } catch (const emu::EmuError& e) {
-            slot->error = describe(l, k, o.input, e, id, name);
+            slot->error = describe(program, k, input, e, id, name);
             slot->end = i + 1;
             break;
           }
         }
-        lane.sass->finish();  // partial windows belong to these CTAs
+        lane.chain->finish();  // requests SASS had not completed belong to these CTAs
       } catch (...) {
         std::lock_guard<std::mutex> lock(m);
         if (!failure) failure = std::current_exception();

@@ -1,27 +1,29 @@
-// Running: the planned CTAs on every core, one emulator and one set of listeners per
-// thread, the first emulation error located in the source, the threads' counts merged.
+// Running: the planned CTAs on every core, one emulator and one pipeline chain per thread,
+// the first emulation error located in the source, the parts merged in the plan's order.
+// The scheduler knows the emulator and the pipeline's interface, and no analysis.
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "bankcheck/analysis/recorder.hpp"
-#include "bankcheck/analysis/sass_requests.hpp"
-#include "bankcheck/analysis/site_stats.hpp"
-#include "bankcheck/driver/check.hpp"
+#include "bankcheck/analysis/pipeline.hpp"
+#include "bankcheck/driver/engine.hpp"
+#include "bankcheck/emu/emulator.hpp"
 #include "cta_plan.hpp"
 
 namespace bankcheck::driver {
 
-struct CtaResults {
-  std::unique_ptr<analysis::SiteStatsListener> stats;  // merged over the threads
-  // The same sites counted as the PTX states them, for the sites SASS rewrites (`plan`).
-  std::unique_ptr<analysis::SiteStatsListener> ptx_stats;
-  analysis::SassPlan plan;  // empty when the counts are PTX-level
-  std::unique_ptr<analysis::SharedRecorder> recorder;  // with CheckOptions::record_shared
-  std::vector<emu::Note> notes;                        // every thread's, in thread order
+struct RunOptions {
+  unsigned threads = 0;                         // 0: all cores
+  std::uint64_t sample_instructions = 4'000'000;  // an adaptive plan stops after about this many
+  Progress* progress = nullptr;
+  emu::EmulatorOptions emulator;
+};
+
+// What the emulator said besides its events.
+struct CtaRun {
+  std::vector<emu::Note> notes;  // every thread's, in plan order
   // Sites whose loads read shared bytes no thread of the CTA had written (sorted, once).
   std::vector<int> unwritten_shared_reads;
   std::uint64_t ctas_done = 0;
@@ -29,10 +31,12 @@ struct CtaResults {
   double seconds = 0;
 };
 
-// Runs `plan` for `launch` in `mem`. `name` is the kernel's base name, for errors.
-// Throws EmulationError "FILE:LINE:COL: message (PTX line N: text) in CTA (x,y,z) of kernel K".
-CtaResults run_ctas(const Loaded& l, const ptx::Kernel& k, const emu::Launch& launch,
-                    const CtaPlan& plan, const model::Arch& arch, const CheckOptions& o,
-                    const std::string& name, emu::GlobalMemory& mem);
+// Runs `plan` for `launch` of `kernel` in `mem`, its events through `pipeline` (which may
+// have no collector: the CTAs then only execute). `input` and `name` (the kernel's base
+// name) place errors. Throws EmulationError "FILE:LINE:COL: message (PTX line N: text) in
+// CTA (x,y,z) of kernel K".
+CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& kernel, const emu::Launch& launch,
+                const CtaPlan& plan, analysis::Pipeline& pipeline, emu::GlobalMemory& mem,
+                const RunOptions& options, const std::string& input, const std::string& name);
 
 }  // namespace bankcheck::driver

@@ -51,11 +51,6 @@ void release_bar_red(Ctx& c, State& st) {
 
 }  // namespace
 
-Emulator::Options& Emulator::default_options() {
-  static Options options;
-  return options;
-}
-
 Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, GlobalMemory& memory,
                    const Options& options)
     : program_(program),

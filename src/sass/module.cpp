@@ -229,4 +229,17 @@ std::vector<LineAccesses> shared_by_ptx_line(const Kernel& kernel) {
   return out;
 }
 
+std::vector<std::uint32_t> memory_instructions_at(const Kernel& kernel, std::uint32_t ptx_line) {
+  std::vector<std::uint32_t> out;
+  if (ptx_line == 0) return out;
+  for (std::size_t i = 0; i < kernel.instructions.size() && i < kernel.ptx_lines.size(); ++i) {
+    if (kernel.ptx_lines[i] != ptx_line) continue;
+    const std::string_view m = kernel.instructions[i].mnemonic;
+    if (m == "LD" || m == "ST" || m == "LDG" || m == "STG" || m == "REDG" || m == "ATOMG" ||
+        m == "LDS" || m == "STS")
+      out.push_back(static_cast<std::uint32_t>(kernel.instructions[i].offset));
+  }
+  return out;
+}
+
 }  // namespace bankcheck::sass

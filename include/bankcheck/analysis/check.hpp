@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/analysis/provenance.hpp"
 #include "bankcheck/analysis/site_stats.hpp"
 #include "bankcheck/emu/events.hpp"
 #include "bankcheck/ptx/ir.hpp"
@@ -20,14 +21,6 @@ struct ArgReport {
   bool is_buffer = false;
   std::uint64_t bytes = 0;    // buffer size
   std::uint64_t touched = 0;  // one past the highest byte the analysed CTAs accessed
-};
-
-// Where one launch setting came from: `setting` is "kernel", "grid", "block", "smem",
-// "blocks" or "arg NAME"; `from` is "flag", "comment", "host" (the file's own launch) or
-// "default"; `where` says which flag, comment or launch ("launch 1 at f.cu:42 in main"),
-// `expr` what the host code wrote there ("(n + 255) / 256"; empty for flags and comments).
-struct SettingSource {
-  std::string setting, from, where, expr;
 };
 
 struct NoteReport {
@@ -86,6 +79,12 @@ struct LineReport {
   GlobalPattern pattern;
 };
 
+// What an analysis without a view of its own found: named counts, in its order.
+struct AnalysisCounts {
+  std::string analysis;
+  std::vector<std::pair<std::string, std::uint64_t>> counts;
+};
+
 struct KernelReport {
   std::string name;  // demangled base name
   std::string mangled;
@@ -109,6 +108,8 @@ struct KernelReport {
   // The kernel's shared variables (offsets in the CTA's window): views name the array a
   // shared request touches and relate the lines that touch the same one.
   std::vector<ptx::SharedVar> shared_vars;
+  // The counts of registered analyses beyond the built-in ones (CheckOptions::analyses).
+  std::vector<AnalysisCounts> analyses;
 };
 
 // A kernel of the file that was not analysed: the decoder refused one of its instructions.

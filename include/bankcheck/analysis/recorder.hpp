@@ -5,9 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
+#include "bankcheck/analysis/collector.hpp"
 #include "bankcheck/emu/events.hpp"
 #include "bankcheck/model/access.hpp"
 
@@ -41,6 +43,25 @@ class SharedRecorder : public emu::Listener {
   std::vector<RecordedRequest> requests_;
   std::unordered_multimap<std::uint64_t, std::uint32_t> index_;  // hash -> requests_ index
   std::uint64_t dropped_ = 0;
+};
+
+// The recorder as a collector (for `fix`): each run of CTAs keeps its own distinct
+// requests, merged in the plan's order, so the same requests are kept on any number of
+// threads. It writes nothing into the report; the advisor takes the recorder.
+class RecorderCollector : public Collector {
+ public:
+  std::unique_ptr<Part> make_part() override;
+  std::unique_ptr<Worker> make_worker() override;
+  void merge(Part& part) override;
+  void report(KernelReport&) override {}
+  bool one_cta_per_part() const override { return true; }
+  const SharedRecorder& recorder() const { return recorder_; }
+  std::unique_ptr<SharedRecorder> take() {
+    return std::make_unique<SharedRecorder>(std::move(recorder_));
+  }
+
+ private:
+  SharedRecorder recorder_;
 };
 
 }  // namespace bankcheck::analysis

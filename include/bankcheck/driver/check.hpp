@@ -1,27 +1,25 @@
 // `bankcheck check` as a library: load a .cu (through nvcc) or a .ptx, pick kernels and
-// launch settings (flags over source comments), bind arguments, choose CTAs, run them
-// on the emulator (on all cores) and gather the per-site report.
+// launch settings (flags over source comments over the host code), bind arguments, choose
+// CTAs, run them on the emulator (on all cores) through the analyses the options ask for,
+// and gather the per-site report. The steps one at a time are in engine.hpp.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "bankcheck/analysis/check.hpp"
-#include "bankcheck/analysis/recorder.hpp"
+#include "bankcheck/driver/error.hpp"
 #include "bankcheck/driver/launch.hpp"
 #include "bankcheck/driver/limits.hpp"
 #include "bankcheck/driver/nvcc.hpp"
-#include "bankcheck/emu/emulator.hpp"
-#include "bankcheck/model/arch.hpp"
-#include "bankcheck/ptx/ast.hpp"
-#include "bankcheck/ptx/ir.hpp"
-#include "bankcheck/sass/module.hpp"
+#include "bankcheck/emu/options.hpp"
+
+namespace bankcheck::analysis {
+struct CheckReport;
+}
 
 namespace bankcheck::driver {
 
@@ -55,9 +53,14 @@ struct CheckOptions {
   std::map<std::string, std::uint64_t> sampled_ctas;
   // Keep every distinct shared request (for the fix advisor) in KernelRun::recorder.
   bool record_shared = false;
+  // Analyses beyond the per-site statistics (and the recorder), by the names they are
+  // registered under (engine.hpp, register_analysis).
+  std::vector<std::string> analyses;
   // Count shared requests as the cubin's SASS issues them (ptxas on the same PTX); false:
   // as the PTX states them (--ptx-level).
   bool sass = true;
+  // How the emulators run (the differential tests turn the fast tier off).
+  emu::EmulatorOptions emulator;
   Progress* progress = nullptr;  // updated while the run goes, when given
   // With --kernel: a file without a kernel of that name gives a report with no kernels
   // instead of an error (a run over several files, where the name need match in one only).
@@ -67,67 +70,7 @@ struct CheckOptions {
   std::function<void(const std::string&)> nvcc_output;
 };
 
-struct Loaded {
-  std::string input;
-  std::string source_text;  // the .cu text (empty for .ptx input)
-  std::string ptx_text;
-  std::vector<LaunchSettings> comments;
-  ptx::Module module;
-  ptx::Program program;
-  // The SASS ptxas builds from ptx_text, when it could be read; otherwise why not (counts
-  // are then PTX-level, and the report says so once).
-  std::shared_ptr<const sass::Module> sass;
-  std::string ptx_level_reason;
-  // Registers per thread of each kernel (mangled name), from the same cubin; read when
-  // SASS is or when shared requests are recorded (fix); else why not.
-  std::map<std::string, int> registers;
-  std::string registers_note;
-};
-
-// Loads and decodes. Throws DriverError, ptx::ParseError, ptx::DecodeError.
-Loaded load(const CheckOptions& options);
-
-// One kernel's run: the report, and the memory it ran in (for functional tests).
-struct KernelRun {
-  analysis::KernelReport report;
-  std::unique_ptr<emu::GlobalMemory> memory;
-  std::vector<std::uint64_t> arg_buffers;  // per kernel parameter: buffer base, 0 for scalars
-  std::unique_ptr<analysis::SharedRecorder> recorder;  // with CheckOptions::record_shared
-};
-
-// Runs `kernel` with `settings` (already merged). Throws DriverError or a located
-// emulation error (EmulationError).
-KernelRun run_kernel(const Loaded& loaded, const ptx::Kernel& kernel,
-                     const LaunchSettings& settings, const model::Arch& arch,
-                     const CheckOptions& options);
-
-// An emulation error with the source location of the instruction.
-struct EmulationError : DriverError {
-  using DriverError::DriverError;
-};
-
-// The kernels to check and their settings (flags over comments over the host code's launch,
-// host_launch.hpp): --kernel (every kernel it names, instantiations of a template too), else
-// every kernel with a launch comment, else every kernel the host code launches (each with
-// its first launch, or the one --launch picks), else the only kernel. Throws DriverError
-// listing the kernels when ambiguous, or when --kernel names none of them (an empty list
-// instead with CheckOptions::kernel_may_be_absent).
-std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(
-    const Loaded& loaded, const CheckOptions& options);
-
-// The architecture --arch names; throws DriverError.
-const model::Arch& find_arch(const CheckOptions& options);
-
-// A report with the run's input, files, architecture and source lines, and no kernels yet.
-analysis::CheckReport start_report(const Loaded& loaded, const CheckOptions& options,
-                                   const model::Arch& arch);
-
-// Selects the kernels (select_kernels), shares the default sample budget among them,
-// runs each (run_kernel, with progress) and hands its run to `each`.
-void run_selected(const Loaded& loaded, const CheckOptions& options, const model::Arch& arch,
-                  const std::function<void(const ptx::Kernel&, KernelRun&)>& each);
-
-// The whole command.
+// The whole command. Throws DriverError (and the PTX layer's ParseError, DecodeError).
 analysis::CheckReport check(const CheckOptions& options);
 
 }  // namespace bankcheck::driver

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/driver/launch.hpp"  // DriverError
+#include "bankcheck/driver/error.hpp"
 
 namespace bankcheck::driver {
 

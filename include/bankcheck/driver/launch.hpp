@@ -12,17 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/analysis/check.hpp"
-#include "bankcheck/model/launch_limits.hpp"
+#include "bankcheck/analysis/provenance.hpp"
+#include "bankcheck/driver/error.hpp"
+#include "bankcheck/model/dims.hpp"
 
 namespace bankcheck::driver {
-
-// Every driver error. The message already says where: `FILE:LINE:COL: message` when it
-// comes from a file, `--flag: message` when it comes from a flag; print it as is after
-// `bankcheck: error: `.
-struct DriverError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 using Dim3 = model::Dim3;
 

@@ -7,9 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/driver/launch.hpp"
-#include "bankcheck/emu/emulator.hpp"
-#include "bankcheck/ptx/ir.hpp"
+namespace bankcheck::ptx {
+struct Kernel;
+}
+namespace bankcheck::emu {
+struct Launch;
+}
 
 namespace bankcheck::driver {
 

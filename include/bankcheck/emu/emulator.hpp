@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bankcheck/emu/events.hpp"
+#include "bankcheck/emu/options.hpp"
 #include "bankcheck/ptx/ir.hpp"
 
 namespace bankcheck::emu {
@@ -68,22 +69,10 @@ struct Launch {
 
 class Emulator {
  public:
-  struct Options {
-    // The micro-op tier (whole-warp handlers, src/emu/uop.hpp) where an instruction has one;
-    // false: every instruction by the reference semantics, lane by lane. Memory and the
-    // stream of access events are the same either way (tests/emu_differential_test.cpp).
-    bool fast = true;
-    // One more listener, given before any add_listener (the differential test's
-    // recorder). Called from whichever thread runs the CTA.
-    Listener* tap = nullptr;
-  };
-  // The options of emulators made without explicit ones: process-wide, so that a test can
-  // run whole launches through the driver with the fast tier off. Set it before emulators
-  // are made, never while they run.
-  static Options& default_options();
+  using Options = EmulatorOptions;
 
   Emulator(const ptx::Program& program, const ptx::Kernel& kernel, GlobalMemory& memory,
-           const Options& options = default_options());
+           const Options& options = {});
   ~Emulator();
   void add_listener(Listener* l) { listeners_.push_back(l); }
   const Options& options() const { return options_; }

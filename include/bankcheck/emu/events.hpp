@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "bankcheck/model/access.hpp"
-#include "bankcheck/model/launch_limits.hpp"
+#include "bankcheck/model/dims.hpp"
 #include "bankcheck/ptx/ir.hpp"
 
 namespace bankcheck::emu {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bankcheck/model/access.hpp"
-#include "bankcheck/model/launch_limits.hpp"
+#include "bankcheck/model/dims.hpp"
 
 namespace bankcheck::explain {
 

@@ -1,0 +1,110 @@
+// One kernel's analysis over its launches (engine.hpp, KernelAnalysis): the SASS plan and
+// the collectors made once, each launch's CTAs planned and run, the report assembled from
+// the collectors' shares and what the emulator noted.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "analyses.hpp"
+#include "bankcheck/analysis/pipeline.hpp"
+#include "bankcheck/driver/engine.hpp"
+#include "cta_plan.hpp"
+#include "run_ctas.hpp"
+
+namespace bankcheck::driver {
+
+KernelAnalysis::KernelAnalysis(const Loaded& l, const ptx::Kernel& k, const model::Arch& arch,
+                               const CheckOptions& o)
+    : loaded_(l), kernel_(k), arch_(arch), options_(o) {
+  const sass::Kernel* sk = l.sass ? l.sass->find(k.name) : nullptr;
+  if (sk) {
+    plan_ = analysis::plan_sass(k, analysis::sass_accesses(*sk));
+    analysis::place_lineless_sites(k, *sk, plan_);
+  }
+  context_.reset(new analysis::KernelContext{l.program, k, arch, plan_, sk, &l.sass_files});
+  pipeline_ = std::make_unique<analysis::Pipeline>(plan_, make_collectors(*context_, o));
+  execute_only_ = std::make_unique<analysis::Pipeline>(
+      plan_, std::vector<std::unique_ptr<analysis::Collector>>{});
+  const KernelSignature& sig = l.signature(k);
+  report_.mangled = k.name;
+  report_.signature = sig.signature;
+  report_.name = sig.name;
+  report_.static_smem = k.static_shared_bytes;
+  report_.shared_vars = k.shared;
+}
+
+KernelAnalysis::~KernelAnalysis() = default;
+
+const std::vector<std::unique_ptr<analysis::Collector>>& KernelAnalysis::collectors() const {
+  return pipeline_->collectors();
+}
+
+void KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
+  const emu::Launch& launch = kl.launch;
+  const bool first = !launched_;
+  launched_ = true;
+  if (first) {
+    report_.settings_from = kl.sources;
+    report_.grid = launch.grid;
+    report_.block = launch.block;
+    report_.dynamic_smem = launch.dynamic_smem;
+    report_.args = kl.args;
+    report_.ctas_total = launch.grid.count();
+  }
+  const std::optional<std::string> every("all");
+  const std::optional<std::string>& blocks = analyse ? kl.blocks : every;
+  {
+    std::uint64_t buffer_bytes = 0;
+    for (const auto& a : kl.args) buffer_bytes += a.is_buffer ? a.bytes : 0;
+    const std::uint64_t planned = planned_ctas(launch.grid.count(), blocks);
+    const unsigned cores = options_.threads ? options_.threads : std::thread::hardware_concurrency();
+    check_run_memory(kernel_, launch,
+                     static_cast<unsigned>(std::min<std::uint64_t>(std::max(1u, cores), planned)),
+                     planned, buffer_bytes, options_.max_memory, report_.name);
+  }
+  CtaPlan plan = plan_ctas(launch.grid.count(), blocks);
+  if (const auto it = options_.sampled_ctas.find(kernel_.name);
+      plan.adaptive && it != options_.sampled_ctas.end()) {
+    plan.order.resize(std::min<std::size_t>(plan.order.size(), it->second));
+    plan.adaptive = false;
+  }
+  RunOptions ro;
+  ro.threads = options_.threads;
+  ro.sample_instructions = options_.sample_instructions;
+  ro.progress = options_.progress;
+  ro.emulator = options_.emulator;
+  CtaRun r = run_ctas(loaded_.program, kernel_, launch, plan, analyse ? *pipeline_ : *execute_only_,
+                      *kl.memory, ro, options_.input, report_.name);
+  report_.seconds += r.seconds;
+  report_.warp_instructions += r.warp_instructions;
+  if (analyse) report_.ctas_analysed += r.ctas_done;
+  notes_.insert(notes_.end(), r.notes.begin(), r.notes.end());
+  unwritten_shared_reads_.insert(unwritten_shared_reads_.end(), r.unwritten_shared_reads.begin(),
+                                 r.unwritten_shared_reads.end());
+  if (first)
+    for (size_t i = 0; i < report_.args.size() && i < kl.buffers.size(); ++i)
+      if (report_.args[i].is_buffer)
+        if (auto* b = kl.memory->find(kl.buffers[i], 1)) report_.args[i].touched = b->max_touched.load();
+}
+
+analysis::KernelReport KernelAnalysis::report() {
+  analysis::KernelReport rep = report_;
+  pipeline_->report(rep);
+  // What the emulator noted, once per instruction.
+  std::vector<int> noted;
+  for (const auto& n : notes_) {
+    if (std::find(noted.begin(), noted.end(), n.instr) != noted.end()) continue;
+    noted.push_back(n.instr);
+    const auto loc = n.instr >= 0 ? kernel_.locs[static_cast<size_t>(n.instr)] : ptx::SourcePos{};
+    rep.notes.push_back({loc.file, loc.line, loc.col, n.message});
+  }
+  std::vector<int> unwritten = unwritten_shared_reads_;
+  std::sort(unwritten.begin(), unwritten.end());
+  unwritten.erase(std::unique(unwritten.begin(), unwritten.end()), unwritten.end());
+  analysis::note_unwritten_shared_reads(kernel_, unwritten, rep);
+  analysis::total(rep, arch_);
+  return rep;
+}
+
+}  // namespace bankcheck::driver

@@ -1,0 +1,171 @@
+// Loading a module: the input through nvcc (or a .ptx as is), the PTX parsed and decoded,
+// the cubin ptxas builds from it read for SASS and registers, and each kernel's signature
+// resolved once.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "args.hpp"
+#include "bankcheck/driver/engine.hpp"
+#include "bankcheck/driver/launch.hpp"
+
+namespace bankcheck::driver {
+namespace {
+
+std::string read_file(const std::string& path, const std::string& what) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw DriverError(fmt::format("{}: cannot read '{}'", what, path));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Case-insensitive: "KERNEL.PTX" is PTX too, not a source for nvcc.
+bool ends_with(const std::string& s, const std::string& suffix) {
+  if (s.size() < suffix.size()) return false;
+  for (size_t i = 0; i < suffix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i])
+      return false;
+  return true;
+}
+
+// The cubin ptxas builds from the same PTX: its SASS, where shared requests are counted as
+// the GPU issues them (decoding covers Hopper, sm_90), and each kernel's registers (the
+// ELF's EIATTR_REGCOUNT, what `ptxas -v` prints) for fix's occupancy. Without SASS the
+// counts stay at PTX level, with the reason.
+void read_cubin(Loaded& l, const CheckOptions& o) {
+  const bool hopper = o.arch == "sm_90" || o.arch == "sm_90a";
+  if (!o.sass)
+    l.ptx_level_reason = "--ptx-level";
+  else if (!hopper)
+    l.ptx_level_reason = fmt::format("SASS is read for sm_90 only, not {}", o.arch);
+  const bool decode = o.sass && hopper;
+  if (!decode && !o.record_shared) return;
+  auto unavailable = [&](const std::string& why) {
+    if (decode) l.ptx_level_reason = why;
+    l.registers_note = "registers unknown: " + why;
+  };
+  try {
+    const Assembled a = assemble(l.ptx_text, o.arch, o.nvcc.nvcc);
+    auto m = sass::read_module(a.cubin);
+    if (!m.ok()) return unavailable("the cubin could not be read: " + m.error().message);
+    for (const sass::Kernel& k : m.value().kernels)
+      l.registers[k.name] = static_cast<int>(k.registers);
+    if (!decode) return;
+    if (!m.value().has_line_info) {
+      l.ptx_level_reason = "the cubin has no SASS-to-PTX line table";
+      return;
+    }
+    l.sass = std::make_shared<const sass::Module>(std::move(m.value()));
+  } catch (const DriverError& e) {
+    std::string why = e.what();
+    if (auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
+    unavailable(why);
+  }
+}
+
+// Headers nvcc names through its own directory ("/usr/local/cuda/bin/../targets/...")
+// are shown by their real path: the same header reads the same whichever nvcc found it
+// (a symlinked toolkit, another PATH), and without the "bin/..".
+std::string real_path(const std::string& f) {
+  std::error_code ec;
+  const std::filesystem::path c = std::filesystem::weakly_canonical(f, ec);
+  return ec ? std::filesystem::path(f).lexically_normal().string() : c.string();
+}
+
+void canonical_header_paths(ptx::Program& p) {
+  for (size_t i = 0; i < p.files.size(); ++i) {
+    std::string& f = p.files[i];
+    if (static_cast<int>(i) == p.main_file || f.empty() || f[0] != '/') continue;
+    if (f.find("/../") == std::string::npos && f.find("/./") == std::string::npos) continue;
+    f = real_path(f);
+  }
+}
+
+// The program's file index of each of the cubin's .debug_line files (-1: none), by path.
+std::vector<int> program_files_of_sass(const Loaded& l) {
+  std::vector<int> out;
+  if (!l.sass) return out;
+  std::vector<std::string> program;
+  for (const std::string& f : l.program.files) program.push_back(f.empty() ? f : real_path(f));
+  for (const std::string& f : l.sass->source_files) {
+    int index = -1;
+    if (!f.empty()) {
+      const std::string want = real_path(f);
+      for (std::size_t p = 0; p < program.size() && index < 0; ++p)
+        if (!program[p].empty() && program[p] == want) index = static_cast<int>(p);
+    }
+    out.push_back(index);
+  }
+  return out;
+}
+
+
+// Each kernel's demangled signature, base name, and parameter names and types.
+std::vector<KernelSignature> kernel_signatures(const Loaded& l, const CheckOptions& o) {
+  std::vector<KernelSignature> out;
+  for (const ptx::Kernel& k : l.program.kernels) {
+    KernelSignature s;
+    s.mangled = k.name;
+    s.signature = demangle(k.name);
+    s.name = base_name(s.signature);
+    s.param_names = param_names(l, k, s.name, o);
+    s.param_types = signature_params(s.signature);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> Loaded::kernel_names() const {
+  std::vector<std::string> names;
+  for (const auto& k : program.kernels) names.push_back(k.name);
+  for (const auto& u : program.unsupported) names.push_back(u.name);
+  return names;
+}
+
+const KernelSignature& Loaded::signature(const ptx::Kernel& k) const {
+  const auto i = static_cast<std::size_t>(&k - program.kernels.data());
+  return signatures.at(i);
+}
+
+Loaded load(const CheckOptions& o) {
+  Loaded l;
+  l.input = o.input;
+  std::string ptx_text;
+  if (ends_with(o.input, ".ptx")) {
+    ptx_text = read_file(o.input, "check");
+  } else {
+    NvccOptions n = o.nvcc;
+    n.input = o.input;
+    n.arch = o.arch;
+    l.source_text = read_file(o.input, "check");
+    l.comments = parse_launch_comments(l.source_text, o.input);
+    std::string said;
+    ptx_text = compile_to_ptx(n, &said);
+    if (!said.empty() && o.nvcc_output) o.nvcc_output(said);
+  }
+  l.ptx_text = ptx_text;
+  read_cubin(l, o);
+  l.module =
+      ptx::parse(ptx_text, ends_with(o.input, ".ptx") ? o.input : o.input + " (PTX from nvcc)");
+  l.program = ptx::decode(l.module, o.input, ends_with(o.input, ".ptx") ? "" : o.input);
+  canonical_header_paths(l.program);
+  l.sass_files = program_files_of_sass(l);
+  l.signatures = kernel_signatures(l, o);
+  if (!l.comments.empty()) check_comment_kernels(l.comments, l.kernel_names(), o.input);
+  return l;
+}
+
+const model::Arch& find_arch(const CheckOptions& o) {
+  const model::Arch* arch = model::find_arch(o.arch);
+  if (!arch) throw DriverError(fmt::format("--arch: unknown architecture '{}'", o.arch));
+  return *arch;
+}
+
+}  // namespace bankcheck::driver
