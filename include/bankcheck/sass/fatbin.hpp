@@ -50,9 +50,9 @@ struct FatbinEntry {
   // The payload holds the decoded code. False only for Other entries, which are not decoded:
   // their payload is the stored (possibly compressed) bytes.
   bool decoded = true;
-  // nvcc's --ident: the translation unit's source file as nvcc was given it ("t.cu",
-  // "../src/t.cu"); for the device link's container, every file of the link, each followed by
-  // a space ("main.cu u.cu "). Empty when the header carries none (fatbinary run by hand).
+  // nvcc's --ident, which it passes only with -lineinfo or -G: the translation unit's source
+  // file as nvcc was given it ("t.cu", "../src/t.cu"); for the device link's container, every
+  // file of the link, each followed by a space ("main.cu u.cu "). Empty otherwise.
   std::string identifier;
   // PTX entries: the ptxas options nvcc recorded for JIT compilation (" --generate-line-info ").
   // Empty for other kinds: sm_100 and later cubins carry binary data there, not text.
