@@ -40,8 +40,10 @@ esac
 mkdir -p "$out/work" "$out/crashes"
 
 if [[ "$target" == ptx ]]; then
-# Only the parser's own sources: other files in src/ptx belong to other targets.
-"${cxx[@]}" src/ptx/lexer.cpp src/ptx/parser.cpp fuzz/ptx_parser_fuzz.cpp -o "$binary"
+# The sources of bankcheck_ptx (src/CMakeLists.txt): other files in src/ptx belong to other
+# targets.
+"${cxx[@]}" src/ptx/lexer.cpp src/ptx/parser.cpp src/ptx/words.cpp src/ptx/scoped_names.cpp \
+  fuzz/ptx_parser_fuzz.cpp -o "$binary"
 
 # PTX tokens for the mutator.
 cat > "$out/ptx.dict" <<'DICT'
