@@ -1,6 +1,7 @@
 // Replays every file of a corpus directory (argv[1]) through LLVMFuzzerTestOneInput without
 // a fuzzing engine, so that CTest checks the corpus with any compiler: prints
-// "N passed, M failed" (a failure is an exception other than ParseError; crashes abort).
+// "N passed, M failed" (a failure is an exception escaping the target or a nonzero return;
+// crashes and failed postconditions abort).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

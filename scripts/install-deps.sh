@@ -4,7 +4,7 @@
 # Safe to run repeatedly; does nothing when everything is present.
 set -euo pipefail
 pkgs=(cmake make g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
-      libbenchmark-dev zlib1g-dev
+      libbenchmark-dev zlib1g-dev libzstd-dev liblz4-dev
       chromium fonts-dejavu-core)  # the HTML report test loads the page in headless Chromium
 missing=()
 for p in "${pkgs[@]}"; do

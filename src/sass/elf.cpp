@@ -37,6 +37,40 @@ bool inside(std::span<const std::uint8_t> b, std::uint64_t off, std::uint64_t si
 
 constexpr std::uint32_t kShtSymtab = 2;
 constexpr std::uint32_t kShtNobits = 8;
+constexpr std::uint32_t kShtDynsym = 11;
+// The .nv.shared.<kernel> sections of a relocatable cubin (nvcc -rdc=true, in an object's or
+// program's __nv_relfatbin) have this processor-specific type instead of SHT_NOBITS: their
+// size is the kernel's shared memory and, like SHT_NOBITS, they have no bytes in the file (a
+// 4 KiB tile's section runs past the end of its 6 KiB cubin). Linked cubins use SHT_NOBITS.
+constexpr std::uint32_t kShtCudaShared = 0x7000000a;
+
+bool has_no_bytes(std::uint32_t type) { return type == kShtNobits || type == kShtCudaShared; }
+
+// The 24-byte entries of one symbol table, named from the string table it links to.
+Result<std::vector<Symbol>> read_symbols(std::span<const std::uint8_t> b,
+                                         const std::vector<Section>& sections, const Section& s) {
+  if (s.link >= sections.size() || has_no_bytes(sections[s.link].type))
+    return Error{"symbol table " + s.name + " links to no string table"};
+  const Section& str = sections[s.link];
+  std::vector<Symbol> symbols;
+  for (std::uint64_t off = 0; off + 24 <= s.size; off += 24) {
+    std::uint64_t e = s.offset + off;
+    std::uint32_t name = 0;
+    std::uint8_t info = 0;
+    Symbol sym;
+    read_le(b, e + 0, name);
+    read_le(b, e + 4, info);
+    read_le(b, e + 6, sym.section);
+    read_le(b, e + 8, sym.value);
+    read_le(b, e + 16, sym.size);
+    sym.type = info & 0xf;
+    if (!read_name(b, str.offset, str.size, name, sym.name))
+      return Error{"symbol " + std::to_string(off / 24) + " of " + s.name +
+                   " has a name outside its string table"};
+    symbols.push_back(std::move(sym));
+  }
+  return symbols;
+}
 
 }  // namespace
 
@@ -47,7 +81,7 @@ const Section* ElfFile::find(std::string_view name) const {
 }
 
 std::span<const std::uint8_t> ElfFile::bytes(const Section& s) const {
-  if (s.type == kShtNobits) return {};
+  if (has_no_bytes(s.type)) return {};
   return std::span<const std::uint8_t>(data).subspan(s.offset, s.size);
 }
 
@@ -61,6 +95,7 @@ Result<ElfFile> read_elf(std::span<const std::uint8_t> b) {
   ElfFile elf;
   std::uint64_t shoff = 0;
   std::uint16_t shentsize = 0, shnum = 0, shstrndx = 0;
+  read_le(b, 0x10, elf.type);
   read_le(b, 0x12, elf.machine);
   read_le(b, 0x30, elf.flags);
   read_le(b, 0x28, shoff);
@@ -88,37 +123,25 @@ Result<ElfFile> read_elf(std::span<const std::uint8_t> b) {
     read_le(b, h + 32, s.size);
     read_le(b, h + 40, s.link);
     read_le(b, h + 44, s.info);
-    if (s.type == kShtNobits) continue;
+    if (has_no_bytes(s.type)) continue;
     if (!inside(b, s.offset, s.size))
       return Error{"section " + std::to_string(i) + " lies outside the file"};
   }
   const Section& names = elf.sections[shstrndx];
-  if (names.type == kShtNobits) return Error{"section name table has no bytes"};
+  if (has_no_bytes(names.type)) return Error{"section name table has no bytes"};
   for (std::uint16_t i = 0; i < shnum; ++i)
     if (!read_name(b, names.offset, names.size, raw[i].name, elf.sections[i].name))
       return Error{"section " + std::to_string(i) + " has a name outside the name table"};
 
+  // The first table of each kind, as a linker writes them (one .symtab, one .dynsym).
+  bool have_symtab = false, have_dynsym = false;
   for (const Section& s : elf.sections) {
-    if (s.type != kShtSymtab) continue;
-    if (s.link >= shnum || elf.sections[s.link].type == kShtNobits)
-      return Error{"symbol table links to no string table"};
-    const Section& str = elf.sections[s.link];
-    for (std::uint64_t off = 0; off + 24 <= s.size; off += 24) {
-      std::uint64_t e = s.offset + off;
-      std::uint32_t name = 0;
-      std::uint8_t info = 0;
-      Symbol sym;
-      read_le(b, e + 0, name);
-      read_le(b, e + 4, info);
-      read_le(b, e + 6, sym.section);
-      read_le(b, e + 8, sym.value);
-      read_le(b, e + 16, sym.size);
-      sym.type = info & 0xf;
-      if (!read_name(b, str.offset, str.size, name, sym.name))
-        return Error{"symbol " + std::to_string(off / 24) + " has a name outside its string table"};
-      elf.symbols.push_back(std::move(sym));
-    }
-    break;
+    bool& have = s.type == kShtSymtab ? have_symtab : have_dynsym;
+    if ((s.type != kShtSymtab && s.type != kShtDynsym) || have) continue;
+    auto symbols = read_symbols(b, elf.sections, s);
+    if (!symbols) return symbols.error();
+    (s.type == kShtSymtab ? elf.symbols : elf.dynamic_symbols) = std::move(symbols).value();
+    have = true;
   }
   elf.data.assign(b.begin(), b.end());
   return elf;

@@ -25,8 +25,10 @@ struct Section {
   std::uint64_t flags = 0;
   std::uint32_t link = 0;
   std::uint32_t info = 0;
-  std::uint64_t offset = 0;  // into the file; [offset, offset + size) is inside it
-  std::uint64_t size = 0;    // 0 for SHT_NOBITS (e.g. .nv.shared.*): no bytes in the file
+  // Into the file; [offset, offset + size) is inside it unless the section has no bytes
+  // there (SHT_NOBITS, and a relocatable cubin's .nv.shared.*, type 0x7000000a).
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
 };
 
 struct Symbol {
@@ -37,23 +39,26 @@ struct Symbol {
   std::uint16_t section = 0;
 };
 
-// A parsed cubin. It keeps a copy of the bytes so `bytes(section)` stays valid.
+// A parsed cubin (or a host executable, shared library or object, for its .nv_fatbin).
+// It keeps a copy of the bytes so `bytes(section)` stays valid.
 struct ElfFile {
   std::vector<std::uint8_t> data;
   std::vector<Section> sections;
-  std::vector<Symbol> symbols;  // index = symbol index in .symtab
-  std::uint16_t machine = 0;    // 190 for a cubin
-  std::uint32_t flags = 0;      // e_flags; holds the SM version for a cubin
+  std::vector<Symbol> symbols;          // index = symbol index in .symtab
+  std::vector<Symbol> dynamic_symbols;  // .dynsym (what a stripped executable keeps)
+  std::uint16_t type = 0;               // e_type: 1 object, 2 executable, 3 shared object
+  std::uint16_t machine = 0;            // 190 for a cubin
+  std::uint32_t flags = 0;              // e_flags; holds the SM version for a cubin
 
   // The section called `name`, or nullptr.
   const Section* find(std::string_view name) const;
-  // The bytes of a section (empty for SHT_NOBITS).
+  // The bytes of a section (empty for one with no bytes in the file).
   std::span<const std::uint8_t> bytes(const Section& s) const;
 };
 
-// Parses the ELF64 header, section headers, section names and the symbol table.
-// Errors: not ELF64 little-endian, any header or table outside the bytes, names not
-// terminated inside their string table.
+// Parses the ELF64 header, section headers, section names and the symbol tables
+// (.symtab and .dynsym). Errors: not ELF64 little-endian, any header or table outside the
+// bytes, names not terminated inside their string table.
 Result<ElfFile> read_elf(std::span<const std::uint8_t> bytes);
 
 // EIATTR_REGCOUNT records of .nv.info: symbol index -> registers per thread. Records
