@@ -41,8 +41,10 @@ void give_back(void* p, const Allocation& a) {
 cudaError_t allocate(Runtime& rt, void** out, std::size_t bytes, AllocationKind kind,
                      unsigned flags) {
   if (!out) return cudaErrorInvalidValue;
-  *out = nullptr;
-  if (bytes == 0) return cudaSuccess;
+  if (bytes == 0) {
+    *out = nullptr;
+    return cudaSuccess;
+  }
   if (counts_as_device(kind) &&
       bytes > rt.device.board.global_bytes - rt.device_bytes_in_use)
     return cudaErrorMemoryAllocation;

@@ -15,7 +15,8 @@ inline constexpr std::size_t kAllocationAlignment = 256;
 inline constexpr std::size_t kPitchAlignment = 512;
 
 // Allocates `bytes` (0 gives a null pointer and cudaSuccess) of `kind`: Device, Managed or
-// PinnedHost. Device and managed memory count against the device's global memory.
+// PinnedHost. Device and managed memory count against the device's global memory. `*out` is
+// written only on success.
 cudaError_t allocate(Runtime& rt, void** out, std::size_t bytes, AllocationKind kind,
                      unsigned flags = 0);
 // Frees the allocation starting at `p` when its kind is one of `kinds` (a bit per
