@@ -9,6 +9,7 @@
 #include <string>
 
 #include "executors.hpp"
+#include "own_runtimes.hpp"
 
 namespace bankcheck::runtime {
 
@@ -80,6 +81,7 @@ Executor* Runtime::executor() {
     if (!choice.executor) fatal(choice.error);
     executor_ = std::move(choice.executor);
     std::atexit(finish_at_exit);
+    note_libraries_with_their_own_runtime();
   }
   return executor_.get();
 }
@@ -88,6 +90,7 @@ void Runtime::finish() {
   std::lock_guard<std::mutex> lock(mutex);
   if (finished_ || !executor_) return;
   finished_ = true;
+  note_libraries_with_their_own_runtime();  // those opened since the start too
   executor_->finish();
   // The executor is kept, not destroyed: code still running at exit may hold pointers into it
   // (variable storage).
