@@ -54,7 +54,7 @@ cudaError_t active_blocks(Runtime& rt, int* numBlocks, const void* func, int blo
   const FunctionAttributes a = rt.attributes(*k);
   *numBlocks = 0;
   if (dynamicSMemSize > static_cast<std::size_t>(max_dynamic_shared(rt, *k, a)) ||
-      blockSize > a.max_threads_per_block)
+      blockSize > max_threads_per_block(rt, a))
     return cudaSuccess;
   const bankcheck::model::Occupancy occ = occupancy(rt, *k, a, blockSize, dynamicSMemSize);
   if (occ.ok()) *numBlocks = occ.blocks_per_sm;
@@ -73,7 +73,7 @@ BANKCHECK_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const 
     attr->sharedSizeBytes = a.static_shared_bytes;
     attr->constSizeBytes = a.const_bytes;
     attr->localSizeBytes = a.local_bytes;
-    attr->maxThreadsPerBlock = a.max_threads_per_block;
+    attr->maxThreadsPerBlock = max_threads_per_block(rt, a);
     attr->numRegs = a.registers_per_thread;
     attr->ptxVersion = a.ptx_version;
     attr->binaryVersion = a.binary_version;

@@ -3,6 +3,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -13,6 +14,22 @@ int max_dynamic_shared(const Runtime& rt, const Kernel& k, const FunctionAttribu
   const long long rest =
       static_cast<long long>(rt.device.sm.shared_per_block) - static_cast<long long>(a.static_shared_bytes);
   return rest > 0 ? static_cast<int>(rest) : 0;
+}
+
+int max_threads_per_block(const Runtime& rt, const FunctionAttributes& a) {
+  const model::SmLimits& sm = rt.device.sm;
+  int most = std::min(a.max_threads_per_block, sm.max_threads_per_block);
+  if (a.registers_per_thread > 0) {
+    // Warps are given registers in units of register_alloc_unit, counted in groups of
+    // warp_alloc_granularity warps against the block's register limit.
+    const long long per_warp = (static_cast<long long>(a.registers_per_thread) * sm.warp_size +
+                                sm.register_alloc_unit - 1) /
+                               sm.register_alloc_unit * sm.register_alloc_unit;
+    const long long warps = sm.max_registers_per_block / per_warp / sm.warp_alloc_granularity *
+                            sm.warp_alloc_granularity;
+    most = std::min<long long>(most, warps * sm.warp_size);
+  }
+  return most;
 }
 
 model::Occupancy occupancy(const Runtime& rt, const Kernel& k, const FunctionAttributes& a,
@@ -37,7 +54,7 @@ cudaError_t check_launch(const Runtime& rt, const Kernel& k, const FunctionAttri
   if (g.x == 0 || g.y == 0 || g.z == 0 || g.x > 2147483647u || g.y > 65535 || g.z > 65535)
     return cudaErrorInvalidConfiguration;
   const int threads = static_cast<int>(b.count());
-  if (threads > a.max_threads_per_block) return cudaErrorLaunchOutOfResources;
+  if (threads > max_threads_per_block(rt, a)) return cudaErrorLaunchOutOfResources;
   if (s.dynamic_shared > static_cast<std::size_t>(max_dynamic_shared(rt, k, a)))
     return cudaErrorInvalidValue;
   const model::Occupancy occ = occupancy(rt, k, a, threads, s.dynamic_shared);

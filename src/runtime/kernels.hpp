@@ -15,6 +15,11 @@ namespace bankcheck::runtime {
 // less the kernel's static shared memory.
 int max_dynamic_shared(const Runtime& rt, const Kernel& k, const FunctionAttributes& a);
 
+// The most threads a block of `k` may have: what the executor read (__launch_bounds__), and
+// no more than its registers allow in one block (the occupancy model's per-block register
+// check), as cudaFuncGetAttributes reports it.
+int max_threads_per_block(const Runtime& rt, const FunctionAttributes& a);
+
 // The occupancy model's view of `threads`-thread blocks of `k` with `dynamic_shared` bytes.
 model::Occupancy occupancy(const Runtime& rt, const Kernel& k, const FunctionAttributes& a,
                            int threads, std::size_t dynamic_shared);

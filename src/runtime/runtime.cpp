@@ -112,15 +112,16 @@ Variable* Runtime::variable(const void* symbol) {
 }
 
 std::span<std::byte> Runtime::storage(Variable& v) {
+  // Asked once: the storage stays where it is for the life of the module (executor.hpp).
+  if (v.storage) return {reinterpret_cast<std::byte*>(v.storage), v.bytes};
   Executor* ex = executor();
   if (!ex) return {};
   const std::span<std::byte> s = ex->variable_storage(v.shadow);
-  if (s.size() < v.bytes) return {};
+  if (s.size() < v.bytes || s.empty()) return {};
   // Symbol storage is device memory too: copies to and from it check like any other.
-  const auto start = reinterpret_cast<std::uintptr_t>(s.data());
-  v.storage = start;
-  if (!allocations.contains(start))
-    allocations[start] = Allocation{s.size(), AllocationKind::Symbol, 0, false, false};
+  v.storage = reinterpret_cast<std::uintptr_t>(s.data());
+  allocations.try_emplace(v.storage,
+                          Allocation{v.bytes, AllocationKind::Symbol, 0, false, false});
   return s.first(v.bytes);
 }
 

@@ -78,7 +78,12 @@ static void refused_launches(int* d) {
   static_shared<<<1, 32, 49152 - 16384 + 1>>>(d);
   EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidValue);
 
-  // 255 registers x 1024 threads do not fit in a block's 64K registers.
+  // 255 registers x 1024 threads do not fit in a block's 64K registers: 256 threads do.
+  EXPECT_OK(cudaFuncGetAttributes(&fa, heavy_registers));
+  CHECK_EQ(fa.numRegs, 255);
+  CHECK_EQ(fa.maxThreadsPerBlock, 256);
+  heavy_registers<<<1, 288>>>(d);
+  EXPECT_ERR(cudaGetLastError(), cudaErrorLaunchOutOfResources);
   heavy_registers<<<1, 1024>>>(d);
   EXPECT_ERR(cudaGetLastError(), cudaErrorLaunchOutOfResources);
   heavy_registers<<<1, 128>>>(d);
