@@ -119,9 +119,20 @@ std::vector<std::string> demangled_parameters(const std::string& mangled) {
 std::size_t expected_size(const std::string& type) {
   if (type.back() == '*' || type.back() == '&') return 8;
   static const std::pair<const char*, std::size_t> builtins[] = {
-      {"bool", 1}, {"char", 1}, {"signed char", 1}, {"unsigned char", 1}, {"short", 2},
-      {"unsigned short", 2}, {"int", 4}, {"unsigned int", 4}, {"float", 4}, {"long", 8},
-      {"unsigned long", 8}, {"long long", 8}, {"unsigned long long", 8}, {"double", 8},
+      {"bool", 1},
+      {"char", 1},
+      {"signed char", 1},
+      {"unsigned char", 1},
+      {"short", 2},
+      {"unsigned short", 2},
+      {"int", 4},
+      {"unsigned int", 4},
+      {"float", 4},
+      {"long", 8},
+      {"unsigned long", 8},
+      {"long long", 8},
+      {"unsigned long long", 8},
+      {"double", 8},
   };
   for (const auto& [name, size] : builtins)
     if (type == name) return size;

@@ -14,23 +14,29 @@ using namespace bankcheck::runtime;
 
 namespace {
 
-cudaError_t check_device(int device) {
-  return device == 0 ? cudaSuccess : cudaErrorInvalidDevice;
-}
+cudaError_t check_device(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
 
 // The defaults of cudaDeviceGetLimit on sm_90 (CUDA Runtime API, cudaDeviceSetLimit: 1 MB
 // printf FIFO, 8 MB heap; 1 KB stack per thread; 2 levels and 2048 pending launches of
 // dynamic parallelism; the L2 fetch granularity and persisting size as unset).
 std::optional<std::size_t> default_limit(cudaLimit limit) {
   switch (limit) {
-    case cudaLimitStackSize: return 1024;
-    case cudaLimitPrintfFifoSize: return 1048576;
-    case cudaLimitMallocHeapSize: return 8388608;
-    case cudaLimitDevRuntimeSyncDepth: return 2;
-    case cudaLimitDevRuntimePendingLaunchCount: return 2048;
-    case cudaLimitMaxL2FetchGranularity: return 32;
-    case cudaLimitPersistingL2CacheSize: return 0;
-    default: return std::nullopt;
+    case cudaLimitStackSize:
+      return 1024;
+    case cudaLimitPrintfFifoSize:
+      return 1048576;
+    case cudaLimitMallocHeapSize:
+      return 8388608;
+    case cudaLimitDevRuntimeSyncDepth:
+      return 2;
+    case cudaLimitDevRuntimePendingLaunchCount:
+      return 2048;
+    case cudaLimitMaxL2FetchGranularity:
+      return 32;
+    case cudaLimitPersistingL2CacheSize:
+      return 0;
+    default:
+      return std::nullopt;
   }
 }
 

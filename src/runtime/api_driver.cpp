@@ -20,8 +20,7 @@ std::string library_of(const void* address) {
   Dl_info info{};
   if (!dladdr(address, &info) || !info.dli_fname || !*info.dli_fname) return "";
   char self[PATH_MAX], lib[PATH_MAX];
-  if (realpath("/proc/self/exe", self) && realpath(info.dli_fname, lib) &&
-      std::string(self) == lib)
+  if (realpath("/proc/self/exe", self) && realpath(info.dli_fname, lib) && std::string(self) == lib)
     return "";
   const std::string path = info.dli_fname;
   return path.substr(path.find_last_of('/') + 1);
@@ -40,10 +39,12 @@ cudaError_t refuse(const char* call_name, const char* symbol, void** funcPtr,
                       "; bankcheck's CUDA runtime has no driver behind it, so the call returned "
                       "cudaErrorNotSupported");
   else
-    diagnose_once("driver " + who,
-                  who + " asked for " + what + "; bankcheck's CUDA runtime has no driver behind "
-                      "it, so " + who + " cannot run its own GPU code under bankcheck (the call "
-                      "returned cudaErrorNotSupported)");
+    diagnose_once("driver " + who, who + " asked for " + what +
+                                       "; bankcheck's CUDA runtime has no driver behind "
+                                       "it, so " +
+                                       who +
+                                       " cannot run its own GPU code under bankcheck (the call "
+                                       "returned cudaErrorNotSupported)");
   return cudaErrorNotSupported;
 }
 

@@ -102,15 +102,13 @@ BANKCHECK_API cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel,
 }
 
 BANKCHECK_API cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache) {
-  return call([&](Runtime& rt) {
-    return rt.kernel(func) ? cudaSuccess : cudaErrorInvalidDeviceFunction;
-  });
+  return call(
+      [&](Runtime& rt) { return rt.kernel(func) ? cudaSuccess : cudaErrorInvalidDeviceFunction; });
 }
 
 BANKCHECK_API cudaError_t cudaFuncSetSharedMemConfig(const void* func, cudaSharedMemConfig) {
-  return call([&](Runtime& rt) {
-    return rt.kernel(func) ? cudaSuccess : cudaErrorInvalidDeviceFunction;
-  });
+  return call(
+      [&](Runtime& rt) { return rt.kernel(func) ? cudaSuccess : cudaErrorInvalidDeviceFunction; });
 }
 
 BANKCHECK_API cudaError_t cudaFuncGetName(const char** name, const void* func) {
@@ -143,8 +141,7 @@ BANKCHECK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num
 // threads resident on one SM: the largest amount the occupancy model still fits, up to the
 // device's opt-in limit per block.
 BANKCHECK_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize,
-                                                                    const void* func,
-                                                                    int numBlocks,
+                                                                    const void* func, int numBlocks,
                                                                     int blockSize) {
   return call([&](Runtime& rt) {
     if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0) return cudaErrorInvalidValue;

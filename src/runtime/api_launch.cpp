@@ -17,11 +17,16 @@ Dim3 to_dim3(dim3 d) { return Dim3{d.x, d.y, d.z}; }
 
 cudaError_t fault_error(FaultKind kind) {
   switch (kind) {
-    case FaultKind::IllegalAddress: return cudaErrorIllegalAddress;
-    case FaultKind::MisalignedAddress: return cudaErrorMisalignedAddress;
-    case FaultKind::Assert: return cudaErrorAssert;
-    case FaultKind::IllegalInstruction: return cudaErrorIllegalInstruction;
-    case FaultKind::Trap: return cudaErrorLaunchFailure;
+    case FaultKind::IllegalAddress:
+      return cudaErrorIllegalAddress;
+    case FaultKind::MisalignedAddress:
+      return cudaErrorMisalignedAddress;
+    case FaultKind::Assert:
+      return cudaErrorAssert;
+    case FaultKind::IllegalInstruction:
+      return cudaErrorIllegalInstruction;
+    case FaultKind::Trap:
+      return cudaErrorLaunchFailure;
   }
   return cudaErrorLaunchFailure;
 }
@@ -52,14 +57,17 @@ cudaError_t launch(Runtime& rt, const Launch& l) {
   r.cluster = l.shape.cluster;
   const LaunchResult result = ex->launch(r);
   switch (result.status) {
-    case LaunchStatus::Ok: return cudaSuccess;
-    case LaunchStatus::InvalidConfiguration: return cudaErrorInvalidConfiguration;
-    case LaunchStatus::TooMuchSharedMemory: return cudaErrorInvalidValue;
+    case LaunchStatus::Ok:
+      return cudaSuccess;
+    case LaunchStatus::InvalidConfiguration:
+      return cudaErrorInvalidConfiguration;
+    case LaunchStatus::TooMuchSharedMemory:
+      return cudaErrorInvalidValue;
     case LaunchStatus::Fault: {
       const cudaError_t e = fault_error(result.fault);
       rt.sticky = e;
-      diagnose(readable_name(k->device_name) + ": " + result.message + " (" +
-               cudaGetErrorName(e) + "; every later CUDA call returns it)");
+      diagnose(readable_name(k->device_name) + ": " + result.message + " (" + cudaGetErrorName(e) +
+               "; every later CUDA call returns it)");
       return e;
     }
     case LaunchStatus::NotSupported:
@@ -93,9 +101,9 @@ BANKCHECK_API cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 
 }
 BANKCHECK_PER_THREAD(cudaLaunchKernel, cudaLaunchKernel_ptsz)
 
-BANKCHECK_API cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim,
-                                                      dim3 blockDim, void** args,
-                                                      size_t sharedMem, cudaStream_t stream) {
+BANKCHECK_API cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim,
+                                                      void** args, size_t sharedMem,
+                                                      cudaStream_t stream) {
   return call([&](Runtime& rt) {
     return launch(rt, plain(func, gridDim, blockDim, args, sharedMem, stream, true));
   });

@@ -24,9 +24,8 @@ std::size_t span_2d(std::size_t pitch, std::size_t width, std::size_t height) {
   return height == 0 || width == 0 ? 0 : pitch * (height - 1) + width;
 }
 
-cudaError_t copy_2d(Runtime& rt, void* dst, std::size_t dpitch, const void* src,
-                    std::size_t spitch, std::size_t width, std::size_t height,
-                    cudaMemcpyKind kind) {
+cudaError_t copy_2d(Runtime& rt, void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                    std::size_t width, std::size_t height, cudaMemcpyKind kind) {
   if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
   if (const cudaError_t e = check_copy(rt, dst, span_2d(dpitch, width, height), src,
                                        span_2d(spitch, width, height), kind))
@@ -100,7 +99,8 @@ BANKCHECK_API cudaError_t cudaMalloc(void** devPtr, size_t size) {
 
 BANKCHECK_API cudaError_t cudaFree(void* devPtr) {
   return call([&](Runtime& rt) {
-    return release(rt, devPtr, kind_bit(AllocationKind::Device) | kind_bit(AllocationKind::Managed));
+    return release(rt, devPtr,
+                   kind_bit(AllocationKind::Device) | kind_bit(AllocationKind::Managed));
   });
 }
 
@@ -133,7 +133,8 @@ BANKCHECK_PER_THREAD(cudaMallocFromPoolAsync, cudaMallocFromPoolAsync_ptsz)
 BANKCHECK_API cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t stream) {
   return call([&](Runtime& rt) {
     if (const cudaError_t e = check_stream(rt, stream)) return e;
-    return release(rt, devPtr, kind_bit(AllocationKind::Device) | kind_bit(AllocationKind::Managed));
+    return release(rt, devPtr,
+                   kind_bit(AllocationKind::Device) | kind_bit(AllocationKind::Managed));
   });
 }
 BANKCHECK_PER_THREAD(cudaFreeAsync, cudaFreeAsync_ptsz)
@@ -251,7 +252,9 @@ BANKCHECK_API cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attrib
     attributes->devicePointer = p;
     switch (a->kind) {
       case AllocationKind::Device:
-      case AllocationKind::Symbol: attributes->type = cudaMemoryTypeDevice; break;
+      case AllocationKind::Symbol:
+        attributes->type = cudaMemoryTypeDevice;
+        break;
       case AllocationKind::Managed:
         attributes->type = cudaMemoryTypeManaged;
         attributes->hostPointer = p;
@@ -335,9 +338,8 @@ BANKCHECK_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, cudaMem
 }
 
 BANKCHECK_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t) {
-  return call([&](Runtime&) {
-    return memPool == the_pool() ? cudaSuccess : cudaErrorInvalidValue;
-  });
+  return call(
+      [&](Runtime&) { return memPool == the_pool() ? cudaSuccess : cudaErrorInvalidValue; });
 }
 
 // ---- Copies and fills ---------------------------------------------------------------------
@@ -405,10 +407,10 @@ cudaError_t copy_3d(Runtime& rt, const cudaMemcpy3DParms* p) {
   if (e.width == 0 || e.height == 0 || e.depth == 0) return cudaSuccess;
   const std::size_t s_slice = s.pitch * (s.ysize ? s.ysize : e.height);
   const std::size_t d_slice = d.pitch * (d.ysize ? d.ysize : e.height);
-  auto* src = static_cast<const char*>(s.ptr) + p->srcPos.z * s_slice + p->srcPos.y * s.pitch +
-              p->srcPos.x;
-  auto* dst = static_cast<char*>(d.ptr) + p->dstPos.z * d_slice + p->dstPos.y * d.pitch +
-              p->dstPos.x;
+  auto* src =
+      static_cast<const char*>(s.ptr) + p->srcPos.z * s_slice + p->srcPos.y * s.pitch + p->srcPos.x;
+  auto* dst =
+      static_cast<char*>(d.ptr) + p->dstPos.z * d_slice + p->dstPos.y * d.pitch + p->dstPos.x;
   const std::size_t s_span = s_slice * (e.depth - 1) + s.pitch * (e.height - 1) + e.width;
   const std::size_t d_span = d_slice * (e.depth - 1) + d.pitch * (e.height - 1) + e.width;
   if (const cudaError_t err = check_copy(rt, dst, d_span, src, s_span, p->kind)) return err;
@@ -496,9 +498,9 @@ BANKCHECK_API cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src
 }
 BANKCHECK_PER_THREAD(cudaMemcpyToSymbol, cudaMemcpyToSymbol_ptds)
 
-BANKCHECK_API cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src,
-                                                  size_t count, size_t offset,
-                                                  cudaMemcpyKind kind, cudaStream_t stream) {
+BANKCHECK_API cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count,
+                                                  size_t offset, cudaMemcpyKind kind,
+                                                  cudaStream_t stream) {
   return call([&](Runtime& rt) {
     if (const cudaError_t e = check_stream(rt, stream)) return e;
     return to_symbol(rt, symbol, src, count, offset, kind);

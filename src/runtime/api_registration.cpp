@@ -74,101 +74,112 @@ std::vector<CallConfiguration>& configurations() {
 
 BANKCHECK_API void** __cudaRegisterFatBinary(void* fatCubin) {
   Module* registered = nullptr;
-  call([&](Runtime& rt) {
-    auto m = std::make_unique<Module>();
-    m->id = static_cast<ModuleId>(rt.modules.size() + 1);
-    ModuleImage image;
-    std::vector<const void*> prelinked;
-    const auto* w = static_cast<const __fatBinC_Wrapper_t*>(fatCubin);
-    if (w && w->magic == FATBINC_MAGIC) {
-      image.fatbin = w->data;
-      image.bytes = fatbin_bytes(w->data);
-      // A device-linked program (-rdc=true): the objects' own images, null-terminated.
-      if (w->version == FATBINC_LINK_VERSION && w->filename_or_fatbins)
-        for (auto* const* p = static_cast<void* const*>(w->filename_or_fatbins); *p; ++p)
-          prelinked.push_back(*p);
-    }
-    if (!image.bytes)
-      diagnose("a module registered by the program is not a fat binary this runtime reads; "
-               "its kernels cannot run");
-    image.prelinked = prelinked;
-    if (Executor* ex = rt.executor()) ex->register_module(m->id, image);
-    registered = m.get();
-    rt.modules.push_back(std::move(m));
-    return cudaSuccess;
-  }, /*sticky=*/false);
+  call(
+      [&](Runtime& rt) {
+        auto m = std::make_unique<Module>();
+        m->id = static_cast<ModuleId>(rt.modules.size() + 1);
+        ModuleImage image;
+        std::vector<const void*> prelinked;
+        const auto* w = static_cast<const __fatBinC_Wrapper_t*>(fatCubin);
+        if (w && w->magic == FATBINC_MAGIC) {
+          image.fatbin = w->data;
+          image.bytes = fatbin_bytes(w->data);
+          // A device-linked program (-rdc=true): the objects' own images, null-terminated.
+          if (w->version == FATBINC_LINK_VERSION && w->filename_or_fatbins)
+            for (auto* const* p = static_cast<void* const*>(w->filename_or_fatbins); *p; ++p)
+              prelinked.push_back(*p);
+        }
+        if (!image.bytes)
+          diagnose(
+              "a module registered by the program is not a fat binary this runtime reads; "
+              "its kernels cannot run");
+        image.prelinked = prelinked;
+        if (Executor* ex = rt.executor()) ex->register_module(m->id, image);
+        registered = m.get();
+        rt.modules.push_back(std::move(m));
+        return cudaSuccess;
+      },
+      /*sticky=*/false);
   return reinterpret_cast<void**>(registered);
 }
 
 BANKCHECK_API void __cudaRegisterFatBinaryEnd(void** fatCubinHandle) {
-  call([&](Runtime& rt) {
-    Module* m = module_of(rt, fatCubinHandle);
-    if (!m) return cudaErrorInvalidResourceHandle;
-    if (Executor* ex = rt.executor()) ex->module_complete(m->id);
-    bind_managed(rt, *m);
-    return cudaSuccess;
-  }, /*sticky=*/false);
+  call(
+      [&](Runtime& rt) {
+        Module* m = module_of(rt, fatCubinHandle);
+        if (!m) return cudaErrorInvalidResourceHandle;
+        if (Executor* ex = rt.executor()) ex->module_complete(m->id);
+        bind_managed(rt, *m);
+        return cudaSuccess;
+      },
+      /*sticky=*/false);
 }
 
 BANKCHECK_API void __cudaUnregisterFatBinary(void** fatCubinHandle) {
-  call([&](Runtime& rt) {
-    Module* m = module_of(rt, fatCubinHandle);
-    if (!m || m->unregistered) return cudaErrorInvalidResourceHandle;
-    m->unregistered = true;
-    if (Executor* ex = rt.executor()) ex->unregister_module(m->id);
-    // The module's host addresses may be reused once its library is closed.
-    std::erase_if(rt.kernels, [&](const auto& k) { return k.second.module == m->id; });
-    std::erase_if(rt.managed, [&](const auto& e) {
-      const auto v = rt.variables.find(e.second);
-      return v != rt.variables.end() && v->second.module == m->id;
-    });
-    for (auto it = rt.variables.begin(); it != rt.variables.end();) {
-      if (it->second.module != m->id) {
-        ++it;
-        continue;
-      }
-      if (it->second.storage) rt.allocations.erase(it->second.storage);
-      it = rt.variables.erase(it);
-    }
-    return cudaSuccess;
-  }, /*sticky=*/false);
+  call(
+      [&](Runtime& rt) {
+        Module* m = module_of(rt, fatCubinHandle);
+        if (!m || m->unregistered) return cudaErrorInvalidResourceHandle;
+        m->unregistered = true;
+        if (Executor* ex = rt.executor()) ex->unregister_module(m->id);
+        // The module's host addresses may be reused once its library is closed.
+        std::erase_if(rt.kernels, [&](const auto& k) { return k.second.module == m->id; });
+        std::erase_if(rt.managed, [&](const auto& e) {
+          const auto v = rt.variables.find(e.second);
+          return v != rt.variables.end() && v->second.module == m->id;
+        });
+        for (auto it = rt.variables.begin(); it != rt.variables.end();) {
+          if (it->second.module != m->id) {
+            ++it;
+            continue;
+          }
+          if (it->second.storage) rt.allocations.erase(it->second.storage);
+          it = rt.variables.erase(it);
+        }
+        return cudaSuccess;
+      },
+      /*sticky=*/false);
 }
 
 BANKCHECK_API void __cudaRegisterFunction(void** fatCubinHandle, const char* hostFun,
                                           char* /*deviceFun*/, const char* deviceName,
                                           int /*thread_limit*/, uint3* /*tid*/, uint3* /*bid*/,
                                           dim3* /*bDim*/, dim3* /*gDim*/, int* /*wSize*/) {
-  call([&](Runtime& rt) {
-    Module* m = module_of(rt, fatCubinHandle);
-    if (!m || !hostFun || !deviceName) return cudaErrorInvalidValue;
-    Kernel k;
-    k.module = m->id;
-    k.host = hostFun;
-    k.device_name = deviceName;
-    rt.kernels[hostFun] = std::move(k);
-    if (Executor* ex = rt.executor()) ex->register_function(m->id, hostFun, deviceName);
-    return cudaSuccess;
-  }, /*sticky=*/false);
+  call(
+      [&](Runtime& rt) {
+        Module* m = module_of(rt, fatCubinHandle);
+        if (!m || !hostFun || !deviceName) return cudaErrorInvalidValue;
+        Kernel k;
+        k.module = m->id;
+        k.host = hostFun;
+        k.device_name = deviceName;
+        rt.kernels[hostFun] = std::move(k);
+        if (Executor* ex = rt.executor()) ex->register_function(m->id, hostFun, deviceName);
+        return cudaSuccess;
+      },
+      /*sticky=*/false);
 }
 
 namespace {
 
 void register_variable(void** handle, const void* shadow, const char* name, std::size_t size,
                        VariableKind kind) {
-  call([&](Runtime& rt) {
-    Module* m = module_of(rt, handle);
-    if (!m || !shadow || !name) return cudaErrorInvalidValue;
-    rt.variables[shadow] = Variable{m->id, shadow, name, size, kind, 0};
-    if (Executor* ex = rt.executor()) ex->register_variable(m->id, shadow, name, size, kind);
-    return cudaSuccess;
-  }, /*sticky=*/false);
+  call(
+      [&](Runtime& rt) {
+        Module* m = module_of(rt, handle);
+        if (!m || !shadow || !name) return cudaErrorInvalidValue;
+        rt.variables[shadow] = Variable{m->id, shadow, name, size, kind, 0};
+        if (Executor* ex = rt.executor()) ex->register_variable(m->id, shadow, name, size, kind);
+        return cudaSuccess;
+      },
+      /*sticky=*/false);
 }
 
 }  // namespace
 
 BANKCHECK_API void __cudaRegisterVar(void** fatCubinHandle, char* hostVar, char* /*deviceAddress*/,
-                                     const char* deviceName, int /*ext*/, size_t size,
-                                     int constant, int /*global*/) {
+                                     const char* deviceName, int /*ext*/, size_t size, int constant,
+                                     int /*global*/) {
   register_variable(fatCubinHandle, hostVar, deviceName, size,
                     constant ? VariableKind::Constant : VariableKind::Global);
 }
@@ -183,13 +194,15 @@ BANKCHECK_API void __cudaRegisterManagedVar(void** fatCubinHandle, void** hostVa
 // Called before the program first touches a managed variable of the module; nonzero: ready.
 BANKCHECK_API char __cudaInitModule(void** fatCubinHandle) {
   char ready = 0;
-  call([&](Runtime& rt) {
-    Module* m = module_of(rt, fatCubinHandle);
-    if (!m) return cudaErrorInvalidResourceHandle;
-    bind_managed(rt, *m);
-    ready = 1;
-    return cudaSuccess;
-  }, /*sticky=*/false);
+  call(
+      [&](Runtime& rt) {
+        Module* m = module_of(rt, fatCubinHandle);
+        if (!m) return cudaErrorInvalidResourceHandle;
+        bind_managed(rt, *m);
+        ready = 1;
+        return cudaSuccess;
+      },
+      /*sticky=*/false);
   return ready;
 }
 

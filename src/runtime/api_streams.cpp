@@ -30,8 +30,9 @@ constexpr int kLeastPriority = 0, kGreatestPriority = -5;
 cudaError_t create_stream(Runtime& rt, cudaStream_t* out, unsigned flags, int priority) {
   if (!out || (flags & ~static_cast<unsigned>(cudaStreamNonBlocking))) return cudaErrorInvalidValue;
   // Out-of-range priorities are clamped, as the real runtime does.
-  priority = priority > kLeastPriority ? kLeastPriority
-                                       : priority < kGreatestPriority ? kGreatestPriority : priority;
+  priority = priority > kLeastPriority      ? kLeastPriority
+             : priority < kGreatestPriority ? kGreatestPriority
+                                            : priority;
   auto* s = new Stream{rt.next_stream_number++, flags, priority};
   rt.streams.insert(s);
   *out = reinterpret_cast<cudaStream_t>(s);
@@ -144,12 +145,10 @@ BANKCHECK_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
 }
 BANKCHECK_PER_THREAD(cudaStreamIsCapturing, cudaStreamIsCapturing_ptsz)
 
-BANKCHECK_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
-                                                   cudaStreamCaptureStatus* captureStatus_out,
-                                                   unsigned long long* id_out, cudaGraph_t* graph_out,
-                                                   const cudaGraphNode_t** dependencies_out,
-                                                   const cudaGraphEdgeData** edgeData_out,
-                                                   size_t* numDependencies_out) {
+BANKCHECK_API cudaError_t cudaStreamGetCaptureInfo(
+    cudaStream_t stream, cudaStreamCaptureStatus* captureStatus_out, unsigned long long* id_out,
+    cudaGraph_t* graph_out, const cudaGraphNode_t** dependencies_out,
+    const cudaGraphEdgeData** edgeData_out, size_t* numDependencies_out) {
   return call([&](Runtime& rt) {
     if (!captureStatus_out) return cudaErrorInvalidValue;
     if (const cudaError_t e = check_stream(rt, stream)) return e;
@@ -177,18 +176,19 @@ BANKCHECK_API cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureM
 BANKCHECK_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
                                                 void* userData, unsigned int flags) {
   cudaError_t status = cudaSuccess;
-  const cudaError_t e = call([&](Runtime& rt) {
-    if (!callback || flags != 0) return cudaErrorInvalidValue;
-    status = rt.sticky;
-    return check_stream(rt, stream);
-  }, /*sticky=*/false);
+  const cudaError_t e = call(
+      [&](Runtime& rt) {
+        if (!callback || flags != 0) return cudaErrorInvalidValue;
+        status = rt.sticky;
+        return check_stream(rt, stream);
+      },
+      /*sticky=*/false);
   if (e == cudaSuccess) callback(stream, status, userData);
   return e;
 }
 BANKCHECK_PER_THREAD(cudaStreamAddCallback, cudaStreamAddCallback_ptsz)
 
-BANKCHECK_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
-                                             void* userData) {
+BANKCHECK_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
   const cudaError_t e = call([&](Runtime& rt) {
     if (!fn) return cudaErrorInvalidValue;
     return check_stream(rt, stream);
@@ -202,8 +202,8 @@ BANKCHECK_PER_THREAD(cudaLaunchHostFunc, cudaLaunchHostFunc_ptsz)
 
 BANKCHECK_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
   return call([&](Runtime& rt) {
-    constexpr unsigned kKnown = cudaEventBlockingSync | cudaEventDisableTiming |
-                                cudaEventInterprocess;
+    constexpr unsigned kKnown =
+        cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
     if (!event || (flags & ~kKnown)) return cudaErrorInvalidValue;
     if ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming))
       return cudaErrorInvalidValue;

@@ -20,9 +20,14 @@ constexpr int kLayered = 32768, kLayers = 2048, kCubemap = 32768, kCubemapLayers
 // on 8.6, 8.9 and 12.x.
 int single_to_double_ratio(int cc) {
   switch (cc) {
-    case 70: case 80: case 90: return 2;
-    case 75: return 32;
-    default: return 64;
+    case 70:
+    case 80:
+    case 90:
+      return 2;
+    case 75:
+      return 32;
+    default:
+      return 64;
   }
 }
 
@@ -33,136 +38,251 @@ std::optional<long long> device_attribute(const DeviceProfile& d, cudaDeviceAttr
   const BoardNumbers& b = d.board;
   const bool ampere = sm.cc >= 80, hopper = sm.cc >= 90;
   switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock: return sm.max_threads_per_block;
-    case cudaDevAttrMaxBlockDimX: return 1024;
-    case cudaDevAttrMaxBlockDimY: return 1024;
-    case cudaDevAttrMaxBlockDimZ: return 64;
-    case cudaDevAttrMaxGridDimX: return 2147483647;
-    case cudaDevAttrMaxGridDimY: return 65535;
-    case cudaDevAttrMaxGridDimZ: return 65535;
-    case cudaDevAttrMaxSharedMemoryPerBlock: return sm.shared_per_block;
-    case cudaDevAttrTotalConstantMemory: return 65536;
-    case cudaDevAttrWarpSize: return sm.warp_size;
-    case cudaDevAttrMaxPitch: return 2147483647;
-    case cudaDevAttrMaxRegistersPerBlock: return sm.max_registers_per_block;
-    case cudaDevAttrClockRate: return b.clock_khz;
-    case cudaDevAttrTextureAlignment: return 512;
-    case cudaDevAttrGpuOverlap: return 1;
-    case cudaDevAttrMultiProcessorCount: return b.sm_count;
-    case cudaDevAttrKernelExecTimeout: return 0;
-    case cudaDevAttrIntegrated: return b.integrated;
-    case cudaDevAttrCanMapHostMemory: return 1;
-    case cudaDevAttrComputeMode: return cudaComputeModeDefault;
-    case cudaDevAttrMaxTexture1DWidth: return kTex1D;
-    case cudaDevAttrMaxTexture2DWidth: return kTex2DW;
-    case cudaDevAttrMaxTexture2DHeight: return kTex2DH;
+    case cudaDevAttrMaxThreadsPerBlock:
+      return sm.max_threads_per_block;
+    case cudaDevAttrMaxBlockDimX:
+      return 1024;
+    case cudaDevAttrMaxBlockDimY:
+      return 1024;
+    case cudaDevAttrMaxBlockDimZ:
+      return 64;
+    case cudaDevAttrMaxGridDimX:
+      return 2147483647;
+    case cudaDevAttrMaxGridDimY:
+      return 65535;
+    case cudaDevAttrMaxGridDimZ:
+      return 65535;
+    case cudaDevAttrMaxSharedMemoryPerBlock:
+      return sm.shared_per_block;
+    case cudaDevAttrTotalConstantMemory:
+      return 65536;
+    case cudaDevAttrWarpSize:
+      return sm.warp_size;
+    case cudaDevAttrMaxPitch:
+      return 2147483647;
+    case cudaDevAttrMaxRegistersPerBlock:
+      return sm.max_registers_per_block;
+    case cudaDevAttrClockRate:
+      return b.clock_khz;
+    case cudaDevAttrTextureAlignment:
+      return 512;
+    case cudaDevAttrGpuOverlap:
+      return 1;
+    case cudaDevAttrMultiProcessorCount:
+      return b.sm_count;
+    case cudaDevAttrKernelExecTimeout:
+      return 0;
+    case cudaDevAttrIntegrated:
+      return b.integrated;
+    case cudaDevAttrCanMapHostMemory:
+      return 1;
+    case cudaDevAttrComputeMode:
+      return cudaComputeModeDefault;
+    case cudaDevAttrMaxTexture1DWidth:
+      return kTex1D;
+    case cudaDevAttrMaxTexture2DWidth:
+      return kTex2DW;
+    case cudaDevAttrMaxTexture2DHeight:
+      return kTex2DH;
     case cudaDevAttrMaxTexture3DWidth:
     case cudaDevAttrMaxTexture3DHeight:
-    case cudaDevAttrMaxTexture3DDepth: return kTex3D;
+    case cudaDevAttrMaxTexture3DDepth:
+      return kTex3D;
     case cudaDevAttrMaxTexture2DLayeredWidth:
-    case cudaDevAttrMaxTexture2DLayeredHeight: return kLayered;
-    case cudaDevAttrMaxTexture2DLayeredLayers: return kLayers;
-    case cudaDevAttrSurfaceAlignment: return 512;
-    case cudaDevAttrConcurrentKernels: return 1;
-    case cudaDevAttrEccEnabled: return b.ecc;
-    case cudaDevAttrPciBusId: return 1;
-    case cudaDevAttrPciDeviceId: return 0;
-    case cudaDevAttrTccDriver: return 0;
-    case cudaDevAttrMemoryClockRate: return b.memory_clock_khz;
-    case cudaDevAttrGlobalMemoryBusWidth: return b.memory_bus_bits;
-    case cudaDevAttrL2CacheSize: return b.l2_bytes;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: return d.max_threads_per_sm();
-    case cudaDevAttrAsyncEngineCount: return b.copy_engines;
-    case cudaDevAttrUnifiedAddressing: return 1;
-    case cudaDevAttrMaxTexture1DLayeredWidth: return kLayered;
-    case cudaDevAttrMaxTexture1DLayeredLayers: return kLayers;
+    case cudaDevAttrMaxTexture2DLayeredHeight:
+      return kLayered;
+    case cudaDevAttrMaxTexture2DLayeredLayers:
+      return kLayers;
+    case cudaDevAttrSurfaceAlignment:
+      return 512;
+    case cudaDevAttrConcurrentKernels:
+      return 1;
+    case cudaDevAttrEccEnabled:
+      return b.ecc;
+    case cudaDevAttrPciBusId:
+      return 1;
+    case cudaDevAttrPciDeviceId:
+      return 0;
+    case cudaDevAttrTccDriver:
+      return 0;
+    case cudaDevAttrMemoryClockRate:
+      return b.memory_clock_khz;
+    case cudaDevAttrGlobalMemoryBusWidth:
+      return b.memory_bus_bits;
+    case cudaDevAttrL2CacheSize:
+      return b.l2_bytes;
+    case cudaDevAttrMaxThreadsPerMultiProcessor:
+      return d.max_threads_per_sm();
+    case cudaDevAttrAsyncEngineCount:
+      return b.copy_engines;
+    case cudaDevAttrUnifiedAddressing:
+      return 1;
+    case cudaDevAttrMaxTexture1DLayeredWidth:
+      return kLayered;
+    case cudaDevAttrMaxTexture1DLayeredLayers:
+      return kLayers;
     case cudaDevAttrMaxTexture2DGatherWidth:
-    case cudaDevAttrMaxTexture2DGatherHeight: return kLayered;
+    case cudaDevAttrMaxTexture2DGatherHeight:
+      return kLayered;
     case cudaDevAttrMaxTexture3DWidthAlt:
-    case cudaDevAttrMaxTexture3DHeightAlt: return 8192;
-    case cudaDevAttrMaxTexture3DDepthAlt: return 32768;
-    case cudaDevAttrPciDomainId: return 0;
-    case cudaDevAttrTexturePitchAlignment: return 32;
-    case cudaDevAttrMaxTextureCubemapWidth: return kCubemap;
-    case cudaDevAttrMaxTextureCubemapLayeredWidth: return kCubemap;
-    case cudaDevAttrMaxTextureCubemapLayeredLayers: return kCubemapLayers;
-    case cudaDevAttrMaxSurface1DWidth: return kLayered;
-    case cudaDevAttrMaxSurface2DWidth: return kTex2DW;
-    case cudaDevAttrMaxSurface2DHeight: return kTex2DH;
+    case cudaDevAttrMaxTexture3DHeightAlt:
+      return 8192;
+    case cudaDevAttrMaxTexture3DDepthAlt:
+      return 32768;
+    case cudaDevAttrPciDomainId:
+      return 0;
+    case cudaDevAttrTexturePitchAlignment:
+      return 32;
+    case cudaDevAttrMaxTextureCubemapWidth:
+      return kCubemap;
+    case cudaDevAttrMaxTextureCubemapLayeredWidth:
+      return kCubemap;
+    case cudaDevAttrMaxTextureCubemapLayeredLayers:
+      return kCubemapLayers;
+    case cudaDevAttrMaxSurface1DWidth:
+      return kLayered;
+    case cudaDevAttrMaxSurface2DWidth:
+      return kTex2DW;
+    case cudaDevAttrMaxSurface2DHeight:
+      return kTex2DH;
     case cudaDevAttrMaxSurface3DWidth:
     case cudaDevAttrMaxSurface3DHeight:
-    case cudaDevAttrMaxSurface3DDepth: return kTex3D;
-    case cudaDevAttrMaxSurface1DLayeredWidth: return kLayered;
-    case cudaDevAttrMaxSurface1DLayeredLayers: return kLayers;
+    case cudaDevAttrMaxSurface3DDepth:
+      return kTex3D;
+    case cudaDevAttrMaxSurface1DLayeredWidth:
+      return kLayered;
+    case cudaDevAttrMaxSurface1DLayeredLayers:
+      return kLayers;
     case cudaDevAttrMaxSurface2DLayeredWidth:
-    case cudaDevAttrMaxSurface2DLayeredHeight: return kLayered;
-    case cudaDevAttrMaxSurface2DLayeredLayers: return kLayers;
+    case cudaDevAttrMaxSurface2DLayeredHeight:
+      return kLayered;
+    case cudaDevAttrMaxSurface2DLayeredLayers:
+      return kLayers;
     case cudaDevAttrMaxSurfaceCubemapWidth:
-    case cudaDevAttrMaxSurfaceCubemapLayeredWidth: return kCubemap;
-    case cudaDevAttrMaxSurfaceCubemapLayeredLayers: return kCubemapLayers;
-    case cudaDevAttrMaxTexture1DLinearWidth: return 268435456;
-    case cudaDevAttrMaxTexture2DLinearWidth: return 131072;
-    case cudaDevAttrMaxTexture2DLinearHeight: return 65000;
-    case cudaDevAttrMaxTexture2DLinearPitch: return 2097120;
+    case cudaDevAttrMaxSurfaceCubemapLayeredWidth:
+      return kCubemap;
+    case cudaDevAttrMaxSurfaceCubemapLayeredLayers:
+      return kCubemapLayers;
+    case cudaDevAttrMaxTexture1DLinearWidth:
+      return 268435456;
+    case cudaDevAttrMaxTexture2DLinearWidth:
+      return 131072;
+    case cudaDevAttrMaxTexture2DLinearHeight:
+      return 65000;
+    case cudaDevAttrMaxTexture2DLinearPitch:
+      return 2097120;
     case cudaDevAttrMaxTexture2DMipmappedWidth:
-    case cudaDevAttrMaxTexture2DMipmappedHeight: return kLayered;
-    case cudaDevAttrComputeCapabilityMajor: return d.major();
-    case cudaDevAttrComputeCapabilityMinor: return d.minor();
-    case cudaDevAttrMaxTexture1DMipmappedWidth: return kLayered;
-    case cudaDevAttrStreamPrioritiesSupported: return 1;
-    case cudaDevAttrGlobalL1CacheSupported: return 1;
-    case cudaDevAttrLocalL1CacheSupported: return 1;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: return sm.shared_per_sm;
-    case cudaDevAttrMaxRegistersPerMultiprocessor: return sm.registers_per_sm;
-    case cudaDevAttrManagedMemory: return 1;
-    case cudaDevAttrIsMultiGpuBoard: return 0;
-    case cudaDevAttrMultiGpuBoardGroupID: return 0;
+    case cudaDevAttrMaxTexture2DMipmappedHeight:
+      return kLayered;
+    case cudaDevAttrComputeCapabilityMajor:
+      return d.major();
+    case cudaDevAttrComputeCapabilityMinor:
+      return d.minor();
+    case cudaDevAttrMaxTexture1DMipmappedWidth:
+      return kLayered;
+    case cudaDevAttrStreamPrioritiesSupported:
+      return 1;
+    case cudaDevAttrGlobalL1CacheSupported:
+      return 1;
+    case cudaDevAttrLocalL1CacheSupported:
+      return 1;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+      return sm.shared_per_sm;
+    case cudaDevAttrMaxRegistersPerMultiprocessor:
+      return sm.registers_per_sm;
+    case cudaDevAttrManagedMemory:
+      return 1;
+    case cudaDevAttrIsMultiGpuBoard:
+      return 0;
+    case cudaDevAttrMultiGpuBoardGroupID:
+      return 0;
     // Host and device do not share atomics or page tables here: a kernel sees only memory
     // the program allocated or registered through this runtime.
-    case cudaDevAttrHostNativeAtomicSupported: return 0;
-    case cudaDevAttrSingleToDoublePrecisionPerfRatio: return single_to_double_ratio(sm.cc);
-    case cudaDevAttrPageableMemoryAccess: return 0;
-    case cudaDevAttrConcurrentManagedAccess: return 1;
-    case cudaDevAttrComputePreemptionSupported: return 1;
-    case cudaDevAttrCanUseHostPointerForRegisteredMem: return 1;
-    case cudaDevAttrCooperativeLaunch: return 1;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin: return sm.shared_per_block_optin;
-    case cudaDevAttrCanFlushRemoteWrites: return 0;
-    case cudaDevAttrHostRegisterSupported: return 1;
-    case cudaDevAttrPageableMemoryAccessUsesHostPageTables: return 0;
-    case cudaDevAttrDirectManagedMemAccessFromHost: return 0;
-    case cudaDevAttrMaxBlocksPerMultiprocessor: return sm.max_blocks_per_sm;
+    case cudaDevAttrHostNativeAtomicSupported:
+      return 0;
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio:
+      return single_to_double_ratio(sm.cc);
+    case cudaDevAttrPageableMemoryAccess:
+      return 0;
+    case cudaDevAttrConcurrentManagedAccess:
+      return 1;
+    case cudaDevAttrComputePreemptionSupported:
+      return 1;
+    case cudaDevAttrCanUseHostPointerForRegisteredMem:
+      return 1;
+    case cudaDevAttrCooperativeLaunch:
+      return 1;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+      return sm.shared_per_block_optin;
+    case cudaDevAttrCanFlushRemoteWrites:
+      return 0;
+    case cudaDevAttrHostRegisterSupported:
+      return 1;
+    case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
+      return 0;
+    case cudaDevAttrDirectManagedMemAccessFromHost:
+      return 0;
+    case cudaDevAttrMaxBlocksPerMultiprocessor:
+      return sm.max_blocks_per_sm;
     // Persisting L2 lines: at most 3/4 of the L2 (the A100's 30 of 40 MB; the same fraction
     // is assumed on later boards); the access-policy window at most 128 MB - 4 KB (both from
     // cc 8.0).
-    case cudaDevAttrMaxPersistingL2CacheSize: return ampere ? b.l2_bytes / 4 * 3 : 0;
-    case cudaDevAttrMaxAccessPolicyWindowSize: return ampere ? 134213632 : 0;
-    case cudaDevAttrReservedSharedMemoryPerBlock: return sm.reserved_shared_per_block;
-    case cudaDevAttrSparseCudaArraySupported: return 1;
-    case cudaDevAttrHostRegisterReadOnlySupported: return 1;
-    case cudaDevAttrTimelineSemaphoreInteropSupported: return 1;
-    case cudaDevAttrMemoryPoolsSupported: return 1;
-    case cudaDevAttrGPUDirectRDMASupported: return 0;
-    case cudaDevAttrGPUDirectRDMAFlushWritesOptions: return 0;
-    case cudaDevAttrGPUDirectRDMAWritesOrdering: return 0;
-    case cudaDevAttrMemoryPoolSupportedHandleTypes: return 0;
-    case cudaDevAttrClusterLaunch: return hopper;
-    case cudaDevAttrDeferredMappingCudaArraySupported: return 1;
-    case cudaDevAttrIpcEventSupport: return 0;
-    case cudaDevAttrMemSyncDomainCount: return hopper ? 4 : 1;
-    case cudaDevAttrNumaConfig: return cudaDeviceNumaConfigNone;
-    case cudaDevAttrNumaId: return -1;
-    case cudaDevAttrMpsEnabled: return 0;
-    case cudaDevAttrHostNumaId: return -1;
-    case cudaDevAttrD3D12CigSupported: return 0;
-    case cudaDevAttrVulkanCigSupported: return 0;
-    case cudaDevAttrGpuPciDeviceId: return 0;
-    case cudaDevAttrGpuPciSubsystemId: return 0;
-    case cudaDevAttrHostNumaMemoryPoolsSupported: return 0;
-    case cudaDevAttrHostNumaMultinodeIpcSupported: return 0;
-    case cudaDevAttrHostMemoryPoolsSupported: return 0;
-    case cudaDevAttrOnlyPartialHostNativeAtomicSupported: return 0;
-    default: return std::nullopt;
+    case cudaDevAttrMaxPersistingL2CacheSize:
+      return ampere ? b.l2_bytes / 4 * 3 : 0;
+    case cudaDevAttrMaxAccessPolicyWindowSize:
+      return ampere ? 134213632 : 0;
+    case cudaDevAttrReservedSharedMemoryPerBlock:
+      return sm.reserved_shared_per_block;
+    case cudaDevAttrSparseCudaArraySupported:
+      return 1;
+    case cudaDevAttrHostRegisterReadOnlySupported:
+      return 1;
+    case cudaDevAttrTimelineSemaphoreInteropSupported:
+      return 1;
+    case cudaDevAttrMemoryPoolsSupported:
+      return 1;
+    case cudaDevAttrGPUDirectRDMASupported:
+      return 0;
+    case cudaDevAttrGPUDirectRDMAFlushWritesOptions:
+      return 0;
+    case cudaDevAttrGPUDirectRDMAWritesOrdering:
+      return 0;
+    case cudaDevAttrMemoryPoolSupportedHandleTypes:
+      return 0;
+    case cudaDevAttrClusterLaunch:
+      return hopper;
+    case cudaDevAttrDeferredMappingCudaArraySupported:
+      return 1;
+    case cudaDevAttrIpcEventSupport:
+      return 0;
+    case cudaDevAttrMemSyncDomainCount:
+      return hopper ? 4 : 1;
+    case cudaDevAttrNumaConfig:
+      return cudaDeviceNumaConfigNone;
+    case cudaDevAttrNumaId:
+      return -1;
+    case cudaDevAttrMpsEnabled:
+      return 0;
+    case cudaDevAttrHostNumaId:
+      return -1;
+    case cudaDevAttrD3D12CigSupported:
+      return 0;
+    case cudaDevAttrVulkanCigSupported:
+      return 0;
+    case cudaDevAttrGpuPciDeviceId:
+      return 0;
+    case cudaDevAttrGpuPciSubsystemId:
+      return 0;
+    case cudaDevAttrHostNumaMemoryPoolsSupported:
+      return 0;
+    case cudaDevAttrHostNumaMultinodeIpcSupported:
+      return 0;
+    case cudaDevAttrHostMemoryPoolsSupported:
+      return 0;
+    case cudaDevAttrOnlyPartialHostNativeAtomicSupported:
+      return 0;
+    default:
+      return std::nullopt;
   }
 }
 

@@ -74,8 +74,8 @@ ExecutorChoice make_executor(const ExecutorConfig& config) {
     if (e.name == name) return {e.make(config), ""};
     known += ", " + std::string(e.name);
   }
-  return {nullptr, "BANKCHECK_EXECUTOR=" + std::string(name) + " names no executor (known: " +
-                       known + ")"};
+  return {nullptr,
+          "BANKCHECK_EXECUTOR=" + std::string(name) + " names no executor (known: " + known + ")"};
 }
 
 }  // namespace bankcheck::runtime

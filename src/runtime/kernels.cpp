@@ -11,8 +11,8 @@ namespace bankcheck::runtime {
 
 int max_dynamic_shared(const Runtime& rt, const Kernel& k, const FunctionAttributes& a) {
   if (k.max_dynamic_shared >= 0) return k.max_dynamic_shared;
-  const long long rest =
-      static_cast<long long>(rt.device.sm.shared_per_block) - static_cast<long long>(a.static_shared_bytes);
+  const long long rest = static_cast<long long>(rt.device.sm.shared_per_block) -
+                         static_cast<long long>(a.static_shared_bytes);
   return rest > 0 ? static_cast<int>(rest) : 0;
 }
 
@@ -59,13 +59,16 @@ cudaError_t check_launch(const Runtime& rt, const Kernel& k, const FunctionAttri
     return cudaErrorInvalidValue;
   const model::Occupancy occ = occupancy(rt, k, a, threads, s.dynamic_shared);
   switch (occ.error) {
-    case model::OccupancyError::None: break;
+    case model::OccupancyError::None:
+      break;
     case model::OccupancyError::TooManyRegistersPerThread:
-    case model::OccupancyError::TooManyRegistersPerBlock: return cudaErrorLaunchOutOfResources;
-    default: return cudaErrorInvalidValue;
+    case model::OccupancyError::TooManyRegistersPerBlock:
+      return cudaErrorLaunchOutOfResources;
+    default:
+      return cudaErrorInvalidValue;
   }
   if (s.cooperative && g.count() > static_cast<std::uint64_t>(occ.blocks_per_sm) *
-                                        static_cast<std::uint64_t>(rt.device.board.sm_count))
+                                       static_cast<std::uint64_t>(rt.device.board.sm_count))
     return cudaErrorCooperativeLaunchTooLarge;
   const Dim3 c = s.cluster;
   if (c.count() > 1) {

@@ -163,17 +163,41 @@ class Reader {
     if (failed_ || pos_ >= s_.size()) return fail();
     const char c = s_[pos_++];
     switch (c) {
-      case 'v': return 0;
-      case 'b': case 'c': case 'a': case 'h': return 1;
-      case 's': case 't': return 2;
-      case 'w': case 'i': case 'j': case 'f': return 4;
-      case 'l': case 'm': case 'x': case 'y': case 'd': return 8;
-      case 'n': case 'o': case 'e': case 'g': return 16;
-      case 'P': case 'R': case 'O':
+      case 'v':
+        return 0;
+      case 'b':
+      case 'c':
+      case 'a':
+      case 'h':
+        return 1;
+      case 's':
+      case 't':
+        return 2;
+      case 'w':
+      case 'i':
+      case 'j':
+      case 'f':
+        return 4;
+      case 'l':
+      case 'm':
+      case 'x':
+      case 'y':
+      case 'd':
+        return 8;
+      case 'n':
+      case 'o':
+      case 'e':
+      case 'g':
+        return 16;
+      case 'P':
+      case 'R':
+      case 'O':
         type();
         subs_.push_back(8);
         return 8;
-      case 'K': case 'V': case 'r': {
+      case 'K':
+      case 'V':
+      case 'r': {
         const std::size_t size = type();
         subs_.push_back(size);
         return size;
@@ -185,7 +209,8 @@ class Reader {
         subs_.push_back(size);
         return size;
       }
-      case 'D': return d_type();
+      case 'D':
+        return d_type();
       case 'T': {
         const auto id = seq_id();
         if (!id || *id >= tparams_.size() || peek() == 'I') return fail();
@@ -241,11 +266,16 @@ class Reader {
     const char c = peek();
     ++pos_;
     switch (c) {
-      case 'h': case 's': return 2;  // half, char16_t
-      case 'i': return 4;            // char32_t
-      case 'u': return 1;            // char8_t
-      case 'n': return 8;            // nullptr_t
-      case 'F': {                    // DF <bits> _: _Float16 and friends
+      case 'h':
+      case 's':
+        return 2;  // half, char16_t
+      case 'i':
+        return 4;  // char32_t
+      case 'u':
+        return 1;  // char8_t
+      case 'n':
+        return 8;  // nullptr_t
+      case 'F': {  // DF <bits> _: _Float16 and friends
         const std::size_t bits = number();
         if (!eat("_")) return fail();
         return bits / 8;

@@ -22,10 +22,14 @@ bool counts_as_device(AllocationKind k) {
 
 MemoryKind memory_kind(AllocationKind k) {
   switch (k) {
-    case AllocationKind::Managed: return MemoryKind::Managed;
-    case AllocationKind::PinnedHost: return MemoryKind::PinnedHost;
-    case AllocationKind::RegisteredHost: return MemoryKind::RegisteredHost;
-    default: return MemoryKind::Device;
+    case AllocationKind::Managed:
+      return MemoryKind::Managed;
+    case AllocationKind::PinnedHost:
+      return MemoryKind::PinnedHost;
+    case AllocationKind::RegisteredHost:
+      return MemoryKind::RegisteredHost;
+    default:
+      return MemoryKind::Device;
   }
 }
 
@@ -45,8 +49,7 @@ cudaError_t allocate(Runtime& rt, void** out, std::size_t bytes, AllocationKind 
     *out = nullptr;
     return cudaSuccess;
   }
-  if (counts_as_device(kind) &&
-      bytes > rt.device.board.global_bytes - rt.device_bytes_in_use)
+  if (counts_as_device(kind) && bytes > rt.device.board.global_bytes - rt.device_bytes_in_use)
     return cudaErrorMemoryAllocation;
   void* p = nullptr;
   const bool mapped = bytes >= kMapThreshold;
@@ -59,7 +62,8 @@ cudaError_t allocate(Runtime& rt, void** out, std::size_t bytes, AllocationKind 
     if (!p) return cudaErrorMemoryAllocation;
     std::memset(p, 0, bytes);
   }
-  rt.allocations[reinterpret_cast<std::uintptr_t>(p)] = Allocation{bytes, kind, flags, mapped, true};
+  rt.allocations[reinterpret_cast<std::uintptr_t>(p)] =
+      Allocation{bytes, kind, flags, mapped, true};
   if (counts_as_device(kind)) rt.device_bytes_in_use += bytes;
   if (Executor* ex = rt.executor()) ex->memory_allocated(p, bytes, memory_kind(kind));
   *out = p;
@@ -102,12 +106,21 @@ cudaError_t check_copy(const Runtime& rt, const void* dst, std::size_t dst_span,
                        std::size_t src_span, cudaMemcpyKind kind) {
   bool dst_device = false, src_device = false;
   switch (kind) {
-    case cudaMemcpyHostToHost: break;
-    case cudaMemcpyHostToDevice: dst_device = true; break;
-    case cudaMemcpyDeviceToHost: src_device = true; break;
-    case cudaMemcpyDeviceToDevice: dst_device = src_device = true; break;
-    case cudaMemcpyDefault: break;
-    default: return cudaErrorInvalidMemcpyDirection;
+    case cudaMemcpyHostToHost:
+      break;
+    case cudaMemcpyHostToDevice:
+      dst_device = true;
+      break;
+    case cudaMemcpyDeviceToHost:
+      src_device = true;
+      break;
+    case cudaMemcpyDeviceToDevice:
+      dst_device = src_device = true;
+      break;
+    case cudaMemcpyDefault:
+      break;
+    default:
+      return cudaErrorInvalidMemcpyDirection;
   }
   if (dst_span == 0 && src_span == 0) return cudaSuccess;
   if (!dst || !src) return cudaErrorInvalidValue;

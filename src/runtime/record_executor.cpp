@@ -26,19 +26,26 @@ std::string dims(const Dim3& d) {
 
 const char* kind_name(VariableKind k) {
   switch (k) {
-    case VariableKind::Global: return "global";
-    case VariableKind::Constant: return "constant";
-    case VariableKind::Managed: return "managed";
+    case VariableKind::Global:
+      return "global";
+    case VariableKind::Constant:
+      return "constant";
+    case VariableKind::Managed:
+      return "managed";
   }
   return "?";
 }
 
 const char* kind_name(MemoryKind k) {
   switch (k) {
-    case MemoryKind::Device: return "device";
-    case MemoryKind::Managed: return "managed";
-    case MemoryKind::PinnedHost: return "pinned";
-    case MemoryKind::RegisteredHost: return "registered";
+    case MemoryKind::Device:
+      return "device";
+    case MemoryKind::Managed:
+      return "managed";
+    case MemoryKind::PinnedHost:
+      return "pinned";
+    case MemoryKind::RegisteredHost:
+      return "registered";
   }
   return "?";
 }
@@ -55,8 +62,7 @@ FunctionAttributes attributes_for(std::string_view name, std::string_view spec) 
     std::string_view entry = spec.substr(0, semi);
     spec = semi == std::string_view::npos ? std::string_view() : spec.substr(semi + 1);
     const std::size_t colon = entry.find(':');
-    if (colon == std::string_view::npos || name.find(entry.substr(0, colon)) == name.npos)
-      continue;
+    if (colon == std::string_view::npos || name.find(entry.substr(0, colon)) == name.npos) continue;
     std::string_view keys = entry.substr(colon + 1);
     while (!keys.empty()) {
       const std::size_t comma = keys.find(',');
@@ -110,9 +116,7 @@ class RecordExecutor final : public Executor {
   void module_complete(ModuleId module) override {
     line("module-complete " + std::to_string(module));
   }
-  void unregister_module(ModuleId module) override {
-    line("unregister " + std::to_string(module));
-  }
+  void unregister_module(ModuleId module) override { line("unregister " + std::to_string(module)); }
 
   std::span<std::byte> variable_storage(const void* host_shadow) override {
     const auto it = storage_.find(host_shadow);
@@ -139,8 +143,8 @@ class RecordExecutor final : public Executor {
     const std::string name = name_of(r.function);
     std::string text = "launch " + name + " grid " + dims(r.grid) + " block " + dims(r.block) +
                        " shared " + std::to_string(r.dynamic_shared_bytes) + " stream " +
-                       std::to_string(r.stream) + " cooperative " +
-                       (r.cooperative ? "1" : "0") + " cluster " + dims(r.cluster) + " args";
+                       std::to_string(r.stream) + " cooperative " + (r.cooperative ? "1" : "0") +
+                       " cluster " + dims(r.cluster) + " args";
     text += argument_bytes(name, r.args);
     line(text);
     if (!fault_.empty() && name.find(fault_) != std::string::npos)

@@ -120,8 +120,7 @@ std::span<std::byte> Runtime::storage(Variable& v) {
   if (s.size() < v.bytes || s.empty()) return {};
   // Symbol storage is device memory too: copies to and from it check like any other.
   v.storage = reinterpret_cast<std::uintptr_t>(s.data());
-  allocations.try_emplace(v.storage,
-                          Allocation{v.bytes, AllocationKind::Symbol, 0, false, false});
+  allocations.try_emplace(v.storage, Allocation{v.bytes, AllocationKind::Symbol, 0, false, false});
   return s.first(v.bytes);
 }
 

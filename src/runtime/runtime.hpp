@@ -51,7 +51,7 @@ struct Module {
 struct Kernel {
   ModuleId module = 0;
   const void* host = nullptr;
-  std::string device_name;  // mangled
+  std::string device_name;                       // mangled
   std::optional<FunctionAttributes> attributes;  // asked once, on first use
   // Set with cudaFuncSetAttribute; -1: the default.
   int max_dynamic_shared = -1;
@@ -74,9 +74,9 @@ enum class AllocationKind : std::uint8_t { Device, Managed, PinnedHost, Register
 struct Allocation {
   std::size_t bytes = 0;
   AllocationKind kind = AllocationKind::Device;
-  unsigned flags = 0;        // cudaHostAlloc / cudaHostRegister / cudaMallocManaged flags
-  bool mapped = false;       // released with munmap (large), else free()
-  bool owned = true;         // false for registered program memory and variable storage
+  unsigned flags = 0;   // cudaHostAlloc / cudaHostRegister / cudaMallocManaged flags
+  bool mapped = false;  // released with munmap (large), else free()
+  bool owned = true;    // false for registered program memory and variable storage
 };
 
 struct Stream {
@@ -127,7 +127,7 @@ class Runtime {
 
   // Lookups; null when unknown.
   Kernel* kernel(const void* host_or_handle);
-  Variable* variable(const void* symbol);  // a shadow, or a managed variable's storage
+  Variable* variable(const void* symbol);     // a shadow, or a managed variable's storage
   std::span<std::byte> storage(Variable& v);  // also listed as device memory
   // The allocation holding [p, p + bytes); null when none does.
   const Allocation* allocation_of(const void* p, std::size_t bytes = 1,

@@ -5,8 +5,8 @@
 extern "C" int ask_for_driver_function() {
   void* fn = reinterpret_cast<void*>(1);
   cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSuccess;
-  const cudaError_t e =
-      cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &status);
+  const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                         cudaEnableDefault, &status);
   return e == cudaErrorNotSupported && fn == nullptr && status == cudaDriverEntryPointSymbolNotFound
              ? 0
              : 1;

@@ -23,10 +23,10 @@ static void strings() {
   CHECK(std::strcmp(cudaGetErrorString(cudaErrorIllegalAddress),
                     "an illegal memory access was encountered") == 0);
   CHECK(std::strcmp(cudaGetErrorString(cudaErrorNotSupported), "operation not supported") == 0);
-  CHECK(std::strcmp(cudaGetErrorName(static_cast<cudaError_t>(12345)),
-                    "unrecognized error code") == 0);
-  CHECK(std::strcmp(cudaGetErrorString(static_cast<cudaError_t>(-1)),
-                    "unrecognized error code") == 0);
+  CHECK(std::strcmp(cudaGetErrorName(static_cast<cudaError_t>(12345)), "unrecognized error code") ==
+        0);
+  CHECK(std::strcmp(cudaGetErrorString(static_cast<cudaError_t>(-1)), "unrecognized error code") ==
+        0);
 }
 
 static void last_error() {
@@ -55,8 +55,8 @@ static void refused_launches(int* d) {
   EXPECT_OK(cudaGetLastError());
   uses_shared<<<1, 32, 48 * 1024 + 1>>>(nullptr);
   EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidValue);
-  EXPECT_OK(cudaFuncSetAttribute(uses_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 100 * 1024));
+  EXPECT_OK(
+      cudaFuncSetAttribute(uses_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024));
   uses_shared<<<1, 32, 100 * 1024>>>(nullptr);
   EXPECT_OK(cudaGetLastError());
   uses_shared<<<1, 32, 100 * 1024 + 1>>>(nullptr);
@@ -64,8 +64,8 @@ static void refused_launches(int* d) {
   EXPECT_ERR(cudaFuncSetAttribute(uses_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   227 * 1024 + 1),
              cudaErrorInvalidValue);
-  EXPECT_OK(cudaFuncSetAttribute(uses_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 227 * 1024));
+  EXPECT_OK(
+      cudaFuncSetAttribute(uses_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
   cudaFuncAttributes fa;
   EXPECT_OK(cudaFuncGetAttributes(&fa, uses_shared));
   CHECK_EQ(fa.maxDynamicSharedSizeBytes, 227 * 1024);

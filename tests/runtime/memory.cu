@@ -38,7 +38,8 @@ static void one_dimension() {
   EXPECT_OK(cudaStreamSynchronize(s));
   CHECK(back[0] == 0 && back[1] == 0);
   // Misuse.
-  EXPECT_ERR(cudaMemcpy(back.data(), host.data(), 4, cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
+  EXPECT_ERR(cudaMemcpy(back.data(), host.data(), 4, cudaMemcpyDeviceToHost),
+             cudaErrorInvalidValue);
   EXPECT_ERR(cudaMemcpy(a, host.data(), (n + 1) * sizeof(int), cudaMemcpyHostToDevice),
              cudaErrorInvalidValue);
   EXPECT_ERR(cudaMemcpy(a, b, 4, static_cast<cudaMemcpyKind>(7)), cudaErrorInvalidMemcpyDirection);
@@ -85,7 +86,8 @@ static void two_and_three_dimensions() {
   for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<char>(i % 101);
   EXPECT_OK(cudaMemset2D(d, pitch, 0x5a, width, height));
   EXPECT_OK(cudaMemcpy2D(d, pitch, host.data(), width, width - 10, height, cudaMemcpyHostToDevice));
-  EXPECT_OK(cudaMemcpy2DAsync(back.data(), width, d, pitch, width, height, cudaMemcpyDeviceToHost, 0));
+  EXPECT_OK(
+      cudaMemcpy2DAsync(back.data(), width, d, pitch, width, height, cudaMemcpyDeviceToHost, 0));
   for (size_t r = 0; r < height; ++r) {
     CHECK(std::memcmp(&back[r * width], &host[r * width], width - 10) == 0);
     CHECK_EQ(back[r * width + width - 1], 0x5a);

@@ -15,9 +15,10 @@ struct Expected {
 
 int main(int argc, char** argv) {
   const std::string arch = argc > 1 ? argv[1] : "sm_90";
-  const Expected x = arch == "sm_80"
-      ? Expected{"NVIDIA A100-SXM4-80GB", 80, 108, 167936, 166912, 2048, 32, 41943040}
-      : Expected{"NVIDIA H100 80GB HBM3", 90, 132, 233472, 232448, 2048, 32, 52428800};
+  const Expected x =
+      arch == "sm_80"
+          ? Expected{"NVIDIA A100-SXM4-80GB", 80, 108, 167936, 166912, 2048, 32, 41943040}
+          : Expected{"NVIDIA H100 80GB HBM3", 90, 132, 233472, 232448, 2048, 32, 52428800};
 
   int count = -1, device = -1, v = 0;
   EXPECT_OK(cudaGetDeviceCount(&count));

@@ -21,18 +21,18 @@ namespace bankcheck::runtime {
 
 // What one real board of an architecture reports (cudaDeviceProp of a deviceQuery run).
 struct BoardNumbers {
-  const char* arch = "";          // "sm_90"
-  const char* name = "";          // cudaDeviceProp::name, "NVIDIA H100 80GB HBM3"
-  int sm_count = 0;               // multiProcessorCount
-  std::uint64_t global_bytes = 0; // totalGlobalMem
-  int l2_bytes = 0;               // l2CacheSize
-  int clock_khz = 0;              // cudaDevAttrClockRate: peak SM clock
-  int memory_clock_khz = 0;       // cudaDevAttrMemoryClockRate
-  int memory_bus_bits = 0;        // memoryBusWidth
-  int copy_engines = 0;           // asyncEngineCount
-  bool ecc = false;               // ECCEnabled
-  bool integrated = false;        // integrated (shares host memory)
-  const char* source = "";        // where the numbers were read
+  const char* arch = "";           // "sm_90"
+  const char* name = "";           // cudaDeviceProp::name, "NVIDIA H100 80GB HBM3"
+  int sm_count = 0;                // multiProcessorCount
+  std::uint64_t global_bytes = 0;  // totalGlobalMem
+  int l2_bytes = 0;                // l2CacheSize
+  int clock_khz = 0;               // cudaDevAttrClockRate: peak SM clock
+  int memory_clock_khz = 0;        // cudaDevAttrMemoryClockRate
+  int memory_bus_bits = 0;         // memoryBusWidth
+  int copy_engines = 0;            // asyncEngineCount
+  bool ecc = false;                // ECCEnabled
+  bool integrated = false;         // integrated (shares host memory)
+  const char* source = "";         // where the numbers were read
 };
 
 // The device: the board plus the architecture's per-SM limits.

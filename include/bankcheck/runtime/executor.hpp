@@ -64,13 +64,13 @@ enum class MemoryKind : std::uint8_t {
 // A kernel's resources as ptxas compiled it (the cubin's .nv.info and ELF headers); what
 // cudaFuncGetAttributes reports and the occupancy calculation and launch checks use.
 struct FunctionAttributes {
-  int registers_per_thread = 0;        // numRegs (EIATTR_REGCOUNT)
+  int registers_per_thread = 0;         // numRegs (EIATTR_REGCOUNT)
   std::size_t static_shared_bytes = 0;  // sharedSizeBytes: the kernel's __shared__ arrays
-  std::size_t local_bytes = 0;         // localSizeBytes: per thread (stack, spills)
-  std::size_t const_bytes = 0;         // constSizeBytes: user __constant__ bytes it uses
-  int max_threads_per_block = 1024;    // the smaller of __launch_bounds__ and what registers allow
-  int ptx_version = 0;                 // ptxVersion: major x 10 + minor of the PTX it came from (90)
-  int binary_version = 0;              // binaryVersion: the cubin's sm (90)
+  std::size_t local_bytes = 0;          // localSizeBytes: per thread (stack, spills)
+  std::size_t const_bytes = 0;          // constSizeBytes: user __constant__ bytes it uses
+  int max_threads_per_block = 1024;     // the smaller of __launch_bounds__ and what registers allow
+  int ptx_version = 0;     // ptxVersion: major x 10 + minor of the PTX it came from (90)
+  int binary_version = 0;  // binaryVersion: the cubin's sm (90)
 };
 
 // One kernel launch, as the program asked for it. `args` is the program's own array: one
@@ -84,7 +84,7 @@ struct LaunchRequest {
   std::uint64_t stream = 0;  // 0: the default stream; otherwise the stream's number (1, 2, ...)
   void** args = nullptr;
   bool cooperative = false;  // cudaLaunchCooperativeKernel or the cooperative launch attribute
-  Dim3 cluster;              // cluster dimensions (cudaLaunchAttributeClusterDimension); 1,1,1: none
+  Dim3 cluster;  // cluster dimensions (cudaLaunchAttributeClusterDimension); 1,1,1: none
 };
 
 // The outcome of a launch. The runtime turns it into the cudaError_t the real runtime returns:
@@ -94,8 +94,13 @@ struct LaunchRequest {
 //                         memory over the kernel's limit)
 //   Fault                 the fault's error (below), sticky: every later call returns it
 //   NotSupported          cudaErrorNotSupported, with `message` printed once per kernel
-enum class LaunchStatus : std::uint8_t { Ok, InvalidConfiguration, TooMuchSharedMemory, Fault,
-                                         NotSupported };
+enum class LaunchStatus : std::uint8_t {
+  Ok,
+  InvalidConfiguration,
+  TooMuchSharedMemory,
+  Fault,
+  NotSupported
+};
 
 // What a faulting kernel did, and the sticky error each is on a GPU.
 enum class FaultKind : std::uint8_t {
