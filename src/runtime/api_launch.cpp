@@ -43,18 +43,25 @@ cudaError_t launch(Runtime& rt, const Launch& l) {
   if (!k) return cudaErrorInvalidDeviceFunction;
   if (!rt.valid_stream(l.stream)) return cudaErrorInvalidResourceHandle;
   const FunctionAttributes a = rt.attributes(*k);
-  if (const cudaError_t e = check_launch(rt, *k, a, l.shape)) return e;
+  LaunchShape shape = l.shape;
+  // A launch without cluster dimensions gets those the program required of the kernel.
+  if (shape.cluster.count() == 1 && k->required_cluster[0] > 0) {
+    auto one = [](int v) { return static_cast<std::uint32_t>(v > 0 ? v : 1); };
+    shape.cluster = Dim3{one(k->required_cluster[0]), one(k->required_cluster[1]),
+                         one(k->required_cluster[2])};
+  }
+  if (const cudaError_t e = check_launch(rt, *k, a, shape)) return e;
   Executor* ex = rt.executor();
   if (!ex) return cudaErrorCudartUnloading;
   LaunchRequest r;
   r.function = k->host;
-  r.grid = l.shape.grid;
-  r.block = l.shape.block;
-  r.dynamic_shared_bytes = l.shape.dynamic_shared;
+  r.grid = shape.grid;
+  r.block = shape.block;
+  r.dynamic_shared_bytes = shape.dynamic_shared;
   r.stream = rt.stream_number(l.stream);
   r.args = l.args;
-  r.cooperative = l.shape.cooperative;
-  r.cluster = l.shape.cluster;
+  r.cooperative = shape.cooperative;
+  r.cluster = shape.cluster;
   const LaunchResult result = ex->launch(r);
   switch (result.status) {
     case LaunchStatus::Ok:

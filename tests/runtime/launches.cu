@@ -62,6 +62,13 @@ int main() {
   EXPECT_ERR(cudaLaunchKernelEx(&config, plain, p), cudaErrorInvalidClusterSize);
   cudaGetLastError();
 
+  // Cluster dimensions the program requires of a kernel apply to launches that give none.
+  EXPECT_OK(cudaFuncSetAttribute(templated<float, 4>, cudaFuncAttributeRequiredClusterWidth, 2));
+  templated<float, 4><<<6, 32>>>(reinterpret_cast<float*>(p), 1.0f);
+  EXPECT_OK(cudaGetLastError());
+  templated<float, 4><<<5, 32>>>(reinterpret_cast<float*>(p), 1.0f);
+  EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidClusterSize);
+
   cudaKernel_t handle;
   EXPECT_OK(cudaGetKernel(&handle, plain));
   const char* name = nullptr;
