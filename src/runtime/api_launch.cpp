@@ -47,8 +47,8 @@ cudaError_t launch(Runtime& rt, const Launch& l) {
   // A launch without cluster dimensions gets those the program required of the kernel.
   if (shape.cluster.count() == 1 && k->required_cluster[0] > 0) {
     auto one = [](int v) { return static_cast<std::uint32_t>(v > 0 ? v : 1); };
-    shape.cluster = Dim3{one(k->required_cluster[0]), one(k->required_cluster[1]),
-                         one(k->required_cluster[2])};
+    shape.cluster =
+        Dim3{one(k->required_cluster[0]), one(k->required_cluster[1]), one(k->required_cluster[2])};
   }
   if (const cudaError_t e = check_launch(rt, *k, a, shape)) return e;
   Executor* ex = rt.executor();
