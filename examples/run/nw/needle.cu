@@ -125,9 +125,13 @@ int main(int argc, char** argv) {
 
   // Two random sequences; the first row and column of the score matrix are gap penalties.
   std::vector<int> seq_a(max_rows), seq_b(max_cols);
-  srand(7);
-  for (int i = 1; i < max_rows; i++) seq_a[i] = rand() % 4;
-  for (int j = 1; j < max_cols; j++) seq_b[j] = rand() % 4;
+  unsigned seed = 7u;  // a fixed LCG: the same sequences on every machine
+  auto next_base = [&seed]() {
+    seed = seed * 1103515245u + 12345u;
+    return (int)((seed >> 16) % 4);
+  };
+  for (int i = 1; i < max_rows; i++) seq_a[i] = next_base();
+  for (int j = 1; j < max_cols; j++) seq_b[j] = next_base();
   for (int i = 1; i < max_rows; i++)
     for (int j = 1; j < max_cols; j++)
       reference[i * max_cols + j] = similarity[seq_a[i]][seq_b[j]];
