@@ -37,6 +37,7 @@ import re
 import sys
 from collections import OrderedDict
 
+sys.dont_write_bytecode = True  # no __pycache__ left in bench/check
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "check"))
 from lines import (COLS, SHARED_OP, fmt, num, opcode, open_text, plain_name,  # noqa: E402
                    short_file)
@@ -218,8 +219,8 @@ def main(argv):
                               f"instructions, {metric} {fmt(metrics[metric])}")
 
     # A line's instructions in several kernels (an inlined helper) add up.
-    for (k, f, l, sp), (ops, sums) in per_kernel.items():
-        o, s = per_program.setdefault((f, l, sp), [OrderedDict(), dict.fromkeys(COUNTS, 0.0)])
+    for (_, f, line, sp), (ops, sums) in per_kernel.items():
+        o, s = per_program.setdefault((f, line, sp), [OrderedDict(), dict.fromkeys(COUNTS, 0.0)])
         for op, n in ops.items():
             o[op] = o.get(op, 0) + n
         for c in COUNTS:
@@ -232,13 +233,12 @@ def main(argv):
               launch_rows)
     write_tsv(base + ".lines.tsv",
               ["kernel", "file", "line", "space", "sass_opcodes"] + list(COUNTS),
-              [[k, f, l, sp, ops_text(o)] + [fmt(s[c]) for c in COUNTS]
-               for (k, f, l, sp), (o, s) in sorted(per_kernel.items(),
-                                                  key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], kv[0][3]))])
+              [list(key) + [ops_text(o)] + [fmt(s[c]) for c in COUNTS]
+               for key, (o, s) in sorted(per_kernel.items())])
     write_tsv(base + ".program_lines.tsv",
               ["file", "line", "space", "sass_opcodes"] + list(COUNTS),
-              [[f, l, sp, ops_text(o)] + [fmt(s[c]) for c in COUNTS]
-               for (f, l, sp), (o, s) in sorted(per_program.items())])
+              [list(key) + [ops_text(o)] + [fmt(s[c]) for c in COUNTS]
+               for key, (o, s) in sorted(per_program.items())])
     print(f"{base}: {len(launches)} launches ({len(meta)} with launch metrics), "
           f"{len(per_kernel)} kernel lines, {len(per_program)} program lines")
     for e in errors:
