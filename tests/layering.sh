@@ -41,10 +41,10 @@ declare -A layer_of=(
   [bankcheck_model]=model [bankcheck_ptx]=ptx [bankcheck_ir]=ptx [bankcheck_explain]=explain
   [bankcheck_emu]=emu [bankcheck_sass]=sass [bankcheck_analysis]=analysis
   [bankcheck_report]=report [bankcheck_driver]=driver [bankcheck_check]=driver
-  [bankcheck_runtime]=runtime [bankcheck_cudart]=runtime
+  [bankcheck_runtime_core]=runtime [bankcheck_cudart]=runtime
 )
 # target_link_libraries(TARGET [PUBLIC|PRIVATE|INTERFACE] LIBS...), possibly over lines.
-links=$(sed -e 's/#.*//' "$root/src/CMakeLists.txt" "$root/CMakeLists.txt" |
+links=$(sed -e 's/#.*//' "$root"/src/CMakeLists.txt "$root"/src/*/CMakeLists.txt "$root/CMakeLists.txt" |
         tr '\n' ' ' | grep -o 'target_link_libraries([^)]*)' || true)
 while IFS= read -r call; do
   [ -z "$call" ] && continue
@@ -61,7 +61,7 @@ while IFS= read -r call; do
       [ "$a" = "$to" ] && ok=1
     done
     if [ $ok = 0 ]; then
-      echo "src/CMakeLists.txt: $target links $lib ($from may link: ${allowed[$from]//emu\/events.hpp/})"
+      echo "CMake: $target links $lib ($from may link: ${allowed[$from]//emu\/events.hpp/})"
       bad=1
     fi
   done
