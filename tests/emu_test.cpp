@@ -3175,6 +3175,10 @@ TEST(EmuFastPath, SharedWordErrors) {
   EXPECT_EQ(kind_of("  ld.shared.u32 %r30, [%r22+68];\n"), oob);  // thread 63: byte 320
   EXPECT_EQ(kind_of("  ld.shared.u32 %r30, [%r22+64];\n"), -1);   // thread 63: byte 316
   EXPECT_EQ(kind_of("  ld.shared.u32 %r30, [%r20+-4];\n"), oob);
+  // A 32-bit base below the window plus an offset back into it: the address is computed
+  // in 32 bits and wraps, as on the GPU (nvcc's [%r4+68] tile addressing).
+  EXPECT_EQ(kind_of("  sub.s32 %r23, %r22, 68;\n  ld.shared.u32 %r30, [%r23+68];\n"), -1);
+  EXPECT_EQ(kind_of("  sub.s32 %r23, %r22, 68;\n  st.shared.u32 [%r23+68], %r2;\n"), -1);
   EXPECT_EQ(kind_of("  ld.shared.u32 %r30, [%r22+2];\n"), mis);
   EXPECT_EQ(kind_of("  ld.shared.u32 %r30, [%r20+2];\n"), mis);
   EXPECT_EQ(kind_of("  st.shared.u32 [%r22+68], %r2;\n"), oob);

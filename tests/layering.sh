@@ -15,7 +15,7 @@ declare -A allowed=(
   [analysis]="model ptx explain emu/events.hpp sass analysis"
   [report]="model ptx analysis report version.hpp"
   [driver]="model ptx explain emu sass analysis driver"
-  [runtime]="model runtime"
+  [runtime]="model ptx explain emu sass analysis report driver runtime"
 )
 bad=0
 for layer in "${!allowed[@]}"; do

@@ -137,7 +137,7 @@ FixReport fix(const FixOptions& o) {
       try {
         fr.recheck = check(again);
       } catch (const EmulationError& e) {
-        throw EmulationError(renamed(e.what(), tmp, fr.patched_path));
+        throw EmulationError(renamed(e.what(), tmp, fr.patched_path), e);
       } catch (const DriverError& e) {
         throw DriverError(renamed(e.what(), tmp, fr.patched_path));
       }

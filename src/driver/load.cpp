@@ -7,6 +7,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 
 #include "args.hpp"
@@ -36,20 +37,31 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // The cubin ptxas builds from the same PTX: its SASS, where shared requests are counted as
 // the GPU issues them (decoding covers Hopper, sm_90), and each kernel's registers (the
 // ELF's EIATTR_REGCOUNT, what `ptxas -v` prints) for fix's occupancy. Without SASS the
-// counts stay at PTX level, with the reason.
-void read_cubin(Loaded& l, const CheckOptions& o) {
+// counts stay at PTX level, with the reason. A program's own cubin for the architecture
+// (`embedded`, from its fat binary) is what ran on the GPU: read when it has the SASS-to-PTX
+// line table (-lineinfo), else ptxas builds one from the same PTX.
+void read_cubin(Loaded& l, const CheckOptions& o, std::span<const std::uint8_t> embedded = {}) {
   const bool hopper = o.arch == "sm_90" || o.arch == "sm_90a";
   if (!o.sass)
     l.ptx_level_reason = "--ptx-level";
   else if (!hopper)
     l.ptx_level_reason = fmt::format("SASS is read for sm_90 only, not {}", o.arch);
   const bool decode = o.sass && hopper;
-  if (!decode && !o.record_shared) return;
+  if (!decode && !o.record_shared && embedded.empty()) return;
   auto unavailable = [&](const std::string& why) {
     if (decode) l.ptx_level_reason = why;
     l.registers_note = "registers unknown: " + why;
   };
   try {
+    if (!embedded.empty()) {
+      auto m = sass::read_module(embedded);
+      if (m.ok() && (m.value().has_line_info || !decode)) {
+        for (const sass::Kernel& k : m.value().kernels)
+          l.registers[k.name] = static_cast<int>(k.registers);
+        if (decode) l.sass = std::make_shared<const sass::Module>(std::move(m.value()));
+        return;
+      }
+    }
     const Assembled a = assemble(l.ptx_text, o.arch, o.nvcc.nvcc);
     auto m = sass::read_module(a.cubin);
     if (!m.ok()) return unavailable("the cubin could not be read: " + m.error().message);
@@ -120,6 +132,14 @@ std::vector<KernelSignature> kernel_signatures(const Loaded& l, const CheckOptio
   return out;
 }
 
+// What every load does once the program is decoded: header paths made real, the cubin's
+// files matched to the program's, each kernel's signature.
+void finish_load(Loaded& l, const CheckOptions& o) {
+  canonical_header_paths(l.program);
+  l.sass_files = program_files_of_sass(l);
+  l.signatures = kernel_signatures(l, o);
+}
+
 }  // namespace
 
 std::vector<std::string> Loaded::kernel_names() const {
@@ -155,10 +175,35 @@ Loaded load(const CheckOptions& o) {
   l.module =
       ptx::parse(ptx_text, ends_with(o.input, ".ptx") ? o.input : o.input + " (PTX from nvcc)");
   l.program = ptx::decode(l.module, o.input, ends_with(o.input, ".ptx") ? "" : o.input);
-  canonical_header_paths(l.program);
-  l.sass_files = program_files_of_sass(l);
-  l.signatures = kernel_signatures(l, o);
+  finish_load(l, o);
   if (!l.comments.empty()) check_comment_kernels(l.comments, l.kernel_names(), o.input);
+  return l;
+}
+
+Loaded load_ptx(const PtxSource& src, const CheckOptions& o) {
+  Loaded l;
+  l.input = src.input;
+  l.source_text = src.source_text;
+  l.ptx_text = src.ptx_text;
+  read_cubin(l, o, src.cubin);
+  l.module = ptx::parse(l.ptx_text, src.input + " (PTX from the fat binary)");
+  const std::uint64_t base = src.place_globals
+                                 ? src.place_globals(ptx::globals_extent(l.module))
+                                 : ptx::kGlobalVarBase;
+  l.program = ptx::decode(l.module, src.input, src.main_file, base);
+  if (src.read_source && l.source_text.empty() && !src.main_file.empty()) {
+    const auto main = static_cast<std::size_t>(l.program.main_file);
+    if (main < l.program.files.size() && !l.program.files[main].empty()) {
+      std::ifstream f(l.program.files[main], std::ios::binary);
+      if (f) {
+        std::stringstream ss;
+        ss << f.rdbuf();
+        l.source_text = ss.str();
+        l.input = l.program.files[main];
+      }
+    }
+  }
+  finish_load(l, o);
   return l;
 }
 

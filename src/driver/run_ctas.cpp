@@ -56,6 +56,8 @@ struct Slot {
   std::uint64_t handed = 0;    // one past its last CTA as handed out
   std::uint64_t executed = 0;  // warp instructions
   std::optional<std::string> error;  // an emulation error stopped it (at its last CTA)
+  std::optional<emu::EmuError> cause;
+  emu::Dim3 error_cta;
 };
 
 }  // namespace
@@ -107,6 +109,8 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
       plan.adaptive ? std::min<std::uint64_t>(2, order.size()) : order.size();
   bool stop = false;
   std::optional<std::string> error;
+  std::optional<emu::EmuError> cause;
+  emu::Dim3 error_cta;
   std::exception_ptr failure;  // anything else a worker threw, rethrown after the join
   std::map<std::uint64_t, std::unique_ptr<Slot>> pending;  // by first CTA
   std::vector<std::unique_ptr<Slot>> spare;
@@ -131,6 +135,7 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
     s.unwritten_reads.clear();
     s.executed = 0;
     s.error.reset();
+    s.cause.reset();
     spare.push_back(std::move(it->second));
     pending.erase(it);
   };
@@ -151,6 +156,8 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
       executed += s.executed;
       if (s.error) {  // the first error in the plan's order stops the run
         error = s.error;
+        cause = s.cause;
+        error_cta = s.error_cta;
         stop = true;
         break;
       }
@@ -202,6 +209,8 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
             lane.emu->run_cta(launch, id);
           } catch (const emu::EmuError& e) {
             slot->error = describe(program, k, input, e, id, name);
+            slot->cause = e;
+            slot->error_cta = id;
             slot->end = i + 1;
             break;
           }
@@ -241,7 +250,7 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
   worker(0);
   for (auto& th : pool) th.join();
   if (failure) std::rethrow_exception(failure);
-  if (error) throw EmulationError(*error);
+  if (error) throw EmulationError(*error, *cause, error_cta);
 
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.ctas_done = done;

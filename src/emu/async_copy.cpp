@@ -27,8 +27,7 @@ void async_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
   for (int l = 0; l < 32; ++l) {
     if (!((exec >> l) & 1u)) continue;
     const std::uint64_t d = c.address(in, w, l);
-    std::uint64_t s = static_cast<std::uint64_t>(in.mem2.offset);
-    if (in.mem2.has_reg) s += c.R(w, in.mem2.reg, l);
+    const std::uint64_t s = c.address_of(in.mem2, w, l);
     unsigned n = size;
     if (in.mod.mx.src_size)
       n = static_cast<unsigned>(std::min<std::uint64_t>(c.val(in.src[0], w, l) & 0xffffffffu, size));

@@ -54,8 +54,7 @@ void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
   for (int l = 0; l < 32; ++l) {
     if (!((exec >> l) & 1u)) continue;
     const std::uint64_t dst = c.address(in, w, l);
-    std::uint64_t src = static_cast<std::uint64_t>(in.mem2.offset);
-    if (in.mem2.has_reg) src += c.R(w, in.mem2.reg, l);
+    const std::uint64_t src = c.address_of(in.mem2, w, l);
     const std::uint64_t n = c.val(in.src[0], w, l) & 0xffffffffu;
     const std::uint64_t shared = to_global ? src : dst, global = to_global ? dst : src;
     if (dst % 16 || src % 16 || n % 16)
@@ -88,8 +87,7 @@ void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
     }
     if (c.has_listeners) emit_copy(c, in, w, global, shared, n, to_global);
     if (!to_global) {
-      std::uint64_t mbar = static_cast<std::uint64_t>(in.mem3.offset);
-      if (in.mem3.has_reg) mbar += c.R(w, in.mem3.reg, l);
+      const std::uint64_t mbar = c.address_of(in.mem3, w, l);
       mbarrier_complete_tx(c, in, pc, mbar, Space::Shared, n, w, l);
     }
   }

@@ -101,6 +101,17 @@ struct Ctx {
   [[noreturn]] void fail(EmuError::Kind kind, int pc, const std::string& msg) {
     throw EmuError(kind, msg, pc);
   }
+  // The same for an access of `in` that faulted, with what it was.
+  [[noreturn]] void fail_access(EmuError::Kind kind, int pc, const std::string& msg,
+                                const Instr& in, Space space, unsigned size, std::uint64_t a,
+                                int w, int lane) {
+    EmuError e(kind, msg, pc);
+    using Op = EmuError::Access::Op;
+    const bool atomic = in.op == Opc::Atom || in.op == Opc::Red;
+    const bool write = in.op == Opc::St || in.op == Opc::WmmaStore || in.op == Opc::Stmatrix;
+    e.access = {true, space, atomic ? Op::Atomic : write ? Op::Write : Op::Read, size, a, w, lane};
+    throw e;
+  }
 
   std::uint64_t special(ptx::Special s, int w, int lane) {
     const std::size_t t = static_cast<std::size_t>(w) * 32 + static_cast<std::size_t>(lane);
@@ -207,10 +218,11 @@ struct Ctx {
 
   // ---------------------------------------------------------------- memory
 
-  std::uint64_t address(const Instr& in, int w, int lane) {
-    std::uint64_t a = static_cast<std::uint64_t>(in.mem.offset);
-    if (in.mem.has_reg) a += R(w, in.mem.reg, lane);
-    return a;
+  std::uint64_t address(const Instr& in, int w, int lane) { return address_of(in.mem, w, lane); }
+  std::uint64_t address_of(const ptx::MemRef& m, int w, int lane) {
+    std::uint64_t a = static_cast<std::uint64_t>(m.offset);
+    if (m.has_reg) a += R(w, m.reg, lane);
+    return m.wrap32 ? static_cast<std::uint32_t>(a) : a;
   }
 
   // The reference path of every access (memory.cpp): resolves a lane's address to its

@@ -27,13 +27,38 @@ std::uint64_t GlobalMemory::add(const std::string& name, std::uint64_t bytes, st
   if (!b->storage)
     throw EmuError(EmuError::Kind::Unsupported,
                    "cannot allocate " + std::to_string(b->size) + " bytes for " + name, -1);
+  index(b.get());
   buffers_.push_back(std::move(b));
   return base;
 }
 
+void GlobalMemory::add_external(const std::string& name, void* data, std::uint64_t bytes) {
+  auto b = std::make_unique<Buffer>();
+  b->name = name;
+  b->base = reinterpret_cast<std::uint64_t>(data);
+  b->size = std::max<std::uint64_t>(bytes, 1);
+  b->storage = {static_cast<std::uint8_t*>(data), [](void*) {}};
+  index(b.get());
+  buffers_.push_back(std::move(b));
+}
+
+bool GlobalMemory::remove(std::uint64_t base) {
+  const auto it = by_base_.find(base);
+  if (it == by_base_.end()) return false;
+  const Buffer* b = it->second;
+  by_base_.erase(it);
+  std::erase_if(buffers_, [&](const std::unique_ptr<Buffer>& p) { return p.get() == b; });
+  return true;
+}
+
+void GlobalMemory::index(Buffer* b) { by_base_[b->base] = b; }
+
 GlobalMemory::Buffer* GlobalMemory::find(std::uint64_t addr, std::uint64_t size) {
-  for (auto& b : buffers_)
-    if (addr >= b->base && addr - b->base + size <= b->size && addr + size >= addr) return b.get();
+  // The buffer with the highest base at or below addr: buffers never overlap.
+  auto it = by_base_.upper_bound(addr);
+  if (it == by_base_.begin()) return nullptr;
+  Buffer* b = std::prev(it)->second;
+  if (addr - b->base + size <= b->size && addr + size >= addr) return b;
   return nullptr;
 }
 
@@ -68,27 +93,28 @@ std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a
   }
   actual = space;
   if (size > 1 && a % size != 0 && space != Space::Param)
-    fail(EmuError::Kind::Misaligned, pc,
-         fmt::format(
-             "misaligned {}-byte {} access at address 0x{:x} (lane {} of warp {}); the GPU faults "
-             "here with 'misaligned address'",
-             size, ptx::space_name(space), a, lane, w));
+    fail_access(EmuError::Kind::Misaligned, pc,
+                fmt::format("misaligned {}-byte {} access at address 0x{:x} (lane {} of warp {}); "
+                            "the GPU faults here with 'misaligned address'",
+                            size, ptx::space_name(space), a, lane, w),
+                in, space, size, a, w, lane);
   switch (space) {
     case Space::Shared:
       if (a + size > shared.size() || a + size < a)
-        fail(EmuError::Kind::OutOfBounds, pc,
-             fmt::format(
-                 "shared memory access out of bounds: bytes [{}, {}) of a {}-byte shared window "
-                 "(lane {} of warp {})",
-                 a, a + size, shared.size(), lane, w));
+        fail_access(EmuError::Kind::OutOfBounds, pc,
+                    fmt::format("shared memory access out of bounds: bytes [{}, {}) of a {}-byte "
+                                "shared window (lane {} of warp {})",
+                                a, a + size, shared.size(), lane, w),
+                    in, space, size, a, w, lane);
       note_shared_access(in, a, size);
       return shared.data() + a;
     case Space::Local: {
       const std::uint64_t per = k.local_bytes;
       if (a + size > per)
-        fail(EmuError::Kind::OutOfBounds, pc,
-             fmt::format("local memory access out of bounds at offset {} (lane {} of warp {})", a,
-                         lane, w));
+        fail_access(EmuError::Kind::OutOfBounds, pc,
+                    fmt::format("local memory access out of bounds at offset {} (lane {} of warp {})",
+                                a, lane, w),
+                    in, space, size, a, w, lane);
       return local.data() +
              (static_cast<std::size_t>(w) * 32 + static_cast<std::size_t>(lane)) * per + a;
     }
@@ -100,10 +126,11 @@ std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a
     default: {
       GlobalMemory::Buffer* b = mem.find(a, size);
       if (!b)
-        fail(EmuError::Kind::OutOfBounds, pc,
-             fmt::format("global memory access outside every buffer: {} bytes at 0x{:x} (lane {} "
-                         "of warp {})",
-                         size, a, lane, w));
+        fail_access(EmuError::Kind::OutOfBounds, pc,
+                    fmt::format("global memory access outside every buffer: {} bytes at 0x{:x} "
+                                "(lane {} of warp {})",
+                                size, a, lane, w),
+                    in, Space::Global, size, a, w, lane);
       const std::uint64_t off = a - b->base;
       touch(*b, off + size, in.op == Opc::Ld || in.op == Opc::CpAsync || in.op == Opc::WmmaLoad);
       return b->data() + off;

@@ -66,7 +66,7 @@ void packed_compare(Ctx& c, const Instr& in, int w, std::uint32_t exec) {
 void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active) {
   if (in.op == Opc::Trap) {
     if (exec)
-      c.fail(EmuError::Kind::Trap, pc,
+      c.fail(in.mod.assert_fail ? EmuError::Kind::Assert : EmuError::Kind::Trap, pc,
              in.mod.assert_fail ? "assertion failed (assert() in the kernel)"
                                 : "the kernel executed trap");
     return;

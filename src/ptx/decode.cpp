@@ -76,29 +76,49 @@ struct SymbolInfo {
   std::uint64_t address;  // window offset (shared, local, param) or emulated address
 };
 
+// The bytes a variable takes: its elements (a vector counts each element) times its
+// dimensions; an unsized one (extern, []) takes none.
+std::uint64_t var_bytes(const Variable& v) {
+  std::uint64_t n = 1;
+  for (auto d : v.dims) n *= d < 0 ? 0 : static_cast<std::uint64_t>(d);
+  auto t = parse_ty(v.type);
+  const int eb = t ? std::max(1, ty_bytes(*t)) : 1;
+  return n * static_cast<std::uint64_t>(eb) * static_cast<std::uint64_t>(v.vector);
+}
+
+// Module-scope .global and .const variables from `base`, each aligned to at least 256
+// bytes, in declaration order, with their initial bytes.
+std::vector<GlobalVar> layout_globals(const Module& m, std::uint64_t base) {
+  std::vector<GlobalVar> out;
+  std::uint64_t goff = 0;
+  for (const auto& v : m.variables) {
+    if (v.space != StateSpace::Global && v.space != StateSpace::Const) continue;
+    GlobalVar g;
+    g.name = v.name;
+    g.space = v.space == StateSpace::Const ? Space::Const : Space::Global;
+    g.bytes = var_bytes(v);
+    g.align = v.align ? v.align : 8;
+    g.init = v.init;
+    goff = align_up(goff, static_cast<std::uint64_t>(std::max(g.align, 256)));
+    g.address = base + goff;
+    goff += std::max<std::uint64_t>(g.bytes, 1);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 class Decoder : private detail::OperandDecoder {
  public:
-  Decoder(const Module& m, std::string_view source, std::string_view hint)
-      : m_(m), source_(source) {
+  Decoder(const Module& m, std::string_view source, std::string_view hint, std::uint64_t base)
+      : m_(m), source_(source), base_(base) {
     prog_.files = m.files;
     prog_.main_file = find_main_file(hint);
   }
 
   Program run() {
-    // Module-scope .global/.const variables: emulated addresses from kGlobalVarBase.
-    std::uint64_t goff = 0;
-    for (const auto& v : m_.variables) {
-      if (v.space != StateSpace::Global && v.space != StateSpace::Const) continue;
-      GlobalVar g;
-      g.name = v.name;
-      g.space = v.space == StateSpace::Const ? Space::Const : Space::Global;
-      g.bytes = var_bytes(v);
-      g.align = v.align ? v.align : 8;
-      g.init = v.init;
-      goff = align_up(goff, static_cast<std::uint64_t>(std::max(g.align, 256)));
-      globals_offset_[v.name] = goff;
-      g.address = kGlobalVarBase + goff;
-      goff += std::max<std::uint64_t>(g.bytes, 1);
+    // Module-scope .global/.const variables: emulated addresses from the base.
+    for (GlobalVar& g : layout_globals(m_, base_)) {
+      globals_offset_[g.name] = g.address - base_;
       prog_.globals.push_back(std::move(g));
     }
     for (const auto& f : m_.functions) {
@@ -123,6 +143,7 @@ class Decoder : private detail::OperandDecoder {
  private:
   const Module& m_;
   std::string source_;
+  std::uint64_t base_;
   Program prog_;
   std::unordered_map<std::string, std::uint64_t> globals_offset_;
 
@@ -141,14 +162,6 @@ class Decoder : private detail::OperandDecoder {
         return static_cast<int>(i);
     }
     return 0;
-  }
-
-  static std::uint64_t var_bytes(const Variable& v) {
-    std::uint64_t n = 1;
-    for (auto d : v.dims) n *= d < 0 ? 0 : static_cast<std::uint64_t>(d);
-    auto t = parse_ty(v.type);
-    const int eb = t ? std::max(1, ty_bytes(*t)) : 1;
-    return n * static_cast<std::uint64_t>(eb) * static_cast<std::uint64_t>(v.vector);
   }
 
   DecodeError error(const Instruction& in, const std::string& msg) const override {
@@ -466,6 +479,8 @@ class Decoder : private detail::OperandDecoder {
       if (it == reg_index_.end()) fail(in, "register '" + o.name + "' is not declared");
       m.has_reg = true;
       m.reg = it->second;
+      const auto t = reg_type_.find(o.name);
+      m.wrap32 = t != reg_type_.end() && parse_ty(t->second) && ty_bytes(*parse_ty(t->second)) == 4;
     } else if (!o.name.empty()) {
       auto it = syms_->find(o.name);
       if (it == syms_->end()) fail(in, "unknown symbol '" + o.name + "'");
@@ -633,8 +648,16 @@ class Decoder : private detail::OperandDecoder {
 
 }  // namespace
 
-Program decode(const Module& m, std::string_view source, std::string_view main_file_hint) {
-  return Decoder(m, source, main_file_hint).run();
+Program decode(const Module& m, std::string_view source, std::string_view main_file_hint,
+               std::uint64_t global_base) {
+  return Decoder(m, source, main_file_hint, global_base).run();
+}
+
+std::uint64_t globals_extent(const Module& m) {
+  std::uint64_t end = 0;
+  for (const GlobalVar& g : layout_globals(m, 0))
+    end = std::max(end, g.address + std::max<std::uint64_t>(g.bytes, 1));
+  return end;
 }
 
 }  // namespace bankcheck::ptx

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "emulating_executor.hpp"
 #include "record_executor.hpp"
 
 namespace bankcheck::runtime {
@@ -55,6 +56,7 @@ struct Entry {
 
 // The kernel executor belongs first in this table, so that it is the default.
 constexpr Entry kExecutors[] = {
+    {"emulator", make_emulating_executor, false},
     {"record", make_record_executor, true},
 };
 

@@ -33,8 +33,15 @@
 // The per-thread-default-stream entry points (nvcc --default-stream per-thread calls
 // cudaMemcpy_ptds, cudaLaunchKernel_ptsz, ...): the same function here, since every stream
 // runs in order on the calling thread. Place after the definition of `base`.
+// GCC's copy attribute gives the alias the attributes the compiler found for `base` (nothrow),
+// which it otherwise warns about (-Wmissing-attributes).
+#if defined(__GNUC__) && !defined(__clang__)
+#define BANKCHECK_PER_THREAD(base, name) \
+  BANKCHECK_API decltype(base) name __attribute__((alias(#base), copy(base)));
+#else
 #define BANKCHECK_PER_THREAD(base, name) \
   BANKCHECK_API decltype(base) name __attribute__((alias(#base)));
+#endif
 
 namespace bankcheck::runtime {
 

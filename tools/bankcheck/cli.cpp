@@ -17,6 +17,7 @@
 #include "check_cmd.hpp"
 #include "explain_cmd.hpp"
 #include "fix_cmd.hpp"
+#include "run_cmd.hpp"
 
 namespace bankcheck::tools {
 
@@ -121,6 +122,8 @@ int run(int argc, char** argv) {
   add_fix(app, fix);
   OccupancyCmdOptions occupancy;
   add_occupancy(app, occupancy);
+  RunCmdOptions run;
+  add_run(app, run);
   // CLI11 reads an unknown word where a subcommand goes as a stray positional and says
   // "A subcommand is required"; name the word instead.
   bool known = false;
@@ -129,13 +132,16 @@ int run(int argc, char** argv) {
       known = known || sub->get_name() == argv[1];
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::fprintf(stderr,
-                 "bankcheck: error: unknown subcommand '%s' (expected explain, check, fix or "
-                 "occupancy)\n(run 'bankcheck --help' for usage)\n",
+                 "bankcheck: error: unknown subcommand '%s' (expected explain, check, fix, "
+                 "occupancy or run)\n(run 'bankcheck --help' for usage)\n",
                  argv[1]);
     return 2;
   }
-  // check and fix: everything after `--` goes to nvcc, wherever the `--` stands.
-  const std::vector<std::string> nvcc_flags = take_nvcc_flags(argc, argv);
+  // check and fix: everything after `--` goes to nvcc, wherever the `--` stands; run: the
+  // program and its arguments, after `--` or from the first word that is not an option.
+  const bool is_run = argc > 1 && std::strcmp(argv[1], "run") == 0;
+  const std::vector<std::string> nvcc_flags =
+      is_run ? std::vector<std::string>{} : take_nvcc_flags(argc, argv);
   check.nvcc_flags = nvcc_flags;
   fix.nvcc_flags = nvcc_flags;
   try {
@@ -155,6 +161,7 @@ int run(int argc, char** argv) {
     if (app.got_subcommand("check")) return run_check(check);
     if (app.got_subcommand("fix")) return run_fix(fix);
     if (app.got_subcommand("occupancy")) return run_occupancy(occupancy);
+    if (app.got_subcommand("run")) return run_program(run);
   } catch (...) {
     // Every failure is one message and exit 2, never an abort. Worker threads are joined
     // before an exception leaves the driver (run_ctas.cpp).

@@ -79,6 +79,17 @@ struct LineReport {
   GlobalPattern pattern;
 };
 
+// A running program's launches of one kernel with one configuration (bankcheck run): how
+// many ran, how many were analysed (every CTA counted) and which, how many were skipped.
+struct LaunchSummary {
+  emu::Dim3 grid, block;
+  std::uint64_t dynamic_smem = 0;
+  std::uint64_t launches = 0, analysed = 0, skipped = 0;
+  // The analysed launches' numbers among all the program's launches, from 0 (as a
+  // profiler's launch IDs count them).
+  std::vector<std::uint64_t> analysed_ids;
+};
+
 // What an analysis without a view of its own found: named counts, in its order.
 struct AnalysisCounts {
   std::string analysis;
@@ -110,6 +121,9 @@ struct KernelReport {
   std::vector<ptx::SharedVar> shared_vars;
   // The counts of registered analyses beyond the built-in ones (CheckOptions::analyses).
   std::vector<AnalysisCounts> analyses;
+  // bankcheck run: the kernel's launches by configuration, in the order first seen (empty
+  // for check, whose one launch is grid, block and dynamic_smem above).
+  std::vector<LaunchSummary> launches;
 };
 
 // A kernel of the file that was not analysed: the decoder refused one of its instructions.

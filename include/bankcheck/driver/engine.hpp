@@ -73,6 +73,23 @@ struct Loaded {
 // Loads and decodes. Throws DriverError, ptx::ParseError, ptx::DecodeError.
 Loaded load(const CheckOptions& options);
 
+// PTX that comes without nvcc: a running program's, from its fat binary.
+struct PtxSource {
+  std::string input;        // what reports call it (the source file nvcc compiled, if known)
+  std::string ptx_text;
+  std::string source_text;  // the main source file's text, when known
+  std::string main_file;    // its path, for the program's file table (empty: unknown)
+  // Without source_text: read the main file the PTX's file table names, when it exists, and
+  // name the module after it.
+  bool read_source = false;
+  std::vector<std::uint8_t> cubin;  // the program's own cubin for the architecture, if any
+  // Where its module variables go, given the bytes they take (ptx::globals_extent); none:
+  // at ptx::kGlobalVarBase.
+  std::function<std::uint64_t(std::uint64_t bytes)> place_globals;
+};
+// Parses and decodes `source.ptx_text` and reads its SASS. Throws as load() does.
+Loaded load_ptx(const PtxSource& source, const CheckOptions& options);
+
 // The architecture --arch names; throws DriverError.
 const model::Arch& find_arch(const CheckOptions& options);
 
@@ -178,9 +195,18 @@ KernelRun run_kernel(const Loaded& loaded, const ptx::Kernel& kernel,
                      const LaunchSettings& settings, const model::Arch& arch,
                      const CheckOptions& options);
 
-// An emulation error with the source location of the instruction.
+// An emulation error with the source location of the instruction, and what the kernel did.
 struct EmulationError : DriverError {
-  using DriverError::DriverError;
+  EmulationError(const std::string& message, const emu::EmuError& e, emu::Dim3 cta)
+      : DriverError(message), kind(e.kind), access(e.access), instr(e.instr), cta(cta) {}
+  // The same error with another message.
+  EmulationError(const std::string& message, const EmulationError& like)
+      : DriverError(message), kind(like.kind), access(like.access), instr(like.instr),
+        cta(like.cta) {}
+  emu::EmuError::Kind kind;
+  emu::EmuError::Access access;  // the access that faulted, when one did
+  int instr = -1;                // the instruction (Kernel::code), -1 if none
+  emu::Dim3 cta;                 // the CTA it ran in
 };
 
 // A report with the run's input, files, architecture and source lines, and no kernels yet.

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -21,11 +22,20 @@ namespace bankcheck::emu {
 
 // Something the kernel did that has no defined result, or that bankcheck cannot do.
 struct EmuError : std::runtime_error {
-  enum class Kind { OutOfBounds, Misaligned, Budget, Unsupported, Trap, Barrier };
+  enum class Kind { OutOfBounds, Misaligned, Budget, Unsupported, Trap, Assert, Barrier };
   EmuError(Kind kind, const std::string& message, int instr)
       : std::runtime_error(message), kind(kind), instr(instr) {}
   Kind kind;
   int instr = -1;  // index of the instruction (Kernel::code), -1 if none
+  // The access that faulted, when one did (what compute-sanitizer reports of it).
+  struct Access {
+    bool known = false;
+    ptx::Space space = ptx::Space::Global;
+    enum class Op : std::uint8_t { Read, Write, Atomic } op = Op::Read;
+    unsigned size = 0;
+    std::uint64_t address = 0;
+    int warp = 0, lane = 0;
+  } access;
 };
 
 // A warning that does not stop the run (a barrier under divergence, ...).
@@ -38,7 +48,8 @@ struct Note {
 // emulated addresses. Accesses outside every range are errors, never host accesses.
 class GlobalMemory {
  public:
-  // Storage comes from calloc: a large buffer costs only the pages the kernel touches.
+  // Storage comes from calloc (a large buffer costs only the pages the kernel touches), or
+  // is the caller's (add_external: a running program's own allocation, at its own address).
   struct Buffer {
     std::string name;
     std::uint64_t base = 0;
@@ -50,13 +61,22 @@ class GlobalMemory {
   };
   // Returns the base address of a new zeroed buffer of `bytes` (at least 1).
   std::uint64_t add(const std::string& name, std::uint64_t bytes, std::uint64_t base = 0);
+  // Registers `bytes` (at least 1) of the caller's memory at `data`, whose address is also
+  // its emulated address; the caller keeps it alive until remove(). Pre: it overlaps no
+  // buffer and neither address window (ptx::kSharedWindow, kLocalWindow).
+  void add_external(const std::string& name, void* data, std::uint64_t bytes);
+  // Forgets the buffer based at `base` (false: none). Not while kernels run.
+  bool remove(std::uint64_t base);
   // The buffer holding [addr, addr+size), or nullptr.
   Buffer* find(std::uint64_t addr, std::uint64_t size);
+  // In the order they were added.
   std::vector<std::unique_ptr<Buffer>>& buffers() { return buffers_; }
   std::mutex atomic_mutex;  // serializes global atomics across CTAs run in parallel
 
  private:
+  void index(Buffer* b);
   std::vector<std::unique_ptr<Buffer>> buffers_;
+  std::map<std::uint64_t, Buffer*> by_base_;
   std::uint64_t next_ = ptx::kBufferBase;
 };
 

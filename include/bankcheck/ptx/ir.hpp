@@ -198,6 +198,9 @@ struct Opnd {
 // symbol resolved to an address in its space (folded into `offset`).
 struct MemRef {
   bool has_reg = false;
+  // A 32-bit base register: the address is computed in 32 bits and wraps, as on the GPU
+  // (nvcc addresses a shared tile as [%r4+68] with %r4 below the tile's start).
+  bool wrap32 = false;
   std::uint32_t reg = 0;
   std::int64_t offset = 0;
 };
@@ -435,6 +438,13 @@ struct DecodeError : std::runtime_error {
 
 // Decodes the parsed module. `main_file_hint`: path (or file name) of the user's .cu,
 // used to resolve inlined_at chains to the user's file; empty: outermost location.
-Program decode(const Module& m, std::string_view source, std::string_view main_file_hint);
+// Module variables are laid out from `global_base` (globals_extent() bytes from there):
+// check's programs at kGlobalVarBase, a running program's in memory of its own.
+Program decode(const Module& m, std::string_view source, std::string_view main_file_hint,
+               std::uint64_t global_base = kGlobalVarBase);
+
+// The bytes the module's .global and .const variables take, laid out as decode() does
+// (each aligned to at least 256 bytes).
+std::uint64_t globals_extent(const Module& m);
 
 }  // namespace bankcheck::ptx

@@ -1,0 +1,78 @@
+// The modules a running program registers, as the emulator needs them: each fat binary's
+// entries read at registration (the image may go away at exit), and on first use the PTX
+// to emulate loaded like `check` loads a file, its module variables placed in host memory
+// of their own (so the address a kernel uses is the address the runtime copies to), its
+// SASS from the program's own cubin for the architecture.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bankcheck/driver/engine.hpp"
+#include "bankcheck/runtime/executor.hpp"
+#include "bankcheck/sass/fatbin.hpp"
+#include "bankcheck/runtime/run_options.hpp"
+
+namespace bankcheck::runtime {
+
+// One translation unit's PTX, loaded: a module has one, or one per object file for a
+// program linked with -rdc=true.
+struct RunUnit {
+  std::vector<sass::FatbinEntry> entries;  // of its one container
+  driver::CheckOptions options;            // input named after it; what its analyses take
+  std::unique_ptr<driver::Loaded> loaded;  // null until loaded, or when it cannot be
+  std::string why_not;                     // why it cannot be loaded
+  // Its module variables' memory (host memory at the addresses kernels use), and their
+  // initial bytes for cudaDeviceReset.
+  std::unique_ptr<std::uint8_t, void (*)(void*)> globals{nullptr, std::free};
+  std::uint64_t globals_bytes = 0;
+  std::vector<std::uint8_t> initial;
+};
+
+struct RunModule {
+  ModuleId id = 0;
+  std::string read_error;  // the fat binary could not be read
+  std::vector<std::unique_ptr<RunUnit>> units;
+  bool loaded = false;  // load() ran
+};
+
+// A kernel or a variable found in a module: the unit that defines it.
+struct Found {
+  RunUnit* unit = nullptr;
+  const ptx::Kernel* kernel = nullptr;                  // a kernel the emulator can run
+  const ptx::UnsupportedKernel* unsupported = nullptr;  // a kernel it refused
+  const ptx::GlobalVar* variable = nullptr;
+};
+
+class RunModules {
+ public:
+  RunModules(const RunOptions& options, const std::string& arch, std::uint32_t sm,
+             emu::GlobalMemory& memory);
+  void add(ModuleId id, const ModuleImage& image);
+  // The module, loaded (every unit tried once); null for an id never registered.
+  RunModule* get(ModuleId id);
+  // The unit that defines `name` (a kernel's mangled name or a variable's), or why none does
+  // in `why` (empty: not there at all).
+  Found kernel(ModuleId id, const std::string& name, std::string& why);
+  Found variable(ModuleId id, const std::string& name, std::string& why);
+  // Every variable back to its initial bytes.
+  void reset_variables();
+  std::vector<RunModule*> all();
+
+ private:
+  void load(RunModule& m);
+  void load(RunUnit& u, std::size_t index, std::size_t units);
+
+  const RunOptions& options_;
+  std::string arch_;
+  std::uint32_t sm_;
+  emu::GlobalMemory& memory_;
+  std::map<ModuleId, std::unique_ptr<RunModule>> modules_;
+};
+
+}  // namespace bankcheck::runtime

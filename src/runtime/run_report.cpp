@@ -1,0 +1,123 @@
+// The report of `bankcheck run` (run_report.hpp).
+#include "run_report.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "bankcheck/report/check_view.hpp"
+#include "bankcheck/report/files_view.hpp"
+#include "bankcheck/report/gate.hpp"
+#include "bankcheck/report/html_view.hpp"
+#include "bankcheck/report/sarif_view.hpp"
+
+namespace bankcheck::runtime {
+namespace {
+
+analysis::CheckReport check_report(ModuleReport& m, const RunOptions& o, const model::Arch& arch) {
+  analysis::CheckReport r;
+  r.arch = &arch;
+  const driver::Loaded* l = m.unit ? m.unit->loaded.get() : nullptr;
+  r.input = l ? l->input : m.unit ? m.unit->options.input : o.program;
+  if (l) {
+    r.files = l->program.files;
+    r.main_file = l->program.main_file;
+    r.level = l->sass ? "sass" : "ptx";
+    r.level_reason = l->ptx_level_reason;
+    std::istringstream ss(l->source_text);
+    for (std::string line; std::getline(ss, line);) r.source_lines.push_back(line);
+  }
+  for (auto& [first, k] : m.kernels) r.kernels.push_back(std::move(k));
+  r.unsupported = m.refused;
+  return r;
+}
+
+std::string json_text(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+bool use_color(const RunOptions& o) {
+  if (o.color == "always") return true;
+  if (o.color == "never" || !o.output.empty()) return false;
+  const char* term = std::getenv("TERM");
+  return std::getenv("NO_COLOR") == nullptr && isatty(STDERR_FILENO) &&
+         !(term && std::strcmp(term, "dumb") == 0);
+}
+
+std::string render(const std::vector<analysis::CheckReport>& reports, const RunOptions& o,
+                   std::vector<std::string>& errors) {
+  if (reports.size() == 1) {
+    const analysis::CheckReport& r = reports[0];
+    if (o.format == "json") return json_text(report::check_to_json(r));
+    if (o.format == "sarif") return json_text(report::check_to_sarif(r, nullptr));
+    if (o.format == "html") return report::render_check_html(r);
+    return report::render_check_text(r, {.color = use_color(o)});
+  }
+  std::vector<report::FileResult> files;
+  for (const auto& r : reports) files.push_back({r.input, &r, "", "", nullptr});
+  if (o.format == "json") return json_text(report::files_to_json(files));
+  if (o.format == "sarif") return json_text(report::files_to_sarif(files));
+  if (o.format == "html") {
+    if (reports.empty()) return report::render_check_html(analysis::CheckReport{});
+    errors.push_back(fmt::format(
+        "--format html: one page per source file, and the program's kernels come from {}; use "
+        "text, json or sarif",
+        reports.size()));
+    return "";
+  }
+  if (reports.empty()) return "bankcheck: the program launched no kernel that was analysed\n";
+  return report::render_files_text(files, {.color = use_color(o)});
+}
+
+void write(const std::string& text, const RunOptions& o, std::vector<std::string>& errors) {
+  if (text.empty()) return;
+  if (o.output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    std::fflush(stderr);
+    return;
+  }
+  std::ofstream f(o.output, std::ios::binary | std::ios::trunc);
+  f << text;
+  f.close();
+  if (!f) errors.push_back(fmt::format("-o: cannot write '{}': {}", o.output, std::strerror(errno)));
+}
+
+}  // namespace
+
+void write_run_report(std::vector<ModuleReport>& modules, const RunOptions& o,
+                      const model::Arch& arch, const std::vector<std::string>& failures) {
+  std::vector<analysis::CheckReport> reports;
+  for (auto& m : modules) reports.push_back(check_report(m, o, arch));
+  std::vector<std::string> errors;
+  write(render(reports, o, errors), o, errors);
+  bool crossed = false;
+  for (const auto& spec : o.fail_on) {
+    report::Gate g;
+    try {
+      g = report::parse_gate(spec);
+    } catch (const std::exception& e) {
+      errors.push_back(e.what());
+      continue;
+    }
+    for (const auto& r : reports)
+      if (const auto line = report::gate_crossed(r, g)) {
+        std::fprintf(stderr, "bankcheck: %s\n", line->c_str());
+        crossed = true;
+        break;
+      }
+  }
+  for (const auto& e : errors) std::fprintf(stderr, "bankcheck: error: %s\n", e.c_str());
+  if (o.status.empty()) return;
+  std::ofstream status(o.status, std::ios::trunc);
+  if (crossed) status << "gate\n";
+  for (const auto& f : failures) status << "error: " << f << "\n";
+  for (const auto& e : errors) status << "error: " << e << "\n";
+  status << "done\n";
+}
+
+}  // namespace bankcheck::runtime

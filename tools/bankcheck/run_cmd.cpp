@@ -1,0 +1,280 @@
+// `bankcheck run`: checks the program (the shared CUDA runtime, PTX for the architecture),
+// starts it with bankcheck's libcudart.so.13 in place of the toolkit's, the options in its
+// environment, and exits with its exit code (or 1 for a crossed gate, 2 for bankcheck's own
+// failure), after the report its runtime wrote at exit.
+#include "run_cmd.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bankcheck/runtime/run_options.hpp"
+#include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/limits.hpp"
+#include "bankcheck/sass/cuda_elf.hpp"
+#include "bankcheck/sass/fatbin.hpp"
+#include "bankcheck/sass/fatbin_select.hpp"
+#include "bankcheck/sass/module.hpp"
+#include "cli.hpp"
+
+extern char** environ;
+
+namespace bankcheck::tools {
+
+void add_run(CLI::App& app, RunCmdOptions& o) {
+  CLI::App* c = app.add_subcommand(
+      "run",
+      "Run a CUDA program and report every shared-memory bank conflict and uncoalesced global\n"
+      "access of the kernels it launches, per source line, when it exits.\n"
+      "\n"
+      "  bankcheck run -- ./app --size 4096\n"
+      "\n"
+      "The program runs on the CPU: its CUDA runtime calls go to bankcheck's own runtime and its\n"
+      "kernels to the emulator, with the program's own launches, arguments and data. Build it as\n"
+      "usual with the shared CUDA runtime and line information:\n"
+      "  nvcc -cudart shared -lineinfo -gencode arch=compute_90,code=[sm_90,compute_90] ...\n"
+      "  (CMake: CUDA_RUNTIME_LIBRARY Shared, CUDA_ARCHITECTURES 90-real;90-virtual)\n"
+      "\n"
+      "Every launch executes. The first --launches of each kernel and configuration (grid,\n"
+      "block, dynamic shared memory) are analysed on every CTA; later ones only execute, or\n"
+      "with --repeats skip are not run when identical to an earlier one. The program's standard\n"
+      "output is untouched: the text report goes to standard error, or to -o FILE.\n"
+      "\n" +
+          exit_codes("the program's own exit code (0 when it succeeded)",
+                     "a --fail-on threshold was crossed (and the program succeeded)",
+                     "bankcheck's own failure: a program it cannot run (statically linked "
+                     "runtime, no PTX), a kernel it could not emulate") +
+          "\n  128+N  the program was killed by signal N\n");
+  c->add_option("--backend", o.backend,
+                "where kernels run: emulator (the CPU, any machine), gpu (the real run, "
+                "instrumented; needs a GPU and bankcheck built with the GPU backend) or auto")
+      ->check(CLI::IsMember({"auto", "emulator", "gpu"}))
+      ->capture_default_str();
+  c->add_option("--kernel", o.kernels,
+                "analyse only the kernels this names (repeatable; the others still execute)");
+  c->add_option("--arch", o.arch, "the device the program sees and the bank model's")
+      ->capture_default_str();
+  c->add_option("--format", o.format, "text, json (docs/json.md), sarif or html")
+      ->check(CLI::IsMember({"text", "json", "sarif", "html"}))
+      ->capture_default_str();
+  c->add_option("-o,--output", o.output, "write the report to this file (default: standard error)");
+  add_color_option(c, o.color);
+  add_fail_on_option(c, o.fail_on, " over the whole run");
+  c->add_option("--launches", o.launches,
+                "launches analysed per kernel and configuration: N or all (the others only "
+                "execute)")
+      ->capture_default_str();
+  c->add_option("--repeats", o.repeats,
+                "execute (every launch runs) or skip (a launch identical to an earlier one of "
+                "its kernel, beyond those analysed, is not run: faster, and its results are the "
+                "earlier launch's)")
+      ->check(CLI::IsMember({"execute", "skip"}))
+      ->capture_default_str();
+  c->add_option("--threads", o.threads, "worker threads (default: all cores; at most 256)");
+  add_progress_flag(c, o.progress);
+  c->add_flag("--ptx-level", o.ptx_level,
+              "count shared requests as the PTX states them, not as the cubin's SASS issues them");
+  c->add_option("--nvcc", o.nvcc, "the nvcc whose ptxas builds a cubin when the program has none");
+  c->add_option("command", o.command, "PROGRAM [ARGS...]")->required();
+  c->prefix_command();  // everything after PROGRAM is the program's
+}
+
+namespace {
+
+// The program's file, as execvp would find it.
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string f = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (::access(f.c_str(), X_OK) == 0) return f;
+  }
+  throw UserError(fmt::format("{}: no such program on PATH", name));
+}
+
+// Where bankcheck's libcudart.so.13 is: beside an installed bankcheck (PREFIX/LIBDIR), or in
+// the build tree (build/lib beside build/tools/bankcheck).
+std::string cudart_dir() {
+  if (const char* d = std::getenv("BANKCHECK_CUDART_DIR")) return d;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path bin = exe.parent_path();
+  for (const std::filesystem::path& dir :
+       {bin / ".." / BANKCHECK_INSTALL_LIBDIR / "bankcheck-cudart",
+        bin / ".." / ".." / "lib" / "bankcheck-cudart"})
+    if (std::filesystem::exists(dir / "libcudart.so.13", ec))
+      return std::filesystem::weakly_canonical(dir, ec).string();
+  throw UserError(
+      "bankcheck's CUDA runtime (libcudart.so.13) was not found beside bankcheck: it is built "
+      "only where the CUDA toolkit's headers are (set BANKCHECK_CUDART_DIR to its directory)");
+}
+
+std::vector<std::uint8_t> read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// What stops the program from running under bankcheck, said before it starts: a statically
+// linked CUDA runtime, or kernels with no PTX for the architecture. A file that is not ELF
+// (a script) or has no fat binary runs as it is.
+void check_program(const std::string& path, const std::string& shown, const std::string& arch) {
+  const std::vector<std::uint8_t> bytes = read_bytes(path);
+  const auto elf = sass::read_cuda_elf(bytes);
+  if (!elf.ok()) return;
+  const sass::CudaElf& e = elf.value();
+  if (e.runtime == sass::CudaRuntimeLink::Static)
+    throw UserError(fmt::format(
+        "{} is linked with the static CUDA runtime (nvcc's default), which bankcheck cannot "
+        "stand in for: rebuild it with -cudart shared (CMake: set_target_properties(TARGET "
+        "PROPERTIES CUDA_RUNTIME_LIBRARY Shared))",
+        shown));
+  if (e.fatbin.empty()) return;
+  const auto entries = sass::read_fatbin(e.fatbin);
+  if (!entries.ok()) return;  // said again, with the module, when it is registered
+  const unsigned sm = static_cast<unsigned>(std::atoi(arch.c_str() + (arch.starts_with("sm_") ? 3 : 0)));
+  for (const auto& container : sass::split_by_container(entries.value())) {
+    const sass::FatbinSelection pick = sass::select_for_arch(container, sm);
+    if (pick.ptx || !pick.cubin) continue;
+    // A cubin without kernels is the device link's; one with kernels needs its PTX.
+    const auto m = sass::read_module(pick.cubin->payload);
+    if (!m.ok() || m.value().kernels.empty()) continue;
+    if (e.relocatable_fatbin.empty()) {
+      std::string why;
+      for (const auto& s : pick.missing) why += (why.empty() ? "" : "; ") + s;
+      throw UserError(fmt::format("{}: its kernels cannot be emulated: {}", shown, why));
+    }
+  }
+}
+
+std::string signal_name(int sig) {
+  const char* d = strsignal(sig);
+  return d ? d : fmt::format("signal {}", sig);
+}
+
+}  // namespace
+
+int run_program(const RunCmdOptions& o) {
+  if (o.backend == "gpu")
+    throw UserError(
+        "--backend gpu: this bankcheck was built without the GPU backend (it needs the CUDA "
+        "toolkit's compute-sanitizer headers at build time); use --backend emulator");
+  const std::vector<std::string>& cmd = o.command;
+  if (cmd.empty()) throw UserError("run: no program given (bankcheck run -- PROGRAM [ARGS...])");
+  if (o.launches != "all" &&
+      (o.launches.empty() || o.launches.find_first_not_of("0123456789") != std::string::npos ||
+       std::strtoull(o.launches.c_str(), nullptr, 10) == 0))
+    throw UserError(fmt::format("--launches: '{}' is not a positive count or all", o.launches));
+  if (o.threads) driver::check_threads(o.threads);
+  parse_gates(o.fail_on);  // a bad gate stops the run before the program starts
+  const std::string program = find_program(cmd[0]);
+  check_program(program, cmd[0], o.arch);
+  const std::string lib = cudart_dir();
+
+  char status_path[] = "/tmp/bankcheck-run-XXXXXX";
+  const int fd = ::mkstemp(status_path);
+  if (fd < 0) throw UserError(fmt::format("cannot make a temporary file: {}", std::strerror(errno)));
+  ::close(fd);
+  struct Remove {
+    const char* path;
+    ~Remove() { ::unlink(path); }
+  } remove_status{status_path};
+
+  runtime::RunOptions ro;
+  ro.format = o.format;
+  ro.output = o.output.empty() ? "" : std::filesystem::absolute(o.output).string();
+  ro.color = o.color;
+  ro.kernels = o.kernels;
+  ro.launches = o.launches == "all" ? 0 : std::strtoull(o.launches.c_str(), nullptr, 10);
+  ro.skip_repeats = o.repeats == "skip";
+  ro.fail_on = o.fail_on;
+  ro.status = status_path;
+  ro.threads = o.threads;
+  ro.progress = o.progress;
+  ro.sass = !o.ptx_level;
+  ro.nvcc = o.nvcc;
+  ro.program = cmd[0];
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view v(*e);
+    if (v.starts_with("BANKCHECK_RUN_") || v.starts_with("BANKCHECK_EXECUTOR=") ||
+        v.starts_with("BANKCHECK_ARCH=") || v.starts_with("LD_PRELOAD=") ||
+        v.starts_with("LD_LIBRARY_PATH="))
+      continue;
+    env.emplace_back(v);
+  }
+  for (const auto& [k, v] : runtime::run_environment(ro)) env.push_back(k + "=" + v);
+  env.push_back("BANKCHECK_ARCH=" + o.arch);
+  const char* preload = std::getenv("LD_PRELOAD");
+  const char* library_path = std::getenv("LD_LIBRARY_PATH");
+  env.push_back("LD_PRELOAD=" + lib + "/libcudart.so.13" +
+                (preload && *preload ? std::string(" ") + preload : ""));
+  env.push_back("LD_LIBRARY_PATH=" + lib +
+                (library_path && *library_path ? std::string(":") + library_path : ""));
+
+  std::vector<char*> argv, envp;
+  for (const auto& a : cmd) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child < 0) throw UserError(fmt::format("cannot start {}: {}", cmd[0], std::strerror(errno)));
+  if (child == 0) {
+    ::execve(program.c_str(), argv.data(), envp.data());
+    std::fprintf(stderr, "bankcheck: error: cannot start %s: %s\n", cmd[0].c_str(),
+                 std::strerror(errno));
+    ::_exit(127);
+  }
+  // Ctrl-C reaches the program (the same process group); bankcheck waits for it.
+  struct sigaction ignore {}, old_int {}, old_quit {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  int wstatus = 0;
+  while (::waitpid(child, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
+
+  bool done = false, gate = false, failed = false;
+  {
+    std::ifstream status(status_path);
+    for (std::string line; std::getline(status, line);) {
+      done = done || line == "done";
+      gate = gate || line == "gate";
+      failed = failed || line.starts_with("error: ");
+    }
+  }
+  if (WIFSIGNALED(wstatus)) {
+    const int sig = WTERMSIG(wstatus);
+    std::fprintf(stderr, "bankcheck: %s was killed by %s%s\n", cmd[0].c_str(),
+                 signal_name(sig).c_str(), done ? "" : "; no report was written");
+    return 128 + sig;
+  }
+  const int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 2;
+  if (!done) {
+    std::fprintf(stderr,
+                 "bankcheck: %s made no call to the CUDA runtime that reached bankcheck's (no "
+                 "kernel ran under bankcheck, so there is no report)\n",
+                 cmd[0].c_str());
+    return code == 0 ? 2 : code;
+  }
+  if (failed) return 2;
+  if (code != 0) return code;
+  return gate ? 1 : 0;
+}
+
+}  // namespace bankcheck::tools

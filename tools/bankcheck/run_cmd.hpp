@@ -1,0 +1,35 @@
+// `bankcheck run`: the user's own program, its kernels analysed where they run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace bankcheck::tools {
+
+struct RunCmdOptions {
+  std::string backend = "auto";
+  std::vector<std::string> kernels;
+  std::string arch = "sm_90";
+  std::string format = "text";
+  std::string output;
+  std::string color = "auto";
+  std::vector<std::string> fail_on;
+  std::string launches = "1";
+  std::string repeats = "execute";
+  unsigned threads = 0;
+  bool progress = true;
+  bool ptx_level = false;
+  std::string nvcc;
+  std::vector<std::string> command;  // the program and its arguments
+};
+
+void add_run(CLI::App& app, RunCmdOptions& options);
+// Runs the program; returns bankcheck's exit code (the program's own, 1 for a crossed gate, 2
+// for bankcheck's own failure; 128 + N when the program was killed by signal N).
+int run_program(const RunCmdOptions& options);
+
+}  // namespace bankcheck::tools
