@@ -15,6 +15,7 @@
 
 #include "args.hpp"
 #include "bankcheck/driver/host_launch.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/model/launch_limits.hpp"
 #include "cta_plan.hpp"
 #include "run_ctas.hpp"
