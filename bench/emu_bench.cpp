@@ -13,6 +13,7 @@
 
 #include "bankcheck/analysis/site_stats.hpp"
 #include "bankcheck/driver/engine.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 
 namespace {
 

@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 
+#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/launch.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 

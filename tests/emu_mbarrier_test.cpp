@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bankcheck/driver/engine.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/model/arch.hpp"
 #include "emu_differential.hpp"

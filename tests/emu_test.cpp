@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "bankcheck/driver/engine.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/emu/emulator.hpp"
 #include "bankcheck/emu/lanes.hpp"

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bankcheck/driver/engine.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/emu/wmma_fragment.hpp"
 #include "emu_differential.hpp"
 #include "ncu_raw.hpp"

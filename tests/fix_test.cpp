@@ -22,6 +22,7 @@
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/fix.hpp"
 #include "bankcheck/driver/nvcc.hpp"
+#include "bankcheck/driver/shared_source.hpp"
 #include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/fix_wording.hpp"
 #include "ncu_raw.hpp"
@@ -442,7 +443,7 @@ TEST(Fix, DataDependentConflictsAreSaidNotPadded) {
 
 TEST(FixSource, DeclarationsAndConstants) {
   const auto src = lines_of(read(example("transpose.cu")));
-  auto d = an::find_shared_decl(src, "transposeSharedNobankconf", "tile");
+  auto d = drv::find_shared_decl(src, "transposeSharedNobankconf", "tile");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->line, 58);
   EXPECT_EQ(d->type, "float");
@@ -452,34 +453,34 @@ TEST(FixSource, DeclarationsAndConstants) {
   EXPECT_EQ(d->dim_values[1], 33);
   EXPECT_EQ(d->text.substr(d->last_dim_begin, d->last_dim_end - d->last_dim_begin), "BS + 1");
   // The first kernel's own declaration, not the first in the file.
-  d = an::find_shared_decl(src, "transposeSharedNobankconf_nopading", "tile");
+  d = drv::find_shared_decl(src, "transposeSharedNobankconf_nopading", "tile");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->line, 72);
   const std::vector<std::string> defs = {"#define TILE 64", "constexpr int kBlock = 256;",
                                          "const int a = 3, b = a * 2;",
                                          "enum { kRows = 16, kCols = kRows * 2 };"};
-  EXPECT_EQ(an::eval_constant("TILE * 2 + 1", defs), 129);
-  EXPECT_EQ(an::eval_constant("4 * kBlock", defs), 1024);
-  EXPECT_EQ(an::eval_constant("b << 2", defs), 24);
-  EXPECT_EQ(an::eval_constant("kRows + kCols", defs), 48);
-  EXPECT_EQ(an::eval_constant("(0x10 - 1) % 4", defs), 3);
-  EXPECT_FALSE(an::eval_constant("n + 1", defs));
-  EXPECT_FALSE(an::eval_constant("1 / 0", defs));
-  EXPECT_FALSE(an::eval_constant("TILE +", defs));
+  EXPECT_EQ(drv::eval_constant("TILE * 2 + 1", defs), 129);
+  EXPECT_EQ(drv::eval_constant("4 * kBlock", defs), 1024);
+  EXPECT_EQ(drv::eval_constant("b << 2", defs), 24);
+  EXPECT_EQ(drv::eval_constant("kRows + kCols", defs), 48);
+  EXPECT_EQ(drv::eval_constant("(0x10 - 1) % 4", defs), 3);
+  EXPECT_FALSE(drv::eval_constant("n + 1", defs));
+  EXPECT_FALSE(drv::eval_constant("1 / 0", defs));
+  EXPECT_FALSE(drv::eval_constant("TILE +", defs));
   // A dimension nested past the evaluator's depth (256) is not a constant it knows, at any
   // depth, and never a deep recursion: parentheses, prefix operators, operator chains.
   const std::string parens = std::string(100000, '(') + "32" + std::string(100000, ')');
   const std::string negs(100000, '-');
   std::string chain = "32";
   for (int i = 0; i < 100000; ++i) chain += " + 0";
-  EXPECT_FALSE(an::eval_constant(parens, defs));
-  EXPECT_FALSE(an::eval_constant(chain, defs));
-  EXPECT_FALSE(an::eval_constant(negs + "32", defs));
-  EXPECT_EQ(an::eval_constant(std::string(100, '(') + "32" + std::string(100, ')'), defs), 32);
+  EXPECT_FALSE(drv::eval_constant(parens, defs));
+  EXPECT_FALSE(drv::eval_constant(chain, defs));
+  EXPECT_FALSE(drv::eval_constant(negs + "32", defs));
+  EXPECT_EQ(drv::eval_constant(std::string(100, '(') + "32" + std::string(100, ')'), defs), 32);
   const std::vector<std::string> deep = {"__global__ void k(float* out) {",
                                          "  __shared__ float t[" + parens + "][" + chain + "];",
                                          "  out[0] = t[0][threadIdx.x];", "}"};
-  const auto t = an::find_shared_decl(deep, "k", "t");
+  const auto t = drv::find_shared_decl(deep, "k", "t");
   ASSERT_TRUE(t);
   EXPECT_EQ(t->dim_values, (std::vector<long long>{-1, -1}));  // not evaluated: no value
 }
@@ -499,7 +500,7 @@ TEST(FixSource, CommentsAndStringsDoNotBreakDeclarations) {
       "  out[0] = tile[0][0];",
       "}",
   };
-  const auto d = an::find_shared_decl(src, "k", "tile");
+  const auto d = drv::find_shared_decl(src, "k", "tile");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->line, 7);
   EXPECT_EQ(d->type, "float");
@@ -512,7 +513,7 @@ TEST(FixSource, CommentsAndStringsDoNotBreakDeclarations) {
   // A dimension with a comment inside it evaluates without the comment.
   const std::vector<std::string> inner = {
       "__global__ void k() { __shared__ int s[64 /* rows */][2 * 16]; }"};
-  const auto e = an::find_shared_decl(inner, "k", "s");
+  const auto e = drv::find_shared_decl(inner, "k", "s");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->dim_values[0], 64);
   EXPECT_EQ(e->dim_values[1], 32);
@@ -531,22 +532,22 @@ TEST(FixSource, KernelConstantsAndTemplateArguments) {
       "__global__ void t(T* out) {",         "  constexpr int kRows = BM / 2;",
       "  __shared__ T tile[kRows][BK + 1];", "}",
   };
-  auto d = an::find_shared_decl(src, "a", "As");
+  auto d = drv::find_shared_decl(src, "a", "As");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->dim_values[0], 512);
-  d = an::find_shared_decl(src, "b", "As");
+  d = drv::find_shared_decl(src, "b", "As");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->line, 7);
   EXPECT_EQ(d->dim_values[0], 1024);
-  d = an::find_shared_decl(src, "t<float, 64, 8u>", "tile");
+  d = drv::find_shared_decl(src, "t<float, 64, 8u>", "tile");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->line, 13);
   EXPECT_EQ(d->dim_values, (std::vector<long long>{32, 9}));
-  d = an::find_shared_decl(src, "ns::t<double, 16, 4u>", "tile");
+  d = drv::find_shared_decl(src, "ns::t<double, 16, 4u>", "tile");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->dim_values, (std::vector<long long>{8, 5}));
   // Without the instantiation's arguments the parameters stay unknown.
-  d = an::find_shared_decl(src, "t", "tile");
+  d = drv::find_shared_decl(src, "t", "tile");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->dim_values, (std::vector<long long>{-1, -1}));
 }
@@ -569,17 +570,17 @@ TEST(FixSource, HelperTemplateArgumentsFromTheKernelsCall) {
       "__global__ void mixed(float* out) { tile_op<0>(out); tile_op<8>(out); }",
       "__global__ void deduced(float* out) { tile_op(out); }",
   };
-  auto d = an::find_shared_decl(src, "plain", "Cs");
+  auto d = drv::find_shared_decl(src, "plain", "Cs");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->line, 3);
   EXPECT_EQ(d->dim_values, (std::vector<long long>{16, 68}));
-  d = an::find_shared_decl(src, "through<3>", "Cs");
+  d = drv::find_shared_decl(src, "through<3>", "Cs");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->dim_values, (std::vector<long long>{16, 70}));
-  d = an::find_shared_decl(src, "mixed", "Cs");
+  d = drv::find_shared_decl(src, "mixed", "Cs");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->dim_values, (std::vector<long long>{16, -1}));
-  d = an::find_shared_decl(src, "deduced", "Cs");
+  d = drv::find_shared_decl(src, "deduced", "Cs");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->dim_values, (std::vector<long long>{16, -1}));
 }

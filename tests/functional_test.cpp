@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bankcheck/driver/engine.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/model/analyze.hpp"
 #include "bankcheck/model/arch.hpp"

@@ -14,7 +14,6 @@
 #include <tuple>
 
 #include "bankcheck/model/analyze.hpp"
-#include "fix_source.hpp"
 #include "fix_steps.hpp"
 
 namespace bankcheck::analysis {
@@ -135,8 +134,8 @@ KernelFix advise(const AdviseInput& in) {
   const ptx::Kernel& k = *in.kernel;
   const KernelReport& rep = *in.report;
   const model::Arch& arch = *in.arch;
-  static const std::vector<std::string> kNoSource;
-  const std::vector<std::string>& src = in.source_lines ? *in.source_lines : kNoSource;
+  static const SharedSource kNoSource;
+  const SharedSource& src = in.source ? *in.source : kNoSource;
   KernelFix kf;
   kf.kernel = rep.name;
   kf.threads = static_cast<int>(rep.block.count());
@@ -183,10 +182,11 @@ KernelFix advise(const AdviseInput& in) {
     af.widest_access = w.code_max;
     // The declaration must have the array's size: another array of the same name (another
     // kernel's, or this one's in an included header) is not it.
-    if (!src.empty())
-      af.decl = find_shared_decl(src, rep.name, af.name, [&](const SharedDecl& d) {
-        return ar.is_extern || declaration_fits(d, ar.bytes);
-      });
+    for (const SharedDecl& d : src.declarations)
+      if (d.name == af.name && (ar.is_extern || declaration_fits(d, ar.bytes))) {
+        af.decl = d;
+        break;
+      }
     const Eval before = evaluate(reqs, ar, Geometry{}, nullptr, ptx, arch);
     if (!before.ok) {
       af.error = "a request of this array has no bank rule (misaligned or an unsupported width)";
@@ -239,8 +239,7 @@ KernelFix advise(const AdviseInput& in) {
     std::vector<int> site_lines;
     for (int s : af.sites)
       if (k.sites[static_cast<size_t>(s)].file == in.main_file) site_lines.push_back(site_line(s));
-    const std::vector<int> use_lines =
-        src.empty() ? std::vector<int>{} : lines_using(src, af, site_lines);
+    const std::vector<int> use_lines = lines_using(src, af, site_lines);
     for (auto& s : af.suggestions) write_code(s, af, ar, g, src, use_lines);
     kf.arrays.push_back(std::move(af));
   }

@@ -3,10 +3,11 @@
 // that use it, when their index expressions have the declared shape.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <set>
 
-#include "fix_source.hpp"
+#include "bankcheck/explain/tokens.hpp"
 #include "fix_steps.hpp"
 
 namespace bankcheck::analysis {
@@ -14,7 +15,7 @@ namespace {
 
 bool is_simple(const std::string& e) {
   for (char c : e)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) return false;
+    if (!explain::is_ident_char(c) && c != '.') return false;
   return !e.empty();
 }
 
@@ -28,8 +29,8 @@ std::string inner_swizzle(const Remap& r, const std::string& e) {
 }
 
 // The rewritten subscript for a remap, or empty when it cannot be written.
-std::string rewrite(const Remap& r, const Geometry& g, const ArrayFix& af,
-                    const std::vector<std::string>& idx) {
+std::string rewrite(const Remap& r, const Geometry& g, const ArrayFix& af, const Subscripted& sub) {
+  const std::vector<std::string>& idx = sub.index;
   const std::uint64_t cols = g.row_bytes / static_cast<std::uint64_t>(g.elem_bytes);
   const bool two_d = idx.size() == 2 && af.decl && af.decl->dims.size() == 2 &&
                      g.source == Geometry::Source::Declaration;
@@ -64,7 +65,7 @@ std::string rewrite(const Remap& r, const Geometry& g, const ArrayFix& af,
     }
   }
   if (one_d) {
-    if (auto v = eval_constant(idx[0], {}); v && *v >= 0) {
+    if (auto v = sub.literal[0]; v && *v >= 0) {
       const auto off = static_cast<std::uint32_t>(*v) * static_cast<std::uint32_t>(g.elem_bytes);
       return fmt::format("{}[{}]", af.name,
                          remap_offset(r, g, off) / static_cast<std::uint32_t>(g.elem_bytes));
@@ -95,20 +96,18 @@ std::string rewrite(const Remap& r, const Geometry& g, const ArrayFix& af,
 
 // Lines of the main file that subscript the array: the sites' lines, and every line of
 // the kernel after the declaration up to the next __global__.
-std::vector<int> lines_using(const std::vector<std::string>& src, const ArrayFix& af,
+std::vector<int> lines_using(const SharedSource& src, const ArrayFix& af,
                              const std::vector<int>& site_lines) {
   std::set<int> lines(site_lines.begin(), site_lines.end());
-  if (af.decl) {
-    for (size_t i = static_cast<size_t>(af.decl->line); i < src.size(); ++i) {
-      if (src[i].find("__global__") != std::string::npos) break;
-      if (!find_subscripts(src[i], af.name).empty()) lines.insert(static_cast<int>(i) + 1);
-    }
-  }
+  if (af.decl)
+    for (const SubscriptLine& l : src.subscripts)
+      if (l.name == af.name && l.line > af.decl->line && l.line < af.decl->kernel_end)
+        lines.insert(l.line);
   return {lines.begin(), lines.end()};
 }
 
 void write_code(Suggestion& s, const ArrayFix& af, const ArrayRange& ar, const Geometry& g,
-                const std::vector<std::string>& src, const std::vector<int>& use_lines) {
+                const SharedSource& src, const std::vector<int>& use_lines) {
   const Remap& r = s.remap;
   // Dropping a padding changes the row length everywhere the code computes it (a constant
   // shared with global indexing, a helper's pointer): described, not written.
@@ -137,13 +136,17 @@ void write_code(Suggestion& s, const ArrayFix& af, const ArrayRange& ar, const G
       (r.kind == FixKind::Pad && g.source == Geometry::Source::Declaration))
     return;
   for (int line : use_lines) {
-    const std::string& text = src[static_cast<size_t>(line) - 1];
     if (af.decl && line == af.decl->line) continue;
+    const auto use =
+        std::find_if(src.subscripts.begin(), src.subscripts.end(),
+                     [&](const SubscriptLine& l) { return l.line == line && l.name == af.name; });
+    if (use == src.subscripts.end()) continue;
+    const std::string& text = use->text;
     std::string out = text;
-    const auto subs = find_subscripts(text, af.name);
+    const auto& subs = use->subscripts;
     bool changed = false;
     for (auto it = subs.rbegin(); it != subs.rend(); ++it) {
-      const std::string repl = rewrite(r, g, af, it->index);
+      const std::string repl = rewrite(r, g, af, *it);
       if (repl.empty()) continue;
       if (s.subscript.empty()) s.subscript = repl;
       out.replace(it->begin, it->end - it->begin, repl);

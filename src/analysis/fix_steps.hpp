@@ -113,10 +113,10 @@ std::vector<Suggestion> rank(const std::vector<Remap>& cands, const Requests& re
 // ---- code ----
 // Lines of the main file that subscript the array: the sites' lines, and every line of
 // the kernel after the declaration up to the next __global__.
-std::vector<int> lines_using(const std::vector<std::string>& src, const ArrayFix& af,
+std::vector<int> lines_using(const SharedSource& src, const ArrayFix& af,
                              const std::vector<int>& site_lines);
 // The new declaration and the rewritten lines of suggestion `s`.
 void write_code(Suggestion& s, const ArrayFix& af, const ArrayRange& ar, const Geometry& g,
-                const std::vector<std::string>& src, const std::vector<int>& use_lines);
+                const SharedSource& src, const std::vector<int>& use_lines);
 
 }  // namespace bankcheck::analysis

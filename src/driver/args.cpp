@@ -15,6 +15,7 @@
 
 #include "bankcheck/driver/limits.hpp"
 #include "bankcheck/driver/host_launch.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 #include "splitmix.hpp"
 
 namespace bankcheck::driver {
@@ -196,40 +197,7 @@ void bind_scalar(const analysis::ArgReport& ar, const std::string& value, const 
 }  // namespace
 
 std::vector<std::string> signature_params(const std::string& sig) {
-  std::vector<std::string> out;
-  // The parameter list's '(' is the first outside the template arguments, which may hold
-  // parentheses of their own: "k<(nvcuda::wmma::layout_t)1, 16>(float*, int)".
-  std::size_t open = std::string::npos;
-  for (std::size_t i = 0, angle = 0; i < sig.size() && open == std::string::npos; ++i) {
-    if (sig[i] == '<') ++angle;
-    if (sig[i] == '>' && angle > 0) --angle;
-    if (sig[i] == '(' && angle == 0) open = i;
-  }
-  if (open == std::string::npos) return out;
-  int depth = 0;
-  std::string cur;
-  for (size_t i = open + 1; i < sig.size(); ++i) {
-    const char c = sig[i];
-    if (c == '(' || c == '<') ++depth;
-    if ((c == ')' || c == '>') && depth > 0) {
-      --depth;
-      cur += c;
-      continue;
-    }
-    if (c == ')' && depth == 0) break;
-    if (c == ',' && depth == 0) {
-      out.push_back(cur);
-      cur.clear();
-      continue;
-    }
-    cur += c;
-  }
-  if (!cur.empty() && cur != "void") out.push_back(cur);
-  for (auto& p : out) {
-    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
-    while (!p.empty() && p.back() == ' ') p.pop_back();
-  }
-  return out;
+  return parse_kernel_name(sig).params;
 }
 
 std::vector<std::string> param_names(const Loaded& l, const ptx::Kernel& k, const std::string& name,

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "bankcheck/driver/engine.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/launch.hpp"
 
 namespace bankcheck::driver {

@@ -14,6 +14,7 @@
 
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/nvcc.hpp"
+#include "bankcheck/driver/shared_source.hpp"
 
 namespace bankcheck::driver {
 namespace {
@@ -57,7 +58,8 @@ FixReport fix(const FixOptions& o) {
     in.report = &r.kernels.back();
     in.recorder = run.recorder.get();
     in.arch = arch;
-    in.source_lines = &r.source_lines;
+    const analysis::SharedSource source = read_shared_source(r.source_lines, r.kernels.back().name);
+    in.source = &source;
     in.main_file = r.main_file;
     in.top = o.top;
     // Registers: the cubin ptxas built from the same PTX (load()).

@@ -16,13 +16,25 @@
 #include <set>
 #include <sstream>
 
+#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/explain/cuda_source.hpp"
-#include "host_tokens.hpp"
+#include "bankcheck/explain/declarations.hpp"
+#include "bankcheck/explain/evaluate.hpp"
+#include "bankcheck/explain/tokens.hpp"
 
 namespace bankcheck::driver {
 namespace {
 
-using namespace host_tokens;
+using explain::angle_backward;
+using explain::angle_forward;
+using explain::join;
+using explain::match_backward;
+using explain::match_forward;
+using explain::split_commas;
+using explain::Token;
+using explain::tokenize;
+using explain::Tokens;
+using explain::TokenSpan;
 
 struct Function {
   std::string name;
@@ -77,7 +89,8 @@ class Reader {
       const int f = owner_[i];
       if (f < 0 || fns_[static_cast<std::size_t>(f)].global) continue;
       if (t_[i].text == "<<<") chevron_launch(i, out);
-      if (t_[i].ident && (t_[i].text == "cudaLaunchKernel" || t_[i].text == "cudaLaunchKernelEx") &&
+      if (t_[i].ident() &&
+          (t_[i].text == "cudaLaunchKernel" || t_[i].text == "cudaLaunchKernelEx") &&
           i + 1 < t_.size() && t_[i + 1].text == "(")
         api_launch(i, out);
     }
@@ -86,7 +99,7 @@ class Reader {
   }
 
  private:
-  std::vector<Tok> t_, header_tokens_;
+  Tokens t_, header_tokens_;
   std::vector<std::size_t> line_starts_;
   std::map<std::string, std::string> defines_;
   std::vector<Function> fns_;
@@ -153,43 +166,23 @@ class Reader {
 
   int add_function(std::size_t close_paren, std::size_t open_brace) {
     const std::size_t open = match_backward(t_, close_paren);
-    if (open == t_.size() || open == 0 || !t_[open - 1].ident) return -2;
+    if (open == t_.size() || open == 0 || !t_[open - 1].ident()) return -2;
     Function f;
     f.name_tok = open - 1;
     f.name = t_[open - 1].text;
     if (f.name == "__launch_bounds__") return -2;
     f.body_open = open_brace;
-    for (auto [a, b] : split_commas(t_, open + 1, close_paren, true)) {
-      std::size_t e = b;
-      for (std::size_t j = a; j < b; ++j)
-        if (t_[j].text == "=") {
-          e = j;
-          break;
-        }
-      while (e > a && (t_[e - 1].text == "]")) e = match_backward(t_, e - 1);
-      if (e - a >= 2 && t_[e - 1].ident)
-        f.params.push_back(t_[e - 1].text);
-      else
-        f.params.push_back("");
-    }
+    for (auto [a, b] : split_commas(t_, open + 1, close_paren, true))
+      f.params.push_back(
+          explain::parameter_name(TokenSpan(t_).subspan(a, explain::default_value(t_, a, b) - a)));
     if (f.params.size() == 1 && f.params[0].empty()) f.params.clear();
     // The header: back to the previous ; { } at namespace level.
-    std::size_t h = open - 1;
-    while (h > 0 && t_[h - 1].text != ";" && t_[h - 1].text != "{" && t_[h - 1].text != "}") --h;
-    for (std::size_t j = h; j < open; ++j) {
+    for (std::size_t j = explain::declaration_start(t_, open - 1); j < open; ++j) {
       if (t_[j].text == "__global__") f.global = true;
-      if (t_[j].text == "template" && j + 1 < open && t_[j + 1].text == "<") {
-        const std::size_t close = angle_forward(t_, j + 1);
-        for (auto [a, b] : split_commas(t_, j + 2, std::min(close, open), true)) {
-          std::size_t e = b;
-          for (std::size_t q = a; q < b; ++q)
-            if (t_[q].text == "=") {
-              e = q;
-              break;
-            }
-          if (e > a && t_[e - 1].ident) f.tparams.push_back(t_[e - 1].text);
-        }
-      }
+      if (t_[j].text == "template" && j + 1 < open && t_[j + 1].text == "<")
+        for (const explain::TemplateParam& p :
+             explain::template_parameters(TokenSpan(t_).first(open), j + 1))
+          f.tparams.push_back(p.name);
     }
     fns_.push_back(std::move(f));
     return static_cast<int>(fns_.size() - 1);
@@ -197,32 +190,31 @@ class Reader {
 
   // The end of an expression starting at `from`: the first ; or , or closing bracket at
   // depth 0.
-  std::size_t expr_end(const std::vector<Tok>& t, std::size_t from) const {
+  std::size_t expr_end(const Tokens& t, std::size_t from) const {
     int depth = 0;
     for (std::size_t j = from; j < t.size(); ++j) {
-      const auto& s = t[j].text;
-      if (is_open(s)) ++depth;
-      if (is_close(s)) {
+      if (explain::is_open(t[j])) ++depth;
+      if (explain::is_close(t[j])) {
         if (depth == 0) return j;
         --depth;
       }
-      if (depth == 0 && (s == ";" || s == ",")) return j;
+      if (depth == 0 && (t[j].is(";") || t[j].is(","))) return j;
     }
     return t.size();
   }
 
   // The last declaration or assignment of `name` in tokens [from, to) of `t` whose owner
   // passes `owned`.
-  std::optional<Binding> find_binding(const std::vector<Tok>& t, std::size_t from, std::size_t to,
+  std::optional<Binding> find_binding(const Tokens& t, std::size_t from, std::size_t to,
                                       const std::string& name,
                                       const std::function<bool(std::size_t)>& owned) const {
     std::optional<Binding> best;
     for (std::size_t j = from; j + 1 < to; ++j) {
-      if (!t[j].ident || t[j].text != name || !owned(j)) continue;
+      if (!t[j].ident() || t[j].text != name || !owned(j)) continue;
       if (j > 0 && (t[j - 1].text == "." || t[j - 1].text == "->" || t[j - 1].text == "::"))
         continue;
       std::size_t after = j + 1;  // `void* args[] = {...}`: the brackets skipped
-      if (j > 0 && (t[j - 1].ident || t[j - 1].text == "*"))
+      if (j > 0 && (t[j - 1].ident() || t[j - 1].text == "*"))
         while (after < to && t[after].text == "[") after = match_forward(t, after) + 1;
       if (after >= t.size()) continue;
       const std::string& n = t[after].text;
@@ -230,7 +222,7 @@ class Reader {
         best = Binding{after + 1, expr_end(t, after + 1), false};
       } else if (n == "=") {
         best = Binding{j + 2, expr_end(t, j + 2), false};
-      } else if ((n == "(" || n == "{") && j > 0 && (t[j - 1].ident || t[j - 1].text == ">") &&
+      } else if ((n == "(" || n == "{") && j > 0 && (t[j - 1].ident() || t[j - 1].text == ">") &&
                  t[j - 1].text != "return" && t[j - 1].text != "else") {
         const std::size_t close = match_forward(t, j + 1);
         if (close < t.size() && close + 1 < t.size() &&
@@ -267,7 +259,7 @@ class Reader {
     return std::nullopt;
   }
 
-  const std::vector<Tok>& toks(const Found& f) const { return f.header ? header_tokens_ : t_; }
+  const Tokens& toks(const Found& f) const { return f.header ? header_tokens_ : t_; }
 
   static int type_size(const std::string& ty) {
     static const std::map<std::string, int> sizes = {
@@ -296,12 +288,12 @@ class Reader {
           std::size_t e = q;
           while (e < close && t[e].text != ";") ++e;
           // TYPE a, b, c;
-          if (e == q || !t[q].ident) return 0;
+          if (e == q || !t[q].ident()) return 0;
           const int es = type_size(t[q].text);
           if (!es) return 0;
           int names = 0;
           for (std::size_t r = q + 1; r < e; ++r) {
-            if (t[r].ident)
+            if (t[r].ident())
               ++names;
             else if (t[r].text != ",")
               return 0;
@@ -321,128 +313,102 @@ class Reader {
            w == "long" || w == "unsigned";
   }
 
-  // An integer expression, tokens [from, to) of `t`, in `scope` (names resolved through
-  // lookup). Casts, sizeof, integer suffixes, NAME.x of dim3 values are rewritten first.
-  std::optional<std::int64_t> eval_int(const std::vector<Tok>& t, std::size_t from, std::size_t to,
+  // sizeof(T) of a scalar, a pointer or a struct of the file; 0 when unknown.
+  int sizeof_type(TokenSpan t, std::size_t from, std::size_t to) const {
+    std::string ty;  // "unsigned int" -> "int", "long long" -> "long"
+    for (std::size_t q = from; q < to; ++q) {
+      const std::string& w = t[q].text;
+      if (w == "const" || w == "std" || w == "::" || w == "signed" || w == "unsigned" ||
+          w == "struct" || (w == "int" && !ty.empty()) || (w == "long" && ty == "long"))
+        continue;
+      ty += w;
+    }
+    if (ty.empty()) ty = "int";
+    int sz = type_size(ty);
+    if (!sz && ty.ends_with("*")) sz = 8;
+    if (!sz) sz = struct_size(ty);
+    return sz;
+  }
+
+  // An integer expression, tokens [from, to) of `t`, in `scope`: its casts dropped (C casts
+  // to scalar types, static_cast<T>, reinterpret_cast<T>), then evaluated with names resolved
+  // through `operand`.
+  std::optional<std::int64_t> eval_int(TokenSpan t, std::size_t from, std::size_t to,
                                        const Scope* scope) {
     if (from >= to || depth_ > 40) return std::nullopt;
     ++depth_;
-    std::string text;
-    std::map<std::string, std::int64_t> known;
-    bool bad = false;
-    int fresh = 0;
-    for (std::size_t j = from; j < to && !bad; ++j) {
-      const Tok& k = t[j];
-      if (k.text == "sizeof" && j + 1 < to && t[j + 1].text == "(") {
-        const std::size_t c = match_forward(t, j + 1);
-        std::string ty;  // "unsigned int" -> "int", "long long" -> "long"
-        for (std::size_t q = j + 2; q < c; ++q) {
-          const std::string& w = t[q].text;
-          if (w == "const" || w == "std" || w == "::" || w == "signed" || w == "unsigned" ||
-              w == "struct" || (w == "int" && !ty.empty()) || (w == "long" && ty == "long"))
-            continue;
-          ty += w;
-        }
-        if (ty.empty()) ty = "int";
-        int sz = type_size(ty);
-        if (!sz && ty.ends_with("*")) sz = 8;
-        if (!sz) sz = struct_size(ty);
-        if (!sz) bad = true;
-        text += " " + std::to_string(sz) + " ";
+    Tokens expr;
+    for (std::size_t j = from; j < to; ++j) {
+      if (t[j].is("sizeof") && j + 1 < to && t[j + 1].is("(")) {  // kept whole: (T) is no cast
+        const std::size_t c = std::min(match_forward(t, j + 1), to - 1);
+        expr.insert(expr.end(), t.begin() + static_cast<std::ptrdiff_t>(j),
+                    t.begin() + static_cast<std::ptrdiff_t>(c + 1));
         j = c;
         continue;
       }
-      if ((k.text == "static_cast" || k.text == "reinterpret_cast") && j + 1 < to &&
-          t[j + 1].text == "<") {
+      if ((t[j].is("static_cast") || t[j].is("reinterpret_cast")) && j + 1 < to &&
+          t[j + 1].is("<")) {
         j = angle_forward(t, j + 1);
         continue;
       }
-      if (k.text == "(" && j + 1 < to && is_type_word(t[j + 1].text)) {  // a C cast
+      if (t[j].is("(") && j + 1 < to && is_type_word(t[j + 1].text)) {  // a C cast
         const std::size_t c = match_forward(t, j);
         bool all_type = true;
         for (std::size_t q = j + 1; q < c; ++q)
-          if (!is_type_word(t[q].text) && t[q].text != "*" && t[q].text != "::") all_type = false;
+          if (!is_type_word(t[q].text) && !t[q].is("*") && !t[q].is("::")) all_type = false;
         if (all_type && c < to) {
           j = c;
           continue;
         }
       }
-      if (k.number) {
-        std::string n = k.text;
-        if (n.find('.') != std::string::npos ||
-            (n.find_first_of("eE") != std::string::npos && n.find("0x") != 0))
-          bad = true;
-        while (!n.empty() &&
-               (n.back() == 'u' || n.back() == 'U' || n.back() == 'l' || n.back() == 'L'))
-          n.pop_back();
-        text += " " + n + " ";
-        continue;
-      }
-      if (k.ident) {
-        if (k.text == "std" || k.text == "true" || k.text == "false") {
-          if (k.text != "std") text += k.text == "true" ? " 1 " : " 0 ";
-          if (k.text == "std" && j + 1 < to && t[j + 1].text == "::") ++j;
-          continue;
-        }
-        // NAME.x / NAME.y / NAME.z of a dim3.
-        if (j + 2 < to && t[j + 1].text == "." && t[j + 2].ident) {
-          const std::string m = t[j + 2].text;
-          const int c = m == "x" ? 0 : m == "y" ? 1 : m == "z" ? 2 : -1;
-          if (c < 0) {
-            bad = true;
-            break;
-          }
-          const Dim d = eval_dim(t, j, j + 1, scope);
-          if (!d.v[c]) {
-            bad = true;
-            break;
-          }
-          const std::string var = fmt::format("bc_v{}", fresh++);
-          known[var] = *d.v[c];
-          text += " " + var + " ";
-          j += 2;
-          continue;
-        }
-        // min/max(a, b).
-        if ((k.text == "min" || k.text == "max") && j + 1 < to && t[j + 1].text == "(") {
-          const std::size_t c = match_forward(t, j + 1);
-          const auto parts = split_commas(t, j + 2, c, false);
-          if (parts.size() != 2) {
-            bad = true;
-            break;
-          }
-          const auto a = eval_int(t, parts[0].first, parts[0].second, scope);
-          const auto b = eval_int(t, parts[1].first, parts[1].second, scope);
-          if (!a || !b) {
-            bad = true;
-            break;
-          }
-          const std::string var = fmt::format("bc_v{}", fresh++);
-          known[var] = k.text == "min" ? std::min(*a, *b) : std::max(*a, *b);
-          text += " " + var + " ";
-          j = c;
-          continue;
-        }
-        if (!known.count(k.text)) {
-          const auto v = resolve_int(k.text, scope);
-          if (!v) {
-            bad = true;
-            break;
-          }
-          known[k.text] = *v;
-        }
-        text += " " + k.text + " ";
-        continue;
-      }
-      text += k.text;
+      expr.push_back(t[j]);
     }
+    std::map<std::string, std::int64_t> known;  // each name resolved once
+    const auto v = explain::evaluate(
+        expr, [&](TokenSpan e, std::size_t at) { return operand(e, at, scope, known); });
     --depth_;
-    if (bad) return std::nullopt;
-    return explain::eval_constant(text, [&](const std::string& n) -> std::optional<std::int64_t> {
-      auto it = known.find(n);
-      if (it == known.end()) return std::nullopt;
-      return it->second;
-    });
+    return v;
+  }
+
+  // The operand at e[at] (an identifier) of an expression in `scope`: true and false, std::,
+  // sizeof(T), NAME.x / .y / .z of a dim3, min(a, b) and max(a, b), else a name's value.
+  std::optional<explain::Operand> operand(TokenSpan e, std::size_t at, const Scope* scope,
+                                          std::map<std::string, std::int64_t>& known) {
+    const Token& k = e[at];
+    const bool call = at + 1 < e.size() && e[at + 1].is("(");
+    if (k.is("true") || k.is("false")) return explain::Operand{k.is("true") ? 1 : 0, at + 1};
+    if (k.is("std") && at + 2 < e.size() && e[at + 1].is("::"))
+      return operand(e, at + 2, scope, known);
+    if (k.is("sizeof") && call) {
+      const std::size_t c = match_forward(e, at + 1);
+      const int sz = sizeof_type(e, at + 2, c);
+      if (!sz || c >= e.size()) return std::nullopt;
+      return explain::Operand{sz, c + 1};
+    }
+    if (at + 2 < e.size() && e[at + 1].is(".") && e[at + 2].ident()) {
+      const std::string& m = e[at + 2].text;
+      const int c = m == "x" ? 0 : m == "y" ? 1 : m == "z" ? 2 : -1;
+      if (c < 0) return std::nullopt;
+      const Dim d = eval_dim(e, at, at + 1, scope);
+      if (!d.v[c]) return std::nullopt;
+      return explain::Operand{*d.v[c], at + 3};
+    }
+    if ((k.is("min") || k.is("max")) && call) {
+      const std::size_t c = match_forward(e, at + 1);
+      const auto parts = split_commas(e, at + 2, c, false);
+      if (parts.size() != 2 || c >= e.size()) return std::nullopt;
+      const auto a = eval_int(e, parts[0].first, parts[0].second, scope);
+      const auto b = eval_int(e, parts[1].first, parts[1].second, scope);
+      if (!a || !b) return std::nullopt;
+      return explain::Operand{k.is("min") ? std::min(*a, *b) : std::max(*a, *b), c + 1};
+    }
+    if (!k.ident()) return std::nullopt;
+    if (!known.count(k.text)) {
+      const auto v = resolve_int(k.text, scope);
+      if (!v) return std::nullopt;
+      known[k.text] = *v;
+    }
+    return explain::Operand{known[k.text], at + 1};
   }
 
   std::optional<std::int64_t> resolve_int(const std::string& name, const Scope* scope) {
@@ -466,11 +432,10 @@ class Reader {
   }
 
   // A dim3 expression: dim3(a, b, c), dim3{...}, {a, b}, a dim3 variable, or an integer.
-  Dim eval_dim(const std::vector<Tok>& t, std::size_t from, std::size_t to, const Scope* scope) {
+  Dim eval_dim(TokenSpan t, std::size_t from, std::size_t to, const Scope* scope) {
     Dim d;
     if (from >= to || depth_ > 40) return d;
-    auto from_list = [&](const std::vector<Tok>& tt, std::size_t a, std::size_t b,
-                         const Scope* sc) {
+    auto from_list = [&](TokenSpan tt, std::size_t a, std::size_t b, const Scope* sc) {
       Dim r;
       const auto parts = split_commas(tt, a, b, false);
       if (parts.empty() || parts.size() > 3) return r;
@@ -483,7 +448,7 @@ class Reader {
         (t[from + 1].text == "(" || t[from + 1].text == "{"))
       return from_list(t, from + 2, match_forward(t, from + 1), scope);
     if (t[from].text == "{") return from_list(t, from + 1, match_forward(t, from), scope);
-    if (to == from + 1 && t[from].ident) {
+    if (to == from + 1 && t[from].ident()) {
       ++depth_;
       if (auto f = lookup(t[from].text, scope)) {
         if (f->b.ctor)
@@ -508,7 +473,7 @@ class Reader {
   }
 
   // A float literal through names: "1.5f", "-2.0".
-  std::optional<std::string> eval_float(const std::vector<Tok>& t, std::size_t from, std::size_t to,
+  std::optional<std::string> eval_float(const Tokens& t, std::size_t from, std::size_t to,
                                         const Scope* scope, int depth = 0) {
     if (depth > 20 || from >= to) return std::nullopt;
     bool neg = false;
@@ -517,8 +482,12 @@ class Reader {
       ++from;
     }
     if (to - from != 1) return std::nullopt;
-    if (t[from].number) return (neg ? "-" : "") + t[from].text;
-    if (t[from].ident) {
+    if (t[from].number()) {  // as --arg reads it: without digit separators
+      std::string n = t[from].text;
+      std::erase(n, '\'');
+      return (neg ? "-" : "") + n;
+    }
+    if (t[from].ident()) {
       if (auto f = lookup(t[from].text, scope)) {
         const auto& tt = toks(*f);
         auto v = eval_float(tt, f->b.from, f->b.to, f->scope, depth + 1);
@@ -537,8 +506,8 @@ class Reader {
 
   // A pointer argument: "null", "zeros:BYTES" from the cudaMalloc of the same variable, or
   // nullopt (the default buffer).
-  std::optional<std::string> eval_pointer(const std::vector<Tok>& t, std::size_t from,
-                                          std::size_t to, const Scope* scope, int depth = 0) {
+  std::optional<std::string> eval_pointer(const Tokens& t, std::size_t from, std::size_t to,
+                                          const Scope* scope, int depth = 0) {
     if (depth > 20 || from >= to) return std::nullopt;
     while (from < to && t[from].text == "(" && match_forward(t, from) + 1 < to) {  // a cast
       from = match_forward(t, from) + 1;
@@ -546,7 +515,7 @@ class Reader {
     if (to - from != 1) return std::nullopt;
     const std::string& n = t[from].text;
     if (n == "nullptr" || n == "NULL" || n == "0") return "null";
-    if (!t[from].ident) return std::nullopt;
+    if (!t[from].ident()) return std::nullopt;
     // The parameter of a launcher: the caller's argument.
     for (const Scope* s = scope; s; s = nullptr)
       if (auto it = s->bound.find(n); it != s->bound.end()) {
@@ -590,7 +559,7 @@ class Reader {
     std::vector<const Scope*> callers_scopes;
     if (depth < 4 && fn.name != "main") {
       for (std::size_t j = 0; j + 1 < t_.size(); ++j) {
-        if (!t_[j].ident || t_[j].text != fn.name || j == fn.name_tok || owner_[j] < 0) continue;
+        if (!t_[j].ident() || t_[j].text != fn.name || j == fn.name_tok || owner_[j] < 0) continue;
         if (j > 0 && (t_[j - 1].text == "." || t_[j - 1].text == "->")) continue;
         const Function& caller = fns_[static_cast<std::size_t>(owner_[j])];
         if (&caller == &fn || caller.global) continue;
@@ -614,7 +583,8 @@ class Reader {
             if (!fn.params[p].empty())
               s->bound[fn.params[p]] = {Binding{args[p].first, args[p].second, false}, cs};
           for (std::size_t p = 0; p < fn.tparams.size() && p < targs.size(); ++p)
-            s->bound[fn.tparams[p]] = {Binding{targs[p].first, targs[p].second, false}, cs};
+            if (!fn.tparams[p].empty())
+              s->bound[fn.tparams[p]] = {Binding{targs[p].first, targs[p].second, false}, cs};
           // the caller scope's limit is the call
           auto c2 = std::make_unique<Scope>(*cs);
           c2->limit = j;
@@ -702,9 +672,9 @@ class Reader {
       n.targs = split_commas(t_, o + 1, j - 1, true);
       j = o;
     }
-    if (j <= floor || !t_[j - 1].ident) return n;
+    if (j <= floor || !t_[j - 1].ident()) return n;
     std::size_t a = j - 1;
-    while (a >= floor + 2 && t_[a - 1].text == "::" && t_[a - 2].ident) a -= 2;
+    while (a >= floor + 2 && t_[a - 1].text == "::" && t_[a - 2].ident()) a -= 2;
     n.name = join(t_, a, j);
     n.ok = true;
     return n;
@@ -766,7 +736,7 @@ class Reader {
       if (!ex) {
         // the args array
         auto [aa, ab] = parts[3];
-        if (ab == aa + 1 && t_[aa].ident)
+        if (ab == aa + 1 && t_[aa].ident())
           if (auto f = lookup(t_[aa].text, s);
               f && !f->header && f->b.from < t_.size() && t_[f->b.from].text == "{") {
             const std::size_t c = match_forward(t_, f->b.from);
@@ -804,21 +774,16 @@ class Reader {
   }
 };
 
-// "(unsigned int)256" / "256u" -> "256"; blanks removed.
-std::string normal_targ(std::string a) {
-  std::erase(a, ' ');
-  // A bool template argument: `false` in the demangled name, 0 from an expression.
-  if (a == "false") return "0";
-  if (a == "true") return "1";
-  if (a.starts_with("(")) {
-    const auto c = a.find(')');
-    if (c != std::string::npos && c + 1 < a.size() &&
-        (std::isdigit(static_cast<unsigned char>(a[c + 1])) || a[c + 1] == '-'))
-      a = a.substr(c + 1);
-  }
-  if (!a.empty() && (std::isdigit(static_cast<unsigned char>(a[0])) || a[0] == '-'))
-    while (!a.empty() && std::isalpha(static_cast<unsigned char>(a.back()))) a.pop_back();
-  return a;
+// Whether a template argument of a launch and one of an instantiation are the same: the same
+// integer (`(unsigned int)256` and `256`; `true` and `(SWZ > 0)` evaluated to 1), else the
+// same text apart from blanks (types).
+bool same_template_argument(const std::string& launch, const std::string& instantiation) {
+  const auto a = template_argument_value(launch), b = template_argument_value(instantiation);
+  if (a || b) return a == b;
+  std::string x = launch, y = instantiation;
+  std::erase(x, ' ');
+  std::erase(y, ' ');
+  return x == y;
 }
 
 }  // namespace
@@ -846,28 +811,11 @@ std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_
 bool launch_matches(const HostLaunch& launch, const std::string& mangled) {
   if (!kernel_matches(mangled, launch.kernel)) return false;
   if (launch.template_args.empty()) return true;
-  // The instantiation's template arguments, from the demangled base name.
-  std::string base = base_name(demangle(mangled));
-  const auto open = base.find('<');
-  if (open == std::string::npos) return false;
-  const std::string inner = base.substr(open + 1, base.size() - open - 2);
-  std::vector<std::string> have;
-  int depth = 0;
-  std::string cur;
-  for (char c : inner) {
-    if (c == '<' || c == '(') ++depth;
-    if (c == '>' || c == ')') --depth;
-    if (c == ',' && depth == 0) {
-      have.push_back(normal_targ(cur));
-      cur.clear();
-      continue;
-    }
-    cur += c;
-  }
-  have.push_back(normal_targ(cur));
-  if (have.size() < launch.template_args.size()) return false;
+  // The instantiation's template arguments, from the demangled name.
+  const KernelName k = parse_kernel_name(demangle(mangled));
+  if (k.template_list.empty() || k.template_args.size() < launch.template_args.size()) return false;
   for (std::size_t i = 0; i < launch.template_args.size(); ++i)
-    if (have[i] != normal_targ(launch.template_args[i])) return false;
+    if (!same_template_argument(launch.template_args[i], k.template_args[i])) return false;
   return true;
 }
 

@@ -1,217 +1,48 @@
-// Kernel names: demangling PTX entry names, matching them against what a user types, and
-// reading a kernel's parameter names from its CUDA source.
+// Kernel names: demangling PTX entry names, parsing a name into its parts, matching them
+// against what a user types, and reading a kernel's parameter names from its CUDA source. All
+// of it over explain's tokens (bankcheck/explain/tokens.hpp).
+#include "bankcheck/driver/kernel_names.hpp"
+
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
-#include "bankcheck/driver/launch.hpp"
 #include "bankcheck/explain/cuda_source.hpp"
+#include "bankcheck/explain/declarations.hpp"
+#include "bankcheck/explain/tokens.hpp"
 
 namespace bankcheck::driver {
 namespace {
 
-bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
-}
-bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
+using explain::Tokens;
+using explain::TokenSpan;
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-// The part after the last "::" outside <...> and (...): "ns::k<a::b>" -> "k<a::b>",
-// "(anonymous namespace)::f" -> "f".
-std::string_view unqualified(std::string_view name) {
-  int paren = 0, angle = 0;
-  std::size_t cut = 0;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    if (c == '(')
-      ++paren;
-    else if (c == ')')
-      --paren;
-    else if (paren == 0 && c == '<')
-      ++angle;
-    else if (paren == 0 && c == '>')
-      --angle;
-    else if (paren == 0 && angle == 0 && c == ':' && i + 1 < name.size() && name[i + 1] == ':')
-      cut = i + 2;
-  }
-  return name.substr(cut);
-}
-
-// Drops a trailing template argument list: "ns::k<int>" -> "ns::k".
-std::string_view without_template_args(std::string_view name) {
-  if (!name.ends_with('>')) return name;
-  int paren = 0, angle = 0;
-  for (std::size_t i = name.size(); i-- > 0;) {
-    char c = name[i];
-    if (c == ')')
-      ++paren;
-    else if (c == '(')
-      --paren;
-    else if (paren == 0 && c == '>')
-      ++angle;
-    else if (paren == 0 && c == '<' && --angle == 0)
-      return name.substr(0, i);
-  }
-  return name;
-}
-
-// Blanks kept only between two identifier characters ("unsigned int"), one of them.
+// The tokens' texts, a blank kept only where the text had one between two identifier
+// characters ("unsigned int"): the form in which names are compared.
 std::string squeeze_blanks(std::string_view s) {
+  const Tokens t = explain::tokenize(s);
   std::string out;
-  bool pending = false;
-  for (char c : s) {
-    if (is_space(c)) {
-      pending = true;
-      continue;
-    }
-    if (pending && !out.empty() && is_ident_char(out.back()) && is_ident_char(c)) out += ' ';
-    pending = false;
-    out += c;
+  for (std::size_t j = 0; j < t.size(); ++j) {
+    if (j > 0 && t[j - 1].end() < t[j].pos && explain::is_ident_char(out.back()) &&
+        explain::is_ident_char(t[j].text.front()))
+      out += ' ';
+    out += t[j].text;
   }
   return out;
 }
 
+// The texts of the parts of `text` between its top-level commas (template arguments nest).
+std::vector<std::string> comma_parts(std::string_view text) {
+  const Tokens t = explain::tokenize(text);
+  std::vector<std::string> out;
+  for (auto [a, b] : explain::split_commas(t, 0, t.size(), true))
+    out.emplace_back(explain::slice(text, t, a, b));
+  return out;
+}
+
 // ---- Source scanning for kernel_param_names ----
-
-std::vector<std::string_view> tokenize(std::string_view code) {
-  std::vector<std::string_view> toks;
-  std::size_t i = 0;
-  const std::size_t n = code.size();
-  while (i < n) {
-    char c = code[i];
-    if (is_space(c)) {
-      ++i;
-      continue;
-    }
-    std::size_t j = i + 1;
-    if (is_ident_start(c)) {
-      while (j < n && is_ident_char(code[j])) ++j;
-    } else if (c >= '0' && c <= '9') {
-      while (j < n &&
-             (is_ident_char(code[j]) || code[j] == '.' || code[j] == '\'' ||
-              ((code[j] == '+' || code[j] == '-') && (code[j - 1] == 'e' || code[j - 1] == 'E' ||
-                                                      code[j - 1] == 'p' || code[j - 1] == 'P'))))
-        ++j;
-    } else if (code.substr(i).starts_with("::") || code.substr(i).starts_with("&&") ||
-               code.substr(i).starts_with("->")) {
-      j = i + 2;
-    } else if (code.substr(i).starts_with("...")) {
-      j = i + 3;
-    }
-    toks.push_back(code.substr(i, j - i));
-    i = j;
-  }
-  return toks;
-}
-
-// Index just past the group that opens at toks[i] ("(", "[", "{" or "<"), or toks.size().
-// Angle brackets count only outside parentheses.
-std::size_t skip_group(const std::vector<std::string_view>& toks, std::size_t i) {
-  int paren = 0, angle = 0;
-  for (std::size_t j = i; j < toks.size(); ++j) {
-    std::string_view t = toks[j];
-    if (t == "(" || t == "[" || t == "{")
-      ++paren;
-    else if (t == ")" || t == "]" || t == "}")
-      --paren;
-    else if (paren == 0 && t == "<")
-      ++angle;
-    else if (paren == 0 && t == ">")
-      --angle;
-    if (paren == 0 && angle == 0) return j + 1;
-    if (paren < 0) return j;  // unbalanced: stop at the closer
-  }
-  return toks.size();
-}
-
-bool is_identifier(std::string_view t) { return !t.empty() && is_ident_start(t.front()); }
-
-// Words that can end a parameter declaration without being its name.
-bool is_type_keyword(std::string_view t) {
-  static constexpr std::string_view kWords[] = {
-      "void",   "bool",  "char",     "char8_t",  "char16_t",   "char32_t",     "wchar_t",
-      "short",  "int",   "long",     "signed",   "unsigned",   "float",        "double",
-      "auto",   "const", "volatile", "restrict", "__restrict", "__restrict__", "__grid_constant__",
-      "struct", "class", "union",    "enum",     "typename",   "register"};
-  for (auto w : kWords)
-    if (t == w) return true;
-  return false;
-}
-
-// Qualifiers that do not make a type by themselves ("const T" names nothing).
-bool is_qualifier(std::string_view t) {
-  return t == "const" || t == "volatile" || t == "restrict" || t == "__restrict" ||
-         t == "__restrict__" || t == "__grid_constant__" || t == "struct" || t == "class" ||
-         t == "union" || t == "enum" || t == "typename" || t == "register";
-}
-
-// Attribute-like names followed by a parenthesised argument: __launch_bounds__(256),
-// __align__(16), __attribute__((x)), alignas(16), ...
-bool is_attribute_call(std::string_view t) {
-  return (t.size() > 4 && t.starts_with("__") && t.ends_with("__")) || t == "alignas" ||
-         t == "__declspec" || t == "decltype";
-}
-
-// The name declared by one parameter (tokens without the default value); "" if none.
-std::string param_name(std::vector<std::string_view> toks) {
-  // Drop [[attributes]] and attribute calls.
-  std::vector<std::string_view> kept;
-  for (std::size_t i = 0; i < toks.size();) {
-    if (toks[i] == "[" && i + 1 < toks.size() && toks[i + 1] == "[") {
-      i = skip_group(toks, i);
-      continue;
-    }
-    if (is_attribute_call(toks[i]) && i + 1 < toks.size() && toks[i + 1] == "(") {
-      i = skip_group(toks, i + 1);
-      continue;
-    }
-    kept.push_back(toks[i++]);
-  }
-  toks = std::move(kept);
-
-  // A declarator in parentheses: void (*cb)(int), int (&a)[4].
-  for (std::size_t i = 0; i + 1 < toks.size(); ++i) {
-    if (toks[i] == "(" &&
-        (toks[i + 1] == "*" || toks[i + 1] == "&" || toks[i + 1] == "&&" || toks[i + 1] == "^")) {
-      std::size_t end = skip_group(toks, i);
-      std::string name;
-      for (std::size_t j = i + 1; j < end; ++j)
-        if (is_identifier(toks[j]) && !is_type_keyword(toks[j])) name = std::string(toks[j]);
-      return name;
-    }
-  }
-
-  // Trailing array bounds: float a[4][4].
-  while (!toks.empty() && toks.back() == "]") {
-    std::size_t open = toks.size();
-    int depth = 0;
-    while (open-- > 0) {
-      if (toks[open] == "]")
-        ++depth;
-      else if (toks[open] == "[" && --depth == 0)
-        break;
-    }
-    if (open >= toks.size()) break;
-    toks.resize(open);
-  }
-  if (toks.size() < 2) return "";  // "T", "int": a type alone
-  std::string_view last = toks.back();
-  if (!is_identifier(last) || is_type_keyword(last)) return "";
-  if (toks[toks.size() - 2] == "::") return "";  // ns::Type
-  // Something before the name must be a type, not only qualifiers ("const T" is unnamed).
-  for (std::size_t i = 0; i + 1 < toks.size(); ++i)
-    if (!is_qualifier(toks[i])) return std::string(last);
-  return "";
-}
 
 struct Candidate {
   std::vector<std::string> names;
@@ -219,48 +50,94 @@ struct Candidate {
 };
 
 // Reads the parameter list that opens at toks[open] ("(") and what follows it.
-Candidate read_candidate(const std::vector<std::string_view>& toks, std::size_t open) {
+Candidate read_candidate(TokenSpan toks, std::size_t open) {
   Candidate cand;
-  std::size_t close = skip_group(toks, open) - 1;  // index of ")"
-  std::vector<std::vector<std::string_view>> params(1);
-  bool in_default = false;
-  int depth = 0, angle = 0;
-  for (std::size_t j = open + 1; j < close; ++j) {
-    std::string_view t = toks[j];
-    if (t == "(" || t == "[" || t == "{")
-      ++depth;
-    else if (t == ")" || t == "]" || t == "}")
-      --depth;
-    else if (depth == 0 && !in_default && t == "<")
-      ++angle;
-    else if (depth == 0 && !in_default && t == ">")
-      --angle;
-    if (depth == 0 && angle <= 0 && t == ",") {
-      params.emplace_back();
-      in_default = false;
-      angle = 0;
-      continue;
-    }
-    if (depth == 0 && angle <= 0 && t == "=") in_default = true;
-    if (!in_default) params.back().push_back(t);
-  }
-  bool no_params = params.size() == 1 &&
-                   (params[0].empty() || (params[0].size() == 1 && params[0][0] == "void"));
+  const std::size_t close = explain::match_forward(toks, open);
+  std::vector<TokenSpan> params;
+  for (auto [a, b] : explain::split_commas(toks, open + 1, close, true))
+    params.push_back(toks.subspan(a, explain::default_value(toks, a, b) - a));
+  const bool no_params =
+      params.empty() || (params.size() == 1 && params[0].size() == 1 && params[0][0].is("void"));
   if (!no_params)
-    for (auto& p : params) cand.names.push_back(param_name(p));
+    for (TokenSpan p : params) cand.names.push_back(explain::parameter_name(p));
 
   for (std::size_t j = close + 1; j < toks.size(); ++j) {
-    if (toks[j] == "{") {
+    if (toks[j].is("{")) {
       cand.definition = true;
       break;
     }
-    if (toks[j] == ";" || toks[j] == "}" || toks[j] == "=") break;
-    if (toks[j] == "(") j = skip_group(toks, j) - 1;
+    if (toks[j].is(";") || toks[j].is("}") || toks[j].is("=")) break;
+    if (toks[j].is("(")) j = explain::past_group(toks, j) - 1;
   }
   return cand;
 }
 
 }  // namespace
+
+KernelName parse_kernel_name(std::string_view text) {
+  text = explain::trim_blanks(text);
+  const Tokens t = explain::tokenize(text);
+  KernelName k;
+  // The parameter list: the final (...) group, unless it is all there is.
+  std::size_t name_end = t.size();
+  if (!t.empty() && t.back().is(")")) {
+    const std::size_t open = explain::match_backward(t, t.size() - 1);
+    if (open > 0 && open < t.size()) {
+      k.has_params = true;
+      k.params = comma_parts(text.substr(t[open].end(), t.back().pos - t[open].end()));
+      if (k.params.size() == 1 && k.params[0] == "void") k.params.clear();
+      name_end = open;
+    }
+  }
+  // The name starts after the last blank outside brackets (the return type is before it).
+  std::size_t begin = 0, last_colons = t.size(), list_open = t.size(), angle_open = 0;
+  int angle = 0;
+  for (std::size_t j = 0; j < name_end; ++j) {
+    if (k.has_params && angle == 0 && j > 0 && t[j - 1].end() < t[j].pos) {
+      begin = j;
+      last_colons = list_open = t.size();
+    }
+    if (explain::is_open(t[j])) {
+      j = explain::match_forward(t, j);
+      if (j >= name_end) break;
+      continue;
+    }
+    if (t[j].is("<") && angle++ == 0) angle_open = j;
+    if (const int n = explain::angle_closes(t[j]); n > 0 && angle > 0) {
+      angle = std::max(0, angle - n);
+      if (angle == 0 && j + 1 == name_end) list_open = angle_open;
+    }
+    if (t[j].is("::") && angle == 0) last_colons = j;
+  }
+  const std::size_t name_stop = std::min(list_open, name_end);
+  k.name = std::string(explain::slice(text, t, begin, name_end));
+  k.qualified = std::string(explain::slice(text, t, begin, name_stop));
+  k.base = last_colons < name_stop
+               ? std::string(explain::slice(text, t, last_colons + 1, name_stop))
+               : k.qualified;
+  if (list_open < name_end) {
+    k.template_list = std::string(explain::slice(text, t, list_open, name_end));
+    // Inside the list's `<` and its last `>` (a `>>` ends a nested list too).
+    const std::size_t from = t[list_open].end(), to = t[name_end - 1].end() - 1;
+    k.template_args = comma_parts(text.substr(from, to - from));
+  }
+  return k;
+}
+
+std::optional<std::int64_t> template_argument_value(std::string_view arg) {
+  const Tokens t = explain::tokenize(arg);
+  if (t.size() == 1 && t[0].is("true")) return 1;
+  if (t.size() == 1 && t[0].is("false")) return 0;
+  std::size_t i = 0;
+  if (!t.empty() && t[0].is("(")) i = explain::past_group(t, 0);  // a cast: (unsigned char)3
+  const bool negative = i < t.size() && t[i].is("-");
+  if (negative) ++i;
+  if (i + 1 != t.size() || !t[i].number()) return std::nullopt;
+  const explain::IntegerLiteral lit = explain::integer_literal(t[i].text);
+  if (!lit.ok()) return std::nullopt;
+  return negative ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(lit.value))
+                  : lit.value;
+}
 
 std::string demangle(const std::string& name) {
   // Only _Z names: __cxa_demangle also reads bare type encodings ("i" -> "int").
@@ -272,94 +149,56 @@ std::string demangle(const std::string& name) {
   return out.get();
 }
 
-std::string base_name(const std::string& demangled) {
-  std::string_view s = trim(demangled);
-  if (!s.ends_with(')')) return std::string(s);
-  // The '(' that opens the final parameter list.
-  int depth = 0;
-  std::size_t open = std::string_view::npos;
-  for (std::size_t i = s.size(); i-- > 0;) {
-    if (s[i] == ')')
-      ++depth;
-    else if (s[i] == '(' && --depth == 0) {
-      open = i;
-      break;
-    }
-  }
-  if (open == std::string_view::npos || open == 0) return std::string(s);
-  // Back to the blank that ends the return type, outside <...> and (...).
-  int paren = 0, angle = 0;
-  std::size_t begin = 0;
-  for (std::size_t i = open; i-- > 0;) {
-    char c = s[i];
-    if (c == ')')
-      ++paren;
-    else if (c == '(')
-      --paren;
-    else if (paren == 0 && c == '>')
-      ++angle;
-    else if (paren == 0 && c == '<')
-      --angle;
-    else if (paren == 0 && angle == 0 && c == ' ') {
-      begin = i + 1;
-      break;
-    }
-  }
-  return std::string(trim(s.substr(begin, open - begin)));
-}
+std::string base_name(const std::string& demangled) { return parse_kernel_name(demangled).name; }
 
 bool kernel_matches(const std::string& mangled, const std::string& wanted) {
   const std::string want = squeeze_blanks(wanted);
   if (want.empty()) return false;
   if (want == mangled) return true;
   const std::string full = demangle(mangled);
-  const std::string base = base_name(full);
-  const std::string_view short_name = unqualified(base);
-  for (std::string_view form :
-       {std::string_view(full), std::string_view(base), without_template_args(base), short_name,
-        without_template_args(short_name)})
+  const KernelName k = parse_kernel_name(full);
+  for (const std::string& form : {full, k.name, k.qualified, k.unqualified(), k.base})
     if (squeeze_blanks(form) == want) return true;
   return false;
 }
 
 std::vector<std::string> kernel_param_names(std::string_view source_text,
                                             std::string_view kernel_base) {
-  const std::string wanted_full = base_name(std::string(kernel_base));
-  const std::string wanted(trim(without_template_args(unqualified(wanted_full))));
+  const std::string wanted = parse_kernel_name(kernel_base).base;
   if (wanted.empty()) return {};
 
-  const std::string code = explain::code_only(source_text);
-  const std::vector<std::string_view> toks = tokenize(code);
+  const Tokens toks = explain::tokenize(explain::code_only(source_text));
   std::vector<Candidate> found;
   for (std::size_t i = 0; i < toks.size(); ++i) {
-    if (toks[i] != "__global__") continue;
+    if (!toks[i].is("__global__")) continue;
     // Forward to the first NAME( or NAME<...>( that is not an attribute call.
     for (std::size_t j = i + 1; j < toks.size();) {
-      std::string_view t = toks[j];
-      if (t == ";" || t == "{" || t == "}" || t == ")") break;
-      if (t == "[" || t == "(") {
-        j = skip_group(toks, j);
+      const explain::Token& t = toks[j];
+      if (t.is(";") || t.is("{") || t.is("}") || t.is(")")) break;
+      if (t.is("[") || t.is("(")) {
+        j = explain::past_group(toks, j);
         continue;
       }
-      if (!is_identifier(t) || j + 1 >= toks.size()) {
+      if (!t.ident() || j + 1 >= toks.size()) {
         ++j;
         continue;
       }
-      std::string_view next = toks[j + 1];
-      if (next == "(" && is_attribute_call(t)) {
-        j = skip_group(toks, j + 1);
+      const explain::Token& next = toks[j + 1];
+      if (next.is("(") && explain::is_attribute_call(t)) {
+        j = explain::past_group(toks, j + 1);
         continue;
       }
-      std::size_t open = std::string_view::npos;
+      std::size_t open = toks.size();
       std::size_t after = j + 1;
-      if (next == "(") {
+      if (next.is("(")) {
         open = j + 1;
-      } else if (next == "<") {
-        after = skip_group(toks, j + 1);
-        if (after < toks.size() && toks[after] == "(") open = after;
+      } else if (next.is("<")) {
+        const std::size_t close = explain::angle_forward(toks, j + 1);
+        after = close < toks.size() ? close + 1 : toks.size();
+        if (after < toks.size() && toks[after].is("(")) open = after;
       }
-      if (open != std::string_view::npos) {
-        if (t == wanted) found.push_back(read_candidate(toks, open));
+      if (open < toks.size()) {
+        if (t.text == wanted) found.push_back(read_candidate(toks, open));
         break;
       }
       j = after;

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <limits>
 
+#include "bankcheck/driver/kernel_names.hpp"
+#include "bankcheck/explain/tokens.hpp"
+
 namespace bankcheck::driver {
 namespace {
 
@@ -32,9 +35,10 @@ auto at(std::string_view where, F&& parse) {
   }
 }
 
+using explain::is_ident_char;  // parameter names are CUDA identifiers
+using explain::is_ident_start;
+
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 bool all_digits(std::string_view s) {

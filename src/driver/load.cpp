@@ -12,6 +12,7 @@
 
 #include "args.hpp"
 #include "bankcheck/driver/engine.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/launch.hpp"
 
 namespace bankcheck::driver {

@@ -7,6 +7,7 @@
 
 #include "args.hpp"
 #include "bankcheck/driver/engine.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/host_launch.hpp"
 #include "bankcheck/model/launch_limits.hpp"
 

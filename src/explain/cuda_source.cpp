@@ -1,30 +1,13 @@
 // The one reader of CUDA C++ source text: code apart from comments, literals and
-// directives; object-like macros; integer constants through explain's evaluator.
+// directives; object-like macros; integer constants through the token evaluator.
 #include "bankcheck/explain/cuda_source.hpp"
 
 #include <algorithm>
 
-#include "bankcheck/explain/expr.hpp"
-#include "parser.hpp"
+#include "bankcheck/explain/evaluate.hpp"
+#include "bankcheck/explain/tokens.hpp"
 
 namespace bankcheck::explain {
-namespace {
-
-bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
-}
-bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
 
 std::string code_only(std::string_view src, Directives directives) {
   std::string out(src);
@@ -50,7 +33,7 @@ std::string code_only(std::string_view src, Directives directives) {
       i = j;
       continue;
     }
-    if (!is_space(c)) line_start = false;
+    if (!is_blank(c)) line_start = false;
     if (c == '/' && i + 1 < n && src[i + 1] == '/') {
       std::size_t j = src.find('\n', i);
       if (j == std::string_view::npos) j = n;
@@ -118,11 +101,11 @@ std::map<std::string, std::string> object_defines(std::string_view text) {
   std::map<std::string, std::string> out;
   const std::vector<std::string> lines = code_lines(text, Directives::Keep);
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::string_view t = trim(lines[i]);
+    std::string_view t = trim_blanks(lines[i]);
     if (!t.starts_with('#')) continue;
-    t = trim(t.substr(1));
-    if (!t.starts_with("define") || t.size() == 6 || !is_space(t[6])) continue;
-    t = trim(t.substr(6));
+    t = trim_blanks(t.substr(1));
+    if (!t.starts_with("define") || t.size() == 6 || !is_blank(t[6])) continue;
+    t = trim_blanks(t.substr(6));
     std::size_t q = 0;
     while (q < t.size() && is_ident_char(t[q])) ++q;
     if (q == 0 || (q < t.size() && t[q] == '(')) continue;  // function-like
@@ -133,7 +116,7 @@ std::map<std::string, std::string> object_defines(std::string_view text) {
       value += ' ';
       value += lines[++i];
     }
-    out.emplace(name, std::string(trim(value)));
+    out.emplace(name, std::string(trim_blanks(value)));
   }
   return out;
 }
@@ -141,25 +124,7 @@ std::map<std::string, std::string> object_defines(std::string_view text) {
 std::optional<std::int64_t> eval_constant(
     std::string_view expr,
     const std::function<std::optional<std::int64_t>(const std::string&)>& lookup) {
-  std::map<std::string, std::int64_t> vars;
-  for (const detail::Token& t : detail::tokenize(expr)) {
-    if (t.kind == detail::TokKind::Bad) return std::nullopt;
-    if (t.kind != detail::TokKind::Ident || vars.count(t.text)) continue;
-    const std::optional<std::int64_t> v = lookup(t.text);
-    if (!v) return std::nullopt;  // thread values and builtins are not constants here
-    vars[t.text] = *v;
-  }
-  detail::Scope scope;
-  scope.vars = &vars;
-  try {
-    detail::Parser parser("constant", std::string(expr), scope);
-    const detail::NodePtr node = parser.whole_expression();
-    return detail::eval(*node, detail::LaneValues{});
-  } catch (const ExprError&) {
-    return std::nullopt;
-  } catch (const detail::EvalError&) {
-    return std::nullopt;
-  }
+  return evaluate(tokenize(expr), by_name(lookup));
 }
 
 }  // namespace bankcheck::explain

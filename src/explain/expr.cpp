@@ -2,9 +2,7 @@
 // evaluates them for every thread of the block into per-warp requests.
 #include "bankcheck/explain/expr.hpp"
 
-#include <cctype>
-
-#include "lexer.hpp"
+#include "bankcheck/explain/tokens.hpp"
 #include "parser.hpp"
 #include "types.hpp"
 
@@ -22,15 +20,9 @@ using detail::TypePtr;
 constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 32;  // addresses are 32-bit
 constexpr std::size_t kMaxRequests = 256;
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 int first_non_space(std::string_view s) {
   int i = 0;
-  while (i < static_cast<int>(s.size()) && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  while (i < static_cast<int>(s.size()) && is_blank(s[i])) ++i;
   return i;
 }
 
@@ -60,8 +52,7 @@ bool valid_name(std::string_view name) {
     if (c == '.') {
       if (start) return false;
       start = true;
-    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
-               (!start && std::isdigit(static_cast<unsigned char>(c)))) {
+    } else if (start ? is_ident_start(c) : is_ident_char(c)) {
       start = false;
     } else {
       return false;
@@ -144,13 +135,13 @@ Lowered lower(const ExplainInput& in) {
     s.pos = name_pos;
     s.index = Parser("--expr", in.expr, scope).whole_expression();
     steps.push_back(std::move(s));
-    label = "s[" + std::string(trim(in.expr)) + "]";
+    label = "s[" + std::string(trim_blanks(in.expr)) + "]";
   } else {
     const detail::Declaration d = Parser("--decl", *in.decl, scope).whole_declaration();
     array_type = d.type;
     out.array_name = d.name;
     steps = Parser("--expr", in.expr, scope).whole_access(d.name, &name_pos);
-    label = std::string(trim(in.expr));
+    label = std::string(trim_blanks(in.expr));
   }
   Parser expr_parser("--expr", in.expr, scope);  // reports semantic errors in --expr
 
@@ -298,11 +289,11 @@ std::pair<std::string, std::int64_t> parse_set(std::string_view text) {
   if (eq == std::string_view::npos)
     throw ExprError("expected NAME=INT", "--set", full, static_cast<int>(text.size()) + 1);
   const std::string_view name_part = text.substr(0, eq);
-  const std::string name(trim(name_part));
+  const std::string name(trim_blanks(name_part));
   if (!valid_name(name))
     throw ExprError("invalid variable name '" + name + "'", "--set", full,
                     first_non_space(name_part) + 1);
-  const std::vector<detail::Token> tokens = detail::tokenize(text.substr(eq + 1));
+  const std::vector<detail::Token> tokens = detail::lex(text.substr(eq + 1));
   auto column = [&](const detail::Token& t) { return static_cast<int>(eq) + 1 + t.pos + 1; };
   std::size_t i = 0;
   bool negative = false;

@@ -15,24 +15,11 @@ using Op = Node::Op;
 
 constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 32;  // addresses are 32-bit
 
-// Binary operators by C precedence (higher binds tighter).
-struct BinaryOp {
-  std::string_view text;
-  int prec;
-  Op op;
-};
-constexpr BinaryOp kBinary[] = {{"||", 1, Op::LogOr}, {"&&", 2, Op::LogAnd}, {"|", 3, Op::BitOr},
-                                {"^", 4, Op::BitXor}, {"&", 5, Op::BitAnd},  {"==", 6, Op::Eq},
-                                {"!=", 6, Op::Ne},    {"<", 7, Op::Lt},      {"<=", 7, Op::Le},
-                                {">", 7, Op::Gt},     {">=", 7, Op::Ge},     {"<<", 8, Op::Shl},
-                                {">>", 8, Op::Shr},   {"+", 9, Op::Add},     {"-", 9, Op::Sub},
-                                {"*", 10, Op::Mul},   {"/", 10, Op::Div},    {"%", 10, Op::Mod}};
-
-const BinaryOp* find_binary(const Token& t) {
-  if (t.kind != TokKind::Punct) return nullptr;
-  for (const BinaryOp& b : kBinary)
-    if (b.text == t.text) return &b;
-  return nullptr;
+// The punctuators of expressions, declarations and types; any other is a lexical error.
+bool known_punct(std::string_view p) {
+  static constexpr std::string_view kOneChar = "+-*/%<>&^|~!?:()[]{}.,;";
+  return (p.size() == 1 && kOneChar.find(p[0]) != std::string_view::npos) ||
+         binary_operator(p) != nullptr;
 }
 
 bool is_qualifier(std::string_view w) {
@@ -52,9 +39,6 @@ NodePtr number(std::int64_t value, int pos) {
   return n;
 }
 
-std::int64_t wrap(std::uint64_t v) { return static_cast<std::int64_t>(v); }
-std::uint64_t u(std::int64_t v) { return static_cast<std::uint64_t>(v); }
-
 }  // namespace
 
 std::int64_t eval(const Node& n, const LaneValues& lane) {
@@ -64,7 +48,7 @@ std::int64_t eval(const Node& n, const LaneValues& lane) {
     case Op::Var:
       return lane[n.slot];
     case Op::Neg:
-      return wrap(0 - u(eval(*n.a, lane)));
+      return negate(eval(*n.a, lane));
     case Op::BitNot:
       return ~eval(*n.a, lane);
     case Op::LogNot:
@@ -74,66 +58,60 @@ std::int64_t eval(const Node& n, const LaneValues& lane) {
       if (n.cast_bits == 1) return v != 0;  // bool
       if (n.cast_bits >= 64) return v;
       const std::uint64_t mask = (std::uint64_t{1} << n.cast_bits) - 1;
-      std::uint64_t r = u(v) & mask;
+      std::uint64_t r = static_cast<std::uint64_t>(v) & mask;
       if (n.cast_signed && (r >> (n.cast_bits - 1)) & 1) r |= ~mask;  // sign-extend
-      return wrap(r);
+      return static_cast<std::int64_t>(r);
     }
-    case Op::LogAnd:
-      return eval(*n.a, lane) != 0 && eval(*n.b, lane) != 0;
-    case Op::LogOr:
-      return eval(*n.a, lane) != 0 || eval(*n.b, lane) != 0;
     case Op::Cond:
       return eval(*n.a, lane) != 0 ? eval(*n.b, lane) : eval(*n.c, lane);
-    default:
+    case Op::Binary:
       break;
   }
   const std::int64_t a = eval(*n.a, lane);
-  const std::int64_t b = eval(*n.b, lane);
-  switch (n.op) {
-    case Op::Mul:
-      return wrap(u(a) * u(b));
-    case Op::Add:
-      return wrap(u(a) + u(b));
-    case Op::Sub:
-      return wrap(u(a) - u(b));
-    case Op::Div:
-    case Op::Mod:
-      if (b == 0) throw EvalError{n.pos, n.op == Op::Div ? "division by zero" : "modulo by zero"};
-      if (a == std::numeric_limits<std::int64_t>::min() && b == -1)  // the one overflow
-        return n.op == Op::Div ? a : 0;
-      return n.op == Op::Div ? a / b : a % b;  // C and C++ both truncate toward zero
-    case Op::Shl:
-    case Op::Shr:
-      if (b < 0) throw EvalError{n.pos, "negative shift count " + std::to_string(b)};
-      if (b >= 64) throw EvalError{n.pos, "shift count " + std::to_string(b) + " is 64 or more"};
-      return n.op == Op::Shl ? wrap(u(a) << b) : a >> b;  // >> of a negative is arithmetic
-    case Op::Lt:
-      return a < b;
-    case Op::Le:
-      return a <= b;
-    case Op::Gt:
-      return a > b;
-    case Op::Ge:
-      return a >= b;
-    case Op::Eq:
-      return a == b;
-    case Op::Ne:
-      return a != b;
-    case Op::BitAnd:
-      return a & b;
-    case Op::BitXor:
-      return a ^ b;
-    case Op::BitOr:
-      return a | b;
-    default:
-      return 0;  // unreachable: every operator is handled above
+  if (n.binary == BinaryOp::LogAnd && a == 0) return 0;  // && and || evaluate lazily
+  if (n.binary == BinaryOp::LogOr && a != 0) return 1;
+  std::string error;
+  const std::int64_t v = apply(n.binary, a, eval(*n.b, lane), &error);
+  if (!error.empty()) throw EvalError{n.pos, error};
+  return v;
+}
+
+std::vector<Token> lex(std::string_view text) {
+  std::vector<Token> out;
+  for (const explain::Token& s : tokenize(text)) {
+    Token t;
+    t.pos = static_cast<int>(s.pos);
+    t.text = s.text;
+    if (s.ident()) {
+      t.kind = TokKind::Ident;
+    } else if (s.number()) {
+      const IntegerLiteral lit = integer_literal(s.text);
+      t.kind = lit.ok() ? TokKind::Number : TokKind::Bad;
+      t.value = lit.value;
+      if (!lit.ok()) {
+        t.text = lit.error;
+        t.pos += static_cast<int>(lit.error_at);
+      }
+    } else if (known_punct(s.text) || s.text.size() > 1) {
+      t.kind = TokKind::Punct;  // a C++ punctuator no expression has is a syntax error
+    } else {
+      t.kind = TokKind::Bad;
+      t.text = "unexpected character '" + s.text + "'";
+    }
+    out.push_back(std::move(t));
+    if (out.back().kind == TokKind::Bad) break;  // nothing after a lexical error is looked at
   }
+  Token end;
+  end.kind = TokKind::End;
+  end.pos = static_cast<int>(text.size());
+  out.push_back(end);
+  return out;
 }
 
 // ---- token handling -------------------------------------------------------------------
 
 Parser::Parser(std::string source, std::string text, const Scope& scope)
-    : source_(std::move(source)), text_(std::move(text)), scope_(scope), tokens_(tokenize(text_)) {}
+    : source_(std::move(source)), text_(std::move(text)), scope_(scope), tokens_(lex(text_)) {}
 
 void Parser::fail(int pos, const std::string& message) const {
   throw ExprError(message, source_, text_, pos + 1);
@@ -193,7 +171,7 @@ NodePtr Parser::expression() { return conditional(); }
 // conditional() or struct_type(), so one depth limit bounds the stack for any input. A
 // chain of binary operators (a + b + c ...) is parsed by a loop but evaluated and freed by
 // recursion along its left operands: each of its operators counts as a level too.
-constexpr int kMaxDepth = 256;
+constexpr int kMaxDepth = kMaxNesting;
 
 // Raises the parser's depth for one scope; past kMaxDepth the input is refused at `pos`.
 struct DepthGuard {
@@ -233,13 +211,15 @@ NodePtr Parser::binary(int min_prec) {
     ~Restore() { d = to; }
   } restore{depth_, depth};
   for (;;) {
-    const BinaryOp* op = find_binary(peek());
-    if (!op || op->prec < min_prec) return lhs;
+    const Token& t = peek();
+    const BinaryOperator* op = t.kind == TokKind::Punct ? binary_operator(t.text) : nullptr;
+    if (!op || op->precedence < min_prec) return lhs;
     if (++depth_ > kMaxDepth)
       fail(peek().pos, "expression nested more than " + std::to_string(kMaxDepth) + " levels deep");
-    NodePtr n = make(op->op, take().pos);
+    NodePtr n = make(Op::Binary, take().pos);
+    n->binary = op->op;
     n->a = std::move(lhs);
-    n->b = binary(op->prec + 1);  // left-associative
+    n->b = binary(op->precedence + 1);  // left-associative
     lhs = std::move(n);
   }
 }

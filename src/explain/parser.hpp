@@ -11,10 +11,26 @@
 #include <string_view>
 #include <vector>
 
-#include "lexer.hpp"
+#include "bankcheck/explain/evaluate.hpp"
 #include "types.hpp"
 
 namespace bankcheck::explain::detail {
+
+// The shared tokens (bankcheck/explain/tokens.hpp) as the parser reads them: numbers with
+// their values, and the first lexical error as a Bad token.
+enum class TokKind { Ident, Number, Punct, End, Bad };
+
+struct Token {
+  TokKind kind = TokKind::End;
+  std::string text;        // Ident: the name; Punct: the operator; Bad: the error message
+  std::int64_t value = 0;  // Number: the value (literals above INT64_MAX wrap, as in C)
+  int pos = 0;             // 0-based offset of the token (Bad: of the offending character)
+};
+
+// `text` as tokens, always ending with one End token (at text.size()). A lexical error (a bad
+// integer literal, a character no expression uses) does not throw: it becomes a Bad token and
+// ends the list there, so the parser reports errors left to right.
+std::vector<Token> lex(std::string_view text);
 
 // The per-thread values an expression can read; everything else is folded to a constant at
 // parse time.
@@ -22,39 +38,14 @@ enum Slot : int { kThreadX, kThreadY, kThreadZ, kTid, kLane, kWarp, kSlotCount }
 using LaneValues = std::array<std::int64_t, kSlotCount>;
 
 struct Node {
-  enum class Op {
-    Num,
-    Var,
-    Neg,
-    BitNot,
-    LogNot,
-    Cast,
-    Mul,
-    Div,
-    Mod,
-    Add,
-    Sub,
-    Shl,
-    Shr,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Eq,
-    Ne,
-    BitAnd,
-    BitXor,
-    BitOr,
-    LogAnd,
-    LogOr,
-    Cond
-  };
+  enum class Op { Num, Var, Neg, BitNot, LogNot, Cast, Binary, Cond };
   Op op = Op::Num;
-  int pos = 0;              // 0-based: the operator (or the operand for leaves)
-  std::int64_t value = 0;   // Num
-  int slot = 0;             // Var
-  int cast_bits = 64;       // Cast: width of the target integer type (1 for bool)
-  bool cast_signed = true;  // Cast
+  BinaryOp binary = BinaryOp::Add;  // Binary: evaluate.hpp's operator
+  int pos = 0;                      // 0-based: the operator (or the operand for leaves)
+  std::int64_t value = 0;           // Num
+  int slot = 0;                     // Var
+  int cast_bits = 64;               // Cast: width of the target integer type (1 for bool)
+  bool cast_signed = true;          // Cast
   std::unique_ptr<Node> a, b, c;
 };
 using NodePtr = std::unique_ptr<Node>;

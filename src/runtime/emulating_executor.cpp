@@ -15,6 +15,7 @@
 
 #include "bankcheck/analysis/check.hpp"
 #include "bankcheck/driver/engine.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 #include "fault_report.hpp"
 #include "run_modules.hpp"
 #include "bankcheck/runtime/run_options.hpp"

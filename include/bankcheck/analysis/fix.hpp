@@ -12,34 +12,12 @@
 
 #include "bankcheck/analysis/check.hpp"
 #include "bankcheck/analysis/recorder.hpp"
+#include "bankcheck/analysis/shared_source.hpp"
 #include "bankcheck/model/arch.hpp"
 #include "bankcheck/model/occupancy.hpp"
 #include "bankcheck/ptx/ir.hpp"
 
 namespace bankcheck::analysis {
-
-// A `__shared__` declaration found in the .cu source.
-struct SharedDecl {
-  int line = 0;                                      // 1-based
-  std::string text;                                  // the whole source line
-  std::string type;                                  // "float"
-  std::string name;                                  // "tile"
-  std::vector<std::string> dims;                     // bracket texts: {"BS", "BS + 1"}
-  std::vector<long long> dim_values;                 // evaluated, -1 where not evaluable
-  std::size_t last_dim_begin = 0, last_dim_end = 0;  // the last bracket's text in `text`
-};
-
-// Finds `name`'s declaration: the first `__shared__` declaration of it between the line
-// that defines `kernel` and the next __global__ (a function-scope array), else the first
-// anywhere in the file; only declarations `accept` takes (when given) count.
-std::optional<SharedDecl> find_shared_decl(
-    const std::vector<std::string>& source_lines, const std::string& kernel,
-    const std::string& name, const std::function<bool(const SharedDecl&)>& accept = nullptr);
-
-// Evaluates an integer constant expression of literals, + - * / % << >> and parentheses,
-// with names bound by `#define NAME value` or `const int NAME = value;` in the source.
-std::optional<long long> eval_constant(const std::string& expr,
-                                       const std::vector<std::string>& source_lines);
 
 // How the array is laid out: rows of `row_bytes`, `elem_bytes` per element.
 struct Geometry {
@@ -164,7 +142,7 @@ struct AdviseInput {
   const KernelReport* report = nullptr;
   const SharedRecorder* recorder = nullptr;
   const model::Arch* arch = nullptr;
-  const std::vector<std::string>* source_lines = nullptr;  // may be empty (PTX input)
+  const SharedSource* source = nullptr;  // the .cu's declarations and subscripts; null: none
   int main_file = 0;
   int registers = -1;
   std::string registers_note;

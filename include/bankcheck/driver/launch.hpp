@@ -121,31 +121,4 @@ void check_comment_kernels(const std::vector<LaunchSettings>& comments,
 // in flag order. `line`, `col`, `kernel_col` are the comment's.
 LaunchSettings merge(const LaunchSettings& flags, const LaunchSettings& comment);
 
-// Kernel names. PTX entries are Itanium-mangled (`_Z6reducePKfPfi`) or plain for
-// extern "C" kernels.
-// demangle("_Z6reducePKfPfi") == "reduce(float const*, float*, int)"; any name that does
-// not demangle is returned unchanged.
-std::string demangle(const std::string& name);
-// The function's qualified name, with template arguments, without return type and
-// parameters: "reduce(float const*, float*, int)" -> "reduce",
-// "void ns::k<int>(int*)" -> "ns::k<int>", "(anonymous namespace)::f(int*)" ->
-// "(anonymous namespace)::f". A name without a parameter list is returned unchanged.
-std::string base_name(const std::string& demangled);
-// True when `wanted` names the kernel `mangled` as one of: the mangled name; the full
-// demangled signature; the qualified base name ("ns::k<int>"); that without template
-// arguments ("ns::k"); the unqualified base name ("k<int>"); that without template
-// arguments ("k"). Blanks are compared loosely ("ns::k<32,float>" matches
-// "ns::k<32, float>").
-bool kernel_matches(const std::string& mangled, const std::string& wanted);
-
-// The declared parameter names of the __global__ function `kernel_base` (a base name as
-// base_name returns, or any suffix of it; only its last component without template
-// arguments is compared) in `source_text`, in order; "" for a parameter without a name.
-// Comments, strings and preprocessor lines are skipped; __launch_bounds__(...) and other
-// __x__(...) attributes, templates, line breaks are handled. The definition is preferred
-// over declarations and explicit instantiations. Empty when the kernel is not found, has
-// no parameters, or is ambiguous (several definitions, e.g. overloads).
-std::vector<std::string> kernel_param_names(std::string_view source_text,
-                                            std::string_view kernel_base);
-
 }  // namespace bankcheck::driver

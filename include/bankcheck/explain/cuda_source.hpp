@@ -32,10 +32,10 @@ std::vector<std::string> code_lines(std::string_view text,
 // name wins.
 std::map<std::string, std::string> object_defines(std::string_view text);
 
-// The value of an integer constant expression with C semantics on int64, read with explain's
-// expression parser and evaluator. Every identifier is looked up in `lookup` (nullopt: the
-// expression is not a constant); nullopt too on a syntax error, a division by zero or a bad
-// shift. Example: eval_constant("TILE * 2 + 1", {TILE: 32}) == 65.
+// The value of an integer constant expression with C semantics on int64: its tokens
+// (tokens.hpp) through the token evaluator (evaluate.hpp). Every identifier is looked up in
+// `lookup` (nullopt: the expression is not a constant); nullopt too on a syntax error, a
+// division by zero or a bad shift. Example: eval_constant("TILE * 2 + 1", {TILE: 32}) == 65.
 std::optional<std::int64_t> eval_constant(
     std::string_view expr,
     const std::function<std::optional<std::int64_t>(const std::string&)>& lookup);
