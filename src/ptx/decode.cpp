@@ -283,7 +283,7 @@ class Decoder : private detail::OperandDecoder {
       const GlobalVar* g = nullptr;
       for (const auto& gv : prog_.globals)
         if (gv.name == name) g = &gv;
-      syms.emplace(name, SymbolInfo{g ? g->space : Space::Global, kGlobalVarBase + goff});
+      syms.emplace(name, SymbolInfo{g ? g->space : Space::Global, base_ + goff});
     }
     syms_ = &syms;
     // Labels.

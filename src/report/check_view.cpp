@@ -184,6 +184,27 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
     kj["shared_wavefronts"] = k.shared_wavefronts;
     kj["shared_ideal_wavefronts"] = k.shared_ideal_wavefronts;
     kj["shared_excess_percent"] = shared_excess_percent(k);
+    if (!k.launches.empty()) {  // bankcheck run: every configuration the program launched
+      json launches = json::array();
+      for (const auto& l : k.launches)
+        launches.push_back({{"grid", {l.grid.x, l.grid.y, l.grid.z}},
+                            {"block", {l.block.x, l.block.y, l.block.z}},
+                            {"dynamic_smem", l.dynamic_smem},
+                            {"launches", l.launches},
+                            {"analysed", l.analysed},
+                            {"skipped", l.skipped},
+                            {"analysed_ids", l.analysed_ids}});
+      kj["launches"] = launches;
+    }
+    if (!k.analyses.empty()) {  // registered analyses without a view of their own
+      json analyses = json::object();
+      for (const auto& a : k.analyses) {
+        json counts = json::object();
+        for (const auto& [name, n] : a.counts) counts[name] = n;
+        analyses[a.analysis] = counts;
+      }
+      kj["analyses"] = analyses;
+    }
     json arrays = json::array();
     for (const auto& v : k.shared_vars)
       arrays.push_back({{"name", shared_var_display_name(v.name)},

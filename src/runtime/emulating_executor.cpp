@@ -112,6 +112,8 @@ class EmulatingExecutor final : public Executor {
 
   void finish() override {
     progress_->stop();
+    // What the program printed so far comes first, as it would have on a terminal.
+    std::fflush(stdout);
     // One report per translation unit with an analysed kernel, in the order of their first
     // launches; each unit's kernels in the order of theirs.
     std::map<RunUnit*, ModuleReport> by_unit;
