@@ -50,8 +50,9 @@ void KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
     report_.block = launch.block;
     report_.dynamic_smem = launch.dynamic_smem;
     report_.args = kl.args;
-    report_.ctas_total = launch.grid.count();
   }
+  // The CTAs of every analysed launch (check's one launch: its grid).
+  if (first || analyse) report_.ctas_total += launch.grid.count();
   const std::optional<std::string> every("all");
   const std::optional<std::string>& blocks = analyse ? kl.blocks : every;
   {

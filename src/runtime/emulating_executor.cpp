@@ -300,9 +300,9 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
   std::vector<std::uint8_t> params = parameter_bytes(k, r.args);
   const bool analyse =
       ks.selected && (options_.launches == 0 || summary.analysed < options_.launches);
-  if (!analyse && options_.skip_repeats) {
+  if (options_.skip_repeats) {
     auto& seen = ks.seen[c];
-    if (std::find(seen.begin(), seen.end(), params) != seen.end()) {
+    if (!analyse && std::find(seen.begin(), seen.end(), params) != seen.end()) {
       if (summary.skipped++ == 0)
         say(fmt::format("{}: launches identical to an earlier one (grid {},{},{}, block {},{},{}, "
                         "the same arguments) are not executed (--repeats skip): their results "
@@ -310,7 +310,7 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
                         shown, r.grid.x, r.grid.y, r.grid.z, r.block.x, r.block.y, r.block.z));
       return {};
     }
-    seen.push_back(params);
+    if (std::find(seen.begin(), seen.end(), params) == seen.end()) seen.push_back(params);
   }
   driver::KernelLaunch kl;
   kl.kernel = &k;

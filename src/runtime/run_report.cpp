@@ -92,7 +92,16 @@ void write(const std::string& text, const RunOptions& o, std::vector<std::string
 void write_run_report(std::vector<ModuleReport>& modules, const RunOptions& o,
                       const model::Arch& arch, const std::vector<std::string>& failures) {
   std::vector<analysis::CheckReport> reports;
-  for (auto& m : modules) reports.push_back(check_report(m, o, arch));
+  for (auto& m : modules) {
+    reports.push_back(check_report(m, o, arch));
+    // Without -lineinfo the PTX has no .loc: sites can be placed by PTX line only.
+    const driver::Loaded* l = m.unit ? m.unit->loaded.get() : nullptr;
+    if (l && l->program.files.empty())
+      std::fprintf(stderr,
+                   "bankcheck: %s has no line information: build it with -lineinfo to see its "
+                   "source lines (the report places each access at line 0)\n",
+                   reports.back().input.c_str());
+  }
   std::vector<std::string> errors;
   write(render(reports, o, errors), o, errors);
   bool crossed = false;
