@@ -14,6 +14,8 @@ _bankcheck_explain_opts="--op --width --addrs --type --decl --expr --block --set
   --format -o --output -h --help"
 _bankcheck_occupancy_opts="--arch --threads --regs --smem --dynamic-smem --carveout --format
   -h --help"
+_bankcheck_run_opts="--backend --kernel --arch --format -o --output --color --fail-on --launches
+  --repeats --threads --no-progress --ptx-level --nvcc -h --help"
 
 # Architectures: the bank model's (check, fix, explain) and the occupancy calculator's.
 _bankcheck_archs="sm_10 sm_11 sm_12 sm_13 sm_20 sm_21 sm_30 sm_32 sm_35 sm_37 sm_30-8byte
@@ -57,7 +59,7 @@ _bankcheck() {
     if [[ $cur == -* ]]; then
       COMPREPLY=($(compgen -W "--help --version" -- "$cur"))
     else
-      COMPREPLY=($(compgen -W "check fix explain occupancy" -- "$cur"))
+      COMPREPLY=($(compgen -W "run check fix explain occupancy" -- "$cur"))
     fi
     return 0
   fi
@@ -66,7 +68,7 @@ _bankcheck() {
   case $prev in
     --format)
       case $sub in
-        check) COMPREPLY=($(compgen -W "text json sarif html" -- "$cur")) ;;
+        check | run) COMPREPLY=($(compgen -W "text json sarif html" -- "$cur")) ;;
         fix) COMPREPLY=($(compgen -W "text json sarif" -- "$cur")) ;;
         *) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
       esac
@@ -83,7 +85,9 @@ _bankcheck() {
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return 0 ;;
     --op) COMPREPLY=($(compgen -W "ld st atom red cas" -- "$cur")); return 0 ;;
     --width) COMPREPLY=($(compgen -W "1 2 4 8 16" -- "$cur")); return 0 ;;
-    --blocks) COMPREPLY=($(compgen -W "all" -- "$cur")); return 0 ;;
+    --blocks | --launches) COMPREPLY=($(compgen -W "all" -- "$cur")); return 0 ;;
+    --backend) COMPREPLY=($(compgen -W "auto emulator gpu" -- "$cur")); return 0 ;;
+    --repeats) COMPREPLY=($(compgen -W "execute skip" -- "$cur")); return 0 ;;
     --fail-on) COMPREPLY=($(compgen -W "ways\>1 excess\>10%" -- "$cur")); return 0 ;;
     -o | --output | --apply-to | --nvcc)
       local IFS=$'\n'
@@ -108,6 +112,14 @@ _bankcheck() {
     fix) opts=$_bankcheck_fix_opts ;;
     explain) opts=$_bankcheck_explain_opts ;;
     occupancy) opts=$_bankcheck_occupancy_opts ;;
+    run)
+      # After the program's name, the words are the program's.
+      local w
+      for ((w = i + 1; w < COMP_CWORD; w++)); do
+        [[ ${COMP_WORDS[w]} == -- || ${COMP_WORDS[w]} != -* ]] && return 0
+      done
+      opts=$_bankcheck_run_opts
+      ;;
     *) return 0 ;;
   esac
   if [[ $cur == -* ]]; then
