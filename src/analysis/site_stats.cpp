@@ -14,65 +14,6 @@ SectorCount count_sectors(const emu::AccessEvent& e) {
   return count_sectors(e.addr, e.mask, e.width);
 }
 
-SectorCount count_sectors(const std::uint64_t* addr, std::uint32_t mask, int width) {
-  // Every lane active (the usual request): the lanes' own addresses, not a copy.
-  std::uint64_t start[model::kWarpSize];
-  const std::uint64_t* s = addr;
-  int n = model::kWarpSize;
-  if (mask != 0xFFFFFFFFu) {
-    n = 0;
-    for (int l = 0; l < model::kWarpSize; ++l)
-      if ((mask >> l) & 1u) start[n++] = addr[l];
-    s = start;
-  }
-  SectorCount c;
-  if (n == 0) return c;
-  const auto w = static_cast<std::uint64_t>(width);
-  // Both tests over every lane without branching on the data: random or strided
-  // addresses made an early exit mispredict.
-  bool sorted = true, consecutive = true;
-  for (int i = 1; i < n; ++i) {
-    sorted &= s[i] >= s[i - 1];
-    consecutive &= s[i] == s[i - 1] + w;
-  }
-  if (sorted && consecutive) {  // coalesced: consecutive elements, in closed form
-    const std::uint64_t end = s[n - 1] + w;
-    c.sectors = static_cast<std::uint32_t>((end - 1) / 32 - s[0] / 32 + 1);
-    c.ideal = static_cast<std::uint32_t>((end - s[0] + 31) / 32);
-    c.lines128 = static_cast<std::uint32_t>((end - 1) / 128 - s[0] / 128 + 1);
-    return c;
-  }
-  if (!sorted) {
-    if (s != start) std::copy(s, s + n, start);
-    std::sort(start, start + n);
-    s = start;
-  }
-  // In address order, a lane's range adds the lines and sectors past the last one counted.
-  bool any = false;
-  std::uint64_t last_sector = 0, last_line = 0;
-  for (int i = 0; i < n; ++i) {
-    const std::uint64_t a = s[i], b = a + w;  // [a, b)
-    const std::uint64_t line_hi = (b - 1) / 128, sector_hi = (b - 1) / 32;
-    const std::uint64_t line_lo = any ? std::max(a / 128, last_line + 1) : a / 128;
-    const std::uint64_t sector_lo = any ? std::max(a / 32, last_sector + 1) : a / 32;
-    if (line_hi >= line_lo) {
-      c.lines128 += static_cast<std::uint32_t>(line_hi - line_lo + 1);
-      last_line = line_hi;
-    }
-    if (sector_hi >= sector_lo) {
-      c.sectors += static_cast<std::uint32_t>(sector_hi - sector_lo + 1);
-      last_sector = sector_hi;
-    }
-    any = true;
-  }
-  // Nsight's ideal: the active lanes' bytes packed into sectors, a repeated address counted
-  // again (an FFT's twiddle load, 32 lanes of 8 bytes on 8 addresses 512 B apart: ideal 8,
-  // not 2), and never more than the sectors the request touches (one address: 1).
-  const auto packed = static_cast<std::uint32_t>((static_cast<std::uint64_t>(n) * w + 31) / 32);
-  c.ideal = std::min(c.sectors, packed);
-  return c;
-}
-
 namespace {
 
 // Ties go to the lowest (CTA, warp), then to the first seen in that warp: CTAs run on

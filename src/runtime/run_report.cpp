@@ -89,19 +89,8 @@ void write(const std::string& text, const RunOptions& o, std::vector<std::string
 
 }  // namespace
 
-void write_run_report(std::vector<ModuleReport>& modules, const RunOptions& o,
-                      const model::Arch& arch, const std::vector<std::string>& failures) {
-  std::vector<analysis::CheckReport> reports;
-  for (auto& m : modules) {
-    reports.push_back(check_report(m, o, arch));
-    // Without -lineinfo the PTX has no .loc: sites can be placed by PTX line only.
-    const driver::Loaded* l = m.unit ? m.unit->loaded.get() : nullptr;
-    if (l && l->program.files.empty())
-      std::fprintf(stderr,
-                   "bankcheck: %s has no line information: build it with -lineinfo to see its "
-                   "source lines (the report places each access at line 0)\n",
-                   reports.back().input.c_str());
-  }
+void write_run_reports(const std::vector<analysis::CheckReport>& reports, const RunOptions& o,
+                       const std::vector<std::string>& failures) {
   std::vector<std::string> errors;
   write(render(reports, o, errors), o, errors);
   bool crossed = false;
@@ -127,6 +116,22 @@ void write_run_report(std::vector<ModuleReport>& modules, const RunOptions& o,
   for (const auto& f : failures) status << "error: " << f << "\n";
   for (const auto& e : errors) status << "error: " << e << "\n";
   status << "done\n";
+}
+
+void write_run_report(std::vector<ModuleReport>& modules, const RunOptions& o,
+                      const model::Arch& arch, const std::vector<std::string>& failures) {
+  std::vector<analysis::CheckReport> reports;
+  for (auto& m : modules) {
+    reports.push_back(check_report(m, o, arch));
+    // Without -lineinfo the PTX has no .loc: sites can be placed by PTX line only.
+    const driver::Loaded* l = m.unit ? m.unit->loaded.get() : nullptr;
+    if (l && l->program.files.empty())
+      std::fprintf(stderr,
+                   "bankcheck: %s has no line information: build it with -lineinfo to see its "
+                   "source lines (the report places each access at line 0)\n",
+                   reports.back().input.c_str());
+  }
+  write_run_reports(reports, o, failures);
 }
 
 }  // namespace bankcheck::runtime

@@ -1,7 +1,6 @@
-// The report of `bankcheck run`, written once at exit: one CheckReport per translation unit
-// whose kernels were analysed (or refused), in the order of their first launches, rendered by
-// the same views as `check` (one section per unit when there are several), the --fail-on
-// gates applied, and the status `bankcheck run` reads back.
+// The emulator's report of `bankcheck run` at exit: one CheckReport per translation unit
+// whose kernels were analysed (or refused), in the order of their first launches, written by
+// write_run_reports (bankcheck/runtime/run_report.hpp).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/runtime/run_report.hpp"
 #include "run_modules.hpp"
 #include "bankcheck/runtime/run_options.hpp"
 
@@ -23,8 +23,7 @@ struct ModuleReport {
   std::vector<analysis::UnsupportedKernelReport> refused;  // launched, not emulated
 };
 
-// The status file's lines: "gate" when a --fail-on gate was crossed, "error: SENTENCE" for
-// each of bankcheck's own failures.
+// The reports of `modules`, written (and the gates applied) by write_run_reports.
 void write_run_report(std::vector<ModuleReport>& modules, const RunOptions& options,
                       const model::Arch& arch, const std::vector<std::string>& failures);
 

@@ -8,6 +8,7 @@
 
 #include "bankcheck/emu/events.hpp"
 #include "bankcheck/model/analyze.hpp"
+#include "bankcheck/model/sectors.hpp"
 
 namespace bankcheck::analysis {
 
@@ -96,14 +97,14 @@ class SiteStatsListener : public emu::Listener {
   std::vector<int> refused_;
 };
 
-// 32-byte sectors a global request touches, the fewest it could touch (its active
-// lanes' distinct bytes, packed), and the 128-byte lines it touches. The definitions of
-// Nsight Compute's "L2 Theoretical Sectors Global" and its "Ideal" (bench/check).
-struct SectorCount {
-  std::uint32_t sectors = 0, ideal = 0, lines128 = 0;
-};
+// 32-byte sectors a global request touches, the fewest it could touch, and the 128-byte
+// lines it touches (model/sectors.hpp: Nsight Compute's "L2 Theoretical Sectors Global" and
+// its "Ideal").
+using SectorCount = model::SectorCount;
 SectorCount count_sectors(const emu::AccessEvent& e);
-SectorCount count_sectors(const std::uint64_t* addr, std::uint32_t mask, int width);
+inline SectorCount count_sectors(const std::uint64_t* addr, std::uint32_t mask, int width) {
+  return model::count_sectors(addr, mask, width);
+}
 
 // What a global request's lanes do, for the hint that goes with an uncoalesced line.
 struct GlobalPattern {

@@ -1,0 +1,58 @@
+// One warp request of a patched instruction, costed on the GPU by the same rules the CPU
+// applies (model/): the shared-memory wavefronts of the request as its SASS form issues it,
+// or the global sectors it touches. Host-and-device: tests/device_test.cpp runs it on the
+// CPU against the H100 corpora, src/device/patches.cu on the GPU.
+#pragma once
+
+#include <cstdint>
+
+#include "bankcheck/device/records.hpp"
+#include "bankcheck/model/analyze.hpp"
+#include "bankcheck/model/sectors.hpp"
+
+namespace bankcheck::device {
+
+struct RequestCost {
+  std::uint32_t wavefronts = 0, ideal = 0, ways = 0;  // shared
+  std::uint32_t sectors = 0, ideal_sectors = 0;       // global
+};
+
+// A shared request: lane l of `active` accessed `width` bytes at shared offset addr[l].
+// Pre: width in {1, 2, 4, 8, 16}. Post: wavefronts >= ideal (both 0 when nothing is active).
+BANKCHECK_HD constexpr RequestCost shared_request(const std::uint32_t* addr, std::uint32_t active,
+                                                  int width, Access access, Form form,
+                                                  const model::Arch& arch) {
+  model::WarpAccess a;
+  a.width = static_cast<std::uint8_t>(width);
+  a.active = active;
+  for (int l = 0; l < model::kWarpSize; ++l) a.addr[l] = addr[l];
+  a.op = access == Access::Load    ? model::Op::Load
+         : access == Access::Store ? model::Op::Store
+         : form == Form::Cas       ? model::Op::AtomicCas
+                                   : model::Op::Atomic;
+  if (access == Access::Atomic && form == Form::PopcInc) {
+    // ATOMS.POPC.INC: one update per word, by its lowest lane; costed as analyze() costs
+    // those lanes (the emulator's SASS step does the same).
+    a.active = model::popc_inc_lanes(a);
+  } else if (access == Access::Atomic && form == Form::Aggregated) {
+    a.active = model::aggregated_lane(active);
+  }
+  RequestCost c;
+  const model::Verdict v = model::analyze(a, arch);
+  c.wavefronts = v.wavefronts;
+  c.ideal = v.ideal_wavefronts;
+  c.ways = v.ways;
+  return c;
+}
+
+// A global request: lane l of `active` accessed `width` bytes at addr[l].
+BANKCHECK_HD constexpr RequestCost global_request(const std::uint64_t* addr, std::uint32_t active,
+                                                  int width) {
+  const model::SectorCount s = model::count_sectors(addr, active, width);
+  RequestCost c;
+  c.sectors = s.sectors;
+  c.ideal_sectors = s.ideal;
+  return c;
+}
+
+}  // namespace bankcheck::device

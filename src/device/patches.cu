@@ -1,0 +1,164 @@
+// The GPU backend's device functions: the compute-sanitizer API patches every shared-memory,
+// global-memory, ldmatrix/stmatrix and cp.async instruction of the program's kernels to call
+// one of these with the lane's address. The active lanes of the warp gather their addresses
+// to the lowest one, which costs the request with the model (warp_request.hpp, the rules the
+// CPU uses) and adds it to the instruction's counter; nothing else leaves the GPU.
+//
+// Built with: nvcc --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch
+// (src/device/CMakeLists.txt), loaded by the tool (tool.cpp) with sanitizerAddPatchesFromFile.
+#include <sanitizer_patching.h>
+
+#include <cstdint>
+
+#include "bankcheck/device/records.hpp"
+#include "bankcheck/device/warp_request.hpp"
+#include "bankcheck/model/matrix.hpp"
+
+namespace bd = bankcheck::device;
+namespace bm = bankcheck::model;
+
+namespace {
+
+__device__ __forceinline__ unsigned lane_id() {
+  unsigned l;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
+  return l;
+}
+
+// The counter of `pc` in the launch's table (open addressing on the pc), claimed on first
+// use; null when the table is full (counted as overflowed).
+__device__ bd::PcCounter* counter_of(bd::LaunchRecord* r, unsigned long long pc, bd::Space space,
+                                     bd::Access access, unsigned width, unsigned form) {
+  const unsigned cap = r->capacity;
+  unsigned h = static_cast<unsigned>((pc >> 4) * 2654435761ull) & (cap - 1);
+  for (unsigned probe = 0; probe < cap; ++probe, h = (h + 1) & (cap - 1)) {
+    bd::PcCounter* c = &r->counters[h];
+    const unsigned long long was = atomicCAS(&c->pc, 0ull, pc);
+    if (was == 0ull) {  // claimed: what the instruction is
+      c->space = static_cast<unsigned char>(space);
+      c->access = static_cast<unsigned char>(access);
+      c->width = static_cast<unsigned char>(width);
+      c->form = static_cast<unsigned char>(form);
+      return c;
+    }
+    if (was == pc) return c;
+  }
+  atomicAdd(&r->overflowed, 1u);
+  return nullptr;
+}
+
+__device__ __forceinline__ unsigned form_of(const bd::LaunchRecord* r, unsigned long long pc) {
+  if (!r->forms || pc < r->base_pc) return 0;
+  const unsigned long long i = (pc - r->base_pc) / 16;
+  return i < r->forms_count ? r->forms[i] : 0;
+}
+
+__device__ __forceinline__ bd::Access access_of(std::uint32_t flags) {
+  const bool read = flags & SANITIZER_MEMORY_DEVICE_FLAG_READ;
+  const bool write = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
+  return read && write ? bd::Access::Atomic : write ? bd::Access::Store : bd::Access::Load;
+}
+
+// Adds one costed request to its counter.
+__device__ void add(bd::LaunchRecord* r, unsigned long long pc, bd::Space space, bd::Access access,
+                    unsigned width, unsigned form, const bd::RequestCost& cost) {
+  bd::PcCounter* c = counter_of(r, pc, space, access, width, form);
+  if (!c) return;
+  atomicAdd(&c->requests, 1ull);
+  if (space == bd::Space::Shared) {
+    atomicAdd(&c->wavefronts, static_cast<unsigned long long>(cost.wavefronts));
+    atomicAdd(&c->ideal, static_cast<unsigned long long>(cost.ideal));
+    atomicMax(&c->ways, cost.ways);
+  } else {
+    atomicAdd(&c->sectors, static_cast<unsigned long long>(cost.sectors));
+    atomicAdd(&c->ideal_sectors, static_cast<unsigned long long>(cost.ideal_sectors));
+  }
+}
+
+}  // namespace
+
+// LDS, STS and ATOMS: `ptr` is the lane's offset in the CTA's shared window.
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_shared_access(
+    void* userdata, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void*) {
+  auto* r = static_cast<bd::LaunchRecord*>(userdata);
+  if (!r) return SANITIZER_PATCH_SUCCESS;
+  const unsigned mask = __activemask();
+  const auto mine = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(ptr));
+  std::uint32_t addr[32];
+  for (int l = 0; l < 32; ++l) addr[l] = __shfl_sync(mask, mine, l);
+  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
+  const bd::Access access = access_of(flags);
+  const unsigned form = form_of(r, pc);
+  const bd::RequestCost cost = bd::shared_request(addr, mask, static_cast<int>(size), access,
+                                                  static_cast<bd::Form>(form & 3u),
+                                                  bm::kDefaultArch);
+  add(r, pc, bd::Space::Shared, access, size, form, cost);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// LD/ST/ATOM/RED to global memory: `ptr` is the lane's address.
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_global_access(
+    void* userdata, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void*) {
+  auto* r = static_cast<bd::LaunchRecord*>(userdata);
+  if (!r) return SANITIZER_PATCH_SUCCESS;
+  const unsigned mask = __activemask();
+  const auto mine = static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(ptr));
+  std::uint64_t addr[32];
+  for (int l = 0; l < 32; ++l) addr[l] = __shfl_sync(mask, mine, l);
+  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
+  const bd::Access access = access_of(flags);
+  add(r, pc, bd::Space::Global, access, size, 0,
+      bd::global_request(addr, mask, static_cast<int>(size)));
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// LDSM and STSM: lane 8m+r gives row r of matrix m; `count` matrices of 16-byte rows.
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_matrix_access(
+    void* userdata, uint64_t pc, uint32_t address, uint32_t size, uint32_t flags, uint32_t count,
+    const void*) {
+  auto* r = static_cast<bd::LaunchRecord*>(userdata);
+  if (!r) return SANITIZER_PATCH_SUCCESS;
+  const unsigned mask = __activemask();
+  bm::MatrixAccess m;
+  for (int l = 0; l < 32; ++l) m.addr[l] = __shfl_sync(mask, address, l);
+  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
+  const bool store = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
+  m.op = store ? bm::MatrixOp::Store : bm::MatrixOp::Load;
+  m.matrices = static_cast<std::uint8_t>(count);
+  const bm::Verdict v = bm::analyze_matrix(m, bm::kDefaultArch);
+  bd::RequestCost cost;
+  cost.wavefronts = v.wavefronts;
+  cost.ideal = v.ideal_wavefronts;
+  cost.ways = v.ways;
+  add(r, pc, bd::Space::Shared, store ? bd::Access::Store : bd::Access::Load, size * count,
+      form_of(r, pc), cost);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// LDGSTS (cp.async): the shared side of the copy, `dst` the lane's shared offset, `src` its
+// global source. Its global side is not counted here (Nsight's global sectors leave it out).
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(
+    void* userdata, uint64_t pc, void* src, uint32_t dst, uint32_t size) {
+  auto* r = static_cast<bd::LaunchRecord*>(userdata);
+  if (!r) return SANITIZER_PATCH_SUCCESS;
+  const unsigned mask = __activemask();
+  const auto global = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(src));
+  bm::AsyncCopy c;
+  for (int l = 0; l < 32; ++l) {
+    c.addr[l] = __shfl_sync(mask, dst, l);
+    c.global_addr[l] = __shfl_sync(mask, global, l);
+  }
+  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
+  const unsigned form = form_of(r, pc);
+  c.width = static_cast<std::uint8_t>(size);
+  c.active = mask;
+  c.bypass = form & bd::kBypass;
+  c.src_size = form & bd::kZfill;
+  const bm::Verdict v = bm::analyze_ldgsts(c, bm::kDefaultArch);
+  bd::RequestCost cost;
+  cost.wavefronts = v.wavefronts;
+  cost.ideal = v.ideal_wavefronts;
+  cost.ways = v.ways;
+  add(r, pc, bd::Space::Shared, bd::Access::Store, size, form, cost);
+  return SANITIZER_PATCH_SUCCESS;
+}
