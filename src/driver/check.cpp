@@ -48,12 +48,14 @@ namespace {
 // ELF's EIATTR_REGCOUNT, what `ptxas -v` prints) for fix's occupancy. Without SASS the
 // counts stay at PTX level, with the reason.
 void read_cubin(Loaded& l, const CheckOptions& o) {
-  const bool hopper = o.arch == "sm_90" || o.arch == "sm_90a";
+  // The decoder of the architecture's SASS family; a virtual one (compute_90) has no SASS.
+  const model::Arch* arch = o.arch.starts_with("sm_") ? model::find_arch(o.arch) : nullptr;
+  const sass::Decoder decoder = sass::decoder_for(arch ? arch->sass : model::SassFamily::None);
   if (!o.sass)
     l.ptx_level_reason = "--ptx-level";
-  else if (!hopper)
+  else if (!decoder)
     l.ptx_level_reason = fmt::format("SASS is read for sm_90 only, not {}", o.arch);
-  const bool decode = o.sass && hopper;
+  const bool decode = o.sass && decoder;
   if (!decode && !o.record_shared) return;
   auto unavailable = [&](const std::string& why) {
     if (decode) l.ptx_level_reason = why;
@@ -61,7 +63,7 @@ void read_cubin(Loaded& l, const CheckOptions& o) {
   };
   try {
     const Assembled a = assemble(l.ptx_text, o.arch, o.nvcc.nvcc);
-    auto m = sass::read_module(a.cubin);
+    auto m = sass::read_module(a.cubin, decoder);
     if (!m.ok()) return unavailable("the cubin could not be read: " + m.error().message);
     for (const sass::Kernel& k : m.value().kernels)
       l.registers[k.name] = static_cast<int>(k.registers);
