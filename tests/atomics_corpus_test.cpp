@@ -105,8 +105,8 @@ std::map<std::string, sass::Instruction> read_atoms() {
     auto hi_at = next.find("/* 0x");
     if (hi_at == std::string::npos) continue;
     kernels[name].instructions.push_back(
-        sass::decode(std::stoull(line.substr(lo_at + 5, 16), nullptr, 16),
-                     std::stoull(next.substr(hi_at + 5, 16), nullptr, 16)));
+        sass::decode_hopper(std::stoull(line.substr(lo_at + 5, 16), nullptr, 16),
+                            std::stoull(next.substr(hi_at + 5, 16), nullptr, 16)));
   }
   std::map<std::string, sass::Instruction> out;
   for (auto& [mangled, k] : kernels) {

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "bankcheck/sass/cuda_elf.hpp"
+#include "bankcheck/sass/decoder.hpp"
 #include "bankcheck/sass/fatbin_select.hpp"
 #include "bankcheck/sass/module.hpp"
 
@@ -149,7 +150,7 @@ void expect_unit(std::span<const FatbinEntry> unit, std::uint32_t sm, const std:
   EXPECT_TRUE(sel.missing.empty());
   EXPECT_EQ(sel.ptx->text(), minify_ptx(ptx));
   EXPECT_EQ(lines(sel.ptx->text()), lines(ptx));
-  auto m = read_module(sel.cubin->payload);
+  auto m = read_module(sel.cubin->payload, &decode_hopper);
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(m.value().sm, sm);
   EXPECT_NE(m.value().find(kernel), nullptr) << kernel;
@@ -221,7 +222,7 @@ TEST(FatbinCommitted, CubinIsReadByTheCubinReader) {
     ASSERT_NE(cubin, nullptr);
     EXPECT_EQ(cubin->arch_name(), "sm_90");
     EXPECT_EQ(cubin->version_major, 1u);
-    auto m = read_module(cubin->payload);
+    auto m = read_module(cubin->payload, &decode_hopper);
     ASSERT_TRUE(m.ok()) << m.error().message;
     EXPECT_EQ(m.value().sm, 90u);
     EXPECT_TRUE(m.value().has_line_info);
@@ -652,7 +653,7 @@ TEST(FatbinProgram, DefaultCompression) {
   // each followed by a space.
   ASSERT_EQ(units[0].size(), 1u);
   EXPECT_EQ(units[0][0].identifier, src("tile.cu") + " ");
-  auto dlink = read_module(units[0][0].payload);
+  auto dlink = read_module(units[0][0].payload, &decode_hopper);
   ASSERT_TRUE(dlink.ok()) << dlink.error().message;
   EXPECT_TRUE(dlink.value().kernels.empty());
   ASSERT_EQ(units[1].size(), 2u);
@@ -800,7 +801,7 @@ TEST(FatbinProgram, RelocatableDeviceCode) {
   auto s = select_for_arch(linked, 90);
   ASSERT_NE(s.cubin, nullptr);
   EXPECT_EQ(s.ptx, nullptr);
-  auto m = read_module(s.cubin->payload);
+  auto m = read_module(s.cubin->payload, &decode_hopper);
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_NE(m.value().find("_Z14tile_transposePfPKf"), nullptr);
 

@@ -327,7 +327,7 @@ TEST(SassAccesses, AtomicFormsOfFormsCu) {
                   std::ios::binary);
   std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)),
                                   std::istreambuf_iterator<char>());
-  auto m = bankcheck::sass::read_module(bytes);
+  auto m = bankcheck::sass::read_module(bytes, &bankcheck::sass::decode_hopper);
   ASSERT_TRUE(m.ok()) << m.error().message;
   auto forms = [&](const char* kernel, bankcheck::model::Op op = bankcheck::model::Op::Atomic) {
     std::vector<an::SassAccess::Form> out;
@@ -356,7 +356,7 @@ TEST(SassPlan, SixtyFourBitAtomicsOfFormsCu) {
   std::ifstream f(dir / "forms_ptxas.cubin", std::ios::binary);
   std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)),
                                   std::istreambuf_iterator<char>());
-  auto m = bankcheck::sass::read_module(bytes);
+  auto m = bankcheck::sass::read_module(bytes, &bankcheck::sass::decode_hopper);
   ASSERT_TRUE(m.ok()) << m.error().message;
   const bankcheck::sass::Kernel* sk = m.value().find("_Z8atoms_64Pyy");
   ASSERT_NE(sk, nullptr);

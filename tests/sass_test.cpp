@@ -12,12 +12,17 @@
 #include <regex>
 #include <sstream>
 
+#include "bankcheck/model/arch.hpp"
+#include "bankcheck/sass/decoder.hpp"
 #include "bankcheck/sass/elf.hpp"
 #include "bankcheck/sass/line_table.hpp"
 #include "bankcheck/sass/module.hpp"
 
 using namespace bankcheck::sass;
 namespace fs = std::filesystem;
+
+// The decoder of the cubins here (all built for sm_90).
+constexpr Decoder kHopper = decoder_for(bankcheck::model::SassFamily::Hopper);
 
 namespace {
 
@@ -158,7 +163,7 @@ TEST(SassListing, EveryInstructionDecodesAsCuobjdumpPrintsIt) {
     for (const Listed& l : read_listing(p)) {
       SCOPED_TRACE(l.file + " " + l.function + " " + l.text);
       ++total;
-      Instruction i = decode(l.lo, l.hi, l.offset);
+      Instruction i = decode_hopper(l.lo, l.hi, l.offset);
       std::string text = l.text;
       Guard want;
       if (text.starts_with("@")) {
@@ -271,7 +276,7 @@ TEST(SassListing, AggregatedAtomicsAreTheElectedOnes) {
                             kSource / "bench/sass/results/histogram.sass.txt",
                             kSource / "bench/sass/results/tensor_warp_reduce.sass.txt"})
     for (const Listed& l : read_listing(p))
-      kernels[l.file + " " + l.function].push_back(decode(l.lo, l.hi, l.offset));
+      kernels[l.file + " " + l.function].push_back(decode_hopper(l.lo, l.hi, l.offset));
   std::map<std::string, int> aggregated;
   int atoms = 0;
   for (auto& [name, code] : kernels) {
@@ -325,7 +330,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 TEST(SassForms, SharedInstructionsMapToSharedPtxLines) {
   auto cubin = bytes_of(data("forms_ptxas.cubin"));
   auto ptx = lines_of(slurp(data("forms.ptx")));
-  auto m = read_module(cubin);
+  auto m = read_module(cubin, kHopper);
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(m.value().sm, 90u);
   EXPECT_TRUE(m.value().has_line_info);
@@ -360,7 +365,7 @@ TEST(SassForms, SharedInstructionsMapToSharedPtxLines) {
 
 // What the PTX of each forms.cu kernel says ptxas must emit, instruction by instruction.
 TEST(SassForms, DecodedFormsMatchTheirPtx) {
-  auto m = read_module(bytes_of(data("forms_ptxas.cubin")));
+  auto m = read_module(bytes_of(data("forms_ptxas.cubin")), kHopper);
   ASSERT_TRUE(m.ok()) << m.error().message;
   const Module& mod = m.value();
 
@@ -463,7 +468,7 @@ TEST(SassCubin, ExamplesMatchListingsAndPtxasRegisterCounts) {
                       (kSource / "examples" / (std::string(ex) + ".cu")).string() + " -o " +
                       cubin.string() + " > " + log.string() + " 2>&1";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    auto m = read_module(bytes_of(cubin));
+    auto m = read_module(bytes_of(cubin), kHopper);
     ASSERT_TRUE(m.ok()) << m.error().message;
     // ptxas -v: "Compiling entry function 'NAME'" then "Used N registers".
     std::map<std::string, unsigned> regs;
@@ -502,7 +507,7 @@ TEST(SassCubin, SourceLinesAreTheDebugLineRowsAtTheAddress) {
   const auto lines_at = [](const std::string& cubin, const std::string& kernel,
                            std::uint64_t offset) {
     std::set<std::string> out;
-    auto m = read_module(bytes_of(kSource / "bench/check/results_new/tuned" / cubin));
+    auto m = read_module(bytes_of(kSource / "bench/check/results_new/tuned" / cubin), kHopper);
     EXPECT_TRUE(m.ok());
     if (!m.ok()) return out;
     for (const auto& k : m.value().kernels)
@@ -528,10 +533,10 @@ TEST(SassCubin, SourceLinesAreTheDebugLineRowsAtTheAddress) {
 
 TEST(SassRobustness, TruncatedAndBitFlippedCubinsGiveErrors) {
   auto good = bytes_of(data("forms_ptxas.cubin"));
-  ASSERT_TRUE(read_module(good).ok());
+  ASSERT_TRUE(read_module(good, kHopper).ok());
   int errors = 0;
   for (std::size_t n = 0; n < good.size(); n += (n < 256 ? 1 : 97)) {
-    auto r = read_module(std::span(good.data(), n));
+    auto r = read_module(std::span(good.data(), n), kHopper);
     if (!r.ok()) {
       ++errors;
       EXPECT_FALSE(r.error().message.empty());
@@ -548,13 +553,45 @@ TEST(SassRobustness, TruncatedAndBitFlippedCubinsGiveErrors) {
       if (rng() % 4 == 0) at = bad.size() - 1 - rng() % std::min<std::size_t>(bad.size(), 2048);
       bad[at] ^= std::uint8_t(1u << (rng() % 8));
     }
-    auto r = read_module(bad);
+    auto r = read_module(bad, kHopper);
     if (!r.ok()) {
       EXPECT_FALSE(r.error().message.empty());
     }
   }
-  EXPECT_FALSE(read_module({}).ok());
+  EXPECT_FALSE(read_module({}, kHopper).ok());
   std::vector<std::uint8_t> noise(4096);
   for (auto& b : noise) b = std::uint8_t(rng());
-  EXPECT_FALSE(read_module(noise).ok());
+  EXPECT_FALSE(read_module(noise, kHopper).ok());
+}
+
+// The decoder comes from the architecture: Hopper's for sm_90 and sm_90a, none for the
+// others; without one, a cubin still gives its kernels' names and registers (fix's
+// occupancy on every architecture).
+TEST(SassDecoder, ChosenByTheArchitecturesFamily) {
+  using bankcheck::model::SassFamily;
+  EXPECT_EQ(decoder_for(SassFamily::Hopper), &decode_hopper);
+  EXPECT_EQ(decoder_for(SassFamily::None), nullptr);
+  EXPECT_EQ(bankcheck::model::find_arch("sm_90")->sass, SassFamily::Hopper);
+  EXPECT_EQ(bankcheck::model::find_arch("sm_90a")->sass, SassFamily::Hopper);
+  EXPECT_EQ(bankcheck::model::kDefaultArch.sass, SassFamily::Hopper);
+  for (const bankcheck::model::Arch& a : bankcheck::model::kArchs) {
+    if (a.cc != 90) {
+      EXPECT_EQ(a.sass, SassFamily::None) << a.name;
+    }
+  }
+
+  const auto cubin = bytes_of(data("forms_ptxas.cubin"));
+  auto decoded = read_module(cubin, kHopper);
+  auto undecoded = read_module(cubin, nullptr);
+  ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+  ASSERT_TRUE(undecoded.ok()) << undecoded.error().message;
+  const auto& a = decoded.value().kernels;
+  const auto& b = undecoded.value().kernels;
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].name, b[i].name);
+    EXPECT_EQ(a[i].registers, b[i].registers) << a[i].name;
+    EXPECT_FALSE(a[i].instructions.empty()) << a[i].name;
+    EXPECT_TRUE(b[i].instructions.empty()) << b[i].name;
+  }
 }

@@ -42,7 +42,7 @@ analysis::CheckReport start_report(const Loaded& l, const CheckOptions& o,
   r.files = l.program.files;
   r.main_file = l.program.main_file;
   r.arch = &arch;
-  r.level = l.sass ? "sass" : "ptx";
+  r.level = l.sass ? analysis::CountLevel::Sass : analysis::CountLevel::Ptx;
   r.level_reason = l.ptx_level_reason;
   std::istringstream ss(l.source_text);
   std::string line;

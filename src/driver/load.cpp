@@ -14,6 +14,7 @@
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/launch.hpp"
+#include "bankcheck/sass/decoder.hpp"
 
 namespace bankcheck::driver {
 namespace {
@@ -42,12 +43,14 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // (`embedded`, from its fat binary) is what ran on the GPU: read when it has the SASS-to-PTX
 // line table (-lineinfo), else ptxas builds one from the same PTX.
 void read_cubin(Loaded& l, const CheckOptions& o, std::span<const std::uint8_t> embedded = {}) {
-  const bool hopper = o.arch == "sm_90" || o.arch == "sm_90a";
+  // The decoder of the architecture's SASS family; a virtual one (compute_90) has no SASS.
+  const model::Arch* arch = o.arch.starts_with("sm_") ? model::find_arch(o.arch) : nullptr;
+  const sass::Decoder decoder = sass::decoder_for(arch ? arch->sass : model::SassFamily::None);
   if (!o.sass)
     l.ptx_level_reason = "--ptx-level";
-  else if (!hopper)
+  else if (!decoder)
     l.ptx_level_reason = fmt::format("SASS is read for sm_90 only, not {}", o.arch);
-  const bool decode = o.sass && hopper;
+  const bool decode = o.sass && decoder;
   if (!decode && !o.record_shared && embedded.empty()) return;
   auto unavailable = [&](const std::string& why) {
     if (decode) l.ptx_level_reason = why;
@@ -55,7 +58,7 @@ void read_cubin(Loaded& l, const CheckOptions& o, std::span<const std::uint8_t> 
   };
   try {
     if (!embedded.empty()) {
-      auto m = sass::read_module(embedded);
+      auto m = sass::read_module(embedded, decoder);
       if (m.ok() && (m.value().has_line_info || !decode)) {
         for (const sass::Kernel& k : m.value().kernels)
           l.registers[k.name] = static_cast<int>(k.registers);
@@ -64,7 +67,7 @@ void read_cubin(Loaded& l, const CheckOptions& o, std::span<const std::uint8_t> 
       }
     }
     const Assembled a = assemble(l.ptx_text, o.arch, o.nvcc.nvcc);
-    auto m = sass::read_module(a.cubin);
+    auto m = sass::read_module(a.cubin, decoder);
     if (!m.ok()) return unavailable("the cubin could not be read: " + m.error().message);
     for (const sass::Kernel& k : m.value().kernels)
       l.registers[k.name] = static_cast<int>(k.registers);

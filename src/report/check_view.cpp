@@ -76,22 +76,24 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
     out += fmt::format("; {} of {} CTA{} analysed\n", k.ctas_analysed, k.ctas_total,
                        k.ctas_total == 1 ? "" : "s");
     // Where the launch settings came from: one line per source.
-    std::vector<std::pair<std::string, std::string>> from;  // (from, where) -> settings
+    struct FromLine {
+      analysis::SettingFrom from;
+      std::string where, items;
+    };
+    std::vector<FromLine> from;  // (from, where) -> settings
     for (const auto& src : k.settings_from) {
       const std::string item = src.expr.empty() || src.setting == "kernel"
                                    ? src.setting
                                    : fmt::format("{} = {}", src.setting, src.expr);
-      auto it = std::find_if(from.begin(), from.end(),
-                             [&](const auto& f) { return f.first == src.from + "\t" + src.where; });
+      auto it = std::find_if(from.begin(), from.end(), [&](const FromLine& f) {
+        return f.from == src.from && f.where == src.where;
+      });
       if (it == from.end())
-        from.push_back({src.from + "\t" + src.where, item});
+        from.push_back({src.from, src.where, item});
       else
-        it->second += ", " + item;
+        it->items += ", " + item;
     }
-    for (const auto& [key, items] : from) {
-      const std::string where = key.substr(key.find('\t') + 1);
-      out += fmt::format("  from {}: {}\n", where, items);
-    }
+    for (const auto& f : from) out += fmt::format("  from {}: {}\n", f.where, f.items);
     for (const auto& a : k.args)
       if (a.defaulted)
         out += fmt::format(
@@ -100,7 +102,7 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
     size_t wl = 4;
     for (const auto& l : k.lines)
       wl = std::max(wl, fmt::format("{}:{}", source_path(r, l.file), l.line).size());
-    const bool sass = r.level == "sass";
+    const bool sass = r.level == analysis::CountLevel::Sass;
     out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}{}\n", "line",
                        wl, "space", "op", "width", "requests", "cost", "ideal", "excess", "ways",
                        sass ? "  sass" : "");
@@ -144,7 +146,7 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
                       paint.locus(fmt::format("{}:{}:{}:", source_path(r, n.file), n.line, n.col)),
                       paint.note(), n.message);
   }
-  if (r.level != "sass" && !r.kernels.empty())
+  if (r.level != analysis::CountLevel::Sass && !r.kernels.empty())
     out += fmt::format(
         "{} shared requests are counted as the PTX states them, not as the SASS "
         "issues them ({})\n",
@@ -165,7 +167,7 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
   j["tool"] = {{"name", "bankcheck"}, {"version", tool_version()}};
   j["input"] = r.input;
   j["arch"] = r.arch->name;
-  j["level"] = r.level;
+  j["level"] = analysis::count_level_name(r.level);
   if (!r.level_reason.empty()) j["level_reason"] = r.level_reason;
   const std::vector<Finding> all = findings(r);
   json kernels = json::array();
@@ -225,8 +227,10 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
     kj["args"] = args;
     json from = json::array();
     for (const auto& src : k.settings_from)
-      from.push_back(
-          {{"setting", src.setting}, {"from", src.from}, {"where", src.where}, {"expr", src.expr}});
+      from.push_back({{"setting", src.setting},
+                      {"from", analysis::setting_from_name(src.from)},
+                      {"where", src.where},
+                      {"expr", src.expr}});
     kj["settings_from"] = from;
     json sites = json::array();
     for (const auto& s : k.sites) {

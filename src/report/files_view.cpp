@@ -6,6 +6,9 @@
 
 #include <map>
 
+#include "bankcheck/report/fix_view.hpp"
+#include "bankcheck/report/sarif_view.hpp"
+
 namespace bankcheck::report {
 namespace {
 
@@ -77,7 +80,9 @@ json files_to_sarif(const std::vector<FileResult>& files) {
     }
     if (std::find(archs.begin(), archs.end(), f.report->arch->name) == archs.end())
       archs.push_back(f.report->arch->name);
-    json one = check_to_sarif(*f.report, f.fixes);
+    std::vector<SarifFix> fixes;
+    if (f.fix) fixes = sarif_fixes(*f.fix);
+    json one = check_to_sarif(*f.report, &fixes);
     json& r = one["runs"][0];
     std::vector<int> to;
     for (const json& a : r["artifacts"]) {

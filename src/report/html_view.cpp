@@ -190,7 +190,7 @@ std::string render_check_html(const analysis::CheckReport& r) {
       // The line's SASS, per kernel line entry: (kernel, opcodes, PTX figures when rewritten).
       std::vector<std::array<std::string, 3>> sass;
     };
-    const bool sass_level = r.level == "sass";
+    const bool sass_level = r.level == analysis::CountLevel::Sass;
     std::map<int, LineHeat> heat_of;
     std::uint64_t most = 0;
     for (const auto& k : r.kernels)
@@ -300,7 +300,7 @@ std::string render_check_html(const analysis::CheckReport& r) {
         st.worst_warp, st.worst_verdict.wavefronts, st.worst_verdict.ideal_wavefronts,
         E(analysis::worst_pictured(st) ? why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch)
                                        : why_unpictured(st)));
-    if (r.level == "sass") {
+    if (r.level == analysis::CountLevel::Sass) {
       std::string sass;
       for (std::size_t li : f.lines) {
         const auto& l = k.lines[li];

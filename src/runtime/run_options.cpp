@@ -3,6 +3,9 @@
 
 #include <cstdlib>
 #include <sstream>
+#include <stdexcept>
+
+#include "bankcheck/report/views.hpp"
 
 namespace bankcheck::runtime {
 namespace {
@@ -52,10 +55,12 @@ RunOptions run_options_from_environment(std::string& error) {
     if (error.empty()) error = std::string(name) + "='" + value + "' is not a value it takes";
   };
   if (const std::string f = env("BANKCHECK_RUN_FORMAT"); !f.empty()) {
-    if (f == "text" || f == "json" || f == "sarif" || f == "html")
+    try {
+      report::parse_format(f, report::ReportKind::Check);
       o.format = f;
-    else
+    } catch (const std::invalid_argument&) {
       bad("BANKCHECK_RUN_FORMAT", f);
+    }
   }
   o.output = env("BANKCHECK_RUN_OUTPUT");
   if (const std::string c = env("BANKCHECK_RUN_COLOR"); !c.empty()) {

@@ -10,11 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "bankcheck/report/check_view.hpp"
-#include "bankcheck/report/files_view.hpp"
 #include "bankcheck/report/gate.hpp"
-#include "bankcheck/report/html_view.hpp"
-#include "bankcheck/report/sarif_view.hpp"
+#include "bankcheck/report/views.hpp"
 
 namespace bankcheck::runtime {
 namespace {
@@ -27,7 +24,7 @@ analysis::CheckReport check_report(ModuleReport& m, const RunOptions& o, const m
   if (l) {
     r.files = l->program.files;
     r.main_file = l->program.main_file;
-    r.level = l->sass ? "sass" : "ptx";
+    r.level = l->sass ? analysis::CountLevel::Sass : analysis::CountLevel::Ptx;
     r.level_reason = l->ptx_level_reason;
     std::istringstream ss(l->source_text);
     for (std::string line; std::getline(ss, line);) r.source_lines.push_back(line);
@@ -35,10 +32,6 @@ analysis::CheckReport check_report(ModuleReport& m, const RunOptions& o, const m
   for (auto& [first, k] : m.kernels) r.kernels.push_back(std::move(k));
   r.unsupported = m.refused;
   return r;
-}
-
-std::string json_text(const nlohmann::json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 bool use_color(const RunOptions& o) {
@@ -49,29 +42,28 @@ bool use_color(const RunOptions& o) {
          !(term && std::strcmp(term, "dumb") == 0);
 }
 
+// The reports through the format's view: one report as `check` renders one file, several as
+// it renders several files.
 std::string render(const std::vector<analysis::CheckReport>& reports, const RunOptions& o,
                    std::vector<std::string>& errors) {
-  if (reports.size() == 1) {
-    const analysis::CheckReport& r = reports[0];
-    if (o.format == "json") return json_text(report::check_to_json(r));
-    if (o.format == "sarif") return json_text(report::check_to_sarif(r, nullptr));
-    if (o.format == "html") return report::render_check_html(r);
-    return report::render_check_text(r, {.color = use_color(o)});
+  report::Format format = report::Format::Text;
+  try {
+    format = report::parse_format(o.format, report::ReportKind::Check);
+  } catch (const std::invalid_argument& e) {
+    errors.push_back(fmt::format("--format: {}", e.what()));
+  }
+  const report::View& v = report::view(format);
+  const report::TextOptions text{.color = use_color(o)};
+  if (reports.size() == 1) return v.check(reports[0], nullptr, text);
+  if (reports.empty() && format == report::Format::Text)
+    return "bankcheck: the program launched no kernel that was analysed\n";
+  if (!v.files) {
+    errors.push_back(fmt::format("--format {}: {}", v.name, report::refuse_files(v, reports.size())));
+    return "";
   }
   std::vector<report::FileResult> files;
   for (const auto& r : reports) files.push_back({r.input, &r, "", "", nullptr});
-  if (o.format == "json") return json_text(report::files_to_json(files));
-  if (o.format == "sarif") return json_text(report::files_to_sarif(files));
-  if (o.format == "html") {
-    if (reports.empty()) return report::render_check_html(analysis::CheckReport{});
-    errors.push_back(fmt::format(
-        "--format html: one page per source file, and the program's kernels come from {}; use "
-        "text, json or sarif",
-        reports.size()));
-    return "";
-  }
-  if (reports.empty()) return "bankcheck: the program launched no kernel that was analysed\n";
-  return report::render_files_text(files, {.color = use_color(o)});
+  return v.files(files, text);
 }
 
 void write(const std::string& text, const RunOptions& o, std::vector<std::string>& errors) {

@@ -4,7 +4,7 @@
 // docs/sass.md says which field was verified on which listing and which is inferred.
 #include <cstdio>
 
-#include "bankcheck/sass/instruction.hpp"
+#include "bankcheck/sass/decoder.hpp"
 
 namespace bankcheck::sass {
 
@@ -205,7 +205,7 @@ void decode_ldgsts(Instruction& i) {
 
 }  // namespace
 
-Instruction decode(std::uint64_t lo, std::uint64_t hi, std::uint64_t offset) {
+Instruction decode_hopper(std::uint64_t lo, std::uint64_t hi, std::uint64_t offset) {
   Instruction i;
   i.offset = offset;
   i.lo = lo;

@@ -16,7 +16,7 @@ const Kernel* Module::find(std::string_view name) const {
   return nullptr;
 }
 
-Result<Module> read_module(std::span<const std::uint8_t> cubin) {
+Result<Module> read_module(std::span<const std::uint8_t> cubin, Decoder decode) {
   auto elf_or = read_elf(cubin);
   if (!elf_or) return elf_or.error();
   const ElfFile& elf = elf_or.value();
@@ -66,7 +66,7 @@ Result<Module> read_module(std::span<const std::uint8_t> cubin) {
     else
       k.registers = s.info >> 24;  // older toolkits kept the count in sh_info's top byte
     std::span<const std::uint8_t> text = elf.bytes(s);
-    for (std::uint64_t off = 0; off + 16 <= text.size(); off += 16) {
+    for (std::uint64_t off = 0; decode && off + 16 <= text.size(); off += 16) {
       std::uint64_t lo = 0, hi = 0;
       for (int b = 0; b < 8; ++b) {
         lo |= std::uint64_t(text[off + b]) << (8 * b);

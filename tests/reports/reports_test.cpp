@@ -1,32 +1,48 @@
 // The report views of `bankcheck check` over a real run (examples/seed001.cu: one 8-way
 // conflict on line 38, its shared array stored on line 32): the findings, the gate, the
 // text colours, SARIF (rules, related locations, the fix hook, schema-valid with a fix),
-// the HTML page's escaping and the SVG bank picture against the schedule it draws.
+// the HTML page's escaping and the SVG bank picture against the schedule it draws; the
+// table of views (every format's name, needs and refusals, and the same counts in each).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/fix.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/findings.hpp"
+#include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/gate.hpp"
 #include "bankcheck/report/html_view.hpp"
 #include "bankcheck/report/sarif_view.hpp"
+#include "bankcheck/report/views.hpp"
 
 namespace rep = bankcheck::report;
 namespace drv = bankcheck::driver;
 using nlohmann::json;
 
 namespace {
+
+drv::CheckOptions seed001_options() {
+  drv::CheckOptions o;
+  o.input = "examples/seed001.cu";
+  o.flags.kernel = "bank_conflict_test";
+  return o;
+}
 
 // One run of seed001's conflicting kernel, shared by the tests (nvcc takes a moment).
 const bankcheck::analysis::CheckReport* seed001() {
@@ -36,10 +52,18 @@ const bankcheck::analysis::CheckReport* seed001() {
     } catch (const drv::DriverError&) {
       return static_cast<bankcheck::analysis::CheckReport*>(nullptr);
     }
-    drv::CheckOptions o;
-    o.input = "examples/seed001.cu";
-    o.flags.kernel = "bank_conflict_test";
-    return new bankcheck::analysis::CheckReport(drv::check(o));
+    return new bankcheck::analysis::CheckReport(drv::check(seed001_options()));
+  }();
+  return report;
+}
+
+// `bankcheck fix`'s run of the same kernel: the analyses of the views that need fix's.
+const bankcheck::analysis::FixReport* seed001_fix() {
+  static const bankcheck::analysis::FixReport* report = [] {
+    if (!seed001()) return static_cast<bankcheck::analysis::FixReport*>(nullptr);  // no nvcc
+    drv::FixOptions o;
+    o.check = seed001_options();
+    return new bankcheck::analysis::FixReport(drv::fix(o));
   }();
   return report;
 }
@@ -306,6 +330,179 @@ TEST_F(Reports, SvgCellsAreTheSchedule) {
   EXPECT_EQ(count(svg, "<g class=\"word\">") + count(svg, "<g class=\"broadcast\">"),
             static_cast<size_t>(sched.slot_count - conflicts));
   EXPECT_EQ(count(svg, ">wf "), static_cast<size_t>(std::min(sched.wavefront_count, 32)));
+}
+
+// ---- the table of views (report/views.hpp)
+
+constexpr rep::ReportKind kKinds[] = {rep::ReportKind::Check, rep::ReportKind::Fix,
+                                      rep::ReportKind::Explain, rep::ReportKind::Occupancy};
+
+std::string parse_error(std::string_view name, rep::ReportKind kind) {
+  try {
+    rep::parse_format(name, kind);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(parsed)";
+}
+
+TEST(Views, EveryFormatParsesAndRoundTripsToItsName) {
+  const std::vector<rep::Format> all = {rep::Format::Text, rep::Format::Json, rep::Format::Sarif,
+                                        rep::Format::Html};
+  ASSERT_EQ(rep::views().size(), all.size());
+  for (const rep::Format f : all) {
+    const rep::View& v = rep::view(f);
+    EXPECT_EQ(v.format, f);
+    EXPECT_EQ(rep::format_name(f), v.name);
+    // Every format renders a check report; a kind parses exactly the formats it renders.
+    EXPECT_TRUE(rep::renders(v, rep::ReportKind::Check)) << v.name;
+    for (const rep::ReportKind kind : kKinds) {
+      if (rep::renders(v, kind))
+        EXPECT_EQ(rep::parse_format(v.name, kind), f) << v.name;
+      else
+        EXPECT_EQ(parse_error(v.name, kind),
+                  std::string(v.name) + " not in " + rep::format_choices(kind));
+    }
+  }
+  // The names are distinct, and each is its own format's.
+  std::set<std::string_view> names;
+  for (const rep::View& v : rep::views()) names.insert(v.name);
+  EXPECT_EQ(names.size(), all.size());
+}
+
+TEST(Views, UnknownFormatGivesTheChoices) {
+  EXPECT_EQ(parse_error("xml", rep::ReportKind::Check), "xml not in {text,json,sarif,html}");
+  EXPECT_EQ(parse_error("html", rep::ReportKind::Fix), "html not in {text,json,sarif}");
+  EXPECT_EQ(parse_error("sarif", rep::ReportKind::Explain), "sarif not in {text,json}");
+  EXPECT_EQ(parse_error("JSON", rep::ReportKind::Occupancy), "JSON not in {text,json}");
+  EXPECT_EQ(parse_error("", rep::ReportKind::Check), " not in {text,json,sarif,html}");
+  EXPECT_EQ(parse_error("text ", rep::ReportKind::Check), "text  not in {text,json,sarif,html}");
+}
+
+TEST(Views, NeedsAndRefusalsAreData) {
+  for (const rep::View& v : rep::views()) {
+    // SARIF carries fix's suggestions; no other view needs more than the check.
+    EXPECT_EQ(v.needs.fix, v.format == rep::Format::Sarif) << v.name;
+    // A view either renders several files or says why not.
+    EXPECT_NE(v.files == nullptr, v.refuses_files.empty()) << v.name;
+    EXPECT_EQ(rep::refuse_files(v, 3).empty(), v.files != nullptr) << v.name;
+  }
+  EXPECT_EQ(rep::refuse_files(rep::view(rep::Format::Html), 3),
+            "one page per file; check the 3 files one at a time (or use text, json or sarif)");
+}
+
+// A setting's provenance and the count level are enums that every view writes as one word.
+TEST(Views, ProvenanceAndLevelWords) {
+  namespace an = bankcheck::analysis;
+  const std::string_view words[] = {"flag", "comment", "host", "default"};
+  ASSERT_EQ(std::size(an::kSettingFroms), std::size(words));
+  for (std::size_t i = 0; i < std::size(words); ++i) {
+    EXPECT_EQ(an::setting_from_name(an::kSettingFroms[i]), words[i]);
+    EXPECT_EQ(an::setting_from(words[i]), an::kSettingFroms[i]);
+  }
+  EXPECT_THROW(an::setting_from("flags"), std::logic_error);
+  EXPECT_EQ(an::SettingSource("grid", "host", "launch 1").from, an::SettingFrom::Host);
+  EXPECT_EQ(an::count_level_name(an::CountLevel::Ptx), "ptx");
+  EXPECT_EQ(an::count_level_name(an::CountLevel::Sass), "sass");
+}
+
+// The kernel's shared wavefronts and their ideal as view `f` states them in `text`.
+std::pair<std::uint64_t, std::uint64_t> shown_wavefronts(rep::Format f, const std::string& text,
+                                                         const std::string& kernel) {
+  std::smatch m;
+  switch (f) {
+    case rep::Format::Text:
+      if (!std::regex_search(text, m,
+                             std::regex("shared memory: (\\d+) wavefronts for an ideal "
+                                        "of (\\d+)")))
+        return {0, 0};
+      return {std::stoull(m[1]), std::stoull(m[2])};
+    case rep::Format::Json: {
+      const json j = json::parse(text);
+      for (const json& k : j["kernels"])
+        if (k["name"] == kernel)
+          return {k["shared_wavefronts"].get<std::uint64_t>(),
+                  k["shared_ideal_wavefronts"].get<std::uint64_t>()};
+      return {0, 0};
+    }
+    case rep::Format::Sarif: {
+      // Findings only: their wavefronts and ideal, which hold the kernel's whole excess.
+      std::uint64_t wavefronts = 0, ideal = 0;
+      const json log = json::parse(text);
+      for (const json& res : log["runs"][0]["results"])
+        if (res["properties"]["kernel"] == kernel && res["ruleId"] == "bank-conflict") {
+          wavefronts += res["properties"]["wavefronts"].get<std::uint64_t>();
+          ideal += res["properties"]["ideal_wavefronts"].get<std::uint64_t>();
+        }
+      return {wavefronts, ideal};
+    }
+    case rep::Format::Html:
+      if (!std::regex_search(text, m,
+                             std::regex(">" + kernel +
+                                        "</td>(?:<td>[^<]*</td>){3}<td>(\\d+)</td>"
+                                        "<td>(\\d+)</td>")))
+        return {0, 0};
+      return {std::stoull(m[1]), std::stoull(m[2])};
+  }
+  return {0, 0};
+}
+
+// What each view renders, from the analyses it declares, states the check's counts; fix's
+// run (for the views that need it) counts what the check counts; rendering leaves every
+// report as it was.
+TEST_F(Reports, NoViewChangesACount) {
+  NEED_REPORT();
+  const bankcheck::analysis::FixReport& fr = *seed001_fix();
+  const auto& k = r.kernels[0];
+  const std::uint64_t excess = k.shared_wavefronts - k.shared_ideal_wavefronts;
+  ASSERT_GT(excess, 0u);
+
+  // The same findings, and the same report, whichever of the two runs a view reads.
+  EXPECT_EQ(rep::check_to_json(fr.check), rep::check_to_json(r));
+  const auto a = rep::findings(r), b = rep::findings(fr.check);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].line, b[i].line);
+    EXPECT_EQ(a[i].cost, b[i].cost);
+    EXPECT_EQ(a[i].ideal, b[i].ideal);
+    EXPECT_EQ(a[i].ways, b[i].ways);
+    EXPECT_EQ(a[i].requests, b[i].requests);
+  }
+
+  const json check_before = rep::check_to_json(r), fix_before = rep::fix_to_json(fr);
+  for (const rep::View& v : rep::views()) {
+    const bankcheck::analysis::FixReport* fix = v.needs.fix ? &fr : nullptr;
+    const bankcheck::analysis::CheckReport& shown = fix ? fix->check : r;
+    const std::string one = v.check(shown, fix, {});
+    const auto [wavefronts, ideal] = shown_wavefronts(v.format, one, k.name);
+    if (v.format == rep::Format::Sarif) {  // findings only: the excess is the kernel's
+      EXPECT_EQ(wavefronts - ideal, excess) << v.name;
+    } else {
+      EXPECT_EQ(wavefronts, k.shared_wavefronts) << v.name;
+      EXPECT_EQ(ideal, k.shared_ideal_wavefronts) << v.name;
+    }
+    EXPECT_EQ(v.check(shown, fix, {}), one) << v.name << ": a second rendering differs";
+    if (v.files) {
+      // Two files with this report: each file's counts as its own report shows them.
+      const std::vector<rep::FileResult> files = {{r.input, &shown, "", "", fix},
+                                                  {r.input, &shown, "", "", fix}};
+      const std::string both = v.files(files, {});
+      if (v.format == rep::Format::Json) {
+        const json all = json::parse(both);
+        for (const json& f : all["files"]) EXPECT_EQ(f, json::parse(one));
+      } else if (v.format == rep::Format::Sarif) {
+        EXPECT_EQ(json::parse(both)["runs"][0]["results"].size(),
+                  2 * json::parse(one)["runs"][0]["results"].size());
+      } else {
+        EXPECT_EQ(count(both, one), 2u) << v.name;
+      }
+    }
+    if (v.fix) {
+      EXPECT_FALSE(v.fix(fr, {}).empty()) << v.name;
+    }
+  }
+  EXPECT_EQ(rep::check_to_json(r), check_before);
+  EXPECT_EQ(rep::fix_to_json(fr), fix_before);
 }
 
 }  // namespace

@@ -15,12 +15,8 @@
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/compile_db.hpp"
 #include "bankcheck/driver/fix.hpp"
-#include "bankcheck/report/check_view.hpp"
-#include "bankcheck/report/files_view.hpp"
-#include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/gate.hpp"
-#include "bankcheck/report/html_view.hpp"
-#include "bankcheck/report/sarif_view.hpp"
+#include "bankcheck/report/views.hpp"
 #include "cli.hpp"
 #include "output.hpp"
 #include "progress.hpp"
@@ -52,11 +48,9 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
       "emulation error, or a kernel the run asked for that could not be analysed. Over several\n"
       "files, the worst of them (the others are still checked and reported).\n");
   add_launch_options(c, o, /*several_files=*/true);
-  c->add_option("--format", o.format,
-                "text (compiler-style diagnostics), json (docs/json.md), sarif (SARIF 2.1.0) or "
-                "html (one self-contained page)")
-      ->check(CLI::IsMember({"text", "json", "sarif", "html"}))
-      ->capture_default_str();
+  add_format_option(c, o.format, report::ReportKind::Check,
+                    "text (compiler-style diagnostics), json (docs/json.md), sarif (SARIF 2.1.0) "
+                    "or html (one self-contained page)");
   c->add_option("-o,--output", o.output,
                 "write the report to this file instead of standard output");
   add_color_option(c, o.color);
@@ -66,42 +60,36 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
 
 namespace {
 
-std::string render(const analysis::CheckReport& r, const CheckCmdOptions& o,
-                   const std::vector<report::SarifFix>* fixes) {
-  if (o.format == "json") return json_text(report::check_to_json(r));
-  if (o.format == "sarif") return json_text(report::check_to_sarif(r, fixes));
-  if (o.format == "html") return report::render_check_html(r);
-  return report::render_check_text(r, {.color = use_color(o.color, o.output)});
-}
-
-}  // namespace
-
-namespace {
-
-// One file's run: its report (and for SARIF, fix's suggestions), or why it failed.
+// One file's run: the analyses its view needs (the check's report; fix's too where the view
+// says so, whose check is then the report), or why it failed.
 struct FileRun {
   std::string input;
-  std::optional<analysis::CheckReport> report;
-  std::vector<report::SarifFix> fixes;
+  std::optional<analysis::CheckReport> checked;
+  std::optional<analysis::FixReport> fixed;
   std::string error;
   std::string note;
+
+  const analysis::CheckReport* check() const {
+    return fixed ? &fixed->check : checked ? &*checked : nullptr;
+  }
+  void forget() {
+    checked.reset();
+    fixed.reset();
+  }
 };
 
-void run_one(FileRun& f, driver::CheckOptions co, const CheckCmdOptions& o) {
+void run_one(FileRun& f, driver::CheckOptions co, const report::Needs& needs, bool show_progress) {
   std::string nvcc_said;
   co.nvcc_output = [&](const std::string& text) { nvcc_said += text; };
   {
-    RunProgress progress(o.progress, co);
+    RunProgress progress(show_progress, co);
     try {
-      if (o.format == "sarif") {
-        // SARIF carries `bankcheck fix`'s best suggestion for each conflicting array.
+      if (needs.fix) {  // the view shows fix's suggestions: fix's run, its check included
         driver::FixOptions fo;
         fo.check = co;
-        driver::FixReport fr = driver::fix(fo);
-        f.fixes = report::sarif_fixes(fr);
-        f.report = std::move(fr.check);
+        f.fixed = driver::fix(fo);
       } else {
-        f.report = driver::check(co);
+        f.checked = driver::check(co);
       }
     } catch (...) {
       // nvcc's warnings explain many a failure after it: shown first all the same.
@@ -128,11 +116,10 @@ int run_check(const CheckCmdOptions& o) {
   if (!o.compile_db.empty()) db = driver::read_compile_db(o.compile_db);
   const std::vector<std::string> files = input_files(o, db ? &*db : nullptr);
   const bool several = files.size() > 1;
-  if (several && o.format == "html")
-    throw UserError(fmt::format(
-        "--format html: one page per file; check the {} files one at a time (or use text, json "
-        "or sarif)",
-        files.size()));
+  const report::View& view = report::view(o.format);
+  if (several && !view.files)
+    throw UserError(
+        fmt::format("--format {}: {}", view.name, report::refuse_files(view, files.size())));
   // Every file's options before any nvcc runs: a bad flag or a file the database lacks
   // stops the run at once.
   std::vector<driver::CheckOptions> options;
@@ -145,51 +132,47 @@ int run_check(const CheckCmdOptions& o) {
   for (std::size_t i = 0; i < files.size(); ++i) {
     runs[i].input = files[i];
     if (!several) {
-      run_one(runs[i], options[i], o);  // an error is the run's
+      run_one(runs[i], options[i], view.needs, o.progress);  // an error is the run's
       continue;
     }
     // Over several files, one file's error is reported and the others are still checked.
     try {
-      run_one(runs[i], options[i], o);
+      run_one(runs[i], options[i], view.needs, o.progress);
     } catch (...) {
       std::string msg = error_message(std::current_exception());
       if (!msg.starts_with(files[i])) msg = files[i] + ": " + msg;
       std::fprintf(stderr, "bankcheck: error: %s\n", msg.c_str());
       runs[i].error = msg;
-      runs[i].report.reset();
+      runs[i].forget();
     }
   }
   bool failed = false, matched = false;
   for (auto& f : runs) {
-    failed = failed || !f.report;
-    if (f.report && !f.report->kernels.empty()) matched = true;
-    if (several && f.report && f.report->kernels.empty() && !o.kernel.empty())
+    failed = failed || !f.check();
+    if (f.check() && !f.check()->kernels.empty()) matched = true;
+    if (several && f.check() && f.check()->kernels.empty() && !o.kernel.empty())
       f.note = fmt::format("no kernel named '{}' here (--kernel)", o.kernel);
   }
   if (several && !o.kernel.empty() && !matched && !failed)
     throw UserError(fmt::format("--kernel: no kernel named '{}' in any of the {} files", o.kernel,
                                 files.size()));
 
+  const report::TextOptions text_options{.color = use_color(o.color, o.output)};
   std::string text;
   if (!several) {
-    text = render(*runs[0].report, o, &runs[0].fixes);
+    text = view.check(*runs[0].check(), runs[0].fixed ? &*runs[0].fixed : nullptr, text_options);
   } else {
     std::vector<report::FileResult> results;
     for (const auto& f : runs)
-      results.push_back({f.input, f.report ? &*f.report : nullptr, f.error, f.note, &f.fixes});
-    if (o.format == "json")
-      text = json_text(report::files_to_json(results));
-    else if (o.format == "sarif")
-      text = json_text(report::files_to_sarif(results));
-    else
-      text = report::render_files_text(results, {.color = use_color(o.color, o.output)});
+      results.push_back({f.input, f.check(), f.error, f.note, f.fixed ? &*f.fixed : nullptr});
+    text = view.files(results, text_options);
   }
   write_output(text, o.output);
 
   int status = failed ? 2 : 0;
   for (const auto& f : runs) {
-    if (!f.report) continue;
-    const analysis::CheckReport& r = *f.report;
+    if (!f.check()) continue;
+    const analysis::CheckReport& r = *f.check();
     // Kernels of the file that were not analysed are named on stderr too. One the run asked
     // for (--kernel, a launch comment, the only kernel) makes it fail as any unsupported
     // construct does, after the report of the others: a CI gate must not pass on a kernel

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/report/views.hpp"
 #include "launch_options.hpp"
 
 namespace CLI {
@@ -14,7 +15,7 @@ class App;
 namespace bankcheck::tools {
 
 struct CheckCmdOptions : LaunchCmdOptions {
-  std::string format = "text";  // text, json, sarif, html
+  report::Format format = report::Format::Text;
   std::string output;
   std::string color = "auto";        // text: auto (a terminal), always, never
   std::vector<std::string> fail_on;  // 'ways>N', 'excess>P%'

@@ -21,6 +21,25 @@
 
 namespace bankcheck::tools {
 
+void add_format_option(CLI::App* c, report::Format& format, report::ReportKind kind,
+                       const std::string& help) {
+  c->add_option_function<std::string>(
+       "--format",
+       [&format, kind](const std::string& name) { format = report::parse_format(name, kind); },
+       help)
+      ->check(CLI::Validator(
+          [kind](std::string& name) {
+            try {
+              report::parse_format(name, kind);
+              return std::string();
+            } catch (const std::invalid_argument& e) {
+              return std::string(e.what());
+            }
+          },
+          report::format_choices(kind)))
+      ->default_str(std::string(report::format_name(format)));
+}
+
 void add_color_option(CLI::App* c, std::string& color) {
   c->add_option("--color", color,
                 "colour the text report: auto (when standard output is a terminal), always or "

@@ -8,6 +8,7 @@
 
 #include "bankcheck/analysis/check.hpp"
 #include "bankcheck/report/gate.hpp"
+#include "bankcheck/report/views.hpp"
 
 namespace CLI {
 class App;
@@ -21,6 +22,12 @@ struct UserError : std::runtime_error {
 };
 
 int run(int argc, char** argv);
+
+// --format NAME: one of the formats whose view renders `kind` (report/views.hpp), stored
+// parsed in `format` (its value there is the default); the help lists them and another
+// name is refused with parse_format's message.
+void add_format_option(CLI::App* c, report::Format& format, report::ReportKind kind,
+                       const std::string& help);
 
 // ---- the flags `check` and `fix` share for their text report and their CI gate
 

@@ -12,7 +12,7 @@
 #include "bankcheck/analysis/explain.hpp"
 #include "bankcheck/explain/expr.hpp"
 #include "bankcheck/model/arch.hpp"
-#include "bankcheck/report/explain_view.hpp"
+#include "bankcheck/report/views.hpp"
 #include "cli.hpp"
 #include "output.hpp"
 
@@ -163,9 +163,7 @@ void add_explain(CLI::App& app, ExplainOptions& o) {
   c->add_option("--arch", o.arch,
                 "architecture: sm_10 ... sm_121; sm_3x-8byte for Kepler's 8-byte bank mode")
       ->capture_default_str();
-  c->add_option("--format", o.format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  add_format_option(c, o.format, report::ReportKind::Explain, "text or json");
   c->add_option("-o,--output", o.output,
                 "write the report to this file instead of standard output");
   c->footer(exit_codes("done", "",
@@ -190,9 +188,7 @@ int run_explain(const ExplainOptions& o) {
                                 model::op_name(wr.access.op), static_cast<int>(wr.access.width),
                                 arch.name));
   }
-  const std::string text =
-      o.format == "json" ? json_text(report::to_json(r)) : report::render_text(r);
-  write_output(text, o.output);
+  write_output(report::view(o.format).explain(r), o.output);
   return 0;
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/report/views.hpp"
+
 namespace CLI {
 class App;
 }
@@ -20,7 +22,7 @@ struct ExplainOptions {
   std::string block = "32";
   std::vector<std::string> sets;
   std::string arch = "sm_90";
-  std::string format = "text";
+  report::Format format = report::Format::Text;
   std::string output;
 };
 

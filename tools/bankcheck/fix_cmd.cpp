@@ -9,7 +9,7 @@
 
 #include "bankcheck/driver/fix.hpp"
 #include "bankcheck/model/occupancy.hpp"
-#include "bankcheck/report/fix_view.hpp"
+#include "bankcheck/report/views.hpp"
 #include "cli.hpp"
 #include "output.hpp"
 #include "progress.hpp"
@@ -22,11 +22,9 @@ void add_fix(CLI::App& app, FixCmdOptions& o) {
       "shared array, judged by replaying its accesses, with their shared-memory and occupancy "
       "cost.");
   add_launch_options(c, o);
-  c->add_option("--format", o.format,
-                "text, json (docs/fix.md) or sarif (check's SARIF 2.1.0 with each conflicting "
-                "array's best suggestion as a fix)")
-      ->check(CLI::IsMember({"text", "json", "sarif"}))
-      ->capture_default_str();
+  add_format_option(c, o.format, report::ReportKind::Fix,
+                    "text, json (docs/fix.md) or sarif (check's SARIF 2.1.0 with each conflicting "
+                    "array's best suggestion as a fix)");
   c->add_option("-o,--output", o.output,
                 "write the report to this file instead of standard output");
   c->add_option("--top", o.top, "suggestions shown per array")
@@ -64,16 +62,7 @@ int run_fix(const FixCmdOptions& o) {
     const RunProgress progress(o.progress, fo.check);
     r = driver::fix(fo);
   }
-  std::string text;
-  if (o.format == "json") {
-    text = json_text(report::fix_to_json(r));
-  } else if (o.format == "sarif") {
-    const auto fixes = report::sarif_fixes(r);
-    text = json_text(report::check_to_sarif(r.check, &fixes));
-  } else {
-    text = report::render_fix_text(r, {.color = use_color(o.color, o.output)});
-  }
-  write_output(text, o.output);
+  write_output(report::view(o.format).fix(r, {.color = use_color(o.color, o.output)}), o.output);
   // The gate tests the source as given (fix's check report), not the patched copy.
   return gates_crossed(r.check, gates) ? 1 : 0;
 }
@@ -95,9 +84,7 @@ void add_occupancy(CLI::App& app, OccupancyCmdOptions& o) {
   c->add_option("--carveout", o.carveout,
                 "preferred shared-memory carveout in percent (-1: the default)")
       ->capture_default_str();
-  c->add_option("--format", o.format, "text or json (docs/json.md)")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  add_format_option(c, o.format, report::ReportKind::Occupancy, "text or json (docs/json.md)");
   c->footer(exit_codes("the configuration launches (its occupancy printed)", "",
                        "bad input, an unknown architecture, or a configuration that cannot launch "
                        "(the reason printed; JSON: error)"));
@@ -125,9 +112,7 @@ int run_occupancy(const OccupancyCmdOptions& o) {
   in.dynamic_shared_bytes = static_cast<int>(dyn);
   in.carveout_percent = o.carveout;
   const model::Occupancy occ = model::compute_occupancy(arch->cc, in);
-  write_output(o.format == "json" ? json_text(report::occupancy_to_json(*arch, in, occ))
-                                  : report::render_occupancy_text(*arch, in, occ),
-               "");
+  write_output(report::view(o.format).occupancy(*arch, in, occ), "");
   return occ.ok() ? 0 : 2;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/report/views.hpp"
 #include "launch_options.hpp"
 
 namespace CLI {
@@ -15,7 +16,7 @@ class App;
 namespace bankcheck::tools {
 
 struct FixCmdOptions : LaunchCmdOptions {
-  std::string format = "text";  // text, json, sarif
+  report::Format format = report::Format::Text;
   std::string output;
   std::string color = "auto";        // text: auto (a terminal), always, never
   std::vector<std::string> fail_on;  // 'ways>N', 'excess>P%': on the input as given
@@ -35,7 +36,7 @@ struct OccupancyCmdOptions {
   int regs = 0;
   std::string smem = "0", dynamic_smem = "0";
   int carveout = -1;
-  std::string format = "text";
+  report::Format format = report::Format::Text;
 };
 
 void add_occupancy(CLI::App& app, OccupancyCmdOptions& opts);

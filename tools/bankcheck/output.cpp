@@ -29,12 +29,6 @@ void refuse_input_as_output(const std::string& output, const std::string& input)
     throw UserError(fmt::format("-o: '{}' is the input file; the report would replace it", output));
 }
 
-std::string json_text(const nlohmann::json& j) {
-  // Source lines and file names are bytes: what is not UTF-8 becomes U+FFFD here instead
-  // of stopping the dump.
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
-
 void write_output(std::string_view text, const std::string& path) {
   errno = 0;
   if (path.empty()) {

@@ -2,7 +2,6 @@
 // -o names, with the write, the flush and the close checked.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -16,8 +15,5 @@ void write_output(std::string_view text, const std::string& path);
 // Throws UserError when `output` (-o) names `input` (by name or by inode): the report
 // never replaces the file it is about.
 void refuse_input_as_output(const std::string& output, const std::string& input);
-
-// A report's JSON text, indented by 2, with bytes that are not UTF-8 written as U+FFFD.
-std::string json_text(const nlohmann::json& j);
 
 }  // namespace bankcheck::tools

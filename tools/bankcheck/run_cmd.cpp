@@ -23,6 +23,7 @@
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/limits.hpp"
 #include "bankcheck/sass/cuda_elf.hpp"
+#include "bankcheck/sass/decoder.hpp"
 #include "bankcheck/sass/fatbin.hpp"
 #include "bankcheck/sass/fatbin_select.hpp"
 #include "bankcheck/sass/module.hpp"
@@ -65,9 +66,8 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
                 "analyse only the kernels this names (repeatable; the others still execute)");
   c->add_option("--arch", o.arch, "the device the program sees and the bank model's")
       ->capture_default_str();
-  c->add_option("--format", o.format, "text, json (docs/json.md), sarif or html")
-      ->check(CLI::IsMember({"text", "json", "sarif", "html"}))
-      ->capture_default_str();
+  add_format_option(c, o.format, report::ReportKind::Check,
+                    "text, json (docs/json.md), sarif or html");
   c->add_option("-o,--output", o.output, "write the report to this file (default: standard error)");
   add_color_option(c, o.color);
   add_fail_on_option(c, o.fail_on, " over the whole run");
@@ -148,7 +148,7 @@ void check_program(const std::string& path, const std::string& shown, const std:
     const sass::FatbinSelection pick = sass::select_for_arch(container, sm);
     if (pick.ptx || !pick.cubin) continue;
     // A cubin without kernels is the device link's; one with kernels needs its PTX.
-    const auto m = sass::read_module(pick.cubin->payload);
+    const auto m = sass::read_module(pick.cubin->payload, &sass::decode_hopper);
     if (!m.ok() || m.value().kernels.empty()) continue;
     if (e.relocatable_fatbin.empty()) {
       std::string why;
@@ -192,7 +192,7 @@ int run_program(const RunCmdOptions& o) {
   } remove_status{status_path};
 
   runtime::RunOptions ro;
-  ro.format = o.format;
+  ro.format = std::string(report::format_name(o.format));
   ro.output = o.output.empty() ? "" : std::filesystem::absolute(o.output).string();
   ro.color = o.color;
   ro.kernels = o.kernels;

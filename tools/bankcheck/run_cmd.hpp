@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/report/views.hpp"
+
 namespace CLI {
 class App;
 }
@@ -14,7 +16,7 @@ struct RunCmdOptions {
   std::string backend = "auto";
   std::vector<std::string> kernels;
   std::string arch = "sm_90";
-  std::string format = "text";
+  report::Format format = report::Format::Text;
   std::string output;
   std::string color = "auto";
   std::vector<std::string> fail_on;

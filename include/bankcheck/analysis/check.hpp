@@ -3,8 +3,12 @@
 // emulator's listeners; rendered by report/check_view.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bankcheck/analysis/provenance.hpp"
@@ -136,15 +140,22 @@ struct UnsupportedKernelReport {
   bool selected = false;  // named by --kernel or a launch comment (the run then exits 2)
 };
 
+// What the shared requests of a report are counted as: the requests the cubin's SASS
+// issues, or (where SASS was not read, for CheckReport::level_reason) the PTX's own.
+enum class CountLevel : std::uint8_t { Ptx, Sass };
+
+// "ptx", "sass": the words every view writes (JSON `level`).
+constexpr std::string_view count_level_name(CountLevel level) {
+  return level == CountLevel::Sass ? "sass" : "ptx";
+}
+
 struct CheckReport {
   std::string input;               // the .cu or .ptx given
   std::vector<std::string> files;  // index -> path (from the PTX .file table)
   int main_file = 0;
   std::vector<std::string> source_lines;  // the main file's lines, for quoting (may be empty)
   const model::Arch* arch = &model::kDefaultArch;
-  // "sass": shared requests counted as the cubin's SASS issues them; "ptx": as the PTX
-  // states them, for `level_reason`.
-  std::string level = "ptx";
+  CountLevel level = CountLevel::Ptx;
   std::string level_reason;
   std::vector<KernelReport> kernels;
   std::vector<UnsupportedKernelReport> unsupported;  // the file's kernels not analysed

@@ -1,4 +1,5 @@
-// Architectures: how many banks, how wide, and which serving rule a GPU generation follows.
+// Architectures: how many banks, how wide, which serving rule a GPU generation follows, and
+// which SASS decoder reads the cubins ptxas builds for it.
 //
 // Rules and where they come from:
 //   Tesla   (cc 1.x)  16 banks x 4 B; a warp request is split into half-warps; each pass
@@ -22,6 +23,7 @@
 #include <string_view>
 
 #include "bankcheck/model/config.hpp"
+#include "bankcheck/model/sass_family.hpp"
 
 namespace bankcheck::model {
 
@@ -36,20 +38,23 @@ struct Arch {
   bool kepler_8byte_mode;  // Kepler only: cudaSharedMemBankSizeEightByte
   bool load_pair_merge;    // 64/128-bit loads pair phases (sm_70 and later)
   bool atomics_modelled;   // shared atomics have a rule here (sm_50 and later)
+  // The encoding of the SASS ptxas builds for it, where bankcheck has its decoder (only
+  // Hopper's so far; elsewhere shared requests are counted at PTX level).
+  SassFamily sass;
 };
 
 namespace detail {
 BANKCHECK_HD constexpr Arch tesla(const char* n, int cc) {
-  return {n, cc, BankRule::Tesla, 16, 4, false, false, false};
+  return {n, cc, BankRule::Tesla, 16, 4, false, false, false, SassFamily::None};
 }
 BANKCHECK_HD constexpr Arch fermi(const char* n, int cc) {
-  return {n, cc, BankRule::Fermi, 32, 4, false, false, false};
+  return {n, cc, BankRule::Fermi, 32, 4, false, false, false, SassFamily::None};
 }
 BANKCHECK_HD constexpr Arch kepler(const char* n, int cc, bool eight) {
-  return {n, cc, BankRule::Kepler, 32, 8, eight, false, false};
+  return {n, cc, BankRule::Kepler, 32, 8, eight, false, false, SassFamily::None};
 }
-BANKCHECK_HD constexpr Arch maxwell(const char* n, int cc) {
-  return {n, cc, BankRule::Maxwell, 32, 4, false, cc >= 70, true};
+BANKCHECK_HD constexpr Arch maxwell(const char* n, int cc, SassFamily sass = SassFamily::None) {
+  return {n, cc, BankRule::Maxwell, 32, 4, false, cc >= 70, true, sass};
 }
 }  // namespace detail
 
@@ -83,7 +88,7 @@ inline constexpr Arch kArchs[] = {
     detail::maxwell("sm_86", 86),
     detail::maxwell("sm_87", 87),
     detail::maxwell("sm_89", 89),
-    detail::maxwell("sm_90", 90),
+    detail::maxwell("sm_90", 90, SassFamily::Hopper),
     detail::maxwell("sm_100", 100),
     detail::maxwell("sm_101", 101),
     detail::maxwell("sm_103", 103),
@@ -94,9 +99,12 @@ inline constexpr Arch kArchs[] = {
 
 // The architecture the hardware measurements were taken on. The function form works in
 // device code, where the host table kArchs cannot be read.
-BANKCHECK_HD constexpr Arch default_arch() { return detail::maxwell("sm_90", 90); }
+BANKCHECK_HD constexpr Arch default_arch() {
+  return detail::maxwell("sm_90", 90, SassFamily::Hopper);
+}
 inline constexpr const Arch& kDefaultArch = kArchs[27];
 static_assert(kDefaultArch.cc == 90, "kDefaultArch must be sm_90");
+static_assert(kDefaultArch.sass == default_arch().sass, "default_arch() must be kDefaultArch");
 
 // Looks an architecture up by name; accepts nvcc's feature suffixes ("sm_90a",
 // "sm_100f") and "compute_90". Returns nullptr for an unknown name.

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/analysis/fix.hpp"
 #include "bankcheck/report/check_view.hpp"
-#include "bankcheck/report/sarif_view.hpp"
 
 namespace bankcheck::report {
 
@@ -19,7 +19,7 @@ struct FileResult {
   const analysis::CheckReport* report = nullptr;  // null when the file failed
   std::string error;                              // why it failed (the message on stderr)
   std::string note;                               // a line about the file ("no kernel named ...")
-  const std::vector<SarifFix>* fixes = nullptr;   // SARIF: fix's suggestions for it
+  const analysis::FixReport* fix = nullptr;       // fix's report, for views that need it
 };
 
 // "== FILE (I of N) ==" before each file's text report; a failed file gets
@@ -30,9 +30,10 @@ std::string render_files_text(const std::vector<FileResult>& files,
 // {"schema_version", "tool", "files": [check_to_json of each file, or {"input", "error"}]}.
 nlohmann::json files_to_json(const std::vector<FileResult>& files);
 
-// One SARIF run: every file's results and artifacts (indices renumbered), the run's
-// properties naming the inputs; a failed file is a tool execution notification of level
-// error, and the invocation is then not successful.
+// One SARIF run: every file's results (with fix's suggestions where FileResult::fix is
+// set) and artifacts (indices renumbered), the run's properties naming the inputs; a
+// failed file is a tool execution notification of level error, and the invocation is
+// then not successful.
 nlohmann::json files_to_sarif(const std::vector<FileResult>& files);
 
 }  // namespace bankcheck::report

@@ -13,7 +13,7 @@
 namespace bankcheck::runtime {
 
 struct RunOptions {
-  std::string format = "text";  // text, json, sarif or html
+  std::string format = "text";  // a format's name (report/views.hpp)
   std::string output;           // the report's file; empty: standard error
   std::string color = "auto";   // auto, always or never (text on standard error)
   // --kernel: analyse only the kernels these name (as `check --kernel` matches); the others

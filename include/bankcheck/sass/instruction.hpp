@@ -2,7 +2,7 @@
 // every instruction gets its opcode (so nothing else is ever taken for a shared access),
 // and the shared-memory ones (LDS, STS, ATOMS, LDSM, STSM, LDGSTS) get their width,
 // operation, guard predicate and address operands. docs/sass.md lists each bit field
-// with the listing that verified it.
+// with the listing that verified it; the decoders, one per family, are in decoder.hpp.
 //
 //   low word (bits 0-63)                      high word (bits 64-127)
 //   [0:9)   opcode        [9:12) operand form  [64:72) Rc / UR operand (form-dependent)
@@ -80,9 +80,6 @@ struct Instruction {
   // warp's update from one elected lane (ptxas's warp-aggregated atomic).
   bool aggregated = false;
 };
-
-// Decodes one 128-bit instruction (low and high 64-bit words as the file stores them).
-Instruction decode(std::uint64_t lo, std::uint64_t hi, std::uint64_t offset = 0);
 
 // The opcode with modifiers as `cuobjdump -sass` prints it ("LDS.U16", "STS.128",
 // "ATOMS.CAST.SPIN.64", "LDSM.16.MT88.4"); for non-shared instructions the base mnemonic.

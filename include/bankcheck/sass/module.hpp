@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/sass/decoder.hpp"
 #include "bankcheck/sass/instruction.hpp"
 #include "bankcheck/sass/result.hpp"
 
@@ -36,9 +37,11 @@ struct Module {
   const Kernel* find(std::string_view name) const;
 };
 
-// Reads every `.text.<kernel>` of a cubin. Errors: anything read_elf rejects, a .text
-// size that is not a whole number of 16-byte instructions, a corrupt line table.
-Result<Module> read_module(std::span<const std::uint8_t> cubin);
+// Reads every `.text.<kernel>` of a cubin, its instructions with `decode`, the decoder of
+// the family of the architecture it was built for (decoder_for); nullptr: the kernels'
+// names and registers without their instructions. Errors: anything read_elf rejects, a
+// .text size that is not a whole number of 16-byte instructions, a corrupt line table.
+Result<Module> read_module(std::span<const std::uint8_t> cubin, Decoder decode);
 
 // Marks each ATOMS that ptxas issues for the whole warp from one elected lane: guarded by
 // a predicate that an `ISETP.EQ.U32 P, PT, Rlane, URleader` set, Rlane from

@@ -1,0 +1,171 @@
+// The decoder's forms of control flow and warp-wide operations: branches, barriers,
+// calls, hints, and the warp's shuffles, votes, matches and reductions.
+#include <utility>
+
+#include "decode_form.hpp"
+
+namespace bankcheck::ptx::detail {
+
+void Form::form_Branch() {
+  ins.op = Opc::Bra;
+  if (has(in, ".uni")) ins.flags |= kFlagUni;
+  if (in.operands.size() != 1 || in.operands[0].kind != Operand::Kind::Symbol)
+    fail(in, "bra takes one label");
+  return;
+}
+
+void Form::form_Barrier() {
+  if (op == "bar" && has(in, ".warp")) {
+    // bar.warp.sync (__syncwarp): the emulator runs a warp's active lanes together, so
+    // there is nothing to wait for.
+    ins.op = Opc::Nop;
+    return;
+  }
+  if (has(in, ".red")) {
+    // bar.red.popc.u32 d, 0, p; bar.red.and.pred d, 0, p; bar.red.or.pred d, 0, p
+    // (__syncthreads_count/and/or): a barrier that also reduces p over the CTA.
+    ins.op = Opc::Bar;
+    ins.mod.barred = has(in, ".popc")  ? BarRed::Popc
+                     : has(in, ".and") ? BarRed::And
+                     : has(in, ".or")  ? BarRed::Or
+                                       : BarRed::None;
+    if (ins.mod.barred == BarRed::None) fail(in, "bar.red needs .popc, .and or .or");
+    if (in.operands.size() != 3) fail(in, "bar.red with a thread count is not supported");
+    if (in.operands[1].kind != Operand::Kind::Immediate || in.operands[1].imm != 0)
+      fail(in, "named barriers other than 0 are not supported");
+    ins.type = ins.mod.barred == BarRed::Popc ? Ty::U32 : Ty::Pred;
+    dst(0, ins.type);
+    src(2, Ty::Pred);
+    return;
+  }
+  const bool sync =
+      has(in, ".sync") || (op == "barrier" && !has(in, ".arrive")) || in.modifiers.empty();
+  if (!sync || has(in, ".arrive")) fail(in, "only bar.sync / barrier.sync are supported");
+  ins.op = Opc::Bar;
+  if (!in.operands.empty()) {
+    if (in.operands[0].kind != Operand::Kind::Immediate)
+      fail(in, "bar.sync with a register barrier id is not supported");
+    if (in.operands[0].imm != 0) fail(in, "named barriers other than 0 are not supported");
+  }
+  if (in.operands.size() > 1) fail(in, "bar.sync with a thread count is not supported");
+  return;
+}
+
+void Form::form_Plain() { ins.op = opc; }
+
+void Form::form_Hint() {
+  ins.op = Opc::Nop;
+  if (op == "createpolicy") fail(in, "createpolicy is not supported");
+  return;
+}
+
+void Form::form_Shfl() {
+  ins.op = Opc::Shfl;
+  ins.type = Ty::B32;
+  ShflMode mode = ShflMode::Idx;
+  if (has(in, ".up"))
+    mode = ShflMode::Up;
+  else if (has(in, ".down"))
+    mode = ShflMode::Down;
+  else if (has(in, ".bfly"))
+    mode = ShflMode::Bfly;
+  ins.mod.shfl = mode;
+  if (!has(in, ".sync")) fail(in, "shfl without .sync is not supported");
+  need(5);
+  const auto& d = in.operands[0];
+  if (d.kind == Operand::Kind::Pair) {
+    ins.dst[ins.ndst++] = operand(in, d.elems[0], Ty::B32);
+    ins.dst[ins.ndst++] = operand(in, d.elems[1], Ty::Pred);
+  } else {
+    dst(0, Ty::B32);
+  }
+  src(1, Ty::B32);
+  src(2, Ty::B32);
+  src(3, Ty::B32);
+  src(4, Ty::B32);
+  return;
+}
+
+void Form::form_Vote() {
+  ins.op = Opc::Vote;
+  VoteMode mode = VoteMode::All;
+  if (has(in, ".any"))
+    mode = VoteMode::Any;
+  else if (has(in, ".uni"))
+    mode = VoteMode::Uni;
+  else if (has(in, ".ballot"))
+    mode = VoteMode::Ballot;
+  ins.mod.vote = mode;
+  need(3);
+  dst(0, mode == VoteMode::Ballot ? Ty::B32 : Ty::Pred);
+  src(1, Ty::Pred);
+  src(2, Ty::B32);
+  return;
+}
+
+void Form::form_Match() {
+  ins.op = Opc::Match;
+  ins.type = tl;
+  ins.mod.match = has(in, ".all") ? MatchMode::All : MatchMode::Any;
+  need(3);
+  const auto& d = in.operands[0];
+  if (d.kind == Operand::Kind::Pair) {
+    ins.dst[ins.ndst++] = operand(in, d.elems[0], Ty::B32);
+    ins.dst[ins.ndst++] = operand(in, d.elems[1], Ty::Pred);
+  } else {
+    dst(0, Ty::B32);
+  }
+  src(1, tl);
+  src(2, Ty::B32);
+  return;
+}
+
+void Form::form_Activemask() {
+  ins.op = Opc::Activemask;
+  need(1);
+  dst(0, Ty::B32);
+  return;
+}
+
+void Form::form_Call() {
+  // printf is the one call kept (as a no-op returning 0); other device functions are
+  // normally inlined by nvcc.
+  for (const auto& o : in.operands) {
+    if (o.kind == Operand::Kind::Symbol && o.name == "vprintf") {
+      ins.op = Opc::Nop;
+      return;
+    }
+    if (o.kind == Operand::Kind::Symbol && o.name == "__assertfail") {  // a failed assert()
+      ins.op = Opc::Trap;
+      ins.mod.assert_fail = true;
+      return;
+    }
+  }
+  fail(in, "calls to device functions are not supported (compile with the function inlined)");
+}
+
+// redux.sync.op.type d, a, membermask: op add/min/max (.u32, .s32) or and/or/xor (.b32).
+void Form::form_Redux() {
+  ins.op = Opc::Redux;
+  ins.type = tl;
+  if (!has(in, ".sync")) fail(in, "redux without .sync is not supported");
+  if (tl != Ty::U32 && tl != Ty::S32 && tl != Ty::B32)
+    fail(in, "redux.sync on this type is not supported");
+  static const std::pair<const char*, AtomOp> ops[] = {
+      {".add", AtomOp::Add}, {".min", AtomOp::Min}, {".max", AtomOp::Max},
+      {".and", AtomOp::And}, {".or", AtomOp::Or},   {".xor", AtomOp::Xor}};
+  bool found = false;
+  for (const auto& m : in.modifiers)
+    for (const auto& [n, v] : ops)
+      if (m == n) {
+        ins.mod.atom = v;
+        found = true;
+      }
+  if (!found) fail(in, "unknown redux operation");
+  need(3);
+  dst(0, tl);
+  src(1, tl);
+  src(2, Ty::B32);
+}
+
+}  // namespace bankcheck::ptx::detail
