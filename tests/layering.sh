@@ -16,6 +16,7 @@ declare -A allowed=(
   [report]="model ptx analysis report version.hpp"
   [driver]="model ptx explain emu sass analysis driver"
   [runtime]="model ptx explain emu sass analysis report driver runtime"
+  [device]="model ptx explain emu sass analysis report driver runtime device"
 )
 bad=0
 for layer in "${!allowed[@]}"; do
@@ -42,6 +43,7 @@ declare -A layer_of=(
   [bankcheck_emu]=emu [bankcheck_sass]=sass [bankcheck_analysis]=analysis
   [bankcheck_report]=report [bankcheck_driver]=driver [bankcheck_check]=driver
   [bankcheck_runtime_core]=runtime [bankcheck_cudart]=runtime
+  [bankcheck_device_core]=device [bankcheck_gpu]=device
 )
 # target_link_libraries(TARGET [PUBLIC|PRIVATE|INTERFACE] LIBS...), possibly over lines.
 links=$(sed -e 's/#.*//' "$root"/src/CMakeLists.txt "$root"/src/*/CMakeLists.txt "$root/CMakeLists.txt" |

@@ -46,9 +46,12 @@ def manifest():
     return progs, runs
 
 
+BACKEND = []
+
+
 def run_bankcheck(binary, programs, progs, name, args, launches_all):
     out = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
-    cmd = [binary, "run", "--no-progress", "--format", "json", "-o", out]
+    cmd = [binary, "run", "--no-progress", "--format", "json", "-o", out] + BACKEND
     if launches_all:
         cmd += ["--launches", "all"]
     cmd += ["--", os.path.join(programs, name)] + args
@@ -150,11 +153,15 @@ def main():
     ap.add_argument("--results")
     ap.add_argument("--markdown")
     ap.add_argument("--known")
+    ap.add_argument("--backend", choices=["emulator", "gpu", "auto"],
+                    help="bankcheck run's backend (default: bankcheck's own default)")
     a = ap.parse_args()
     if a.known:
         load_known(a.known)
     if a.results:
         RESULTS = os.path.abspath(a.results)
+    if a.backend:
+        BACKEND[:] = ["--backend", a.backend]
     progs, runs = manifest()
     if a.runs:
         wanted = a.runs.split(",")
@@ -163,8 +170,13 @@ def main():
     table, failed = [], 0
     for run, name, args in runs:
         for mode in (["all", "default"] if a.mode == "both" else [a.mode]):
-            report = run_bankcheck(a.bankcheck, os.path.abspath(a.programs), progs, name, args,
-                                   mode == "all")
+            try:
+                report = run_bankcheck(a.bankcheck, os.path.abspath(a.programs), progs, name,
+                                       args, mode == "all")
+            except SystemExit as e:  # one program's failure is reported, the rest still run
+                print(f"{run} ({mode}): {e}", file=sys.stderr)
+                failed += 1
+                continue
             ours, ids = our_lines(report)
             truth = truth_lines(run, None if mode == "all" else set(ids))
             rows, bad = compare(run, ours, truth, mode)

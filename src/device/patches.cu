@@ -91,7 +91,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_shared_access(
   const unsigned form = form_of(r, pc);
   const bd::RequestCost cost = bd::shared_request(addr, mask, static_cast<int>(size), access,
                                                   static_cast<bd::Form>(form & 3u),
-                                                  bm::kDefaultArch);
+                                                  r->arch);
   add(r, pc, bd::Space::Shared, access, size, form, cost);
   return SANITIZER_PATCH_SUCCESS;
 }
@@ -125,7 +125,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_matrix_access(
   const bool store = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
   m.op = store ? bm::MatrixOp::Store : bm::MatrixOp::Load;
   m.matrices = static_cast<std::uint8_t>(count);
-  const bm::Verdict v = bm::analyze_matrix(m, bm::kDefaultArch);
+  const bm::Verdict v = bm::analyze_matrix(m, r->arch);
   bd::RequestCost cost;
   cost.wavefronts = v.wavefronts;
   cost.ideal = v.ideal_wavefronts;
@@ -154,7 +154,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(
   c.active = mask;
   c.bypass = form & bd::kBypass;
   c.src_size = form & bd::kZfill;
-  const bm::Verdict v = bm::analyze_ldgsts(c, bm::kDefaultArch);
+  const bm::Verdict v = bm::analyze_ldgsts(c, r->arch);
   bd::RequestCost cost;
   cost.wavefronts = v.wavefronts;
   cost.ideal = v.ideal_wavefronts;

@@ -4,6 +4,7 @@
 // failure), after the report its runtime wrote at exit.
 #include "run_cmd.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
@@ -104,21 +105,84 @@ std::string find_program(const std::string& name) {
   throw UserError(fmt::format("{}: no such program on PATH", name));
 }
 
-// Where bankcheck's libcudart.so.13 is: beside an installed bankcheck (PREFIX/LIBDIR), or in
-// the build tree (build/lib beside build/tools/bankcheck).
-std::string cudart_dir() {
-  if (const char* d = std::getenv("BANKCHECK_CUDART_DIR")) return d;
+// The directory of one of bankcheck's libraries: beside an installed bankcheck
+// (PREFIX/LIBDIR/SUBDIR), or in the build tree (build/lib/SUBDIR beside
+// build/tools/bankcheck); `env` names it instead. Empty when not found.
+std::string library_dir(const char* env, const char* subdir, const char* file) {
+  if (const char* d = std::getenv(env); d && *d) return d;
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   const std::filesystem::path bin = exe.parent_path();
   for (const std::filesystem::path& dir :
-       {bin / ".." / BANKCHECK_INSTALL_LIBDIR / "bankcheck-cudart",
-        bin / ".." / ".." / "lib" / "bankcheck-cudart"})
-    if (std::filesystem::exists(dir / "libcudart.so.13", ec))
+       {bin / ".." / BANKCHECK_INSTALL_LIBDIR / subdir, bin / ".." / ".." / "lib" / subdir})
+    if (std::filesystem::exists(dir / file, ec))
       return std::filesystem::weakly_canonical(dir, ec).string();
-  throw UserError(
-      "bankcheck's CUDA runtime (libcudart.so.13) was not found beside bankcheck: it is built "
-      "only where the CUDA toolkit's headers are (set BANKCHECK_CUDART_DIR to its directory)");
+  return "";
+}
+
+// Where bankcheck's libcudart.so.13 is.
+std::string cudart_dir() {
+  std::string d = library_dir("BANKCHECK_CUDART_DIR", "bankcheck-cudart", "libcudart.so.13");
+  if (d.empty())
+    throw UserError(
+        "bankcheck's CUDA runtime (libcudart.so.13) was not found beside bankcheck: it is built "
+        "only where the CUDA toolkit's headers are (set BANKCHECK_CUDART_DIR to its directory)");
+  return d;
+}
+
+// The toolkit's compute-sanitizer directory (libsanitizer-public.so): BANKCHECK_SANITIZER_DIR,
+// else beside the nvcc on PATH, else /usr/local/cuda. Empty when none has it.
+std::string sanitizer_dir() {
+  std::vector<std::filesystem::path> dirs;
+  if (const char* d = std::getenv("BANKCHECK_SANITIZER_DIR"); d && *d) dirs.emplace_back(d);
+  const char* path = std::getenv("PATH");
+  std::istringstream ps(path ? path : "");
+  std::error_code ec;
+  for (std::string dir; std::getline(ps, dir, ':');) {
+    const std::filesystem::path nvcc = std::filesystem::path(dir.empty() ? "." : dir) / "nvcc";
+    if (::access(nvcc.c_str(), X_OK) == 0)
+      dirs.push_back(std::filesystem::canonical(nvcc, ec).parent_path().parent_path() /
+                     "compute-sanitizer");
+  }
+  dirs.emplace_back("/usr/local/cuda/compute-sanitizer");
+  for (const auto& d : dirs)
+    if (std::filesystem::exists(d / "libsanitizer-public.so", ec)) return d.string();
+  return "";
+}
+
+// Whether a GPU can run the program: the driver's library and a device node.
+bool gpu_present() {
+  std::error_code ec;
+  if (!std::filesystem::exists("/dev/nvidiactl", ec)) return false;
+  void* cuda = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!cuda) return false;
+  ::dlclose(cuda);
+  return true;
+}
+
+// The GPU backend's pieces, or why it cannot run here (`why` empty: it can).
+struct GpuBackend {
+  std::string tool_dir, sanitizer;
+  std::string why;
+};
+
+GpuBackend find_gpu_backend() {
+  GpuBackend g;
+  g.tool_dir = library_dir("BANKCHECK_GPU_DIR", "bankcheck-gpu", "libbankcheck-gpu.so");
+  if (g.tool_dir.empty()) {
+    g.why = "this bankcheck was built without the GPU backend (it needs the CUDA toolkit's "
+            "compute-sanitizer headers at build time)";
+    return g;
+  }
+  if (!gpu_present()) {
+    g.why = "no GPU was found (no /dev/nvidiactl or no libcuda.so.1)";
+    return g;
+  }
+  g.sanitizer = sanitizer_dir();
+  if (g.sanitizer.empty())
+    g.why = "the toolkit's compute-sanitizer/libsanitizer-public.so was not found (set "
+            "BANKCHECK_SANITIZER_DIR to its directory)";
+  return g;
 }
 
 std::vector<std::uint8_t> read_bytes(const std::string& path) {
@@ -166,10 +230,6 @@ std::string signal_name(int sig) {
 }  // namespace
 
 int run_program(const RunCmdOptions& o) {
-  if (o.backend == "gpu")
-    throw UserError(
-        "--backend gpu: this bankcheck was built without the GPU backend (it needs the CUDA "
-        "toolkit's compute-sanitizer headers at build time); use --backend emulator");
   const std::vector<std::string>& cmd = o.command;
   if (cmd.empty()) throw UserError("run: no program given (bankcheck run -- PROGRAM [ARGS...])");
   if (o.launches != "all" &&
@@ -179,8 +239,23 @@ int run_program(const RunCmdOptions& o) {
   if (o.threads) driver::check_threads(o.threads);
   parse_gates(o.fail_on);  // a bad gate stops the run before the program starts
   const std::string program = find_program(cmd[0]);
-  check_program(program, cmd[0], o.arch);
-  const std::string lib = cudart_dir();
+  GpuBackend gpu;
+  if (o.backend != "emulator") {
+    gpu = find_gpu_backend();
+    if (o.backend == "gpu" && !gpu.why.empty())
+      throw UserError(fmt::format("--backend gpu: {}; use --backend emulator", gpu.why));
+  }
+  const bool on_gpu = o.backend != "emulator" && gpu.why.empty();
+  if (on_gpu && o.ptx_level)
+    throw UserError("--ptx-level: the GPU backend counts the requests the SASS issues; use "
+                    "--backend emulator for PTX-level counts");
+  // The GPU backend runs the program as it is built (any runtime, any code); the emulator
+  // needs the shared runtime and PTX.
+  std::string lib;
+  if (!on_gpu) {
+    check_program(program, cmd[0], o.arch);
+    lib = cudart_dir();
+  }
 
   char status_path[] = "/tmp/bankcheck-run-XXXXXX";
   const int fd = ::mkstemp(status_path);
@@ -210,18 +285,27 @@ int run_program(const RunCmdOptions& o) {
     const std::string_view v(*e);
     if (v.starts_with("BANKCHECK_RUN_") || v.starts_with("BANKCHECK_EXECUTOR=") ||
         v.starts_with("BANKCHECK_ARCH=") || v.starts_with("LD_PRELOAD=") ||
-        v.starts_with("LD_LIBRARY_PATH="))
+        v.starts_with("LD_LIBRARY_PATH=") || v.starts_with("BANKCHECK_GPU_PATCHES=") ||
+        v.starts_with("BANKCHECK_RUN_ROOT="))
       continue;
     env.emplace_back(v);
   }
   for (const auto& [k, v] : runtime::run_environment(ro)) env.push_back(k + "=" + v);
-  env.push_back("BANKCHECK_ARCH=" + o.arch);
   const char* preload = std::getenv("LD_PRELOAD");
   const char* library_path = std::getenv("LD_LIBRARY_PATH");
-  env.push_back("LD_PRELOAD=" + lib + "/libcudart.so.13" +
-                (preload && *preload ? std::string(" ") + preload : ""));
-  env.push_back("LD_LIBRARY_PATH=" + lib +
-                (library_path && *library_path ? std::string(":") + library_path : ""));
+  const std::string more_preload = preload && *preload ? std::string(" ") + preload : "";
+  const std::string more_path =
+      library_path && *library_path ? std::string(":") + library_path : "";
+  if (on_gpu) {
+    // The tool, preloaded; the sanitizer library it opens, on the library path.
+    env.push_back("LD_PRELOAD=" + gpu.tool_dir + "/libbankcheck-gpu.so" + more_preload);
+    env.push_back("LD_LIBRARY_PATH=" + gpu.sanitizer + more_path);
+    env.push_back("BANKCHECK_GPU_PATCHES=" + gpu.tool_dir + "/bankcheck-patches.fatbin");
+  } else {
+    env.push_back("BANKCHECK_ARCH=" + o.arch);
+    env.push_back("LD_PRELOAD=" + lib + "/libcudart.so.13" + more_preload);
+    env.push_back("LD_LIBRARY_PATH=" + lib + more_path);
+  }
 
   std::vector<char*> argv, envp;
   for (const auto& a : cmd) argv.push_back(const_cast<char*>(a.c_str()));
@@ -233,6 +317,9 @@ int run_program(const RunCmdOptions& o) {
   const pid_t child = ::fork();
   if (child < 0) throw UserError(fmt::format("cannot start {}: {}", cmd[0], std::strerror(errno)));
   if (child == 0) {
+    // The program itself, as opposed to the processes it starts (which inherit the tool).
+    std::string root = "BANKCHECK_RUN_ROOT=" + std::to_string(::getpid());
+    envp.insert(envp.end() - 1, root.data());
     ::execve(program.c_str(), argv.data(), envp.data());
     std::fprintf(stderr, "bankcheck: error: cannot start %s: %s\n", cmd[0].c_str(),
                  std::strerror(errno));
@@ -266,10 +353,16 @@ int run_program(const RunCmdOptions& o) {
   }
   const int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 2;
   if (!done) {
-    std::fprintf(stderr,
-                 "bankcheck: %s made no call to the CUDA runtime that reached bankcheck's (no "
-                 "kernel ran under bankcheck, so there is no report)\n",
-                 cmd[0].c_str());
+    if (on_gpu)
+      std::fprintf(stderr,
+                   "bankcheck: %s ended without running its exit handlers (no report was "
+                   "written)\n",
+                   cmd[0].c_str());
+    else
+      std::fprintf(stderr,
+                   "bankcheck: %s made no call to the CUDA runtime that reached bankcheck's (no "
+                   "kernel ran under bankcheck, so there is no report)\n",
+                   cmd[0].c_str());
     return code == 0 ? 2 : code;
   }
   if (failed) return 2;

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "bankcheck/model/arch.hpp"
+
 namespace bankcheck::device {
 
 // How a shared-memory instruction is issued, from the cubin's SASS (the same forms the
@@ -40,6 +42,8 @@ struct LaunchRecord {
   unsigned long long base_pc;        // the kernel's first instruction
   const unsigned char* forms;        // Form per 16-byte instruction from base_pc (may be null)
   unsigned int forms_count;
+  // The device's bank rules (the GPU the launch runs on; `name` is not read on the device).
+  bankcheck::model::Arch arch;
 };
 
 }  // namespace bankcheck::device

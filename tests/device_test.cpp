@@ -1,0 +1,229 @@
+// The GPU backend's host side, without a GPU: the request costing the patches run on the
+// device (device/warp_request.hpp), compiled for the host and replayed against the H100's
+// measured patterns; the SASS forms given to the patches; and counters per instruction
+// turned into the report (device/pc_report.hpp) on a real cubin.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "bankcheck/device/pc_report.hpp"
+#include "bankcheck/device/warp_request.hpp"
+#include "bankcheck/sass/decoder.hpp"
+#include "bankcheck/sass/module.hpp"
+#include "ncu_raw.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace bankcheck;
+
+std::vector<std::uint8_t> bytes_of(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  EXPECT_TRUE(f) << "cannot open " << p;
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+sass::Module module_of(const std::string& rel) {
+  auto m = sass::read_module(bytes_of(fs::path(BANKCHECK_SOURCE_DIR) / rel),
+                             sass::decoder_for(model::SassFamily::Hopper));
+  EXPECT_TRUE(m.ok()) << rel;
+  return m.ok() ? std::move(m.value()) : sass::Module{};
+}
+
+// bench/hardware's patterns: each is one warp request, measured by Nsight Compute in a launch
+// of its own. The device-side costing equals the hardware on every one the model accepts.
+void replay(const std::string& set, const std::string& results) {
+  const std::string dir = std::string(BANKCHECK_SOURCE_DIR) + "/bench/hardware/";
+  std::ifstream in(dir + set);
+  ASSERT_TRUE(in);
+  const auto launches = test::read_ncu_raw(dir + results + "/ncu_raw.csv.gz");
+  std::size_t i = 0, compared = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    ASSERT_LT(i, launches.size());
+    const test::NcuLaunch& l = launches[i++];
+    std::istringstream ss(line);
+    std::string id, op;
+    int width = 0;
+    ss >> id >> op >> width;
+    std::uint32_t addr[32] = {}, active = 0;
+    for (int lane = 0; lane < 32; ++lane) {
+      std::string tok;
+      ss >> tok;
+      if (tok == "-") continue;
+      active |= 1u << lane;
+      addr[lane] = static_cast<std::uint32_t>(std::stoul(tok));
+    }
+    if (op.rfind("atom", 0) == 0 && width == 8) continue;  // a CAS loop in SASS
+    const device::Access access = op == "ld"   ? device::Access::Load
+                                  : op == "st" ? device::Access::Store
+                                               : device::Access::Atomic;
+    const device::Form form = op == "atom.cas" ? device::Form::Cas : device::Form::Plain;
+    const device::RequestCost c =
+        device::shared_request(addr, active, width, access, form, model::default_arch());
+    const std::string unit = op == "ld" ? "ld" : (op == "st" ? "st" : "atom");
+    SCOPED_TRACE(id + " " + op + " " + std::to_string(width));
+    EXPECT_EQ(c.wavefronts,
+              l.metrics.at("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" + unit + ".sum"));
+    EXPECT_GE(c.wavefronts, c.ideal);
+    ++compared;
+  }
+  EXPECT_EQ(i, launches.size());
+  EXPECT_GT(compared, 100u);
+}
+
+TEST(DeviceRequest, BroadHardwareSetAgrees) { replay("patterns.txt", "results"); }
+TEST(DeviceRequest, MergeHardwareSetAgrees) { replay("patterns_merge.txt", "results_merge"); }
+
+TEST(DeviceRequest, AtomicFormsCostTheLanesTheSassUpdates) {
+  std::uint32_t addr[32];
+  for (int l = 0; l < 32; ++l) addr[l] = 4u * (l % 4) * 32;  // 4 words, all in bank 0
+  const auto plain = device::shared_request(addr, ~0u, 4, device::Access::Atomic,
+                                            device::Form::Plain, model::default_arch());
+  const auto popc = device::shared_request(addr, ~0u, 4, device::Access::Atomic,
+                                           device::Form::PopcInc, model::default_arch());
+  const auto one = device::shared_request(addr, ~0u, 4, device::Access::Atomic,
+                                          device::Form::Aggregated, model::default_arch());
+  // No broadcast for atomics: 32 lanes on one bank; POPC.INC: one lane per word (4 words on
+  // one bank); aggregated: one lane.
+  EXPECT_EQ(plain.wavefronts, 32u);
+  EXPECT_EQ(popc.wavefronts, 4u);
+  EXPECT_EQ(one.wavefronts, 1u);
+  const auto none = device::shared_request(addr, 0u, 4, device::Access::Load, device::Form::Plain,
+                                           model::default_arch());
+  EXPECT_EQ(none.wavefronts, 0u);
+}
+
+TEST(DeviceRequest, GlobalSectorsOfAStridedWarp) {
+  std::uint64_t addr[32];
+  for (int l = 0; l < 32; ++l) addr[l] = 0x10000 + 4ull * l;
+  auto c = device::global_request(addr, ~0u, 4);
+  EXPECT_EQ(c.sectors, 4u);  // 128 contiguous bytes
+  EXPECT_EQ(c.ideal_sectors, 4u);
+  for (int l = 0; l < 32; ++l) addr[l] = 0x10000 + 128ull * l;
+  c = device::global_request(addr, ~0u, 4);
+  EXPECT_EQ(c.sectors, 32u);  // one sector per lane
+  EXPECT_EQ(c.ideal_sectors, 4u);
+}
+
+// The forms table the patches read: POPC.INC and the elected-lane atomics of forms.cu.
+TEST(DeviceForms, AtomicsAndAsyncCopiesGetTheirForms) {
+  const sass::Module m = module_of("tests/data/sass/forms_ptxas.cubin");
+  int popc = 0, aggregated = 0, cas = 0, plain_atoms = 0;
+  for (const sass::Kernel& k : m.kernels) {
+    const auto forms = device::instruction_forms(k);
+    ASSERT_EQ(forms.size(), k.instructions.size());
+    for (std::size_t i = 0; i < k.instructions.size(); ++i) {
+      const sass::Instruction& in = k.instructions[i];
+      const auto f = static_cast<device::Form>(forms[i] & 3u);
+      if (in.shared != sass::SharedOp::ATOMS) {
+        if (in.shared != sass::SharedOp::LDGSTS) {
+          EXPECT_EQ(forms[i], 0) << k.name << " " << i;
+        }
+        continue;
+      }
+      popc += f == device::Form::PopcInc;
+      aggregated += f == device::Form::Aggregated;
+      cas += f == device::Form::Cas;
+      plain_atoms += f == device::Form::Plain;
+      if (in.aggregated) {
+        EXPECT_EQ(f, device::Form::Aggregated);
+      } else if (in.atom == sass::AtomOp::PopcInc) {
+        EXPECT_EQ(f, device::Form::PopcInc);
+      }
+    }
+  }
+  EXPECT_GT(plain_atoms, 0);
+  EXPECT_GT(aggregated + popc + cas, 0);
+}
+
+// Counters of every shared and global instruction of a real kernel (tuned/classic.cu, built
+// with -lineinfo) become sites on the lines the cubin gives them, summed per line; counters
+// of one pc over two launches add; a pc outside the kernel is counted as unplaced.
+TEST(DevicePcReport, CountersBecomeSitesOnNsightLines) {
+  const sass::Module m = module_of("bench/check/results_new/tuned/classic.sm_90.cubin");
+  ASSERT_TRUE(m.has_line_info);
+  const sass::Kernel* k = nullptr;
+  for (const auto& kk : m.kernels)
+    for (const auto& in : kk.instructions)
+      if (in.shared == sass::SharedOp::LDS && !k) k = &kk;
+  ASSERT_NE(k, nullptr);
+  const unsigned long long base = 0x7f0000001000ull;
+  device::KernelCounts one;
+  one.mangled = k->name;
+  one.base_pc = base;
+  std::vector<std::uint32_t> offsets;
+  for (const auto& in : k->instructions) {
+    if (in.shared != sass::SharedOp::LDS && in.shared != sass::SharedOp::STS) continue;
+    device::PcCounter c{};
+    c.pc = base + in.offset;
+    c.requests = 10;
+    c.wavefronts = 40;
+    c.ideal = 10;
+    c.ways = 4;
+    c.space = static_cast<unsigned char>(device::Space::Shared);
+    c.access = static_cast<unsigned char>(in.shared == sass::SharedOp::LDS ? device::Access::Load
+                                                                           : device::Access::Store);
+    c.width = 4;
+    one.counters.push_back(c);
+    offsets.push_back(static_cast<std::uint32_t>(in.offset));
+  }
+  ASSERT_FALSE(offsets.empty());
+  device::PcCounter outside{};
+  outside.pc = base - 0x100;
+  outside.requests = 7;
+  one.counters.push_back(outside);
+
+  device::KernelCounts total;
+  device::merge_counts(total, one);
+  device::merge_counts(total, one);  // a second launch
+  std::uint64_t unplaced = 0;
+  const analysis::KernelReport r =
+      device::kernel_report(m, *k, total, model::kDefaultArch, &unplaced);
+  EXPECT_EQ(unplaced, 14u);
+  ASSERT_EQ(r.sites.size(), offsets.size());
+  std::uint64_t requests = 0, wavefronts = 0;
+  for (const auto& s : r.sites) {
+    requests += s.stats.requests;
+    wavefronts += s.stats.wavefronts;
+    EXPECT_EQ(s.stats.requests, 20u);
+    EXPECT_EQ(s.stats.ways, 4u);
+    ASSERT_EQ(s.sass.size(), 1u);
+    EXPECT_TRUE(s.sass[0].rfind("LDS", 0) == 0 || s.sass[0].rfind("STS", 0) == 0) << s.sass[0];
+    EXPECT_FALSE(s.nsight_lines.empty());
+    EXPECT_EQ(s.line, s.nsight_lines.front().line);
+  }
+  EXPECT_EQ(requests, 20u * offsets.size());
+  EXPECT_EQ(wavefronts, 80u * offsets.size());
+  // Every site's line is one of the report's per-line rows.
+  std::set<int> lines;
+  for (const auto& l : r.lines) lines.insert(l.line);
+  for (const auto& s : r.sites) EXPECT_TRUE(lines.count(s.line)) << s.line;
+  EXPECT_EQ(r.shared_wavefronts, 80u * offsets.size());
+  EXPECT_EQ(r.shared_ideal_wavefronts, 20u * offsets.size());
+}
+
+TEST(DevicePcReport, AMisalignedOrForeignPcIsNotASite) {
+  const sass::Module m = module_of("bench/check/results_new/tuned/classic.sm_90.cubin");
+  ASSERT_FALSE(m.kernels.empty());
+  const sass::Kernel& k = m.kernels.front();
+  device::KernelCounts c;
+  c.base_pc = 0x1000;
+  device::PcCounter a{};
+  a.pc = 0x1000 + 8;  // not an instruction boundary
+  a.requests = 3;
+  device::PcCounter b{};
+  b.pc = 0x1000 + 16 * (k.instructions.size() + 4);  // past the kernel
+  b.requests = 5;
+  c.counters = {a, b};
+  std::uint64_t unplaced = 0;
+  const auto r = device::kernel_report(m, k, c, model::kDefaultArch, &unplaced);
+  EXPECT_TRUE(r.sites.empty());
+  EXPECT_EQ(unplaced, 8u);
+}
+
+}  // namespace
