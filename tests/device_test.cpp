@@ -226,4 +226,52 @@ TEST(DevicePcReport, AMisalignedOrForeignPcIsNotASite) {
   EXPECT_EQ(unplaced, 8u);
 }
 
+// An instruction outside the LSU (a wgmma, a bulk copy) is named in a note as not counted,
+// with its executions, and is no site.
+TEST(DevicePcReport, InstructionsOutsideTheLsuAreNamedAsNotCounted) {
+  const sass::Module m = module_of("bench/check/results_new/tuned/classic.sm_90.cubin");
+  ASSERT_FALSE(m.kernels.empty());
+  const sass::Kernel& k = m.kernels.front();
+  ASSERT_GT(k.instructions.size(), 4u);
+  device::KernelCounts c;
+  c.base_pc = 0x2000;
+  device::PcCounter w{};
+  w.pc = 0x2000 + 16 * 3;
+  w.requests = 12;
+  w.space = static_cast<unsigned char>(device::Space::Other);
+  w.access = static_cast<unsigned char>(device::OtherKind::Wgmma);
+  c.counters = {w};
+  const auto r = device::kernel_report(m, k, c, model::kDefaultArch);
+  EXPECT_TRUE(r.sites.empty());
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].message.find("not counted"), std::string::npos);
+  EXPECT_NE(r.notes[0].message.find("12 warp executions"), std::string::npos);
+  EXPECT_NE(r.notes[0].message.find("wgmma"), std::string::npos);
+  // Two on one line make one note.
+  device::PcCounter w2 = w;
+  w2.pc += 16;
+  c.counters.push_back(w2);
+  const auto r2 = device::kernel_report(m, k, c, model::kDefaultArch);
+  const bool same_line = !r2.notes.empty() && r2.notes.size() == 1;
+  if (same_line) EXPECT_NE(r2.notes[0].message.find("24 warp executions"), std::string::npos);
+}
+
+// A bulk copy the patches never saw (a TMA instruction) is named from the SASS.
+TEST(DevicePcReport, TmaInstructionsAreNamedFromTheSass) {
+  const sass::Module m = module_of("bench/check/results_new/tensor/bulk_stage.sm_90.cubin");
+  const sass::Kernel* k = nullptr;
+  for (const auto& kk : m.kernels)
+    for (const auto& in : kk.instructions)
+      if (std::string_view(in.mnemonic) == "UBLKCP") k = &kk;
+  ASSERT_NE(k, nullptr) << "bulk_stage has a UBLKCP";
+  device::KernelCounts c;
+  c.base_pc = 0x4000;
+  const auto r = device::kernel_report(m, *k, c, model::kDefaultArch);
+  bool named = false;
+  for (const auto& n : r.notes)
+    named = named || (n.message.find("not counted: UBLKCP") == 0 &&
+                      n.message.find("warp executions") == std::string::npos);
+  EXPECT_TRUE(named);
+}
+
 }  // namespace

@@ -142,7 +142,10 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(
   auto* r = static_cast<bd::LaunchRecord*>(userdata);
   if (!r) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
-  const auto global = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(src));
+  // A lane whose src-size is 0 (a zero fill: the predicate or src-size form) is given no
+  // source address; it is routed as if its source were laid out as its destination, which
+  // reproduces Nsight Compute's counts on pipelined loops' zero-filled tails.
+  const auto global = src ? static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(src)) : dst;
   bm::AsyncCopy c;
   for (int l = 0; l < 32; ++l) {
     c.addr[l] = __shfl_sync(mask, dst, l);
@@ -160,5 +163,34 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(
   cost.ideal = v.ideal_wavefronts;
   cost.ways = v.ways;
   add(r, pc, bd::Space::Shared, bd::Access::Store, size, form, cost);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// What the LSU does not serve, counted as warp executions only (the report names them as not
+// counted): wgmma reading its operands from shared memory, and the bulk (TMA) copies.
+__device__ __forceinline__ void count_other(void* userdata, uint64_t pc, bd::OtherKind kind) {
+  auto* r = static_cast<bd::LaunchRecord*>(userdata);
+  if (!r) return;
+  const unsigned mask = __activemask();
+  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return;
+  bd::PcCounter* c = counter_of(r, pc, bd::Space::Other, static_cast<bd::Access>(kind), 0, 0);
+  if (c) atomicAdd(&c->requests, 1ull);
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_wgmma(
+    void* userdata, uint64_t pc, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) {
+  count_other(userdata, pc, bd::OtherKind::Wgmma);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_bulk_to_shared(
+    void* userdata, uint64_t pc, uint64_t, uint32_t, uint32_t, uint32_t, uint32_t) {
+  count_other(userdata, pc, bd::OtherKind::BulkToShared);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_bulk_to_global(
+    void* userdata, uint64_t pc, uint64_t, uint32_t, uint32_t) {
+  count_other(userdata, pc, bd::OtherKind::BulkToGlobal);
   return SANITIZER_PATCH_SUCCESS;
 }

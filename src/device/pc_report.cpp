@@ -1,8 +1,12 @@
 // The GPU backend's counts as a report (pc_report.hpp).
 #include "bankcheck/device/pc_report.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
+#include <set>
+#include <string>
 #include <tuple>
 
 #include "bankcheck/analysis/nsight_lines.hpp"
@@ -66,6 +70,7 @@ analysis::KernelReport kernel_report(const sass::Module& module, const sass::Ker
   for (std::size_t f = 0; f < module.source_files.size(); ++f)
     file_of.push_back(static_cast<int>(f));
   std::uint64_t lost = 0;
+  std::vector<std::pair<const PcCounter*, std::size_t>> other;  // not counted: named in notes
   for (const PcCounter& c : counts.counters) {
     if (c.pc == 0 || c.requests == 0) continue;
     if (c.pc < counts.base_pc) {
@@ -79,6 +84,10 @@ analysis::KernelReport kernel_report(const sass::Module& module, const sass::Ker
       continue;
     }
     const sass::Instruction& in = kernel.instructions[i];
+    if (c.space == static_cast<unsigned char>(Space::Other)) {
+      other.push_back({&c, i});
+      continue;
+    }
     analysis::SiteReport s;
     s.site = static_cast<int>(rep.sites.size());
     s.sass = {sass::opcode_text(in)};
@@ -112,6 +121,91 @@ analysis::KernelReport kernel_report(const sass::Module& module, const sass::Ker
                    });
   for (std::size_t i = 0; i < rep.sites.size(); ++i) rep.sites[i].site = static_cast<int>(i);
   analysis::total(rep, arch);
+  // What moves shared memory outside the LSU: one note per line and kind, in code order.
+  std::sort(other.begin(), other.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  struct Group {
+    analysis::NoteReport note;
+    OtherKind kind;
+    std::map<std::string, int> opcodes;
+    std::uint64_t executions = 0;
+    bool unobserved = false;  // named from the SASS: its executions are not known
+  };
+  std::vector<Group> groups;
+  for (const auto& [c, i] : other) {
+    const auto kind = static_cast<OtherKind>(c->access);
+    analysis::NoteReport n;
+    const auto lines = analysis::nsight_lines(kernel, file_of, {static_cast<std::uint32_t>(16 * i)});
+    if (!lines.empty()) {
+      n.file = lines.front().file;
+      n.line = lines.front().line;
+    }
+    Group* g = nullptr;
+    for (auto& x : groups)
+      if (x.kind == kind && x.note.file == n.file && x.note.line == n.line && !x.unobserved) g = &x;
+    if (!g) {
+      groups.push_back({n, kind, {}, 0, false});
+      g = &groups.back();
+    }
+    std::string op = sass::opcode_text(kernel.instructions[i]);
+    if (op == "?")
+      op = kind == OtherKind::Wgmma ? "HGMMA" : "a bulk copy";
+    ++g->opcodes[op];
+    g->executions += c->requests;
+  }
+  // TMA instructions the patches did not see (tensor-map copies): named from the SASS, with
+  // no execution count.
+  std::set<std::size_t> seen;
+  for (const auto& [c, i] : other) seen.insert(i);
+  for (std::size_t i = 0; i < kernel.instructions.size(); ++i) {
+    const std::string_view m = kernel.instructions[i].mnemonic;
+    if (seen.count(i) || !(m == "UBLKCP" || m == "UTMALDG" || m == "UTMASTG" || m == "UTMAREDG"))
+      continue;
+    analysis::NoteReport n;
+    const auto lines = analysis::nsight_lines(kernel, file_of, {static_cast<std::uint32_t>(16 * i)});
+    if (!lines.empty()) {
+      n.file = lines.front().file;
+      n.line = lines.front().line;
+    }
+    const OtherKind kind = m == "UTMASTG" || m == "UTMAREDG" ? OtherKind::BulkToGlobal
+                                                              : OtherKind::BulkToShared;
+    Group* g = nullptr;
+    for (auto& x : groups)
+      if (x.kind == kind && x.note.file == n.file && x.note.line == n.line && x.unobserved) g = &x;
+    if (!g) {
+      groups.push_back({n, kind, {}, 0, true});
+      g = &groups.back();
+    }
+    ++g->opcodes[sass::opcode_text(kernel.instructions[i])];
+  }
+  for (Group& g : groups) {
+    std::string ops;
+    for (const auto& [op, n] : g.opcodes) ops += fmt::format("{}{}{}", ops.empty() ? "" : ",", op, n > 1 ? fmt::format("*{}", n) : "");
+    const std::string what =
+        g.unobserved ? ops : fmt::format("{} ({} warp executions)", ops, g.executions);
+    switch (g.kind) {
+      case OtherKind::Wgmma:
+        g.note.message = fmt::format(
+            "not counted: {}: wgmma reads its operands from shared memory through the tensor "
+            "cores, not as LSU requests; Nsight Compute lists those reads as this line's shared "
+            "wavefronts, which bankcheck does not model",
+            what);
+        break;
+      case OtherKind::BulkToShared:
+        g.note.message = fmt::format(
+            "not counted: {}: a bulk or tensor-map copy into shared memory, made by the TMA "
+            "unit, not the LSU",
+            what);
+        break;
+      case OtherKind::BulkToGlobal:
+        g.note.message = fmt::format(
+            "not counted: {}: a bulk or tensor-map copy out of shared memory, made by the TMA "
+            "unit, not the LSU",
+            what);
+        break;
+    }
+    rep.notes.push_back(std::move(g.note));
+  }
   if (unplaced) *unplaced = lost;
   return rep;
 }

@@ -129,6 +129,7 @@ struct KernelState {
   KernelCounts counts;
   std::vector<analysis::LaunchSummary> configurations;
   std::uint64_t first = ~0ull;  // the program's launch number of its first analysed launch
+  std::uint64_t ctas = 0;       // of its analysed launches (every CTA of each is counted)
   bool analysed = false;
 };
 
@@ -210,6 +211,7 @@ class Tool {
         kr.signature = driver::demangle(k->mangled);
         kr.name = driver::base_name(kr.signature);
         kr.launches = k->configurations;
+        kr.ctas_total = kr.ctas_analysed = k->ctas;
         if (!k->configurations.empty()) {
           kr.grid = k->configurations.front().grid;
           kr.block = k->configurations.front().block;
@@ -331,13 +333,18 @@ class Tool {
     struct Patch {
       Sanitizer_InstructionId id;
       const char* function;
+      bool required;  // the counted accesses; the rest only name what is not counted
     };
-    for (const Patch& p : {Patch{SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, "bankcheck_shared_access"},
-                           Patch{SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, "bankcheck_global_access"},
-                           Patch{SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, "bankcheck_matrix_access"},
-                           Patch{SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "bankcheck_async_copy"}})
+    for (const Patch& p :
+         {Patch{SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, "bankcheck_shared_access", true},
+          Patch{SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, "bankcheck_global_access", true},
+          Patch{SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, "bankcheck_matrix_access", true},
+          Patch{SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "bankcheck_async_copy", true},
+          Patch{SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, "bankcheck_wgmma", false},
+          Patch{SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, "bankcheck_bulk_to_shared", false},
+          Patch{SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, "bankcheck_bulk_to_global", false}})
       if (const SanitizerResult r = api_.patch_instructions(p.id, d.module, p.function);
-          r != SANITIZER_SUCCESS) {
+          r != SANITIZER_SUCCESS && p.required) {
         fail(fmt::format("cannot patch a module's instructions with {}: {}", p.function, api_.why(r)));
         return;
       }
@@ -460,6 +467,7 @@ class Tool {
     summary->analysed_ids.push_back(number);
     k.analysed = true;
     k.first = std::min(k.first, number);
+    k.ctas += grid.count();
     api_.set_launch_data(d.hLaunch, d.function, d.hStream, k.device);
     pending_[d.hLaunch] = {&k, d.hStream};
   }

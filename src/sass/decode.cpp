@@ -114,6 +114,8 @@ constexpr OpName kOpcodes[] = {
     {0x1a7, "SYNCS"},
     {0x1b2, "SYNCS"},
     {0x1ba, "UBLKCP"},
+    // wgmma: reads its operands from shared memory through the tensor cores.
+    {0x1f0, "HGMMA"},
 };
 
 const char* name_of(std::uint16_t opcode) {

@@ -17,8 +17,11 @@ namespace bankcheck::device {
 enum class Form : std::uint8_t { Plain = 0, PopcInc = 1, Aggregated = 2, Cas = 3 };
 inline constexpr unsigned char kBypass = 4, kZfill = 8;
 
-// The kind of access a counter holds (what the instruction is, as the patch saw it).
-enum class Space : std::uint8_t { Shared = 0, Global = 1 };
+// The kind of access a counter holds (what the instruction is, as the patch saw it). Other:
+// an instruction that moves shared memory outside the LSU (its `access` an OtherKind), counted
+// only as warp executions, for the report to name as not counted.
+enum class Space : std::uint8_t { Shared = 0, Global = 1, Other = 2 };
+enum class OtherKind : std::uint8_t { Wgmma = 0, BulkToShared = 1, BulkToGlobal = 2 };
 enum class Access : std::uint8_t { Load = 0, Store = 1, Atomic = 2 };
 
 // One SASS instruction's counts over a launch. `pc` is the instruction's address; 0 marks a
