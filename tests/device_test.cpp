@@ -98,6 +98,34 @@ TEST(DeviceRequest, AtomicFormsCostTheLanesTheSassUpdates) {
   EXPECT_EQ(none.wavefronts, 0u);
 }
 
+// 64-bit atomics: one ATOMS.EXCH.64 costs as model::atomic64 (stride 16 bytes: 4); a pass of
+// a CAS loop as one CAS of its lanes.
+TEST(DeviceRequest, SixtyFourBitAtomicsAndCasLoopPasses) {
+  std::uint32_t addr[32];
+  for (int l = 0; l < 32; ++l) addr[l] = 16u * l;
+  const auto exch = device::shared_request(addr, ~0u, 8, device::Access::Atomic,
+                                           device::Form::Plain, model::default_arch());
+  EXPECT_EQ(exch.wavefronts, 4u);
+  EXPECT_EQ(exch.ideal, 2u);
+  // A pass: lanes 0-15 on 8 words of one bank pair (two each), lanes 16-31 on distinct pairs.
+  for (int l = 0; l < 16; ++l) addr[l] = 128u * (l / 2);
+  for (int l = 16; l < 32; ++l) addr[l] = 8u * (l - 16);
+  const auto pass = device::spin_pass(addr, ~0u);
+  EXPECT_EQ(pass.wavefronts, 2u * 16 + 2u * 1);  // 16 lanes on one bank pair; one per pair
+  EXPECT_EQ(pass.ideal, 4u);
+  EXPECT_EQ(device::spin_pass(addr, 0u).wavefronts, 0u);
+}
+
+// The sanitizer gives the bytes a lane uses (12 for a float3 read by LDG.E.128): the request
+// is the instruction's width, as the hardware counts its ideal.
+TEST(DeviceRequest, AccessSizesRoundToTheInstructionWidth) {
+  EXPECT_EQ(device::instruction_width(12), 16);
+  EXPECT_EQ(device::instruction_width(6), 8);
+  EXPECT_EQ(device::instruction_width(3), 4);
+  EXPECT_EQ(device::instruction_width(4), 4);
+  EXPECT_EQ(device::instruction_width(1), 1);
+}
+
 TEST(DeviceRequest, GlobalSectorsOfAStridedWarp) {
   std::uint64_t addr[32];
   for (int l = 0; l < 32; ++l) addr[l] = 0x10000 + 4ull * l;
@@ -272,6 +300,28 @@ TEST(DevicePcReport, TmaInstructionsAreNamedFromTheSass) {
     named = named || (n.message.find("not counted: UBLKCP") == 0 &&
                       n.message.find("warp executions") == std::string::npos);
   EXPECT_TRUE(named);
+}
+
+// Triton's tensor-map matmul (bench/device/python/torch_triton.py, built by Triton 3.6 on the
+// H100): its UTMALDG copies and its HGMMA are named, with no site of their own.
+TEST(DevicePcReport, TritonTensorMapCopiesAreNamed) {
+  const sass::Module m = module_of("tests/data/sass/triton_matmul_tma.cubin");
+  ASSERT_EQ(m.kernels.size(), 1u);
+  const sass::Kernel& k = m.kernels.front();
+  int utmaldg = 0, hgmma = 0;
+  for (const auto& in : k.instructions) {
+    utmaldg += std::string_view(in.mnemonic) == "UTMALDG";
+    hgmma += std::string_view(in.mnemonic) == "HGMMA";
+  }
+  EXPECT_EQ(utmaldg, 6);
+  EXPECT_GT(hgmma, 0);
+  device::KernelCounts c;
+  c.base_pc = 0x8000;
+  const auto r = device::kernel_report(m, k, c, model::kDefaultArch);
+  bool named = false;
+  for (const auto& n : r.notes) named = named || n.message.find("not counted: UTMALDG") == 0;
+  EXPECT_TRUE(named);
+  EXPECT_TRUE(r.sites.empty());
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 # machine (PyTorch and Triton installed):
 #   bash bench/device/python.sh CARRY [OUTDIR]
 # CARRY as for gpu_run.sh. Writes OUTDIR/py.txt (the text report), py.json, py.source.csv,
-# py.program_lines.tsv, py_compare.md and py_speed.txt.
+# py.program_lines.tsv, py_compare.md, py_speed.txt and cubins/ (Triton's, for their SASS).
 set -uo pipefail
 carry=$(readlink -f "$1")
 out=$(readlink -f "${2:-${OUT:-/tmp/bankcheck-gpu-python}}")
@@ -35,6 +35,8 @@ echo "bankcheck text: rc=$?"
 awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" 'BEGIN {
   printf "| plain (s) | bankcheck run --backend gpu (s) | ncu SourceCounters (s) | ncu / bankcheck | slowdown vs plain |\n|---:|---:|---:|---:|---:|\n| %.2f | %.2f | %.2f | %.1fx | %.2fx |\n", b-a, c-b, d-c, (d-c)/(c-b), (c-b)/(b-a) }' > "$out/py_speed.txt"
 cat "$out/py_speed.txt"
+mkdir -p "$out/cubins"
+find "$TRITON_CACHE_DIR" -name "*.cubin" -exec cp {} "$out/cubins/" \;
 python3 bench/run/launch_lines.py "$out/py.source.csv" > "$out/py.lines.log" 2>&1
 echo "launch_lines: rc=$?"; tail -3 "$out/py.lines.log"
 python3 bench/device/compare_report.py "$out/py.json" "$out/py.program_lines.tsv" \

@@ -89,10 +89,13 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_shared_access(
   if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
   const bd::Access access = access_of(flags);
   const unsigned form = form_of(r, pc);
-  const bd::RequestCost cost = bd::shared_request(addr, mask, static_cast<int>(size), access,
-                                                  static_cast<bd::Form>(form & 3u),
-                                                  r->arch);
-  add(r, pc, bd::Space::Shared, access, size, form, cost);
+  const int width = bd::instruction_width(size);
+  bd::RequestCost cost;
+  if (form & bd::kSpin && width == 8)
+    cost = bd::spin_pass(addr, mask);
+  else
+    cost = bd::shared_request(addr, mask, width, access, static_cast<bd::Form>(form & 3u), r->arch);
+  add(r, pc, bd::Space::Shared, access, static_cast<unsigned>(width), form, cost);
   return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -107,8 +110,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_global_access(
   for (int l = 0; l < 32; ++l) addr[l] = __shfl_sync(mask, mine, l);
   if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
   const bd::Access access = access_of(flags);
-  add(r, pc, bd::Space::Global, access, size, 0,
-      bd::global_request(addr, mask, static_cast<int>(size)));
+  const int width = bd::instruction_width(size);
+  add(r, pc, bd::Space::Global, access, static_cast<unsigned>(width), 0,
+      bd::global_request(addr, mask, width));
   return SANITIZER_PATCH_SUCCESS;
 }
 

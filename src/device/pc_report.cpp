@@ -55,7 +55,9 @@ std::vector<unsigned char> instruction_forms(const sass::Kernel& k) {
       f = Form::Cas;
     if (in.aggregated) f = Form::Aggregated;
     const std::size_t slot = static_cast<std::size_t>(in.offset / 16);
-    if (slot < forms.size()) forms[slot] = static_cast<unsigned char>(f);
+    if (slot < forms.size())
+      forms[slot] = static_cast<unsigned char>(static_cast<unsigned char>(f) |
+                                               (in.atom == sass::AtomOp::CasTSpin ? kSpin : 0));
   }
   return forms;
 }

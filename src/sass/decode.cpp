@@ -114,6 +114,7 @@ constexpr OpName kOpcodes[] = {
     {0x1a7, "SYNCS"},
     {0x1b2, "SYNCS"},
     {0x1ba, "UBLKCP"},
+    {0x1b4, "UTMALDG"},  // a tensor-map copy into shared memory (Triton's descriptor loads)
     // wgmma: reads its operands from shared memory through the tensor cores.
     {0x1f0, "HGMMA"},
 };

@@ -16,6 +16,8 @@ namespace bankcheck::device {
 // (a src-size operand).
 enum class Form : std::uint8_t { Plain = 0, PopcInc = 1, Aggregated = 2, Cas = 3 };
 inline constexpr unsigned char kBypass = 4, kZfill = 8;
+// ATOMS.CAST.SPIN: one pass of a CAS loop (with Form::Cas).
+inline constexpr unsigned char kSpin = 16;
 
 // The kind of access a counter holds (what the instruction is, as the patch saw it). Other:
 // an instruction that moves shared memory outside the LSU (its `access` an OtherKind), counted

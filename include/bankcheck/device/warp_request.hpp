@@ -38,11 +38,38 @@ BANKCHECK_HD constexpr RequestCost shared_request(const std::uint32_t* addr, std
     a.active = model::aggregated_lane(active);
   }
   RequestCost c;
-  const model::Verdict v = model::analyze(a, arch);
+  // 64-bit atomics are their own rule (one ATOMS.EXCH.64 or CAS.64; a CAS loop's pass is
+  // spin_pass below).
+  const model::Verdict v = width == 8 && access == Access::Atomic ? model::atomic64(a)
+                                                                  : model::analyze(a, arch);
   c.wavefronts = v.wavefronts;
   c.ideal = v.ideal_wavefronts;
   c.ways = v.ways;
   return c;
+}
+
+// One pass of a 64-bit CAS loop (ATOMS.CAST.SPIN.64): the lanes still trying, costed as one
+// ATOMS.CAS.64 of theirs (model::atomic64: two wavefronts per lane of the busiest bank pair
+// of each half-warp; ideal two per half-warp with a lane). On the GPU every pass is its own
+// execution, made by the lanes that run it, so contention between warps is what it was.
+BANKCHECK_HD constexpr RequestCost spin_pass(const std::uint32_t* addr, std::uint32_t active) {
+  model::WarpAccess a;
+  a.width = 8;
+  a.op = model::Op::AtomicCas;
+  a.active = active;
+  for (int l = 0; l < model::kWarpSize; ++l) a.addr[l] = addr[l];
+  const model::Verdict v = model::atomic64(a);
+  RequestCost c;
+  c.wavefronts = v.wavefronts;
+  c.ideal = v.ideal_wavefronts;
+  c.ways = v.ways;
+  return c;
+}
+
+// The bytes an access moves as its instruction's width: the sanitizer gives the bytes used
+// (12 for a float3 loaded by LDG.E.128), the hardware's ideal counts the instruction's.
+BANKCHECK_HD constexpr int instruction_width(std::uint32_t size) {
+  return size <= 1 ? 1 : size <= 2 ? 2 : size <= 4 ? 4 : size <= 8 ? 8 : 16;
 }
 
 // A global request: lane l of `active` accessed `width` bytes at addr[l].
