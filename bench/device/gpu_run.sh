@@ -25,26 +25,9 @@ export LD_LIBRARY_PATH="$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export BANKCHECK_GPU_DIR="$carry/lib/bankcheck-gpu"
 bankcheck=$carry/bin/bankcheck
 bins=$(mktemp -d)
-manifest=$root/examples/run/programs.txt
-declare -A prog_dir prog_srcs run_prog run_args
-progs=() runs=()
-while read -r kind a b rest; do
-  case $kind in
-    program) progs+=("$a"); prog_dir[$a]=$b; prog_srcs[$a]=$rest ;;
-    run) runs+=("$a"); run_prog[$a]=$b; run_args[$a]=$rest ;;
-  esac
-done < <(grep -E '^(program|run)[[:space:]]' "$manifest")
-flags=(-std=c++17 -O3 -DNDEBUG "--generate-code=arch=compute_90,code=[sm_90]"
-       "--generate-code=arch=compute_90,code=[compute_90]" -lineinfo -cudart shared)
-pids=()
-for p in "${progs[@]}"; do
-  dir=$root/examples/run/${prog_dir[$p]}
-  srcs=()
-  for s in ${prog_srcs[$p]}; do srcs+=("$dir/$s"); done
-  nvcc "${flags[@]}" -o "$bins/$p" "${srcs[@]}" > "$bins/$p.build.txt" 2>&1 &
-  pids+=($!)
-done
-wait "${pids[@]}"
+. "$root/bench/run/programs.sh"
+read_manifest "$root"
+build_programs "$root" "$bins"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 "$bankcheck" --version
 

@@ -22,26 +22,9 @@ export BANKCHECK_CUDART_DIR="$carry/lib/bankcheck-cudart"
 bankcheck=$carry/bankcheck
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-manifest=$root/examples/run/programs.txt
-declare -A prog_dir prog_srcs run_prog run_args
-progs=() runs=()
-while read -r kind a b rest; do
-  case $kind in
-    program) progs+=("$a"); prog_dir[$a]=$b; prog_srcs[$a]=$rest ;;
-    run) runs+=("$a"); run_prog[$a]=$b; run_args[$a]=$rest ;;
-  esac
-done < <(grep -E '^(program|run)[[:space:]]' "$manifest")
-flags=(-std=c++17 -O3 -DNDEBUG "--generate-code=arch=compute_90,code=[sm_90]"
-       "--generate-code=arch=compute_90,code=[compute_90]" -lineinfo -cudart shared)
-pids=()
-for p in "${progs[@]}"; do
-  dir=$root/examples/run/${prog_dir[$p]}
-  srcs=()
-  for s in ${prog_srcs[$p]}; do srcs+=("$dir/$s"); done
-  nvcc "${flags[@]}" -o "$work/$p" "${srcs[@]}" > /dev/null 2>&1 &
-  pids+=($!)
-done
-wait "${pids[@]}"
+. "$root/bench/run/programs.sh"
+read_manifest "$root"
+build_programs "$root" "$work"
 now() { date +%s.%N; }
 printf 'run\trep\trc\twall_s\n' > "$out/speed.tsv"
 for rep in $(seq 1 "$reps"); do

@@ -67,14 +67,8 @@ timed() {  # timed RUN STEP CMD...: runs CMD, appends its rc and wall time to ti
 passed() { grep -qx 'PASSED' "$1" && echo yes || echo no; }
 
 # The manifest: program NAME DIR SOURCE...; run RUN NAME ARG...
-declare -A prog_dir prog_srcs run_prog run_args
-progs=() runs=()
-while read -r kind a b rest; do
-  case $kind in
-    program) progs+=("$a"); prog_dir[$a]=$b; prog_srcs[$a]=$rest ;;
-    run) runs+=("$a"); run_prog[$a]=$b; run_args[$a]=$rest ;;
-  esac
-done < <(grep -E '^(program|run)[[:space:]]' "$manifest")
+. "$root/bench/run/programs.sh"
+read_manifest "$root"
 if [ ${#runs_wanted[@]} -gt 0 ]; then
   for r in "${runs_wanted[@]}"; do
     [ -n "${run_prog[$r]:-}" ] || { echo "no run $r in programs.txt" >&2; exit 2; }
@@ -90,9 +84,7 @@ cat "$res/env.txt"
 
 # 1. Build, in parallel: the flags of examples/run/CMakeLists.txt in a Release build
 #    (CMake adds -O3 -DNDEBUG), absolute source paths as CMake passes them.
-flags=(-std=c++17 -O3 -DNDEBUG "--generate-code=arch=compute_90,code=[sm_90]"
-       "--generate-code=arch=compute_90,code=[compute_90]" -lineinfo "-Xcompiler=-Wall,-Wextra"
-       -cudart shared)
+flags=("${run_flags[@]}" "-Xcompiler=-Wall,-Wextra")
 build_pids=()
 for p in "${progs[@]}"; do
   (
