@@ -134,26 +134,28 @@ analysis::KernelReport kernel_report(const sass::Module& module, const sass::Ker
     bool unobserved = false;  // named from the SASS: its executions are not known
   };
   std::vector<Group> groups;
-  for (const auto& [c, i] : other) {
-    const auto kind = static_cast<OtherKind>(c->access);
+  // The group of instruction i (its first .debug_line row, its kind, observed or not).
+  auto group_of = [&](std::size_t i, OtherKind kind, bool unobserved) -> Group& {
     analysis::NoteReport n;
     const auto lines = analysis::nsight_lines(kernel, file_of, {static_cast<std::uint32_t>(16 * i)});
     if (!lines.empty()) {
       n.file = lines.front().file;
       n.line = lines.front().line;
     }
-    Group* g = nullptr;
     for (auto& x : groups)
-      if (x.kind == kind && x.note.file == n.file && x.note.line == n.line && !x.unobserved) g = &x;
-    if (!g) {
-      groups.push_back({n, kind, {}, 0, false});
-      g = &groups.back();
-    }
+      if (x.kind == kind && x.note.file == n.file && x.note.line == n.line &&
+          x.unobserved == unobserved)
+        return x;
+    groups.push_back({n, kind, {}, 0, unobserved});
+    return groups.back();
+  };
+  for (const auto& [c, i] : other) {
+    const auto kind = static_cast<OtherKind>(c->access);
+    Group& g = group_of(i, kind, false);
     std::string op = sass::opcode_text(kernel.instructions[i]);
-    if (op == "?")
-      op = kind == OtherKind::Wgmma ? "HGMMA" : "a bulk copy";
-    ++g->opcodes[op];
-    g->executions += c->requests;
+    if (op == "?") op = kind == OtherKind::Wgmma ? "HGMMA" : "a bulk copy";
+    ++g.opcodes[op];
+    g.executions += c->requests;
   }
   // TMA instructions the patches did not see (tensor-map copies): named from the SASS, with
   // no execution count.
@@ -163,22 +165,9 @@ analysis::KernelReport kernel_report(const sass::Module& module, const sass::Ker
     const std::string_view m = kernel.instructions[i].mnemonic;
     if (seen.count(i) || !(m == "UBLKCP" || m == "UTMALDG" || m == "UTMASTG" || m == "UTMAREDG"))
       continue;
-    analysis::NoteReport n;
-    const auto lines = analysis::nsight_lines(kernel, file_of, {static_cast<std::uint32_t>(16 * i)});
-    if (!lines.empty()) {
-      n.file = lines.front().file;
-      n.line = lines.front().line;
-    }
     const OtherKind kind = m == "UTMASTG" || m == "UTMAREDG" ? OtherKind::BulkToGlobal
                                                               : OtherKind::BulkToShared;
-    Group* g = nullptr;
-    for (auto& x : groups)
-      if (x.kind == kind && x.note.file == n.file && x.note.line == n.line && x.unobserved) g = &x;
-    if (!g) {
-      groups.push_back({n, kind, {}, 0, true});
-      g = &groups.back();
-    }
-    ++g->opcodes[sass::opcode_text(kernel.instructions[i])];
+    ++group_of(i, kind, true).opcodes[sass::opcode_text(kernel.instructions[i])];
   }
   for (Group& g : groups) {
     std::string ops;

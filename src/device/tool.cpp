@@ -354,22 +354,19 @@ class Tool {
 
   void module_unloading(const Sanitizer_ResourceModuleData& d) {
     std::lock_guard<std::mutex> lock(mutex_);
-    module_index_.erase(d.module);
+    const auto mod = module_index_.find(d.module);
+    if (mod == module_index_.end()) return;
     // Its kernels' handles may be reused by a later module: they are retired (their counts
     // stay for the report).
     for (auto it = kernels_.begin(); it != kernels_.end();) {
-      if (it->second.module < modules_.size() && retired_module(it->second.module, d.module)) {
+      if (it->second.module == mod->second) {
         retired_.push_back(std::move(it->second));
         it = kernels_.erase(it);
       } else {
         ++it;
       }
     }
-  }
-
-  bool retired_module(std::size_t index, CUmodule module) const {
-    const auto it = module_of_kernel_index_.find(index);
-    return it != module_of_kernel_index_.end() && it->second == module;
+    module_index_.erase(mod);
   }
 
   // The module's cubin read with the device's decoder (once).
@@ -435,7 +432,6 @@ class Tool {
     KernelState& k = it->second;
     if (fresh) {
       k.module = mod->second;
-      module_of_kernel_index_[mod->second] = d.module;
       k.mangled = d.functionName ? d.functionName : "";
       k.selected = selected(k.mangled);
       if (const sass::Module* sm = module_sass(k.module)) k.kernel = sm->find(k.mangled);
@@ -553,7 +549,6 @@ class Tool {
   std::set<CUcontext> patched_contexts_;
   std::vector<LoadedModule> modules_;
   std::map<CUmodule, std::size_t> module_index_;
-  std::map<std::size_t, CUmodule> module_of_kernel_index_;
   std::map<CUfunction, KernelState> kernels_;
   std::deque<KernelState> retired_;
   std::map<Sanitizer_LaunchHandle, Pending> pending_;
