@@ -205,7 +205,7 @@ std::vector<std::string> param_names(const Loaded& l, const ptx::Kernel& k, cons
   auto names = kernel_param_names(l.source_text, name);
   if (names.size() != k.params.size() && !l.source_text.empty())  // a kernel from a header
     names = kernel_param_names(
-        local_headers_text(l.source_text, o.input, include_search_dirs(o.nvcc)), name);
+        local_headers_text(l.source_text, l.input, include_search_dirs(o.nvcc)), name);
   if (names.size() != k.params.size()) names.clear();  // not this kernel's declaration
   return names;
 }
@@ -249,7 +249,7 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
         q.value = s.args[a].second;
         used[a] = true;
       }
-    q.where = s.line ? fmt::format("{}:{}: arg {}", o.input, s.line, q.name)
+    q.where = s.line ? fmt::format("{}:{}: arg {}", l.input, s.line, q.name)
                      : fmt::format("--arg {}", q.name);
     // Without a signature (extern "C", PTX input) a 64-bit parameter is a pointer unless
     // it is given a number.
@@ -309,7 +309,7 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
       for (const auto& ar : out.reports) known += (known.empty() ? "" : ", ") + ar.name;
       throw DriverError(
           fmt::format("{}: kernel {} has no parameter '{}' (its parameters: {})",
-                      s.line ? fmt::format("{}:{}", o.input, s.line) : std::string("--arg"), name,
+                      s.line ? fmt::format("{}:{}", l.input, s.line) : std::string("--arg"), name,
                       s.args[a].first, known.empty() ? "none" : known));
     }
   return out;

@@ -38,7 +38,7 @@ KernelRun run_kernel(const Loaded& l, const ptx::Kernel& k, const LaunchSettings
 analysis::CheckReport start_report(const Loaded& l, const CheckOptions& o,
                                    const model::Arch& arch) {
   analysis::CheckReport r;
-  r.input = o.input;
+  r.input = l.input;
   r.files = l.program.files;
   r.main_file = l.program.main_file;
   r.arch = &arch;

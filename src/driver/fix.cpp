@@ -74,7 +74,10 @@ FixReport fix(const FixOptions& o) {
     fr.kernels.push_back(analysis::advise(in));
   });
   if (o.apply) {
-    if (l.source_text.empty()) {
+    if (!l.binary.empty()) {
+      fr.apply_note = "--apply needs the .cu source (the input is a binary: give its source " +
+                      std::string(l.source_text.empty() ? "file" : l.input) + ")";
+    } else if (l.source_text.empty()) {
       fr.apply_note = "--apply needs the .cu source (the input is PTX)";
     } else if (auto patched =
                    analysis::apply_padding(l.source_text, fr.kernels, &fr.applied_changes)) {

@@ -112,7 +112,8 @@ std::optional<std::string> missing_settings(const std::string& input, const std:
                                             const LaunchSettings& s,
                                             const std::vector<std::string>& params,
                                             const std::vector<std::string>& types,
-                                            const std::vector<bool>& is_pointer) {
+                                            const std::vector<bool>& is_pointer,
+                                            const std::optional<std::string>& binary_source) {
   auto had = [&](const std::string& setting) -> std::string {
     for (const auto& [name, expr] : s.unresolved)
       if (name == setting)
@@ -144,9 +145,18 @@ std::optional<std::string> missing_settings(const std::string& input, const std:
   msg += fmt::format("\ngive {} at once:\n  bankcheck check {} --kernel {}",
                      items.size() == 1 ? "it" : "them", input, kernel);
   for (const auto& p : paste) msg += " " + p;
-  msg += fmt::format(
-      "\nor write them in the source: // bankcheck: kernel={} grid=X,Y block=X,Y arg=NAME=VALUE",
-      kernel);
+  const std::string comment =
+      fmt::format("// bankcheck: kernel={} grid=X,Y block=X,Y arg=NAME=VALUE", kernel);
+  if (!binary_source)
+    msg += "\nor write them in the source: " + comment;
+  else if (!binary_source->empty())
+    msg += fmt::format(
+        "\nor write them in its source {}: {}\n(the launches in a binary's host code are not "
+        "read)",
+        *binary_source, comment);
+  else
+    msg += "\n(the launches in a binary's host code are not read, and its source file, where a "
+           "launch comment could be, was not found)";
   return msg;
 }
 

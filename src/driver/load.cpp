@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "args.hpp"
+#include "bankcheck/driver/binary_input.hpp"
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/launch.hpp"
@@ -25,15 +26,6 @@ std::string read_file(const std::string& path, const std::string& what) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
-}
-
-// Case-insensitive: "KERNEL.PTX" is PTX too, not a source for nvcc.
-bool ends_with(const std::string& s, const std::string& suffix) {
-  if (s.size() < suffix.size()) return false;
-  for (size_t i = 0; i < suffix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i])
-      return false;
-  return true;
 }
 
 // The cubin ptxas builds from the same PTX: its SASS, where shared requests are counted as
@@ -159,10 +151,13 @@ const KernelSignature& Loaded::signature(const ptx::Kernel& k) const {
 }
 
 Loaded load(const CheckOptions& o) {
+  const InputKind kind = input_kind(o.input);
+  if (is_binary(kind)) return load_binary(o, kind);
   Loaded l;
   l.input = o.input;
   std::string ptx_text;
-  if (ends_with(o.input, ".ptx")) {
+  const bool ptx = kind == InputKind::Ptx;
+  if (ptx) {
     ptx_text = read_file(o.input, "check");
   } else {
     NvccOptions n = o.nvcc;
@@ -177,8 +172,8 @@ Loaded load(const CheckOptions& o) {
   l.ptx_text = ptx_text;
   read_cubin(l, o);
   l.module =
-      ptx::parse(ptx_text, ends_with(o.input, ".ptx") ? o.input : o.input + " (PTX from nvcc)");
-  l.program = ptx::decode(l.module, o.input, ends_with(o.input, ".ptx") ? "" : o.input);
+      ptx::parse(ptx_text, ptx ? o.input : o.input + " (PTX from nvcc)");
+  l.program = ptx::decode(l.module, o.input, ptx ? "" : o.input);
   finish_load(l, o);
   if (!l.comments.empty()) check_comment_kernels(l.comments, l.kernel_names(), o.input);
   return l;

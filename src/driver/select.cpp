@@ -70,12 +70,19 @@ void check_launch(const ptx::Kernel& k, const emu::Launch& launch, const model::
                                   arch.cc));
 }
 
+// For missing_settings: a binary's source file ("" when not found), or nullopt for a .cu or
+// .ptx.
+std::optional<std::string> binary_source(const Loaded& l) {
+  if (l.binary.empty()) return std::nullopt;
+  return l.source_text.empty() ? std::string() : l.input;
+}
+
 }  // namespace
 
 bool selected(const Loaded& l, const CheckOptions& o, const std::string& mangled) {
   const size_t total = l.program.kernels.size() + l.program.unsupported.size();
   if (o.flags.kernel) return kernel_matches(mangled, *o.flags.kernel);
-  if (comment_for_kernel(l.comments, mangled, total, o.input)) return true;
+  if (comment_for_kernel(l.comments, mangled, total, l.input)) return true;
   return total == 1;
 }
 
@@ -103,13 +110,21 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
       throw DriverError(msg);
     }
   };
-  // The launches the file's host code makes (host_launch.hpp); --launch N picks one.
+  // The launches the file's host code makes (host_launch.hpp); --launch N picks one. A
+  // binary's are not read: the host code's values depend on how it was built, which the
+  // binary does not record.
+  if (!l.binary.empty() && o.launch > 0)
+    throw DriverError(fmt::format(
+        "--launch {}: the launches of a binary's host code are not read ({}); give the "
+        "launch as --kernel, --grid, --block and --arg, or in a comment in its source",
+        o.launch, l.binary));
   const std::vector<HostLaunch> launches =
-      l.source_text.empty() ? std::vector<HostLaunch>{}
-                            : find_host_launches(l.source_text,
-                                                 local_headers_text(l.source_text, o.input,
-                                                                    include_search_dirs(o.nvcc)),
-                                                 command_line_defines(o.nvcc));
+      l.source_text.empty() || !l.binary.empty()
+          ? std::vector<HostLaunch>{}
+          : find_host_launches(
+                l.source_text,
+                local_headers_text(l.source_text, l.input, include_search_dirs(o.nvcc)),
+                command_line_defines(o.nvcc));
   if (o.launch > 0 && static_cast<std::size_t>(o.launch) > launches.size()) {
     std::string found;
     for (const auto& h : launches)
@@ -124,10 +139,10 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
     return nullptr;
   };
   auto settings_for = [&](const ptx::Kernel& k, const std::optional<LaunchSettings>& comment) {
-    return settle(o.flags, comment, launch_for(k), l.signature(k).param_names, o.input);
+    return settle(o.flags, comment, launch_for(k), l.signature(k).param_names, l.input);
   };
   auto comment_of = [&](const ptx::Kernel& k) {
-    return comment_for_kernel(l.comments, k.name, names.size(), o.input);
+    return comment_for_kernel(l.comments, k.name, names.size(), l.input);
   };
   if (o.flags.kernel) {
     std::vector<const ptx::Kernel*> matched;
@@ -186,7 +201,8 @@ KernelLaunch bind_launch(const Loaded& l, const ptx::Kernel& k, const LaunchSett
                             ? sig.param_types[i].find('*') != std::string::npos
                             : k.params[i].is_pointer_sized);
     if (auto missing =
-            missing_settings(o.input, sig.name, s, sig.param_names, sig.param_types, pointer))
+            missing_settings(o.input, sig.name, s, sig.param_names, sig.param_types, pointer,
+                             binary_source(l)))
       throw DriverError(*missing);
   }
   KernelLaunch kl;
@@ -197,7 +213,7 @@ KernelLaunch bind_launch(const Loaded& l, const ptx::Kernel& k, const LaunchSett
   kl.launch.block = *s.block;
   kl.launch.dynamic_smem = s.smem.value_or(0);
   kl.launch.budget = o.budget;
-  kl.where = s.line ? fmt::format("{}:{}", o.input, s.line) : std::string("flags");
+  kl.where = s.line ? fmt::format("{}:{}", l.input, s.line) : std::string("flags");
   check_launch(k, kl.launch, arch, kl.where);
   kl.own_memory = std::make_unique<emu::GlobalMemory>();
   kl.memory = kl.own_memory.get();

@@ -5,11 +5,11 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <set>
 
+#include "bankcheck/driver/binary_input.hpp"
 #include "cli.hpp"
 
 namespace bankcheck::tools {
@@ -17,10 +17,14 @@ namespace bankcheck::tools {
 void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
   if (several_files)
     c->add_option("files", o.inputs,
-                  "FILE.cu (compiled with nvcc) or FILE.ptx; several are checked one after the "
-                  "other into one report; none with -p: every .cu file of the build");
+                  "FILE.cu (compiled with nvcc), FILE.ptx, or a binary: an executable, object "
+                  "file, fat binary (docs/check.md); several are checked one after the other into "
+                  "one report; none with -p: every .cu file of the build");
   else
-    c->add_option("file", o.input, "FILE.cu (compiled with nvcc) or FILE.ptx")->required();
+    c->add_option("file", o.input,
+                  "FILE.cu (compiled with nvcc), FILE.ptx, or an executable, object file or fat "
+                  "binary")
+        ->required();
   c->add_option("-p", o.compile_db,
                 "BUILD_DIR (or its compile_commands.json): compile each .cu with the include "
                 "directories, definitions, -std and architecture of its entry there");
@@ -79,11 +83,9 @@ std::vector<std::string> take_nvcc_flags(int& argc, char** argv) {
 
 namespace {
 
-// PTX needs no nvcc, so no compile command either.
-bool is_ptx(const std::string& file) {
-  std::string tail = file.size() >= 4 ? file.substr(file.size() - 4) : file;
-  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return tail == ".ptx";
+// PTX and binaries (by content) need no nvcc, so no compile command either.
+bool not_source(const std::string& file) {
+  return driver::input_kind(file) != driver::InputKind::Source;
 }
 
 }  // namespace
@@ -103,7 +105,7 @@ std::vector<std::string> input_files(const LaunchCmdOptions& o, const driver::Co
         "a build's compile_commands.json");
   if (db)
     for (const auto& f : files)
-      if (!is_ptx(f) && !driver::find_entry(*db, f)) {
+      if (!not_source(f) && !driver::find_entry(*db, f)) {
         std::string some;
         const auto cu = driver::cuda_files(*db);
         for (std::size_t i = 0; i < cu.size() && i < 8; ++i) some += "\n  " + cu[i];
@@ -191,7 +193,7 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::stri
     std::fprintf(stderr, "bankcheck: %s: nvcc printed:\n%s%s", input.c_str(), text.c_str(),
                  text.ends_with('\n') ? "" : "\n");
   };
-  if (db && !is_ptx(input)) {
+  if (db && !not_source(input)) {
     const driver::CompileCommand* entry = driver::find_entry(*db, input);
     if (!entry) throw UserError(fmt::format("{}: not in {}", input, db->path));
     const driver::DeviceFlags f = driver::device_flags(*entry);

@@ -45,7 +45,11 @@ struct KernelSignature {
 
 // A loaded module: the PTX, its program, its SASS, and what was read of its source.
 struct Loaded {
+  // What reports call the module: the .cu or .ptx given, or for a binary the source file
+  // its PTX names (binary_input.hpp).
   std::string input;
+  // The executable, object file or fat binary the PTX came from; empty for a .cu or .ptx.
+  std::string binary;
   std::string source_text;  // the .cu text (empty for .ptx input)
   std::string ptx_text;
   std::vector<LaunchSettings> comments;

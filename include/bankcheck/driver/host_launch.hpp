@@ -66,10 +66,12 @@ LaunchSettings settle(const LaunchSettings& flags, const std::optional<LaunchSet
 // Every setting the kernel still lacks (grid, block, each scalar argument), at once, with
 // what the host code had there and a line of flags to paste; nullopt when none is missing.
 // `types` are the parameter types from the demangled signature (may be empty).
-std::optional<std::string> missing_settings(const std::string& input, const std::string& kernel,
-                                            const LaunchSettings& s,
-                                            const std::vector<std::string>& params,
-                                            const std::vector<std::string>& types,
-                                            const std::vector<bool>& is_pointer);
+// `binary_source`: set when `input` is a binary (binary_input.hpp), whose host code is not
+// read: the source file its PTX names when that exists, else "".
+std::optional<std::string> missing_settings(
+    const std::string& input, const std::string& kernel, const LaunchSettings& s,
+    const std::vector<std::string>& params, const std::vector<std::string>& types,
+    const std::vector<bool>& is_pointer,
+    const std::optional<std::string>& binary_source = std::nullopt);
 
 }  // namespace bankcheck::driver
