@@ -96,6 +96,12 @@ t smem_max 2 '--smem 18446744073709551615 is more dynamic shared memory' '$B che
 t blocks_huge 0 'k' '$B check $D/k.cu --blocks 99999999999'
 t upper_ptx 0 'k.cu' '${NVCC:-/usr/local/cuda/bin/nvcc} -ptx -lineinfo -arch=sm_90 $D/k.cu -o UPPER.PTX && $B check UPPER.PTX --kernel k --grid 1 --block 32 --arg p0=zeros:1024 --arg p1=1'
 t externc_u64 0 '"value": "5"' '$B check $D/externc.ptx --grid 1 --block 32 --arg p0=zeros:1024 --arg p1=5 --format json'
+# Binaries: a truncated ELF file, a fat binary claiming more bytes than it has, an ELF file
+# without CUDA code.
+t elf_truncated 2 'an ELF file bankcheck cannot read' 'head -c 100 /bin/true >t.o && $B check t.o'
+t fatbin_huge 2 'its fat binary cannot be read' \
+  'printf "\x50\xed\x55\xba\x01\x00\x10\x00\xff\xff\xff\xff\xff\xff\xff\x7f" >k.fatbin && $B check k.fatbin'
+t elf_no_cuda 2 'no CUDA code in' 'cp /bin/true app && $B check app --kernel k'
 t quote_name 0 "it's.cu:5" "cp \$D/k.cu \"it's.cu\" && \$B check \"it's.cu\""
 
 # --- hang, signals, injection --------------------------------------------------------
