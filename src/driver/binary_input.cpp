@@ -159,22 +159,6 @@ bool is_binary(InputKind kind) {
   return kind == InputKind::Cubin || kind == InputKind::Fatbin || kind == InputKind::HostElf;
 }
 
-std::string_view kind_name(InputKind kind) {
-  switch (kind) {
-    case InputKind::Source:
-      return "CUDA source";
-    case InputKind::Ptx:
-      return "PTX";
-    case InputKind::Cubin:
-      return "a cubin";
-    case InputKind::Fatbin:
-      return "a fat binary";
-    case InputKind::HostElf:
-      return "an ELF file";
-  }
-  return "?";
-}
-
 BinaryCode read_binary(const std::string& path, InputKind kind, const std::string& arch) {
   if (kind == InputKind::Cubin)
     throw DriverError(fmt::format(

@@ -12,7 +12,6 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "bankcheck/driver/engine.hpp"
@@ -34,9 +33,6 @@ InputKind input_kind(const std::string& path);
 
 // Whether `check` reads it as a binary (Cubin, Fatbin, HostElf).
 bool is_binary(InputKind kind);
-
-// "a cubin", "a fat binary", "an ELF file", "PTX", "CUDA source".
-std::string_view kind_name(InputKind kind);
 
 // The code of one translation unit of a binary, for one architecture.
 struct BinaryUnit {
