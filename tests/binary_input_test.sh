@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `bankcheck check` on binaries: an executable (-cudart shared), an object file (-c), a fat
-# binary (-fatbin), PTX (-ptx) and two-unit program, each built here with nvcc from the same
+# binary (-fatbin), PTX (-ptx), a two-unit program (whole-program and -rdc=true) and an -rdc
+# object (-dc), each built here with nvcc from the same
 # source, each checked with the same flags as the source itself and required to give the
 # same report (every site's and line's requests, wavefronts, ideal wavefronts, sectors, and
 # the text report byte for byte); the source's launch comment read through the binary; the
@@ -33,6 +34,8 @@ build kernels.ptx -arch=sm_90 -ptx src/kernels.cu
 build kernels.cubin -arch=sm_90 -cubin src/kernels.cu
 build app_sass_only -gencode arch=compute_90,code=sm_90 -cudart shared src/kernels.cu
 build two_units "${gen[@]}" -cudart shared src/main.cu src/scale.cu
+build two_units_rdc "${gen[@]}" -rdc=true -cudart shared src/main.cu src/scale.cu
+build scale_dc.o "${gen[@]}" -dc src/scale.cu
 cp /bin/true host_only
 
 # bankcheck check ARGS... > OUT.txt / OUT.json, with its exit code and standard error.
@@ -41,7 +44,7 @@ check() {  # NAME ARGS...
   shift
   "$bankcheck" check "$@" > "$name.txt" 2> "$name.err"
   echo $? > "$name.status"
-  "$bankcheck" check "$@" --format json -o "$name.json" 2> /dev/null
+  "$bankcheck" check --format json -o "$name.json" "$@" 2> /dev/null  # before a --
 }
 
 # What must agree between two checks of the same kernels, per kernel: the counts of every
@@ -123,6 +126,11 @@ sys.exit(0 if grid["from"] == "comment" and "src/kernels.cu:16" in grid["where"]
 # The second unit of a two-unit program, picked by --kernel.
 same two_units two_units src/scale.cu --kernel scale_reversed --grid 1 --block 64 --smem 0 \
   --arg s=2 --arg p=zeros:256
+
+# -rdc=true: the PTX of each unit is in __nv_relfatbin (the source checked with -rdc=true too).
+scale=(--kernel scale_reversed --grid 1 --block 64 --smem 0 --arg s=2 --arg p=zeros:256)
+same two_units_rdc two_units_rdc src/scale.cu "${scale[@]}" -- -rdc=true
+same scale_dc scale_dc.o src/scale.cu "${scale[@]}" -- -rdc=true
 
 # Content, not the name: the executable called .cu, the PTX called .txt.
 cp app app_named.cu
