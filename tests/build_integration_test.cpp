@@ -427,7 +427,7 @@ TEST(SeveralFiles, JsonSarifAndTheWorstExitCode) {
   EXPECT_NE(r.err.find("crossed"), std::string::npos) << r.err;  // the others still gated
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["files"].size(), 3u);
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["files"][0]["input"], one_conflict);
   EXPECT_GT(j["files"][0]["kernels"].size(), 0u);
   EXPECT_EQ(j["files"][1]["input"], bad);
@@ -461,13 +461,15 @@ TEST(SeveralFiles, JsonSarifAndTheWorstExitCode) {
   EXPECT_NE(html.err.find("--format html: one page per file"), std::string::npos) << html.err;
 }
 
-TEST(SeveralFiles, OneFileKeepsTheSingleFileReport) {
+TEST(SeveralFiles, OneFileHasTheSameShape) {
   const auto r = run_tool(
       {"check", kTranspose, "--kernel", "transposeShared", "--blocks", "1", "--format", "json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["input"], kTranspose);
-  EXPECT_FALSE(j.contains("files"));
+  EXPECT_EQ(j["schema_version"], 2);
+  ASSERT_EQ(j["files"].size(), 1u);
+  EXPECT_EQ(j["files"][0]["input"], kTranspose);
+  EXPECT_FALSE(j.contains("kernels"));
   // And an error stays the run's, as before.
   const auto missing = run_tool({"check", kTranspose, "--kernel", "nope"});
   EXPECT_EQ(missing.exit_code, 2);
@@ -494,7 +496,7 @@ void run(float* d) { k<<<2, BLOCK>>>(d); }
           R"([{"directory": ")" + b + R"(", "file": ")" + cu +
               R"(", "command": "nvcc -I../inc -DBLOCK=128 -arch=sm_80 -c )" + cu + R"("}])");
   auto block = [](const std::string& out) {
-    return nlohmann::json::parse(out)["kernels"][0]["block"][0].get<int>();
+    return nlohmann::json::parse(out)["files"][0]["kernels"][0]["block"][0].get<int>();
   };
   // Without -p the header is not found.
   const auto plain = run_tool({"check", cu});
@@ -504,15 +506,15 @@ void run(float* d) { k<<<2, BLOCK>>>(d); }
   const auto r = run_tool({"check", "-p", b, cu, "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(block(r.out), 128);
-  EXPECT_EQ(nlohmann::json::parse(r.out)["kernels"][0]["static_smem"], 512);
-  EXPECT_EQ(nlohmann::json::parse(r.out)["arch"], "sm_80");
+  EXPECT_EQ(nlohmann::json::parse(r.out)["files"][0]["kernels"][0]["static_smem"], 512);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["files"][0]["arch"], "sm_80");
   // The command line wins: --arch, and a -D after -- replaces the entry's (no redefinition
   // warning from nvcc).
   const auto over = run_tool({"check", "-p", b + "/compile_commands.json", cu, "--arch", "sm_90",
                               "--format", "json", "--", "-DBLOCK=32"});
   ASSERT_EQ(over.exit_code, 0) << over.err;
   EXPECT_EQ(block(over.out), 32);
-  EXPECT_EQ(nlohmann::json::parse(over.out)["arch"], "sm_90");
+  EXPECT_EQ(nlohmann::json::parse(over.out)["files"][0]["arch"], "sm_90");
   EXPECT_EQ(over.err.find("redefin"), std::string::npos) << over.err;
   // fix reads -p too.
   const auto fix = run_tool({"fix", "-p", b, cu, "--format", "json"});

@@ -95,7 +95,7 @@ check(f"{project}/src/transpose.cu:12:" in r.stdout, "text: the transpose's diag
 
 # One file of the build; a file it does not compile; and without -p, no header.
 r = run([bankcheck, "check", "-p", build, f"{project}/src/reduce.cu", "--format", "json"])
-check(r.returncode == 0 and json.loads(r.stdout)["kernels"][0]["block"] == [256, 1, 1],
+check(r.returncode == 0 and json.loads(r.stdout)["files"][0]["kernels"][0]["block"] == [256, 1, 1],
       "check -p BUILD reduce.cu: the single-file report with the entry's flags", r.stdout[:500] + r.stderr)
 r = run([bankcheck, "check", "-p", build, "examples/transpose.cu"])
 check(r.returncode == 2 and "examples/transpose.cu: not in" in r.stderr, "a file not in the build", r.stderr)
@@ -111,7 +111,7 @@ check("--fail-on 'ways>1' crossed: 32-way bank conflict at src/transpose.cu:12" 
       "transpose_gate failed on its gate (not on bad input)", log[-3000:])
 gate_json = os.path.join(build, "reduce.json")
 if os.path.exists(gate_json):
-    check(json.load(open(gate_json))["kernels"][0]["block"] == [256, 1, 1],
+    check(json.load(open(gate_json))["files"][0]["kernels"][0]["block"] == [256, 1, 1],
           "reduce_as_built: TARGET kernels passed REDUCE_BLOCK=256")
 else:
     check(False, "reduce_as_built wrote no report")

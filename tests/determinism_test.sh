@@ -45,7 +45,7 @@ limited=$(same fix_limit 1 fix "$hist" "${big[@]}" --kernel histogram_shared --b
 "$python" - "$sampled" "$limited" <<'EOF' || status=1
 import json, sys
 sampled = json.load(open(sys.argv[1]))
-assert any(k["ctas_analysed"] < k["ctas"] for k in sampled["kernels"]), "no kernel was sampled"
+assert any(k["ctas_analysed"] < k["ctas"] for k in sampled["files"][0]["kernels"]), "no kernel was sampled"
 limited = json.load(open(sys.argv[2]))
 assert limited["kernels"][0]["dropped_requests"] > 0, "the recorder's limit was not reached"
 EOF

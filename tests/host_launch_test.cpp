@@ -119,14 +119,14 @@ TEST(ArgValues, NullAndSuffixedScalars) {
   EXPECT_EQ(bc::parse_arg_value("-2K", "--arg n").i, -2048);
 }
 
-// `bankcheck check examples/app/FILE --format json`, with no other flag.
+// `bankcheck check examples/app/FILE --format json`, with no other flag: the file's report.
 nlohmann::json check_json(const std::string& file, std::vector<std::string> extra = {}) {
   std::vector<std::string> args{
       "check", std::string(BANKCHECK_SOURCE_DIR) + "/examples/app/" + file, "--format", "json"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = run_tool(args);
   EXPECT_NE(r.exit_code, 2) << r.err;
-  return nlohmann::json::parse(r.out);
+  return nlohmann::json::parse(r.out)["files"][0];
 }
 
 std::string arg(const nlohmann::json& k, const std::string& name) {

@@ -46,7 +46,8 @@ def run_bankcheck(binary, example):
                          capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"bankcheck failed on {src}:\n{out.stderr}")
-    return json.loads(out.stdout)
+    report = json.loads(out.stdout)
+    return report["files"][0] if "files" in report else report  # one file's report
 
 
 # What each memory space compares: bankcheck's JSON fields, the measured columns, and how

@@ -85,7 +85,9 @@ def read_bankcheck(path):
     with open(path) as f:
         data = json.load(f)
     out = {}
-    for k in data["kernels"]:
+    # schema_version 2 has `files`; a report of version 1 (one file) the kernels at the top.
+    kernels = [k for part in data.get("files", [data]) for k in part.get("kernels", [])]
+    for k in kernels:
         st = [s["ways"] for s in k["sites"] if s["space"] == "shared" and s["op"] == "store"]
         ld = [s["ways"] for s in k["sites"] if s["space"] == "shared" and s["op"] == "load"]
         out[k["name"]] = (max(st) if st else None, max(ld) if ld else None)

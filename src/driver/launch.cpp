@@ -349,6 +349,12 @@ std::vector<LaunchSettings> parse_launch_comments(std::string_view source_text,
 
     std::size_t comment_at = 0;
     std::size_t p = find_marker(line, comment_at);
+    // `// bankcheck: ignore...` is a suppression, read by the reports (report/suppressions).
+    if (p != std::string_view::npos) {
+      std::size_t w = p;
+      while (w < line.size() && is_blank(line[w])) ++w;
+      if (line.substr(w).starts_with("ignore")) p = std::string_view::npos;
+    }
     if (p != std::string_view::npos) {
       LaunchSettings s;
       s.line = this_line;

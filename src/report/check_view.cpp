@@ -7,6 +7,7 @@
 
 #include "bankcheck/report/explain_view.hpp"
 #include "bankcheck/report/findings.hpp"
+#include "bankcheck/report/suppressions.hpp"
 #include "bankcheck/version.hpp"
 #include "paint.hpp"
 
@@ -40,15 +41,17 @@ const char* tool_version() { return BANKCHECK_VERSION; }
 
 std::string render_check_text(const analysis::CheckReport& r, const TextOptions& options) {
   const Paint paint{options.color};
-  const std::vector<Finding> all = findings(r);
+  std::vector<Suppression> sups;
+  std::vector<SuppressionNote> sup_notes;
+  const std::vector<Finding> all = findings(r, sups, sup_notes);
   std::string out;
   for (size_t ki = 0; ki < r.kernels.size(); ++ki) {
     const auto& k = r.kernels[ki];
     for (const Finding& f : all) {
-      if (f.kernel != ki) continue;
+      if (f.kernel != ki || f.suppressed) continue;
       out += fmt::format(
           "{} {} {}", paint.locus(fmt::format("{}:{}:{}:", source_path(r, f.file), f.line, f.col)),
-          paint.warning(), f.message);
+          paint.severity(f.severity), f.message);
       if (f.kind == FindingKind::BankConflict) out += fmt::format(" [{}]", k.name);
       out += '\n';
       out += quote(r, f.file, f.line, f.col, paint);
@@ -146,6 +149,26 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
                       paint.locus(fmt::format("{}:{}:{}:", source_path(r, n.file), n.line, n.col)),
                       paint.note(), n.message);
   }
+  // Suppressed findings: counted and listed with their reasons, then the comments' problems.
+  const auto suppressed = std::count_if(all.begin(), all.end(), [](const Finding& f) {
+    return f.suppressed;
+  });
+  if (suppressed) {
+    out += fmt::format("{} finding{} suppressed in the source (not counted by --fail-on):\n",
+                       suppressed, suppressed == 1 ? "" : "s");
+    for (const Finding& f : all)
+      if (f.suppressed)
+        out += fmt::format("  {}:{}:{}: {} {}{} in {}: {}\n", source_path(r, f.file), f.line,
+                           f.col, severity_name(f.severity), rule_id(f.kind),
+                           f.kind == FindingKind::BankConflict ? fmt::format(" ({}-way)", f.ways)
+                                                               : "",
+                           r.kernels[f.kernel].name,
+                           f.justification.empty() ? "(no reason given)" : f.justification);
+  }
+  for (const SuppressionNote& n : sup_notes)
+    out += fmt::format("{} {} {}\n",
+                       paint.locus(fmt::format("{}:{}:{}:", source_path(r, n.file), n.line, n.col)),
+                       paint.severity(n.severity), n.message);
   if (r.level != analysis::CountLevel::Sass && !r.kernels.empty())
     out += fmt::format(
         "{} shared requests are counted as the PTX states them, not as the SASS "
@@ -163,13 +186,13 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
 nlohmann::json check_to_json(const analysis::CheckReport& r) {
   using nlohmann::json;
   json j;
-  j["schema_version"] = kCheckJsonSchemaVersion;
-  j["tool"] = {{"name", "bankcheck"}, {"version", tool_version()}};
   j["input"] = r.input;
   j["arch"] = r.arch->name;
   j["level"] = analysis::count_level_name(r.level);
   if (!r.level_reason.empty()) j["level_reason"] = r.level_reason;
-  const std::vector<Finding> all = findings(r);
+  std::vector<Suppression> sups;
+  std::vector<SuppressionNote> sup_notes;
+  const std::vector<Finding> all = findings(r, sups, sup_notes);
   json kernels = json::array();
   for (size_t ki = 0; ki < r.kernels.size(); ++ki) {
     const auto& k = r.kernels[ki];
@@ -186,6 +209,7 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
     kj["shared_wavefronts"] = k.shared_wavefronts;
     kj["shared_ideal_wavefronts"] = k.shared_ideal_wavefronts;
     kj["shared_excess_percent"] = shared_excess_percent(k);
+    kj["global_waste_percent"] = global_waste_percent(k);
     if (!k.launches.empty()) {  // bankcheck run: every configuration the program launched
       json launches = json::array();
       for (const auto& l : k.launches)
@@ -338,6 +362,9 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
                 {"line", f.line},
                 {"col", f.col},
                 {"message", f.message},
+                {"source", source_line(r, f.file, f.line) ? *source_line(r, f.file, f.line)
+                                                          : std::string()},
+                {"suppressed", f.suppressed},
                 {"requests", f.requests},
                 {"cost", f.cost},
                 {"ideal", f.ideal},
@@ -349,12 +376,33 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
       } else {
         x["hint"] = f.hint;
       }
+      if (f.suppressed) x["justification"] = f.justification;
       fj.push_back(x);
     }
     kj["findings"] = fj;
     kernels.push_back(kj);
   }
   j["kernels"] = kernels;
+  json sj = json::array();
+  for (const Suppression& s : sups) {
+    json x = {{"file", source_path(r, s.file)},
+              {"line", s.line},
+              {"col", s.col},
+              {"target_line", s.target},
+              {"rules", s.rules},
+              {"reason", s.reason},
+              {"findings", s.used}};
+    sj.push_back(x);
+  }
+  j["suppressions"] = sj;
+  json nj = json::array();
+  for (const SuppressionNote& n : sup_notes)
+    nj.push_back({{"file", source_path(r, n.file)},
+                  {"line", n.line},
+                  {"col", n.col},
+                  {"severity", severity_name(n.severity)},
+                  {"message", n.message}});
+  j["suppression_notes"] = nj;
   if (!r.unsupported.empty()) {  // absent when every kernel of the file was analysed
     json uj = json::array();
     for (const auto& u : r.unsupported)

@@ -1,4 +1,5 @@
-// Several files' reports as one: text sections, a JSON array of single-file reports, one
+// Several files' reports as one: text sections, a JSON array of single-file reports (the JSON
+// shape of one file too), one
 // SARIF run whose artifacts are renumbered across the files.
 #include "bankcheck/report/files_view.hpp"
 
@@ -6,6 +7,7 @@
 
 #include <map>
 
+#include "bankcheck/report/findings.hpp"
 #include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/sarif_view.hpp"
 
@@ -70,8 +72,9 @@ json files_to_sarif(const std::vector<FileResult>& files) {
   for (const FileResult& f : files) {
     inputs.push_back(f.input);
     if (!f.report) {
+      // A file that could not be checked is an error on the one scale (the run exits 2).
       notifications.push_back(
-          {{"level", "error"},
+          {{"level", severity_name(Severity::Error)},
            {"message", {{"text", f.error}}},
            {"locations",
             json::array({{{"physicalLocation",

@@ -9,12 +9,6 @@
 namespace bankcheck::report {
 namespace {
 
-Severity severity_of(double share) {
-  if (share >= kErrorShare) return Severity::Error;
-  if (share >= kWarningShare) return Severity::Warning;
-  return Severity::Note;
-}
-
 double fraction(std::uint64_t part, std::uint64_t whole) {
   return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
@@ -22,6 +16,21 @@ double fraction(std::uint64_t part, std::uint64_t whole) {
 std::string bytes_text(int width) { return fmt::format("{} byte{}", width, width == 1 ? "" : "s"); }
 
 }  // namespace
+
+Severity severity_of(double share) {
+  if (share >= kErrorShare) return Severity::Error;
+  if (share >= kWarningShare) return Severity::Warning;
+  return Severity::Note;
+}
+
+bool parse_severity(const std::string& name, Severity& out) {
+  for (Severity s : {Severity::Note, Severity::Warning, Severity::Error})
+    if (name == severity_name(s)) {
+      out = s;
+      return true;
+    }
+  return false;
+}
 
 const char* rule_id(FindingKind kind) {
   switch (kind) {
@@ -75,6 +84,16 @@ const std::string* source_line(const analysis::CheckReport& r, int file, int lin
 
 double shared_excess_percent(const analysis::KernelReport& k) {
   return 100.0 * fraction(k.shared_wavefronts - k.shared_ideal_wavefronts, k.shared_wavefronts);
+}
+
+double global_waste_percent(const analysis::KernelReport& k) {
+  std::uint64_t sectors = 0, ideal = 0;
+  for (const auto& l : k.lines)
+    if (l.space == ptx::Space::Global) {
+      sectors += l.sectors;
+      ideal += std::min(l.ideal_sectors, l.sectors);
+    }
+  return 100.0 * fraction(sectors - ideal, sectors);
 }
 
 const ptx::SharedVar* shared_var_at(const analysis::KernelReport& k, std::uint64_t offset) {
@@ -167,7 +186,7 @@ std::string global_hint(const analysis::LineReport& l) {
   return "the lanes' addresses touch more sectors than the bytes they need";
 }
 
-std::vector<Finding> findings(const analysis::CheckReport& r) {
+std::vector<Finding> raw_findings(const analysis::CheckReport& r) {
   std::vector<Finding> out;
   for (size_t ki = 0; ki < r.kernels.size(); ++ki) {
     const auto& k = r.kernels[ki];

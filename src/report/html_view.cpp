@@ -1,4 +1,4 @@
-// The single-file HTML report: summary, annotated source with a heat colour, and the bank
+// The single-file HTML report: summary, annotated source coloured by severity, and the bank
 // picture of each conflicting line's worst request. Every user-supplied string (source
 // text, paths, kernel names) goes through html_escape; the page has no script at all.
 #include "bankcheck/report/html_view.hpp"
@@ -9,10 +9,12 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/explain_view.hpp"
 #include "bankcheck/report/findings.hpp"
+#include "bankcheck/report/suppressions.hpp"
 
 namespace bankcheck::report {
 namespace {
@@ -31,6 +33,9 @@ table.summary td, table.summary th { border: 1px solid #ddd; }
 .sev { display: inline-block; min-width: 4.5em; text-align: center; border-radius: 3px;
        font-size: 0.8em; font-weight: 600; color: #fff; padding: 0 4px; }
 .sev.error { background: #c62828; } .sev.warning { background: #b8860b; } .sev.note { background: #607d8b; }
+.sev.suppressed { background: #9e9e9e; }
+table.src tr.error { background: #f6c9c5; } table.src tr.warning { background: #fbe8b8; }
+table.src tr.note { background: #e6ecef; }
 ol.findings li { margin: 0.3em 0; }
 table.src { font: 12px/1.35 ui-monospace, monospace; width: 100%; }
 table.src td { padding: 0 6px; vertical-align: top; }
@@ -49,13 +54,13 @@ a { color: #1565c0; }
 
 std::string pct(double share) { return fmt::format("{:.0f}%", 100.0 * share); }
 
-// Heat colour: white at no excess, deep red at the page's most; log scale, so lines with a
-// tenth of the worst line's excess still show.
-std::string heat(std::uint64_t excess, std::uint64_t most) {
-  if (!excess || !most) return "";
-  const double t = std::log1p(static_cast<double>(excess)) / std::log1p(static_cast<double>(most));
-  const int light = static_cast<int>(std::lround(97.0 - 29.0 * t));
-  return fmt::format(" style=\"background: hsl(4, 85%, {}%)\"", light);
+// A source row's class: the severity of its worst finding not suppressed (findings.hpp's one
+// scale: a 1% note is grey-blue, never the red of an error), plus "global" for a line that
+// wastes global sectors.
+std::string row_class(const std::optional<Severity>& worst, bool global) {
+  std::string c = worst ? severity_name(*worst) : "";
+  if (global) c += c.empty() ? "global" : " global";
+  return c.empty() ? "" : fmt::format(" class=\"{}\"", c);
 }
 
 // One id per conflicting line of a kernel (a header line may share its number with the .cu).
@@ -113,7 +118,9 @@ std::string html_escape(const std::string& s) {
 
 std::string render_check_html(const analysis::CheckReport& r) {
   const auto E = html_escape;
-  const std::vector<Finding> all = findings(r);
+  std::vector<Suppression> sups;
+  std::vector<SuppressionNote> sup_notes;
+  const std::vector<Finding> all = findings(r, sups, sup_notes);
   std::string o;
   o += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   // Nothing to fetch and nothing to run: even a mistake in escaping could not load or
@@ -172,10 +179,30 @@ std::string render_check_html(const analysis::CheckReport& r) {
         link = fmt::format("<a href=\"#{}\">{}</a>", anchor(f.kernel, f), link);
       else if (source_line(r, f.file, f.line))
         link = fmt::format("<a href=\"#L{}\">{}</a>", f.line, link);
-      o += fmt::format("<li><span class=\"sev {0}\">{0}</span> {1} <code>{2}</code>: {3}</li>\n",
-                       severity_name(f.severity), link, E(k.name), E(f.message));
+      if (f.suppressed)
+        o += fmt::format(
+            "<li><span class=\"sev suppressed\" title=\"suppressed in the source\">{0}</span> {1} "
+            "<code>{2}</code>: {3} <em>Suppressed: {4}</em></li>\n",
+            severity_name(f.severity), link, E(k.name), E(f.message),
+            f.justification.empty() ? "(no reason given)" : E(f.justification));
+      else
+        o += fmt::format("<li><span class=\"sev {0}\">{0}</span> {1} <code>{2}</code>: {3}</li>\n",
+                         severity_name(f.severity), link, E(k.name), E(f.message));
     }
     o += "</ol>\n";
+  }
+  const auto suppressed =
+      std::count_if(all.begin(), all.end(), [](const Finding& f) { return f.suppressed; });
+  if (suppressed)
+    o += fmt::format("<p>{} finding{} suppressed in the source (not counted by --fail-on).</p>\n",
+                     suppressed, suppressed == 1 ? "" : "s");
+  if (!sup_notes.empty()) {
+    o += "<ul class=\"findings\">\n";
+    for (const SuppressionNote& n : sup_notes)
+      o += fmt::format("<li><span class=\"sev {0}\">{0}</span> {1}:{2}:{3}: {4}</li>\n",
+                       severity_name(n.severity), E(source_path(r, n.file)), n.line, n.col,
+                       E(n.message));
+    o += "</ul>\n";
   }
 
   // Annotated source: excess per line over every kernel.
@@ -192,7 +219,6 @@ std::string render_check_html(const analysis::CheckReport& r) {
     };
     const bool sass_level = r.level == analysis::CountLevel::Sass;
     std::map<int, LineHeat> heat_of;
-    std::uint64_t most = 0;
     for (const auto& k : r.kernels)
       for (const auto& l : k.lines) {
         if (l.file != r.main_file) continue;
@@ -218,7 +244,12 @@ std::string render_check_html(const analysis::CheckReport& r) {
                                         l.ideal_sectors));
         }
       }
-    for (const auto& [line, h] : heat_of) most = std::max(most, h.excess);
+    std::map<int, Severity> worst_of;  // per main-file line: its worst counted finding
+    for (const Finding& f : all) {
+      if (f.file != r.main_file || f.suppressed) continue;
+      auto [it, fresh] = worst_of.try_emplace(f.line, f.severity);
+      if (!fresh) it->second = std::max(it->second, f.severity);
+    }
     // Several kernels on one line: each SASS entry says whose it is.
     std::size_t kernels_with_sass = 0;
     for (const auto& k : r.kernels)
@@ -255,10 +286,12 @@ std::string render_check_html(const analysis::CheckReport& r) {
         sass_cell = "<td class=\"sass\">" + cell + "</td>";
       }
       o += fmt::format(
-          "<tr id=\"L{}\"{}{}{}><td class=\"ln\">{}</td><td class=\"n\">{}</td><td "
+          "<tr id=\"L{}\"{}{}><td class=\"ln\">{}</td><td class=\"n\">{}</td><td "
           "class=\"n\">{}</td>"
           "<td class=\"n\">{}</td>{}<td class=\"code\">{}</td></tr>\n",
-          line, h && h->sectors_excess ? " class=\"global\"" : "", h ? heat(h->excess, most) : "",
+          line,
+          row_class(worst_of.contains(line) ? std::optional(worst_of.at(line)) : std::nullopt,
+                    h && h->sectors_excess),
           title.empty() ? "" : fmt::format(" title=\"{}\"", E(title)), line,
           h && h->excess ? std::to_string(h->excess) : "",
           h && h->ways > 1 ? fmt::format("{}-way", h->ways) : "",

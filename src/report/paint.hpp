@@ -6,9 +6,11 @@
 
 #include <string>
 
+#include "bankcheck/report/findings.hpp"
+
 namespace bankcheck::report {
 
-// GCC's default diagnostic colours (GCC_COLORS): locus bold, warning bold magenta, note
+// GCC's default diagnostic colours (GCC_COLORS): locus bold, error bold red, warning bold magenta, note
 // bold cyan, caret bold green; conflicting cells of the bank picture bold red.
 struct Paint {
   bool on = false;
@@ -16,8 +18,13 @@ struct Paint {
     return on ? fmt::format("\033[{}m{}\033[0m", sgr, s) : s;
   }
   std::string locus(const std::string& s) const { return (*this)("01", s); }
+  std::string error() const { return (*this)("01;31", "error:"); }
   std::string warning() const { return (*this)("01;35", "warning:"); }
   std::string note() const { return (*this)("01;36", "note:"); }
+  // The label of a finding's severity (findings.hpp's one scale), as GCC paints it.
+  std::string severity(Severity s) const {
+    return s == Severity::Error ? error() : s == Severity::Warning ? warning() : note();
+  }
   std::string caret() const { return (*this)("01;32", "^"); }
   // The picture's cells that are conflicts ("NN!") in red.
   std::string picture(const std::string& pic) const {

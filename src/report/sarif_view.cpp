@@ -9,6 +9,7 @@
 
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/findings.hpp"
+#include "bankcheck/report/suppressions.hpp"
 
 namespace bankcheck::report {
 namespace {
@@ -17,6 +18,7 @@ using nlohmann::json;
 
 constexpr const char* kSarifSchema = "https://json.schemastore.org/sarif-2.1.0.json";
 constexpr const char* kNoteRule = "emulation-note";
+constexpr const char* kSuppressionRule = "suppression-comment";
 
 struct Rule {
   const char* id;
@@ -27,7 +29,8 @@ struct Rule {
   const char* help;
 };
 
-// Index i is the rule of FindingKind(i); the last is the emulator's notes.
+// Index i is the rule of FindingKind(i); then the emulator's notes and the suppression
+// comments' problems.
 const Rule kRules[] = {
     {"bank-conflict", "SharedMemoryBankConflict", "warning",
      "Shared-memory bank conflict: a request costs more wavefronts than its bytes need.",
@@ -58,21 +61,21 @@ const Rule kRules[] = {
      "A barrier under divergence, a barrier that some warps exit before, or a shared access "
      "with no bank rule on the chosen architecture (left out of the counts).",
      "Read the note's message; the counts of the affected lines may not be those of the GPU."},
+    {kSuppressionRule, "SuppressionComment", "note",
+     "A `// bankcheck: ignore` comment that matches no finding, has no reason or is misspelt.",
+     "A suppression comment accepts the findings of its line (ignore) or of the next line "
+     "(ignore-next-line), optionally of some rules only (ignore[bank-conflict]), with a reason "
+     "after it. One that matches nothing is left over from code that changed.",
+     "Remove a suppression that matches no finding; write the reason a finding is accepted "
+     "after the marker."},
 };
+constexpr int kNoteRuleIndex = 3;
+constexpr int kSuppressionRuleIndex = 4;
 
 int rule_index(FindingKind kind) { return static_cast<int>(kind); }
 
-const char* level(Severity s) {
-  switch (s) {
-    case Severity::Error:
-      return "error";
-    case Severity::Warning:
-      return "warning";
-    case Severity::Note:
-      return "note";
-  }
-  return "none";
-}
+// SARIF's levels are the names of the one severity scale (findings.hpp).
+const char* level(Severity s) { return severity_name(s); }
 
 // The distinct files results name, in order of first use: run.artifacts.
 struct Artifacts {
@@ -257,6 +260,9 @@ std::string path_to_uri(const std::string& path) {
 
 nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<SarifFix>* fixes) {
   Artifacts artifacts;
+  std::vector<Suppression> sups;
+  std::vector<SuppressionNote> sup_notes;
+  const std::vector<Finding> all = findings(r, sups, sup_notes);
   json rules = json::array();
   for (const Rule& ru : kRules)
     rules.push_back({{"id", ru.id},
@@ -267,7 +273,7 @@ nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<
                      {"defaultConfiguration", {{"level", ru.level}}},
                      {"properties", {{"tags", {"cuda", "performance"}}}}});
   json results = json::array();
-  for (const Finding& f : findings(r)) {
+  for (const Finding& f : all) {
     const auto& k = r.kernels[f.kernel];
     json res = {{"ruleId", rule_id(f.kind)},
                 {"ruleIndex", rule_index(f.kind)},
@@ -312,6 +318,11 @@ nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<
     if (!rel.empty()) res["relatedLocations"] = rel;
     if (!inl.stacks.empty()) res["stacks"] = inl.stacks;
     res["properties"] = props;
+    if (f.suppressed) {
+      json sup = {{"kind", "inSource"}, {"status", "accepted"}};
+      if (!f.justification.empty()) sup["justification"] = f.justification;
+      res["suppressions"] = json::array({sup});
+    }
     if (fixes && f.kind == FindingKind::BankConflict) {
       json fj = json::array();
       const std::string path = source_path(r, f.file);
@@ -326,7 +337,7 @@ nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<
   for (const auto& k : r.kernels)
     for (const auto& n : k.notes) {
       json res = {{"ruleId", kNoteRule},
-                  {"ruleIndex", static_cast<int>(std::size(kRules)) - 1},
+                  {"ruleIndex", kNoteRuleIndex},
                   {"level", "note"},
                   {"kind", "informational"},
                   {"message", {{"text", fmt::format("{} (kernel {})", n.message, k.name)}}}};
@@ -334,6 +345,16 @@ nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<
           json::array({{{"physicalLocation", physical(r, artifacts, n.file, n.line, n.col)}}});
       results.push_back(res);
     }
+  for (const SuppressionNote& n : sup_notes) {
+    json res = {{"ruleId", kSuppressionRule},
+                {"ruleIndex", kSuppressionRuleIndex},
+                {"level", level(n.severity)},
+                {"kind", n.severity == Severity::Note ? "informational" : "review"},
+                {"message", {{"text", n.message}}}};
+    res["locations"] =
+        json::array({{{"physicalLocation", physical(r, artifacts, n.file, n.line, n.col)}}});
+    results.push_back(res);
+  }
   json arts = json::array();
   for (const auto& p : artifacts.paths)
     arts.push_back({{"location", {{"uri", path_to_uri(p)}}}, {"sourceLanguage", "cuda"}});

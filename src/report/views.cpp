@@ -40,7 +40,10 @@ constexpr View kViews[] = {
      .name = "json",
      .needs = {},
      .check = [](const analysis::CheckReport& r, const analysis::FixReport*,
-                 const TextOptions&) { return json_text(check_to_json(r)); },
+                 const TextOptions&) {
+       // One shape whatever the number of files: `files` with one entry.
+       return json_text(files_to_json({FileResult{r.input, &r, "", "", nullptr}}));
+     },
      .files = [](const std::vector<FileResult>& f,
                  const TextOptions&) { return json_text(files_to_json(f)); },
      .refuses_files = {},

@@ -40,6 +40,7 @@ std::map<std::string, std::string> run_environment(const RunOptions& o) {
       {"BANKCHECK_RUN_LAUNCHES", o.launches == 0 ? "all" : std::to_string(o.launches)},
       {"BANKCHECK_RUN_REPEATS", o.skip_repeats ? "skip" : "execute"},
       {"BANKCHECK_RUN_FAIL_ON", joined(o.fail_on)},
+      {"BANKCHECK_RUN_BASELINE", o.baseline},
       {"BANKCHECK_RUN_STATUS", o.status},
       {"BANKCHECK_RUN_THREADS", std::to_string(o.threads)},
       {"BANKCHECK_RUN_PROGRESS", o.progress ? "1" : "0"},
@@ -89,6 +90,7 @@ RunOptions run_options_from_environment(std::string& error) {
       bad("BANKCHECK_RUN_REPEATS", r);
   }
   o.fail_on = lines(env("BANKCHECK_RUN_FAIL_ON"));
+  o.baseline = env("BANKCHECK_RUN_BASELINE");
   o.status = env("BANKCHECK_RUN_STATUS");
   if (const std::string t = env("BANKCHECK_RUN_THREADS"); !t.empty()) {
     char* end = nullptr;

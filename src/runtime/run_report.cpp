@@ -8,8 +8,10 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
+#include "bankcheck/report/diff.hpp"
 #include "bankcheck/report/gate.hpp"
 #include "bankcheck/report/views.hpp"
 
@@ -86,21 +88,32 @@ void write_run_reports(const std::vector<analysis::CheckReport>& reports, const 
   std::vector<std::string> errors;
   write(render(reports, o, errors), o, errors);
   bool crossed = false;
-  for (const auto& spec : o.fail_on) {
-    report::Gate g;
-    try {
-      g = report::parse_gate(spec);
+  std::vector<report::Gate> gates;
+  for (const auto& spec : o.fail_on) try {
+      gates.push_back(report::parse_gate(spec));
     } catch (const std::exception& e) {
       errors.push_back(e.what());
-      continue;
     }
-    for (const auto& r : reports)
-      if (const auto line = report::gate_crossed(r, g)) {
-        std::fprintf(stderr, "bankcheck: %s\n", line->c_str());
-        crossed = true;
-        break;
-      }
-  }
+  std::optional<report::DiffReport> baseline;
+  if (!o.baseline.empty()) try {
+      baseline = report::read_report_file(o.baseline);
+    } catch (const std::exception& e) {
+      errors.push_back(fmt::format("--baseline: {}", e.what()));
+    }
+  // Each gate's first crossing over the run's reports (suppressed findings not counted; with a
+  // baseline, only new or worse ones).
+  std::vector<bool> said(gates.size() + 1, false);
+  for (const auto& r : reports)
+    for (std::size_t gi = 0; gi <= gates.size(); ++gi) {
+      if (said[gi] || (gi == gates.size() && (!baseline || !gates.empty()))) continue;
+      const std::vector<report::Gate> one =
+          gi < gates.size() ? std::vector<report::Gate>{gates[gi]} : std::vector<report::Gate>{};
+      const auto lines =
+          report::crossed_gates(r, one, baseline ? &*baseline : nullptr, o.baseline);
+      if (lines.empty()) continue;
+      std::fprintf(stderr, "bankcheck: %s\n", lines[0].c_str());
+      said[gi] = crossed = true;
+    }
   for (const auto& e : errors) std::fprintf(stderr, "bankcheck: error: %s\n", e.c_str());
   if (o.status.empty()) return;
   std::ofstream status(o.status, std::ios::trunc);

@@ -22,7 +22,7 @@ grep -qF "$evil" "$out/transpose.cu"
 "$node" tests/reports/browser_check.js "$chromium" "$out/transpose.html" "$out/transpose.png" \
   --text "$evil" --text "32-way bank conflict" --min-svgs 1
 "$bin" check examples/scan.cu --format html -o "$out/scan.html"
-conflicts=$("$bin" check examples/scan.cu | grep -c ': warning: .*bank conflict')
+conflicts=$("$bin" check examples/scan.cu | grep -cE ': (error|warning|note): .*bank conflict')
 "$node" tests/reports/browser_check.js "$chromium" "$out/scan.html" "$out/scan.png" \
   --min-svgs "$conflicts"
 "$bin" check examples/sgemm.cu --kernel sgemm_vectorized --blocks 4 --format html -o "$out/sgemm.html"

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -24,11 +25,13 @@
 #include "bankcheck/driver/fix.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/report/check_view.hpp"
+#include "bankcheck/report/diff.hpp"
 #include "bankcheck/report/findings.hpp"
 #include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/gate.hpp"
 #include "bankcheck/report/html_view.hpp"
 #include "bankcheck/report/sarif_view.hpp"
+#include "bankcheck/report/suppressions.hpp"
 #include "bankcheck/report/views.hpp"
 
 namespace rep = bankcheck::report;
@@ -109,7 +112,7 @@ TEST_F(Reports, ColourIsTheSameTextWithEscapes) {
   const std::string colour = rep::render_check_text(r, {.color = true});
   EXPECT_EQ(plain.find('\033'), std::string::npos);
   EXPECT_EQ(strip_ansi(colour), plain);
-  EXPECT_NE(colour.find("\033[01;35mwarning:\033[0m"), std::string::npos);
+  EXPECT_NE(colour.find("\033[01;31merror:\033[0m"), std::string::npos);
   EXPECT_NE(colour.find("\033[01mexamples/seed001.cu:38:9:\033[0m"), std::string::npos);
   // Every conflicting cell of the picture ('!') is red.
   EXPECT_EQ(count(colour, "!\033[0m"), count(plain, "!") - count(plain, "! the bank"));
@@ -121,9 +124,19 @@ TEST(Gate, ParsesWhatItDocuments) {
   EXPECT_EQ(rep::parse_gate("excess>10%").metric, rep::Gate::Metric::ExcessPercent);
   EXPECT_EQ(rep::parse_gate("excess>12.5").limit, 12.5);
   EXPECT_EQ(rep::parse_gate("excess>0%").limit, 0);
+  EXPECT_EQ(rep::parse_gate("global-waste>10%").metric, rep::Gate::Metric::GlobalWastePercent);
+  EXPECT_EQ(rep::parse_gate("global-waste > 17.5").limit, 17.5);
+  const rep::Gate warn = rep::parse_gate("severity>=warning");
+  EXPECT_EQ(warn.metric, rep::Gate::Metric::Severity);
+  EXPECT_EQ(warn.level, rep::Severity::Warning);
+  EXPECT_EQ(rep::parse_gate("error").level, rep::Severity::Error);
+  EXPECT_EQ(rep::parse_gate(" note ").level, rep::Severity::Note);
+  EXPECT_EQ(rep::parse_gate("severity>note").level, rep::Severity::Warning);
   for (const char* bad :
        {"", "ways", "ways>", "ways>=4", "ways<4", "ways>x", "ways>-1", "ways>1.5", "excess>",
-        "excess>%", "excess>101%", "excess>1e3", "conflicts>1", ">3", "excess>10%%"})
+        "excess>%", "excess>101%", "excess>1e3", "conflicts>1", ">3", "excess>10%%",
+        "global-waste>", "global-waste>=5%", "global-waste>200", "severity>=fatal",
+        "severity>error", "severity", "severity>=", "warnings", "excess>=10%"})
     EXPECT_THROW(rep::parse_gate(bad), std::invalid_argument) << bad;
   try {
     rep::parse_gate("ways>=4");
@@ -419,7 +432,7 @@ std::pair<std::uint64_t, std::uint64_t> shown_wavefronts(rep::Format f, const st
       return {std::stoull(m[1]), std::stoull(m[2])};
     case rep::Format::Json: {
       const json j = json::parse(text);
-      for (const json& k : j["kernels"])
+      for (const json& k : j["files"][0]["kernels"])
         if (k["name"] == kernel)
           return {k["shared_wavefronts"].get<std::uint64_t>(),
                   k["shared_ideal_wavefronts"].get<std::uint64_t>()};
@@ -489,7 +502,7 @@ TEST_F(Reports, NoViewChangesACount) {
       const std::string both = v.files(files, {});
       if (v.format == rep::Format::Json) {
         const json all = json::parse(both);
-        for (const json& f : all["files"]) EXPECT_EQ(f, json::parse(one));
+        for (const json& f : all["files"]) EXPECT_EQ(f, json::parse(one)["files"][0]);
       } else if (v.format == rep::Format::Sarif) {
         EXPECT_EQ(json::parse(both)["runs"][0]["results"].size(),
                   2 * json::parse(one)["runs"][0]["results"].size());
@@ -503,6 +516,166 @@ TEST_F(Reports, NoViewChangesACount) {
   }
   EXPECT_EQ(rep::check_to_json(r), check_before);
   EXPECT_EQ(rep::fix_to_json(fr), fix_before);
+}
+
+// tests/data/gates/severities.cu: one error, one warning and one note in one kernel. Each
+// view states the same severity for each line: text's label, JSON's `severity`, SARIF's
+// `level`, HTML's badge and the source row's colour class.
+const bankcheck::analysis::CheckReport* severities() {
+  static const bankcheck::analysis::CheckReport* report = [] {
+    if (!seed001()) return static_cast<bankcheck::analysis::CheckReport*>(nullptr);  // no nvcc
+    drv::CheckOptions o;
+    o.input = "tests/data/gates/severities.cu";
+    return new bankcheck::analysis::CheckReport(drv::check(o));
+  }();
+  return report;
+}
+
+TEST_F(Reports, EveryFormatStatesTheSameSeverities) {
+  const auto* report = severities();
+  if (!report) GTEST_SKIP() << "nvcc not found";
+  const auto& r = *report;
+  const std::map<int, std::string> expected = {{12, "error"}, {13, "warning"}, {14, "note"}};
+  // The rule itself, at its edges.
+  EXPECT_EQ(rep::severity_of(0.25), rep::Severity::Error);
+  EXPECT_EQ(rep::severity_of(0.2499), rep::Severity::Warning);
+  EXPECT_EQ(rep::severity_of(0.05), rep::Severity::Warning);
+  EXPECT_EQ(rep::severity_of(0.0499), rep::Severity::Note);
+
+  std::map<int, std::string> findings, text, jsonv, sarif, html_list, html_rows;
+  for (const auto& f : rep::findings(r)) findings[f.line] = rep::severity_name(f.severity);
+  EXPECT_EQ(findings, expected);
+
+  const std::string t = rep::render_check_text(r);
+  std::smatch m;
+  for (auto it = t.cbegin();
+       std::regex_search(it, t.cend(), m, std::regex(R"(severities\.cu:(\d+):\d+: (\w+): )"));
+       it = m.suffix().first)
+    text[std::stoi(m[1])] = m[2];
+  EXPECT_EQ(text, expected) << t;
+
+  const json j = json::parse(rep::view(rep::Format::Json).check(r, nullptr, {}));
+  for (const json& k : j["files"][0]["kernels"])
+    for (const json& f : k["findings"]) jsonv[f["line"].get<int>()] = f["severity"];
+  EXPECT_EQ(jsonv, expected);
+
+  const json log = rep::check_to_sarif(r);
+  for (const json& res : log["runs"][0]["results"])
+    sarif[res["locations"][0]["physicalLocation"]["region"]["startLine"].get<int>()] =
+        res["level"];
+  EXPECT_EQ(sarif, expected);
+
+  const std::string h = rep::render_check_html(r);
+  for (auto it = h.cbegin();
+       std::regex_search(it, h.cend(), m,
+                         std::regex(R"re(<li><span class="sev (\w+)">\w+</span> <a href="#[^"]*">[^<]*:(\d+):\d+</a>)re"));
+       it = m.suffix().first)
+    html_list[std::stoi(m[2])] = m[1];
+  EXPECT_EQ(html_list, expected);
+  for (auto it = h.cbegin();
+       std::regex_search(it, h.cend(), m, std::regex(R"re(<tr id="L(\d+)" class="(\w+)")re"));
+       it = m.suffix().first)
+    html_rows[std::stoi(m[1])] = m[2];
+  EXPECT_EQ(html_rows, expected);  // the 2% note is not painted as an error
+}
+
+TEST(Suppressions, ParsedWithRulesReasonsAndProblems) {
+  const std::vector<std::string> lines = {
+      "x = t[i];  // bankcheck: ignore[bank-conflict] a table",
+      "  // bankcheck: ignore-next-line",
+      "y = t[j];",
+      "// bankcheck: ignore[bank-conflict, misaligned-global-access] two rules */",
+      "// bankcheck: ignored typo",
+      "// bankcheck: ignore[nope] x",
+      "// bankcheck: kernel=k grid=1 block=32",
+      "/* bankcheck: ignore not a line comment */"};
+  std::vector<rep::Suppression> s;
+  std::vector<rep::SuppressionNote> notes;
+  rep::parse_suppressions(lines, 1, s, notes);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0].line, 1);
+  EXPECT_EQ(s[0].target, 1);
+  EXPECT_EQ(s[0].col, 12);
+  EXPECT_EQ(s[0].rules, std::vector<std::string>{"bank-conflict"});
+  EXPECT_EQ(s[0].reason, "a table");
+  EXPECT_EQ(s[1].target, 3);
+  EXPECT_EQ(s[1].reason, "");
+  EXPECT_EQ(s[2].rules,
+            (std::vector<std::string>{"bank-conflict", "misaligned-global-access"}));
+  EXPECT_EQ(s[2].reason, "two rules");
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_EQ(notes[0].line, 2);  // no reason
+  EXPECT_EQ(notes[0].severity, rep::Severity::Warning);
+  EXPECT_NE(notes[1].message.find("unknown suppression 'ignored'"), std::string::npos);
+  EXPECT_NE(notes[2].message.find("unknown rule 'nope'"), std::string::npos);
+  EXPECT_TRUE(rep::is_suppression(" ignore-next-line x"));
+  EXPECT_FALSE(rep::is_suppression(" kernel=k"));
+}
+
+// Two reports as JSON compared: matched by text when the code moved, by line when the line
+// changed; worse, better, new and fixed with their numbers.
+TEST(Diff, MatchesMovedAndEditedLines) {
+  auto finding = [](int line, const char* source, int excess, int ways) {
+    return json{{"rule", "bank-conflict"}, {"severity", "warning"}, {"file", "k.cu"},
+                {"line", line},          {"col", 5},              {"message", "m"},
+                {"source", source},      {"suppressed", false},   {"requests", 8},
+                {"cost", 8 + excess},    {"ideal", 8},            {"excess", excess},
+                {"share", 0.1},          {"ways", ways}};
+  };
+  auto report = [](json findings) {
+    return json{{"schema_version", 2},
+                {"files", json::array({{{"input", "k.cu"},
+                                        {"kernels", json::array({{{"name", "k"},
+                                                                  {"shared_wavefronts", 100},
+                                                                  {"lines", json::array()},
+                                                                  {"findings", findings}}})}}})}};
+  };
+  const json before = report(json::array({finding(10, "a = t[x * 2];", 8, 2),
+                                          finding(20, "b = t[x * 4];", 24, 4),
+                                          finding(30, "c = t[x * 8];", 56, 8),
+                                          finding(40, "d = t[x * 16];", 120, 16)}));
+  const json after = report(json::array({finding(12, "a = t[x * 2];", 8, 2),     // moved
+                                         finding(20, "b = t[x * 4 + 1];", 8, 2),  // edited
+                                         finding(32, "c = t[x * 8];", 120, 16),   // worse
+                                         finding(50, "e = t[x * 32];", 248, 32)}));
+  const rep::DiffReport a = rep::diff_report(before, "before.json");
+  const rep::DiffReport b = rep::diff_report(after, "after.json");
+  const rep::Diff d = rep::diff(a, b);
+  EXPECT_EQ(d.count(rep::Change::Same), 1);
+  EXPECT_EQ(d.count(rep::Change::Better), 1);
+  EXPECT_EQ(d.count(rep::Change::Worse), 1);
+  EXPECT_EQ(d.count(rep::Change::New), 1);
+  EXPECT_EQ(d.count(rep::Change::Fixed), 1);
+  const std::string text = rep::render_diff_text(d, "before.json", "after.json");
+  EXPECT_NE(text.find("k.cu:32:5: worse: bank-conflict in k: excess 56 wavefronts, 8-way "
+                      "(warning) -> excess 120 wavefronts, 16-way (warning) (was line 30)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("k.cu:40:5: fixed:"), std::string::npos) << text;
+  EXPECT_NE(text.find("k.cu:20:5: better:"), std::string::npos) << text;
+  EXPECT_EQ(rep::new_or_worse(a, b), (std::vector<bool>{false, false, true, true}));
+  const rep::GateInput in = rep::gate_input(d);
+  ASSERT_EQ(in.items.size(), 2u);
+  EXPECT_TRUE(rep::gate_crossed(in, rep::parse_gate("ways>8")));
+  EXPECT_FALSE(rep::gate_crossed(in, rep::parse_gate("ways>32")));
+  // 120 + 248 of 100 wavefronts... the kernel's excess is that of its counted findings.
+  EXPECT_TRUE(rep::gate_crossed(in, rep::parse_gate("excess>99%")));
+  const json dj = rep::diff_to_json(d, "before.json", "after.json");
+  EXPECT_EQ(dj["summary"]["new"], 1);
+  EXPECT_EQ(dj["changes"].size(), 5u);
+  // Version 1's single-file shape is read too; anything else is refused with its name.
+  json v1 = before["files"][0];
+  v1["schema_version"] = 1;
+  EXPECT_EQ(rep::diff_report(v1, "v1.json").findings.size(), 4u);
+  for (const json& bad : {json::array(), json{{"schema_version", 2}}, json{{"files", 3}},
+                          json{{"schema_version", 9}, {"files", json::array()}}}) {
+    try {
+      rep::diff_report(bad, "bad.json");
+      ADD_FAILURE() << bad.dump();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("bad.json: ", 0), 0u) << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -12,7 +12,8 @@ fi
 here=tests/reports
 rm -rf "$out" && mkdir -p "$out"
 inputs=(examples/*.cu examples/cmake/tiles.cu tests/data/check/partial_barrier.cu
-        tests/data/check/unwritten.cu)
+        tests/data/check/unwritten.cu tests/data/gates/suppressed.cu
+        tests/data/gates/global_waste.cu)
 # Two at a time (nvcc takes most of the time); three CTAs of each kernel are enough for
 # every field to appear.
 printf '%s\n' "${inputs[@]}" | xargs -P 2 -I{} sh -c '
@@ -69,4 +70,7 @@ grep -q '"stacks"' "$out"/examples_histogram.cu.sarif || { echo "schemas_test: n
 grep -q '"relatedLocations"' "$out"/examples_transpose.cu.sarif || { echo "schemas_test: no related location" >&2; status=1; }
 grep -q '"ruleId": "emulation-note"' "$out"/tests_data_check_partial_barrier.cu.sarif || { echo "schemas_test: no note" >&2; status=1; }
 grep -q '"unwritten_shared_reads": \[$' "$out"/tests_data_check_unwritten.cu.json || { echo "schemas_test: no unwritten shared read" >&2; status=1; }
+grep -q '"kind": "inSource"' "$out"/tests_data_gates_suppressed.cu.sarif || { echo "schemas_test: no suppression in SARIF" >&2; status=1; }
+grep -q '"ruleId": "suppression-comment"' "$out"/tests_data_gates_suppressed.cu.sarif || { echo "schemas_test: no suppression-comment result" >&2; status=1; }
+grep -q '"justification": "a lookup table read once"' "$out"/tests_data_gates_suppressed.cu.json || { echo "schemas_test: no justification in JSON" >&2; status=1; }
 exit $status

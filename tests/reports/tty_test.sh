@@ -14,7 +14,7 @@ seed="examples/seed001.cu --kernel bank_conflict_test"
 esc=$'\033'
 # A terminal: coloured.
 out=$(script -qec "$bin check $seed" /dev/null)
-[[ $out == *"${esc}[01;35mwarning:${esc}[0m"* ]] || fail "no colour on a terminal"
+[[ $out == *"${esc}[01;31merror:${esc}[0m"* ]] || fail "no colour on a terminal"
 # NO_COLOR, a pipe: plain. (On a loaded machine the run may pass a second, and the
 # progress line's erase sequence, ESC [K, is not a colour.)
 out=$(NO_COLOR=1 script -qec "$bin check $seed" /dev/null)

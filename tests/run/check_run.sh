@@ -7,7 +7,8 @@
 #   --stderr-has TEXT   standard error has a line containing TEXT (repeatable)
 #   --stderr-lacks TEXT no line of standard error contains TEXT (repeatable)
 #   --json EXPR         with the run option --format json -o FILE added: the Python expression
-#                       EXPR over the report `r` is true (repeatable)
+#                       EXPR over the report `r` (and `kernels`, every file's kernels) is
+#                       true (repeatable)
 # Prints what differs, and the output, and exits 1 on any difference.
 set -u
 bankcheck=$1
@@ -47,7 +48,7 @@ for t in "${lacks[@]}"; do
   grep -qF -- "$t" "$work/stderr" && fail "standard error has a line with '$t'"
 done
 for e in "${json[@]}"; do
-  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if ($e) else 1)" \
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); kernels=[k for f in r['files'] for k in f.get('kernels', [])]; sys.exit(0 if ($e) else 1)" \
     "$work/report.json" || fail "the report fails: $e"
 done
 if [ $bad = 1 ]; then

@@ -49,9 +49,17 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
       "Several files are checked one after the other into one report (text: a section per\n"
       "file; json: `files`; sarif: one run); flags such as --kernel apply to each.\n"
       "\n"
-      "Exit codes: 0 checked; 1 a --fail-on threshold was crossed; 2 bad input, an nvcc or\n"
-      "emulation error, or a kernel the run asked for that could not be analysed. Over several\n"
-      "files, the worst of them (the others are still checked and reported).\n");
+      "Findings are notes, warnings or errors by their share of the kernel's cost (5% and 25%;\n"
+      "docs/reports.md). A finding is accepted by a comment on its line, or on the line before:\n"
+      "  x = tile[tid][0];  // bankcheck: ignore[bank-conflict] REASON\n"
+      "  // bankcheck: ignore-next-line REASON\n"
+      "it is listed as suppressed and no gate counts it. --baseline OLD.json gates only on\n"
+      "findings that are new or worse than in OLD.json (bankcheck diff lists them).\n"
+      "\n"
+      "Exit codes: 0 checked; 1 a --fail-on threshold was crossed (or, with --baseline alone, a\n"
+      "finding is new or worse); 2 bad input, an nvcc or emulation error, or a kernel the run\n"
+      "asked for that could not be analysed. Over several files, the worst of them (the others\n"
+      "are still checked and reported).\n");
   add_launch_options(c, o, /*several_files=*/true);
   add_format_option(c, o.format, report::ReportKind::Check,
                     "text (compiler-style diagnostics), json (docs/json.md), sarif (SARIF 2.1.0) "
@@ -60,6 +68,7 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
                 "write the report to this file instead of standard output");
   add_color_option(c, o.color);
   add_fail_on_option(c, o.fail_on, "");
+  add_baseline_option(c, o.baseline);
   add_progress_flag(c, o.progress);
 }
 
@@ -117,6 +126,7 @@ void run_one(FileRun& f, driver::CheckOptions co, const report::Needs& needs, bo
 
 int run_check(const CheckCmdOptions& o) {
   const std::vector<report::Gate> gates = parse_gates(o.fail_on);
+  const std::optional<report::DiffReport> baseline = read_baseline(o.baseline);
   std::optional<driver::CompileDb> db;
   if (!o.compile_db.empty()) db = driver::read_compile_db(o.compile_db);
   const std::vector<std::string> files = input_files(o, db ? &*db : nullptr);
@@ -188,7 +198,8 @@ int run_check(const CheckCmdOptions& o) {
                    u.name.c_str(), u.reason.c_str(), u.ptx_line, u.ptx.c_str());
       if (u.selected) status = 2;
     }
-    if (gates_crossed(r, gates)) status = std::max(status, 1);
+    if (gates_crossed(r, gates, baseline ? &*baseline : nullptr, o.baseline))
+      status = std::max(status, 1);
   }
   return status;
 }

@@ -18,7 +18,8 @@ struct CheckCmdOptions : LaunchCmdOptions {
   report::Format format = report::Format::Text;
   std::string output;
   std::string color = "auto";        // text: auto (a terminal), always, never
-  std::vector<std::string> fail_on;  // 'ways>N', 'excess>P%'
+  std::vector<std::string> fail_on;  // 'ways>N', 'excess>P%', 'global-waste>P%', 'warning'
+  std::string baseline;              // --baseline: an earlier JSON report
   bool progress = true;              // a progress line on a terminal's standard error
 };
 

@@ -15,6 +15,7 @@
 #include "bankcheck/ptx/ir.hpp"
 #include "bankcheck/version.hpp"
 #include "check_cmd.hpp"
+#include "diff_cmd.hpp"
 #include "explain_cmd.hpp"
 #include "fix_cmd.hpp"
 #include "run_cmd.hpp"
@@ -59,9 +60,28 @@ bool use_color(const std::string& color, const std::string& output) {
 void add_fail_on_option(CLI::App* c, std::vector<std::string>& fail_on, const std::string& scope) {
   c->add_option("--fail-on", fail_on,
                 "exit 1 with a one-line summary when the report crosses a threshold: 'ways>N' "
-                "(a shared line with more than N ways) or 'excess>P%' (a kernel with more than "
-                "P% of its shared wavefronts in excess); may be repeated" +
+                "(a shared line with more than N ways), 'excess>P%' (a kernel with more than "
+                "P% of its shared wavefronts in excess), 'global-waste>P%' (a kernel with more "
+                "than P% of its global sectors in excess) or 'severity>=LEVEL' (a finding of "
+                "that severity or above; LEVEL alone says the same: note, warning, error); "
+                "findings suppressed in the source are not counted; may be repeated" +
                     scope);
+}
+
+void add_baseline_option(CLI::App* c, std::string& baseline) {
+  c->add_option("--baseline", baseline,
+                "a JSON report of an earlier check or run (--format json): the gates count only "
+                "the findings that are new or worse than there; without --fail-on, any such "
+                "finding exits 1");
+}
+
+std::optional<report::DiffReport> read_baseline(const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  try {
+    return report::read_report_file(path);
+  } catch (const std::invalid_argument& e) {
+    throw UserError(fmt::format("--baseline: {}", e.what()));
+  }
 }
 
 std::vector<report::Gate> parse_gates(const std::vector<std::string>& specs) {
@@ -74,18 +94,20 @@ std::vector<report::Gate> parse_gates(const std::vector<std::string>& specs) {
   return gates;
 }
 
-bool gates_crossed(const analysis::CheckReport& r, const std::vector<report::Gate>& gates) {
-  std::string summary;
-  int crossed = 0;
-  for (const auto& g : gates)
-    if (auto line = report::gate_crossed(r, g)) {
-      if (crossed++ == 0)
-        summary = *line;
-      else
-        summary += fmt::format("; also '{}'", g.spec);
-    }
-  if (crossed) std::fprintf(stderr, "bankcheck: %s\n", summary.c_str());
-  return crossed > 0;
+bool gates_crossed(const analysis::CheckReport& r, const std::vector<report::Gate>& gates,
+                   const report::DiffReport* baseline, const std::string& baseline_name) {
+  const std::vector<std::string> lines = report::crossed_gates(r, gates, baseline, baseline_name);
+  if (lines.empty()) return false;
+  std::string summary = lines[0];
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    // "; also 'SPEC'" for each further crossed gate.
+    const auto q = lines[i].find('\'');
+    const auto e = q == std::string::npos ? q : lines[i].find('\'', q + 1);
+    summary += e == std::string::npos ? "; also " + lines[i]
+                                      : "; also " + lines[i].substr(q, e - q + 1);
+  }
+  std::fprintf(stderr, "bankcheck: %s\n", summary.c_str());
+  return true;
 }
 
 void add_progress_flag(CLI::App* c, bool& progress) {
@@ -143,6 +165,8 @@ int run(int argc, char** argv) {
   add_occupancy(app, occupancy);
   RunCmdOptions run;
   add_run(app, run);
+  DiffCmdOptions diff;
+  add_diff(app, diff);
   // CLI11 reads an unknown word where a subcommand goes as a stray positional and says
   // "A subcommand is required"; name the word instead.
   bool known = false;
@@ -152,7 +176,7 @@ int run(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::fprintf(stderr,
                  "bankcheck: error: unknown subcommand '%s' (expected explain, check, fix, "
-                 "occupancy or run)\n(run 'bankcheck --help' for usage)\n",
+                 "occupancy, run or diff)\n(run 'bankcheck --help' for usage)\n",
                  argv[1]);
     return 2;
   }
@@ -181,6 +205,7 @@ int run(int argc, char** argv) {
     if (app.got_subcommand("fix")) return run_fix(fix);
     if (app.got_subcommand("occupancy")) return run_occupancy(occupancy);
     if (app.got_subcommand("run")) return run_program(run);
+    if (app.got_subcommand("diff")) return run_diff(diff);
   } catch (...) {
     // Every failure is one message and exit 2, never an abort. Worker threads are joined
     // before an exception leaves the driver (run_ctas.cpp).

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <exception>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/report/diff.hpp"
 #include "bankcheck/report/gate.hpp"
 #include "bankcheck/report/views.hpp"
 
@@ -41,10 +43,17 @@ bool use_color(const std::string& color, const std::string& output);
 void add_fail_on_option(CLI::App* c, std::vector<std::string>& fail_on, const std::string& scope);
 // The parsed gates; a bad one is a UserError that says what is accepted.
 std::vector<report::Gate> parse_gates(const std::vector<std::string>& specs);
-// Tests `r` against every gate: the first crossed one's summary on standard error, the
+// --baseline FILE.
+void add_baseline_option(CLI::App* c, std::string& baseline);
+// The baseline's findings (nullopt for no path); a file that is not a report is a UserError.
+std::optional<report::DiffReport> read_baseline(const std::string& path);
+// Tests `r` against every gate (report::crossed_gates: suppressed findings not counted; with
+// a baseline, only new or worse ones): the first crossed one's summary on standard error, the
 // others named after it ("bankcheck: --fail-on 'ways>1' crossed: ...; also 'excess>5%'").
 // Returns whether any was crossed (the command then exits 1).
-bool gates_crossed(const analysis::CheckReport& r, const std::vector<report::Gate>& gates);
+bool gates_crossed(const analysis::CheckReport& r, const std::vector<report::Gate>& gates,
+                   const report::DiffReport* baseline = nullptr,
+                   const std::string& baseline_name = "");
 
 // --no-progress (the flag clears `progress`).
 void add_progress_flag(CLI::App* c, bool& progress);

@@ -72,6 +72,7 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
   c->add_option("-o,--output", o.output, "write the report to this file (default: standard error)");
   add_color_option(c, o.color);
   add_fail_on_option(c, o.fail_on, " over the whole run");
+  add_baseline_option(c, o.baseline);
   c->add_option("--launches", o.launches,
                 "launches analysed per kernel and configuration: N or all (the others only "
                 "execute)")
@@ -237,7 +238,8 @@ int run_program(const RunCmdOptions& o) {
        std::strtoull(o.launches.c_str(), nullptr, 10) == 0))
     throw UserError(fmt::format("--launches: '{}' is not a positive count or all", o.launches));
   if (o.threads) driver::check_threads(o.threads);
-  parse_gates(o.fail_on);  // a bad gate stops the run before the program starts
+  parse_gates(o.fail_on);  // a bad gate or baseline stops the run before the program starts
+  read_baseline(o.baseline);
   const std::string program = find_program(cmd[0]);
   GpuBackend gpu;
   if (o.backend != "emulator") {
@@ -274,6 +276,7 @@ int run_program(const RunCmdOptions& o) {
   ro.launches = o.launches == "all" ? 0 : std::strtoull(o.launches.c_str(), nullptr, 10);
   ro.skip_repeats = o.repeats == "skip";
   ro.fail_on = o.fail_on;
+  ro.baseline = o.baseline.empty() ? "" : std::filesystem::absolute(o.baseline).string();
   ro.status = status_path;
   ro.threads = o.threads;
   ro.progress = o.progress;

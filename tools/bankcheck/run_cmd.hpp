@@ -20,6 +20,7 @@ struct RunCmdOptions {
   std::string output;
   std::string color = "auto";
   std::vector<std::string> fail_on;
+  std::string baseline;
   std::string launches = "1";
   std::string repeats = "execute";
   unsigned threads = 0;

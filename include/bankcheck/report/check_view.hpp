@@ -19,10 +19,12 @@ struct TextOptions {
 // then per kernel a per-line table and totals.
 std::string render_check_text(const analysis::CheckReport& r, const TextOptions& options = {});
 
-// The version of the JSON below: raised when a field is removed or changes meaning; fields
-// may be added without a change.
-inline constexpr int kCheckJsonSchemaVersion = 1;
+// The version of the JSON report of check and run (files_view.hpp's files_to_json, the one
+// shape for one file or several): raised when a field is removed or changes meaning; fields
+// may be added without a change. 2: always `files`, one entry per file.
+inline constexpr int kCheckJsonSchemaVersion = 2;
 
+// One file's report: an entry of the JSON report's `files` (docs/json.md).
 nlohmann::json check_to_json(const analysis::CheckReport& r);
 
 // The version of bankcheck (the project's version), for reports that name their tool.

@@ -1,6 +1,7 @@
 // Views of `bankcheck check` over several files: each file's own report put together. Text:
-// one section per file; JSON: `files`, an array of single-file reports (docs/json.md);
-// SARIF: one run with every file's results. One file keeps the single-file views.
+// one section per file; JSON: `files`, an array of single-file reports (docs/json.md), the
+// one JSON shape (one file too is a `files` of one); SARIF: one run with every file's
+// results. One file keeps the single-file text, SARIF and HTML views.
 #pragma once
 
 #include <nlohmann/json.hpp>

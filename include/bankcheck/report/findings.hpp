@@ -20,12 +20,17 @@ enum class FindingKind {
                       // that is not 32-byte aligned (only the base is wrong)
 };
 
-// Severity from the finding's share of its kernel's memory cost (excess over the kernel's
-// shared wavefronts, or global sectors): Error from 25%, Warning from 5%, else Note.
+// The one severity scale of every view (text, JSON, SARIF, HTML) and of --fail-on
+// 'severity>=LEVEL': from the finding's share of its kernel's memory cost (its excess over the
+// kernel's shared wavefronts, or over its global sectors): Error from 25%, Warning from 5%,
+// else Note (docs/reports.md).
 enum class Severity { Note, Warning, Error };
 
 inline constexpr double kErrorShare = 0.25;
 inline constexpr double kWarningShare = 0.05;
+
+// The rule: the severity of a finding whose excess is `share` of its kernel's cost.
+Severity severity_of(double share);
 
 struct Finding {
   FindingKind kind = FindingKind::BankConflict;
@@ -42,18 +47,27 @@ struct Finding {
   double share = 0;        // excess / the kernel's shared wavefronts (or global sectors)
   std::string message;     // the diagnostic, without location or kernel name
   std::string hint;        // global: what to change
+  // A `// bankcheck: ignore REASON` comment on the line (or ignore-next-line above it)
+  // accepts the finding: still reported, listed as suppressed, never counted by a gate.
+  bool suppressed = false;
+  std::string justification;  // the comment's REASON (may be empty)
 
   std::uint64_t excess() const { return cost - ideal; }
 };
 
 // Every finding, kernel by kernel; within a kernel, shared lines then global lines, each in
-// source order (the order of the text report).
+// source order (the order of the text report); those a source comment accepts marked
+// `suppressed` (suppressions.hpp).
 std::vector<Finding> findings(const analysis::CheckReport& r);
+// The same, before the source's suppression comments are read.
+std::vector<Finding> raw_findings(const analysis::CheckReport& r);
 
 // "bank-conflict", "uncoalesced-global-access", "misaligned-global-access": stable ids
 // (SARIF rule ids, JSON `rule`).
 const char* rule_id(FindingKind kind);
 const char* severity_name(Severity s);  // "note", "warning", "error"
+// The severity named `name` ("note", "warning", "error"); false for any other word.
+bool parse_severity(const std::string& name, Severity& out);
 
 // The path a report shows for a file index: as the user gave it for the main file.
 std::string source_path(const analysis::CheckReport& r, int file);
@@ -64,6 +78,10 @@ std::string global_hint(const analysis::LineReport& l);
 // The kernel's shared-memory excess in percent of its wavefronts (0 without shared
 // accesses): the figure of the text summary and of --fail-on 'excess>P%'.
 double shared_excess_percent(const analysis::KernelReport& k);
+// The kernel's global sectors in excess of their ideal, in percent of its global sectors (0
+// without global accesses): the text summary's "global memory: ... (P% excess)" and
+// --fail-on 'global-waste>P%'.
+double global_waste_percent(const analysis::KernelReport& k);
 
 // Why a site's worst request costs what it does where the reports have no picture of it
 // (analysis::worst_pictured() is false: a 64-bit atomic), in one sentence.

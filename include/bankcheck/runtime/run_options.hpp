@@ -26,6 +26,7 @@ struct RunOptions {
   // beyond those analysed is not executed at all.
   bool skip_repeats = false;
   std::vector<std::string> fail_on;  // --fail-on specifications
+  std::string baseline;              // --baseline: an earlier JSON report (absolute path)
   std::string status;                // the file `bankcheck run` reads back (empty: none)
   unsigned threads = 0;              // 0: every core
   bool progress = true;              // a progress line on a terminal

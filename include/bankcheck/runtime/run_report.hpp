@@ -12,7 +12,7 @@
 
 namespace bankcheck::runtime {
 
-// The status file's lines: "gate" when a --fail-on gate was crossed, "error: SENTENCE" for
+// The status file's lines: "gate" when a --fail-on gate (or --baseline alone) was crossed, "error: SENTENCE" for
 // each of `failures` (bankcheck's own) and each failure to write, then "done".
 void write_run_reports(const std::vector<analysis::CheckReport>& reports, const RunOptions& options,
                        const std::vector<std::string>& failures);
