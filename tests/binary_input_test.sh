@@ -118,7 +118,8 @@ grep -q "^src/kernels.cu:13:" app.txt || fail "app: the conflict is not at src/k
 grep -q "tile\[x\]\[y\]" app.txt || fail "app: the source line is not shown"
 "$python" -c '
 import json, sys
-k = json.load(open("app-comment.json"))["kernels"][0]
+r = json.load(open("app-comment.json"))
+k = (r["files"][0] if "files" in r else r)["kernels"][0]
 grid = [s for s in k["settings_from"] if s["setting"] == "grid"][0]
 sys.exit(0 if grid["from"] == "comment" and "src/kernels.cu:16" in grid["where"] else 1)
 ' || fail "app-comment: strided's grid does not come from the comment at src/kernels.cu:16"
