@@ -2,12 +2,14 @@
 #include "cli.hpp"
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/explain/expr.hpp"
@@ -86,6 +88,59 @@ bool gates_crossed(const analysis::CheckReport& r, const std::vector<report::Gat
     }
   if (crossed) std::fprintf(stderr, "bankcheck: %s\n", summary.c_str());
   return crossed > 0;
+}
+
+void add_layout_options(CLI::App* c, int& columns, bool& quiet) {
+  c->add_option("--columns", columns,
+                "columns the text report may take: a wider bank picture is folded into groups "
+                "of banks (default: the terminal's width; files and pipes: $COLUMNS, else "
+                "unlimited)")
+      ->check(CLI::Range(40, 100000));
+  c->add_flag("-q,--quiet", quiet,
+              "text: only the findings at warning or above (with their source line) and, on "
+              "standard error, errors and the --fail-on result; no pictures, tables, notes, "
+              "nvcc warnings or progress line");
+}
+
+int text_columns(int flag, const std::string& output, int fd) {
+  if (flag > 0) return flag;
+  if (!output.empty()) return 0;
+  if (isatty(fd)) {
+    winsize ws{};
+    if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  }
+  if (const char* env = std::getenv("COLUMNS"); env && *env) {
+    char* end = nullptr;
+    const long n = std::strtol(env, &end, 10);
+    if (*end == '\0' && n > 0 && n < 100000) return static_cast<int>(n);
+  }
+  return 0;
+}
+
+void add_source_root_option(CLI::App* c, std::string& source_root) {
+  c->add_option("--source-root", source_root,
+                "sarif: the directory the log's paths are relative to (originalUriBaseIds "
+                "SRCROOT; default: the git repository of the first file, else the current "
+                "directory)");
+}
+
+std::string source_root(const std::string& flag, const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path cwd = fs::current_path(ec);
+  if (!flag.empty()) {
+    if (!fs::is_directory(flag, ec))
+      throw UserError(fmt::format("--source-root: '{}' is not a directory", flag));
+    return (cwd / flag).lexically_normal().string();
+  }
+  if (!inputs.empty()) {
+    fs::path dir = (cwd / inputs.front()).lexically_normal().parent_path();
+    for (; !dir.empty(); dir = dir.parent_path()) {
+      if (fs::exists(dir / ".git", ec)) return dir.string();
+      if (dir == dir.root_path()) break;
+    }
+  }
+  return cwd.string();
 }
 
 void add_progress_flag(CLI::App* c, bool& progress) {
