@@ -198,6 +198,12 @@ int run(int argc, char** argv) {
   add_occupancy(app, occupancy);
   RunCmdOptions run;
   add_run(app, run);
+  // A repeatable option takes one value each time it is given: `--fail-on ways>1 a.cu` leaves
+  // a.cu to the files (CLI11 would give the option every word up to the next option), so a
+  // pre-commit hook or a CI step can put its files after its options.
+  for (CLI::App* sub : app.get_subcommands(std::function<bool(CLI::App*)>{}))
+    for (CLI::Option* opt : sub->get_options())
+      if (!opt->get_positional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
   // CLI11 reads an unknown word where a subcommand goes as a stray positional and says
   // "A subcommand is required"; name the word instead.
   bool known = false;
