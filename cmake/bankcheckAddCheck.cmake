@@ -10,7 +10,8 @@
 # TARGET tgt compiles the sources as tgt's build does: its include directories and compile
 # definitions (with those its linked libraries pass on), its CUDA_STANDARD and its compile
 # options (target_compile_options, with $<COMPILE_LANGUAGE:CUDA> ones evaluated for CUDA:
-# --expt-relaxed-constexpr, --extended-lambda, ...) go to nvcc after `--`, the options in a
+# --expt-relaxed-constexpr, --extended-lambda, ...; not -G, -g, SHELL: groups or those for
+# the host compiler, ptxas or the linker) go to nvcc after `--`, the options in a
 # file nvcc reads (--options-file, written at generation time), and its CUDA_ARCHITECTURES
 # pick --arch when ARGS gives none (90 when listed, else the highest). Without SOURCE, the
 # test checks tgt's .cu sources (those added before this call).
@@ -109,7 +110,11 @@ function(bankcheck_add_check name)
         set(has_cuda TRUE)
       endif()
     endforeach()
-    set(opts "$<FILTER:$<TARGET_PROPERTY:${t},COMPILE_OPTIONS>,EXCLUDE,^$>")
+    # As for -p (docs/check.md): debug code (-G, -g) is not what the GPU runs, and options for
+    # the host compiler, ptxas or the linker do not change the PTX; SHELL: groups are dropped.
+    set(dropped "^(|-G|-g|--device-debug|--debug|SHELL:.*|-Xcompiler.*|--compiler-options.*")
+    string(APPEND dropped "|-Xptxas.*|--ptxas-options.*|-Xlinker.*|--linker-options.*|-Xnvlink.*)$")
+    set(opts "$<FILTER:$<TARGET_PROPERTY:${t},COMPILE_OPTIONS>,EXCLUDE,${dropped}>")
     if(has_cuda)
       set(flags_file "${CMAKE_CURRENT_BINARY_DIR}/bankcheck/${name}-$<COMPILE_LANGUAGE>.flags")
       file(GENERATE OUTPUT "${flags_file}"
