@@ -5,6 +5,8 @@
 # The CUDA toolkit's header directory (headers named in a report) reads as $CUDA/include,
 # so that the expectations hold on any install; the repository root reads as $ROOT.
 set -uo pipefail
+# Pictures fold to $COLUMNS on a pipe: the expectations are the whole pictures.
+unset COLUMNS
 bin=$1 dir=$(cd "$2" && pwd) update=${3:-}
 cd "$(dirname "$0")/../.."  # commands name files relative to the repository root
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
