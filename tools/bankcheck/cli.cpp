@@ -93,8 +93,8 @@ bool gates_crossed(const analysis::CheckReport& r, const std::vector<report::Gat
 void add_layout_options(CLI::App* c, int& columns, bool& quiet) {
   c->add_option("--columns", columns,
                 "columns the text report may take: a wider bank picture is folded into groups "
-                "of banks (default: the terminal's width; files and pipes: $COLUMNS, else "
-                "unlimited)")
+                "of banks (default: the terminal's width; a pipe: $COLUMNS when set; -o FILE "
+                "and otherwise: unlimited)")
       ->check(CLI::Range(40, 100000));
   c->add_flag("-q,--quiet", quiet,
               "text: only the findings at warning or above (with their source line) and, on "

@@ -169,7 +169,8 @@ void add_explain(CLI::App& app, ExplainOptions& o) {
                 "write the report to this file instead of standard output");
   c->add_option("--columns", o.columns,
                 "columns the picture may take: a wider one is folded into groups of banks "
-                "(default: the terminal's width; files and pipes: $COLUMNS, else unlimited)")
+                "(default: the terminal's width; a pipe: $COLUMNS when set; -o FILE and "
+                "otherwise: unlimited)")
       ->check(CLI::Range(40, 100000));
   c->footer(exit_codes("done", "",
                        "bad input: the argument and column named (--expr:1:COL: ...) with a "

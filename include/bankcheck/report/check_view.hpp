@@ -21,7 +21,7 @@ struct TextOptions {
   // notes (text).
   bool quiet = false;
   // SARIF: where paths are rooted (SarifOptions::source_root; empty: none).
-  std::string source_root;
+  std::string source_root{};
 };
 
 // GCC/Clang diagnostic lines (`file:line:col: warning: ...`, `...: note: ...`), each with
