@@ -77,10 +77,10 @@ shutil.rmtree(work, ignore_errors=True)
 project = os.path.join(work, "project")
 for d in ("src", "lib", "build", ".git"):
     os.makedirs(os.path.join(project, d))
-shutil.copy("examples/transpose.cu", os.path.join(project, "src", "transpose.cu"))
+shutil.copy("tests/ci/conflict.cu", os.path.join(project, "src", "conflict.cu"))
 shutil.copy("examples/cmake/tiles.cu", os.path.join(project, "lib", "tiles.cu"))
 build = os.path.join(project, "build")
-inputs = ["../src/transpose.cu", "../lib/tiles.cu"]
+inputs = ["../src/conflict.cu", "../lib/tiles.cu"]
 
 # Two files, from the build directory: the repository root is the base.
 log = sarif(["check"] + inputs, build, "two files")
@@ -89,7 +89,7 @@ if log:
           json.dumps(log["runs"][0].get("originalUriBaseIds")))
     ours = [l for l in locations(log) if "uriBaseId" in l]
     uris = {l["uri"] for l in ours}
-    check({"src/transpose.cu", "lib/tiles.cu"} <= uris,
+    check({"src/conflict.cu", "lib/tiles.cu"} <= uris,
           "two files: both files relative to SRCROOT", sorted(uris))
     check(all(l["uriBaseId"] == "SRCROOT" and not l["uri"].startswith(("/", "file:", "../"))
               for l in ours), "two files: relative URIs with uriBaseId SRCROOT", ours[:5])
@@ -101,7 +101,7 @@ if log:
           "two files: each artifact once", arts)
     results = log["runs"][0]["results"]
     check(any(r["locations"][0]["physicalLocation"]["artifactLocation"].get("uri") ==
-              "src/transpose.cu" for r in results), "two files: a result in src/transpose.cu")
+              "src/conflict.cu" for r in results), "two files: a result in src/conflict.cu")
 
 # Through -p: the build's compile_commands.json names both files.
 db = [{"directory": build, "file": os.path.join(project, f[3:]),
@@ -112,7 +112,7 @@ log = sarif(["check", "-p", "."], build, "-p")
 if log:
     check(root_of(log) == file_uri(project), "-p: SRCROOT is the repository root")
     uris = {l["uri"] for l in locations(log) if l.get("uriBaseId") == "SRCROOT"}
-    check({"src/transpose.cu", "lib/tiles.cu"} <= uris, "-p: both files relative", sorted(uris))
+    check({"src/conflict.cu", "lib/tiles.cu"} <= uris, "-p: both files relative", sorted(uris))
 
 # --source-root: src/ is the root; lib/tiles.cu lies outside it.
 log = sarif(["check", "--source-root", "../src"] + inputs, build, "--source-root")
@@ -120,7 +120,7 @@ if log:
     check(root_of(log) == file_uri(os.path.join(project, "src")), "--source-root: SRCROOT is src/",
           root_of(log))
     uris = {l["uri"]: l.get("uriBaseId") for l in locations(log)}
-    check(uris.get("transpose.cu") == "SRCROOT", "--source-root: transpose.cu below it", uris)
+    check(uris.get("conflict.cu") == "SRCROOT", "--source-root: conflict.cu below it", uris)
     check(uris.get(file_uri(os.path.join(project, "lib", "tiles.cu"))[:-1]) is None and
           any(u.endswith("/lib/tiles.cu") and u.startswith("file:///") for u in uris),
           "--source-root: lib/tiles.cu outside it, absolute", uris)
