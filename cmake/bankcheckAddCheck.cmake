@@ -8,10 +8,13 @@
 # test runs there, so the report's diagnostics name the file as written here.
 #
 # TARGET tgt compiles the sources as tgt's build does: its include directories and compile
-# definitions (with those its linked libraries pass on) and its CUDA_STANDARD go to nvcc
-# after `--`, and its CUDA_ARCHITECTURES pick --arch when ARGS gives none (90 when listed,
-# else the highest). Without SOURCE, the test checks tgt's .cu sources (those added before
-# this call).
+# definitions (with those its linked libraries pass on), its CUDA_STANDARD and its compile
+# options (target_compile_options, with $<COMPILE_LANGUAGE:CUDA> ones evaluated for CUDA:
+# --expt-relaxed-constexpr, --extended-lambda, ...; not -G, -g, SHELL: groups or those for
+# the host compiler, ptxas or the linker) go to nvcc after `--`, the options in a
+# file nvcc reads (--options-file, written at generation time), and its CUDA_ARCHITECTURES
+# pick --arch when ARGS gives none (90 when listed, else the highest). Without SOURCE, the
+# test checks tgt's .cu sources (those added before this call).
 #
 #   bankcheck_add_check(transpose_tile SOURCE kernels/transpose.cu TARGET kernels
 #                       ARGS --kernel transpose_tile --blocks 4 --fail-on "ways>1")
@@ -95,6 +98,33 @@ function(bankcheck_add_check name)
     list(APPEND args "$<$<BOOL:${dirs}>:-I$<JOIN:${dirs},$<SEMICOLON>-I>>"
                      "$<$<BOOL:${defs}>:-D$<JOIN:${defs},$<SEMICOLON>-D>>"
                      "$<$<BOOL:${std}>:-std=c++${std}>")
+    # The compile options, as the target's CUDA compilation sees them: a test's command
+    # cannot evaluate $<COMPILE_LANGUAGE:...> (it reads as false there), file(GENERATE) with
+    # TARGET can, once per language of the target (hence the language in the file name).
+    # Each option one double-quoted word in nvcc's options file. A target without CUDA
+    # sources has no CUDA file: its options (language-neutral ones only) go on the command.
+    get_target_property(languages_sources ${t} SOURCES)
+    set(has_cuda FALSE)
+    foreach(s IN LISTS languages_sources)
+      if(s MATCHES "\\.cu$")
+        set(has_cuda TRUE)
+      endif()
+    endforeach()
+    # As for -p (docs/check.md): debug code (-G, -g) is not what the GPU runs, and options for
+    # the host compiler, ptxas or the linker do not change the PTX; SHELL: groups are dropped.
+    set(dropped "^(|-G|-g|--device-debug|--debug|SHELL:.*|-Xcompiler.*|--compiler-options.*")
+    string(APPEND dropped "|-Xptxas.*|--ptxas-options.*|-Xlinker.*|--linker-options.*|-Xnvlink.*)$")
+    set(opts "$<FILTER:$<TARGET_PROPERTY:${t},COMPILE_OPTIONS>,EXCLUDE,${dropped}>")
+    if(has_cuda)
+      set(flags_file "${CMAKE_CURRENT_BINARY_DIR}/bankcheck/${name}-$<COMPILE_LANGUAGE>.flags")
+      file(GENERATE OUTPUT "${flags_file}"
+           CONTENT "$<$<BOOL:${opts}>:\"$<JOIN:${opts},\"\n\">\"\n>"
+           TARGET ${t})
+      list(APPEND args --options-file
+           "${CMAKE_CURRENT_BINARY_DIR}/bankcheck/${name}-CUDA.flags")
+    else()
+      list(APPEND args "${opts}")
+    endif()
   endif()
   add_test(NAME ${name}
            COMMAND $<TARGET_FILE:bankcheck::bankcheck> check ${sources} ${args}

@@ -2,13 +2,15 @@
 """tests/cmake_project, a CUDA project, configured with CMake as its users would (LANGUAGES
 CUDA, CMAKE_CUDA_ARCHITECTURES=90, CMAKE_EXPORT_COMPILE_COMMANDS=ON), then checked as built:
 
-- `bankcheck check -p BUILD` checks its three .cu files in one command, each with its own
+- `bankcheck check -p BUILD` checks its four .cu files in one command, each with its own
   entry's flags: transpose.cu's TILE comes from a header found only through the target's
   include directory (a 32-way conflict on line 12), reduce.cu's launch and shared array from
   the target's REDUCE_BLOCK=256 definition, stencil.cu compiles only as C++14 (its target's
-  CUDA_STANDARD, the project's being 17);
+  CUDA_STANDARD, the project's being 17), relaxed.cu only with its target's TILE and PAD
+  definitions and --expt-relaxed-constexpr;
 - bankcheck_add_check(... TARGET ...) from the installed package gives the same flags to
-  CTest gates (the transpose's gate crosses; a target with no flags adds none).
+  CTest gates (the transpose's gate crosses; a target with no flags adds none; relaxed.cu's
+  gate passes with its target's compile option, given for CUDA only, in nvcc's options file).
 
 Usage: cmake_project_test.py BANKCHECK CMAKE CTEST NVCC BUILD_DIR WORK_DIR  (from the repository root)
 """
@@ -53,8 +55,8 @@ check(r.returncode == 0, f"check -p exited {r.returncode}", r.stderr)
 report = json.loads(r.stdout) if r.returncode == 0 else {"files": []}
 files = {os.path.basename(f["input"]): f for f in report["files"]}
 check([f["input"] for f in report["files"]] ==
-      [f"{project}/src/{n}" for n in ("transpose.cu", "reduce.cu", "stencil.cu")],
-      "the three files, in the database's order, relative to the current directory",
+      [f"{project}/src/{n}" for n in ("transpose.cu", "reduce.cu", "stencil.cu", "relaxed.cu")],
+      "the four files, in the database's order, relative to the current directory",
       [f["input"] for f in report["files"]])
 
 
@@ -86,11 +88,16 @@ st = kernel("stencil")
 check(st and not [x for x in st.get("findings", []) if x["rule"] == "bank-conflict"],
       "stencil.cu (C++14): compiled and without conflict", st.get("findings"))
 
+rel = [k for k in files.get("relaxed.cu", {}).get("kernels", []) if k["name"] == "column_sum"]
+check(rel and rel[0].get("block") == [32, 8, 1] and
+      not [x for x in rel[0].get("findings", []) if x["rule"] == "bank-conflict"],
+      "relaxed.cu: its entry's TILE=32, PAD=1 and --expt-relaxed-constexpr", json.dumps(rel)[:2000])
+
 # Text: one section per file.
 r = run([bankcheck, "check", "-p", build, "--no-progress", "--blocks", "2"])
 check(r.returncode == 0, f"check -p (text) exited {r.returncode}", r.stderr)
-for i, n in enumerate(("transpose.cu", "reduce.cu", "stencil.cu")):
-    check(f"== {project}/src/{n} ({i + 1} of 3) ==\n" in r.stdout, f"text: a section for {n}", r.stdout[:3000])
+for i, n in enumerate(("transpose.cu", "reduce.cu", "stencil.cu", "relaxed.cu")):
+    check(f"== {project}/src/{n} ({i + 1} of 4) ==\n" in r.stdout, f"text: a section for {n}", r.stdout[:3000])
 check(f"{project}/src/transpose.cu:12:" in r.stdout, "text: the transpose's diagnostic")
 
 # One file of the build; a file it does not compile; and without -p, no header.
@@ -115,6 +122,14 @@ if os.path.exists(gate_json):
           "reduce_as_built: TARGET kernels passed REDUCE_BLOCK=256")
 else:
     check(False, "reduce_as_built wrote no report")
+check("relaxed_as_built" in r.stdout and "Failed" not in
+      [l for l in r.stdout.splitlines() if "relaxed_as_built" in l][0],
+      "relaxed_as_built passed: TILE, PAD, the include directory and --expt-relaxed-constexpr "
+      "reached nvcc", r.stdout)
+flags = os.path.join(build, "bankcheck", "relaxed_as_built-CUDA.flags")
+check(os.path.exists(flags) and open(flags).read() == '"--expt-relaxed-constexpr"\n',
+      "the CUDA compile options in nvcc's options file",
+      open(flags).read() if os.path.exists(flags) else "no " + flags)
 testfile = open(os.path.join(build, "CTestTestfile.cmake")).read()
 bare = [l for l in testfile.splitlines() if l.startswith("add_test([=[stencil_bare]=]")]
 check(bare and bare[0].endswith('"--blocks" "2" "--" "-std=c++14")'),
@@ -125,4 +140,4 @@ if failures:
     for f in failures:
         print(" -", f, file=sys.stderr)
     sys.exit(1)
-print("cmake_project_test: three files checked with their own flags in one command; the TARGET gates as built")
+print("cmake_project_test: four files checked with their own flags in one command; the TARGET gates as built")

@@ -413,4 +413,19 @@ std::string pick_arch(const std::vector<std::string>& archs) {
   return best;
 }
 
+std::vector<std::string> entry_compiler(const CompileCommand& entry) {
+  const auto& a = entry.arguments;
+  auto is_nvcc = [](const std::string& w) {
+    return std::filesystem::path(w).filename().string().starts_with("nvcc");
+  };
+  auto absolute = [&](const std::string& w) {
+    if (w.find('/') == std::string::npos || w.starts_with('/')) return w;
+    return (std::filesystem::path(entry.directory) / w).lexically_normal().string();
+  };
+  if (!a.empty() && is_nvcc(a[0])) return {absolute(a[0])};
+  if (a.size() > 1 && is_nvcc(a[1]) && !a[1].starts_with('-'))
+    return {absolute(a[0]), absolute(a[1])};
+  return {};
+}
+
 }  // namespace bankcheck::driver

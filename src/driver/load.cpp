@@ -58,7 +58,9 @@ void read_cubin(Loaded& l, const CheckOptions& o, std::span<const std::uint8_t> 
         return;
       }
     }
-    const Assembled a = assemble(l.ptx_text, o.arch, o.nvcc.nvcc);
+    // ptxas of the toolkit that compiled the file (the nvcc of --nvcc's or the build's
+    // command).
+    const Assembled a = assemble(l.ptx_text, o.arch, nvcc_of(nvcc_command(o.nvcc)));
     auto m = sass::read_module(a.cubin, decoder);
     if (!m.ok()) return unavailable("the cubin could not be read: " + m.error().message);
     for (const sass::Kernel& k : m.value().kernels)

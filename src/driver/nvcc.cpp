@@ -2,6 +2,8 @@
 // vector (never a shell), output captured in files of a private temporary directory.
 #include "bankcheck/driver/nvcc.hpp"
 
+#include "bankcheck/driver/compile_db.hpp"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <spawn.h>
@@ -237,6 +239,42 @@ std::string find_nvcc(const std::string& flag_value) {
       "to PATH, or compile to PTX yourself (nvcc -ptx -lineinfo) and check the .ptx file");
 }
 
+std::vector<std::string> nvcc_command(const NvccOptions& options) {
+  if (!options.nvcc.empty()) {
+    std::vector<std::string> words;
+    try {
+      words = split_command(options.nvcc);
+    } catch (const DriverError& e) {
+      throw DriverError(fmt::format("--nvcc: '{}': {}", options.nvcc, e.what()));
+    }
+    if (words.empty()) throw DriverError(fmt::format("--nvcc: '{}' names no command", options.nvcc));
+    words[0] = find_nvcc(words[0]);
+    return words;
+  }
+  if (!options.compiler.empty()) {
+    std::vector<std::string> words = options.compiler;
+    const std::string& first = words[0];
+    std::string found =
+        first.find('/') == std::string::npos ? search_path(first)
+                                             : (is_executable_file(first) ? first : std::string());
+    if (!found.empty()) {
+      words[0] = found;
+      return words;
+    }
+  }
+  return {find_nvcc("")};
+}
+
+std::string nvcc_of(const std::vector<std::string>& command) {
+  for (const auto& w : command) {
+    const std::string base = std::filesystem::path(w).filename().string();
+    if (!base.starts_with("nvcc")) continue;
+    if (w.find('/') != std::string::npos) return w;
+    if (std::string found = search_path(w); !found.empty()) return found;
+  }
+  return command.empty() ? find_nvcc("") : command.front();
+}
+
 std::vector<std::string> include_search_dirs(const NvccOptions& options) {
   std::vector<std::string> dirs = options.include_dirs;
   const auto& x = options.extra;
@@ -262,7 +300,15 @@ std::vector<std::string> include_search_dirs(const NvccOptions& options) {
 
 std::vector<std::string> nvcc_argv(const NvccOptions& options, const std::string& nvcc_path,
                                    const std::string& output) {
-  std::vector<std::string> argv = {nvcc_path, "-ptx", "-lineinfo", "-arch=" + options.arch};
+  return nvcc_argv(options, std::vector<std::string>{nvcc_path}, output);
+}
+
+std::vector<std::string> nvcc_argv(const NvccOptions& options,
+                                   const std::vector<std::string>& command,
+                                   const std::string& output) {
+  std::vector<std::string> argv = command;
+  for (const char* a : {"-ptx", "-lineinfo"}) argv.push_back(a);
+  argv.push_back("-arch=" + options.arch);
   for (const auto& dir : options.include_dirs) {
     argv.push_back("-I");
     argv.push_back(dir);
@@ -292,7 +338,7 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
     if (is_dir) throw DriverError(fmt::format("{}: cannot read: is a directory", options.input));
   }
 
-  const std::string nvcc = find_nvcc(options.nvcc);
+  const std::vector<std::string> nvcc = nvcc_command(options);
   TempDir tmp;
   const std::string ptx_path = tmp.path() + "/out.ptx";
   // nvcc hands the file name to its sub-tools through `sh -c`: a name a shell would

@@ -96,6 +96,9 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
     for (const auto& k : names) s += "\n  " + demangle(k);
     return s;
   };
+  // A file of a multi-file run without kernels (a .cu of host code only) is reported as
+  // such; checked on its own, it is an error.
+  if (names.empty() && o.kernel_may_be_absent && l.program.unsupported.empty()) return out;
   if (names.empty())
     throw DriverError(fmt::format("{}: no kernel (.entry) in the program", o.input));
   // A refused kernel the run asks for: when nothing else is asked for, the run stops with

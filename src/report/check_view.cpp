@@ -49,12 +49,14 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
     const auto& k = r.kernels[ki];
     for (const Finding& f : all) {
       if (f.kernel != ki || f.suppressed) continue;
+      if (options.quiet && f.severity == Severity::Note) continue;
       out += fmt::format(
           "{} {} {}", paint.locus(fmt::format("{}:{}:{}:", source_path(r, f.file), f.line, f.col)),
           paint.severity(f.severity), f.message);
       if (f.kind == FindingKind::BankConflict) out += fmt::format(" [{}]", k.name);
       out += '\n';
       out += quote(r, f.file, f.line, f.col, paint);
+      if (options.quiet) continue;  // the finding and its line only
       if (f.kind == FindingKind::BankConflict && f.worst_site >= 0) {
         const auto& s = k.sites[static_cast<size_t>(f.worst_site)];
         const auto& st = s.stats;
@@ -64,13 +66,15 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
             st.worst_verdict.ideal_wavefronts);
         if (analysis::worst_pictured(st)) {
           out += "  why: " + why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch) + "\n";
-          out += paint.picture(render_picture(st.worst, st.worst_verdict, s.worst_schedule, *r.arch));
+          out += paint.picture(render_picture(st.worst, st.worst_verdict, s.worst_schedule,
+                                              *r.arch, options.columns));
         } else {
           out += "  why: " + why_unpictured(st) + "\n";
         }
       }
       out += "\n";
     }
+    if (options.quiet) continue;
     // Kernel summary and per-line table.
     out += paint.locus(fmt::format("kernel {}:", k.name)) +
            fmt::format(" grid {}x{}x{}, block {}x{}x{}", k.grid.x, k.grid.y, k.grid.z, k.block.x,
@@ -153,7 +157,7 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
   const auto suppressed = std::count_if(all.begin(), all.end(), [](const Finding& f) {
     return f.suppressed;
   });
-  if (suppressed) {
+  if (suppressed && !options.quiet) {
     out += fmt::format("{} finding{} suppressed in the source (not counted by --fail-on):\n",
                        suppressed, suppressed == 1 ? "" : "s");
     for (const Finding& f : all)
@@ -165,10 +169,13 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
                            r.kernels[f.kernel].name,
                            f.justification.empty() ? "(no reason given)" : f.justification);
   }
-  for (const SuppressionNote& n : sup_notes)
+  for (const SuppressionNote& n : sup_notes) {
+    if (options.quiet && n.severity == Severity::Note) continue;
     out += fmt::format("{} {} {}\n",
                        paint.locus(fmt::format("{}:{}:{}:", source_path(r, n.file), n.line, n.col)),
                        paint.severity(n.severity), n.message);
+  }
+  if (options.quiet) return out;
   if (r.level != analysis::CountLevel::Sass && !r.kernels.empty())
     out += fmt::format(
         "{} shared requests are counted as the PTX states them, not as the SASS "

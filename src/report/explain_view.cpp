@@ -136,47 +136,58 @@ std::string why(const model::WarpAccess& a, const model::Verdict&, const model::
 }
 
 std::string render_picture(const model::WarpAccess& access, const model::Verdict& verdict,
-                           const model::Schedule& s, const model::Arch& arch) {
+                           const model::Schedule& s, const model::Arch& arch, int columns) {
   std::string out;
   if (!verdict.wavefronts) return out;
   const int banks = arch.banks;
-  std::string header = "    bank ";
-  for (int b = 0; b < banks; ++b) header += fmt::format(" {:>2} ", b);
-  while (header.back() == ' ') header.pop_back();
-  out += header + "\n";
+  // Banks per group: all of them when they fit (or no limit), else the widest power-of-two
+  // part that fits, 8 at the least.
+  int group = banks;
+  if (columns > 0)
+    while (group > 8 && group % 2 == 0 && picture_columns(group) > columns) group /= 2;
   constexpr int kMaxRows = 64;
-  int last_phase = -1;
-  for (int wf = 0; wf < s.wavefront_count && wf < kMaxRows; ++wf) {
-    const int phase = s.wavefront_phase[wf];
-    if (phase != last_phase && s.phase_count > 1) {
-      out +=
-          fmt::format("  phase {}: {}\n", phase, lane_range(s.phase_lanes[phase] & access.active));
-      last_phase = phase;
+  for (int first = 0; first < banks; first += group) {
+    const int last = std::min(banks, first + group);
+    if (first > 0) out += "\n";
+    std::string header = "    bank ";
+    for (int b = first; b < last; ++b) header += fmt::format(" {:>2} ", b);
+    while (header.back() == ' ') header.pop_back();
+    out += header + "\n";
+    int last_phase = -1;
+    for (int wf = 0; wf < s.wavefront_count && wf < kMaxRows; ++wf) {
+      const int phase = s.wavefront_phase[wf];
+      if (phase != last_phase && s.phase_count > 1) {
+        out += fmt::format("  phase {}: {}\n", phase,
+                           lane_range(s.phase_lanes[phase] & access.active));
+        last_phase = phase;
+      }
+      std::vector<std::string> cells(static_cast<size_t>(banks), "  . ");
+      for (int i = 0; i < s.slot_count; ++i) {
+        const auto& sl = s.slots[i];
+        if (sl.wavefront != wf) continue;
+        auto& cell = cells[sl.bank];
+        if (cell != "  . ") continue;  // one cell per bank: the first word it delivers
+        const auto lanes = lanes_of(sl.lanes);
+        const char mark = sl.round > 0 ? '!' : (lanes.size() > 1 ? '+' : ' ');
+        cell = fmt::format(" {:>2}{}", lanes.empty() ? 0 : lanes.front(), mark);
+      }
+      std::string row = fmt::format("  wf {:>3} ", wf);
+      for (int b = first; b < last; ++b) row += cells[static_cast<size_t>(b)];
+      while (!row.empty() && row.back() == ' ') row.pop_back();
+      out += row + "\n";
     }
-    std::vector<std::string> cells(static_cast<size_t>(banks), "  . ");
-    for (int i = 0; i < s.slot_count; ++i) {
-      const auto& sl = s.slots[i];
-      if (sl.wavefront != wf) continue;
-      auto& cell = cells[sl.bank];
-      if (cell != "  . ") continue;  // one cell per bank: the first word it delivers
-      const auto lanes = lanes_of(sl.lanes);
-      const char mark = sl.round > 0 ? '!' : (lanes.size() > 1 ? '+' : ' ');
-      cell = fmt::format(" {:>2}{}", lanes.empty() ? 0 : lanes.front(), mark);
-    }
-    std::string row = fmt::format("  wf {:>3} ", wf);
-    for (auto& c : cells) row += c;
-    while (!row.empty() && row.back() == ' ') row.pop_back();
-    out += row + "\n";
+    if (s.wavefront_count > kMaxRows)
+      out += fmt::format("  ... {} more wavefronts\n", s.wavefront_count - kMaxRows);
   }
-  if (s.wavefront_count > kMaxRows)
-    out += fmt::format("  ... {} more wavefronts\n", s.wavefront_count - kMaxRows);
   out +=
       "  cell: lowest lane the bank serves; + broadcast to several lanes; ! the bank's "
       "second or later word in its phase (a conflict); . idle\n";
   return out;
 }
 
-std::string render_text(const ExplainResult& r) {
+std::string render_text(const ExplainResult& r) { return render_text(r, 0); }
+
+std::string render_text(const ExplainResult& r, int columns) {
   std::string out;
   const auto& arch = *r.arch;
   const analysis::WarpResult& worst = r.warps.at(static_cast<size_t>(r.worst_warp));
@@ -208,7 +219,7 @@ std::string render_text(const ExplainResult& r) {
         model::op_name(info.op), width_text(info.width),
         verdict_text(wr.verdict.wavefronts, wr.verdict.ideal_wavefronts, wr.verdict.ways));
     out += fmt::format("  why: {}\n", why(wr.access, wr.verdict, s, arch));
-    out += render_picture(wr.access, wr.verdict, s, arch);
+    out += render_picture(wr.access, wr.verdict, s, arch, columns);
   }
   if (many) {
     // Warps grouped by verdict, in order.

@@ -37,6 +37,10 @@ std::string render_files_text(const std::vector<FileResult>& files, const TextOp
   std::string out;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const FileResult& f = files[i];
+    if (options.quiet) {  // the findings name their files; no sections
+      if (f.report) out += render_check_text(*f.report, options);
+      continue;
+    }
     if (i && !out.ends_with("\n\n")) out += "\n";
     out += fmt::format("== {} ({} of {}) ==\n", f.input, i + 1, files.size());
     if (!f.note.empty()) out += fmt::format("{}: note: {}\n", f.input, f.note);
@@ -61,12 +65,12 @@ json files_to_json(const std::vector<FileResult>& files) {
           {"files", list}};
 }
 
-json files_to_sarif(const std::vector<FileResult>& files) {
+json files_to_sarif(const std::vector<FileResult>& files, const SarifOptions& options) {
   // The rules and the tool come from an empty report's log; each file adds its results.
-  json log = check_to_sarif(analysis::CheckReport{});
+  json log = check_to_sarif(analysis::CheckReport{}, nullptr, options);
   json& run = log["runs"][0];
   json artifacts = json::array(), results = json::array(), notifications = json::array();
-  std::map<std::string, int> artifact_of;  // uri -> index in the merged run
+  std::map<json, int> artifact_of;  // artifact location (uri, uriBaseId) -> index in the run
   json inputs = json::array();
   std::vector<std::string> archs;
   for (const FileResult& f : files) {
@@ -78,19 +82,18 @@ json files_to_sarif(const std::vector<FileResult>& files) {
            {"message", {{"text", f.error}}},
            {"locations",
             json::array({{{"physicalLocation",
-                           {{"artifactLocation", {{"uri", path_to_uri(f.input)}}}}}}})}});
+                           {{"artifactLocation", artifact_location(f.input, options)}}}}})}});
       continue;
     }
     if (std::find(archs.begin(), archs.end(), f.report->arch->name) == archs.end())
       archs.push_back(f.report->arch->name);
     std::vector<SarifFix> fixes;
     if (f.fix) fixes = sarif_fixes(*f.fix);
-    json one = check_to_sarif(*f.report, &fixes);
+    json one = check_to_sarif(*f.report, &fixes, options);
     json& r = one["runs"][0];
     std::vector<int> to;
     for (const json& a : r["artifacts"]) {
-      const std::string uri = a["location"]["uri"].get<std::string>();
-      auto [it, added] = artifact_of.emplace(uri, static_cast<int>(artifacts.size()));
+      auto [it, added] = artifact_of.emplace(a["location"], static_cast<int>(artifacts.size()));
       if (added) artifacts.push_back(a);
       to.push_back(it->second);
     }

@@ -84,6 +84,11 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
   for (size_t ki = 0; ki < fr.kernels.size(); ++ki) {
     const auto& kf = fr.kernels[ki];
     const auto& kr = r.kernels[ki];
+    // --quiet: only the arrays with a conflict, each with its best suggestion.
+    const auto conflicting = [](const analysis::ArrayFix& af) {
+      return af.error.empty() && af.wavefronts > af.ideal_wavefronts;
+    };
+    if (options.quiet && std::none_of(kf.arrays.begin(), kf.arrays.end(), conflicting)) continue;
     out += fmt::format("kernel {} (grid {}x{}x{}, block {}x{}x{}, {} of {} CTAs analysed)\n",
                        kr.name, kr.grid.x, kr.grid.y, kr.grid.z, kr.block.x, kr.block.y,
                        kr.block.z, kr.ctas_analysed, kr.ctas_total);
@@ -105,6 +110,7 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
           "ones); use --blocks with fewer CTAs\n",
           paint.note(), kf.dropped_requests, kf.dropped_requests + kf.recorded_requests);
     for (const auto& af : kf.arrays) {
+      if (options.quiet && !conflicting(af)) continue;
       const std::string where =
           af.decl ? fmt::format("{}:{}:{}: ", file_of(r), af.decl->line,
                                 af.decl->text.find(af.name) + 1)
@@ -154,6 +160,7 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
       out += "  suggestions, best first:\n";
       int n = 0;
       for (const auto& s : af.suggestions) {
+        if (options.quiet && n == 1) break;
         out += fmt::format("  {}. {} [{}]\n", ++n, suggestion_change(af, s), analysis::fix_kind_name(s.remap.kind));
         out += fmt::format("       wavefronts {} -> {} (ideal {}); shared {} -> {} B", s.wavefronts_before,
                            s.wavefronts_after, s.ideal_wavefronts, s.bytes_before, s.bytes_after);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -79,6 +80,7 @@ const char* level(Severity s) { return severity_name(s); }
 
 // The distinct files results name, in order of first use: run.artifacts.
 struct Artifacts {
+  const SarifOptions& options;
   std::vector<std::string> paths;
   int index(const std::string& path) {
     auto it = std::find(paths.begin(), paths.end(), path);
@@ -90,7 +92,9 @@ struct Artifacts {
 
 json physical(const analysis::CheckReport& r, Artifacts& artifacts, int file, int line, int col) {
   const std::string path = source_path(r, file);
-  json p = {{"artifactLocation", {{"uri", path_to_uri(path)}, {"index", artifacts.index(path)}}}};
+  json where = artifact_location(path, artifacts.options);
+  where["index"] = artifacts.index(path);
+  json p = {{"artifactLocation", where}};
   if (line > 0) {
     json region = {{"startLine", line}};
     if (col > 0) region["startColumn"] = col;
@@ -230,7 +234,7 @@ InlineStack inline_stack(const analysis::CheckReport& r, const analysis::KernelR
   return out;
 }
 
-json fix_json(const SarifFix& fx) {
+json fix_json(const SarifFix& fx, const SarifOptions& options) {
   json reps = json::array();
   for (const auto& rp : fx.replacements) {
     json region = {{"startLine", rp.start_line}};
@@ -240,7 +244,7 @@ json fix_json(const SarifFix& fx) {
     reps.push_back({{"deletedRegion", region}, {"insertedContent", {{"text", rp.inserted_text}}}});
   }
   return {{"description", {{"text", fx.description}}},
-          {"artifactChanges", json::array({{{"artifactLocation", {{"uri", path_to_uri(fx.file)}}},
+          {"artifactChanges", json::array({{{"artifactLocation", artifact_location(fx.file, options)},
                                             {"replacements", reps}}})}};
 }
 
@@ -258,8 +262,49 @@ std::string path_to_uri(const std::string& path) {
   return enc;  // no ':' survives encoding, so the first segment never reads as a scheme
 }
 
-nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<SarifFix>* fixes) {
-  Artifacts artifacts;
+namespace fs = std::filesystem;
+
+namespace {
+
+// `path` absolute and lexically normal, relative paths taken from `working_dir`.
+fs::path absolute_path(const std::string& path, const std::string& working_dir) {
+  fs::path p(path);
+  if (p.is_relative()) {
+    std::error_code ec;
+    fs::path base = working_dir.empty() ? fs::current_path(ec) : fs::path(working_dir);
+    p = base / p;
+  }
+  return p.lexically_normal();
+}
+
+// A directory as a file:// URI ending in '/', as originalUriBaseIds requires.
+std::string directory_uri(const std::string& dir) {
+  std::string d = fs::path(dir).lexically_normal().string();
+  if (!d.ends_with('/')) d += '/';
+  return path_to_uri(d);
+}
+
+}  // namespace
+
+json artifact_location(const std::string& path, const SarifOptions& options) {
+  if (options.source_root.empty() || path.empty()) return {{"uri", path_to_uri(path)}};
+  const fs::path abs = absolute_path(path, options.working_dir);
+  const fs::path root = fs::path(options.source_root).lexically_normal();
+  const fs::path rel = abs.lexically_relative(root);
+  if (rel.empty() || *rel.begin() == "..") return {{"uri", path_to_uri(abs.string())}};
+  return {{"uri", path_to_uri(rel.generic_string())}, {"uriBaseId", kSourceRootId}};
+}
+
+json uri_base_ids(const SarifOptions& options) {
+  if (options.source_root.empty()) return nullptr;
+  return {{kSourceRootId,
+           {{"uri", directory_uri(options.source_root)},
+            {"description", {{"text", "The root of the checked sources."}}}}}};
+}
+
+nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<SarifFix>* fixes,
+                              const SarifOptions& options) {
+  Artifacts artifacts{options, {}};
   std::vector<Suppression> sups;
   std::vector<SuppressionNote> sup_notes;
   const std::vector<Finding> all = findings(r, sups, sup_notes);
@@ -329,7 +374,7 @@ nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<
       for (const SarifFix& fx : *fixes)
         if ((fx.kernel.empty() || fx.kernel == k.name) && fx.finding_file == path &&
             fx.finding_line == f.line)
-          fj.push_back(fix_json(fx));
+          fj.push_back(fix_json(fx, options));
       if (!fj.empty()) res["fixes"] = fj;
     }
     results.push_back(res);
@@ -357,7 +402,7 @@ nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<
   }
   json arts = json::array();
   for (const auto& p : artifacts.paths)
-    arts.push_back({{"location", {{"uri", path_to_uri(p)}}}, {"sourceLanguage", "cuda"}});
+    arts.push_back({{"location", artifact_location(p, options)}, {"sourceLanguage", "cuda"}});
   json run = {{"tool",
                {{"driver",
                  {{"name", "bankcheck"},
@@ -368,6 +413,7 @@ nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<
               {"artifacts", arts},
               {"results", results},
               {"properties", {{"input", r.input}, {"arch", r.arch->name}}}};
+  if (json bases = uri_base_ids(options); !bases.is_null()) run["originalUriBaseIds"] = bases;
   return {{"$schema", kSarifSchema}, {"version", "2.1.0"}, {"runs", json::array({run})}};
 }
 

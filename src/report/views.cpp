@@ -16,10 +16,11 @@ namespace bankcheck::report {
 namespace {
 
 // SARIF carries, for each conflicting array, fix's best suggestion (sarif_fixes).
-std::string sarif(const analysis::CheckReport& r, const analysis::FixReport* fix) {
+std::string sarif(const analysis::CheckReport& r, const analysis::FixReport* fix,
+                  const TextOptions& o) {
   std::vector<SarifFix> fixes;
   if (fix) fixes = sarif_fixes(*fix);
-  return json_text(check_to_sarif(r, &fixes));
+  return json_text(check_to_sarif(r, &fixes, {.source_root = o.source_root, .working_dir = {}}));
 }
 
 constexpr View kViews[] = {
@@ -33,7 +34,8 @@ constexpr View kViews[] = {
      .refuses_files = {},
      .fix = [](const analysis::FixReport& r,
                const TextOptions& o) { return render_fix_text(r, o); },
-     .explain = [](const analysis::ExplainResult& r) { return render_text(r); },
+     .explain = [](const analysis::ExplainResult& r,
+                   const TextOptions& o) { return render_text(r, o.columns); },
      .occupancy = [](const model::Arch& a, const model::OccupancyInput& in,
                      const model::Occupancy& occ) { return render_occupancy_text(a, in, occ); }},
     {.format = Format::Json,
@@ -49,7 +51,8 @@ constexpr View kViews[] = {
      .refuses_files = {},
      .fix = [](const analysis::FixReport& r,
                const TextOptions&) { return json_text(fix_to_json(r)); },
-     .explain = [](const analysis::ExplainResult& r) { return json_text(to_json(r)); },
+     .explain = [](const analysis::ExplainResult& r,
+                   const TextOptions&) { return json_text(to_json(r)); },
      .occupancy =
          [](const model::Arch& a, const model::OccupancyInput& in, const model::Occupancy& occ) {
            return json_text(occupancy_to_json(a, in, occ));
@@ -58,11 +61,14 @@ constexpr View kViews[] = {
      .name = "sarif",
      .needs = {.fix = true},
      .check = [](const analysis::CheckReport& r, const analysis::FixReport* fix,
-                 const TextOptions&) { return sarif(r, fix); },
+                 const TextOptions& o) { return sarif(r, fix, o); },
      .files = [](const std::vector<FileResult>& f,
-                 const TextOptions&) { return json_text(files_to_sarif(f)); },
+                 const TextOptions& o) {
+       return json_text(files_to_sarif(f, {.source_root = o.source_root, .working_dir = {}}));
+     },
      .refuses_files = {},
-     .fix = [](const analysis::FixReport& r, const TextOptions&) { return sarif(r.check, &r); },
+     .fix = [](const analysis::FixReport& r,
+               const TextOptions& o) { return sarif(r.check, &r, o); },
      .explain = nullptr,
      .occupancy = nullptr},
     {.format = Format::Html,

@@ -36,6 +36,8 @@ std::map<std::string, std::string> run_environment(const RunOptions& o) {
       {"BANKCHECK_RUN_FORMAT", o.format},
       {"BANKCHECK_RUN_OUTPUT", o.output},
       {"BANKCHECK_RUN_COLOR", o.color},
+      {"BANKCHECK_RUN_COLUMNS", std::to_string(o.columns)},
+      {"BANKCHECK_RUN_QUIET", o.quiet ? "1" : "0"},
       {"BANKCHECK_RUN_KERNELS", joined(o.kernels)},
       {"BANKCHECK_RUN_LAUNCHES", o.launches == 0 ? "all" : std::to_string(o.launches)},
       {"BANKCHECK_RUN_REPEATS", o.skip_repeats ? "skip" : "execute"},
@@ -69,6 +71,20 @@ RunOptions run_options_from_environment(std::string& error) {
       o.color = c;
     else
       bad("BANKCHECK_RUN_COLOR", c);
+  }
+  if (const std::string n = env("BANKCHECK_RUN_COLUMNS"); !n.empty()) {
+    char* end = nullptr;
+    const long v = std::strtol(n.c_str(), &end, 10);
+    if (end && *end == 0 && v >= 0 && v < 100000)
+      o.columns = static_cast<int>(v);
+    else
+      bad("BANKCHECK_RUN_COLUMNS", n);
+  }
+  if (const std::string q = env("BANKCHECK_RUN_QUIET"); !q.empty()) {
+    if (q == "0" || q == "1")
+      o.quiet = q == "1";
+    else
+      bad("BANKCHECK_RUN_QUIET", q);
   }
   o.kernels = lines(env("BANKCHECK_RUN_KERNELS"));
   if (const std::string n = env("BANKCHECK_RUN_LAUNCHES"); !n.empty()) {

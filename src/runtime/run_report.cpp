@@ -55,7 +55,8 @@ std::string render(const std::vector<analysis::CheckReport>& reports, const RunO
     errors.push_back(fmt::format("--format: {}", e.what()));
   }
   const report::View& v = report::view(format);
-  const report::TextOptions text{.color = use_color(o)};
+  const report::TextOptions text{
+      .color = use_color(o), .columns = o.columns, .quiet = o.quiet, .source_root = {}};
   if (reports.size() == 1) return v.check(reports[0], nullptr, text);
   if (reports.empty() && format == report::Format::Text)
     return "bankcheck: the program launched no kernel that was analysed\n";

@@ -67,6 +67,8 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
   c->add_option("-o,--output", o.output,
                 "write the report to this file instead of standard output");
   add_color_option(c, o.color);
+  add_layout_options(c, o.columns, o.quiet);
+  add_source_root_option(c, o.source_root);
   add_fail_on_option(c, o.fail_on, "");
   add_baseline_option(c, o.baseline);
   add_progress_flag(c, o.progress);
@@ -92,7 +94,8 @@ struct FileRun {
   }
 };
 
-void run_one(FileRun& f, driver::CheckOptions co, const report::Needs& needs, bool show_progress) {
+void run_one(FileRun& f, driver::CheckOptions co, const report::Needs& needs, bool show_progress,
+             bool quiet) {
   std::string nvcc_said;
   co.nvcc_output = [&](const std::string& text) { nvcc_said += text; };
   {
@@ -115,8 +118,8 @@ void run_one(FileRun& f, driver::CheckOptions co, const report::Needs& needs, bo
     }
   }
   // What nvcc printed when it succeeded (a redefined macro changes what was analysed), as is,
-  // once the progress line is gone.
-  if (!nvcc_said.empty()) {
+  // once the progress line is gone; not with --quiet.
+  if (!nvcc_said.empty() && !quiet) {
     if (nvcc_said.back() != '\n') nvcc_said += '\n';
     std::fprintf(stderr, "bankcheck: %s: nvcc printed:\n%s", f.input.c_str(), nvcc_said.c_str());
   }
@@ -130,7 +133,9 @@ int run_check(const CheckCmdOptions& o) {
   std::optional<driver::CompileDb> db;
   if (!o.compile_db.empty()) db = driver::read_compile_db(o.compile_db);
   const std::vector<std::string> files = input_files(o, db ? &*db : nullptr);
-  const bool several = files.size() > 1;
+  // Every .cu file of a build (-p without files) is a run over several files, even when the
+  // build has one: a file there without kernels is a note, not an error.
+  const bool several = files.size() > 1 || (db && o.inputs.empty() && o.input.empty());
   const report::View& view = report::view(o.format);
   if (several && !view.files)
     throw UserError(
@@ -147,12 +152,12 @@ int run_check(const CheckCmdOptions& o) {
   for (std::size_t i = 0; i < files.size(); ++i) {
     runs[i].input = files[i];
     if (!several) {
-      run_one(runs[i], options[i], view.needs, o.progress);  // an error is the run's
+      run_one(runs[i], options[i], view.needs, o.progress && !o.quiet, o.quiet);  // an error is the run's
       continue;
     }
     // Over several files, one file's error is reported and the others are still checked.
     try {
-      run_one(runs[i], options[i], view.needs, o.progress);
+      run_one(runs[i], options[i], view.needs, o.progress && !o.quiet, o.quiet);
     } catch (...) {
       std::string msg = error_message(std::current_exception());
       if (!msg.starts_with(files[i])) msg = files[i] + ": " + msg;
@@ -167,12 +172,19 @@ int run_check(const CheckCmdOptions& o) {
     if (f.check() && !f.check()->kernels.empty()) matched = true;
     if (several && f.check() && f.check()->kernels.empty() && !o.kernel.empty())
       f.note = fmt::format("no kernel named '{}' here (--kernel)", o.kernel);
+    else if (several && f.check() && f.check()->kernels.empty() &&
+             f.check()->unsupported.empty())
+      f.note = "no kernels (no __global__ function here)";
   }
   if (several && !o.kernel.empty() && !matched && !failed)
     throw UserError(fmt::format("--kernel: no kernel named '{}' in any of the {} files", o.kernel,
                                 files.size()));
 
-  const report::TextOptions text_options{.color = use_color(o.color, o.output)};
+  const report::TextOptions text_options{
+      .color = use_color(o.color, o.output),
+      .columns = text_columns(o.columns, o.output, STDOUT_FILENO),
+      .quiet = o.quiet,
+      .source_root = view.format == report::Format::Sarif ? source_root(o.source_root, files) : ""};
   std::string text;
   if (!several) {
     text = view.check(*runs[0].check(), runs[0].fixed ? &*runs[0].fixed : nullptr, text_options);

@@ -21,6 +21,9 @@ struct CheckCmdOptions : LaunchCmdOptions {
   std::vector<std::string> fail_on;  // 'ways>N', 'excess>P%', 'global-waste>P%', 'warning'
   std::string baseline;              // --baseline: an earlier JSON report
   bool progress = true;              // a progress line on a terminal's standard error
+  int columns = 0;                   // --columns (0: not given)
+  bool quiet = false;                // --quiet
+  std::string source_root;           // --source-root (sarif)
 };
 
 void add_check(CLI::App& app, CheckCmdOptions& opts);

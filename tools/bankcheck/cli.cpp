@@ -2,12 +2,14 @@
 #include "cli.hpp"
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/explain/expr.hpp"
@@ -110,6 +112,59 @@ bool gates_crossed(const analysis::CheckReport& r, const std::vector<report::Gat
   return true;
 }
 
+void add_layout_options(CLI::App* c, int& columns, bool& quiet) {
+  c->add_option("--columns", columns,
+                "columns the text report may take: a wider bank picture is folded into groups "
+                "of banks (default: the terminal's width; a pipe: $COLUMNS when set; -o FILE "
+                "and otherwise: unlimited)")
+      ->check(CLI::Range(40, 100000));
+  c->add_flag("-q,--quiet", quiet,
+              "text: only the findings at warning or above (with their source line) and, on "
+              "standard error, errors and the --fail-on result; no pictures, tables, notes, "
+              "nvcc warnings or progress line");
+}
+
+int text_columns(int flag, const std::string& output, int fd) {
+  if (flag > 0) return flag;
+  if (!output.empty()) return 0;
+  if (isatty(fd)) {
+    winsize ws{};
+    if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  }
+  if (const char* env = std::getenv("COLUMNS"); env && *env) {
+    char* end = nullptr;
+    const long n = std::strtol(env, &end, 10);
+    if (*end == '\0' && n > 0 && n < 100000) return static_cast<int>(n);
+  }
+  return 0;
+}
+
+void add_source_root_option(CLI::App* c, std::string& source_root) {
+  c->add_option("--source-root", source_root,
+                "sarif: the directory the log's paths are relative to (originalUriBaseIds "
+                "SRCROOT; default: the git repository of the first file, else the current "
+                "directory)");
+}
+
+std::string source_root(const std::string& flag, const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path cwd = fs::current_path(ec);
+  if (!flag.empty()) {
+    if (!fs::is_directory(flag, ec))
+      throw UserError(fmt::format("--source-root: '{}' is not a directory", flag));
+    return (cwd / flag).lexically_normal().string();
+  }
+  if (!inputs.empty()) {
+    fs::path dir = (cwd / inputs.front()).lexically_normal().parent_path();
+    for (; !dir.empty(); dir = dir.parent_path()) {
+      if (fs::exists(dir / ".git", ec)) return dir.string();
+      if (dir == dir.root_path()) break;
+    }
+  }
+  return cwd.string();
+}
+
 void add_progress_flag(CLI::App* c, bool& progress) {
   c->add_flag("!--no-progress", progress,
               "no progress line on standard error (shown only on a terminal, after a second)");
@@ -167,6 +222,12 @@ int run(int argc, char** argv) {
   add_run(app, run);
   DiffCmdOptions diff;
   add_diff(app, diff);
+  // A repeatable option takes one value each time it is given: `--fail-on ways>1 a.cu` leaves
+  // a.cu to the files (CLI11 would give the option every word up to the next option), so a
+  // pre-commit hook or a CI step can put its files after its options.
+  for (CLI::App* sub : app.get_subcommands(std::function<bool(CLI::App*)>{}))
+    for (CLI::Option* opt : sub->get_options())
+      if (!opt->get_positional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
   // CLI11 reads an unknown word where a subcommand goes as a stray positional and says
   // "A subcommand is required"; name the word instead.
   bool known = false;

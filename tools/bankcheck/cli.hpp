@@ -55,6 +55,20 @@ bool gates_crossed(const analysis::CheckReport& r, const std::vector<report::Gat
                    const report::DiffReport* baseline = nullptr,
                    const std::string& baseline_name = "");
 
+// --columns N and --quiet, the text report's layout (`columns` 0: not given).
+void add_layout_options(CLI::App* c, int& columns, bool& quiet);
+// The columns the text report may take: --columns when given; none (0) when it goes to a
+// file (-o); the terminal's width when `fd` (where it goes) is a terminal; else $COLUMNS
+// when set to a number; else none, so that pipes and files keep the full picture.
+int text_columns(int flag, const std::string& output, int fd);
+
+// --source-root DIR (SARIF's originalUriBaseIds).
+void add_source_root_option(CLI::App* c, std::string& source_root);
+// The source root of a SARIF log, absolute: --source-root when given (it must be a
+// directory); else the root of the git repository holding the first input (the nearest
+// directory above it with a .git); else the current directory.
+std::string source_root(const std::string& flag, const std::vector<std::string>& inputs);
+
 // --no-progress (the flag clears `progress`).
 void add_progress_flag(CLI::App* c, bool& progress);
 

@@ -3,6 +3,7 @@
 #include "explain_cmd.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <charconv>
@@ -166,6 +167,11 @@ void add_explain(CLI::App& app, ExplainOptions& o) {
   add_format_option(c, o.format, report::ReportKind::Explain, "text or json");
   c->add_option("-o,--output", o.output,
                 "write the report to this file instead of standard output");
+  c->add_option("--columns", o.columns,
+                "columns the picture may take: a wider one is folded into groups of banks "
+                "(default: the terminal's width; a pipe: $COLUMNS when set; -o FILE and "
+                "otherwise: unlimited)")
+      ->check(CLI::Range(40, 100000));
   c->footer(exit_codes("done", "",
                        "bad input: the argument and column named (--expr:1:COL: ...) with a "
                        "caret under it"));
@@ -188,7 +194,13 @@ int run_explain(const ExplainOptions& o) {
                                 model::op_name(wr.access.op), static_cast<int>(wr.access.width),
                                 arch.name));
   }
-  write_output(report::view(o.format).explain(r), o.output);
+  write_output(
+      report::view(o.format).explain(r, {.color = false,
+                                         .columns = text_columns(o.columns, o.output,
+                                                                 STDOUT_FILENO),
+                                         .quiet = false,
+                                         .source_root = {}}),
+      o.output);
   return 0;
 }
 

@@ -24,6 +24,7 @@ struct ExplainOptions {
   std::string arch = "sm_90";
   report::Format format = report::Format::Text;
   std::string output;
+  int columns = 0;  // --columns (0: not given)
 };
 
 void add_explain(CLI::App& app, ExplainOptions& opts);

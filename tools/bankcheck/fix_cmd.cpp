@@ -2,6 +2,7 @@
 #include "fix_cmd.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -38,6 +39,8 @@ void add_fix(CLI::App& app, FixCmdOptions& o) {
               "with --apply: replace an existing file or symbolic link at that path (without "
               "it, either is refused)");
   add_color_option(c, o.color);
+  add_layout_options(c, o.columns, o.quiet);
+  add_source_root_option(c, o.source_root);
   add_fail_on_option(c, o.fail_on,
                      ". It tests the source as given, as check does (with --apply too: a CI job "
                      "fails until the fix is in the source)");
@@ -58,11 +61,20 @@ int run_fix(const FixCmdOptions& o) {
   fo.apply_to = o.apply_to;
   fo.force = o.force;
   driver::FixReport r;
+  if (o.quiet) fo.check.nvcc_output = [](const std::string&) {};
   {
-    const RunProgress progress(o.progress, fo.check);
+    const RunProgress progress(o.progress && !o.quiet, fo.check);
     r = driver::fix(fo);
   }
-  write_output(report::view(o.format).fix(r, {.color = use_color(o.color, o.output)}), o.output);
+  const report::View& view = report::view(o.format);
+  write_output(
+      view.fix(r, {.color = use_color(o.color, o.output),
+                   .columns = text_columns(o.columns, o.output, STDOUT_FILENO),
+                   .quiet = o.quiet,
+                   .source_root = view.format == report::Format::Sarif
+                                      ? source_root(o.source_root, {o.input})
+                                      : ""}),
+      o.output);
   // The gate tests the source as given (fix's check report), not the patched copy.
   return gates_crossed(r.check, gates) ? 1 : 0;
 }

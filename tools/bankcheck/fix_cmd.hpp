@@ -21,6 +21,9 @@ struct FixCmdOptions : LaunchCmdOptions {
   std::string color = "auto";        // text: auto (a terminal), always, never
   std::vector<std::string> fail_on;  // 'ways>N', 'excess>P%': on the input as given
   bool progress = true;              // a progress line on a terminal's standard error
+  int columns = 0;                   // --columns (0: not given)
+  bool quiet = false;                // --quiet
+  std::string source_root;           // --source-root (sarif)
   int top = 4;
   bool apply = false;
   std::string apply_to;

@@ -47,7 +47,11 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
   c->add_option("--arch", o.arch,
                 "architecture for nvcc and the bank model (default: with -p, sm_90 when the "
                 "compile command builds for it, else the highest it builds for; otherwise sm_90)");
-  c->add_option("--nvcc", o.nvcc, "the nvcc to use (default: PATH, then /usr/local/cuda/bin/nvcc)");
+  c->add_option("--nvcc", o.nvcc,
+                "the nvcc to use, or a command that runs it (\"ccache nvcc\": split as a shell "
+                "splits words, no shell runs it); default: with -p, the compiler of the file's "
+                "entry when it is nvcc or a wrapper of nvcc; else nvcc on PATH, then "
+                "/usr/local/cuda/bin/nvcc");
   c->add_option("-I", o.include_dirs, "include directory for nvcc");
   c->add_option("-D", o.defines, "NAME[=VALUE] for nvcc");
   c->add_option("--threads", o.threads, "worker threads (default: all cores; at most 256)");
@@ -198,6 +202,7 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::stri
     if (!entry) throw UserError(fmt::format("{}: not in {}", input, db->path));
     const driver::DeviceFlags f = driver::device_flags(*entry);
     add_entry_flags(f, o, co.nvcc);
+    co.nvcc.compiler = driver::entry_compiler(*entry);  // --nvcc, when given, comes first
     if (o.arch.empty())
       if (std::string a = driver::pick_arch(f.archs); !a.empty()) co.arch = a;
   }

@@ -71,6 +71,7 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
                     "text, json (docs/json.md), sarif or html");
   c->add_option("-o,--output", o.output, "write the report to this file (default: standard error)");
   add_color_option(c, o.color);
+  add_layout_options(c, o.columns, o.quiet);
   add_fail_on_option(c, o.fail_on, " over the whole run");
   add_baseline_option(c, o.baseline);
   c->add_option("--launches", o.launches,
@@ -272,6 +273,9 @@ int run_program(const RunCmdOptions& o) {
   ro.format = std::string(report::format_name(o.format));
   ro.output = o.output.empty() ? "" : std::filesystem::absolute(o.output).string();
   ro.color = o.color;
+  // The report goes to standard error unless -o names a file.
+  ro.columns = text_columns(o.columns, o.output, STDERR_FILENO);
+  ro.quiet = o.quiet;
   ro.kernels = o.kernels;
   ro.launches = o.launches == "all" ? 0 : std::strtoull(o.launches.c_str(), nullptr, 10);
   ro.skip_repeats = o.repeats == "skip";
@@ -279,7 +283,7 @@ int run_program(const RunCmdOptions& o) {
   ro.baseline = o.baseline.empty() ? "" : std::filesystem::absolute(o.baseline).string();
   ro.status = status_path;
   ro.threads = o.threads;
-  ro.progress = o.progress;
+  ro.progress = o.progress && !o.quiet;
   ro.sass = !o.ptx_level;
   ro.nvcc = o.nvcc;
   ro.program = cmd[0];

@@ -19,6 +19,8 @@ struct RunCmdOptions {
   report::Format format = report::Format::Text;
   std::string output;
   std::string color = "auto";
+  int columns = 0;      // --columns (0: not given)
+  bool quiet = false;   // --quiet
   std::vector<std::string> fail_on;
   std::string baseline;
   std::string launches = "1";

@@ -63,7 +63,8 @@ struct CheckOptions {
   emu::EmulatorOptions emulator;
   Progress* progress = nullptr;  // updated while the run goes, when given
   // With --kernel: a file without a kernel of that name gives a report with no kernels
-  // instead of an error (a run over several files, where the name need match in one only).
+  // instead of an error (a run over several files, where the name need match in one only);
+  // so does a file without any kernel (host code only).
   bool kernel_may_be_absent = false;
   // Receives what nvcc printed when it succeeded (its warnings: a redefined macro changes
   // what is analysed), when given and not empty. The library itself never prints.

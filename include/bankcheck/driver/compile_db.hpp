@@ -45,6 +45,13 @@ const CompileCommand* find_entry(const CompileDb& db, const std::string& file);
 // the current directory when they lie below it.
 std::vector<std::string> cuda_files(const CompileDb& db);
 
+// The words of the entry's command that run nvcc: {nvcc} when argv[0] is named nvcc...,
+// {LAUNCHER, nvcc} when argv[1] is (ccache, sccache or another wrapper that CMake's
+// CMAKE_CUDA_COMPILER_LAUNCHER puts first); a relative path is made absolute against the
+// entry's directory, a bare name is kept (looked up on PATH). Empty for any other compiler
+// (clang's CUDA: bankcheck compiles with nvcc, the entry's flags mapped).
+std::vector<std::string> entry_compiler(const CompileCommand& entry);
+
 // What of an entry matters to bankcheck's own `nvcc -ptx` of the file. Paths are made
 // absolute against the entry's directory, so nvcc can run from anywhere.
 struct DeviceFlags {

@@ -16,7 +16,12 @@ namespace bankcheck::driver {
 inline constexpr unsigned kDefaultNvccTimeout = 300;
 
 struct NvccOptions {
-  std::string nvcc;  // empty: --nvcc flag not given (find_nvcc looks for one)
+  // --nvcc: nvcc, or a command that runs it ("ccache nvcc", "/opt/wrap.sh nvcc -ccbin g++"),
+  // split into words as a POSIX shell splits them (no shell runs it). Empty: not given.
+  std::string nvcc;
+  // The compiler command of the build's entry (-p: entry_compiler), used when `nvcc` is
+  // empty and its first word can be run; otherwise find_nvcc("") picks one.
+  std::vector<std::string> compiler;
   unsigned timeout_seconds = kDefaultNvccTimeout;  // 0: no limit
   std::string input;
   std::string arch = "sm_90";
@@ -36,6 +41,22 @@ std::vector<std::string> include_search_dirs(const NvccOptions& options);
 // 4. /usr/local/cuda/bin/nvcc;
 // else DriverError saying how to point at one (--nvcc, PATH, or give a .ptx file).
 std::string find_nvcc(const std::string& flag_value);
+
+// The words that run nvcc, before its arguments: --nvcc's words with the first resolved as
+// find_nvcc resolves one (DriverError "--nvcc: ..." for an empty command, an unterminated
+// quote, or a first word that cannot be run); else the build's compiler when its first word
+// can be run (a bare name on PATH, or an executable file); else {find_nvcc("")}.
+std::vector<std::string> nvcc_command(const NvccOptions& options);
+
+// The nvcc of a command (its ptxas is the one `check` assembles with): the first word named
+// nvcc... (a bare name looked up on PATH), else the first word.
+std::string nvcc_of(const std::vector<std::string>& command);
+
+// The argument vector compile_to_ptx runs: `command` (nvcc_command), then
+//   -ptx -lineinfo -arch=ARCH [-I DIR]... [-D DEF]... [EXTRA...] INPUT -o OUTPUT
+std::vector<std::string> nvcc_argv(const NvccOptions& options,
+                                   const std::vector<std::string>& command,
+                                   const std::string& output);
 
 // The argument vector compile_to_ptx runs (argv[0] is `nvcc_path`):
 //   nvcc -ptx -lineinfo -arch=ARCH [-I DIR]... [-D DEF]... [EXTRA...] INPUT -o OUTPUT

@@ -10,8 +10,18 @@
 
 namespace bankcheck::report {
 
+// How a report is rendered, for the views that read it (the name is the text view's, the
+// first to have options).
 struct TextOptions {
   bool color = false;  // ANSI colours in the style of GCC and Clang diagnostics
+  // Columns the text may take (0: no limit): a bank picture wider than this is folded
+  // into groups of banks (render_picture).
+  int columns = 0;
+  // Only findings (warnings) and what is wrong: no kernel summaries, per-line tables or
+  // notes (text).
+  bool quiet = false;
+  // SARIF: where paths are rooted (SarifOptions::source_root; empty: none).
+  std::string source_root{};
 };
 
 // GCC/Clang diagnostic lines (`file:line:col: warning: ...`, `...: note: ...`), each with

@@ -26,8 +26,18 @@ nlohmann::json to_json(const ExplainResult& r);
 
 // The bank picture of one analysed request: banks across, wavefronts down, the lowest
 // lane each bank serves in each cell (+ broadcast, ! conflict, . idle), phases marked.
+// When its rows are wider than `columns` (0: no limit), the banks are folded into groups
+// (16 banks, else 8) drawn one after the other, each with its bank header and every
+// wavefront's row.
 std::string render_picture(const model::WarpAccess& access, const model::Verdict& verdict,
-                           const model::Schedule& schedule, const model::Arch& arch);
+                           const model::Schedule& schedule, const model::Arch& arch,
+                           int columns = 0);
+
+// Columns of a picture row that shows `banks` banks ("  wf NNN " and 4 per bank).
+inline constexpr int picture_columns(int banks) { return 9 + 4 * banks; }
+
+// The text of `explain` with its pictures folded to `columns` (render_picture).
+std::string render_text(const ExplainResult& r, int columns);
 
 // "lanes 0 and 16 read different words of bank 0 (bytes 0 and 128)": the worst bank of
 // one analysed request, in words.

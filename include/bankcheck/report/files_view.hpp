@@ -11,6 +11,7 @@
 #include "bankcheck/analysis/check.hpp"
 #include "bankcheck/analysis/fix.hpp"
 #include "bankcheck/report/check_view.hpp"
+#include "bankcheck/report/sarif_view.hpp"
 
 namespace bankcheck::report {
 
@@ -35,6 +36,8 @@ nlohmann::json files_to_json(const std::vector<FileResult>& files);
 // set) and artifacts (indices renumbered), the run's properties naming the inputs; a
 // failed file is a tool execution notification of level error, and the invocation is
 // then not successful.
-nlohmann::json files_to_sarif(const std::vector<FileResult>& files);
+// Paths are rooted as `options` says (check_to_sarif).
+nlohmann::json files_to_sarif(const std::vector<FileResult>& files,
+                              const SarifOptions& options = {});
 
 }  // namespace bankcheck::report

@@ -33,13 +33,34 @@ struct SarifFix {
   std::vector<SarifReplacement> replacements;
 };
 
+// The base id of the source root in `run.originalUriBaseIds`.
+inline constexpr const char* kSourceRootId = "SRCROOT";
+
+// Where the log's paths are rooted. `source_root` (absolute; empty: none) becomes
+// `run.originalUriBaseIds.SRCROOT`, and every artifact location below it a relative `uri`
+// with `"uriBaseId": "SRCROOT"`; a file outside it keeps an absolute file:// URI. Relative
+// report paths are taken relative to `working_dir` (absolute; empty: the current directory).
+struct SarifOptions {
+  std::string source_root;
+  std::string working_dir;
+};
+
 // The SARIF log. `fixes` (nullptr: none) become `result.fixes` of the results they name;
 // a result gets no `fixes` property when none names it.
 nlohmann::json check_to_sarif(const analysis::CheckReport& r,
-                              const std::vector<SarifFix>* fixes = nullptr);
+                              const std::vector<SarifFix>* fixes = nullptr,
+                              const SarifOptions& options = {});
 
 // A file path as a SARIF URI: a relative reference for a relative path (percent-encoded),
 // file:// for an absolute one.
 std::string path_to_uri(const std::string& path);
+
+// A file's artifactLocation: {"uri": relative, "uriBaseId": "SRCROOT"} when the file lies
+// under options.source_root, else {"uri": path_to_uri(path)}.
+nlohmann::json artifact_location(const std::string& path, const SarifOptions& options);
+
+// originalUriBaseIds of the log ({"SRCROOT": {"uri": "file:///root/"}}); null when
+// options.source_root is empty.
+nlohmann::json uri_base_ids(const SarifOptions& options);
 
 }  // namespace bankcheck::report

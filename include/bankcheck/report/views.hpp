@@ -47,7 +47,7 @@ struct View {
   std::string_view refuses_files;
   // `fix`, `explain`, `occupancy`: nullptr where the command does not offer the format.
   std::string (*fix)(const analysis::FixReport& report, const TextOptions& options);
-  std::string (*explain)(const analysis::ExplainResult& result);
+  std::string (*explain)(const analysis::ExplainResult& result, const TextOptions& options);
   std::string (*occupancy)(const model::Arch& arch, const model::OccupancyInput& in,
                            const model::Occupancy& occupancy);
 };

@@ -16,6 +16,8 @@ struct RunOptions {
   std::string format = "text";  // a format's name (report/views.hpp)
   std::string output;           // the report's file; empty: standard error
   std::string color = "auto";   // auto, always or never (text on standard error)
+  int columns = 0;              // text: columns a bank picture may take (0: no limit)
+  bool quiet = false;           // text: the findings only (report::TextOptions::quiet)
   // --kernel: analyse only the kernels these name (as `check --kernel` matches); the others
   // still execute. Empty: every kernel.
   std::vector<std::string> kernels;

@@ -1,0 +1,8 @@
+// The same column walk over a tile padded to 33 columns: no bank conflict.
+// bankcheck: kernel=column grid=1 block=32,32
+__global__ void column(const float* in, float* out) {
+  __shared__ float tile[32][33];
+  tile[threadIdx.y][threadIdx.x] = in[threadIdx.y * 32 + threadIdx.x];
+  __syncthreads();
+  out[threadIdx.y * 32 + threadIdx.x] = tile[threadIdx.x][threadIdx.y];
+}
