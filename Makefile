@@ -1,9 +1,11 @@
-# Entry points for a fresh Debian machine: `make demo` and `make test` do all set-up.
+# Entry points for a fresh Debian machine: `make demo` and `make test` do all set-up;
+# `make install` (PREFIX=/usr/local) puts bankcheck on PATH, `make package` builds a .deb.
 BUILD ?= build
 JOBS ?= $(shell nproc)
+PREFIX ?= /usr/local
 BANKCHECK := $(BUILD)/tools/bankcheck/bankcheck
 
-.PHONY: all deps configure build test test-sanitize demo bench clean format
+.PHONY: all deps configure build test test-sanitize demo installable install package bench clean format
 
 all: build
 
@@ -32,8 +34,32 @@ test-sanitize: deps
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  BANKCHECK_HOSTILE_NO_ULIMIT=1 ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS)
 
-demo: build
+# Only what the demo runs: bankcheck, its libcudart.so.13 and one bundled program.
+demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target bankcheck_demo
 	@scripts/demo.sh $(BANKCHECK)
+
+# installable: builds what `make install` installs (and not the tests), so that
+# `make installable && sudo make install` builds as the user. The prefix is compiled into the
+# help texts and the manual page (they name the installed documentation), so the build is
+# reconfigured when PREFIX differs from the one it was configured with.
+INSTALL_PREFIX = $(abspath $(PREFIX))
+installable: configure
+	@grep -qx 'CMAKE_INSTALL_PREFIX:PATH=$(INSTALL_PREFIX)' $(BUILD)/CMakeCache.txt || \
+	  cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(INSTALL_PREFIX)
+	cmake --build $(BUILD) -j $(JOBS) --target bankcheck_installable
+
+install: installable
+	cmake --install $(BUILD)
+
+# A Debian package ($(PACKAGE_BUILD)/bankcheck_VERSION_ARCH.deb) installing under
+# /usr, from a build of its own without the tests.
+PACKAGE_BUILD ?= build-package
+package: deps
+	cmake -S . -B $(PACKAGE_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
+	  -DBANKCHECK_BUILD_TESTS=OFF -DBANKCHECK_BUILD_BENCH=OFF
+	cmake --build $(PACKAGE_BUILD) -j $(JOBS) --target bankcheck_installable
+	cd $(PACKAGE_BUILD) && cpack -G DEB
 
 bench: build
 	$(BUILD)/bench/model_bench
@@ -43,4 +69,4 @@ format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp' '*.cu')
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(PACKAGE_BUILD)

@@ -20,10 +20,9 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/bankcheckConfig.cmake
               ${CMAKE_CURRENT_LIST_DIR}/bankcheckAddCheck.cmake
         DESTINATION ${BANKCHECK_CMAKE_DIR})
 
-# The manual page, bash completion, the documentation and the reports' JSON Schemas
-# (tests/install_test.sh checks them after an install).
-install(FILES ${PROJECT_SOURCE_DIR}/docs/bankcheck.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
-install(FILES ${PROJECT_SOURCE_DIR}/scripts/bankcheck-completion.bash
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME bankcheck)
+# The documentation and the reports' JSON Schemas (the manual page and the bash completion
+# are generated and installed by tools/bankcheck/CMakeLists.txt; tests/install_test.sh checks
+# them all after an install).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
         FILES_MATCHING PATTERN "*.md" PATTERN "*.svg" PATTERN "*.schema.json")
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

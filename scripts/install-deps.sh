@@ -6,7 +6,8 @@ set -euo pipefail
 pkgs=(cmake make g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
       libbenchmark-dev zlib1g-dev libzstd-dev liblz4-dev
       chromium fonts-dejavu-core  # the HTML report test loads the page in headless Chromium
-      python3-jsonschema python3-yaml)  # the SARIF validator and the CI recipes' tests
+      python3-jsonschema python3-yaml  # the SARIF validator and the CI recipes' tests
+      dpkg-dev groff-base)  # make package (dpkg-shlibdeps) and the install test (groff)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -96,9 +96,13 @@ void total(KernelReport& k, const model::Arch& arch) {
       l->worst_site = static_cast<int>(i);
   }
   for (std::size_t i = 0; i < k.lines.size(); ++i)
-    for (const auto& [op, n] : sass_counts[i])
-      k.lines[i].sass +=
-          (k.lines[i].sass.empty() ? "" : ",") + op + (n > 1 ? "*" + std::to_string(n) : "");
+    for (const auto& [op, n] : sass_counts[i]) {
+      // Appended piecewise: GCC 12 warns (-Wrestrict) on a literal + a temporary std::string.
+      std::string& s = k.lines[i].sass;
+      if (!s.empty()) s += ',';
+      s += op;
+      if (n > 1) (s += '*') += std::to_string(n);
+    }
   // The PTX-level figures of rewritten sites go to the line entry of their SASS request.
   auto add_ptx = [&](const SiteReport& s, int sass_width) {
     for (auto& l : k.lines)

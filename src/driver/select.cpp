@@ -109,7 +109,8 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
   const auto stop_if_only_refused = [&](size_t runnable) {
     if (runnable == 0 && !refused.empty()) {
       std::string msg = unsupported_message(l, *refused[0]);
-      for (size_t i = 1; i < refused.size(); ++i) msg += "\n" + unsupported_message(l, *refused[i]);
+      for (size_t i = 1; i < refused.size(); ++i)
+        (msg += '\n') += unsupported_message(l, *refused[i]);
       throw DriverError(msg);
     }
   };

@@ -54,7 +54,8 @@ std::string code_only(std::string_view src, Directives directives) {
       // Raw string R"delim( ... )delim".
       std::size_t open = src.find('(', i);
       if (open != std::string_view::npos) {
-        std::string close = ")" + std::string(src.substr(i + 1, open - i - 1)) + "\"";
+        std::string close = ")";  // appended piecewise: GCC 12's -Wrestrict
+        close.append(src.substr(i + 1, open - i - 1)) += '"';
         std::size_t j = src.find(close, open);
         j = j == std::string_view::npos ? n : j + close.size();
         blank(i, j);

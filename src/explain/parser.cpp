@@ -282,7 +282,8 @@ NodePtr Parser::identifier() {
     take();
     const Token& m = peek();
     if (m.kind != TokKind::Ident) fail(m.pos, "expected a name after '.'");
-    name += "." + take().text;
+    name += '.';  // appended apart: GCC 12 warns on "." + a temporary (-Wrestrict)
+    name += take().text;
   }
   return resolve(name, first.pos);
 }

@@ -193,7 +193,10 @@ TypePtr make_array(TypePtr elem, std::uint64_t count) {
   t->count = count;
   t->size = elem->size * count;
   t->align = elem->align;
-  const std::string dim = count ? "[" + std::to_string(count) + "]" : "[]";
+  // Appended piecewise: GCC 12 warns (-Wrestrict) on a literal + a temporary std::string.
+  std::string dim = "[";
+  if (count) dim += std::to_string(count);
+  dim += ']';
   if (elem->kind == Type::Kind::Array) {
     t->base_name = elem->base_name;
     t->name = t->base_name + dim + elem->name.substr(elem->base_name.size());

@@ -277,7 +277,7 @@ std::string opcode_text(const Instruction& i) {
     case SharedOp::STSM:
       s += i.transpose ? ".16.MT88." : ".16.M88.";
       s.pop_back();  // one matrix prints no count: "LDSM.16.M88"
-      if (i.matrices > 1) s += "." + std::to_string(i.matrices);
+      if (i.matrices > 1) (s += '.') += std::to_string(i.matrices);
       break;
     case SharedOp::LDGSTS:
       s += ".E";
@@ -293,7 +293,7 @@ std::string address_text(const Instruction& i) {
   std::string s = "[";
   bool any = false;
   if (i.addr != kRZ || i.uniform == kURZ) {
-    s += i.addr == kRZ ? "RZ" : "R" + std::to_string(i.addr);
+    s += i.addr == kRZ ? std::string("RZ") : std::string(1, 'R').append(std::to_string(i.addr));
     any = true;
   }
   if (i.uniform != kURZ) {

@@ -15,6 +15,7 @@
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/compile_db.hpp"
 #include "bankcheck/driver/fix.hpp"
+#include "bankcheck/install_dirs.hpp"
 #include "bankcheck/report/gate.hpp"
 #include "bankcheck/report/views.hpp"
 #include "cli.hpp"
@@ -62,7 +63,8 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
       "are still checked and reported).\n");
   add_launch_options(c, o, /*several_files=*/true);
   add_format_option(c, o.format, report::ReportKind::Check,
-                    "text (compiler-style diagnostics), json (docs/json.md), sarif (SARIF 2.1.0) "
+                    "text (compiler-style diagnostics), json (" BANKCHECK_DOCDIR
+                    "/json.md), sarif (SARIF 2.1.0) "
                     "or html (one self-contained page)");
   c->add_option("-o,--output", o.output,
                 "write the report to this file instead of standard output");

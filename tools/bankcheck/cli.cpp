@@ -10,14 +10,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/explain/expr.hpp"
+#include "bankcheck/install_dirs.hpp"
 #include "bankcheck/ptx/ast.hpp"
 #include "bankcheck/ptx/ir.hpp"
 #include "bankcheck/version.hpp"
 #include "check_cmd.hpp"
 #include "diff_cmd.hpp"
+#include "docgen.hpp"
 #include "explain_cmd.hpp"
 #include "fix_cmd.hpp"
 #include "run_cmd.hpp"
@@ -196,7 +199,7 @@ std::string error_message(const std::exception_ptr& failure) {
     return fmt::format("{}: PTX line {}: {}: {}", e.source, e.line, e.what(), e.text);
   } catch (const std::bad_alloc&) {
     return "out of memory (give smaller --arg buffer sizes, fewer --threads or a smaller "
-           "--max-memory; docs/limits.md)";
+           "--max-memory; " BANKCHECK_DOCDIR "/limits.md)";
   } catch (const std::exception& e) {
     // UserError, DriverError and the last resort alike: their message says what and where.
     return e.what();
@@ -228,6 +231,8 @@ int run(int argc, char** argv) {
   for (CLI::App* sub : app.get_subcommands(std::function<bool(CLI::App*)>{}))
     for (CLI::Option* opt : sub->get_options())
       if (!opt->get_positional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+  // The hidden --generate-man and --generate-completion bash (docgen.hpp).
+  if (const std::optional<int> generated = generate_docs(app, argc, argv)) return *generated;
   // CLI11 reads an unknown word where a subcommand goes as a stray positional and says
   // "A subcommand is required"; name the word instead.
   bool known = false;

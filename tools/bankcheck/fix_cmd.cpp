@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "bankcheck/driver/fix.hpp"
+#include "bankcheck/install_dirs.hpp"
 #include "bankcheck/model/occupancy.hpp"
 #include "bankcheck/report/views.hpp"
 #include "cli.hpp"
@@ -24,7 +25,8 @@ void add_fix(CLI::App& app, FixCmdOptions& o) {
       "cost.");
   add_launch_options(c, o);
   add_format_option(c, o.format, report::ReportKind::Fix,
-                    "text, json (docs/fix.md) or sarif (check's SARIF 2.1.0 with each conflicting "
+                    "text, json (" BANKCHECK_DOCDIR
+                    "/fix.md) or sarif (check's SARIF 2.1.0 with each conflicting "
                     "array's best suggestion as a fix)");
   c->add_option("-o,--output", o.output,
                 "write the report to this file instead of standard output");
@@ -96,7 +98,8 @@ void add_occupancy(CLI::App& app, OccupancyCmdOptions& o) {
   c->add_option("--carveout", o.carveout,
                 "preferred shared-memory carveout in percent (-1: the default)")
       ->capture_default_str();
-  add_format_option(c, o.format, report::ReportKind::Occupancy, "text or json (docs/json.md)");
+  add_format_option(c, o.format, report::ReportKind::Occupancy,
+                    "text or json (" BANKCHECK_DOCDIR "/json.md)");
   c->footer(exit_codes("the configuration launches (its occupancy printed)", "",
                        "bad input, an unknown architecture, or a configuration that cannot launch "
                        "(the reason printed; JSON: error)"));

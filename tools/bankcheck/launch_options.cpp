@@ -10,6 +10,7 @@
 #include <set>
 
 #include "bankcheck/driver/binary_input.hpp"
+#include "bankcheck/install_dirs.hpp"
 #include "cli.hpp"
 
 namespace bankcheck::tools {
@@ -57,7 +58,7 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
   c->add_option("--threads", o.threads, "worker threads (default: all cores; at most 256)");
   c->add_option("--max-memory", o.max_memory,
                 "memory budget for buffers, the CTA plan and the emulators (default 3G; K/M/G "
-                "suffixes; docs/limits.md)");
+                "suffixes; " BANKCHECK_DOCDIR "/limits.md)");
   c->add_option("--nvcc-timeout", o.nvcc_timeout,
                 "seconds nvcc may run before it is stopped (default 300; 0: no limit)")
       ->capture_default_str();

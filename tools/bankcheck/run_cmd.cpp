@@ -23,6 +23,7 @@
 #include "bankcheck/runtime/run_options.hpp"
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/limits.hpp"
+#include "bankcheck/install_dirs.hpp"
 #include "bankcheck/sass/cuda_elf.hpp"
 #include "bankcheck/sass/decoder.hpp"
 #include "bankcheck/sass/fatbin.hpp"
@@ -68,7 +69,7 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
   c->add_option("--arch", o.arch, "the device the program sees and the bank model's")
       ->capture_default_str();
   add_format_option(c, o.format, report::ReportKind::Check,
-                    "text, json (docs/json.md), sarif or html");
+                    "text, json (" BANKCHECK_DOCDIR "/json.md), sarif or html");
   c->add_option("-o,--output", o.output, "write the report to this file (default: standard error)");
   add_color_option(c, o.color);
   add_layout_options(c, o.columns, o.quiet);
