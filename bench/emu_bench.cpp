@@ -40,7 +40,9 @@ std::unique_ptr<Setup> make(const char* ptx, const char* kernel, emu::Dim3 grid,
   s->launch.params.assign(static_cast<size_t>(s->kernel->param_bytes), 0);
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (!buffers[i]) continue;
-    const std::uint64_t base = s->memory.add("p" + std::to_string(i), buffers[i]);
+    std::string name = "p";
+    name += std::to_string(i);
+    const std::uint64_t base = s->memory.add(name, buffers[i]);
     std::memcpy(s->launch.params.data() + s->kernel->params[i].offset, &base, 8);
   }
   return s;

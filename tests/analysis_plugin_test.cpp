@@ -46,8 +46,11 @@ TEST(AnalysisPlugin, RequestsPerWarpAddUpToTheSitesSharedRequests) {
         EXPECT_EQ(k.analyses[0].analysis, "requests_per_warp");
         for (const auto& [name, n] : k.analyses[0].counts) warps += n;
         EXPECT_EQ(warps, sites) << file << " " << k.name << " on " << threads << " threads";
-        if (threads == 1) by_warp_one_thread += warps;
-        else if (&k == &r.kernels.back()) EXPECT_GT(by_warp_one_thread, 0u) << file;
+        if (threads == 1) {
+          by_warp_one_thread += warps;
+        } else if (&k == &r.kernels.back()) {
+          EXPECT_GT(by_warp_one_thread, 0u) << file;
+        }
       }
     }
   }

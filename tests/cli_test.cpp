@@ -12,7 +12,10 @@ using bankcheck::testing::run_tool;
 
 std::string addrs(int n, int stride = 4) {
   std::string s;
-  for (int i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(i * stride);
+  for (int i = 0; i < n; ++i) {
+    if (i) s += ',';
+    s += std::to_string(i * stride);
+  }
   return s;
 }
 
@@ -95,7 +98,7 @@ TEST(Cli, JsonHasTheContractFields) {
 
 TEST(Cli, InactiveLanesAndOutputFile) {
   std::string a = addrs(32, 128);
-  a.replace(0, 1, "-");  // lane 0 inactive
+  a[0] = '-';  // lane 0 inactive (its address was "0")
   const std::string path = "/tmp/bankcheck_cli_test_out.json";
   const auto r = run_tool({"explain", "--addrs", a, "--format", "json", "-o", path});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -191,7 +191,7 @@ if hook:
     env = dict(os.environ, PATH=path)
     r = subprocess.run(entry + ["tests/ci/conflict.cu"], capture_output=True, text=True, env=env)
     check(r.returncode == 1, f"pre-commit: a conflict stops the commit (exit {r.returncode})", r.stderr)
-    check(r.stdout.startswith("tests/ci/conflict.cu:7:3: warning: 32-way bank conflict") and
+    check(r.stdout.startswith("tests/ci/conflict.cu:7:3: error: 32-way bank conflict") and
           "kernel column:" not in r.stdout, "pre-commit: the finding alone (quiet)", r.stdout)
     r = subprocess.run(entry + ["tests/ci/padded.cu"], capture_output=True, text=True, env=env)
     check(r.returncode == 0 and r.stdout == "", "pre-commit: a padded tile passes silently",
@@ -226,7 +226,8 @@ for example in ("examples/transpose.cu", "examples/stride.cu"):
         # Every finding of the JSON has its line in the text: at warning or error the
         # matcher's, at note (not annotated) a note line at the same place.
         expected = sorted((f["file"], f["line"], f["col"])
-                          for k in json.loads(js.stdout)["kernels"] for f in k["findings"])
+                          for fr in json.loads(js.stdout)["files"] for k in fr["kernels"]
+                          for f in k["findings"])
         got = []
         for line in r.stdout.splitlines():
             m = rx.match(line)

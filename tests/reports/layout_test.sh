@@ -48,7 +48,7 @@ out=$("$bin" check tests/ci/conflict.cu --quiet 2>"$tmp/err"); rc=$?
 [ $rc = 0 ] || say "check --quiet exited $rc"
 [ "$(printf '%s\n' "$out" | wc -l)" = 3 ] || say "check --quiet: not 3 lines:
 $out"
-printf '%s\n' "$out" | head -n 1 | grep -q '^tests/ci/conflict.cu:7:3: warning: 32-way bank conflict' ||
+printf '%s\n' "$out" | head -n 1 | grep -q '^tests/ci/conflict.cu:7:3: error: 32-way bank conflict' ||
   say "check --quiet: no finding line"
 [ ! -s "$tmp/err" ] || say "check --quiet: stderr not empty: $(cat "$tmp/err")"
 out=$("$bin" check tests/ci/conflict.cu --quiet --fail-on 'ways>1' 2>"$tmp/err"); rc=$?

@@ -51,7 +51,7 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
       "file; json: `files`; sarif: one run); flags such as --kernel apply to each.\n"
       "\n"
       "Findings are notes, warnings or errors by their share of the kernel's cost (5% and 25%;\n"
-      "docs/reports.md). A finding is accepted by a comment on its line, or on the line before:\n"
+      BANKCHECK_DOCDIR "/reports.md). A finding is accepted by a comment on its line, or on the line before:\n"
       "  x = tile[tid][0];  // bankcheck: ignore[bank-conflict] REASON\n"
       "  // bankcheck: ignore-next-line REASON\n"
       "it is listed as suppressed and no gate counts it. --baseline OLD.json gates only on\n"

@@ -19,7 +19,7 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
   if (several_files)
     c->add_option("files", o.inputs,
                   "FILE.cu (compiled with nvcc), FILE.ptx, or a binary: an executable, object "
-                  "file, fat binary (docs/check.md); several are checked one after the other into "
+                  "file, fat binary (" BANKCHECK_DOCDIR "/check.md); several are checked one after the other into "
                   "one report; none with -p: every .cu file of the build");
   else
     c->add_option("file", o.input,
