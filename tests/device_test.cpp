@@ -281,7 +281,9 @@ TEST(DevicePcReport, InstructionsOutsideTheLsuAreNamedAsNotCounted) {
   c.counters.push_back(w2);
   const auto r2 = device::kernel_report(m, k, c, model::kDefaultArch);
   const bool same_line = !r2.notes.empty() && r2.notes.size() == 1;
-  if (same_line) EXPECT_NE(r2.notes[0].message.find("24 warp executions"), std::string::npos);
+  if (same_line) {
+    EXPECT_NE(r2.notes[0].message.find("24 warp executions"), std::string::npos);
+  }
 }
 
 // A bulk copy the patches never saw (a TMA instruction) is named from the SASS.

@@ -386,7 +386,11 @@ TEST(ExplainExpr, DivisionAndModuloTruncateTowardZeroLikeC) {
   for (int a = -20; a <= 20; ++a)
     for (int b = -7; b <= 7; ++b) {
       if (b == 0) continue;
-      const std::string sa = "(" + std::to_string(a) + ")", sb = "(" + std::to_string(b) + ")";
+      std::string sa = "(", sb = "(";
+      sa += std::to_string(a);
+      sa += ')';
+      sb += std::to_string(b);
+      sb += ')';
       EXPECT_EQ(value_of(sa + " / " + sb), a / b) << a << " / " << b;
       EXPECT_EQ(value_of(sa + " % " + sb), a % b) << a << " % " << b;
       EXPECT_EQ(value_of(sa + " / " + sb + " * " + sb + " + " + sa + " % " + sb), a);

@@ -43,8 +43,13 @@ TEST(LaunchLimits, SplitDimsReadsBackEveryShape) {
       for (std::uint32_t z : {1u, 2u, 64u}) {
         const std::string t = std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z);
         EXPECT_EQ(split_dims(t, false, 0xffffffffu, 0).dims, (Dim3{x, y, z})) << t;
-        const std::string b =
-            " " + std::to_string(x) + " , " + std::to_string(y) + " ,\t" + std::to_string(z) + " ";
+        std::string b = " ";
+        b += std::to_string(x);
+        b += " , ";
+        b += std::to_string(y);
+        b += " ,\t";
+        b += std::to_string(z);
+        b += ' ';
         EXPECT_EQ(split_dims(b, true, 0xffffffffu, 0).dims, (Dim3{x, y, z})) << b;
         EXPECT_EQ(split_dims(b, false, 0xffffffffu, 0).error, DimsText::Error::NotDigits) << b;
       }

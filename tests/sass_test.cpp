@@ -4,6 +4,7 @@
 // bytes rejected as error values.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -211,8 +212,9 @@ TEST(SassListing, EveryInstructionDecodesAsCuobjdumpPrintsIt) {
         auto [ur, reg] = parse_desc(operand(ops, at + 1));
         EXPECT_EQ(i.global_desc, ur);
         EXPECT_EQ(i.global_addr, reg);
-        std::string pred = operand(ops, at + 2);  // .ZFILL's predicate
-        EXPECT_EQ(i.zfill_predicate, pred.empty() ? kPT : std::stoi("0" + pred.substr(1)));
+        const std::string pred = operand(ops, at + 2);  // .ZFILL's predicate, "P<n>"
+        const bool numbered = pred.size() > 1 && std::isdigit(static_cast<unsigned char>(pred[1]));
+        EXPECT_EQ(i.zfill_predicate, pred.empty() ? kPT : numbered ? std::stoi(pred.substr(1)) : 0);
       }
       ++by_form[op];
     }
