@@ -68,14 +68,10 @@ def compare(example, report, space):
     measured = load_measured(example, suffix)
     ours, sass = {}, {}
     for k in report["kernels"]:
-        # cp.async's global side: its PTX line's shared side is an LDGSTS.
-        ldgsts = {s["ptx_line"] for s in k["sites"]
-                  if any(op.startswith("LDGSTS") for op in s.get("sass", []))}
         for s in k["sites"]:
-            # Nsight's L2 Theoretical Sectors Global has no rows for global atomics (RED/ATOMG)
-            # nor for LDGSTS.
-            if s["space"] != space or (space == "global" and (s["op"] not in ("load", "store") or
-                                                              s["ptx_line"] in ldgsts)):
+            # Nsight's L2 Theoretical Sectors Global has no rows for global atomics (RED/ATOMG);
+            # a cp.async's global side is on its LDGSTS row (lines.py).
+            if s["space"] != space or (space == "global" and s["op"] not in ("load", "store")):
                 continue
             # Where Nsight lists it: the cubin's .debug_line rows of its SASS (nsight_lines);
             # without SASS, its line and its inline frames in other files.

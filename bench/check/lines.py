@@ -42,7 +42,8 @@ COLS = {
     "ideal_sectors": "L2 Theoretical Sectors Global Ideal",
     "space": "Address Space",
 }
-GLOBAL_OP = re.compile(r"^(LDG|STG|ATOMG|RED|ATOM)\b")
+# LDGSTS (cp.async) reads global memory too: its row carries the sectors of its global side.
+GLOBAL_OP = re.compile(r"^(LDG|STG|ATOMG|RED|ATOM|LDGSTS)\b")
 
 
 def open_text(path):

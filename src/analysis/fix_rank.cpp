@@ -135,6 +135,7 @@ Eval evaluate(const Requests& reqs, const ArrayRange& ar, const Geometry& g, con
         cp.width = rr->access.width;
         cp.bypass = rr->bypass;
         cp.src_size = rr->src_size;
+        cp.reads = rr->reads;
         cp.active = rr->access.active;
         for (int l = 0; l < model::kWarpSize; ++l) {
           cp.addr[l] = rr->access.lane_active(l) ? moved(rr->access.addr[l]) : 0;

@@ -29,7 +29,7 @@ bool same(const RecordedRequest& a, const RecordedRequest& b) {
          std::equal(std::begin(a.access.addr), std::end(a.access.addr),
                     std::begin(b.access.addr)) &&
          a.kind == b.kind && a.matrices == b.matrices && a.bypass == b.bypass &&
-         a.src_size == b.src_size && a.global == b.global;
+         a.src_size == b.src_size && a.reads == b.reads && a.global == b.global;
 }
 
 }  // namespace
@@ -49,6 +49,7 @@ void SharedRecorder::on_access(const emu::AccessEvent& e) {
   if (e.kind == emu::AccessKind::Ldgsts) {
     r.bypass = e.bypass;
     r.src_size = e.src_size;
+    r.reads = e.reads;
     r.global.assign(model::kWarpSize, 0);
     for (int l = 0; l < model::kWarpSize; ++l)
       if ((e.mask >> l) & 1u)

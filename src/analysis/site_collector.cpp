@@ -85,6 +85,13 @@ void SiteCollector::report(KernelReport& rep) {
   }
   static const std::vector<int> no_files;
   const std::vector<int>& file_of = context_.sass_files ? *context_.sass_files : no_files;
+  // A cp.async's global side is the same SASS instruction as its shared side (one LDGSTS
+  // row in Nsight Compute): it takes that site's instructions and lines.
+  std::vector<int> copy_of(k.sites.size(), -1);
+  for (const ptx::Instr& in : k.code)
+    if (in.op == ptx::Opc::CpAsync && in.site >= 0 && in.site2 >= 0 &&
+        static_cast<size_t>(in.site2) < copy_of.size())
+      copy_of[static_cast<size_t>(in.site2)] = in.site;
   for (size_t i = 0; i < k.sites.size(); ++i) {
     const auto& st = stats_.sites()[i];
     const auto& pst = ptx_stats_.sites()[i];
@@ -99,15 +106,19 @@ void SiteCollector::report(KernelReport& rep) {
     sr.ptx = site.text;
     sr.stats = st;
     if (i < plan.sites.size()) {
-      sr.sass = plan.sites[i].opcodes;
+      const int shared_side = copy_of[i];
+      const bool copy = shared_side >= 0 && static_cast<size_t>(shared_side) < plan.sites.size() &&
+                        !plan.sites[static_cast<size_t>(shared_side)].offsets.empty();
+      const SassSite& ps = plan.sites[copy ? static_cast<size_t>(shared_side) : i];
+      sr.sass = ps.opcodes;
       if (context_.sass) {
         // A site the SASS plan does not follow (global and generic accesses): the memory
         // instructions the line table ties to its PTX line.
         const std::vector<std::uint32_t> offsets =
-            plan.sites[i].offsets.empty() && site.ptx_line > 0
+            ps.offsets.empty() && site.ptx_line > 0
                 ? sass::memory_instructions_at(*context_.sass,
                                                static_cast<std::uint32_t>(site.ptx_line))
-                : plan.sites[i].offsets;
+                : ps.offsets;
         sr.nsight_lines = nsight_lines(*context_.sass, file_of, offsets);
       }
       // No source line in the PTX: the line Nsight Compute lists its SASS on.

@@ -140,6 +140,19 @@ model::Verdict VerdictMemo::analyze(int site, int warp, const model::WarpAccess&
   return m.verdict;
 }
 
+// The global side of a cp.async, counted where its shared side is costed: for .cg the
+// sectors follow the shared side's wavefronts (model::ldgsts_sectors).
+void SiteStatsListener::add_copy_sectors(const emu::AccessEvent& e, const model::AsyncCopy& cp) {
+  const int g = e.global_site;
+  if (g < 0 || static_cast<std::size_t>(g) >= sites_.size() || !(e.mask & e.reads)) return;
+  SiteStats& s = sites_[static_cast<std::size_t>(g)];
+  const model::SectorCount c = model::ldgsts_sectors(cp, e.global_addr);
+  s.sectors += c.sectors;
+  s.ideal_sectors += c.ideal;
+  s.lines128 += c.lines128;
+  offer_worst_global(s, e.mask & e.reads, c.sectors, c.ideal, e.global_addr, e.cta, e.warp);
+}
+
 void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   if (e.site < 0 || static_cast<std::size_t>(e.site) >= sites_.size()) return;
   SiteStats& s = sites_[static_cast<std::size_t>(e.site)];
@@ -149,6 +162,8 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   s.width = e.width;
   ++s.requests;
   if (e.space == ptx::Space::Global) {
+    // A cp.async's global side: its sectors come with its shared side (below).
+    if (e.kind == emu::AccessKind::Ldgsts) return;
     const SectorCount c = count_sectors(e);
     s.sectors += c.sectors;
     s.ideal_sectors += c.ideal;
@@ -185,8 +200,10 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
       cp.addr[l] = a.addr[l];
       cp.global_addr[l] = static_cast<std::uint32_t>(e.global_addr[l]);
     }
+    cp.reads = e.reads;
     v = model::analyze_ldgsts(cp, arch_);
     a.op = model::Op::Store;
+    add_copy_sectors(e, cp);
   } else if (e.kind == emu::AccessKind::Bulk) {
     // cp.async.bulk's shared side: the TMA unit writes (or reads) shared memory outside the
     // LSU pipeline; counted as no wavefront and no conflict until measured (docs/model.md,

@@ -69,6 +69,10 @@ __device__ void add(bd::LaunchRecord* r, unsigned long long pc, bd::Space space,
     atomicAdd(&c->wavefronts, static_cast<unsigned long long>(cost.wavefronts));
     atomicAdd(&c->ideal, static_cast<unsigned long long>(cost.ideal));
     atomicMax(&c->ways, cost.ways);
+    if (cost.sectors) {  // LDGSTS: its global side, on the same instruction
+      atomicAdd(&c->sectors, static_cast<unsigned long long>(cost.sectors));
+      atomicAdd(&c->ideal_sectors, static_cast<unsigned long long>(cost.ideal_sectors));
+    }
   } else {
     atomicAdd(&c->sectors, static_cast<unsigned long long>(cost.sectors));
     atomicAdd(&c->ideal_sectors, static_cast<unsigned long long>(cost.ideal_sectors));
@@ -139,21 +143,24 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_matrix_access(
   return SANITIZER_PATCH_SUCCESS;
 }
 
-// LDGSTS (cp.async): the shared side of the copy, `dst` the lane's shared offset, `src` its
-// global source. Its global side is not counted here (Nsight's global sectors leave it out).
+// LDGSTS (cp.async): `dst` the lane's shared offset, `src` its global source. Both sides
+// are costed here: the shared wavefronts and the global sectors of the same instruction
+// (model::ldgsts_sectors), as the Source Counters give both on the LDGSTS row.
 extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(
     void* userdata, uint64_t pc, void* src, uint32_t dst, uint32_t size) {
   auto* r = static_cast<bd::LaunchRecord*>(userdata);
   if (!r) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
   // A lane whose src-size is 0 (a zero fill: the predicate or src-size form) is given no
-  // source address; it is routed as if its source were laid out as its destination, which
-  // reproduces Nsight Compute's counts on pipelined loops' zero-filled tails.
-  const auto global = src ? static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(src)) : dst;
+  // source address: it reads nothing (AsyncCopy::reads), its shared side alone is charged.
+  const auto global = static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(src));
   bm::AsyncCopy c;
+  std::uint64_t ga[32];
+  c.reads = __ballot_sync(mask, src != nullptr);
   for (int l = 0; l < 32; ++l) {
     c.addr[l] = __shfl_sync(mask, dst, l);
-    c.global_addr[l] = __shfl_sync(mask, global, l);
+    ga[l] = __shfl_sync(mask, global, l);
+    c.global_addr[l] = static_cast<std::uint32_t>(ga[l]);
   }
   if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
   const unsigned form = form_of(r, pc);
@@ -166,6 +173,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(
   cost.wavefronts = v.wavefronts;
   cost.ideal = v.ideal_wavefronts;
   cost.ways = v.ways;
+  const bm::SectorCount sc = bm::ldgsts_sectors(c, ga);
+  cost.sectors = sc.sectors;
+  cost.ideal_sectors = sc.ideal;
   add(r, pc, bd::Space::Shared, bd::Access::Store, size, form, cost);
   return SANITIZER_PATCH_SUCCESS;
 }

@@ -114,6 +114,15 @@ analysis::KernelReport kernel_report(const sass::Module& module, const sass::Ker
     st.ways = c.ways;
     st.sectors = c.sectors;
     st.ideal_sectors = c.ideal_sectors;
+    if (in.shared == sass::SharedOp::LDGSTS && c.sectors) {
+      // A cp.async's global side: the same instruction's sectors, a global site of its own.
+      analysis::SiteReport g = s;
+      g.stats.space = ptx::Space::Global;
+      g.stats.op = model::Op::Load;
+      g.stats.wavefronts = g.stats.ideal_wavefronts = g.stats.ways = 0;
+      s.stats.sectors = s.stats.ideal_sectors = 0;
+      rep.sites.push_back(std::move(g));
+    }
     rep.sites.push_back(std::move(s));
   }
   std::stable_sort(rep.sites.begin(), rep.sites.end(),

@@ -7,9 +7,11 @@
 // before its wait reads the copied data here where the GPU might not (a race the emulator
 // does not report).
 //
-// Each cp.async sends two events: its global side (a load of cp-size bytes per lane
-// whose src-size is not 0, on Instr::site2, for coalescing) and its shared side (an
-// LDGSTS request on Instr::site, analysed by model::analyze_ldgsts).
+// Each cp.async sends two events, both of kind Ldgsts: its global side (a load of cp-size
+// bytes per lane whose src-size is not 0, on Instr::site2) and its shared side (on
+// Instr::site, analysed by model::analyze_ldgsts). The global side's sectors follow the
+// shared side's wavefronts for .cg (model::ldgsts_sectors), so the shared-side event
+// carries them to site2 (AccessEvent::global_site) and the global one counts the request.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -51,11 +53,13 @@ void async_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
     gl[l] = s;
   }
   if (!c.has_listeners) return;
-  if (reads && in.site2 >= 0) c.emit_kind(in, in.site2, w, reads, Space::Global, gl, size, {});
   AccessEvent proto;
   proto.kind = AccessKind::Ldgsts;
   proto.bypass = in.mod.mx.bypass;
   proto.src_size = in.mod.mx.src_size;
+  if (reads && in.site2 >= 0) c.emit_kind(in, in.site2, w, reads, Space::Global, gl, size, proto);
+  proto.reads = reads;
+  proto.global_site = reads ? in.site2 : -1;
   std::memcpy(proto.global_addr, gl, sizeof gl);
   c.emit_kind(in, in.site, w, exec, Space::Shared, sh, size, proto);
 }

@@ -271,6 +271,8 @@ struct Ctx {
     e.trans = proto.trans;
     e.bypass = proto.bypass;
     e.src_size = proto.src_size;
+    e.reads = proto.reads;
+    e.global_site = proto.global_site;
     std::memcpy(e.global_addr, proto.global_addr, sizeof e.global_addr);
     e.site = site;
     e.cta = cta_linear;
@@ -288,6 +290,8 @@ struct Ctx {
     e.kind = AccessKind::Plain;
     e.matrices = 0;
     e.trans = e.bypass = e.src_size = false;
+    e.reads = 0;
+    e.global_site = -1;
   }
 
   // ld/st lane by lane (memory.cpp): the reference semantics of every load and store.

@@ -200,6 +200,7 @@ std::vector<Finding> raw_findings(const analysis::CheckReport& r) {
       f.line = k.lines[i].line;
       f.col = k.lines[i].col;
       std::vector<std::string> kinds;
+      bool copies = true;  // every request of the line is a cp.async's shared side (LDGSTS)
       size_t j = i;
       for (; j < k.lines.size() && k.lines[j].file == f.file && k.lines[j].line == f.line; ++j) {
         const auto& l = k.lines[j];
@@ -212,6 +213,9 @@ std::vector<Finding> raw_findings(const analysis::CheckReport& r) {
         f.col = std::min(f.col, l.col);
         const std::string kind = fmt::format("{} of {}", model::op_name(l.op), bytes_text(l.width));
         if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+        copies &= l.worst_site >= 0 &&
+                  k.sites[static_cast<size_t>(l.worst_site)].stats.worst_kind ==
+                      emu::AccessKind::Ldgsts;
         if (l.worst_site >= 0 &&
             (f.worst_site < 0 ||
              k.sites[static_cast<size_t>(l.worst_site)].stats.worst_verdict.excess() >
@@ -224,11 +228,29 @@ std::vector<Finding> raw_findings(const analysis::CheckReport& r) {
         f.what += (q == 0 ? "" : (q + 1 == kinds.size() ? " and " : ", ")) + kinds[q];
       f.share = fraction(f.excess(), k.shared_wavefronts);
       f.severity = severity_of(f.share);
-      f.message = fmt::format(
-          "{}-way bank conflict: shared {} costs {:.4g} wavefronts per request (ideal {:.4g}); "
-          "{:.0f}% of this kernel's shared wavefronts are excess",
-          f.ways, f.what, fraction(f.cost, f.requests), fraction(f.ideal, f.requests),
-          100.0 * f.share);
+      if (copies) {
+        // cp.async: a wavefront moves data from one global 128-byte line to one shared
+        // 128-byte row (docs/model.md); the excess is where the two layouts disagree,
+        // whether or not a bank is asked for two words.
+        f.message = fmt::format(
+            "cp.async {} costs {:.4g} wavefronts per request (ideal {:.4g}, the bytes copied): "
+            "{}; {:.0f}% of this kernel's shared wavefronts are excess",
+            f.what.starts_with("store of ") ? f.what.substr(6) : "(" + f.what + ")",
+            fraction(f.cost, f.requests), fraction(f.ideal, f.requests),
+            f.ways > 1 ? fmt::format("up to {} wavefronts for one global line and shared row, "
+                                     "where lanes collide on their 16-byte positions or banks",
+                                     f.ways)
+                       : std::string("its lanes read more global 128-byte lines than the "
+                                     "copy fills shared 128-byte rows, or move chunks between "
+                                     "different positions of line and row"),
+            100.0 * f.share);
+      } else {
+        f.message = fmt::format(
+            "{}-way bank conflict: shared {} costs {:.4g} wavefronts per request (ideal {:.4g}); "
+            "{:.0f}% of this kernel's shared wavefronts are excess",
+            f.ways, f.what, fraction(f.cost, f.requests), fraction(f.ideal, f.requests),
+            100.0 * f.share);
+      }
       for (std::size_t li : f.lines) {
         const auto& l = k.lines[li];
         if (!l.rewritten) continue;

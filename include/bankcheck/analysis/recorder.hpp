@@ -25,6 +25,7 @@ struct RecordedRequest {
   emu::AccessKind kind = emu::AccessKind::Plain;
   std::uint8_t matrices = 0;
   bool bypass = false, src_size = false;
+  std::uint32_t reads = ~0u;  // Ldgsts: the lanes that read global memory
   std::vector<std::uint32_t> global;
 };
 

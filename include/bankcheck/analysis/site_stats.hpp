@@ -8,6 +8,7 @@
 
 #include "bankcheck/emu/events.hpp"
 #include "bankcheck/model/analyze.hpp"
+#include "bankcheck/model/matrix.hpp"
 #include "bankcheck/model/sectors.hpp"
 
 namespace bankcheck::analysis {
@@ -91,6 +92,7 @@ class SiteStatsListener : public emu::Listener {
   const std::vector<int>& refused_sites() const { return refused_; }
 
  private:
+  void add_copy_sectors(const emu::AccessEvent& e, const model::AsyncCopy& cp);
   const model::Arch& arch_;
   VerdictMemo* memo_ = nullptr;
   std::vector<SiteStats> sites_;

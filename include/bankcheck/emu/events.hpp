@@ -16,8 +16,10 @@ using Dim3 = model::Dim3;
 // What kind of request an event is: an ordinary one (ld/st/atom, wmma.load/store's 32- and
 // 64-bit requests), an ldmatrix/stmatrix or a wmma.load of A or B from shared memory
 // (LDSM; analysed by model::analyze_matrix: lane 8m+r's addr is row r of
-// matrix m), or the shared side of a cp.async (LDGSTS, model::analyze_ldgsts; global_addr
-// holds the lanes' global sources), or the shared side of a cp.async.bulk, written or read
+// matrix m), or either side of a cp.async (LDGSTS: the shared side is analysed by
+// model::analyze_ldgsts, global_addr holding the lanes' global sources, and carries the
+// global side's sectors too, model::ldgsts_sectors; the global-side event only counts
+// the request), or the shared side of a cp.async.bulk, written or read
 // by the TMA unit and not the LSU (Bulk: 512 bytes of the copy per event, 16 per lane;
 // docs/model.md says how it is counted). The emulator sends the others; the SASS step
 // (analysis/sass_requests) marks 64-bit shared atomics as the cubin issues them: one
@@ -40,6 +42,8 @@ struct AccessEvent {
   bool trans = false;         // Matrix: .trans (charged the same)
   bool bypass = false;        // Ldgsts: .cg
   bool src_size = false;      // Ldgsts: a src-size operand given
+  std::uint32_t reads = 0;    // Ldgsts: the lanes that read global memory (src-size not 0)
+  int global_site = -1;       // Ldgsts: the site of its global side (its sectors go there)
   std::uint64_t global_addr[model::kWarpSize] = {};  // Ldgsts: the global sources
   int site = -1;                          // index into Kernel::sites
   std::uint64_t cta = 0;                  // linear CTA index in the grid

@@ -19,6 +19,7 @@
 #include "bankcheck/model/analyze.hpp"
 #include "bankcheck/model/arch.hpp"
 #include "bankcheck/model/config.hpp"
+#include "bankcheck/model/sectors.hpp"
 
 namespace bankcheck::model {
 
@@ -38,17 +39,23 @@ struct MatrixAccess {
 
 // One cp.async (LDGSTS): each active lane copies `width` bytes (4, 8 or 16) from
 // global_addr to addr in shared memory. `bypass` is .cg (LDGSTS.BYPASS, 16 bytes only);
-// `src_size` says the instruction carries a src-size operand (.ZFILL in SASS), whatever
-// its value: the H100 charges src-size 0 (all zeros) the same as a full copy.
+// `src_size` says the instruction carries a src-size operand (.ZFILL in SASS). `reads`
+// holds the lanes that read global memory: a lane whose src-size is 0 only writes zeros,
+// and is charged on its shared side alone (bench/hardware/cpasync: a warp of them costs
+// what a store of the same lanes does, and no global sector).
 struct AsyncCopy {
   std::uint8_t width = 16;
   bool bypass = false;
   bool src_size = false;
   std::uint32_t active = 0xFFFFFFFFu;
+  std::uint32_t reads = 0xFFFFFFFFu;
   std::uint32_t addr[kWarpSize] = {};         // shared destination
   std::uint32_t global_addr[kWarpSize] = {};  // global source (its L1 slot for .ca)
 
   BANKCHECK_HD constexpr bool lane_active(int lane) const { return (active >> lane) & 1u; }
+  BANKCHECK_HD constexpr bool lane_reads(int lane) const {
+    return ((active & reads) >> lane) & 1u;
+  }
 };
 
 namespace detail {
@@ -77,7 +84,9 @@ BANKCHECK_HD constexpr WarpAccess matrix_rows(const MatrixAccess& m) {
 // from a row-major matrix (4 lanes a row, each row another line) costs 2 a phase, a 4-byte
 // halo whose clamped lanes read one word costs one wavefront per lane on it, and a column
 // gather 128 bytes apart costs 32. Lanes colliding on both sides through different lanes
-// cost more than this (up to 3 more wavefronts in the corpora; never less).
+// cost more than this (up to 3 more wavefronts in the corpora; never less). A lane that
+// reads nothing (src-size 0) has no global slot. The ideal is the instruction's, not the
+// phases' (analyze_ldgsts).
 template <bool Record>
 BANKCHECK_HD constexpr Verdict ldgsts_l1(const AsyncCopy& c, Schedule* s, int first_wf) {
   Verdict v;
@@ -96,12 +105,13 @@ BANKCHECK_HD constexpr Verdict ldgsts_l1(const AsyncCopy& c, Schedule* s, int fi
     for (int lane = first; lane < first + phase; ++lane) {
       if (!((lanes >> lane) & 1u)) continue;
       const std::uint32_t g = (c.global_addr[lane] / w) % slots, sh = (c.addr[lane] / w) % slots;
+      const bool reads = c.lane_reads(lane);
       int both = 0;
-      if (on_global[g] && on_shared[sh])
+      if (reads && on_global[g] && on_shared[sh])
         for (int j = first; j < lane; ++j)
-          both += ((lanes >> j) & 1u) && (c.global_addr[j] / w) % slots == g &&
+          both += ((lanes >> j) & 1u) && c.lane_reads(j) && (c.global_addr[j] / w) % slots == g &&
                   (c.addr[j] / w) % slots == sh;
-      const int earlier = on_global[g]++ + on_shared[sh]++ - both;
+      const int earlier = (reads ? on_global[g]++ : 0) + on_shared[sh]++ - both;
       worst = earlier + 1 > worst ? earlier + 1 : worst;
       if constexpr (Record)
         for (int k = 0; k < words; ++k) {
@@ -112,7 +122,6 @@ BANKCHECK_HD constexpr Verdict ldgsts_l1(const AsyncCopy& c, Schedule* s, int fi
     }
     if constexpr (Record) push_wavefronts(s, worst, p);
     v.wavefronts += static_cast<std::uint32_t>(worst);
-    v.ideal_wavefronts += 1;
     v.ways =
         static_cast<std::uint32_t>(worst) > v.ways ? static_cast<std::uint32_t>(worst) : v.ways;
   }
@@ -137,10 +146,17 @@ BANKCHECK_HD constexpr Verdict ldgsts_l1(const AsyncCopy& c, Schedule* s, int fi
 // whole, XOR-swizzled or shifted by 32 bytes costs 1 per shared line; shifted by 16 bytes,
 // 2 per shared line with more than one chunk; lanes copying single chunks out of order
 // cost up to one each.
+// Its global side (bench/hardware/cpasync, Source Counters per instruction): each wavefront
+// reads the distinct 32-byte sectors of the chunks it moves, so a sector whose halves go
+// in two wavefronts is read twice ("L2 Theoretical Sectors Global": a row shifted by 16
+// bytes in shared memory reads 32 sectors for 16); the ideal is the copied bytes (one
+// 16-byte chunk per distinct shared address) in sectors.
 struct BypassCost {
   std::uint32_t wavefronts = 0;
-  std::uint32_t lines = 0;  // distinct global 128-byte lines: the ideal
-  std::uint32_t worst = 0;  // the most wavefronts of one (global line, shared line) pair
+  std::uint32_t lines = 0;    // distinct global 128-byte lines
+  std::uint32_t worst = 0;    // the most wavefronts of one (global line, shared line) pair
+  std::uint32_t sectors = 0;  // per wavefront, the distinct global sectors it moves; summed
+  std::uint32_t unique = 0;   // lanes left once repeated shared addresses are dropped
 };
 BANKCHECK_HD constexpr int popcount32(std::uint32_t x) {
   int n = 0;
@@ -181,7 +197,7 @@ BANKCHECK_HD constexpr BypassCost ldgsts_bypass(const AsyncCopy& c) {
   std::uint32_t g[kWarpSize] = {}, s[kWarpSize] = {};
   int n = 0;
   for (int l = 0; l < kWarpSize; ++l) {
-    if (!c.lane_active(l)) continue;
+    if (!c.lane_reads(l)) continue;
     bool repeat = false;
     for (int j = 0; j < n && !repeat; ++j) repeat = s[j] == c.addr[l];
     if (repeat) continue;
@@ -190,6 +206,7 @@ BANKCHECK_HD constexpr BypassCost ldgsts_bypass(const AsyncCopy& c) {
     ++n;
   }
   BypassCost r;
+  r.unique = static_cast<std::uint32_t>(n);
   bool taken[kWarpSize] = {};
   for (int i = 0; i < n; ++i) {
     bool seen_line = false;
@@ -215,6 +232,16 @@ BANKCHECK_HD constexpr BypassCost ldgsts_bypass(const AsyncCopy& c) {
       if (!best) best = left & (~left + 1u);  // every lane has a route; kept for termination
       left &= ~best;
       ++cost;
+      std::uint32_t seen[kWarpSize] = {};
+      int distinct = 0;
+      for (int k = 0; k < m; ++k) {
+        if (!(best >> k & 1u)) continue;
+        const std::uint32_t sector = g[lane[k]] / 32;
+        bool again = false;
+        for (int q = 0; q < distinct && !again; ++q) again = seen[q] == sector;
+        if (!again) seen[distinct++] = sector;
+      }
+      r.sectors += static_cast<std::uint32_t>(distinct);
     }
     r.wavefronts += cost;
     r.worst = cost > r.worst ? cost : r.worst;
@@ -248,9 +275,14 @@ BANKCHECK_HD constexpr Verdict analyze_matrix(const MatrixAccess& m, const Arch&
 // Costs the shared side of one cp.async, as Nsight Compute's LDGSTS counters
 // (`..._mem_shared_op_ldgsts`) count it; LDGSTS never shows in the op_ld or op_st ones.
 //   .ca (LDGSTS, LDGSTS.E.64/128):      ldgsts_l1 above.
-//   .cg (LDGSTS.E.BYPASS.128):          bypass wavefronts; ideal one per global line.
-//   .cg with src-size (BYPASS...ZFILL): both: the bypass part plus the .ca cost of the
-//                                       same request.
+//   .cg (LDGSTS.E.BYPASS.128):          bypass wavefronts.
+//   .cg with src-size (BYPASS...ZFILL): both: the bypass part of the lanes that read plus
+//                                       the .ca cost of the same request.
+// The ideal is the copied bytes in 128-byte wavefronts, as the Source Counters' "L1
+// Wavefronts Shared Ideal" counts it (bench/hardware/cpasync, 718 instructions): .ca the
+// active lanes' bytes (a warp of 16-byte copies: 4, wherever in global memory they come
+// from), .cg one 16-byte chunk per distinct shared address. So a tile loader whose lanes
+// read 16 different global lines costs 4 wavefronts at best, not 16.
 // Pre: width 4, 8 or 16 (16 for bypass), active lanes aligned to it. cp.async exists from
 // sm_80; measured on sm_90.
 BANKCHECK_HD constexpr Verdict analyze_ldgsts(const AsyncCopy& c, const Arch& arch,
@@ -264,19 +296,28 @@ BANKCHECK_HD constexpr Verdict analyze_ldgsts(const AsyncCopy& c, const Arch& ar
     v.error = AccessError::BadWidth;
     return v;
   }
+  std::uint32_t unique = 0, seen[kWarpSize] = {};
   for (int lane = 0; lane < kWarpSize; ++lane) {
-    if (c.lane_active(lane) && c.addr[lane] % c.width) {
+    if (!c.lane_active(lane)) continue;
+    if (c.addr[lane] % c.width) {
       v.error = AccessError::Misaligned;
       v.error_lane = static_cast<std::int8_t>(lane);
       return v;
     }
+    bool again = false;
+    for (std::uint32_t q = 0; q < unique && !again; ++q) again = seen[q] == c.addr[lane];
+    if (!again) seen[unique++] = c.addr[lane];
   }
+  const std::uint32_t bytes =
+      c.bypass ? unique * 16u
+               : static_cast<std::uint32_t>(detail::popcount32(c.active)) * c.width;
+  const std::uint32_t ideal = (bytes + 127u) / 128u;
   if (schedule) *schedule = Schedule{};
   const detail::BypassCost by = c.bypass ? detail::ldgsts_bypass(c) : detail::BypassCost{};
   const std::uint32_t bypass = by.wavefronts;
   if (c.bypass && !c.src_size) {
     v.wavefronts = bypass;
-    v.ideal_wavefronts = by.lines;
+    v.ideal_wavefronts = ideal;
     v.ways = by.worst;
     if (schedule) {
       detail::push_phase(schedule, 0xFFFFFFFFu);
@@ -290,9 +331,32 @@ BANKCHECK_HD constexpr Verdict analyze_ldgsts(const AsyncCopy& c, const Arch& ar
   v = schedule ? detail::ldgsts_l1<true>(c, schedule, static_cast<int>(bypass))
                : detail::ldgsts_l1<false>(c, nullptr, 0);
   v.wavefronts += bypass;
-  v.ideal_wavefronts += by.lines;
+  v.ideal_wavefronts = ideal;
   if (by.worst > v.ways) v.ways = by.worst;
   return v;
+}
+
+// The global side of one cp.async as the Source Counters count it ("L2 Theoretical
+// Sectors Global" and its "Ideal" on the LDGSTS row; bench/hardware/cpasync): .ca as a
+// load of the lanes that read (count_sectors); .cg per bypass wavefront (BypassCost).
+// Lanes with src-size 0 read nothing. `global_addr` must hold full addresses here (the
+// sector of each), not only their place in a line.
+BANKCHECK_HD constexpr SectorCount ldgsts_sectors(const AsyncCopy& c,
+                                                  const std::uint64_t* global_addr) {
+  if (!c.bypass) return count_sectors(global_addr, c.active & c.reads, c.width);
+  AsyncCopy low = c;  // the bypass rule looks at 32-bit offsets: keep each lane's sector
+  std::uint64_t base = ~std::uint64_t{0};
+  for (int l = 0; l < kWarpSize; ++l)
+    if (c.lane_reads(l) && global_addr[l] < base) base = global_addr[l];
+  base &= ~std::uint64_t{127};
+  for (int l = 0; l < kWarpSize; ++l)
+    if (c.lane_reads(l)) low.global_addr[l] = static_cast<std::uint32_t>(global_addr[l] - base);
+  const detail::BypassCost by = detail::ldgsts_bypass(low);
+  SectorCount s;
+  s.sectors = by.sectors;
+  s.ideal = (by.unique * 16u + 31u) / 32u;
+  s.lines128 = by.lines;
+  return s;
 }
 
 }  // namespace bankcheck::model
