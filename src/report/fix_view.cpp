@@ -113,7 +113,7 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
       if (options.quiet && !conflicting(af)) continue;
       const std::string where =
           af.decl ? fmt::format("{}:{}:{}: ", file_of(r), af.decl->line,
-                                af.decl->text.find(af.name) + 1)
+                                af.decl->text.find(af.name.substr(af.name.rfind('.') + 1)) + 1)
                   : fmt::format("{}: ", file_of(r));
       out += fmt::format("{} {} shared array '{}'", paint.locus(where.substr(0, where.size() - 1)),
                          paint.note(), af.name);
@@ -260,6 +260,7 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
                          {"rows", g.rows},
                          {"from", g.source == analysis::Geometry::Source::Declaration ? "declaration"
                                   : g.source == analysis::Geometry::Source::Accesses ? "accesses"
+                                  : g.source == analysis::Geometry::Source::Record   ? "record"
                                                                                      : "bank rows"},
                          {"text", g.describe()}};
       } else {

@@ -25,7 +25,10 @@ struct Geometry {
   std::uint64_t row_bytes = 0;
   std::uint64_t rows = 0;
   int unit = 1;  // elements the widest access moves (kept together by every remap)
-  enum class Source { Declaration, Accesses, BankRows } source = Source::BankRows;
+  // Record: an array of a class type (`__shared__ Particle p[256]`), each row one element of
+  // `record` (its stride in bytes is row_bytes).
+  enum class Source { Declaration, Accesses, BankRows, Record } source = Source::BankRows;
+  std::string record;
   std::string describe() const;  // "4096 B, 32 rows of 128 B"
 };
 
