@@ -265,6 +265,51 @@ KernelFix advise(const AdviseInput& in) {
   return kf;
 }
 
+namespace {
+
+std::string not_applied_reason(const ArrayFix& af) {
+  if (!af.error.empty()) return af.error;
+  if (af.data_dependent) return "its conflicts depend on the input data, which no layout removes";
+  if (!af.geometry) return "its rows are unknown";
+  if (af.suggestions.empty()) return "no layout bankcheck tried lowers its wavefronts";
+  const Geometry& g = *af.geometry;
+  for (const Suggestion& s : af.suggestions) {
+    if (s.remap.kind != FixKind::Pad) continue;
+    if (!af.decl)
+      return "its declaration is not in the main file, so there is no line to pad (the "
+             "suggestions above say what to change where it is declared)";
+    if (g.source == Geometry::Source::Record)
+      return fmt::format("its padding changes the type {} wherever it is used (global arrays, "
+                         "host copies): add the member printed above by hand",
+                         g.record);
+    if (s.remap.split > 0)
+      return "a padding alone would misalign its vector accesses: the accesses must be split "
+             "too, by hand";
+    if (af.decl->dims.size() == 1)
+      return "a 1-D array's padding also changes every subscript of it (the edits above), "
+             "which --apply does not write";
+  }
+  return "its suggestions rewrite index expressions (the edits above), which --apply does not "
+         "write; only a declaration padding is applied";
+}
+
+}  // namespace
+
+std::vector<std::string> not_applied(const std::vector<KernelFix>& fixes) {
+  std::vector<std::string> out;
+  for (const KernelFix& kf : fixes)
+    for (const ArrayFix& af : kf.arrays) {
+      if (af.wavefronts <= af.ideal_wavefronts && af.error.empty()) continue;
+      if (std::any_of(af.suggestions.begin(), af.suggestions.end(),
+                      [](const Suggestion& s) { return s.applicable; }))
+        continue;
+      out.push_back(fmt::format("'{}' of {}{}: {}", af.name, kf.kernel,
+                                af.decl ? fmt::format(" (line {})", af.decl->line) : "",
+                                not_applied_reason(af)));
+    }
+  return out;
+}
+
 std::optional<std::string> apply_padding(const std::string& source,
                                          const std::vector<KernelFix>& fixes,
                                          std::vector<std::string>* applied) {

@@ -160,10 +160,15 @@ FixReport fix(const FixOptions& o) {
         throw DriverError(
             fmt::format("--apply: cannot write '{}': {}", fr.patched_path, std::strerror(errno)));
       fr.applied = true;
+      fr.apply_skipped = analysis::not_applied(fr.kernels);
     } else {
-      fr.apply_note =
-          "no declaration padding to apply (no array has a padding suggestion "
-          "with a declaration bankcheck can edit)";
+      const std::vector<std::string> why = analysis::not_applied(fr.kernels);
+      if (why.empty()) {
+        fr.apply_note = "no shared array has bank conflicts to remove";
+      } else {
+        fr.apply_note = "no array has a declaration padding bankcheck can write:";
+        for (const auto& w : why) fr.apply_note += "\n  " + w;
+      }
     }
   }
   return fr;

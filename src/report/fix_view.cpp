@@ -210,9 +210,8 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
                            b.shared_ideal_wavefronts, pct(a), pct(b));
       }
     }
-  } else if (!fr.apply_note.empty()) {
-    out += fmt::format("--apply: {}\n", fr.apply_note);
   }
+  // Nothing written: the reason goes to standard error with the exit code (fix_cmd.cpp).
   return out;
 }
 
