@@ -41,7 +41,7 @@ check member "grep -qx 0 m.rc && grep -qF 'pad each 128-byte row of s.x by 1 ele
   grep -qF 'struct { float x[32][32 + 1]; float y[32][32]; } s;' m.cu &&
   grep -qF 's.x[j][tx ^ j]' m.out && '$NVCC' -arch=sm_90 -c m.cu -o m.o"
 "$B" fix particles.cu --format json >a.json 2>a.err; echo $? >a.rc
-check record_words "grep -qx 0 a.rc && grep -qF 'pad Particle from 8 to 9 words' a.json &&
+check record_words "grep -qx 0 a.rc && grep -qF 'pad Particle from 8 to 9 words with a last member: int bank_pad_[1];' a.json &&
   grep -qF '\"from\": \"record\"' a.json"
 # The suggested edit pasted over its line: the padded struct compiles, and its stride is the
 # one the suggestion replayed (36 B: 9216 B for 256 elements).
@@ -57,6 +57,24 @@ for e in s["edits"]:
 open("a.cu", "w").write("\n".join(lines) + "\nstatic_assert(sizeof(Particle) == 36, \"stride\");\n")
 PY
 check record_compiles "'$NVCC' -arch=sm_90 -c a.cu -o a.o"
+# Every suggestion's edits for the struct member (XOR, rotation, padding), pasted in, compile.
+"$B" fix members.cu --format json >mj.json 2>mj.err
+python3 - <<'PY' || { echo "FAIL member_edits"; fail=$((fail + 1)); }
+import json
+fix = json.load(open("mj.json"))
+kinds = []
+for i, s in enumerate(fix["kernels"][0]["arrays"][0]["suggestions"]):
+    lines = open("members.cu").read().split("\n")
+    for e in s["edits"]:
+        assert lines[e["line"] - 1] == e["before"], e
+        lines[e["line"] - 1] = e["after"]
+    if s.get("declaration"):
+        lines[3] = s["declaration"]
+    open(f"m{i}.cu", "w").write("\n".join(lines))
+    kinds.append(s["kind"])
+assert {"xor-swizzle", "rotation", "padding"} <= set(kinds), kinds
+PY
+for f in m0.cu m1.cu m2.cu; do check "member_compiles_$f" "'$NVCC' -arch=sm_90 -c $f -o $f.o"; done
 
 # 3. --apply that writes nothing: exit 3, the reason per array on standard error.
 "$B" fix particles.cu --apply >n.out 2>n.err; echo $? >n.rc

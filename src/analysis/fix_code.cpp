@@ -118,12 +118,12 @@ void write_code(Suggestion& s, const ArrayFix& af, const ArrayRange& ar, const G
   if (g.source == Geometry::Source::Record) {
     if (r.kind != FixKind::Pad || !af.decl || af.decl->record_close_line == 0) return;
     const int bytes = r.pad * g.elem_bytes;
-    const std::string member = bytes % 4 == 0 ? fmt::format("int bank_pad_[{}]; ", bytes / 4)
-                                              : fmt::format("char bank_pad_[{}]; ", bytes);
+    const std::string member = bytes % 4 == 0 ? fmt::format("int bank_pad_[{}];", bytes / 4)
+                                              : fmt::format("char bank_pad_[{}];", bytes);
     std::string t = af.decl->record_close_text;
-    t.insert(af.decl->record_close_col, member);
+    t.insert(af.decl->record_close_col, member + " ");
     s.edits.push_back({af.decl->record_close_line, af.decl->record_close_text, t});
-    s.subscript = fmt::format("struct {} {{ ... {}}}", af.decl->record, member);
+    s.subscript = member;
     return;
   }
   if (r.kind == FixKind::Pad && af.decl && g.source == Geometry::Source::Declaration) {
