@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/findings.hpp"
@@ -12,6 +13,21 @@
 
 namespace bankcheck::report {
 namespace {
+
+// The 0-based column of the name a declaration line declares: `name` (a struct member's
+// "s.x": its member name, x) as a whole word, the first one after `__shared__` (a member's
+// declaration line starts with its type). 0 when absent.
+std::size_t name_column(const std::string& text, const std::string& name) {
+  const std::string word = name.substr(name.rfind('.') + 1);
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const std::size_t sh = text.find("__shared__");
+  for (std::size_t at = text.find(word, sh == std::string::npos ? 0 : sh);
+       at != std::string::npos; at = text.find(word, at + 1))
+    if ((at == 0 || !ident(text[at - 1])) &&
+        (at + word.size() >= text.size() || !ident(text[at + word.size()])))
+      return at;
+  return 0;
+}
 
 std::string per_request(std::uint64_t wavefronts, std::uint64_t requests) {
   if (requests == 0) return "0";
@@ -113,7 +129,7 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
       if (options.quiet && !conflicting(af)) continue;
       const std::string where =
           af.decl ? fmt::format("{}:{}:{}: ", file_of(r), af.decl->line,
-                                af.decl->text.find(af.name.substr(af.name.rfind('.') + 1)) + 1)
+                                name_column(af.decl->text, af.name) + 1)
                   : fmt::format("{}: ", file_of(r));
       out += fmt::format("{} {} shared array '{}'", paint.locus(where.substr(0, where.size() - 1)),
                          paint.note(), af.name);
