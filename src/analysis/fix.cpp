@@ -252,9 +252,9 @@ KernelFix advise(const AdviseInput& in) {
     // An element of a class type is padded as a whole (a member added); swizzles and rotations
     // of its words have no name in the source.
     if (g.source == Geometry::Source::Record)
-      std::erase_if(cands, [](const Remap& r) { return r.kind != FixKind::Pad && r.kind != FixKind::Width; });
-    af.suggestions =
-        rank(cands, reqs, ar, g, before, af, kf, site_line, ptx, arch, in.top);
+      std::erase_if(
+          cands, [](const Remap& r) { return r.kind != FixKind::Pad && r.kind != FixKind::Width; });
+    af.suggestions = rank(cands, reqs, ar, g, before, af, kf, site_line, ptx, arch, in.top);
     std::vector<int> site_lines;
     for (int s : af.sites)
       if (k.sites[static_cast<size_t>(s)].file == in.main_file) site_lines.push_back(site_line(s));
@@ -279,9 +279,10 @@ std::string not_applied_reason(const ArrayFix& af) {
       return "its declaration is not in the main file, so there is no line to pad (the "
              "suggestions above say what to change where it is declared)";
     if (g.source == Geometry::Source::Record)
-      return fmt::format("its padding changes the type {} wherever it is used (global arrays, "
-                         "host copies): add the member printed above by hand",
-                         g.record);
+      return fmt::format(
+          "its padding changes the type {} wherever it is used (global arrays, "
+          "host copies): add the member printed above by hand",
+          g.record);
     if (s.remap.split > 0)
       return "a padding alone would misalign its vector accesses: the accesses must be split "
              "too, by hand";

@@ -66,7 +66,8 @@ FixReport fix(const FixOptions& o) {
     in.report = &r.kernels.back();
     in.recorder = run.recorder.get();
     in.arch = arch;
-    const analysis::SharedSource source = read_shared_source(r.source_lines, r.kernels.back().name, macros);
+    const analysis::SharedSource source =
+        read_shared_source(r.source_lines, r.kernels.back().name, macros);
     in.source = &source;
     in.main_file = r.main_file;
     in.top = o.top;

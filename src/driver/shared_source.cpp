@@ -80,8 +80,7 @@ class SourceReader {
       const bool key = toks_[j].is("struct") || toks_[j].is("class");
       if (key && toks_[j + 1].is(name)) {
         std::size_t q = j + 2;
-        while (q < toks_.size() && !toks_[q].is("{") && !toks_[q].is(";") && !toks_[q].is("("))
-          ++q;
+        while (q < toks_.size() && !toks_[q].is("{") && !toks_[q].is(";") && !toks_[q].is("(")) ++q;
         if (q < toks_.size() && toks_[q].is("{")) return match(q);
       }
       if (key && toks_[j + 1].is("{") && j > 0 && toks_[j - 1].is("typedef")) {
@@ -331,8 +330,7 @@ class KernelReader {
   // not a shared array of that name).
   bool members(std::size_t sh, std::vector<SharedDecl>& out) {
     std::size_t q = sh + 1;
-    while (q < src_.size() && (src_.tok(q).is("volatile") || src_.tok(q).is("static")))
-      ++q;
+    while (q < src_.size() && (src_.tok(q).is("volatile") || src_.tok(q).is("static"))) ++q;
     if (q >= src_.size() || !(src_.tok(q).is("struct") || src_.tok(q).is("union"))) return false;
     const bool is_union = src_.tok(q).is("union");
     if (++q < src_.size() && src_.tok(q).ident()) ++q;
@@ -343,16 +341,15 @@ class KernelReader {
     std::vector<SharedDecl> found;
     for (std::size_t a = q + 1; a < close;) {
       std::size_t e = a;
-      while (e < close && !src_.tok(e).is(";")) e = src_.tok(e).is("{") || src_.tok(e).is("(") ||
-                                                            src_.tok(e).is("[")
-                                                        ? src_.match(e) + 1
-                                                        : e + 1;
+      while (e < close && !src_.tok(e).is(";"))
+        e = src_.tok(e).is("{") || src_.tok(e).is("(") || src_.tok(e).is("[") ? src_.match(e) + 1
+                                                                              : e + 1;
       if (e >= close) return true;
       std::size_t name = kNone;
       for (std::size_t n = a; n < e; ++n) {
         if (src_.tok(n).is(",") || src_.tok(n).is("{")) return true;  // several, or nested
-        if (src_.tok(n).ident() && (n + 1 == e || src_.tok(n + 1).is("[") ||
-                                    src_.tok(n + 1).is("=")) && name == kNone)
+        if (src_.tok(n).ident() &&
+            (n + 1 == e || src_.tok(n + 1).is("[") || src_.tok(n + 1).is("=")) && name == kNone)
           name = n;
       }
       if (name == kNone || name == a) return true;
@@ -366,7 +363,8 @@ class KernelReader {
       d.type = std::string(explain::trim_blanks(src_.code(src_.tok(a).pos, src_.tok(name).pos)));
       const auto groups = src_.brackets(name, e);
       for (auto [open, cl] : groups) {
-        d.dims.emplace_back(explain::trim_blanks(src_.code(src_.tok(open).end(), src_.tok(cl).pos)));
+        d.dims.emplace_back(
+            explain::trim_blanks(src_.code(src_.tok(open).end(), src_.tok(cl).pos)));
         d.dim_values.push_back(
             d.dims.back().empty()
                 ? -1

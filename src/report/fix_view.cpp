@@ -21,8 +21,8 @@ std::size_t name_column(const std::string& text, const std::string& name) {
   const std::string word = name.substr(name.rfind('.') + 1);
   auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   const std::size_t sh = text.find("__shared__");
-  for (std::size_t at = text.find(word, sh == std::string::npos ? 0 : sh);
-       at != std::string::npos; at = text.find(word, at + 1))
+  for (std::size_t at = text.find(word, sh == std::string::npos ? 0 : sh); at != std::string::npos;
+       at = text.find(word, at + 1))
     if ((at == 0 || !ident(text[at - 1])) &&
         (at + word.size() >= text.size() || !ident(text[at + word.size()])))
       return at;
@@ -127,10 +127,9 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
           paint.note(), kf.dropped_requests, kf.dropped_requests + kf.recorded_requests);
     for (const auto& af : kf.arrays) {
       if (options.quiet && !conflicting(af)) continue;
-      const std::string where =
-          af.decl ? fmt::format("{}:{}:{}: ", file_of(r), af.decl->line,
-                                name_column(af.decl->text, af.name) + 1)
-                  : fmt::format("{}: ", file_of(r));
+      const std::string where = af.decl ? fmt::format("{}:{}:{}: ", file_of(r), af.decl->line,
+                                                      name_column(af.decl->text, af.name) + 1)
+                                        : fmt::format("{}: ", file_of(r));
       out += fmt::format("{} {} shared array '{}'", paint.locus(where.substr(0, where.size() - 1)),
                          paint.note(), af.name);
       if (af.geometry) {
@@ -270,14 +269,15 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
       }
       if (af.geometry) {
         const auto& g = *af.geometry;
-        a["geometry"] = {{"element_bytes", g.elem_bytes},
-                         {"row_bytes", g.row_bytes},
-                         {"rows", g.rows},
-                         {"from", g.source == analysis::Geometry::Source::Declaration ? "declaration"
-                                  : g.source == analysis::Geometry::Source::Accesses ? "accesses"
-                                  : g.source == analysis::Geometry::Source::Record   ? "record"
-                                                                                     : "bank rows"},
-                         {"text", g.describe()}};
+        a["geometry"] = {
+            {"element_bytes", g.elem_bytes},
+            {"row_bytes", g.row_bytes},
+            {"rows", g.rows},
+            {"from", g.source == analysis::Geometry::Source::Declaration ? "declaration"
+                     : g.source == analysis::Geometry::Source::Accesses  ? "accesses"
+                     : g.source == analysis::Geometry::Source::Record    ? "record"
+                                                                         : "bank rows"},
+            {"text", g.describe()}};
       } else {
         a["geometry"] = nullptr;
       }

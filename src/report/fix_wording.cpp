@@ -70,11 +70,11 @@ std::string suggestion_change(const analysis::ArrayFix& af, const analysis::Sugg
   switch (r.kind) {
     case FixKind::Pad:
       if (g.source == analysis::Geometry::Source::Record) {
-        const std::uint64_t after =
-            g.row_bytes + static_cast<std::uint64_t>(r.pad) * static_cast<std::uint64_t>(g.elem_bytes);
+        const std::uint64_t after = g.row_bytes + static_cast<std::uint64_t>(r.pad) *
+                                                      static_cast<std::uint64_t>(g.elem_bytes);
         change = after % 4 || g.row_bytes % 4
-                     ? fmt::format("pad {} from {} to {} bytes with a last member", g.record, g.row_bytes,
-                                   after)
+                     ? fmt::format("pad {} from {} to {} bytes with a last member", g.record,
+                                   g.row_bytes, after)
                      : fmt::format("pad {} from {} to {} words with a last member", g.record,
                                    g.row_bytes / 4, after / 4);
         break;
