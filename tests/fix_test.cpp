@@ -519,6 +519,97 @@ TEST(FixSource, CommentsAndStringsDoNotBreakDeclarations) {
   EXPECT_EQ(e->dim_values[1], 32);
 }
 
+// A dimension's names as nvcc reads them: the command line's macros over the file's
+// `#ifndef` default, then the file, then the included headers' #define and constexpr.
+TEST(FixSource, MacrosFromCommandLineAndHeaders) {
+  const std::vector<std::string> src = {
+      "#ifndef TILE",
+      "#define TILE 16",
+      "#endif",
+      "__global__ void k(float* out) {",
+      "  __shared__ float a[TILE][TILE + 1];",
+      "  __shared__ float b[SIDE][SIDE];",
+      "  out[0] = a[0][0] + b[0][0];",
+      "}",
+  };
+  auto decl = [](const an::SharedSource& s, const std::string& name) {
+    for (const auto& d : s.declarations)
+      if (d.name == name) return d;
+    return an::SharedDecl{};
+  };
+  // Nothing besides the file: its default, and SIDE unknown.
+  auto s = drv::read_shared_source(src, "k");
+  EXPECT_EQ(decl(s, "a").dim_values, (std::vector<long long>{16, 17}));
+  EXPECT_EQ(decl(s, "b").dim_values, (std::vector<long long>{-1, -1}));
+  // -D TILE=32 and a header whose SIDE uses a macro of the command line.
+  drv::SourceMacros m;
+  m.defines = {{"TILE", "32"}, {"BASE", "8"}};
+  m.headers = "#pragma once\nconstexpr int SIDE = BASE * 4;\n";
+  s = drv::read_shared_source(src, "k", m);
+  EXPECT_EQ(decl(s, "a").dim_values, (std::vector<long long>{32, 33}));
+  EXPECT_EQ(decl(s, "b").dim_values, (std::vector<long long>{32, 32}));
+  // The macros nvcc's command line defines: -D, then the flags after -- in order (-U drops).
+  drv::NvccOptions n;
+  n.defines = {"TILE=32", "FLAG"};
+  n.extra = {"-D", "BASE=8", "--define-macro=X=1", "-UFLAG"};
+  const auto defs = drv::command_line_defines(n);
+  EXPECT_EQ(defs, (std::map<std::string, std::string>{{"TILE", "32"}, {"BASE", "8"}, {"X", "1"}}));
+}
+
+// `__shared__ struct { ... } s;` gives each member as `s.NAME`, with its own dimensions and
+// the bracket of its last one; a subscript `s.x[i][j]` goes by the same name. An array of a
+// struct the file defines names the type and where its definition closes.
+TEST(FixSource, StructMembersAndArraysOfStructs) {
+  const std::vector<std::string> src = {
+      "struct Particle {",
+      "  float x, y;",
+      "};",
+      "__global__ void k(float* out) {",
+      "  __shared__ struct { float x[32][32]; int n; double y[8]; } s;",
+      "  __shared__ Particle p[64];",
+      "  out[0] = s.x[threadIdx.x][1] + p[threadIdx.x].y;",
+      "}",
+  };
+  const auto src_of = drv::read_shared_source(src, "k");
+  std::vector<std::string> names;
+  for (const auto& d : src_of.declarations) names.push_back(d.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"s.x", "s.n", "s.y", "p"}));
+  const auto& x = src_of.declarations[0];
+  EXPECT_EQ(x.member_of, "s");
+  EXPECT_EQ(x.type, "float");
+  EXPECT_EQ(x.dim_values, (std::vector<long long>{32, 32}));
+  EXPECT_EQ(x.text.substr(x.last_dim_begin, x.last_dim_end - x.last_dim_begin), "32");
+  EXPECT_TRUE(src_of.declarations[1].dims.empty());
+  const auto& p = src_of.declarations[3];
+  EXPECT_EQ(p.record, "Particle");
+  EXPECT_EQ(p.record_close_line, 3);
+  EXPECT_EQ(p.record_close_text.substr(p.record_close_col, 1), "}");
+  bool member_subscript = false;
+  for (const auto& l : src_of.subscripts)
+    if (l.name == "s.x" && l.line == 7) {
+      member_subscript = true;
+      ASSERT_EQ(l.subscripts.size(), 1u);
+      EXPECT_EQ(l.text.substr(l.subscripts[0].begin, 4), "s.x[");
+    }
+  EXPECT_TRUE(member_subscript);
+  // The member every request touches is the array, at its offset in the struct: x at 0 (4096
+  // B), n at 4096, y aligned to 8 at 4104.
+  an::ArrayRange ar{"s", 1024, 4096 + 8 + 64, false};
+  an::RecordedRequest r;
+  r.access.width = 8;
+  r.access.active = 1;
+  r.access.addr[0] = 1024 + 4104 + 8;
+  const auto m = an::member_for(src_of.declarations, "s", ar, {&r});
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->decl->name, "s.y");
+  EXPECT_EQ(m->range.offset, 1024u + 4104u);
+  EXPECT_EQ(m->range.bytes, 64u);
+  // A request across two members is no one member's.
+  r.access.active = 3;
+  r.access.addr[1] = 1024;
+  EXPECT_FALSE(an::member_for(src_of.declarations, "s", ar, {&r}));
+}
+
 // Names in a kernel's dimensions mean the kernel's own constants first (two kernels each
 // with their own `constexpr int BM`), and a template kernel's parameters are bound to the
 // arguments of the instantiation checked; type parameters and defaults are skipped over.

@@ -72,6 +72,10 @@ const char* fix_kind_name(FixKind k) {
 
 std::string Geometry::describe() const {
   const std::uint64_t bytes = rows * row_bytes;
+  if (source == Source::Record)
+    return fmt::format("{} B, {} elements of {}, {} B ({}) each", bytes, rows, record, row_bytes,
+                       row_bytes % 4 ? plural(row_bytes, "byte", "bytes")
+                                     : plural(row_bytes / 4, "word", "words"));
   std::string s = fmt::format("{} B, {} of {} B", bytes, plural(rows, "row", "rows"), row_bytes);
   if (source == Source::BankRows) s += " (viewed as 128-byte bank rows)";
   return s;
@@ -162,7 +166,7 @@ KernelFix advise(const AdviseInput& in) {
   for (size_t ai = 0; ai < attribution.ranges.size(); ++ai) {
     const Requests& reqs = attribution.requests[ai];
     if (reqs.empty()) continue;
-    const ArrayRange& ar = attribution.ranges[ai];
+    ArrayRange ar = attribution.ranges[ai];
     ArrayFix af;
     af.symbol = ar.symbol;
     af.name = short_name(ar.symbol);
@@ -186,6 +190,16 @@ KernelFix advise(const AdviseInput& in) {
       if (d.name == af.name && (ar.is_extern || declaration_fits(d, ar.bytes))) {
         af.decl = d;
         break;
+      }
+    // A `__shared__ struct { float x[32][32]; ... } s;`: the member the requests touch is the
+    // array (s.x), in its own range.
+    if (!af.decl && !ar.is_extern)
+      if (auto m = member_for(src.declarations, af.name, ar, reqs)) {
+        af.decl = *m->decl;
+        af.name = m->decl->name;
+        ar = m->range;
+        af.offset = ar.offset;
+        af.bytes = ar.bytes;
       }
     const Eval before = evaluate(reqs, ar, Geometry{}, nullptr, ptx, arch);
     if (!before.ok) {
@@ -234,8 +248,13 @@ KernelFix advise(const AdviseInput& in) {
       continue;
     }
     const Geometry& g = *af.geometry;
-    af.suggestions = rank(candidates(g, w, af.sites, reqs, ptx, arch), reqs, ar, g, before, af, kf,
-                          site_line, ptx, arch, in.top);
+    std::vector<Remap> cands = candidates(g, w, af.sites, reqs, ptx, arch);
+    // An element of a class type is padded as a whole (a member added); swizzles and rotations
+    // of its words have no name in the source.
+    if (g.source == Geometry::Source::Record)
+      std::erase_if(
+          cands, [](const Remap& r) { return r.kind != FixKind::Pad && r.kind != FixKind::Width; });
+    af.suggestions = rank(cands, reqs, ar, g, before, af, kf, site_line, ptx, arch, in.top);
     std::vector<int> site_lines;
     for (int s : af.sites)
       if (k.sites[static_cast<size_t>(s)].file == in.main_file) site_lines.push_back(site_line(s));
@@ -244,6 +263,52 @@ KernelFix advise(const AdviseInput& in) {
     kf.arrays.push_back(std::move(af));
   }
   return kf;
+}
+
+namespace {
+
+std::string not_applied_reason(const ArrayFix& af) {
+  if (!af.error.empty()) return af.error;
+  if (af.data_dependent) return "its conflicts depend on the input data, which no layout removes";
+  if (!af.geometry) return "its rows are unknown";
+  if (af.suggestions.empty()) return "no layout bankcheck tried lowers its wavefronts";
+  const Geometry& g = *af.geometry;
+  for (const Suggestion& s : af.suggestions) {
+    if (s.remap.kind != FixKind::Pad) continue;
+    if (!af.decl)
+      return "its declaration is not in the main file, so there is no line to pad (the "
+             "suggestions above say what to change where it is declared)";
+    if (g.source == Geometry::Source::Record)
+      return fmt::format(
+          "its padding changes the type {} wherever it is used (global arrays, "
+          "host copies): add the member printed above by hand",
+          g.record);
+    if (s.remap.split > 0)
+      return "a padding alone would misalign its vector accesses: the accesses must be split "
+             "too, by hand";
+    if (af.decl->dims.size() == 1)
+      return "a 1-D array's padding also changes every subscript of it (the edits above), "
+             "which --apply does not write";
+  }
+  return "its suggestions rewrite index expressions (the edits above), which --apply does not "
+         "write; only a declaration padding is applied";
+}
+
+}  // namespace
+
+std::vector<std::string> not_applied(const std::vector<KernelFix>& fixes) {
+  std::vector<std::string> out;
+  for (const KernelFix& kf : fixes)
+    for (const ArrayFix& af : kf.arrays) {
+      if (af.wavefronts <= af.ideal_wavefronts && af.error.empty()) continue;
+      if (std::any_of(af.suggestions.begin(), af.suggestions.end(),
+                      [](const Suggestion& s) { return s.applicable; }))
+        continue;
+      out.push_back(fmt::format("'{}' of {}{}: {}", af.name, kf.kernel,
+                                af.decl ? fmt::format(" (line {})", af.decl->line) : "",
+                                not_applied_reason(af)));
+    }
+  return out;
 }
 
 std::optional<std::string> apply_padding(const std::string& source,

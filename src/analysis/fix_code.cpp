@@ -112,6 +112,20 @@ void write_code(Suggestion& s, const ArrayFix& af, const ArrayRange& ar, const G
   // Dropping a padding changes the row length everywhere the code computes it (a constant
   // shared with global indexing, a helper's pointer): described, not written.
   if (r.unpad > 0) return;
+  // A class type padded: a member added before the `}` of its definition (where the main
+  // file has it). Not applied: the type's size changes everywhere it is used (global arrays,
+  // host copies), which is the user's call.
+  if (g.source == Geometry::Source::Record) {
+    if (r.kind != FixKind::Pad || !af.decl || af.decl->record_close_line == 0) return;
+    const int bytes = r.pad * g.elem_bytes;
+    const std::string member = bytes % 4 == 0 ? fmt::format("int bank_pad_[{}];", bytes / 4)
+                                              : fmt::format("char bank_pad_[{}];", bytes);
+    std::string t = af.decl->record_close_text;
+    t.insert(af.decl->record_close_col, member + " ");
+    s.edits.push_back({af.decl->record_close_line, af.decl->record_close_text, t});
+    s.subscript = member;
+    return;
+  }
   if (r.kind == FixKind::Pad && af.decl && g.source == Geometry::Source::Declaration) {
     std::string t = af.decl->text;
     const std::string last =

@@ -30,7 +30,7 @@ std::map<std::uint64_t, std::uint64_t> lane_strides(const Requests& reqs) {
   return strides;
 }
 
-bool declaration_fits(const SharedDecl& d, std::uint64_t bytes) {
+int scalar_bytes(const std::string& type) {
   static const std::map<std::string, int> sizes = {{"char", 1},          {"signed char", 1},
                                                    {"unsigned char", 1}, {"bool", 1},
                                                    {"short", 2},         {"unsigned short", 2},
@@ -45,14 +45,48 @@ bool declaration_fits(const SharedDecl& d, std::uint64_t bytes) {
                                                    {"int16_t", 2},       {"uint16_t", 2},
                                                    {"int32_t", 4},       {"uint32_t", 4},
                                                    {"int64_t", 8},       {"uint64_t", 8}};
-  const auto it = sizes.find(d.type);
-  if (it == sizes.end()) return true;
+  const auto it = sizes.find(type);
+  return it == sizes.end() ? 0 : it->second;
+}
+
+bool declaration_fits(const SharedDecl& d, std::uint64_t bytes) {
+  const int size = scalar_bytes(d.type);
+  if (size == 0) return true;
   std::uint64_t n = 1;
   for (long long v : d.dim_values) {
     if (v <= 0) return true;
     n *= static_cast<std::uint64_t>(v);
   }
-  return n * static_cast<std::uint64_t>(it->second) == bytes;
+  return n * static_cast<std::uint64_t>(size) == bytes;
+}
+
+std::optional<Member> member_for(const std::vector<SharedDecl>& decls, const std::string& var,
+                                 const ArrayRange& ar, const Requests& reqs) {
+  std::uint64_t at = 0;
+  std::optional<Member> found;
+  for (const SharedDecl& d : decls) {
+    if (d.member_of != var) continue;
+    const int size = scalar_bytes(d.type);
+    if (size == 0) return std::nullopt;  // its size, and so the offsets after it, unknown
+    std::uint64_t bytes = static_cast<std::uint64_t>(size);
+    for (long long v : d.dim_values) {
+      if (v <= 0) return std::nullopt;
+      bytes *= static_cast<std::uint64_t>(v);
+    }
+    if (d.is_union) at = 0;
+    at = (at + static_cast<std::uint64_t>(size) - 1) / static_cast<std::uint64_t>(size) *
+         static_cast<std::uint64_t>(size);
+    bool inside = !d.dims.empty() && at + bytes <= ar.bytes;
+    for (const auto* r : reqs)
+      for (int l = 0; l < model::kWarpSize && inside; ++l) {
+        const std::uint64_t a = r->access.addr[l];
+        if (r->access.lane_active(l) && a >= ar.offset && a < ar.offset + ar.bytes)
+          inside = a >= ar.offset + at && a + r->access.width <= ar.offset + at + bytes;
+      }
+    if (inside && !found) found = Member{&d, {ar.symbol, ar.offset + at, bytes, false}};
+    at += bytes;
+  }
+  return found;
 }
 
 std::optional<Geometry> find_geometry(ArrayFix& af, const ArrayRange& ar, const Requests& reqs,
@@ -70,8 +104,20 @@ std::optional<Geometry> find_geometry(ArrayFix& af, const ArrayRange& ar, const 
   }
   g.elem_bytes = elem;
   g.unit = std::max(1, w.max / elem);
+  const bool record = af.decl && !af.decl->record.empty() && af.decl->dims.size() == 1 &&
+                      af.decl->dim_values[0] > 0 && !ar.is_extern;
   if (ar.bytes == 0) {
     af.error = "its size is unknown (dynamic shared memory with no --smem)";
+  } else if (record) {
+    // One row per element of the class type: its stride is what a padding changes.
+    const auto n = static_cast<std::uint64_t>(af.decl->dim_values[0]);
+    g.source = Geometry::Source::Record;
+    g.record = af.decl->record;
+    g.elem_bytes = elem = w.min;
+    g.unit = std::max(1, w.max / elem);
+    g.row_bytes = ar.bytes / n;
+    if (ar.bytes % n || g.row_bytes % static_cast<std::uint64_t>(elem))
+      af.error = fmt::format("its {} B are not {} elements of {}", ar.bytes, n, g.record);
   } else if (af.decl && af.decl->dims.size() >= 2 && af.decl->dim_values.back() > 0 &&
              !ar.is_extern) {
     g.source = Geometry::Source::Declaration;
@@ -80,8 +126,9 @@ std::optional<Geometry> find_geometry(ArrayFix& af, const ArrayRange& ar, const 
   } else if (af.decl && af.decl->dims.size() >= 2) {
     const std::string d = without_indent(af.decl->text);
     af.error = fmt::format(
-        "the dimensions in '{}' are not constants bankcheck can evaluate (literals, #define, "
-        "const int, template arguments), so its row length is unknown",
+        "the dimensions in '{}' are not constants bankcheck can evaluate (literals, -D macros, "
+        "#define, const and constexpr of the file or its headers, template arguments), so its "
+        "row length is unknown",
         d.substr(0, 80));
   } else {
     // No 2-D declaration: the most common lane stride of 128 bytes or more that divides

@@ -82,7 +82,8 @@ Eval evaluate(const Requests& reqs, const ArrayRange& ar, const Geometry& g, con
   // not (sgemm_2d_blocktiling's Bs loads, swizzled, became 4 x LDS; tests/fix_test.cpp), so
   // such remaps get the PTX's accesses.
   const bool declaration_only =
-      moves && remap->kind == FixKind::Pad && g.source == Geometry::Source::Declaration;
+      moves && remap->kind == FixKind::Pad &&
+      (g.source == Geometry::Source::Declaration || g.source == Geometry::Source::Record);
   std::map<int, int> sass_width;
   if (moves)
     for (const RecordedRequest* rr : reqs) {

@@ -70,6 +70,18 @@ std::optional<DataDependence> data_dependence(const ptx::Kernel& k, const Kernel
 // Whether a declaration of a scalar or CUDA vector type with evaluable dimensions has
 // exactly the array's size (other types and unevaluable dimensions are given the benefit).
 bool declaration_fits(const SharedDecl& d, std::uint64_t bytes);
+// Bytes of a scalar or CUDA vector type named as the source writes it ("float", "int4"); 0
+// for any other.
+int scalar_bytes(const std::string& type);
+// The member of `__shared__ struct { ... } VAR;` that every lane of `reqs` inside the array
+// `ar` touches, with its own range (its offset from the members before it, each aligned to its
+// element); nullopt when the requests span members or a member's size is unknown.
+struct Member {
+  const SharedDecl* decl = nullptr;
+  ArrayRange range;
+};
+std::optional<Member> member_for(const std::vector<SharedDecl>& decls, const std::string& var,
+                                 const ArrayRange& ar, const Requests& reqs);
 // The array's rows and element: from its 2-D declaration, else the most common lane stride,
 // else 128-byte bank rows. Sets af.error and returns nullopt when it has none.
 // The byte distances between consecutive active lanes of the requests (ascending lanes,

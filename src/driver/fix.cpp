@@ -13,6 +13,7 @@
 #include <map>
 
 #include "bankcheck/driver/engine.hpp"
+#include "bankcheck/driver/host_launch.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/driver/shared_source.hpp"
 
@@ -50,6 +51,13 @@ FixReport fix(const FixOptions& o) {
   fr.check = start_report(l, co, *arch);
   analysis::CheckReport& r = fr.check;
   std::map<std::string, std::uint64_t> sampled;  // CTAs each kernel's prediction counted
+  // The names in a declaration's dimensions as nvcc reads them: its command line's macros and
+  // the headers found through its -I directories.
+  SourceMacros macros;
+  if (!l.source_text.empty()) {
+    macros.defines = command_line_defines(co.nvcc);
+    macros.headers = local_headers_text(l.source_text, l.input, include_search_dirs(co.nvcc));
+  }
   run_selected(l, co, *arch, [&](const ptx::Kernel& kernel, KernelRun& run) {
     sampled[kernel.name] = run.report.ctas_analysed;
     r.kernels.push_back(std::move(run.report));
@@ -58,7 +66,8 @@ FixReport fix(const FixOptions& o) {
     in.report = &r.kernels.back();
     in.recorder = run.recorder.get();
     in.arch = arch;
-    const analysis::SharedSource source = read_shared_source(r.source_lines, r.kernels.back().name);
+    const analysis::SharedSource source =
+        read_shared_source(r.source_lines, r.kernels.back().name, macros);
     in.source = &source;
     in.main_file = r.main_file;
     in.top = o.top;
@@ -152,10 +161,15 @@ FixReport fix(const FixOptions& o) {
         throw DriverError(
             fmt::format("--apply: cannot write '{}': {}", fr.patched_path, std::strerror(errno)));
       fr.applied = true;
+      fr.apply_skipped = analysis::not_applied(fr.kernels);
     } else {
-      fr.apply_note =
-          "no declaration padding to apply (no array has a padding suggestion "
-          "with a declaration bankcheck can edit)";
+      const std::vector<std::string> why = analysis::not_applied(fr.kernels);
+      if (why.empty()) {
+        fr.apply_note = "no shared array has bank conflicts to remove";
+      } else {
+        fr.apply_note = "no array has a declaration padding bankcheck can write:";
+        for (const auto& w : why) fr.apply_note += "\n  " + w;
+      }
     }
   }
   return fr;

@@ -275,6 +275,30 @@ std::string nvcc_of(const std::vector<std::string>& command) {
   return command.empty() ? find_nvcc("") : command.front();
 }
 
+std::map<std::string, std::string> command_line_defines(const NvccOptions& n) {
+  std::map<std::string, std::string> out;
+  auto add = [&](const std::string& def) {
+    const auto eq = def.find('=');
+    if (def.empty() || eq == 0) return;
+    out[def.substr(0, eq)] = eq == std::string::npos ? "1" : def.substr(eq + 1);
+  };
+  for (const auto& d : n.defines) add(d);
+  for (std::size_t i = 0; i < n.extra.size(); ++i) {
+    const std::string& t = n.extra[i];
+    if ((t == "-D" || t == "--define-macro") && i + 1 < n.extra.size())
+      add(n.extra[++i]);
+    else if (t.starts_with("--define-macro="))
+      add(t.substr(15));
+    else if (t.starts_with("-D"))
+      add(t.substr(2));
+    else if ((t == "-U" || t == "--undefine-macro") && i + 1 < n.extra.size())
+      out.erase(n.extra[++i]);
+    else if (t.starts_with("-U"))
+      out.erase(t.substr(2));
+  }
+  return out;
+}
+
 std::vector<std::string> include_search_dirs(const NvccOptions& options) {
   std::vector<std::string> dirs = options.include_dirs;
   const auto& x = options.extra;

@@ -14,33 +14,6 @@
 namespace bankcheck::driver {
 namespace {
 
-// The macros nvcc's command line defines (-D NAME[=VALUE], in --, -D and -p's entry): the
-// host code's launches see them over the file's own #defines, as an `#ifndef`-guarded
-// default would (`-D BLOCK=128` over `#ifndef BLOCK / #define BLOCK 256`).
-std::map<std::string, std::string> command_line_defines(const NvccOptions& n) {
-  std::map<std::string, std::string> out;
-  auto add = [&](const std::string& def) {
-    const auto eq = def.find('=');
-    if (def.empty() || eq == 0) return;
-    out[def.substr(0, eq)] = eq == std::string::npos ? "1" : def.substr(eq + 1);
-  };
-  for (const auto& d : n.defines) add(d);
-  for (std::size_t i = 0; i < n.extra.size(); ++i) {
-    const std::string& t = n.extra[i];
-    if ((t == "-D" || t == "--define-macro") && i + 1 < n.extra.size())
-      add(n.extra[++i]);
-    else if (t.starts_with("--define-macro="))
-      add(t.substr(15));
-    else if (t.starts_with("-D"))
-      add(t.substr(2));
-    else if ((t == "-U" || t == "--undefine-macro") && i + 1 < n.extra.size())
-      out.erase(n.extra[++i]);
-    else if (t.starts_with("-U"))
-      out.erase(t.substr(2));
-  }
-  return out;
-}
-
 // "file.cu:12: kernel k: reason (PTX line 40: text)", for an error that stops the run.
 std::string unsupported_message(const Loaded& l, const ptx::UnsupportedKernel& u) {
   const std::string where =

@@ -35,9 +35,17 @@ struct Scope {
   std::size_t first = 0, last = 0;
 };
 
+// What nvcc sees besides the main file: the macros its command line defines (they win, as
+// over an `#ifndef`-guarded default) and the local headers the file includes.
+struct Context {
+  const std::map<std::string, std::string>* defines = nullptr;
+  const class SourceReader* headers = nullptr;
+};
+
 class SourceReader {
  public:
-  explicit SourceReader(const std::vector<std::string>& lines) : lines_(lines) {
+  explicit SourceReader(const std::vector<std::string>& lines, Context context = {})
+      : lines_(lines), context_(context) {
     for (const auto& l : lines) text_ += l + "\n";
     code_ = explain::code_only(text_, explain::Directives::Keep);
     toks_ = explain::tokenize(code_);
@@ -57,6 +65,32 @@ class SourceReader {
     return toks_[tok].pos - *(it - 1);
   }
   const Token& tok(std::size_t j) const { return toks_[j]; }
+  std::size_t size() const { return toks_.size(); }
+  // The 0-based line of token j.
+  std::size_t line_of(std::size_t j) const {
+    const auto it = std::upper_bound(line_start_.begin(), line_start_.end(), toks_[j].pos);
+    return static_cast<std::size_t>(it - line_start_.begin()) - 1;
+  }
+  std::size_t match(std::size_t open) const { return explain::match_forward(toks_, open); }
+
+  // The `}` that closes the definition of the class type `name` (`struct NAME {`, `class NAME
+  // : base {`, `typedef struct { ... } NAME;`), or kNone when the file does not define it.
+  std::size_t record_close(const std::string& name) const {
+    for (std::size_t j = 0; j + 2 < toks_.size(); ++j) {
+      const bool key = toks_[j].is("struct") || toks_[j].is("class");
+      if (key && toks_[j + 1].is(name)) {
+        std::size_t q = j + 2;
+        while (q < toks_.size() && !toks_[q].is("{") && !toks_[q].is(";") && !toks_[q].is("(")) ++q;
+        if (q < toks_.size() && toks_[q].is("{")) return match(q);
+      }
+      if (key && toks_[j + 1].is("{") && j > 0 && toks_[j - 1].is("typedef")) {
+        const std::size_t close = match(j + 1);
+        if (close + 2 < toks_.size() && toks_[close + 1].is(name) && toks_[close + 2].is(";"))
+          return close;
+      }
+    }
+    return kNone;
+  }
   TokenSpan span(std::size_t from, std::size_t to) const {
     return TokenSpan(toks_).subspan(from, to - from);
   }
@@ -139,8 +173,14 @@ class SourceReader {
         expr, explain::by_name([&](const std::string& name) -> std::optional<std::int64_t> {
           if (auto it = scope.bound.find(name); it != scope.bound.end())
             return it->second ? std::optional<std::int64_t>(*it->second) : std::nullopt;
-          auto def = definition(name, scope.first, scope.last);
+          std::optional<Tokens> def;
+          if (context_.defines)
+            if (auto it = context_.defines->find(name); it != context_.defines->end())
+              def = explain::tokenize(it->second);
+          if (!def) def = definition(name, scope.first, scope.last);
           if (!def) def = definition(name, 0, lines());
+          if (!def && context_.headers)
+            def = context_.headers->definition(name, 0, context_.headers->lines());
           if (!def) return std::nullopt;
           const auto value = evaluate(*def, scope, depth + 1);
           return value ? std::optional<std::int64_t>(*value) : std::nullopt;
@@ -169,6 +209,7 @@ class SourceReader {
   }
 
   const std::vector<std::string>& lines_;
+  Context context_;
   std::string text_, code_;
   Tokens toks_;
   std::vector<std::size_t> line_start_;  // byte offset of each line, and one past the last
@@ -237,6 +278,7 @@ class KernelReader {
   void declarations(std::size_t i, std::vector<SharedDecl>& out) {
     const std::size_t sh = src_.find(i, "__shared__");
     if (sh == kNone) return;
+    if (members(sh, out)) return;
     for (std::size_t at = sh + 1; at < src_.end(i); ++at) {
       const Token& name = src_.tok(at);
       if (!name.ident() || src_.find(i, name.text, sh + 1) != at) continue;
@@ -261,14 +303,85 @@ class KernelReader {
             d.dims[g].empty() ? -1
                               : src_.evaluate(src_.span(open + 1, close), scope, 0).value_or(-1));
       }
-      d.kernel_end = static_cast<int>(src_.lines()) + 1;
-      for (std::size_t k = i + 1; k < src_.lines(); ++k)
-        if (src_.has(k, "__global__")) {
-          d.kernel_end = static_cast<int>(k) + 1;
-          break;
-        }
+      set_kernel_end(d);
+      if (const std::size_t close = src_.record_close(d.type); close != kNone) {
+        d.record = d.type;
+        d.record_close_line = static_cast<int>(src_.line_of(close)) + 1;
+        d.record_close_col = src_.column(close);
+        d.record_close_text = src_.line(src_.line_of(close));
+      }
       out.push_back(std::move(d));
     }
+  }
+
+  void set_kernel_end(SharedDecl& d) const {
+    d.kernel_end = static_cast<int>(src_.lines()) + 1;
+    for (std::size_t k = static_cast<std::size_t>(d.line); k < src_.lines(); ++k)
+      if (src_.has(k, "__global__")) {
+        d.kernel_end = static_cast<int>(k) + 1;
+        break;
+      }
+  }
+
+  // `__shared__ struct { float x[32][33]; float y[256]; } s;` (or a union): each member as a
+  // declaration of its own, named `s.x`, in the members' order (their offsets follow from
+  // it); a member without brackets has no dims. True when the declaration is such a struct,
+  // whether or not its members could be read (none is given then: a member's name alone is
+  // not a shared array of that name).
+  bool members(std::size_t sh, std::vector<SharedDecl>& out) {
+    std::size_t q = sh + 1;
+    while (q < src_.size() && (src_.tok(q).is("volatile") || src_.tok(q).is("static"))) ++q;
+    if (q >= src_.size() || !(src_.tok(q).is("struct") || src_.tok(q).is("union"))) return false;
+    const bool is_union = src_.tok(q).is("union");
+    if (++q < src_.size() && src_.tok(q).ident()) ++q;
+    if (q >= src_.size() || !src_.tok(q).is("{")) return false;
+    const std::size_t close = src_.match(q);
+    if (close + 1 >= src_.size() || !src_.tok(close + 1).ident()) return true;
+    const std::string var = src_.tok(close + 1).text;
+    std::vector<SharedDecl> found;
+    for (std::size_t a = q + 1; a < close;) {
+      std::size_t e = a;
+      while (e < close && !src_.tok(e).is(";"))
+        e = src_.tok(e).is("{") || src_.tok(e).is("(") || src_.tok(e).is("[") ? src_.match(e) + 1
+                                                                              : e + 1;
+      if (e >= close) return true;
+      std::size_t name = kNone;
+      for (std::size_t n = a; n < e; ++n) {
+        if (src_.tok(n).is(",") || src_.tok(n).is("{")) return true;  // several, or nested
+        if (src_.tok(n).ident() &&
+            (n + 1 == e || src_.tok(n + 1).is("[") || src_.tok(n + 1).is("=")) && name == kNone)
+          name = n;
+      }
+      if (name == kNone || name == a) return true;
+      const std::size_t line = src_.line_of(name);
+      SharedDecl d;
+      d.line = static_cast<int>(line) + 1;
+      d.text = src_.line(line);
+      d.name = var + "." + src_.tok(name).text;
+      d.member_of = var;
+      d.is_union = is_union;
+      d.type = std::string(explain::trim_blanks(src_.code(src_.tok(a).pos, src_.tok(name).pos)));
+      const auto groups = src_.brackets(name, e);
+      for (auto [open, cl] : groups) {
+        d.dims.emplace_back(
+            explain::trim_blanks(src_.code(src_.tok(open).end(), src_.tok(cl).pos)));
+        d.dim_values.push_back(
+            d.dims.back().empty()
+                ? -1
+                : src_.evaluate(src_.span(open + 1, cl), kernel_scope_, 0).value_or(-1));
+      }
+      if (!groups.empty()) {
+        if (src_.line_of(groups.back().first) != line || src_.line_of(groups.back().second) != line)
+          return true;
+        d.last_dim_begin = src_.column(groups.back().first) + 1;
+        d.last_dim_end = src_.column(groups.back().second);
+      }
+      set_kernel_end(d);
+      found.push_back(std::move(d));
+      a = e + 1;
+    }
+    out.insert(out.end(), found.begin(), found.end());
+    return true;
   }
 
   // The element type between `__shared__` and the name: qualifiers and the `(16)` of an
@@ -347,10 +460,17 @@ class KernelReader {
       if (!name.ident() || at + 1 >= src_.end(i) || !src_.tok(at + 1).is("[")) continue;
       Subscripted s = src_.subscripts(at, src_.end(i));
       if (s.index.empty()) continue;
+      // A member of a struct variable (`s.x[j][i]`) goes by its qualified name, as the member
+      // declarations do.
+      std::string full = name.text;
+      if (at >= src_.begin(i) + 2 && src_.tok(at - 1).is(".") && src_.tok(at - 2).ident()) {
+        full = src_.tok(at - 2).text + "." + full;
+        s.begin = src_.column(at - 2);
+      }
       auto it = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
-                             [&](const analysis::SubscriptLine& l) { return l.name == name.text; });
+                             [&](const analysis::SubscriptLine& l) { return l.name == full; });
       if (it == out.end()) {
-        out.push_back({static_cast<int>(i) + 1, src_.line(i), name.text, {}});
+        out.push_back({static_cast<int>(i) + 1, src_.line(i), full, {}});
         it = out.end() - 1;
       }
       it->subscripts.push_back(std::move(s));
@@ -366,15 +486,23 @@ class KernelReader {
 }  // namespace
 
 analysis::SharedSource read_shared_source(const std::vector<std::string>& source_lines,
-                                          const std::string& kernel) {
-  const SourceReader src(source_lines);
+                                          const std::string& kernel, const SourceMacros& macros) {
+  std::vector<std::string> header_lines;
+  for (std::size_t p = 0; p < macros.headers.size();) {
+    const std::size_t n = std::min(macros.headers.find('\n', p), macros.headers.size());
+    header_lines.emplace_back(macros.headers.substr(p, n - p));
+    p = n + 1;
+  }
+  const SourceReader headers(header_lines);
+  const SourceReader src(source_lines, {.defines = &macros.defines,
+                                        .headers = header_lines.empty() ? nullptr : &headers});
   return KernelReader(src, kernel).read();
 }
 
 std::optional<analysis::SharedDecl> find_shared_decl(const std::vector<std::string>& source_lines,
                                                      const std::string& kernel,
                                                      const std::string& name) {
-  for (auto& d : read_shared_source(source_lines, kernel).declarations)
+  for (auto& d : read_shared_source(source_lines, kernel, {}).declarations)
     if (d.name == name) return std::move(d);
   return std::nullopt;
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/findings.hpp"
@@ -12,6 +13,21 @@
 
 namespace bankcheck::report {
 namespace {
+
+// The 0-based column of the name a declaration line declares: `name` (a struct member's
+// "s.x": its member name, x) as a whole word, the first one after `__shared__` (a member's
+// declaration line starts with its type). 0 when absent.
+std::size_t name_column(const std::string& text, const std::string& name) {
+  const std::string word = name.substr(name.rfind('.') + 1);
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const std::size_t sh = text.find("__shared__");
+  for (std::size_t at = text.find(word, sh == std::string::npos ? 0 : sh); at != std::string::npos;
+       at = text.find(word, at + 1))
+    if ((at == 0 || !ident(text[at - 1])) &&
+        (at + word.size() >= text.size() || !ident(text[at + word.size()])))
+      return at;
+  return 0;
+}
 
 std::string per_request(std::uint64_t wavefronts, std::uint64_t requests) {
   if (requests == 0) return "0";
@@ -111,10 +127,9 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
           paint.note(), kf.dropped_requests, kf.dropped_requests + kf.recorded_requests);
     for (const auto& af : kf.arrays) {
       if (options.quiet && !conflicting(af)) continue;
-      const std::string where =
-          af.decl ? fmt::format("{}:{}:{}: ", file_of(r), af.decl->line,
-                                af.decl->text.find(af.name) + 1)
-                  : fmt::format("{}: ", file_of(r));
+      const std::string where = af.decl ? fmt::format("{}:{}:{}: ", file_of(r), af.decl->line,
+                                                      name_column(af.decl->text, af.name) + 1)
+                                        : fmt::format("{}: ", file_of(r));
       out += fmt::format("{} {} shared array '{}'", paint.locus(where.substr(0, where.size() - 1)),
                          paint.note(), af.name);
       if (af.geometry) {
@@ -210,9 +225,8 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
                            b.shared_ideal_wavefronts, pct(a), pct(b));
       }
     }
-  } else if (!fr.apply_note.empty()) {
-    out += fmt::format("--apply: {}\n", fr.apply_note);
   }
+  // Nothing written: the reason goes to standard error with the exit code (fix_cmd.cpp).
   return out;
 }
 
@@ -255,13 +269,15 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
       }
       if (af.geometry) {
         const auto& g = *af.geometry;
-        a["geometry"] = {{"element_bytes", g.elem_bytes},
-                         {"row_bytes", g.row_bytes},
-                         {"rows", g.rows},
-                         {"from", g.source == analysis::Geometry::Source::Declaration ? "declaration"
-                                  : g.source == analysis::Geometry::Source::Accesses ? "accesses"
-                                                                                     : "bank rows"},
-                         {"text", g.describe()}};
+        a["geometry"] = {
+            {"element_bytes", g.elem_bytes},
+            {"row_bytes", g.row_bytes},
+            {"rows", g.rows},
+            {"from", g.source == analysis::Geometry::Source::Declaration ? "declaration"
+                     : g.source == analysis::Geometry::Source::Accesses  ? "accesses"
+                     : g.source == analysis::Geometry::Source::Record    ? "record"
+                                                                         : "bank rows"},
+            {"text", g.describe()}};
       } else {
         a["geometry"] = nullptr;
       }

@@ -69,7 +69,18 @@ std::string suggestion_change(const analysis::ArrayFix& af, const analysis::Sugg
   std::string change;
   switch (r.kind) {
     case FixKind::Pad:
-      change = fmt::format("pad each {}-byte row by {}", g.row_bytes,
+      if (g.source == analysis::Geometry::Source::Record) {
+        const std::uint64_t after = g.row_bytes + static_cast<std::uint64_t>(r.pad) *
+                                                      static_cast<std::uint64_t>(g.elem_bytes);
+        change = after % 4 || g.row_bytes % 4
+                     ? fmt::format("pad {} from {} to {} bytes with a last member", g.record,
+                                   g.row_bytes, after)
+                     : fmt::format("pad {} from {} to {} words with a last member", g.record,
+                                   g.row_bytes / 4, after / 4);
+        break;
+      }
+      change = fmt::format("pad each {}-byte row{} by {}", g.row_bytes,
+                           af.decl && !af.decl->member_of.empty() ? " of " + af.name : "",
                            plural(static_cast<std::uint64_t>(r.pad), "element", "elements"));
       break;
     case FixKind::Swizzle:
@@ -120,6 +131,12 @@ std::string suggestion_formula(const analysis::ArrayFix& af, const analysis::Sug
   std::string formula;
   switch (r.kind) {
     case FixKind::Pad:
+      if (g.source == analysis::Geometry::Source::Record) {
+        formula = fmt::format("{}'s stride {} -> {} B: element i at i * {}", g.record, g.row_bytes,
+                              g.row_bytes + static_cast<std::uint64_t>(r.pad) * elem,
+                              g.row_bytes + static_cast<std::uint64_t>(r.pad) * elem);
+        break;
+      }
       formula = fmt::format("offset -> offset + offset / {} * {} (bytes)", g.row_bytes,
                             static_cast<std::uint64_t>(r.pad) * elem);
       break;

@@ -17,6 +17,11 @@
 #include "progress.hpp"
 
 namespace bankcheck::tools {
+namespace {
+// fix --apply found nothing it could write (docs/fix.md, the help's exit codes).
+constexpr int kExitNothingApplied = 3;
+}  // namespace
+
 void add_fix(CLI::App& app, FixCmdOptions& o) {
   CLI::App* c = app.add_subcommand(
       "fix",
@@ -50,7 +55,9 @@ void add_fix(CLI::App& app, FixCmdOptions& o) {
   c->footer(exit_codes("done (suggestions, if any, printed; --apply: the copy written and checked)",
                        "a --fail-on threshold was crossed",
                        "bad input, an unsupported construct, or --apply refused (what and where "
-                       "on standard error)"));
+                       "on standard error)") +
+            "\n  3  --apply wrote nothing: no conflicting array has a declaration padding it "
+            "can write (why, per array, on standard error)");
 }
 
 int run_fix(const FixCmdOptions& o) {
@@ -77,6 +84,14 @@ int run_fix(const FixCmdOptions& o) {
                                       ? source_root(o.source_root, {o.input})
                                       : ""}),
       o.output);
+  // --apply that wrote nothing says why and fails (a script must not take the old file for
+  // the fixed one); arrays it left beside those it padded are named too.
+  if (fo.apply && !r.applied) {
+    std::fprintf(stderr, "bankcheck: --apply: nothing written: %s\n", r.apply_note.c_str());
+    return kExitNothingApplied;
+  }
+  for (const auto& why : r.apply_skipped)
+    std::fprintf(stderr, "bankcheck: --apply: not padded: %s\n", why.c_str());
   // The gate tests the source as given (fix's check report), not the patched copy.
   return gates_crossed(r.check, gates) ? 1 : 0;
 }

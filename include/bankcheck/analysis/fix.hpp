@@ -25,7 +25,10 @@ struct Geometry {
   std::uint64_t row_bytes = 0;
   std::uint64_t rows = 0;
   int unit = 1;  // elements the widest access moves (kept together by every remap)
-  enum class Source { Declaration, Accesses, BankRows } source = Source::BankRows;
+  // Record: an array of a class type (`__shared__ Particle p[256]`), each row one element of
+  // `record` (its stride in bytes is row_bytes).
+  enum class Source { Declaration, Accesses, BankRows, Record } source = Source::BankRows;
+  std::string record;
   std::string describe() const;  // "4096 B, 32 rows of 128 B"
 };
 
@@ -159,6 +162,7 @@ struct FixReport {
   std::string patched_path;
   std::vector<std::string> applied_changes;
   std::string apply_note;  // why nothing was applied
+  std::vector<std::string> apply_skipped;  // applied: the conflicting arrays left, and why
   std::optional<CheckReport> recheck;
 };
 
@@ -167,5 +171,11 @@ struct FixReport {
 std::optional<std::string> apply_padding(const std::string& source,
                                          const std::vector<KernelFix>& fixes,
                                          std::vector<std::string>* applied);
+
+// Why --apply writes nothing for the conflicting arrays it leaves as they are: one line per
+// array with more wavefronts than ideal and no applicable suggestion, "'tile' of k (line 7):
+// REASON" (its error, the data dependence, a padding --apply cannot write alone, or
+// suggestions that rewrite index expressions only).
+std::vector<std::string> not_applied(const std::vector<KernelFix>& fixes);
 
 }  // namespace bankcheck::analysis

@@ -30,6 +30,16 @@ struct SharedDecl {
   // The lines after the declaration up to this one (1-based, excluded: the next line with a
   // __global__, or one past the last line) are its kernel's.
   int kernel_end = 0;
+  // An array of a class type the main file defines (`__shared__ Particle p[256]`): the type's
+  // name, and the line, column (0-based) and text of the `}` that closes its definition.
+  std::string record;
+  int record_close_line = 0;
+  std::size_t record_close_col = 0;
+  std::string record_close_text;
+  // A member of a `__shared__ struct { ... } s;` (name "s.x"): the variable, and whether it is
+  // a union (every member at offset 0). The members come in their order.
+  std::string member_of;
+  bool is_union = false;
 };
 
 // One line of the main file that subscripts an array: every `NAME[...]` of one name on it.

@@ -28,6 +28,12 @@ struct NvccOptions {
   std::vector<std::string> include_dirs, defines, extra;
 };
 
+// The macros nvcc's command line defines (-D NAME[=VALUE], in --, -D and -p's entry; -U
+// removes one), NAME -> VALUE ("1" for a bare -D NAME). The readers of the source (host
+// launches, fix's __shared__ declarations) see them over the file's own #defines, as an
+// `#ifndef`-guarded default would (`-D BLOCK=128` over `#ifndef BLOCK / #define BLOCK 256`).
+std::map<std::string, std::string> command_line_defines(const NvccOptions& options);
+
 // The directories nvcc searches for a quoted #include, in its order: include_dirs, then the
 // -I, --include-path and -isystem of `extra` (flags after `--`, bankcheck_add_check's
 // target flags). The host-launch reader looks for local headers there too.

@@ -4,6 +4,7 @@
 // evaluator.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,13 +13,23 @@
 
 namespace bankcheck::driver {
 
+// What nvcc sees of the names besides the main file: the macros its command line defines
+// (command_line_defines: -D, the flags after --, -p's entry) and the text of the local headers
+// the file includes (local_headers_text, through the same -I directories).
+struct SourceMacros {
+  std::map<std::string, std::string> defines;
+  std::string headers;
+};
+
 // What `source_lines` (the main file, one string a line) says for the kernel `kernel` (its
 // demangled base name, "ns::k<64, 8u>": the template arguments bind its template parameters).
-// Names in a dimension mean, in order: the kernel's template arguments, constants in the
-// kernel (`constexpr int BM = 64`), then those of the file (#define, const, enum). Empty for
-// no lines (PTX input).
+// Names in a dimension mean, in order: the kernel's template arguments, the command line's
+// macros (`macros.defines`), constants in the kernel (`constexpr int BM = 64`), those of the
+// file (#define, const, enum), then those of its headers (`macros.headers`). Empty for no
+// lines (PTX input).
 analysis::SharedSource read_shared_source(const std::vector<std::string>& source_lines,
-                                          const std::string& kernel);
+                                          const std::string& kernel,
+                                          const SourceMacros& macros = {});
 
 // The first of read_shared_source's declarations of `name`: its declaration in `kernel`, else
 // the first anywhere in the file.
