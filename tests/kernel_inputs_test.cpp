@@ -143,8 +143,8 @@ TEST(VarAssignment, NamesValuesAndComments) {
   EXPECT_EQ(bc::parse_var_assignment("strides=1,33,2,4", "--var").second, "1,33,2,4");
   EXPECT_THROW(bc::parse_var_assignment("=1", "--var"), bc::DriverError);
   EXPECT_THROW(bc::parse_var_assignment("a::=1", "--var"), bc::DriverError);
-  const auto c =
-      bc::parse_launch_comments("// bankcheck: grid=1 block=32 var=strides=1,33 var=t=zeros\n", "f.cu");
+  const auto c = bc::parse_launch_comments(
+      "// bankcheck: grid=1 block=32 var=strides=1,33 var=t=zeros\n", "f.cu");
   ASSERT_EQ(c.size(), 1u);
   ASSERT_EQ(c[0].vars.size(), 2u);
   EXPECT_EQ(c[0].vars[0].second, "1,33");
@@ -188,8 +188,8 @@ TEST(CheckInputs, StructParameterByFields) {
   // w[1] = 2: a stride of 2 words, 2-way; w[1] = 1: none.
   const json two = check_json({cu, "--grid", "4", "--block", "256", "--arg", "p.n=1024", "--arg",
                                "p.in=random", "--arg", "p.scale=2", "--arg", "p.w=0,2,0,0"});
-  const json one = check_json({cu, "--grid", "4", "--block", "256", "--arg", "p.n=1024", "--arg",
-                               "p.w=0,1,0,0"});
+  const json one = check_json(
+      {cu, "--grid", "4", "--block", "256", "--arg", "p.n=1024", "--arg", "p.w=0,1,0,0"});
   EXPECT_GT(excess(two), 0u);
   EXPECT_EQ(excess(one), 0u);
   // The fields not given are listed as defaulted; the pointers got buffers.
@@ -244,8 +244,8 @@ TEST(CheckInputs, DynamicSharedMemoryMustBeSized) {
 TEST(CheckInputs, ConstantTableByValues) {
   const std::string cu = data("const_table.cu");
   // strides[1] = 32: every thread in one bank (32-way); 33: none.
-  const json bad = check_json({cu, "--grid", "1", "--block", "32", "--var", "strides=0,32,0,0",
-                               "--var", "scale_factor=1"});
+  const json bad = check_json(
+      {cu, "--grid", "1", "--block", "32", "--var", "strides=0,32,0,0", "--var", "scale_factor=1"});
   const json good = check_json({cu, "--grid", "1", "--block", "32", "--var", "strides=0,33,0,0"});
   EXPECT_EQ(excess(bad), 31u);
   EXPECT_EQ(excess(good), 0u);
@@ -285,13 +285,13 @@ TEST(CheckInputs, HistogramOnZerosIsNotedAndRandomDataConflicts) {
             std::string::npos)
       << notes(zeros);
   EXPECT_NE(notes(zeros).find("--arg data=random"), std::string::npos);
-  const json random = check_json(
-      {cu, "--grid", "16", "--block", "256", "--arg", "n=4096", "--arg", "data=random"});
+  const json random =
+      check_json({cu, "--grid", "16", "--block", "256", "--arg", "n=4096", "--arg", "data=random"});
   EXPECT_EQ(notes(random).find("depends on data"), std::string::npos) << notes(random);
   EXPECT_GT(excess(random), excess(zeros));
   // SARIF carries it as a result.
-  const auto s = run_tool({"check", cu, "--grid", "16", "--block", "256", "--arg", "n=4096",
-                           "--format", "sarif"});
+  const auto s = run_tool(
+      {"check", cu, "--grid", "16", "--block", "256", "--arg", "n=4096", "--format", "sarif"});
   EXPECT_NE(s.out.find("depends on data loaded from data"), std::string::npos);
 }
 

@@ -35,9 +35,9 @@ int space_cell(ptx::Space s) {
 using Mask = std::uint64_t;
 
 struct Fact {
-  int origin = -1;  // an input load's site
-  Mask data = 0;    // sources of the buffers whose data reach the value
-  Mask pointer = 0; // sources of the value itself, as a pointer
+  int origin = -1;   // an input load's site
+  Mask data = 0;     // sources of the buffers whose data reach the value
+  Mask pointer = 0;  // sources of the value itself, as a pointer
   // Adds `o`; whether anything changed.
   bool add(const Fact& o) {
     const Fact before = *this;
@@ -123,7 +123,7 @@ class Taint {
         changed |= cell_[c].add(Fact{f.origin, f.data, 0});
     }
     if (in.op == ptx::Opc::CpAsync || (in.op == ptx::Opc::CpAsyncBulk && !in.mod.mbar.to_global))
-      changed |= cell_[0].add(Fact{in.site2, f.data | f.pointer, 0});  // global -> shared
+      changed |= cell_[0].add(Fact{in.site2, f.data | f.pointer, 0});     // global -> shared
     if (in.op == ptx::Opc::St || in.op == ptx::Opc::Red) return changed;  // no register written
     for (int i = 0; i < in.ndst; ++i) changed |= define(in.dst[i], f);
     for (std::size_t i = 0; i < in.frag_defs && i < in.frag.size(); ++i)

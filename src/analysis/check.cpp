@@ -51,9 +51,8 @@ void note_zero_filled_inputs(const ptx::Kernel& k, KernelReport& report) {
             std::find(zeros.begin(), zeros.end(), &a) == zeros.end())
           zeros.push_back(&a);
     if (zeros.empty()) continue;
-    auto same = std::find_if(lines.begin(), lines.end(), [&](const Line& l) {
-      return l.file == s.file && l.line == s.line;
-    });
+    auto same = std::find_if(lines.begin(), lines.end(),
+                             [&](const Line& l) { return l.file == s.file && l.line == s.line; });
     if (same == lines.end()) {
       lines.push_back({s.file, s.line, s.col, {}});
       same = lines.end() - 1;

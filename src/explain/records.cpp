@@ -129,10 +129,9 @@ class Reader {
     throw Error{text};
   }
   int line_at(std::size_t pos) const {
-    return 1 + static_cast<int>(std::count(code_.begin(),
-                                           code_.begin() + static_cast<std::ptrdiff_t>(
-                                                               std::min(pos, code_.size())),
-                                           '\n'));
+    return 1 + static_cast<int>(std::count(
+                   code_.begin(),
+                   code_.begin() + static_cast<std::ptrdiff_t>(std::min(pos, code_.size())), '\n'));
   }
 
   std::optional<std::int64_t> constant(std::size_t from, std::size_t to) const {
@@ -247,8 +246,8 @@ class Reader {
       break;
     }
     if (i >= to) return;
-    static constexpr std::string_view kSkip[] = {"static", "typedef", "using",  "friend",
-                                                 "template", "enum",  "constexpr"};
+    static constexpr std::string_view kSkip[] = {"static",   "typedef", "using",    "friend",
+                                                 "template", "enum",    "constexpr"};
     for (auto w : kSkip)
       if (t_[i].is(w)) return;
     MemberType type = type_at(i, to, depth);
@@ -316,14 +315,15 @@ class Reader {
             }
           } else {
             for (const Field& c : type.builtin->fields)
-              out.fields.push_back(scalar(path + "." + c.name, base + c.offset, *c.type, 1,
-                                          c.type->name, line));
+              out.fields.push_back(
+                  scalar(path + "." + c.name, base + c.offset, *c.type, 1, c.type->name, line));
           }
         } else {
           out.fields.push_back(scalar(path, base, *type.builtin, 1, type.spelled, line));
         }
       };
-      const bool scalar_array = !pointer && type.builtin && type.builtin->kind == Type::Kind::Scalar;
+      const bool scalar_array =
+          !pointer && type.builtin && type.builtin->kind == Type::Kind::Scalar;
       if (count == 1 && dims.empty()) {
         element(offset, name);
       } else if (scalar_array) {

@@ -17,14 +17,14 @@ namespace bankcheck::explain {
 // ("ptrs[1]", "items[0].n"); an array of scalars stays one field of `count` elements.
 struct RecordField {
   enum class Kind { Integer, Float, Pointer };
-  std::string name;            // the member's path
-  std::uint64_t offset = 0;    // bytes from the start of the outermost struct
+  std::string name;          // the member's path
+  std::uint64_t offset = 0;  // bytes from the start of the outermost struct
   Kind kind = Kind::Integer;
-  std::uint64_t element = 0;   // bytes of one element (a pointer: 8)
-  std::uint64_t count = 1;     // elements (an array of scalars: its length)
-  bool is_signed = false;      // Integer
-  std::string type;            // the element type as the source spells it ("const float*")
-  int line = 0;                // 1-based line of the member's declaration
+  std::uint64_t element = 0;  // bytes of one element (a pointer: 8)
+  std::uint64_t count = 1;    // elements (an array of scalars: its length)
+  bool is_signed = false;     // Integer
+  std::string type;           // the element type as the source spells it ("const float*")
+  int line = 0;               // 1-based line of the member's declaration
   std::uint64_t size() const { return element * count; }
 };
 
