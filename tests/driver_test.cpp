@@ -275,10 +275,10 @@ TEST(LaunchComments, ErrorPositions) {
   };
   // Columns are 1-based bytes at the offending key or value (or part of a value).
   EXPECT_EQ(err("int x;\n// bankcheck: kernel=k gird=4\n"),
-            "k.cu:2:24: unknown key 'gird'; expected kernel, grid, block, smem, arg or blocks");
+            "k.cu:2:24: unknown key 'gird'; expected kernel, grid, block, smem, arg, var or blocks");
   EXPECT_EQ(err("// bankcheck: grid=4 block\n"),
             "k.cu:1:22: missing '=' in 'block'; expected key=value (kernel=, grid=, block=, "
-            "smem=, arg=, blocks=)");
+            "smem=, arg=, var=, blocks=)");
   EXPECT_EQ(err("// bankcheck: grid=4,x\n"),
             "k.cu:1:22: 'x' is not a positive integer (expected X[,Y[,Z]])");
   EXPECT_EQ(err("// bankcheck: grid=4,0\n"),
@@ -306,7 +306,7 @@ TEST(LaunchComments, ErrorPositions) {
             "k.cu:1:27: argument 'n' given twice in one comment");
   EXPECT_EQ(err("// bankcheck:   \n"),
             "k.cu:1:1: empty launch comment; expected key=value items (kernel=, grid=, block=, "
-            "smem=, arg=, blocks=)");
+            "smem=, arg=, var=, blocks=)");
   EXPECT_EQ(err("// bankcheck: kernel=a grid=1\n// bankcheck: kernel=a grid=2\n"),
             "k.cu:2:22: a second launch comment for kernel 'a' (the first is at line 1); one "
             "comment per kernel");

@@ -32,6 +32,58 @@ void note_unwritten_shared_reads(const ptx::Kernel& k, const std::vector<int>& s
   report.unwritten_shared_reads = std::move(lines);
 }
 
+void note_zero_filled_inputs(const ptx::Kernel& k, KernelReport& report) {
+  const bool any = std::any_of(report.args.begin(), report.args.end(),
+                               [](const ArgReport& a) { return a.zero_filled && a.has_pointer; });
+  if (!any) return;
+  const std::vector<AddressInputs> inputs = address_inputs(k);
+  struct Line {
+    int file, line, col;
+    std::vector<const ArgReport*> buffers;
+  };
+  std::vector<Line> lines;
+  for (const SiteReport& s : report.sites) {
+    if (s.site < 0 || static_cast<std::size_t>(s.site) >= inputs.size()) continue;
+    std::vector<const ArgReport*> zeros;
+    for (const PointerSource& p : inputs[static_cast<std::size_t>(s.site)].pointers)
+      for (const ArgReport& a : report.args)
+        if (a.zero_filled && a.has_pointer && a.pointer == p &&
+            std::find(zeros.begin(), zeros.end(), &a) == zeros.end())
+          zeros.push_back(&a);
+    if (zeros.empty()) continue;
+    auto same = std::find_if(lines.begin(), lines.end(),
+                             [&](const Line& l) { return l.file == s.file && l.line == s.line; });
+    if (same == lines.end()) {
+      lines.push_back({s.file, s.line, s.col, {}});
+      same = lines.end() - 1;
+    }
+    same->col = std::min(same->col, s.col);
+    for (const ArgReport* a : zeros)
+      if (std::find(same->buffers.begin(), same->buffers.end(), a) == same->buffers.end())
+        same->buffers.push_back(a);
+  }
+  std::sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) {
+    return std::tie(a.file, a.line) < std::tie(b.file, b.line);
+  });
+  for (const Line& l : lines) {
+    std::string names, give;
+    for (const ArgReport* a : l.buffers) {
+      if (!names.empty()) names += ", ";
+      names += a->name;
+      names += a->defaulted ? " (zeros by default)" : " (zeros)";
+      if (!give.empty()) give += ' ';
+      give += a->pointer.space == ptx::Space::Param ? "--arg " : "--var ";
+      give += a->name;
+      give += "=random";
+    }
+    report.notes.push_back(
+        {l.file, l.line, l.col,
+         "the address depends on data loaded from " + names +
+             ": these counts are those of all-equal data, not the program's; give the data (" +
+             give + ", or =@FILE with real input) or run the program: bankcheck run -- PROGRAM"});
+  }
+}
+
 void total(KernelReport& k, const model::Arch& arch) {
   k.shared_wavefronts = k.shared_ideal_wavefronts = 0;
   for (auto& s : k.sites) {

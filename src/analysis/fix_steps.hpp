@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/analysis/address_taint.hpp"
 #include "bankcheck/analysis/fix.hpp"
 
 namespace bankcheck::analysis {
@@ -51,11 +52,7 @@ PtxWidths ptx_widths(const ptx::Kernel& k);
 int code_width(const RecordedRequest& r, const PtxWidths& ptx);
 
 // ---- data dependence ----
-// Per site (Kernel::sites index): the load of input data (a global or generic load, its site)
-// whose value reaches the site's shared address, through registers, predicates and values
-// stored to shared or local memory and read back; -1 for none. Flow-insensitive: a register
-// is tainted when any of its definitions is.
-std::vector<int> address_origins(const ptx::Kernel& k);
+// Per site, the input load reaching a shared address: address_origins (address_taint.hpp).
 // Whether the site's recorded requests differ in their lanes or in their lanes' offsets from
 // the first active lane: an index from the data that is the same for every request (a
 // uniform offset) leaves the pattern, and what a layout does to it, the same.

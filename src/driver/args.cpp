@@ -14,6 +14,8 @@
 #include <thread>
 
 #include "bankcheck/driver/limits.hpp"
+#include "bankcheck/driver/nvcc.hpp"
+#include "bankcheck/explain/records.hpp"
 #include "bankcheck/driver/host_launch.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
 #include "splitmix.hpp"
@@ -143,6 +145,7 @@ std::uint64_t bind_pointer(analysis::ArgReport& ar, const std::optional<std::str
   }
   ar.is_buffer = true;
   ar.bytes = bytes;
+  ar.zero_filled = v.fill == ArgValue::Fill::Zeros;
   ar.value = value ? *value : fmt::format("zeros ({} bytes, lazily allocated)", bytes);
   return base;
 }
@@ -220,6 +223,226 @@ void place_module_variables(const ptx::Program& program, emu::GlobalMemory& mem)
   }
 }
 
+namespace {
+
+// A pointer's wanted size in bytes (0: the caller picks) from its value, an @FILE's checked.
+std::uint64_t wanted_bytes(const std::optional<std::string>& value, const std::string& where) {
+  if (!value) return 0;
+  const ArgValue v = parse_arg_value(*value, where);
+  std::uint64_t want = v.bytes.value_or(0);
+  if (v.kind == ArgValue::Kind::Buffer && v.fill == ArgValue::Fill::File) {
+    const std::uint64_t file = checked_file_size(v.path, where);
+    if (v.bytes && file > *v.bytes)
+      throw DriverError(fmt::format("{}: '{}' has {} bytes, more than the buffer's {}", where,
+                                    v.path, file, *v.bytes));
+    if (!v.bytes) want = file;
+  }
+  return want;
+}
+
+// A by-value struct parameter: PTX passes it as `.b8 NAME[SIZE]` (a scalar or pointer is a
+// typed .u32, .f32, .u64, ...).
+bool is_aggregate(const ptx::KernelParam& p) { return p.type == ".b8"; }
+
+// One scalar field's elements ("1,2,3") into `slot`, each checked against the element type.
+void bind_field_values(const explain::RecordField& f, const std::string& value,
+                       const std::string& where, std::uint8_t* slot) {
+  std::vector<std::string> items;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = value.find(',', start);
+    items.push_back(value.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (items.size() != f.count)
+    throw DriverError(fmt::format("{}: {} value{} for {} element{} ({} {}[{}]); give all of them, "
+                                  "separated by commas",
+                                  where, items.size(), items.size() == 1 ? "" : "s", f.count,
+                                  f.count == 1 ? "" : "s", f.type, f.name, f.count));
+  for (std::size_t e = 0; e < items.size(); ++e) {
+    const ArgValue v = parse_arg_value(items[e], where);
+    std::uint8_t* out = slot + e * f.element;
+    if (v.kind == ArgValue::Kind::Buffer)
+      throw DriverError(
+          fmt::format("{}: '{}' is a buffer, but {} is a scalar ({})", where, items[e], f.name, f.type));
+    if (f.kind == explain::RecordField::Kind::Float) {
+      const double d = v.kind == ArgValue::Kind::Float ? v.f : static_cast<double>(v.i);
+      if (f.element == 4) {
+        const float x = static_cast<float>(d);
+        std::memcpy(out, &x, 4);
+      } else if (f.element == 8) {
+        std::memcpy(out, &d, 8);
+      } else {
+        throw DriverError(fmt::format(
+            "{}: {} is {}: a 16-bit float field is given in the struct's bytes (--arg NAME=@FILE)",
+            where, f.name, f.type));
+      }
+      continue;
+    }
+    if (v.kind == ArgValue::Kind::Float)
+      throw DriverError(
+          fmt::format("{}: '{}' is not an integer, but {} is {}", where, items[e], f.name, f.type));
+    check_scalar_fits(v, items[e], f.is_signed ? "int" : "unsigned", static_cast<int>(f.element),
+                      f.name, where);
+    std::memcpy(out, &v.i, static_cast<size_t>(std::min<std::uint64_t>(f.element, 8)));
+  }
+}
+
+// The field names of a layout, for messages: "n, in, out, w[4]".
+std::string field_list(const explain::RecordLayout& r) {
+  std::string s;
+  for (const auto& f : r.fields)
+    s += (s.empty() ? "" : ", ") + f.name + (f.count > 1 ? fmt::format("[{}]", f.count) : "");
+  return s.empty() ? "none" : s;
+}
+
+// A module variable's pointer to bind (VarPointer) or its bytes written now.
+struct VarPointer {
+  std::string name, type, where;
+  std::optional<std::string> value;
+  std::uint64_t address = 0;  // of the pointer
+  const ptx::GlobalVar* variable = nullptr;
+};
+
+// Whether the kernel reads the variable by its symbol (ld.const [table], ld.global [x+8]).
+bool kernel_reads(const ptx::Kernel& k, const ptx::GlobalVar& g) {
+  return std::any_of(k.code.begin(), k.code.end(), [&](const ptx::Instr& in) {
+    if (in.mem.has_reg || in.space != g.space) return false;
+    const auto a = static_cast<std::uint64_t>(in.mem.offset);
+    return a >= g.address && a < g.address + g.bytes;
+  });
+}
+
+// The module variables given with --var / var= (their bytes written into `mem`, a report
+// each), and the pointers among them and among the variables the kernel reads that are to
+// get buffers: given a buffer, or not given and null (a pointer read as 0 would fault or read
+// address 0 without a word). Throws DriverError naming the variable.
+std::vector<VarPointer> variable_pointers(const Loaded& l, const ptx::Kernel& k,
+                                          const LaunchSettings& s, const CheckOptions& o,
+                                          emu::GlobalMemory& mem, BoundArgs& out) {
+  std::vector<VarPointer> ptrs;
+  std::string headers;
+  bool headers_read = false;
+  auto layout_of = [&](const std::string& name) {
+    auto r = explain::variable_layout(l.source_text, name);
+    if (!r && !l.source_text.empty()) {
+      if (!headers_read)
+        headers = local_headers_text(l.source_text, l.input, include_search_dirs(o.nvcc));
+      headers_read = true;
+      r = explain::variable_layout(headers, name);
+    }
+    return r;
+  };
+  auto display = [](const ptx::GlobalVar& g) {
+    return g.name.starts_with("_Z") ? demangle(g.name) : g.name;
+  };
+  const std::string at = s.line ? fmt::format("{}:{}: var ", l.input, s.line) : "--var ";
+  // Given ones, the last value of a name winning.
+  std::vector<std::string> given_vars;
+  for (const auto& [full, value] : s.vars) {
+    const std::string where = at + full;
+    const std::size_t head = std::min(full.find_first_of(".["), full.size());
+    const std::string vname = full.substr(0, head), field = full.substr(head);
+    const ptx::GlobalVar* g = nullptr;
+    for (const auto& v : l.program.globals)
+      if (display(v) == vname || v.name == vname) g = &v;
+    if (!g) {
+      std::string known;
+      for (const auto& v : l.program.globals) known += (known.empty() ? "" : ", ") + display(v);
+      throw DriverError(fmt::format("{}: the program has no __constant__ or __device__ variable "
+                                    "'{}' (its variables: {})",
+                                    where, vname, known.empty() ? "none" : known));
+    }
+    given_vars.push_back(full);
+    const auto layout = layout_of(vname);
+    if (layout && !layout->error.empty())
+      throw DriverError(fmt::format("{}: {} cannot be laid out: {}; give its bytes: --var {}=@FILE",
+                                    where, vname, layout->error, vname));
+    std::uint8_t* bytes = mem.find(g->address, 1)->data();
+    analysis::ArgReport ar;
+    ar.name = full;
+    ar.is_variable = true;
+    ar.value = value;
+    const ArgValue v = value.find(',') == std::string::npos ? parse_arg_value(value, where)
+                                                            : ArgValue{};
+    // The field given: the whole variable (a scalar, array or pointer) or a struct's member.
+    const explain::RecordField* f = nullptr;
+    if (layout) {
+      const std::string want = field.empty() ? vname.substr(vname.rfind(':') + 1) : "";
+      for (const auto& rf : layout->fields)
+        if (field.empty() ? rf.name == want : rf.name == vname.substr(vname.rfind(':') + 1) + field)
+          f = &rf;
+      if (!f && !field.empty()) {
+        std::string names;
+        for (const auto& rf : layout->fields) names += (names.empty() ? "" : ", ") + rf.name;
+        throw DriverError(fmt::format("{}: {} has no field '{}' (its fields: {})", where, vname,
+                                      field.substr(1), names));
+      }
+    } else if (!field.empty()) {
+      throw DriverError(fmt::format("{}: the declaration of {} was not found in the source, so "
+                                    "its fields have no names; give its bytes: --var {}=@FILE",
+                                    where, vname, vname));
+    }
+    if (f && f->kind == explain::RecordField::Kind::Pointer) {
+      ptrs.push_back({full, f->type, where, value, g->address + f->offset, g});
+      continue;
+    }
+    if (field.empty() && v.kind == ArgValue::Kind::Buffer && v.fill == ArgValue::Fill::File) {
+      const std::string file = read_file(v.path, where);
+      if (file.size() != g->bytes)
+        throw DriverError(fmt::format("{}: '{}' has {} bytes, but {} is {} bytes", where, v.path,
+                                      file.size(), vname, g->bytes));
+      std::memcpy(bytes, file.data(), file.size());
+    } else if (v.kind == ArgValue::Kind::Buffer && v.fill != ArgValue::Fill::Null && f &&
+               !v.bytes && value.find(',') == std::string::npos) {
+      // zeros, random, iota over the field's elements.
+      std::uint8_t* at_f = bytes + f->offset;
+      const bool is_float = f->kind == explain::RecordField::Kind::Float;
+      const int es = static_cast<int>(f->element);
+      if (v.fill == ArgValue::Fill::Zeros)
+        std::memset(at_f, 0, f->size());
+      else if (v.fill == ArgValue::Fill::Iota)
+        fill_iota(at_f, f->size(), es, is_float && es == 4);
+      else if (v.fill == ArgValue::Fill::Random) {
+        SplitMix64 rng{0x5EED ^ g->address};
+        fill_random(at_f, f->size(), es, is_float, rng(), 1);
+      } else {
+        throw DriverError(fmt::format("{}: '{}' for {} ({}): give VALUES, zeros, random, iota or "
+                                      "@FILE",
+                                      where, value, vname, f->type));
+      }
+    } else if (f) {
+      bind_field_values(*f, value, where, bytes + f->offset);
+    } else {
+      throw DriverError(fmt::format("{}: the declaration of {} was not found in the source, so "
+                                    "its element type is unknown; give its bytes: --var {}=@FILE "
+                                    "({} bytes)",
+                                    where, vname, vname, g->bytes));
+    }
+    out.reports.push_back(ar);
+    out.buffers.push_back(0);
+  }
+  // Pointer variables the kernel reads, not given and null: a buffer of zeros each.
+  for (const auto& g : l.program.globals) {
+    if (!kernel_reads(k, g)) continue;
+    const auto layout = layout_of(display(g));
+    if (!layout || !layout->error.empty()) continue;
+    for (const auto& f : layout->fields) {
+      if (f.kind != explain::RecordField::Kind::Pointer) continue;
+      const std::string full = display(g).substr(0, display(g).rfind(':') + 1) + f.name;
+      if (std::find(given_vars.begin(), given_vars.end(), full) != given_vars.end()) continue;
+      const std::uint64_t off = f.offset;
+      std::uint64_t initial = 0;
+      if (off + 8 <= g.init.size()) std::memcpy(&initial, g.init.data() + off, 8);
+      if (initial != 0) continue;  // an initialised pointer (to another variable) stays
+      ptrs.push_back({full, f.type, at + full, std::nullopt, g.address + off, &g});
+    }
+  }
+  return ptrs;
+}
+
+}  // namespace
+
 BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSettings& s,
                          const std::string& name, const std::string& signature,
                          const CheckOptions& o, emu::GlobalMemory& mem,
@@ -230,88 +453,239 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
   params.assign(static_cast<size_t>(k.param_bytes), 0);
   std::vector<bool> used(s.args.size(), false);
   SplitMix64 rng{12345};  // one seed per random buffer, in parameter order
+  // A pointer to bind: a pointer parameter, or a struct parameter's pointer field.
+  struct Pointer {
+    std::string name, type, where;
+    std::optional<std::string> value;
+    std::uint64_t offset = 0;  // in the parameter bytes, or a variable's address
+    const ptx::GlobalVar* variable = nullptr;  // a pointer variable's (its address: offset)
+  };
   // Each parameter's name, value (the last given wins) and whether it is a buffer.
   struct Param {
     std::string name, type, where;
     std::optional<std::string> value;
     bool pointer = false;
+    // A struct: its layout from the source (nullopt: not found) and its fields' values.
+    bool aggregate = false;
+    std::optional<explain::RecordLayout> record;
+    std::vector<std::pair<std::string, std::string>> fields;  // FIELD, VALUE
   };
   std::vector<Param> ps;
-  std::vector<std::string> buffer_names;
-  std::vector<std::uint64_t> asked;
+  std::vector<Pointer> pointers;
+  std::string headers;  // the local headers' text, read when a struct is not in the .cu
   for (size_t i = 0; i < k.params.size(); ++i) {
     const auto& p = k.params[i];
     Param q;
     q.name = i < names.size() && !names[i].empty() ? names[i] : fmt::format("p{}", i);
     q.type = i < types.size() ? types[i] : "";
-    for (size_t a = 0; a < s.args.size(); ++a)
-      if (s.args[a].first == q.name || s.args[a].first == fmt::format("p{}", i)) {
+    q.aggregate = is_aggregate(p) && q.type.find('*') == std::string::npos;
+    const std::string alias = fmt::format("p{}", i);
+    for (size_t a = 0; a < s.args.size(); ++a) {
+      const std::string& an = s.args[a].first;
+      if (an == q.name || an == alias) {
         q.value = s.args[a].second;
         used[a] = true;
+      } else if (q.aggregate) {
+        for (const std::string& prefix : {q.name, alias})
+          if (an.size() > prefix.size() && an.starts_with(prefix) && an[prefix.size()] == '.') {
+            const std::string field = an.substr(prefix.size() + 1);
+            auto same = std::find_if(q.fields.begin(), q.fields.end(),
+                                     [&](const auto& f) { return f.first == field; });
+            if (same != q.fields.end())
+              same->second = s.args[a].second;
+            else
+              q.fields.emplace_back(field, s.args[a].second);
+            used[a] = true;
+            break;
+          }
       }
+    }
     q.where = s.line ? fmt::format("{}:{}: arg {}", l.input, s.line, q.name)
                      : fmt::format("--arg {}", q.name);
-    // Without a signature (extern "C", PTX input) a 64-bit parameter is a pointer unless
-    // it is given a number.
-    q.pointer = q.type.empty()
-                    ? p.is_pointer_sized && !(q.value && parse_arg_value(*q.value, q.where).kind !=
-                                                             ArgValue::Kind::Buffer)
-                    : q.type.find('*') != std::string::npos;
-    if (q.pointer) {
-      std::uint64_t want = 0;
-      if (q.value) {
-        const ArgValue v = parse_arg_value(*q.value, q.where);
-        want = v.bytes.value_or(0);
-        if (v.kind == ArgValue::Kind::Buffer && v.fill == ArgValue::Fill::File) {
-          const std::uint64_t file = checked_file_size(v.path, q.where);
-          if (v.bytes && file > *v.bytes)
-            throw DriverError(fmt::format("{}: '{}' has {} bytes, more than the buffer's {}",
-                                          q.where, v.path, file, *v.bytes));
-          if (!v.bytes) want = file;
+    if (q.aggregate) {
+      const std::string type_name = parse_kernel_name(q.type).base;
+      if (!type_name.empty()) {
+        q.record = explain::record_layout(l.source_text, type_name);
+        if (!q.record && !l.source_text.empty()) {
+          if (headers.empty())
+            headers = local_headers_text(l.source_text, l.input, include_search_dirs(o.nvcc));
+          q.record = explain::record_layout(headers, type_name);
         }
       }
-      buffer_names.push_back(q.name);
-      asked.push_back(want);
+      const std::string what =
+          fmt::format("{} ({}, {} bytes)", q.name, q.type.empty() ? "a struct" : q.type, p.size);
+      if (!q.value && q.fields.empty())
+        throw DriverError(fmt::format(
+            "kernel {}: missing argument {}: give its bytes, --arg {}=@FILE ({} bytes), or its "
+            "fields, --arg {}.FIELD=VALUE (fields: {})",
+            name, what, q.name, p.size, q.name, q.record ? field_list(*q.record) : "unknown"));
+      if (!q.fields.empty() || !q.value) {
+        if (!q.record)
+          throw DriverError(fmt::format(
+              "{}: the definition of {} was not found in the source, so its fields have no "
+              "names; give its bytes: --arg {}=@FILE ({} bytes)",
+              q.where, what, q.name, p.size));
+        if (!q.record->error.empty())
+          throw DriverError(fmt::format("{}: struct {} (line {}) cannot be laid out: {}; give its "
+                                        "bytes: --arg {}=@FILE ({} bytes)",
+                                        q.where, q.record->name, q.record->line, q.record->error,
+                                        q.name, p.size));
+        if (q.record->size != static_cast<std::uint64_t>(p.size) ||
+            q.record->align > static_cast<std::uint64_t>(std::max(p.align, 1)))
+          throw DriverError(fmt::format(
+              "{}: struct {} as the source defines it (line {}) is {} bytes aligned to {}, but "
+              "the kernel's parameter is {} bytes aligned to {}; give its bytes: --arg {}=@FILE",
+              q.where, q.record->name, q.record->line, q.record->size, q.record->align, p.size,
+              p.align, q.name));
+      }
+      for (const auto& [field, value] : q.fields)
+        if (std::none_of(q.record->fields.begin(), q.record->fields.end(),
+                         [&](const auto& f) { return f.name == field; }))
+          throw DriverError(fmt::format("{}.{}: struct {} has no field '{}' (its fields: {})",
+                                        q.where, field, q.record->name, field,
+                                        field_list(*q.record)));
+      if (q.record && q.record->error.empty() &&
+          q.record->size == static_cast<std::uint64_t>(p.size))
+        for (const auto& f : q.record->fields) {
+          if (f.kind != explain::RecordField::Kind::Pointer) continue;
+          Pointer ptr{q.name + "." + f.name, f.type, q.where + "." + f.name, std::nullopt,
+                      static_cast<std::uint64_t>(p.offset) + f.offset};
+          for (const auto& [field, value] : q.fields)
+            if (field == f.name) ptr.value = value;
+          pointers.push_back(std::move(ptr));
+        }
+    } else {
+      // Without a signature (extern "C", PTX input) a 64-bit parameter is a pointer unless
+      // it is given a number.
+      q.pointer = q.type.empty()
+                      ? p.is_pointer_sized && !(q.value && parse_arg_value(*q.value, q.where).kind !=
+                                                               ArgValue::Kind::Buffer)
+                      : q.type.find('*') != std::string::npos;
+      if (q.pointer)
+        pointers.push_back({q.name, q.type, q.where, q.value, static_cast<std::uint64_t>(p.offset)});
     }
     ps.push_back(std::move(q));
-  }
-  const std::vector<std::uint64_t> sizes = buffer_sizes(buffer_names, asked, o.max_memory, name);
-  size_t next_buffer = 0;
-  for (size_t i = 0; i < k.params.size(); ++i) {
-    const auto& p = k.params[i];
-    analysis::ArgReport ar;
-    ar.name = ps[i].name;
-    const std::string& type = ps[i].type;
-    const bool pointer = ps[i].pointer;
-    const std::optional<std::string>& value = ps[i].value;
-    const std::string& arg_where = ps[i].where;
-    std::uint8_t* slot = params.data() + p.offset;
-    if (pointer) {
-      const std::uint64_t base =
-          bind_pointer(ar, value, type, arg_where, rng, o, sizes[next_buffer++], mem);
-      std::memcpy(slot, &base, 8);
-      out.buffers.push_back(base);
-    } else {
-      if (!value)
-        throw DriverError(fmt::format(
-            "kernel {}: missing argument {} ({}): give --arg {}=VALUE or arg={}=VALUE in "
-            "the launch comment",
-            name, ar.name, type.empty() ? p.type : type, ar.name, ar.name));
-      bind_scalar(ar, *value, type, p, arg_where, slot);
-      ar.value = *value;
-      out.buffers.push_back(0);
-    }
-    out.reports.push_back(ar);
   }
   for (size_t a = 0; a < s.args.size(); ++a)
     if (!used[a]) {
       std::string known;
-      for (const auto& ar : out.reports) known += (known.empty() ? "" : ", ") + ar.name;
+      for (const auto& q : ps) known += (known.empty() ? "" : ", ") + q.name;
+      const std::string& an = s.args[a].first;
+      const std::string head = an.substr(0, an.find_first_of(".["));
+      const auto param = std::find_if(ps.begin(), ps.end(), [&](const Param& q) { return q.name == head; });
+      if (param != ps.end())
+        throw DriverError(fmt::format("{}: parameter {} of kernel {} is not a struct ({}); give "
+                                      "--arg {}=VALUE",
+                                      s.line ? fmt::format("{}:{}", l.input, s.line) : std::string("--arg"),
+                                      head, name, param->type.empty() ? "a scalar" : param->type, head));
       throw DriverError(
           fmt::format("{}: kernel {} has no parameter '{}' (its parameters: {})",
                       s.line ? fmt::format("{}:{}", l.input, s.line) : std::string("--arg"), name,
-                      s.args[a].first, known.empty() ? "none" : known));
+                      head, known.empty() ? "none" : known));
     }
+  // Module variables: each given one bound now; pointer variables get buffers with the
+  // parameters' (one budget), those not given zeros, as a pointer parameter not given does.
+  for (const auto& vp : variable_pointers(l, k, s, o, mem, out)) {
+    Pointer ptr{vp.name, vp.type, vp.where, vp.value, vp.address, vp.variable};
+    pointers.push_back(std::move(ptr));
+  }
+  std::vector<std::string> buffer_names;
+  std::vector<std::uint64_t> asked;
+  for (const auto& ptr : pointers) {
+    buffer_names.push_back(ptr.name);
+    asked.push_back(wanted_bytes(ptr.value, ptr.where));
+  }
+  const std::vector<std::uint64_t> sizes = buffer_sizes(buffer_names, asked, o.max_memory, name);
+  // Binds one pointer: its report, its base in the parameter bytes.
+  size_t next_buffer = 0;
+  std::vector<analysis::ArgReport> reports;  // the parameters' (variables' come after)
+  std::vector<std::uint64_t> bases;
+  auto bind = [&](const Pointer& ptr) {
+    analysis::ArgReport ar;
+    ar.name = ptr.name;
+    ar.has_pointer = true;
+    ar.pointer = {ptr.variable ? ptr.variable->space : ptx::Space::Param, ptr.offset};
+    ar.is_variable = ptr.variable != nullptr;
+    const std::uint64_t base =
+        bind_pointer(ar, ptr.value, ptr.type, ptr.where, rng, o, sizes[next_buffer++], mem);
+    if (ptr.variable)
+      std::memcpy(mem.find(ptr.offset, 8)->data() + (ptr.offset - ptr.variable->address), &base, 8);
+    else
+      std::memcpy(params.data() + ptr.offset, &base, 8);
+    reports.push_back(ar);
+    bases.push_back(base);
+  };
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const auto& p = k.params[i];
+    const Param& q = ps[i];
+    std::uint8_t* slot = params.data() + p.offset;
+    if (q.pointer) {
+      bind(pointers[next_buffer]);
+      continue;
+    }
+    analysis::ArgReport ar;
+    ar.name = q.name;
+    if (q.aggregate) {
+      // The struct's bytes: a file's, or zeros; then each field given, then each pointer.
+      if (q.value) {
+        const ArgValue v = parse_arg_value(*q.value, q.where);
+        if (v.kind == ArgValue::Kind::Buffer && v.fill == ArgValue::Fill::File) {
+          const std::string bytes = read_file(v.path, q.where);
+          if (bytes.size() != static_cast<std::size_t>(p.size))
+            throw DriverError(fmt::format("{}: '{}' has {} bytes, but {} ({}) is {} bytes", q.where,
+                                          v.path, bytes.size(), q.name, q.type.empty() ? "a struct" : q.type,
+                                          p.size));
+          std::memcpy(slot, bytes.data(), bytes.size());
+        } else if (!(v.kind == ArgValue::Kind::Buffer && v.fill == ArgValue::Fill::Zeros && !v.bytes)) {
+          throw DriverError(fmt::format(
+              "{}: '{}' for a struct ({}, {} bytes): give @FILE (its bytes), zeros, or its fields "
+              "as --arg {}.FIELD=VALUE",
+              q.where, *q.value, q.type.empty() ? "a struct" : q.type, p.size, q.name));
+        }
+      }
+      ar.value = q.value ? *q.value : fmt::format("fields ({} bytes)", p.size);
+      reports.push_back(ar);
+      bases.push_back(0);
+      if (!q.record || !q.record->error.empty() || q.record->size != static_cast<std::uint64_t>(p.size))
+        continue;  // bytes from the file only (checked above when fields were given)
+      for (const auto& f : q.record->fields) {
+        if (f.kind == explain::RecordField::Kind::Pointer) {
+          bind(pointers[next_buffer]);
+          continue;
+        }
+        analysis::ArgReport fr;
+        fr.name = q.name + "." + f.name;
+        const auto given = std::find_if(q.fields.begin(), q.fields.end(),
+                                        [&](const auto& g) { return g.first == f.name; });
+        if (given != q.fields.end()) {
+          bind_field_values(f, given->second, q.where + "." + f.name, slot + f.offset);
+          fr.value = given->second;
+        } else if (q.value) {
+          continue;  // from the struct's bytes
+        } else {
+          fr.value = "0 (not given)";
+          fr.defaulted = true;
+        }
+        reports.push_back(fr);
+        bases.push_back(0);
+      }
+      continue;
+    }
+    if (!q.value)
+      throw DriverError(fmt::format(
+          "kernel {}: missing argument {} ({}): give --arg {}=VALUE or arg={}=VALUE in "
+          "the launch comment",
+          name, ar.name, q.type.empty() ? p.type : q.type, ar.name, ar.name));
+    bind_scalar(ar, *q.value, q.type, p, q.where, slot);
+    ar.value = *q.value;
+    reports.push_back(ar);
+    bases.push_back(0);
+  }
+  while (next_buffer < pointers.size()) bind(pointers[next_buffer]);  // the variables'
+  reports.insert(reports.end(), out.reports.begin(), out.reports.end());
+  bases.insert(bases.end(), out.buffers.begin(), out.buffers.end());
+  out.reports = std::move(reports);
+  out.buffers = std::move(bases);
   return out;
 }
 

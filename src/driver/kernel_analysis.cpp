@@ -104,6 +104,7 @@ analysis::KernelReport KernelAnalysis::report() {
   std::sort(unwritten.begin(), unwritten.end());
   unwritten.erase(std::unique(unwritten.begin(), unwritten.end()), unwritten.end());
   analysis::note_unwritten_shared_reads(kernel_, unwritten, rep);
+  analysis::note_zero_filled_inputs(kernel_, rep);
   analysis::total(rep, arch_);
   return rep;
 }

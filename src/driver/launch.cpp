@@ -246,17 +246,85 @@ bool is_identifier(std::string_view s) {
   return true;
 }
 
+// A field path after a parameter's name: (.NAME | [DIGITS])*, NAME an identifier.
+bool is_field_path(std::string_view s) {
+  while (!s.empty()) {
+    if (s.front() == '.') {
+      std::size_t n = 1;
+      while (n < s.size() && is_ident_char(s[n])) ++n;
+      if (!is_identifier(s.substr(1, n - 1))) return false;
+      s.remove_prefix(n);
+    } else if (s.front() == '[') {
+      const std::size_t close = s.find(']');
+      if (close == std::string_view::npos || close == 1 || !all_digits(s.substr(1, close - 1)))
+        return false;
+      s.remove_prefix(close + 1);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// VALUE, or for a field VALUE[,VALUE...] (an array field's elements): each checked.
+void check_values(std::string_view value, bool list) {
+  if (!list) {
+    arg_value_impl(value);
+    return;
+  }
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = value.find(',', start);
+    const std::string_view one = value.substr(start, comma == std::string_view::npos
+                                                         ? std::string_view::npos
+                                                         : comma - start);
+    try {
+      arg_value_impl(one);
+    } catch (const ValueError& e) {
+      bad(start + e.offset, e.message);
+    }
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+}
+
+// NAME=VALUE[,VALUE...] for --var: NAME a variable (qualified names with ::, a struct
+// variable's field after a dot), each VALUE a value or buffer as for --arg.
+std::pair<std::string, std::string> var_assignment_impl(std::string_view text) {
+  auto eq = text.find('=');
+  if (eq == std::string_view::npos)
+    bad(0, fmt::format("'{}' is not NAME=VALUE (e.g. strides=1,2,4,8 or table=random:4K)", text));
+  std::string_view name = text.substr(0, eq);
+  std::size_t head = std::min(name.find_first_of(".["), name.size());
+  bool ok = head > 0;
+  for (std::size_t from = 0; ok && from <= head;) {  // ns::name
+    const std::size_t colons = std::min(name.find("::", from), head);
+    ok = is_identifier(name.substr(from, colons - from));
+    from = colons + 2;
+  }
+  if (!ok || !is_field_path(name.substr(head)))
+    bad(0, fmt::format("'{}' is not a variable name (expected NAME=VALUE)", name));
+  try {
+    check_values(text.substr(eq + 1), true);
+  } catch (const ValueError& e) {
+    bad(eq + 1 + e.offset, e.message);
+  }
+  return {std::string(name), std::string(text.substr(eq + 1))};
+}
+
 std::pair<std::string, std::string> arg_assignment_impl(std::string_view text) {
   auto eq = text.find('=');
   if (eq == std::string_view::npos)
     bad(0, fmt::format("'{}' is not NAME=VALUE (e.g. n=1024 or in=random:4K)", text));
   std::string_view name = text.substr(0, eq);
-  if (!is_identifier(name))
-    bad(0, fmt::format("'{}' is not a parameter name (expected NAME=VALUE, NAME an identifier)",
+  const std::size_t head = std::min(name.find_first_of(".["), name.size());
+  if (!is_identifier(name.substr(0, head)) || !is_field_path(name.substr(head)))
+    bad(0, fmt::format("'{}' is not a parameter name (expected NAME=VALUE, NAME an identifier, "
+                       "or NAME.FIELD=VALUE for a struct parameter's field)",
                        name));
   std::string_view value = text.substr(eq + 1);
   try {
-    arg_value_impl(value);
+    check_values(value, head < name.size());
   } catch (const ValueError& e) {
     bad(eq + 1 + e.offset, e.message);
   }
@@ -330,6 +398,11 @@ std::pair<std::string, std::string> parse_arg_assignment(std::string_view text,
   return at(where, [&] { return arg_assignment_impl(text); });
 }
 
+std::pair<std::string, std::string> parse_var_assignment(std::string_view text,
+                                                         std::string_view where) {
+  return at(where, [&] { return var_assignment_impl(text); });
+}
+
 std::vector<LaunchSettings> parse_launch_comments(std::string_view source_text,
                                                   std::string_view file) {
   std::vector<LaunchSettings> out;
@@ -359,7 +432,7 @@ std::vector<LaunchSettings> parse_launch_comments(std::string_view source_text,
       LaunchSettings s;
       s.line = this_line;
       s.col = static_cast<int>(comment_at) + 1;
-      bool seen[6] = {};
+      bool seen[7] = {};
       bool any = false;
       while (true) {
         while (p < line.size() && is_blank(line[p])) ++p;
@@ -373,21 +446,22 @@ std::vector<LaunchSettings> parse_launch_comments(std::string_view source_text,
         auto eq = item.find('=');
         if (eq == std::string_view::npos)
           fail(item, fmt::format("missing '=' in '{}'; expected key=value (kernel=, grid=, "
-                                 "block=, smem=, arg=, blocks=)",
+                                 "block=, smem=, arg=, var=, blocks=)",
                                  item));
         std::string_view key = item.substr(0, eq);
         std::string_view value = item.substr(eq + 1);
-        static constexpr std::string_view kKeys[] = {"kernel", "grid", "block",
-                                                     "smem",   "arg",  "blocks"};
+        static constexpr std::string_view kKeys[] = {"kernel", "grid",   "block", "smem",
+                                                     "arg",    "blocks", "var"};
         int k = 0;
-        while (k < 6 && kKeys[k] != key) ++k;
+        while (k < 7 && kKeys[k] != key) ++k;
         if (key.empty()) fail(item, fmt::format("missing key before '=' in '{}'", item));
-        if (k == 6)
-          fail(key, fmt::format("unknown key '{}'; expected kernel, grid, block, smem, arg or "
-                                "blocks",
+        if (k == 7)
+          fail(key, fmt::format("unknown key '{}'; expected kernel, grid, block, smem, arg, var "
+                                "or blocks",
                                 key));
         if (value.empty()) fail(value, fmt::format("missing value after '{}='", key));
-        if (k != 4 && seen[k]) fail(key, fmt::format("'{}' given twice in one comment", key));
+        if (k != 4 && k != 6 && seen[k])
+          fail(key, fmt::format("'{}' given twice in one comment", key));
         seen[k] = true;
 
         // Runs a value parser; a ValueError points into `value`.
@@ -428,12 +502,20 @@ std::vector<LaunchSettings> parse_launch_comments(std::string_view source_text,
             s.blocks = b.all ? std::string("all") : std::to_string(b.count);
             break;
           }
+          case 6: {
+            auto var = parse(var_assignment_impl);
+            for (const auto& [name, v] : s.vars)
+              if (name == var.first)
+                fail(value, fmt::format("variable '{}' given twice in one comment", name));
+            s.vars.push_back(std::move(var));
+            break;
+          }
         }
       }
       if (!any)
         throw DriverError(
             fmt::format("{}: empty launch comment; expected key=value items "
-                        "(kernel=, grid=, block=, smem=, arg=, blocks=)",
+                        "(kernel=, grid=, block=, smem=, arg=, var=, blocks=)",
                         where(s.col)));
       for (const auto& earlier : out) {
         if (s.kernel && earlier.kernel == s.kernel)
@@ -505,16 +587,20 @@ LaunchSettings merge(const LaunchSettings& flags, const LaunchSettings& comment)
   if (flags.block) m.block = flags.block;
   if (flags.smem) m.smem = flags.smem;
   if (flags.blocks) m.blocks = flags.blocks;
-  for (const auto& [name, value] : flags.args) {
-    bool replaced = false;
-    for (auto& [cname, cvalue] : m.args) {
-      if (cname == name) {
-        cvalue = value;
-        replaced = true;
+  auto merge_named = [](const auto& from, auto& into) {
+    for (const auto& [name, value] : from) {
+      bool replaced = false;
+      for (auto& [cname, cvalue] : into) {
+        if (cname == name) {
+          cvalue = value;
+          replaced = true;
+        }
       }
+      if (!replaced) into.emplace_back(name, value);
     }
-    if (!replaced) m.args.emplace_back(name, value);
-  }
+  };
+  merge_named(flags.args, m.args);
+  merge_named(flags.vars, m.vars);
   return m;
 }
 

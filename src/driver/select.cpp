@@ -9,6 +9,8 @@
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/host_launch.hpp"
+#include "bankcheck/explain/cuda_source.hpp"
+#include "bankcheck/explain/tokens.hpp"
 #include "bankcheck/model/launch_limits.hpp"
 
 namespace bankcheck::driver {
@@ -41,6 +43,53 @@ void check_launch(const ptx::Kernel& k, const emu::Launch& launch, const model::
     throw DriverError(fmt::format("{}: {} bytes of shared memory per block (at most {} on sm_{})",
                                   where, k.dynamic_shared_offset + launch.dynamic_smem, limit,
                                   arch.cc));
+}
+
+// Where the source declares the extern __shared__ array `ptx_name` (PTX keeps a C++ name
+// as it is, and mangles one inside a template as _Z...E<length><name>): "file:line:col", or
+// the file alone when the source does not say.
+std::string extern_shared_where(const Loaded& l, const std::string& ptx_name) {
+  if (l.source_text.empty()) return l.input;
+  const std::string code = explain::code_only(l.source_text);
+  const explain::Tokens t = explain::tokenize(code);
+  for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!t[i].is("extern")) continue;
+    std::size_t j = i + 1;
+    bool shared = false;
+    std::string name;
+    for (; j < t.size() && !t[j].is(";") && !t[j].is("[") && !t[j].is("{"); ++j) {
+      if (t[j].is("__shared__")) shared = true;
+      if (t[j].ident()) name = t[j].text;
+      if (t[j].is("(")) j = explain::past_group(t, j) - 1;
+    }
+    if (!shared || name.empty() || j >= t.size()) continue;
+    if (ptx_name == name || ptx_name.ends_with(std::to_string(name.size()) + name)) {
+      const std::size_t pos = t[j - 1].pos;
+      const auto line = std::count(code.begin(), code.begin() + static_cast<std::ptrdiff_t>(pos), '\n');
+      const std::size_t bol = code.rfind('\n', pos);
+      return fmt::format("{}:{}:{}", l.input, line + 1,
+                         pos - (bol == std::string::npos ? 0 : bol + 1) + 1);
+    }
+  }
+  return l.input;
+}
+
+// A kernel with dynamic shared memory (`.extern .shared` in its PTX: extern __shared__ in the
+// source) and no size for it from a flag, a launch comment or the host code: 0 bytes would
+// run its accesses out of bounds, reported as the kernel's own error. Throws DriverError.
+void check_dynamic_shared_given(const Loaded& l, const ptx::Kernel& k, const std::string& kernel,
+                                const LaunchSettings& s) {
+  const auto dynamic = std::find_if(k.shared.begin(), k.shared.end(),
+                                    [](const ptx::SharedVar& v) { return v.is_extern; });
+  if (dynamic == k.shared.end()) return;
+  std::string host;
+  for (const auto& [setting, expr] : s.unresolved)
+    if (setting == "smem")
+      host = fmt::format(" (the host code has `{}`, not a constant bankcheck can evaluate)", expr);
+  throw DriverError(fmt::format(
+      "{}: kernel {}: the size of its dynamic shared memory (extern __shared__ {}) is unknown{}; "
+      "give it: --smem BYTES, or smem=BYTES in the launch comment // bankcheck: kernel={} ...",
+      extern_shared_where(l, dynamic->name), kernel, dynamic->name, host, kernel));
 }
 
 // For missing_settings: a binary's source file ("" when not found), or nullopt for a .cu or
@@ -172,16 +221,20 @@ KernelLaunch bind_launch(const Loaded& l, const ptx::Kernel& k, const LaunchSett
                          const model::Arch& arch, const CheckOptions& o) {
   const KernelSignature& sig = l.signature(k);
   {  // every missing setting at once
+    // Pointers have a default (a buffer of zeros); so far as missing settings go, so do
+    // by-value structs (`.b8 NAME[SIZE]` in PTX), which the binder asks for with their fields.
     std::vector<bool> pointer;
     for (std::size_t i = 0; i < k.params.size(); ++i)
-      pointer.push_back(i < sig.param_types.size()
-                            ? sig.param_types[i].find('*') != std::string::npos
-                            : k.params[i].is_pointer_sized);
+      pointer.push_back(k.params[i].type == ".b8" ||
+                        (i < sig.param_types.size()
+                             ? sig.param_types[i].find('*') != std::string::npos
+                             : k.params[i].is_pointer_sized));
     if (auto missing =
             missing_settings(o.input, sig.name, s, sig.param_names, sig.param_types, pointer,
                              binary_source(l)))
       throw DriverError(*missing);
   }
+  if (!s.smem) check_dynamic_shared_given(l, k, sig.name, s);
   KernelLaunch kl;
   kl.kernel = &k;
   kl.sources = s.sources;

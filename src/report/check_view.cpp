@@ -104,7 +104,7 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
     for (const auto& a : k.args)
       if (a.defaulted)
         out += fmt::format(
-            "  argument {}: {}{}\n", a.name, a.value,
+            "  {} {}: {}{}\n", a.is_variable ? "variable" : "argument", a.name, a.value,
             a.is_buffer ? fmt::format(" (the analysed CTAs touched {} bytes)", a.touched) : "");
     size_t wl = 4;
     for (const auto& l : k.lines)
@@ -249,6 +249,7 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
     json args = json::array();
     for (const auto& a : k.args) {
       json aj = {{"name", a.name}, {"value", a.value}, {"defaulted", a.defaulted}};
+      if (a.is_variable) aj["variable"] = true;
       if (a.is_buffer) {
         aj["bytes"] = a.bytes;
         aj["touched"] = a.touched;

@@ -42,7 +42,14 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
   c->add_option("--arg", o.args,
                 "NAME=VALUE: a scalar (K/M/G suffixes), or for pointers zeros|random|iota[:BYTES], "
                 "@FILE (a regular, non-empty file) or null; a scalar must fit its parameter's "
-                "type; given twice, the last wins (and a flag wins over the launch comment)");
+                "type; given twice, the last wins (and a flag wins over the launch comment). A "
+                "struct passed by value: NAME=@FILE (its bytes) or NAME.FIELD=VALUE per field "
+                "(an array field: VALUE,VALUE,...; fields not given are 0, pointers zeros)");
+  c->add_option("--var", o.vars,
+                "NAME=VALUES: a __constant__ or __device__ variable: comma-separated values of "
+                "its element type (an array: all of them, in order), zeros, random, iota or "
+                "@FILE (exactly its bytes); a pointer variable: a buffer as for --arg "
+                "(zeros|random|iota[:BYTES], @FILE, null); NAME.FIELD for a struct's field");
   c->add_option("--blocks", o.blocks,
                 "CTAs to analyse: a count (first, last, spread between) or all");
   c->add_option("--arch", o.arch,
@@ -222,6 +229,7 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::stri
     co.flags.blocks = o.blocks;
   }
   for (const auto& a : o.args) co.flags.args.push_back(driver::parse_arg_assignment(a, "--arg"));
+  for (const auto& v : o.vars) co.flags.vars.push_back(driver::parse_var_assignment(v, "--var"));
   return co;
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "bankcheck/analysis/address_taint.hpp"
 #include "bankcheck/analysis/provenance.hpp"
 #include "bankcheck/analysis/site_stats.hpp"
 #include "bankcheck/emu/events.hpp"
@@ -25,6 +26,14 @@ struct ArgReport {
   bool is_buffer = false;
   std::uint64_t bytes = 0;    // buffer size
   std::uint64_t touched = 0;  // one past the highest byte the analysed CTAs accessed
+  // A buffer: where the kernel reads its pointer (the parameter bytes' offset of a pointer
+  // parameter or of a struct parameter's pointer field; a pointer variable's address), and
+  // whether it was bound as zeros (by default, `zeros` or a host cudaMalloc): the fill under
+  // which an address computed from its data is not the program's (note_zero_filled_inputs).
+  bool has_pointer = false;
+  PointerSource pointer;
+  bool zero_filled = false;
+  bool is_variable = false;  // a module variable (__constant__, __device__: --var), not a parameter
 };
 
 struct NoteReport {
@@ -164,6 +173,13 @@ struct CheckReport {
 // The note of each source line whose loads read shared memory never written: `sites` are
 // the emulator's (Emulator::unwritten_shared_reads()); one UnwrittenReadReport and one note
 // per line, however many of its instructions did.
+// The note of each source line with an executed site (report.sites) whose address depends on
+// data loaded from a buffer bound as zeros (ArgReport::zero_filled, matched by where the
+// kernel reads the buffer's pointer: address_inputs): its counts are those of all-equal
+// data (a histogram's bins[data[i]] all in one bin), and the note names the buffers and how
+// to give real data. One note per line, however many of its sites.
+void note_zero_filled_inputs(const ptx::Kernel& k, KernelReport& report);
+
 void note_unwritten_shared_reads(const ptx::Kernel& k, const std::vector<int>& sites,
                                  KernelReport& report);
 

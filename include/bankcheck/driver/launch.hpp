@@ -69,8 +69,18 @@ struct ArgValue {
 ArgValue parse_arg_value(std::string_view text, std::string_view where);
 
 // "NAME=VALUE" as given to --arg / arg=: NAME a C identifier, VALUE checked with
-// parse_arg_value. Returns {NAME, VALUE} as written.
+// parse_arg_value; or a struct parameter's field, "NAME.FIELD=VALUE" (FIELD a path of
+// members and element indices as the struct spells them: in, inner.n, ptrs[1]), whose VALUE
+// may list an array field's elements separated by commas ("p.w=1,2,3,4"). Returns {NAME,
+// VALUE} as written.
 std::pair<std::string, std::string> parse_arg_assignment(std::string_view text,
+                                                         std::string_view where);
+
+// "NAME=VALUE" as given to --var / var=: a module variable (__constant__, __device__), its
+// name as the source spells it (ns::table for one in a namespace; NAME.FIELD for a struct
+// variable's field), VALUE one value or buffer as for --arg or, for an array, its elements
+// separated by commas. Returns {NAME, VALUE} as written.
+std::pair<std::string, std::string> parse_var_assignment(std::string_view text,
                                                          std::string_view where);
 
 struct LaunchSettings {
@@ -78,6 +88,7 @@ struct LaunchSettings {
   std::optional<Dim3> grid, block;
   std::optional<std::uint64_t> smem;                      // dynamic shared memory, bytes
   std::vector<std::pair<std::string, std::string>> args;  // NAME, VALUE as written
+  std::vector<std::pair<std::string, std::string>> vars;  // module variables: NAME, VALUE
   std::optional<std::string> blocks;  // "all" or a positive count, normalised (no sign,
                                       // no leading zeros)
   int line = 0;                       // of the comment, 0 for flags
@@ -92,7 +103,7 @@ struct LaunchSettings {
 // Every `// bankcheck: key=value ...` comment in a .cu source, in file order. A comment is
 // `//`, optional blanks, `bankcheck:`, then blank-separated key=value items:
 //   kernel=NAME  grid=X[,Y[,Z]]  block=X[,Y[,Z]]  smem=BYTES  arg=NAME=VALUE (repeatable)
-//   blocks=N|all
+//   var=NAME=VALUE (repeatable)  blocks=N|all
 // Values are checked here (parse_dim3 + check_grid/check_block, parse_bytes,
 // parse_arg_assignment, parse_blocks) so that errors point into the file.
 // Errors "FILE:LINE:COL: ..." (1-based, COL in bytes at the offending key or value): unknown
@@ -116,7 +127,7 @@ std::optional<LaunchSettings> comment_for_kernel(const std::vector<LaunchSetting
 void check_comment_kernels(const std::vector<LaunchSettings>& comments,
                            const std::vector<std::string>& mangled_kernels, std::string_view file);
 
-// Flags win field by field. Args merge by name: a flag's value replaces the comment's
+// Flags win field by field. Args (and vars) merge by name: a flag's value replaces the comment's
 // value in place; the comment's other args are kept; flag args not in the comment follow
 // in flag order. `line`, `col`, `kernel_col` are the comment's.
 LaunchSettings merge(const LaunchSettings& flags, const LaunchSettings& comment);
