@@ -160,6 +160,92 @@ TEST(SassPlan, SitesWithoutSassAndNoWiderNeighbourAreUnmatched) {
   EXPECT_EQ(plan.unmatched_sites, (std::vector<int>{k.site("[%r23+4]"), k.site("[%r22+16]")}));
 }
 
+// The PTX line of each SASS instruction, as sass::Kernel::ptx_lines lists them.
+std::vector<std::uint32_t> code_lines(std::initializer_list<int> lines) {
+  std::vector<std::uint32_t> out;
+  for (const int l : lines) out.push_back(static_cast<std::uint32_t>(l));
+  return out;
+}
+
+// s[i] = 0; if (odd lane) s[i] = v;  and a load of the tile after.
+const char* kStoreThenConditionalStore =
+    "  shl.b32 %r21, %r2, 2;\n  add.s32 %r22, %r20, %r21;\n  mov.u32 %r23, 0;\n"
+    "  st.shared.u32 [%r22], %r23;\n  @%p1 st.shared.u32 [%r22], %r2;\n"
+    "  add.s32 %r24, %r22, 4;\n  ld.shared.u32 %r25, [%r22+128];\n";
+
+TEST(SassPlan, StoresOfOneAddressInAnotherLinesStsAreMerged) {
+  const Kernel k = load(kStoreThenConditionalStore);
+  an::SassAccess sts = lds(k.line("[%r22+128]") - 1, 4, "STS");  // the add.s32's line
+  sts.op = bankcheck::model::Op::Store;
+  const int load_line = k.line("[%r22+128]");
+  const an::SassPlan plan = an::plan_sass(k.k(), {sts, lds(load_line, 4, "LDS")},
+                                          code_lines({sts.ptx_line, load_line}));
+  const an::SassSite& first = plan.sites[static_cast<std::size_t>(k.site("[%r22], %r23"))];
+  const an::SassSite& second = plan.sites[static_cast<std::size_t>(k.site("[%r22], %r2;"))];
+  EXPECT_EQ(first.kind, an::SassSite::Kind::Merged);
+  EXPECT_EQ(second.kind, an::SassSite::Kind::Merged);
+  EXPECT_TRUE(first.carrier);
+  EXPECT_FALSE(second.carrier);
+  EXPECT_EQ(first.opcodes, std::vector<std::string>{"STS"});
+  EXPECT_TRUE(second.opcodes.empty());
+  EXPECT_TRUE(plan.unmatched_sites.empty());
+  // One request per warp for the two stores (the first one's lanes), and the load's.
+  const auto events = run(k, plan);
+  int stores = 0;
+  for (const emu::AccessEvent& e : events)
+    if (e.op == bankcheck::model::Op::Store) {
+      ++stores;
+      EXPECT_EQ(e.site, k.site("[%r22], %r23"));
+      EXPECT_EQ(e.mask, 0xFFFFFFFFu);
+    }
+  EXPECT_EQ(stores, 2);
+  EXPECT_EQ(events.size(), 4u);
+}
+
+TEST(SassPlan, WithoutTheLineTableNothingIsMergedOrRemoved) {
+  const Kernel k = load(kStoreThenConditionalStore);
+  an::SassAccess sts = lds(k.line("[%r22+128]") - 1, 4, "STS");
+  sts.op = bankcheck::model::Op::Store;
+  const an::SassPlan plan = an::plan_sass(k.k(), {sts});
+  EXPECT_EQ(plan.unmatched_sites.size(), 3u);
+  for (const an::SassSite& s : plan.sites) EXPECT_EQ(s.kind, an::SassSite::Kind::Ptx);
+}
+
+TEST(SassPlan, ASiteWithoutCodeOnItsLineIsRemoved) {
+  // Two ldmatrix; ptxas kept the first (LDSM on its line) and removed the second.
+  const Kernel k = load(
+      "  shl.b32 %r21, %r2, 4;\n  add.s32 %r22, %r20, %r21;\n"
+      "  ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r30}, [%r22];\n"
+      "  ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r31}, [%r22+16];\n");
+  an::SassAccess ldsm = lds(k.line("[%r22];"), 4, "LDSM.16.M88");
+  ldsm.unit = bankcheck::sass::SharedOp::LDSM;
+  const int kept = k.line("[%r22];"), gone = k.line("[%r22+16]");
+  const an::SassPlan plan = an::plan_sass(k.k(), {ldsm}, code_lines({kept}));
+  EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site("[%r22];"))].kind, an::SassSite::Kind::Same);
+  EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site("[%r22+16]"))].kind,
+            an::SassSite::Kind::Removed);
+  EXPECT_TRUE(plan.unmatched_sites.empty());
+  const auto events = run(k, plan);
+  EXPECT_EQ(events.size(), 2u);  // the kept one's, one per warp
+  for (const emu::AccessEvent& e : events) EXPECT_EQ(e.site, k.site("[%r22];"));
+
+  // Any instruction on its line, or an LDSM no site claims: it may be that, so it counts.
+  const an::SassPlan coded = an::plan_sass(k.k(), {ldsm}, code_lines({kept, gone}));
+  EXPECT_EQ(coded.unmatched_sites, std::vector<int>{k.site("[%r22+16]")});
+  an::SassAccess elsewhere = ldsm;
+  elsewhere.ptx_line = 1;
+  const an::SassPlan unclaimed = an::plan_sass(k.k(), {ldsm, elsewhere}, code_lines({kept, 1}));
+  EXPECT_EQ(unclaimed.unmatched_sites, std::vector<int>{k.site("[%r22+16]")});
+}
+
+TEST(SassPlan, WidenedSitesWithoutCodeAreNotRemoved) {
+  const Kernel k = load(kRowLoads);
+  const int line = k.line("[%r22]");
+  const an::SassPlan plan = an::plan_sass(k.k(), {lds(line, 16, "LDS.128")}, code_lines({line}));
+  for (const char* s : {"[%r22+4]", "[%r22+8]", "[%r22+12]"})
+    EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site(s))].kind, an::SassSite::Kind::Widened) << s;
+}
+
 TEST(SassPlan, AnInstructionOfAnotherKindOnTheLineIsIgnored) {
   const Kernel k = load(kRowLoads);
   an::SassAccess sts = lds(k.line("[%r22]"), 4, "STS");

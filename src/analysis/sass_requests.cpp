@@ -8,6 +8,7 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "bankcheck/model/analyze.hpp"
 
@@ -47,12 +48,103 @@ bool same_kind(const ptx::Instr& in, model::Op op) {
 using FamilyKey = std::tuple<ptx::Opc, bool, std::uint32_t>;
 FamilyKey family_key(const ptx::Instr& in) { return {in.op, in.mem.has_reg, in.mem.reg}; }
 
+// The source position of a PTX line (its instruction's .loc); line 0 when none.
+ptx::SourcePos source_of_ptx_line(const ptx::Kernel& k, int ptx_line) {
+  for (std::size_t i = 0; i < k.code.size() && i < k.ptx_lines.size(); ++i)
+    if (k.ptx_lines[i] == ptx_line && k.code[i].loc >= 0)
+      return k.locs[static_cast<std::size_t>(k.code[i].loc)];
+  return {};
+}
+
+// The sites with no SASS instruction of their own that the line table shows ptxas merged
+// (Merged) or removed (Removed); returns the rest. A site keeps its PTX-level count unless
+// its PTX line has no SASS instruction at all: an instruction on its line that was not
+// recognised as its own could be it.
+std::vector<int> removed_or_merged(const ptx::Kernel& k, const std::vector<int>& unmatched,
+                                   const std::vector<const SassAccess*>& unclaimed,
+                                   const std::vector<std::uint32_t>& code_lines, SassPlan& plan) {
+  if (code_lines.empty()) return unmatched;
+  std::unordered_set<std::uint32_t> lines(code_lines.begin(), code_lines.end());
+  std::vector<int> without_code, rest;
+  for (const int site : unmatched)
+    (lines.count(static_cast<std::uint32_t>(k.sites[static_cast<std::size_t>(site)].ptx_line))
+         ? rest
+         : without_code)
+        .push_back(site);
+  // Plain STS that no store site claims, each given to the stores of one address and width.
+  using Address = std::tuple<bool, std::uint32_t, std::int64_t, int>;
+  std::map<Address, std::vector<int>> stores;  // sites, in PTX order
+  for (const int site : without_code) {
+    const ptx::Instr& in = k.code[k.sites[static_cast<std::size_t>(site)].instr];
+    if (in.op == ptx::Opc::St)
+      stores[{in.mem.has_reg, in.mem.reg, in.mem.offset, access_width(in)}].push_back(site);
+  }
+  std::unordered_set<int> merged;
+  std::vector<const SassAccess*> left;  // unclaimed instructions no group took
+  for (const SassAccess* a : unclaimed) {
+    const bool plain_sts = a->unit == sass::SharedOp::None && a->op == model::Op::Store &&
+                           a->form == SassAccess::Form::Plain;
+    if (!plain_sts || a->ptx_line == 0) {
+      left.push_back(a);
+      continue;
+    }
+    // The group whose first store is nearest before the STS's PTX line, else nearest after.
+    const std::vector<int>* best = nullptr;
+    int best_distance = 0;
+    for (const auto& [address, group] : stores) {
+      if (std::get<3>(address) != a->width || merged.count(group.front())) continue;
+      const int line = k.sites[static_cast<std::size_t>(group.front())].ptx_line;
+      const int distance =
+          line <= a->ptx_line ? a->ptx_line - line : (1 << 24) + line - a->ptx_line;
+      if (!best || distance < best_distance) {
+        best = &group;
+        best_distance = distance;
+      }
+    }
+    if (!best) {
+      left.push_back(a);
+      continue;
+    }
+    const ptx::SourcePos at = source_of_ptx_line(k, a->ptx_line);
+    for (const int site : *best) {
+      SassSite& s = plan.sites[static_cast<std::size_t>(site)];
+      s.kind = SassSite::Kind::Merged;
+      s.carrier = site == best->front();
+      s.width = a->width;
+      s.placed = at;
+      if (s.carrier) {
+        s.opcodes.push_back(a->opcode);
+        s.offsets.push_back(a->offset);
+      }
+      merged.insert(site);
+    }
+  }
+  // Removed: no instruction of the site's kind left over that it could have become.
+  for (const int site : without_code) {
+    if (merged.count(site)) continue;
+    const ptx::Instr& in = k.code[k.sites[static_cast<std::size_t>(site)].instr];
+    const bool could_be = std::any_of(left.begin(), left.end(), [&](const SassAccess* a) {
+      return a->unit != sass::SharedOp::None
+                 ? unit_of(in) == a->unit
+                 : unit_of(in) == sass::SharedOp::None && same_kind(in, a->op);
+    });
+    if (could_be) {
+      rest.push_back(site);
+      continue;
+    }
+    plan.sites[static_cast<std::size_t>(site)].kind = SassSite::Kind::Removed;
+  }
+  std::sort(rest.begin(), rest.end());
+  return rest;
+}
+
 }  // namespace
 
 std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel) {
   std::vector<SassAccess> out;
+  // Those without a PTX line too: plan_sass claims none of them for a site, but one could
+  // be a site's own, so none of its kind is taken for removed.
   for (const sass::LineAccesses& line : sass::shared_by_ptx_line(kernel)) {
-    if (line.ptx_line == 0) continue;
     for (const sass::Instruction* in : line.instructions) {
       SassAccess a;
       a.ptx_line = static_cast<int>(line.ptx_line);
@@ -89,7 +181,8 @@ std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel) {
   return out;
 }
 
-SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
+SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass,
+                   const std::vector<std::uint32_t>& code_lines) {
   SassPlan plan;
   plan.sites.resize(k.sites.size());
   std::unordered_map<int, int> site_at_line;
@@ -105,6 +198,7 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
 
   // The SASS instructions tied to each PTX site, by the cubin's SASS-to-PTX line table.
   std::map<int, std::vector<const SassAccess*>> by_site;
+  std::vector<const SassAccess*> unclaimed;  // SASS no site's PTX line claims
   for (const SassAccess& a : sass) {
     if (a.unit != sass::SharedOp::None) {
       auto it = unit_at_line.find(a.ptx_line);
@@ -114,16 +208,24 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
         s.kind = SassSite::Kind::Same;
         s.opcodes.push_back(a.opcode);
         s.offsets.push_back(a.offset);
+      } else {
+        unclaimed.push_back(&a);
       }
       continue;
     }
     auto it = site_at_line.find(a.ptx_line);
-    if (it == site_at_line.end()) continue;
+    if (it == site_at_line.end()) {
+      unclaimed.push_back(&a);
+      continue;
+    }
     const ptx::Instr& in = k.code[k.sites[static_cast<std::size_t>(it->second)].instr];
     // A 64-bit atomic's CAS loop loads its word (LDS.64) on the atomic's line.
     const bool loop_load = a.op == model::Op::Load && a.width == 8 && access_width(in) == 8 &&
                            same_kind(in, model::Op::Atomic);
-    if (!same_kind(in, a.op) && !loop_load) continue;
+    if (!same_kind(in, a.op) && !loop_load) {
+      unclaimed.push_back(&a);
+      continue;
+    }
     by_site[it->second].push_back(&a);
   }
 
@@ -170,12 +272,13 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
   }
   // Sites with no SASS instruction of their own: merged into a wider neighbour's request
   // when one of their family was widened; otherwise ptxas removed or moved them.
+  std::vector<int> unmatched;
   for (std::size_t site = 0; site < k.sites.size(); ++site) {
     const ptx::Instr& in = k.code[k.sites[site].instr];
     if (!shared_access(in) || by_site.count(static_cast<int>(site))) continue;
     auto it = carriers.find(family_key(in));
     if (it == carriers.end()) {
-      plan.unmatched_sites.push_back(static_cast<int>(site));
+      unmatched.push_back(static_cast<int>(site));
       continue;
     }
     // by_site is ordered by site, and so is each carrier list.
@@ -189,6 +292,13 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass) {
     if (s.kind == SassSite::Kind::Widened)
       s.width = family_width[static_cast<std::size_t>(s.family)];
   plan.families = static_cast<int>(family_width.size());
+  // ldmatrix, stmatrix and cp.async sites with no SASS of their unit.
+  for (std::size_t site = 0; site < k.sites.size(); ++site)
+    if (unit_of(k.code[k.sites[site].instr]) != sass::SharedOp::None &&
+        plan.sites[site].opcodes.empty())
+      unmatched.push_back(static_cast<int>(site));
+  std::sort(unmatched.begin(), unmatched.end());
+  plan.unmatched_sites = removed_or_merged(k, unmatched, unclaimed, code_lines, plan);
   return plan;
 }
 
@@ -314,6 +424,12 @@ void SassRequests::on_access(const emu::AccessEvent& e) {
     case SassSite::Kind::Widened:
       widened(e, s);
       return;
+    case SassSite::Kind::Merged:
+      // The STS executes where its carrier does; the other stores are in it.
+      if (s.carrier) next_.on_access(e);
+      return;
+    case SassSite::Kind::Removed:
+      return;  // the hardware never issues it
   }
 }
 

@@ -121,12 +121,25 @@ void SiteCollector::report(KernelReport& rep) {
                 : ps.offsets;
         sr.nsight_lines = nsight_lines(*context_.sass, file_of, offsets);
       }
-      // No source line in the PTX: the line Nsight Compute lists its SASS on.
-      if (const ptx::SourcePos& p = plan.sites[i].placed; sr.line == 0 && p.line > 0) {
+      // No source line in the PTX, or a store merged into an STS of another line: the line
+      // Nsight Compute lists its SASS on.
+      const bool merged = plan.sites[i].kind == SassSite::Kind::Merged;
+      if (const ptx::SourcePos& p = plan.sites[i].placed; (sr.line == 0 || merged) && p.line > 0) {
         sr.file = p.file;
         sr.line = p.line;
         sr.col = p.col;
       }
+    }
+    if (i < plan.sites.size() && plan.sites[i].kind == SassSite::Kind::Removed) {
+      // The hardware never issues it: a note, and no counts (docs/json.md, removed_sites).
+      rep.notes.push_back(
+          {site.file, site.line, site.col,
+           fmt::format("ptxas removed this shared access (no SASS instruction for PTX line {}): "
+                       "not counted ({} request{} at PTX level)",
+                       site.ptx_line, pst.requests, pst.requests == 1 ? "" : "s")});
+      sr.ptx_stats = pst;
+      rep.removed_sites.push_back(std::move(sr));
+      continue;
     }
     sr.rewritten = pst.seen;
     sr.inlined = site.inlined;

@@ -19,7 +19,7 @@ KernelAnalysis::KernelAnalysis(const Loaded& l, const ptx::Kernel& k, const mode
     : loaded_(l), kernel_(k), arch_(arch), options_(o) {
   const sass::Kernel* sk = l.sass ? l.sass->find(k.name) : nullptr;
   if (sk) {
-    plan_ = analysis::plan_sass(k, analysis::sass_accesses(*sk));
+    plan_ = analysis::plan_sass(k, analysis::sass_accesses(*sk), sk->ptx_lines);
     analysis::place_lineless_sites(k, *sk, plan_);
   }
   context_.reset(new analysis::KernelContext{l.program, k, arch, plan_, sk, &l.sass_files});

@@ -34,7 +34,8 @@ std::string read_file(const std::string& path, const std::string& what) {
 // counts stay at PTX level, with the reason. A program's own cubin for the architecture
 // (`embedded`, from its fat binary) is what ran on the GPU: read when it has the SASS-to-PTX
 // line table (-lineinfo), else ptxas builds one from the same PTX.
-void read_cubin(Loaded& l, const CheckOptions& o, std::span<const std::uint8_t> embedded = {}) {
+void read_cubin(Loaded& l, const CheckOptions& o, std::span<const std::uint8_t> embedded = {},
+                const std::vector<std::string>& entries = {}) {
   // The decoder of the architecture's SASS family; a virtual one (compute_90) has no SASS.
   const model::Arch* arch = o.arch.starts_with("sm_") ? model::find_arch(o.arch) : nullptr;
   const sass::Decoder decoder = sass::decoder_for(arch ? arch->sass : model::SassFamily::None);
@@ -60,7 +61,8 @@ void read_cubin(Loaded& l, const CheckOptions& o, std::span<const std::uint8_t> 
     }
     // ptxas of the toolkit that compiled the file (the nvcc of --nvcc's or the build's
     // command).
-    const Assembled a = assemble(l.ptx_text, o.arch, nvcc_of(nvcc_command(o.nvcc)));
+    const Assembled a =
+        assemble(l.ptx_text, o.arch, nvcc_of(nvcc_command(o.nvcc)), entries, o.nvcc.cache);
     auto m = sass::read_module(a.cubin, decoder);
     if (!m.ok()) return unavailable("the cubin could not be read: " + m.error().message);
     for (const sass::Kernel& k : m.value().kernels)
@@ -76,6 +78,20 @@ void read_cubin(Loaded& l, const CheckOptions& o, std::span<const std::uint8_t> 
     if (auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
     unavailable(why);
   }
+}
+
+// The kernels ptxas compiles (--entry): those --kernel or the launch comments select, so
+// that a file of many kernels is not assembled whole to check one. Empty (all of them)
+// when those select none: the host code's launches or the only kernel decide later.
+std::vector<std::string> assembled_entries(const Loaded& l, const CheckOptions& o) {
+  std::vector<std::string> out;
+  try {
+    for (const ptx::Kernel& k : l.program.kernels)
+      if (selected(l, o, k.name)) out.push_back(k.name);
+  } catch (const DriverError&) {
+    return {};  // a launch comment in error: reported where the kernels are selected
+  }
+  return out;
 }
 
 // Headers nvcc names through its own directory ("/usr/local/cuda/bin/../targets/...")
@@ -172,10 +188,10 @@ Loaded load(const CheckOptions& o) {
     if (!said.empty() && o.nvcc_output) o.nvcc_output(said);
   }
   l.ptx_text = ptx_text;
-  read_cubin(l, o);
   l.module =
       ptx::parse(ptx_text, ptx ? o.input : o.input + " (PTX from nvcc)");
   l.program = ptx::decode(l.module, o.input, ptx ? "" : o.input);
+  read_cubin(l, o, {}, assembled_entries(l, o));
   finish_load(l, o);
   if (!l.comments.empty()) check_comment_kernels(l.comments, l.kernel_names(), o.input);
   return l;

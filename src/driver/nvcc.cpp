@@ -2,6 +2,7 @@
 // vector (never a shell), output captured in files of a private temporary directory.
 #include "bankcheck/driver/nvcc.hpp"
 
+#include "bankcheck/driver/compile_cache.hpp"
 #include "bankcheck/driver/compile_db.hpp"
 
 #include <fcntl.h>
@@ -20,7 +21,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <optional>
 #include <thread>
+#include <algorithm>
 
 extern char** environ;
 
@@ -203,6 +206,118 @@ RunResult run(const std::vector<std::string>& argv, const std::string& dir,
   return result;
 }
 
+// The file's bytes, or nothing when it cannot be read.
+std::optional<std::string> read_if_any(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return text.str();
+}
+
+// The prerequisites of the make rule nvcc -MD wrote for `target`: "target : a \\\n b",
+// a space in a name escaped as "\\ ", a '$' as "$$". Nothing when the rule is not there.
+std::optional<std::vector<std::string>> rule_prerequisites(const std::string& text,
+                                                           const std::string& target) {
+  if (!text.starts_with(target)) return std::nullopt;
+  std::size_t i = target.size();
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+  if (i >= text.size() || text[i] != ':') return std::nullopt;
+  std::vector<std::string> out;
+  std::string word;
+  auto end_word = [&] {
+    if (!word.empty()) out.push_back(std::move(word));
+    word.clear();
+  };
+  for (++i; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\' && i + 1 < text.size() && (text[i + 1] == '\n' || text[i + 1] == '\r')) {
+      end_word();  // a continued line
+      if (text[++i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    } else if (c == '\\' && i + 1 < text.size() && (text[i + 1] == ' ' || text[i + 1] == '#')) {
+      word += text[++i];
+    } else if (c == '$' && i + 1 < text.size() && text[i + 1] == '$') {
+      word += text[++i];
+    } else if (c == ' ' || c == '\t' || c == '\r') {
+      end_word();
+    } else if (c == '\n') {
+      end_word();
+      break;  // the rule ends; -MP's empty rules for headers follow
+    } else {
+      word += c;
+    }
+  }
+  end_word();
+  return out;
+}
+
+// Whether nvcc's flags write dependencies themselves: -M, -MD, -MMD, -MF and the like.
+bool writes_dependencies(const std::vector<std::string>& flags) {
+  return std::any_of(flags.begin(), flags.end(), [](const std::string& f) {
+    return f.starts_with("-M") || f.starts_with("--generate-dependenc") ||
+           f.starts_with("--dependency-output") || f.starts_with("--generate-nonsystem");
+  });
+}
+
+// The nvcc entry's key: everything that decides the PTX besides the included files.
+std::string nvcc_cache_key(const NvccOptions& o, const std::vector<std::string>& command,
+                           const std::string& source) {
+  std::vector<std::string> key = {"nvcc ptx 1"};
+  const std::vector<std::string> argv = nvcc_argv(o, command, "OUT");
+  key.insert(key.end(), argv.begin(), argv.end());
+  std::error_code ec;
+  key.push_back("cwd " + std::filesystem::current_path(ec).string());
+  const std::string nvcc = nvcc_of(command);
+  key.push_back(file_identity(nvcc));
+  const auto bin = std::filesystem::canonical(nvcc, ec).parent_path();
+  key.push_back(ec ? std::string() : file_identity((bin / "../nvvm/bin/cicc").string()));
+  for (const char* var : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN"}) {
+    const char* v = std::getenv(var);
+    key.push_back(std::string(var) + "=" + (v != nullptr ? v : ""));
+  }
+  key.push_back(sha256_hex(source));
+  return pack_fields(key);
+}
+
+// An nvcc entry: the PTX, nvcc's warnings, then (path, SHA-256) of each included file. The
+// PTX when every file still has its content.
+std::optional<std::pair<std::string, std::string>> cached_ptx(const CompileCache& cache,
+                                                              const std::string& key) {
+  const auto value = cache.get(key);
+  if (!value) return std::nullopt;
+  auto fields = unpack_fields(*value);
+  if (!fields || fields->size() < 2 || fields->size() % 2 != 0) return std::nullopt;
+  for (std::size_t i = 2; i < fields->size(); i += 2) {
+    const auto bytes = read_if_any((*fields)[i]);
+    if (!bytes || sha256_hex(*bytes) != (*fields)[i + 1]) return std::nullopt;
+  }
+  return std::make_pair(std::move((*fields)[0]), std::move((*fields)[1]));
+}
+
+// Stores a compile whose dependency file lists what it read; none stored when it does not.
+void store_ptx(const CompileCache& cache, const std::string& key, const std::string& ptx,
+               const std::string& said, const std::string& deps_path, const std::string& target,
+               const std::string& tmp) {
+  const auto text = read_if_any(deps_path);
+  if (!text) return;
+  const auto files = rule_prerequisites(*text, target);
+  if (!files || files->empty()) return;
+  std::vector<std::string> value = {ptx, said};
+  std::error_code ec;
+  const std::filesystem::path cwd = std::filesystem::current_path(ec);
+  if (ec) return;
+  for (const std::string& f : *files) {
+    if (f.starts_with(tmp + "/")) continue;  // the safely named copy: the input is in the key
+    const std::string path = f.starts_with('/') ? f : (cwd / f).lexically_normal().string();
+    const auto bytes = read_if_any(path);
+    if (!bytes) return;
+    value.push_back(path);
+    value.push_back(sha256_hex(*bytes));
+  }
+  cache.put(key, pack_fields(value));
+}
+
 }  // namespace
 
 std::string find_nvcc(const std::string& flag_value) {
@@ -363,6 +478,17 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
   }
 
   const std::vector<std::string> nvcc = nvcc_command(options);
+  const bool cacheable = options.cache && !writes_dependencies(options.extra);
+  const CompileCache cache(cacheable ? compile_cache_dir() : std::string());
+  std::string key;
+  if (cacheable) {
+    const auto source = read_if_any(options.input);
+    if (source) key = nvcc_cache_key(options, nvcc, *source);
+    if (auto hit = key.empty() ? std::nullopt : cached_ptx(cache, key)) {
+      if (diagnostics != nullptr) *diagnostics = hit->second;
+      return std::move(hit->first);
+    }
+  }
   TempDir tmp;
   const std::string ptx_path = tmp.path() + "/out.ptx";
   // nvcc hands the file name to its sub-tools through `sh -c`: a name a shell would
@@ -381,8 +507,11 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
     safe.include_dirs.insert(safe.include_dirs.begin(), dir.empty() ? "." : dir);
     safe.input = copy;
   }
-  RunResult result =
-      run(nvcc_argv(safe, nvcc, ptx_path), tmp.path(), "nvcc", options.timeout_seconds);
+  std::vector<std::string> argv = nvcc_argv(safe, nvcc, ptx_path);
+  const std::string deps_path = tmp.path() + "/deps.d";
+  if (!key.empty())  // what the source includes, for the cache entry
+    for (const std::string& a : {std::string("-MD"), std::string("-MF"), deps_path}) argv.push_back(a);
+  RunResult result = run(argv, tmp.path(), "nvcc", options.timeout_seconds);
 
   const std::string& said = result.err.empty() ? result.out : result.err;
   if (WIFSIGNALED(result.wait_status))
@@ -416,6 +545,7 @@ std::string compile_to_ptx(const NvccOptions& options, std::string* diagnostics)
     for (size_t at; (at = ptx.find(from)) != std::string::npos;)
       ptx.replace(at, from.size(), quoted);
   }
+  if (!key.empty()) store_ptx(cache, key, ptx, said_ok, deps_path, ptx_path, tmp.path());
   if (diagnostics != nullptr) *diagnostics = said_ok;
   return ptx;
 }
@@ -440,8 +570,23 @@ std::string find_ptxas(const std::string& nvcc) {
 
 }  // namespace
 
-Assembled assemble(const std::string& ptx, const std::string& arch, const std::string& nvcc_flag) {
+Assembled assemble(const std::string& ptx, const std::string& arch, const std::string& nvcc_flag,
+                   const std::vector<std::string>& entries, bool cache_it) {
   const std::string ptxas = find_ptxas(find_nvcc(nvcc_flag));
+  const CompileCache cache(cache_it ? compile_cache_dir() : std::string());
+  std::vector<std::string> key_fields = {"ptxas cubin 1", file_identity(ptxas), arch,
+                                         sha256_hex(ptx)};
+  key_fields.insert(key_fields.end(), entries.begin(), entries.end());
+  const std::string key = pack_fields(key_fields);
+  if (auto hit = cache.get(key)) {
+    auto fields = unpack_fields(*hit);
+    if (fields && fields->size() == 2) {
+      Assembled a;
+      a.cubin.assign((*fields)[0].begin(), (*fields)[0].end());
+      a.log = std::move((*fields)[1]);
+      return a;
+    }
+  }
   TempDir tmp;
   const std::string in = tmp.path() + "/in.ptx", cubin = tmp.path() + "/out.cubin";
   {
@@ -451,8 +596,15 @@ Assembled assemble(const std::string& ptx, const std::string& arch, const std::s
     if (!f) throw DriverError(fmt::format("cannot write {}: {}", in, std::strerror(errno)));
   }
   // -lineinfo: the cubin's SASS-to-PTX line table; it does not change the code.
-  RunResult result =
-      run({ptxas, "-lineinfo", "-arch=" + arch, in, "-o", cubin}, tmp.path(), "ptxas");
+  std::vector<std::string> argv = {ptxas, "-lineinfo", "-arch=" + arch};
+  if (!entries.empty()) {
+    std::string list;
+    for (const std::string& e : entries) list += (list.empty() ? "" : ",") + e;
+    argv.push_back("--entry");
+    argv.push_back(list);
+  }
+  for (const std::string& a : {in, std::string("-o"), cubin}) argv.push_back(a);
+  RunResult result = run(argv, tmp.path(), "ptxas");
   const int code = WIFEXITED(result.wait_status) ? WEXITSTATUS(result.wait_status) : -1;
   if (code != 0)
     throw DriverError(fmt::format("ptxas failed (exit {}):\n{}", code,
@@ -461,6 +613,7 @@ Assembled assemble(const std::string& ptx, const std::string& arch, const std::s
   a.log = result.err + result.out;
   const std::string bytes = read_file(cubin);
   a.cubin.assign(bytes.begin(), bytes.end());
+  if (!bytes.empty()) cache.put(key, pack_fields({bytes, a.log}));
   return a;
 }
 

@@ -317,6 +317,16 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
       sites.push_back(sj);
     }
     kj["sites"] = sites;
+    // Shared sites ptxas removed: no SASS instruction, never issued, left out of every count.
+    json removed = json::array();
+    for (const auto& s : k.removed_sites)
+      removed.push_back({{"file", source_path(r, s.file)},
+                         {"line", s.line},
+                         {"col", s.col},
+                         {"ptx_line", s.ptx_line},
+                         {"op", op_text(s.ptx_stats.op)},
+                         {"ptx", ptx_level(s.ptx_stats)}});
+    if (!removed.empty()) kj["removed_sites"] = removed;
     json lines = json::array();
     for (const auto& l : k.lines) {
       json lj = {{"file", source_path(r, l.file)},

@@ -69,6 +69,10 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
   c->add_option("--nvcc-timeout", o.nvcc_timeout,
                 "seconds nvcc may run before it is stopped (default 300; 0: no limit)")
       ->capture_default_str();
+  c->add_flag("--no-cache", o.no_cache,
+              "run nvcc and ptxas even when the compile cache has their output "
+              "($BANKCHECK_CACHE_DIR, else $XDG_CACHE_HOME/bankcheck or ~/.cache/bankcheck), "
+              "and store nothing");
   c->add_option("--budget", o.budget,
                 "warp instructions one CTA may execute before it is stopped (default 200000000)");
   c->add_flag("--ptx-level", o.ptx_level,
@@ -193,6 +197,7 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::stri
   co.sass = !o.ptx_level;
   if (!o.max_memory.empty()) co.max_memory = driver::parse_bytes(o.max_memory, "--max-memory");
   co.nvcc.timeout_seconds = o.nvcc_timeout;
+  co.nvcc.cache = !o.no_cache;
   co.launch = o.launch;
   if (o.budget) co.budget = o.budget;
   co.nvcc.nvcc = o.nvcc;

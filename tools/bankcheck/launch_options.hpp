@@ -28,6 +28,7 @@ struct LaunchCmdOptions {
   unsigned threads = 0;
   std::uint64_t budget = 0;
   bool ptx_level = false;
+  bool no_cache = false;  // --no-cache
   std::string max_memory;
   unsigned nvcc_timeout = driver::kDefaultNvccTimeout;
   int launch = 0;  // --launch N

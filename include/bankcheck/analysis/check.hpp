@@ -125,6 +125,9 @@ struct KernelReport {
   // Rewritten sites that SASS folded into a neighbour's request (no requests of their own):
   // their PTX-level counts, for the line's PTX figures.
   std::vector<SiteReport> folded_sites;
+  // Shared sites ptxas removed (SassSite::Kind::Removed): never issued, not counted; their
+  // PTX-level counts in ptx_stats.
+  std::vector<SiteReport> removed_sites;
   std::vector<LineReport> lines;  // sites summed per (line, space, op, width), in source order
   std::vector<NoteReport> notes;
   std::vector<UnwrittenReadReport> unwritten_shared_reads;  // one per line, in source order

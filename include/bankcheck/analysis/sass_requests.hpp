@@ -41,7 +41,8 @@ struct SassAccess {
 };
 
 // The kernel's shared-memory instructions as SassAccess (in SASS order), from the decoded
-// cubin: LDS, STS and ATOMS, and the LDSM, STSM and LDGSTS that name their sites' SASS.
+// cubin: LDS, STS and ATOMS, and the LDSM, STSM and LDGSTS that name their sites' SASS;
+// ptx_line 0 for those the line table ties to no PTX line.
 std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel);
 
 // How SASS issues one PTX site.
@@ -58,14 +59,24 @@ struct SassSite {
     // nor Atomic64 is rewritten: the PTX level has no rule for 64-bit atomics to compare.
     SpinLoop64,
     Atomic64,  // a 64-bit atomic's own ATOMS.EXCH.64 or ATOMS.CAS.64 (model::atomic64)
+    // Stores to one address that ptxas issues as one STS on another PTX line (it selects the
+    // value: `s[i] = 0; if (c) s[i] = v;`). The carrier, the first of them in the PTX, counts
+    // one request per warp execution, on the STS's line (`placed`); the others none.
+    Merged,
+    // No SASS instruction, none on its PTX line, and no SASS instruction left over that it
+    // could have become: ptxas removed it (an unrolled loop's unused last ldmatrix). The
+    // hardware never issues it, so its requests are not counted.
+    Removed,
   };
   Kind kind = Kind::Ptx;
   int width = 0;    // bytes per lane of the SASS request (Widened: of the merged request)
   int family = -1;  // Widened: sites that merge with each other (same op and base register)
   std::vector<std::string> opcodes;  // its own SASS instructions ("LDS.128"), in SASS order
   std::vector<std::uint32_t> offsets;  // and their byte offsets in the kernel's code
+  bool carrier = false;  // Merged: the member whose executions the STS's are
   // A site whose PTX has no source line (`.loc 1 0 0`): where Nsight Compute lists its
-  // SASS (place_lineless_sites); line 0 otherwise.
+  // SASS (place_lineless_sites); Merged: the source line of the STS's PTX line; line 0
+  // otherwise.
   ptx::SourcePos placed;
 };
 
@@ -73,19 +84,26 @@ struct SassSite {
 struct SassPlan {
   std::vector<SassSite> sites;  // per PTX site (non-shared sites stay Kind::Ptx)
   int families = 0;
-  // Shared PTX sites without a SASS instruction and no wider neighbour to merge into
-  // (ptxas removed or moved them): counted at PTX level.
+  // Shared PTX sites without a SASS instruction and no wider neighbour to merge into, that
+  // the line table does not show removed or merged: counted at PTX level.
   std::vector<int> unmatched_sites;
   bool empty() const { return families == 0 && unmatched_sites.empty() && sites.empty(); }
 };
 
 // Builds the plan from the kernel's decoded PTX and its SASS shared instructions.
 // Pre: `sass` lists every shared-memory instruction of the kernel's SASS, with PTX lines
-// of the same PTX text `kernel` was decoded from.
+// of the same PTX text `kernel` was decoded from; `code_lines`, when not empty, the PTX
+// line of every SASS instruction (sass::Kernel::ptx_lines), what the line table says.
 // Post: a site whose SASS instruction is wider than the site, and every site with no SASS
 // instruction of its own that accesses shared memory through the same base register with
-// the same operation, are Widened in one family of that width.
-SassPlan plan_sass(const ptx::Kernel& kernel, const std::vector<SassAccess>& sass);
+// the same operation, are Widened in one family of that width. Of the other shared sites
+// with no SASS instruction of their own and no SASS at all on their PTX line: stores of one
+// width to one address (register and offset) are Merged into a plain STS of that width
+// that no store site claims (the nearest such group before it in the PTX, else the
+// nearest), and the rest, where no instruction of their kind is left unclaimed, Removed.
+// Without `code_lines` nothing is Merged or Removed.
+SassPlan plan_sass(const ptx::Kernel& kernel, const std::vector<SassAccess>& sass,
+                   const std::vector<std::uint32_t>& code_lines = {});
 
 // The cubin's line table has no row for an instruction whose PTX has no source line, so
 // Nsight Compute lists it on the line of the nearest instruction before it in the code
@@ -148,7 +166,8 @@ inline bool rewritten(const SassPlan& plan, int site) {
   if (site < 0 || static_cast<std::size_t>(site) >= plan.sites.size()) return false;
   const SassSite::Kind k = plan.sites[static_cast<std::size_t>(site)].kind;
   return k == SassSite::Kind::Widened || k == SassSite::Kind::PopcInc ||
-         k == SassSite::Kind::Aggregated || k == SassSite::Kind::SpinLoop;
+         k == SassSite::Kind::Aggregated || k == SassSite::Kind::SpinLoop ||
+         k == SassSite::Kind::Merged || k == SassSite::Kind::Removed;
 }
 
 // Forwards the PTX-level events of rewritten sites only: the report shows both levels

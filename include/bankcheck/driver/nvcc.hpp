@@ -26,6 +26,9 @@ struct NvccOptions {
   std::string input;
   std::string arch = "sm_90";
   std::vector<std::string> include_dirs, defines, extra;
+  // The compile cache (compile_cache.hpp): an unchanged source and command reuse the PTX
+  // and the cubin of an earlier run. --no-cache: false.
+  bool cache = true;
 };
 
 // The macros nvcc's command line defines (-D NAME[=VALUE], in --, -D and -p's entry; -U
@@ -70,7 +73,9 @@ std::vector<std::string> nvcc_argv(const NvccOptions& options, const std::string
                                    const std::string& output);
 
 // Compiles options.input to PTX in a private temporary directory (removed afterwards) and
-// returns the PTX text. nvcc's stdout and stderr go to files there, so any amount of
+// returns the PTX text. With options.cache, the compile cache's entry when the source, every
+// file it includes (nvcc -MD lists them) and the command are unchanged, nvcc not run; a
+// compile that runs is stored there (not when `extra` has -M flags of its own). nvcc's stdout and stderr go to files there, so any amount of
 // output is safe. `diagnostics`, when given, receives what nvcc printed on success
 // (warnings; usually empty).
 // Errors (DriverError): "INPUT: cannot read ..." when the input is missing or unreadable
@@ -87,8 +92,11 @@ struct Assembled {
 };
 
 // Assembles `ptx` with `ptxas -lineinfo -arch=ARCH`, the ptxas beside the nvcc
-// find_nvcc picks, so the cubin is what that toolkit would run. Throws DriverError
-// ("ptxas ...") when it cannot run or fails.
-Assembled assemble(const std::string& ptx, const std::string& arch, const std::string& nvcc_flag);
+// find_nvcc picks, so the cubin is what that toolkit would run; with `entries` (mangled
+// kernel names), `--entry NAME,...`: those kernels only, the others not compiled. Throws
+// DriverError ("ptxas ...") when it cannot run or fails. With `cache`, the compile cache's
+// cubin of the same PTX, architecture, entries and ptxas, ptxas not run.
+Assembled assemble(const std::string& ptx, const std::string& arch, const std::string& nvcc_flag,
+                   const std::vector<std::string>& entries = {}, bool cache = true);
 
 }  // namespace bankcheck::driver
