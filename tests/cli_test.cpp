@@ -141,27 +141,27 @@ TEST(Cli, RefusedKernelsAreNamedNotFatal) {
   const auto j = nlohmann::json::parse(r.out)["files"][0];
   ASSERT_EQ(j["kernels"].size(), 2u);
   ASSERT_EQ(j["unsupported_kernels"].size(), 2u);
-  EXPECT_EQ(j["unsupported_kernels"][0]["name"], "named_barrier");
+  EXPECT_EQ(j["unsupported_kernels"][0]["name"], "counted_reduction");
   EXPECT_EQ(j["unsupported_kernels"][1]["name"], "recursive_fib");
   EXPECT_EQ(j["unsupported_kernels"][0]["selected"], false);
   EXPECT_GT(j["unsupported_kernels"][0]["line"].get<int>(), 0);
   EXPECT_GT(j["unsupported_kernels"][0]["ptx_line"].get<int>(), 0);
-  EXPECT_NE(r.err.find("kernel named_barrier not analysed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kernel counted_reduction not analysed"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("kernel recursive_fib not analysed"), std::string::npos) << r.err;
   const auto text = run_tool({"check", mixed_file()});
   EXPECT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("kernel named_barrier not analysed"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("kernel counted_reduction not analysed"), std::string::npos) << text.out;
 }
 
 // Asking for a refused kernel fails with its reason and source line.
 TEST(Cli, AskingForARefusedKernelFails) {
   const auto r = run_tool(
-      {"check", mixed_file(), "--kernel", "named_barrier", "--grid", "1", "--block", "64"});
+      {"check", mixed_file(), "--kernel", "counted_reduction", "--grid", "1", "--block", "64"});
   if (r.err.find("nvcc") != std::string::npos && r.exit_code != 0 &&
-      r.err.find("named_barrier") == std::string::npos)
+      r.err.find("counted_reduction") == std::string::npos)
     GTEST_SKIP() << r.err;
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("mixed_support.cu:"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("kernel named_barrier is not analysed"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("bar.sync 1, 64"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kernel counted_reduction is not analysed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bar.red.popc.u32"), std::string::npos) << r.err;
 }

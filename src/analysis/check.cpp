@@ -2,10 +2,34 @@
 // lines that read shared memory never written.
 #include "bankcheck/analysis/check.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <tuple>
 
 namespace bankcheck::analysis {
+
+std::string refusal_text(const std::string& reason, int ptx_line, const std::string& ptx,
+                         const std::vector<ptx::RefusedFamily>& families,
+                         const std::function<std::string(int file)>& path) {
+  if (families.empty() || (families.size() == 1 && families[0].count == 1))
+    return fmt::format("{} (PTX line {}: {})", reason, ptx_line, ptx);
+  int total = 0;
+  for (const auto& f : families) total += f.count;
+  std::string out = fmt::format("it uses {} instruction famil{} the emulator does not run ({} "
+                                "instruction{}):",
+                                families.size(), families.size() == 1 ? "y" : "ies", total,
+                                total == 1 ? "" : "s");
+  for (const auto& f : families) {
+    const std::string where = f.pos.line > 0
+                                  ? fmt::format("{}:{}:{}", path(f.pos.file), f.pos.line,
+                                                std::max(f.pos.col, 1))
+                                  : fmt::format("PTX line {}", f.ptx_line);
+    out += fmt::format("\n  {}: {}: {} instruction{}, the first at PTX line {}: {} ({})", where,
+                       f.family, f.count, f.count == 1 ? "" : "s", f.ptx_line, f.ptx, f.reason);
+  }
+  return out;
+}
 
 void note_unwritten_shared_reads(const ptx::Kernel& k, const std::vector<int>& sites,
                                  KernelReport& report) {

@@ -49,7 +49,7 @@ analysis::CheckReport start_report(const Loaded& l, const CheckOptions& o,
   while (std::getline(ss, line)) r.source_lines.push_back(line);
   for (const auto& u : l.program.unsupported)
     r.unsupported.push_back({base_name(demangle(u.name)), u.reason, u.pos.file, u.pos.line,
-                             u.ptx_line, u.ptx, selected(l, o, u.name)});
+                             u.ptx_line, u.ptx, selected(l, o, u.name), u.pos.col, u.families});
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "args.hpp"
+#include "bankcheck/analysis/check.hpp"
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/host_launch.hpp"
@@ -17,13 +18,25 @@ namespace bankcheck::driver {
 namespace {
 
 // "file.cu:12: kernel k: reason (PTX line 40: text)", for an error that stops the run.
+// The file an instruction's .loc names: the input's own name for the main file, a header's
+// path as the PTX gives it.
+std::string loc_file(const Loaded& l, int file) {
+  if (file == l.program.main_file || file < 0 ||
+      static_cast<size_t>(file) >= l.program.files.size() ||
+      l.program.files[static_cast<size_t>(file)].empty())
+    return l.input;
+  return l.program.files[static_cast<size_t>(file)];
+}
+
 std::string unsupported_message(const Loaded& l, const ptx::UnsupportedKernel& u) {
   const std::string where =
       u.pos.line > 0 && u.pos.file >= 0 && static_cast<size_t>(u.pos.file) < l.program.files.size()
-          ? fmt::format("{}:{}", l.input, u.pos.line)
+          ? fmt::format("{}:{}:{}", loc_file(l, u.pos.file), u.pos.line, std::max(u.pos.col, 1))
           : l.input;
-  return fmt::format("{}: kernel {} is not analysed: {} (PTX line {}: {})", where,
-                     base_name(demangle(u.name)), u.reason, u.ptx_line, u.ptx);
+  return fmt::format(
+      "{}: kernel {} is not analysed: {}", where, base_name(demangle(u.name)),
+      analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families,
+                             [&](int file) { return loc_file(l, file); }));
 }
 
 // Launch validation: the block's threads and the shared memory per block against the

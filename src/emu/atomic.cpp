@@ -15,6 +15,15 @@ void Ctx::atomic(const Instr& in, int pc, int w, std::uint32_t exec) {
   std::uint64_t addrs[32] = {};
   std::uint32_t by_space[6] = {};
   const auto op = in.mod.atom;
+  // add/min/max on f16, bf16 and their pairs: the narrow arithmetic of half.cpp, rounded to
+  // nearest even, without .ftz (atom's .noftz).
+  Instr half_op;
+  const bool half = ptx::ty_half(in.type);
+  if (half) {
+    half_op.op = op == ptx::AtomOp::Min ? Opc::Min : op == ptx::AtomOp::Max ? Opc::Max : Opc::Add;
+    half_op.type = in.type;
+    half_op.mod.round = ptx::Round::Rn;
+  }
   AtomicValues& values = atomic_values;
   values.op = op;
   values.type = in.type;
@@ -72,6 +81,8 @@ void Ctx::atomic(const Instr& in, int pc, int w, std::uint32_t exec) {
         nv = (old & mask_of(t)) == (b & mask_of(t)) ? val(in.src[1], w, l) : old;
         break;
     }
+    if (half && (op == ptx::AtomOp::Add || op == ptx::AtomOp::Min || op == ptx::AtomOp::Max))
+      nv = half_arith(half_op, old & mask_of(t), b & mask_of(t), 0) & mask_of(t);
     if (size == 8 && actual == Space::Shared) {
       // The word before the instruction: an earlier lane on the same word has changed it.
       std::uint64_t before = old;

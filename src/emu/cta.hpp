@@ -33,6 +33,10 @@ struct Emulator::State {
     std::vector<Entry> stack;
     bool at_barrier = false, done = false;
     int barrier_instr = -1;
+    // At a barrier with a thread count (bar.sync a, b): released when b threads have
+    // arrived at barrier a, not when every warp waits.
+    bool counted = false;
+    std::uint32_t barrier_id = 0;
     // bar.red: the lanes that reached the barrier and those whose predicate was true.
     std::uint32_t red_lanes = 0, red_true = 0;
     // An mbarrier wait whose phase had not completed (mbarrier.cpp): the warp stopped at
@@ -44,6 +48,9 @@ struct Emulator::State {
     std::uint32_t mbarrier_exec = 0;
     std::uint64_t mbarrier_seen = 0, gave_up_at = ~0ull;
   };
+  // The threads arrived so far at each named barrier with a thread count (32 per warp, as
+  // the PTX ISA counts a warp's arrival), reset when it releases.
+  std::uint32_t bar_arrived[16] = {};
   std::vector<std::uint64_t> regs;    // [warp][reg][lane]
   std::vector<std::uint32_t> preds;   // [warp][pred]
   std::vector<std::uint32_t> tid[3];  // per thread

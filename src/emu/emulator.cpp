@@ -104,11 +104,12 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
   st.shared_written.reset(shared_bytes);
   st.local.assign(static_cast<std::size_t>(nwarps) * 32 * kernel_.local_bytes, 0);
   st.warps.resize(nwarps);
+  std::fill(std::begin(st.bar_arrived), std::end(st.bar_arrived), 0u);
   for (std::uint32_t w = 0; w < nwarps; ++w) {
     auto& wp = st.warps[w];
     wp.stack.clear();  // keeps its capacity between CTAs
     wp.exited = 0;
-    wp.at_barrier = wp.done = false;
+    wp.at_barrier = wp.done = wp.counted = false;
     wp.barrier_instr = -1;
     wp.at_mbarrier = wp.give_up = false;
     wp.gave_up_at = ~0ull;
@@ -152,6 +153,37 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
   GlobalMemory::Buffer* no_buffer = nullptr;  // shared accesses
   std::uint64_t used = 0;                     // warp instructions of this CTA (the budget)
   c.used = &used;
+
+  // bar.sync a, b / bar.arrive a, b: the warp counts 32 threads in at barrier a (the ISA
+  // counts a warp's arrival as the warp size); when b have arrived, the warps waiting at
+  // a are released. True when the warp goes on (bar.arrive).
+  const auto counted_barrier = [&](State::Warp& wp, const ptx::Instr& in, int pc,
+                                   std::uint32_t exec) {
+    const int lane = std::countr_zero(exec);  // the operands are the warp's: uniform
+    const std::uint64_t id = c.val(in.src[0], wp.id, lane);
+    const std::uint64_t count = c.val(in.src[1], wp.id, lane);
+    if (id > 15)
+      c.fail(EmuError::Kind::Barrier, pc,
+             fmt::format("barrier {} does not exist (0 to 15; warp {})", id, wp.id));
+    if (count == 0 || count % 32 != 0 || count > 1024)
+      c.fail(EmuError::Kind::Barrier, pc,
+             fmt::format("barrier {} with a count of {} threads (a multiple of 32 from 32 to "
+                         "1024; warp {})",
+                         id, count, wp.id));
+    if (!in.mod.bar_arrive) {
+      wp.at_barrier = wp.counted = true;
+      wp.barrier_instr = pc;
+      wp.barrier_id = static_cast<std::uint32_t>(id);
+    }
+    std::uint32_t& arrived = st.bar_arrived[id];
+    arrived += 32;
+    if (arrived >= count) {
+      arrived = 0;
+      for (auto& o : st.warps)
+        if (o.at_barrier && o.counted && o.barrier_id == id) o.at_barrier = o.counted = false;
+    }
+    return in.mod.bar_arrive;
+  };
 
   // Runs the warp until it finishes or waits at a barrier. The top of the SIMT stack is
   // the lanes running and where they reconverge; straight-line code runs in the inner
@@ -283,6 +315,12 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             top.pc = pc;
             goto next_entry;
           case K::Bar:
+            if (u.in->mod.bar_count) {  // a named barrier with a thread count, or bar.arrive
+              if (!exec) break;
+              if (counted_barrier(wp, *u.in, pc, exec)) break;  // bar.arrive goes on
+              top.pc = pc + 1;
+              return;
+            }
             top.pc = pc + 1;
             if (!exec) goto next_entry;
             if (active != (wp.lanes & ~wp.exited)) {
@@ -366,7 +404,12 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
     int waiting_instr = -1;
     std::uint32_t finished = 0, at_bar = 0;
     const State::Warp* stuck = nullptr;
+    const State::Warp* short_of = nullptr;  // at a barrier whose count cannot be reached
     for (auto& wp : st.warps) {
+      if (wp.at_barrier && wp.counted) {
+        if (!short_of) short_of = &wp;
+        continue;
+      }
       if (wp.at_barrier) {
         any_waiting = true;
         waiting_instr = wp.barrier_instr;
@@ -384,6 +427,14 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
                              stuck->mbarrier_instr, stuck->id, stuck->mbarrier_exec),
                          at_bar, st.warps.size(), finished));
     }
+    if (!any_waiting && short_of)
+      c.fail(EmuError::Kind::Barrier, short_of->barrier_instr,
+             fmt::format("deadlock: warp {} waits at barrier {} for {} threads, and only {} "
+                         "arrived ({} of {} warps finished)",
+                         short_of->id, short_of->barrier_id,
+                         c.val(st.compiled.code[static_cast<size_t>(short_of->barrier_instr)].src[1],
+                               short_of->id, 0),
+                         st.bar_arrived[short_of->barrier_id], finished, st.warps.size()));
     if (!any_waiting) break;
     if (finished > 0)
       notes_.push_back(
@@ -392,7 +443,8 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
                        finished, st.warps.size())});
     release_bar_red(c, st);
     st.shared_written.settle();
-    for (auto& wp : st.warps) wp.at_barrier = false;
+    for (auto& wp : st.warps)
+      if (!wp.counted) wp.at_barrier = false;
   }
 }
 

@@ -261,8 +261,31 @@ void matrix_move(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std
 
 }  // namespace
 
+// movmatrix.m8n8.trans.b16: lane l holds elements (l / 4, 2 (l % 4)) and (l / 4, 2 (l % 4) + 1)
+// of the matrix in its register (low half first), and receives those of the transpose:
+// elements (2 (l % 4), l / 4) and (2 (l % 4) + 1, l / 4). Element (r, c) is in lane
+// 4 r + c / 2, half c % 2.
+static void movmatrix(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active) {
+  if (exec != 0xFFFFFFFFu || active != exec)
+    c.fail(EmuError::Kind::Unsupported, pc,
+           fmt::format("movmatrix.sync.aligned executed by lanes 0x{:08x} of warp {}: every lane "
+                       "of the warp must execute it",
+                       exec, w));
+  std::uint32_t a[32];
+  for (int l = 0; l < 32; ++l) a[l] = static_cast<std::uint32_t>(c.val(in.src[0], w, l));
+  const auto element = [&](int r, int col) -> std::uint32_t {
+    return (a[4 * r + col / 2] >> (16 * (col % 2))) & 0xFFFFu;
+  };
+  for (int l = 0; l < 32; ++l) {
+    const int g = l / 4, t = l % 4;
+    c.set(in.dst[0], w, l, element(2 * t, g) | (element(2 * t + 1, g) << 16), Ty::B32);
+  }
+}
+
 void matrix_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active) {
-  if (in.op == Opc::Mma)
+  if (in.op == Opc::Movmatrix)
+    movmatrix(c, in, pc, w, exec, active);
+  else if (in.op == Opc::Mma)
     mma(c, in, pc, w, exec, active);
   else
     matrix_move(c, in, pc, w, exec, active);

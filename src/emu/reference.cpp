@@ -436,6 +436,7 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
     case Opc::Ldmatrix:
     case Opc::Stmatrix:
     case Opc::Mma:
+    case Opc::Movmatrix:
       matrix_op(c, in, pc, w, exec, active);
       break;
     case Opc::WmmaLoad:

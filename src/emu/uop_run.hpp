@@ -325,7 +325,8 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
     const V2 offv = splat2(off - lo);
     V2 any = splat2(0);
     for (int l = 0; l < 32; l += 2) {
-      const V2 rel = load2(base + l) + offv;
+      V2 rel = load2(base + l) + offv;
+      if constexpr (Shared) rel &= splat2(0xFFFFFFFFull);  // 32-bit shared addresses wrap
       store2(addrs + l, rel);
       any |= rel;
     }
@@ -344,6 +345,8 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
     }
     if (lo)
       for (int l = 0; l < 32; l += 2) store2(addrs + l, load2(addrs + l) + splat2(lo));
+  } else if constexpr (Shared) {
+    for (int l = 0; l < 32; ++l) addrs[l] = static_cast<std::uint32_t>(base[l] + off);
   } else {
     for (int l = 0; l < 32; ++l) addrs[l] = base[l] + off;
   }
@@ -519,8 +522,8 @@ template <bool Load>
   if (((any | off) & (width - 1)) || any > size || off > size || any + off + width > size) {
     for (std::uint32_t e = exec; e; e &= e - 1) {  // lane by lane; none may fault
       const int l = std::countr_zero(e);
-      const std::uint64_t a = base[l] + off;
-      if (a % width || a + width > size || a + width < a) return;
+      const std::uint64_t a = static_cast<std::uint32_t>(base[l] + off);  // wraps (MemRef)
+      if (a % width || a + width > size) return;
       addrs[l] = a;
     }
     base = addrs;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <set>
 #include <unordered_map>
 
@@ -128,7 +129,7 @@ class Decoder : private detail::OperandDecoder {
         prog_.kernels.push_back(decode_kernel(detail::inline_calls(
             m_, f, [&](const Instruction& in, const std::string& msg) { return error(in, msg); })));
       } catch (const DecodeError& e) {
-        prog_.unsupported.push_back({f.name, e.what(), e.line, e.text, e.pos});
+        prog_.unsupported.push_back({f.name, e.what(), e.line, e.text, e.pos, e.families});
         call_params_.clear();  // what decode_kernel would have reset at its end
         call_param_access_ = false;
         reg_index_.clear();
@@ -295,18 +296,29 @@ class Decoder : private detail::OperandDecoder {
       else
         ++n;
     }
-    // Instructions.
+    // Instructions. One refused does not stop the others' decoding: the refusal names
+    // every unsupported family the kernel uses (refuse_kernel).
     std::vector<std::string> branch_labels;
+    std::vector<RefusedFamily> refused;
+    std::unique_ptr<DecodeError> first_refusal;
     for (const auto& st : f.body) {
       if (st.is_label) continue;
       const Instruction& in = st.instruction;
-      Instr ins = decode_instr(in);
-      if (ins.op == Opc::Bra) {
-        const auto& op = in.operands.back();
-        auto it = labels.find(op.name);
-        if (it == labels.end()) fail(in, "branch to unknown label '" + op.name + "'");
-        ins.target = it->second;
+      Instr ins;
+      try {
+        ins = decode_instr(in);
+        if (ins.op == Opc::Bra) {
+          const auto& op = in.operands.back();
+          auto it = labels.find(op.name);
+          if (it == labels.end()) fail(in, "branch to unknown label '" + op.name + "'");
+          ins.target = it->second;
+        }
+      } catch (const DecodeError& e) {
+        if (!first_refusal) first_refusal = std::make_unique<DecodeError>(e);
+        note_refusal(refused, in, e);
+        continue;
       }
+      if (first_refusal) continue;  // the kernel is refused: no code to build
       ins.loc = static_cast<std::int32_t>(k.locs.size());
       k.locs.push_back(resolve_loc(in.loc_chain));
       k.ptx_lines.push_back(in.pos.line);
@@ -345,6 +357,10 @@ class Decoder : private detail::OperandDecoder {
       if (copy) ins.site2 = new_site();
       k.code.push_back(ins);
     }
+    if (first_refusal) {
+      first_refusal->families = std::move(refused);
+      throw *first_refusal;
+    }
     compute_reconvergence(k);
     call_params_.clear();
     reg_index_.clear();
@@ -352,6 +368,27 @@ class Decoder : private detail::OperandDecoder {
     reg_type_.clear();
     syms_ = nullptr;
     return k;
+  }
+
+  // One refused instruction into its family's entry (the first of each family keeps its
+  // place, reason and location).
+  void note_refusal(std::vector<RefusedFamily>& out, const Instruction& in,
+                    const DecodeError& e) const {
+    const std::string family = instruction_family(in.opcode, in.modifiers);
+    for (RefusedFamily& r : out)
+      if (r.family == family) {
+        ++r.count;
+        return;
+      }
+    // Where the instruction is written: the innermost frame with a line (a header's
+    // helper's own line), not the call site the sites are counted on.
+    SourcePos pos = e.pos;
+    for (const auto& l : in.loc_chain)
+      if (l.line > 0) {
+        pos = {l.file, l.line, l.col};
+        break;
+      }
+    out.push_back({family, e.what(), 1, e.line, e.text, pos});
   }
 
   [[noreturn]] void fail_at(int line, const std::string& msg, const std::string& text) const {
@@ -491,6 +528,9 @@ class Decoder : private detail::OperandDecoder {
         call_param_access_ = true;
       }
     }
+    // A shared-space address is 32 bits whatever the register holding it: the hardware
+    // (LDS, STS, ATOMS, LDSM, LDGSTS) takes the low word, so a 64-bit base wraps too.
+    if (space == Space::Shared) m.wrap32 = true;
     return m;
   }
 

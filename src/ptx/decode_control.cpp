@@ -38,17 +38,34 @@ void Form::form_Barrier() {
     src(2, Ty::Pred);
     return;
   }
-  const bool sync =
-      has(in, ".sync") || (op == "barrier" && !has(in, ".arrive")) || in.modifiers.empty();
-  if (!sync || has(in, ".arrive")) fail(in, "only bar.sync / barrier.sync are supported");
+  // bar.sync a{, b}, barrier.sync{.aligned} a{, b}, bar.arrive a, b, barrier.arrive a, b
+  // (and plain `bar a`): a is the barrier (0 to 15), b the threads it waits for (a multiple
+  // of the warp size), each an immediate or a register.
+  ins.mod.bar_arrive = has(in, ".arrive");
+  const bool sync = has(in, ".sync") || in.modifiers.empty() ||
+                    (op == "barrier" && !ins.mod.bar_arrive) ||
+                    (in.modifiers.size() == 1 && has(in, ".aligned"));
+  if (!sync && !ins.mod.bar_arrive) fail(in, "unsupported barrier '" + in.text + "'");
   ins.op = Opc::Bar;
-  if (!in.operands.empty()) {
-    if (in.operands[0].kind != Operand::Kind::Immediate)
-      fail(in, "bar.sync with a register barrier id is not supported");
-    if (in.operands[0].imm != 0) fail(in, "named barriers other than 0 are not supported");
+  if (in.operands.empty()) {
+    if (ins.mod.bar_arrive) fail(in, "bar.arrive needs a barrier and a thread count");
+    ins.src[0].kind = Opnd::Kind::Imm;  // barrier 0
+    ins.nsrc = 1;
+    return;
   }
-  if (in.operands.size() > 1) fail(in, "bar.sync with a thread count is not supported");
-  return;
+  if (in.operands.size() > 2) fail(in, "bar.sync takes a barrier and a thread count at most");
+  if (ins.mod.bar_arrive && in.operands.size() != 2)
+    fail(in, "bar.arrive needs a thread count");
+  src(0, Ty::U32);
+  if (in.operands[0].kind == Operand::Kind::Immediate && in.operands[0].imm > 15)
+    fail(in, "barrier " + std::to_string(in.operands[0].imm) + " does not exist (0 to 15)");
+  if (in.operands.size() == 2) {
+    ins.mod.bar_count = true;
+    src(1, Ty::U32);
+    if (in.operands[1].kind == Operand::Kind::Immediate &&
+        (in.operands[1].imm <= 0 || in.operands[1].imm % 32 != 0 || in.operands[1].imm > 1024))
+      fail(in, "a barrier's thread count must be a multiple of 32 from 32 to 1024");
+  }
 }
 
 void Form::form_Plain() { ins.op = opc; }

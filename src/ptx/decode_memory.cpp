@@ -85,8 +85,13 @@ void Form::form_Atomic() {
         found = true;
       }
   if (!found) fail(in, "unknown atomic operation");
-  if (has(in, ".v2") || has(in, ".v4") || has(in, ".noftz") || t0 == Ty::F16)
-    fail(in, "this atomic form is not supported");
+  if (has(in, ".v2") || has(in, ".v4") || has(in, ".v8"))
+    fail(in, "vector atomics (.v2, .v4, .v8) are not supported");
+  // atom/red.add.noftz.{f16,f16x2,bf16,bf16x2} (and .min/.max on them): each 16-bit half
+  // rounded to nearest even on its own, subnormals kept.
+  if (ty_half(ins.type) && ao != AtomOp::Add && ao != AtomOp::Min && ao != AtomOp::Max &&
+      ao != AtomOp::Exch && ao != AtomOp::Cas)
+    fail(in, "this atomic operation on f16/bf16 is not supported");
   ins.mod.atom = ao;
   size_t i = 0;
   if (ins.op == Opc::Atom) dst(static_cast<int>(i++), ins.type);

@@ -36,6 +36,19 @@ void Form::form_Matrix() {
   ins.mem = memref(in, in.operands[load ? 1 : 0], ins.space);
 }
 
+// movmatrix.sync.aligned.m8n8.trans.b16 d, a: the warp's 8x8 matrix of b16 in ldmatrix's
+// fragment layout (one register per lane), transposed.
+void Form::form_Movmatrix() {
+  ins.op = Opc::Movmatrix;
+  ins.type = Ty::B16;
+  if (!has(in, ".sync") || !has(in, ".aligned")) fail(in, "movmatrix needs .sync.aligned");
+  if (!has(in, ".m8n8") || !has(in, ".trans") || !has(in, ".b16"))
+    fail(in, "movmatrix is .m8n8.trans.b16 only");
+  need(2);
+  dst(0, Ty::B32);
+  src(1, Ty::B32);
+}
+
 namespace {
 std::optional<MmaElem> mma_elem(std::string_view m) {
   static const std::pair<const char*, MmaElem> kElems[] = {

@@ -1,9 +1,12 @@
 // PTX's words and literals (words.hpp).
 #include "words.hpp"
 
+#include "bankcheck/ptx/ir.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <iterator>
+#include <string>
 
 namespace bankcheck::ptx::detail {
 
@@ -131,3 +134,35 @@ void write_element(Variable& v, int size, const Number& n, bool negative) {
 }
 
 }  // namespace bankcheck::ptx::detail
+
+namespace bankcheck::ptx {
+
+// What an instruction does, without how it is typed, where it reads or how it is shaped:
+// the opcode, then each modifier unless it is a type, a state space (with or without
+// ::cta/::cluster), a scope or memory order, a shape or size (.m64n128k16, .2d, .x4, .v4), a cache or completion qualifier (it has '::': .L2::evict_last,
+// .mbarrier::complete_tx::bytes) or .sync/.aligned; a barrier's first modifier is kept
+// (bar.sync, barrier.arrive).
+std::string instruction_family(const std::string& opcode, const std::vector<std::string>& mods) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  // .2d, .m64n128k16, .v4, .x4, .m8n8 (not a mode such as prmt's .f4e)
+  const auto is_shape = [&](std::string_view m) {
+    return m.size() > 2 && (digit(m[1]) || ((m[1] == 'm' || m[1] == 'v' || m[1] == 'x') && digit(m[2])));
+  };
+  const auto dropped = [&](std::string_view m) {
+    const std::string_view head = m.substr(0, m.find("::"));
+    return detail::type_size(m) >= 0 || detail::is_state_space(head) ||
+           m.find("::") != std::string_view::npos || m == ".sync" || m == ".aligned" ||
+           m == ".cta" || m == ".gpu" || m == ".sys" || m == ".cluster" || m == ".relaxed" ||
+           m == ".acquire" || m == ".release" || m == ".acq_rel" ||
+           is_shape(m);
+  };
+  std::string out = opcode;
+  for (std::size_t i = 0; i < mods.size(); ++i) {
+    const std::string_view m = mods[i];
+    const bool first_of_barrier = i == 0 && (opcode == "bar" || opcode == "barrier");
+    if (first_of_barrier || !dropped(m)) out += m;
+  }
+  return out;
+}
+
+}  // namespace bankcheck::ptx

@@ -184,8 +184,10 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
   for (const auto& u : r.unsupported) {
     const std::string where =
         u.line ? fmt::format("{}:{}:", source_path(r, u.file), u.line) : r.input + ":";
-    out += fmt::format("{} {} kernel {} not analysed: {} (PTX line {}: {})\n", paint.locus(where),
-                       paint.note(), u.name, u.reason, u.ptx_line, u.ptx);
+    out += fmt::format(
+        "{} {} kernel {} not analysed: {}\n", paint.locus(where), paint.note(), u.name,
+        analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families,
+                               [&](int file) { return source_path(r, file); }));
   }
   return out;
 }
@@ -423,14 +425,26 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
   j["suppression_notes"] = nj;
   if (!r.unsupported.empty()) {  // absent when every kernel of the file was analysed
     json uj = json::array();
-    for (const auto& u : r.unsupported)
+    for (const auto& u : r.unsupported) {
+      json fams = json::array();  // every unsupported family the kernel uses
+      for (const auto& f : u.families)
+        fams.push_back({{"family", f.family},
+                        {"count", f.count},
+                        {"reason", f.reason},
+                        {"file", f.pos.line ? source_path(r, f.pos.file) : r.input},
+                        {"line", f.pos.line},
+                        {"col", f.pos.col},
+                        {"ptx_line", f.ptx_line},
+                        {"ptx", f.ptx}});
       uj.push_back({{"name", u.name},
                     {"reason", u.reason},
                     {"file", u.line ? source_path(r, u.file) : r.input},
                     {"line", u.line},
                     {"ptx_line", u.ptx_line},
                     {"ptx", u.ptx},
-                    {"selected", u.selected}});
+                    {"selected", u.selected},
+                    {"families", fams}});
+    }
     j["unsupported_kernels"] = uj;
   }
   return j;

@@ -259,11 +259,19 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
   const std::string shown = driver::base_name(driver::demangle(fn->second.name));
   if (f.unsupported) {
     const ptx::UnsupportedKernel& u = *f.unsupported;
-    const std::string sentence = fmt::format("kernel {} cannot be emulated: {} (PTX line {}: {})",
-                                             shown, u.reason, u.ptx_line, u.ptx);
-    refused_.try_emplace({f.unit, u.name},
-                         analysis::UnsupportedKernelReport{shown, u.reason, u.pos.file,
-                                                           u.pos.line, u.ptx_line, u.ptx, true});
+    const auto& files = f.unit->loaded->program.files;
+    const auto path = [&](int file) {
+      return file >= 0 && static_cast<std::size_t>(file) < files.size() &&
+                     !files[static_cast<std::size_t>(file)].empty()
+                 ? files[static_cast<std::size_t>(file)]
+                 : f.unit->loaded->input;
+    };
+    const std::string sentence =
+        fmt::format("kernel {} cannot be emulated: {}", shown,
+                    analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families, path));
+    refused_.try_emplace({f.unit, u.name}, analysis::UnsupportedKernelReport{
+                                               shown, u.reason, u.pos.file, u.pos.line,
+                                               u.ptx_line, u.ptx, true, u.pos.col, u.families});
     failures_.push_back(sentence);
     return {LaunchStatus::NotSupported, FaultKind::IllegalAddress, sentence};
   }

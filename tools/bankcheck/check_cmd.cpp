@@ -16,6 +16,7 @@
 #include "bankcheck/driver/compile_db.hpp"
 #include "bankcheck/driver/fix.hpp"
 #include "bankcheck/install_dirs.hpp"
+#include "bankcheck/report/findings.hpp"
 #include "bankcheck/report/gate.hpp"
 #include "bankcheck/report/views.hpp"
 #include "cli.hpp"
@@ -211,9 +212,12 @@ int run_check(const CheckCmdOptions& o) {
     // construct does, after the report of the others: a CI gate must not pass on a kernel
     // that was never checked. The file's other refused kernels do not change the exit code.
     for (const auto& u : r.unsupported) {
-      std::fprintf(stderr, "bankcheck: %s: kernel %s not analysed: %s (PTX line %d: %s)\n",
-                   u.line ? fmt::format("{}:{}", r.input, u.line).c_str() : r.input.c_str(),
-                   u.name.c_str(), u.reason.c_str(), u.ptx_line, u.ptx.c_str());
+      const auto path = [&](int file) { return report::source_path(r, file); };
+      const std::string where =
+          u.line ? fmt::format("{}:{}:{}", path(u.file), u.line, std::max(u.col, 1)) : r.input;
+      std::fprintf(stderr, "bankcheck: %s: kernel %s not analysed: %s\n", where.c_str(),
+                   u.name.c_str(),
+                   analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families, path).c_str());
       if (u.selected) status = 2;
     }
     if (gates_crossed(r, gates, baseline ? &*baseline : nullptr, o.baseline))

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -150,7 +151,18 @@ struct UnsupportedKernelReport {
   int ptx_line = 0;
   std::string ptx;        // the PTX instruction
   bool selected = false;  // named by --kernel or a launch comment (the run then exits 2)
+  int col = 0;
+  std::vector<ptx::RefusedFamily> families;  // every unsupported family it uses
 };
+
+// The sentence that says why a kernel is not analysed, after "kernel NAME is not analysed: ":
+// one refused instruction as "REASON (PTX line N: TEXT)"; several, or several families,
+// as a count and one line per family, "  FILE:LINE:COL: FAMILY: N instructions, the first
+// at PTX line N: TEXT (REASON)". `path` names a source file by its index (the header's
+// own path for an instruction from a header).
+std::string refusal_text(const std::string& reason, int ptx_line, const std::string& ptx,
+                         const std::vector<ptx::RefusedFamily>& families,
+                         const std::function<std::string(int file)>& path);
 
 // What the shared requests of a report are counted as: the requests the cubin's SASS
 // issues, or (where SASS was not read, for CheckReport::level_reason) the PTX's own.

@@ -198,8 +198,11 @@ struct Opnd {
 // symbol resolved to an address in its space (folded into `offset`).
 struct MemRef {
   bool has_reg = false;
-  // A 32-bit base register: the address is computed in 32 bits and wraps, as on the GPU
-  // (nvcc addresses a shared tile as [%r4+68] with %r4 below the tile's start).
+  // A 32-bit base register, or any address in the shared space: the address is computed
+  // in 32 bits and wraps, as on the GPU (nvcc addresses a shared tile as [%r4+68] with %r4
+  // below the tile's start, 0xFFFFFFD0 when the tile starts at 0). Every tier reads it:
+  // Ctx::address_of (reference, atomics, cp.async, ldmatrix/stmatrix, wmma, mbarrier,
+  // bulk copies) and the shared micro-ops (uop_run.hpp), which take the low word.
   bool wrap32 = false;
   std::uint32_t reg = 0;
   std::int64_t offset = 0;
@@ -305,6 +308,9 @@ struct Modifiers {
   AtomOp atom = AtomOp::Add;               // atom, red, redux (add, min, max, and, or, xor)
   bool hi = false;                         // dp2a.hi: the high two bytes of b
   BarRed barred = BarRed::None;            // bar (bar.red.popc/and/or)
+  // bar/barrier: .arrive (the warp counts itself in and goes on); with `bar_count`, src[1]
+  // is the number of threads the barrier src[0] waits for (named barriers, 0 to 15).
+  bool bar_arrive = false, bar_count = false;
   ShflMode shfl = ShflMode::Up;            // shfl
   VoteMode vote = VoteMode::All;           // vote
   MovForm mov = MovForm::Plain;            // mov
@@ -408,14 +414,30 @@ struct GlobalVar {
   std::vector<std::uint8_t> init;
 };
 
+// One family of instructions a refused kernel uses and the emulator does not run: the
+// mnemonic with the modifiers that say what it does (`wgmma.mma_async`,
+// `cp.async.bulk.tensor`, `bar.sync`, `atom.add.noftz`; types, state spaces, shapes and
+// `.sync.aligned` left out), how many of the kernel's instructions are of it, and the first.
+struct RefusedFamily {
+  std::string family;
+  std::string reason;  // the first instruction's
+  int count = 0;
+  int ptx_line = 0;
+  std::string ptx;
+  SourcePos pos;  // from the PTX's .loc: the header's file when it came from one
+};
+
 // A kernel the decoder refused: its name, why, and where (the PTX line and, from the
 // instruction's .loc, the source line). The file's other kernels are still decoded.
 struct UnsupportedKernel {
   std::string name;    // mangled
-  std::string reason;  // what is not supported
+  std::string reason;  // what is not supported (the first refused instruction's)
   int ptx_line = 0;    // 0: not tied to an instruction
   std::string ptx;     // the PTX instruction, as written
   SourcePos pos;       // line 0: no source location
+  // Every unsupported family the kernel uses, in order of first appearance; empty when
+  // the refusal is not an instruction's (a declaration).
+  std::vector<RefusedFamily> families;
 };
 
 struct Program {
@@ -434,7 +456,13 @@ struct DecodeError : std::runtime_error {
   int line = 0;
   std::string text;
   SourcePos pos;  // the instruction's source location (line 0: none)
+  std::vector<RefusedFamily> families;  // a kernel's every refused instruction, grouped
 };
+
+// The family of an instruction as a refusal names it (RefusedFamily): `opcode` and the
+// parser's modifiers, e.g. ("wgmma", {".mma_async", ".sync", ".aligned", ".m64n128k16",
+// ".f32", ".bf16", ".bf16"}) -> "wgmma.mma_async".
+std::string instruction_family(const std::string& opcode, const std::vector<std::string>& mods);
 
 // Decodes the parsed module. `main_file_hint`: path (or file name) of the user's .cu,
 // used to resolve inlined_at chains to the user's file; empty: outermost location.

@@ -11,12 +11,14 @@ __global__ void transpose_tile(float* out, const float* in) {
     out[threadIdx.x * 32 + threadIdx.y] = tile[threadIdx.x][threadIdx.y];
 }
 
-// A named barrier with a thread count (bar.sync 1, 64): not emulated.
-__global__ void named_barrier(float* out) {
+// A barrier reduction on a named barrier with a thread count (bar.red.popc.u32 d, 1, 64, p):
+// not emulated.
+__global__ void counted_reduction(float* out) {
     __shared__ float s[64];
     s[threadIdx.x] = threadIdx.x;
-    asm volatile("bar.sync 1, 64;");
-    out[threadIdx.x] = s[63 - threadIdx.x];
+    unsigned n;
+    asm volatile("{ .reg .pred q; setp.ne.u32 q, %1, 0; bar.red.popc.u32 %0, 1, 64, q; }" : "=r"(n) : "r"(threadIdx.x));
+    out[threadIdx.x] = s[63 - threadIdx.x] + n;
 }
 
 // bankcheck: kernel=warp_sum grid=1 block=64
