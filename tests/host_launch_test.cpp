@@ -111,6 +111,192 @@ TEST(HostLaunch, MissingSettingsAreListedAtOnce) {
       << *msg;
 }
 
+TEST(HostLaunch, HelperFunctionsMacrosAndQualifiedConstants) {
+  // A tensor-core launcher's shapes: a constexpr helper, a template helper with statements,
+  // a function-like macro, std::min, an enum class constant through static_cast and a
+  // struct's static constexpr member.
+  const auto ls = bc::find_host_launches(R"(
+#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+constexpr int div_ceil(int a, int b) { return (a + b - 1) / b; }
+template <typename T> inline T round_up(T x, T m) {
+  const T q = div_ceil(x, m);
+  if (q == 0) return m;
+  return q * m;
+}
+static int pick(int n) { if (n > 4096) { return 256; } else { return 128; } }
+enum class Tile : int { BM = 128, BN = 64 };
+struct Cfg { static constexpr int WARPS = 4; };
+template <int BM_, int BN_, int BK_> __global__ void gemm(const half* A, half* C, int M, int N) {}
+int main() {
+  const int M = 1000, N = 500;
+  dim3 grid(div_ceil(M, static_cast<int>(Tile::BM)), CEIL_DIV(N, (int)Tile::BN));
+  dim3 block(Cfg::WARPS * 32);
+  gemm<128, 64, 32><<<grid, block, std::min<int>(round_up(N, 64), 48 * 1024)>>>(nullptr, nullptr, pick(M), pick(8192));
+})",
+                                         "");
+  ASSERT_EQ(ls.size(), 1u);
+  EXPECT_EQ(ls[0].written(), "gemm<128, 64, 32>");
+  ASSERT_TRUE(ls[0].grid && ls[0].block && ls[0].smem);
+  EXPECT_EQ(*ls[0].grid, (bc::Dim3{8, 8, 1}));
+  EXPECT_EQ(*ls[0].block, (bc::Dim3{128, 1, 1}));
+  EXPECT_EQ(*ls[0].smem, 512u);  // round_up(500, 64): 8 * 64
+  ASSERT_EQ(ls[0].args.size(), 4u);
+  EXPECT_EQ(ls[0].args[2].value, "128");
+  EXPECT_EQ(ls[0].args[3].value, "256");
+}
+
+TEST(HostLaunch, SpacedChevronsStreamsAndTemplateLaunches) {
+  const auto ls = bc::find_host_launches(R"(
+template <typename T, int B> __global__ void k(T* p, int n) {}
+int main() {
+  cudaStream_t stream;
+  k<float, 16> << < 4, 64 >> > (nullptr, 1);
+  k<float, 32><<<8,128,0,stream>>>(nullptr, 2);
+  k<float, 64>< << 2, 32 > >>(nullptr, 3);
+})",
+                                         "");
+  ASSERT_EQ(ls.size(), 3u);
+  EXPECT_EQ(ls[0].written(), "k<float, 16>");
+  EXPECT_EQ(ls[0].grid, (bc::Dim3{4, 1, 1}));
+  EXPECT_EQ(ls[0].block, (bc::Dim3{64, 1, 1}));
+  EXPECT_EQ(ls[0].args[1].value, "1");
+  EXPECT_EQ(ls[1].written(), "k<float, 32>");
+  EXPECT_EQ(ls[1].block, (bc::Dim3{128, 1, 1}));
+  EXPECT_EQ(ls[1].smem, 0u);
+  EXPECT_EQ(ls[2].written(), "k<float, 64>");
+  EXPECT_EQ(ls[2].grid, (bc::Dim3{2, 1, 1}));
+  EXPECT_EQ(ls[2].args[1].value, "3");
+}
+
+TEST(HostLaunch, Dim3DeclaredTogetherBracedAndAuto) {
+  const auto ls = bc::find_host_launches(R"(
+__global__ void k(int n) {}
+int main() {
+  const int n = 4096;
+  dim3 grid(n / 256, 2), block(256);
+  k<<<grid, block>>>(n);
+  dim3 b = {32, 8};
+  dim3 g{n / 32, 4};
+  k<<<g, b>>>(1);
+  auto g2 = dim3(7, 1, 3);
+  k<<<g2, b>>>(2);
+  foo(n, g(1));
+})",
+                                         "");
+  ASSERT_EQ(ls.size(), 3u);
+  EXPECT_EQ(ls[0].grid, (bc::Dim3{16, 2, 1}));
+  EXPECT_EQ(ls[0].block, (bc::Dim3{256, 1, 1}));
+  EXPECT_EQ(ls[1].grid, (bc::Dim3{128, 4, 1}));
+  EXPECT_EQ(ls[1].block, (bc::Dim3{32, 8, 1}));
+  EXPECT_EQ(ls[2].grid, (bc::Dim3{7, 1, 3}));
+}
+
+TEST(HostLaunch, OnlyTheTakenPreprocessorBranchesCount) {
+  const std::string src = R"(
+#ifdef USE_BIG
+#define BLOCK 512
+#elif defined(USE_MID) && MID_SIZE > 100
+#define BLOCK MID_SIZE
+#else
+#define BLOCK 64
+#endif
+#if !defined(__CUDA_ARCH__)
+#define HOST_GRID 10
+#endif
+__global__ void k(int n) {}
+int main() {
+#if BLOCK > 100
+  k<<<HOST_GRID, BLOCK>>>(1);
+#else
+  k<<<HOST_GRID * 2, BLOCK>>>(2);
+#endif
+})";
+  const auto none = bc::find_host_launches(src, "");
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[0].grid, (bc::Dim3{20, 1, 1}));
+  EXPECT_EQ(none[0].block, (bc::Dim3{64, 1, 1}));
+  const auto big = bc::find_host_launches(src, "", {{"USE_BIG", "1"}});
+  ASSERT_EQ(big.size(), 1u);
+  EXPECT_EQ(big[0].grid, (bc::Dim3{10, 1, 1}));
+  EXPECT_EQ(big[0].block, (bc::Dim3{512, 1, 1}));
+  EXPECT_EQ(big[0].args[0].value, "1");
+  const auto mid = bc::find_host_launches(src, "", {{"USE_MID", "1"}, {"MID_SIZE", "192"}});
+  ASSERT_EQ(mid.size(), 1u);
+  EXPECT_EQ(mid[0].block, (bc::Dim3{192, 1, 1}));
+  const auto small = bc::find_host_launches(src, "", {{"USE_MID", ""}, {"MID_SIZE", "96"}});
+  ASSERT_EQ(small.size(), 1u);
+  EXPECT_EQ(small[0].block, (bc::Dim3{64, 1, 1}));
+}
+
+TEST(HostLaunch, ClassMethodsWithInClassMembers) {
+  const auto ls = bc::find_host_launches(R"(
+__global__ void k(float* p, int n) {}
+class Runner {
+ public:
+  static constexpr int kThreads = 128;
+  int n = 1 << 12;
+  void run(float* p) { k<<<(n + kThreads - 1) / kThreads, kThreads>>>(p, this->n); }
+  void twice(float* p);
+};
+void Runner::twice(float* p) { k<<<2, kThreads * 2>>>(p, 7); }
+int main() { Runner r; r.run(nullptr); r.twice(nullptr); }
+)",
+                                         "");
+  ASSERT_EQ(ls.size(), 2u);
+  EXPECT_EQ(ls[0].grid, (bc::Dim3{32, 1, 1}));
+  EXPECT_EQ(ls[0].block, (bc::Dim3{128, 1, 1}));
+  EXPECT_EQ(ls[0].args[1].value, "4096");
+  EXPECT_EQ(ls[1].block, (bc::Dim3{256, 1, 1}));
+}
+
+TEST(HostLaunch, LauncherNobodyCallsAsksForItsParameters) {
+  const std::string src = R"(
+template <int BM> __global__ void gemm(const half* A, half* C, int M, int N) {}
+inline int div_ceil(int a, int b) { return (a + b - 1) / b; }
+void launch_gemm(int M, int N, const half* A, half* C, cudaStream_t s) {
+  dim3 grid(div_ceil(M, 128), div_ceil(N, 128));
+  gemm<128><<<grid, 256, 0, s>>>(A, C, M, N);
+}
+int occupancy_grid(float* p) {
+  int sms = 0, per_sm = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemm<128>, 256, 0);
+  gemm<128><<<sms * per_sm, 256>>>(nullptr, nullptr, 1, 1);
+  return 0;
+})";
+  const auto ls = bc::find_host_launches(src, "");
+  ASSERT_EQ(ls.size(), 2u);
+  EXPECT_FALSE(ls[0].grid);
+  EXPECT_EQ(ls[0].block, (bc::Dim3{256, 1, 1}));
+  EXPECT_EQ(ls[0].needs.at("grid"), (std::vector<std::string>{"M", "N"}));
+  EXPECT_NE(ls[0].why.at("M").find("parameter of launch_gemm"), std::string::npos);
+  EXPECT_EQ(ls[0].args[2].needs, (std::vector<std::string>{"M"}));
+  EXPECT_NE(ls[0].via.find("which no function of the file calls"), std::string::npos);
+  EXPECT_FALSE(ls[1].grid);
+  EXPECT_NE(ls[1].why.at("sms").find("cudaDeviceGetAttribute"), std::string::npos)
+      << ls[1].why.at("sms");
+  EXPECT_NE(ls[1].why.at("per_sm").find("cudaOccupancyMaxActiveBlocksPerMultiprocessor"),
+            std::string::npos);
+  // --host-arg M=4096 N=2048 sms=132 per_sm=2: every value known.
+  const auto given = bc::find_host_launches(src, "", {}, {{"M", 4096}, {"N", 2048}, {"sms", 132}, {"per_sm", 2}});
+  ASSERT_EQ(given.size(), 2u);
+  EXPECT_EQ(given[0].grid, (bc::Dim3{32, 16, 1}));
+  EXPECT_EQ(given[0].args[2].value, "4096");
+  EXPECT_EQ(given[1].grid, (bc::Dim3{264, 1, 1}));
+}
+
+TEST(HostLaunch, LaunchInALoopTakesTheFirstIteration) {
+  const auto ls = bc::find_host_launches(R"(
+__global__ void k(int s) {}
+int main() {
+  for (int s = 64; s <= 512; s *= 2) k<<<1024 / s, s>>>(s);
+})",
+                                         "");
+  ASSERT_EQ(ls.size(), 1u);
+  EXPECT_EQ(ls[0].grid, (bc::Dim3{16, 1, 1}));
+  EXPECT_EQ(ls[0].block, (bc::Dim3{64, 1, 1}));
+}
+
 TEST(ArgValues, NullAndSuffixedScalars) {
   EXPECT_EQ(bc::parse_arg_value("null", "--arg p").fill, bc::ArgValue::Fill::Null);
   const auto v = bc::parse_arg_value("16M", "--arg n");

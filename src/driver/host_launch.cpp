@@ -36,6 +36,52 @@ using explain::tokenize;
 using explain::Tokens;
 using explain::TokenSpan;
 
+Token punct(const char* text, std::size_t pos) {
+  return Token{explain::TokKind::Punct, text, pos};
+}
+
+// The launch chevrons written with blanks inside (`k << < g, b >> > (p)`, `k< <<...>>>`) as
+// the one `<<<` and `>>>` tokens nvcc reads there: `<<` `<` never follow each other elsewhere
+// in C++; the closing run of `>` `>>` tokens after such an opening, outside brackets, is
+// joined when it closes three and a `(` follows.
+Tokens join_chevrons(Tokens t) {
+  Tokens out;
+  auto is = [&](std::size_t i, const char* s) { return i < t.size() && t[i].is(s); };
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    std::size_t n = 0;  // tokens of a spaced opening
+    if (is(i, "<<") && is(i + 1, "<"))
+      n = 2;
+    else if (is(i, "<") && is(i + 1, "<<"))
+      n = 2;
+    else if (is(i, "<") && is(i + 1, "<") && is(i + 2, "<"))
+      n = 3;
+    if (n == 0 && !is(i, "<<<")) {
+      out.push_back(std::move(t[i]));
+      continue;
+    }
+    out.push_back(punct("<<<", t[i].pos));
+    i += n == 0 ? 0 : n - 1;
+    int depth = 0;
+    for (std::size_t j = i + 1; j < t.size(); ++j) {
+      if (explain::is_open(t[j])) ++depth;
+      if (explain::is_close(t[j]) && --depth < 0) break;
+      if (depth > 0) continue;
+      if (t[j].is(">>>") || t[j].is(";")) break;
+      std::size_t k = j;
+      int closes = 0;
+      while (k < t.size() && closes < 3 && (t[k].is(">") || t[k].is(">>")))
+        closes += explain::angle_closes(t[k++]);
+      if (closes == 3 && k > j + 1 && is(k, "(")) {
+        for (std::size_t q = i + 1; q < j; ++q) out.push_back(std::move(t[q]));
+        out.push_back(punct(">>>", t[j].pos));
+        i = k - 1;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 struct Function {
   std::string name;
   std::vector<std::string> params, tparams;
@@ -58,6 +104,7 @@ struct Scope {
   const Function* fn = nullptr;
   std::size_t limit = 0;  // declarations before this token count
   std::map<std::string, std::pair<Binding, const Scope*>> bound;
+  std::map<std::string, std::int64_t> values;  // a called function's parameters
   const Scope* caller = nullptr;
 };
 
@@ -68,17 +115,24 @@ struct Dim {
 class Reader {
  public:
   Reader(std::string_view source, std::string_view headers,
-         const std::map<std::string, std::string>& command_line) {
-    const std::string code = explain::code_only(source);
+         const std::map<std::string, std::string>& command_line, const HostValues& host_values)
+      : host_values_(host_values) {
+    // nvcc's host pass: __CUDACC__ and __NVCC__ defined, __CUDA_ARCH__ not; then the command
+    // line's -D, the headers, the file, each as its taken branches leave it.
+    explain::Macros macros;
+    std::string predefined = "#define __CUDACC__ 1\n#define __NVCC__ 1\n#define __cplusplus 201703L\n";
+    for (const auto& [k, v] : command_line) predefined += fmt::format("#define {} {}\n", k, v);
+    explain::taken_branches(predefined, macros);
+    const std::string htext = explain::taken_branches(headers, macros);
+    const std::string stext = explain::taken_branches(source, macros);
+    const std::string code = explain::code_only(stext);
     line_starts_.push_back(0);
     for (std::size_t i = 0; i < code.size(); ++i)
       if (code[i] == '\n') line_starts_.push_back(i + 1);
-    t_ = tokenize(code);
-    defines_ = explain::object_defines(headers);
-    for (auto& [k, v] : explain::object_defines(source)) defines_[k] = v;
-    for (const auto& [k, v] : command_line) defines_[k] = v;
-    const std::string hcode = explain::code_only(headers);
-    header_tokens_ = tokenize(hcode);
+    t_ = join_chevrons(tokenize(code));
+    defines_ = std::move(macros.object);
+    function_macros_ = std::move(macros.function);
+    header_tokens_ = tokenize(explain::code_only(htext));
     owner_.assign(t_.size(), -1);
     find_functions();
   }
@@ -102,6 +156,11 @@ class Reader {
   Tokens t_, header_tokens_;
   std::vector<std::size_t> line_starts_;
   std::map<std::string, std::string> defines_;
+  std::map<std::string, explain::FunctionMacro> function_macros_;
+  HostValues host_values_;
+  // The names whose values an evaluation lacked, with why (HostLaunch::needs, ::why).
+  std::vector<std::string> missing_;
+  std::map<std::string, std::string> why_;
   std::vector<Function> fns_;
   std::vector<int> owner_;  // per token: function index, -1 namespace level, -2 other braces
   std::vector<std::unique_ptr<Scope>> scopes_;
@@ -115,6 +174,18 @@ class Reader {
   int col_of(std::size_t tok) const {
     const int line = line_of(tok);
     return static_cast<int>(t_[tok].pos - line_starts_[static_cast<std::size_t>(line - 1)]) + 1;
+  }
+
+  // Whether the `{` at i opens a class body (`struct S {`, `class G : public B {`): its
+  // members are read as the file's (in-class initialisers, methods defined inside).
+  bool class_head(std::size_t i) const {
+    for (std::size_t j = i; j > 0; --j) {
+      const Token& w = t_[j - 1];
+      if (w.is("struct") || w.is("class") || w.is("union")) return true;
+      if (!w.ident() && !w.is("::") && !w.is(":") && !w.is(",") && !w.is("<") && !w.is(">"))
+        return false;
+    }
+    return false;
   }
 
   void find_functions() {
@@ -133,7 +204,7 @@ class Reader {
             --p;
           if (p > 0 && t_[p - 1].text == ")") {
             owner = add_function(p - 1, i);
-          } else if ((p > 0 && t_[p - 1].text == "extern") ||
+          } else if (class_head(p) || (p > 0 && t_[p - 1].text == "extern") ||
                      (p > 1 && t_[p - 2].text == "namespace") ||
                      (p > 0 && t_[p - 1].text == "namespace") ||
                      (p > 0 && t_[p - 1].text == "enum") || (p > 1 && t_[p - 2].text == "enum") ||
@@ -167,6 +238,8 @@ class Reader {
   int add_function(std::size_t close_paren, std::size_t open_brace) {
     const std::size_t open = match_backward(t_, close_paren);
     if (open == t_.size() || open == 0 || !t_[open - 1].ident()) return -2;
+    // A constructor's member initialiser (`G::G(int m) : M(m) {`) names no function.
+    if (open >= 2 && (t_[open - 2].is(":") || t_[open - 2].is(","))) return -2;
     Function f;
     f.name_tok = open - 1;
     f.name = t_[open - 1].text;
@@ -203,6 +276,28 @@ class Reader {
     return t.size();
   }
 
+  // Whether the comma at `comma` separates the declarators of a declaration (`dim3 grid(x),
+  // block(y);`), not the arguments of a call: the statement it is in, outside brackets,
+  // starts with a type and a name (or a qualified or template type).
+  static bool declares(const Tokens& t, std::size_t comma) {
+    std::size_t p = comma;
+    while (p > 0) {
+      --p;
+      if (explain::is_close(t[p])) {
+        p = match_backward(t, p);
+        if (p >= t.size()) return false;
+        continue;
+      }
+      if (explain::is_open(t[p])) return t[p].is("{") && p + 2 < comma && t[p + 1].ident() &&
+                                          (t[p + 2].ident() || t[p + 2].is("::") ||
+                                           t[p + 2].is("<"));
+      if (t[p].is(";") || t[p].is("}")) break;
+    }
+    const std::size_t s = t[p].is(";") || t[p].is("}") ? p + 1 : p;
+    return s + 1 < comma && t[s].ident() &&
+           (t[s + 1].ident() || t[s + 1].is("::") || t[s + 1].is("<"));
+  }
+
   // The last declaration or assignment of `name` in tokens [from, to) of `t` whose owner
   // passes `owned`.
   std::optional<Binding> find_binding(const Tokens& t, std::size_t from, std::size_t to,
@@ -222,7 +317,9 @@ class Reader {
         best = Binding{after + 1, expr_end(t, after + 1), false};
       } else if (n == "=") {
         best = Binding{j + 2, expr_end(t, j + 2), false};
-      } else if ((n == "(" || n == "{") && j > 0 && (t[j - 1].ident() || t[j - 1].text == ">") &&
+      } else if ((n == "(" || n == "{") && j > 0 &&
+                 (t[j - 1].ident() || t[j - 1].text == ">" ||
+                  (t[j - 1].text == "," && declares(t, j - 1))) &&
                  t[j - 1].text != "return" && t[j - 1].text != "else") {
         const std::size_t close = match_forward(t, j + 1);
         if (close < t.size() && close + 1 < t.size() &&
@@ -366,6 +463,22 @@ class Reader {
     std::map<std::string, std::int64_t> known;  // each name resolved once
     const auto v = explain::evaluate(
         expr, [&](TokenSpan e, std::size_t at) { return operand(e, at, scope, known); });
+    // Not a constant: the other plain names it lacks too, so that they are asked at once.
+    if (!v && !missing_.empty())
+      for (std::size_t j = 0; j < expr.size(); ++j) {
+        const Token& k = expr[j];
+        if (!k.ident() || known.count(k.text) || is_type_word(k.text) ||
+            std::find(missing_.begin(), missing_.end(), k.text) != missing_.end())
+          continue;
+        const bool member = j > 0 && (expr[j - 1].is(".") || expr[j - 1].is("->") ||
+                                      expr[j - 1].is("::") || expr[j - 1].is("sizeof"));
+        const bool in_sizeof = j > 1 && expr[j - 1].is("(") && expr[j - 2].is("sizeof");
+        if (member || in_sizeof) continue;
+        if (j + 1 < expr.size() && (expr[j + 1].is("(") || expr[j + 1].is("::") ||
+                                    expr[j + 1].is("<") || expr[j + 1].is(".")))
+          continue;
+        if (auto r = resolve_int(k.text, scope)) known[k.text] = *r;
+      }
     --depth_;
     return v;
   }
@@ -377,7 +490,9 @@ class Reader {
     const Token& k = e[at];
     const bool call = at + 1 < e.size() && e[at + 1].is("(");
     if (k.is("true") || k.is("false")) return explain::Operand{k.is("true") ? 1 : 0, at + 1};
-    if (k.is("std") && at + 2 < e.size() && e[at + 1].is("::"))
+    // Qualified names (`std::min`, `Tile::BM`, `cute::ceil_div`) and `this->m` read as the
+    // last name: the file's own names are not overloaded across namespaces in practice.
+    if (at + 2 < e.size() && (e[at + 1].is("::") || (k.is("this") && e[at + 1].is("->"))))
       return operand(e, at + 2, scope, known);
     if (k.is("sizeof") && call) {
       const std::size_t c = match_forward(e, at + 1);
@@ -393,16 +508,22 @@ class Reader {
       if (!d.v[c]) return std::nullopt;
       return explain::Operand{*d.v[c], at + 3};
     }
-    if ((k.is("min") || k.is("max")) && call) {
-      const std::size_t c = match_forward(e, at + 1);
-      const auto parts = split_commas(e, at + 2, c, false);
-      if (parts.size() != 2 || c >= e.size()) return std::nullopt;
-      const auto a = eval_int(e, parts[0].first, parts[0].second, scope);
-      const auto b = eval_int(e, parts[1].first, parts[1].second, scope);
-      if (!a || !b) return std::nullopt;
-      return explain::Operand{k.is("min") ? std::min(*a, *b) : std::max(*a, *b), c + 1};
-    }
     if (!k.ident()) return std::nullopt;
+    // A call: `f(a, b)` or `f<T, 4>(a, b)`, of a function or function-like macro of the file,
+    // min/max, ceil_div.
+    std::size_t open = at + 1;
+    if (open < e.size() && e[open].is("<") &&
+        (function_named(k.text) || k.is("min") || k.is("max"))) {
+      const std::size_t c = angle_forward(e, open);
+      if (c < e.size() && c + 1 < e.size() && e[c + 1].is("(")) open = c + 1;
+    }
+    if (open < e.size() && e[open].is("(")) {
+      const std::size_t c = match_forward(e, open);
+      if (c >= e.size()) return std::nullopt;
+      const auto v = call_value(e, at, open, c, scope);
+      if (!v) return std::nullopt;
+      return explain::Operand{*v, c + 1};
+    }
     if (!known.count(k.text)) {
       const auto v = resolve_int(k.text, scope);
       if (!v) return std::nullopt;
@@ -411,15 +532,143 @@ class Reader {
     return explain::Operand{known[k.text], at + 1};
   }
 
+  bool function_named(const std::string& name) const {
+    return function_macros_.count(name) ||
+           std::any_of(fns_.begin(), fns_.end(),
+                       [&](const Function& f) { return !f.global && f.name == name; });
+  }
+
+  // The value of the call e[name] ... e[close] (`(` at e[open]) in `scope`: a function-like
+  // macro expanded and evaluated; a function of the file evaluated (call_function); else
+  // min, max and ceil_div (std::, cute::, cutlass::). nullopt for any other call.
+  std::optional<std::int64_t> call_value(TokenSpan e, std::size_t name, std::size_t open,
+                                         std::size_t close, const Scope* scope) {
+    const std::string& f = e[name].text;
+    const auto parts = split_commas(e, open + 1, close, false);
+    if (auto m = function_macros_.find(f); m != function_macros_.end()) {
+      if (parts.size() != m->second.params.size() || depth_ > 40) return std::nullopt;
+      Tokens body = tokenize(m->second.body), expanded;
+      for (const Token& b : body) {
+        const auto p = std::find(m->second.params.begin(), m->second.params.end(), b.text);
+        if (!b.ident() || p == m->second.params.end()) {
+          expanded.push_back(b);
+          continue;
+        }
+        const auto [a, z] = parts[static_cast<std::size_t>(p - m->second.params.begin())];
+        expanded.push_back(punct("(", b.pos));
+        expanded.insert(expanded.end(), e.begin() + static_cast<std::ptrdiff_t>(a),
+                        e.begin() + static_cast<std::ptrdiff_t>(z));
+        expanded.push_back(punct(")", b.pos));
+      }
+      ++depth_;
+      const auto v = eval_int(expanded, 0, expanded.size(), scope);
+      --depth_;
+      return v;
+    }
+    const bool builtin = f == "min" || f == "max" || f == "ceil_div" || f == "div_up";
+    if (!builtin && !function_named(f)) return std::nullopt;  // its arguments' names unasked
+    std::vector<std::int64_t> values;
+    for (const auto& [a, z] : parts) {
+      const auto v = eval_int(e, a, z, scope);
+      if (!v) return std::nullopt;
+      values.push_back(*v);
+    }
+    for (const Function& fn : fns_)
+      if (!fn.global && fn.name == f && fn.params.size() == values.size() && fn.body_close)
+        return call_function(fn, values, e, name + 1 < open ? name + 1 : open, scope);
+    if ((f == "min" || f == "max") && values.size() == 2)
+      return f == "min" ? std::min(values[0], values[1]) : std::max(values[0], values[1]);
+    if ((f == "ceil_div" || f == "div_up") && values.size() == 2 && values[1] != 0)
+      return (values[0] + values[1] - 1) / values[1];
+    return std::nullopt;
+  }
+
+  // A function of the file called with `values` (and the template arguments written at
+  // e[targs], a `<`, when there): its parameters take the values, and its body is read
+  // statement by statement: declarations count for the names after them, `if (c) return x;`
+  // returns x when c holds, `return x;` returns x. A loop, switch or goto in the body, or a
+  // return it does not reach: not evaluated.
+  std::optional<std::int64_t> call_function(const Function& fn,
+                                            const std::vector<std::int64_t>& values, TokenSpan e,
+                                            std::size_t targs, const Scope* caller) {
+    if (depth_ > 40) return std::nullopt;
+    auto s = std::make_unique<Scope>();
+    s->fn = &fn;
+    for (std::size_t p = 0; p < fn.params.size(); ++p)
+      if (!fn.params[p].empty()) s->values[fn.params[p]] = values[p];
+    if (targs < e.size() && e[targs].is("<")) {
+      const std::size_t c = angle_forward(e, targs);
+      const auto ta = split_commas(e, targs + 1, std::min(c, e.size()), true);
+      for (std::size_t p = 0; p < fn.tparams.size() && p < ta.size(); ++p)
+        if (auto v = eval_int(e, ta[p].first, ta[p].second, caller))
+          s->values[fn.tparams[p]] = *v;
+    }
+    Scope* sc = s.get();
+    scopes_.push_back(std::move(s));
+    ++depth_;
+    std::optional<std::int64_t> result;
+    for (std::size_t j = fn.body_open + 1; j < fn.body_close;) {
+      const std::string& w = t_[j].text;
+      if (w == "for" || w == "while" || w == "do" || w == "switch" || w == "goto") break;
+      sc->limit = j;
+      if (w == "return") {
+        result = eval_int(t_, j + 1, expr_end(t_, j + 1), sc);
+        break;
+      }
+      if (w == "if" && j + 1 < fn.body_close && t_[j + 1].is("(")) {
+        const std::size_t c = match_forward(t_, j + 1);
+        std::size_t r = c + 1;
+        if (r < fn.body_close && t_[r].is("{")) ++r;
+        if (c >= fn.body_close || r >= fn.body_close || !t_[r].is("return")) break;
+        const auto cond = eval_int(t_, j + 2, c, sc);
+        if (!cond) break;
+        if (*cond) {
+          result = eval_int(t_, r + 1, expr_end(t_, r + 1), sc);
+          break;
+        }
+        j = expr_end(t_, r + 1) + 1;
+        if (j < fn.body_close && t_[j].is("}")) ++j;
+        if (j < fn.body_close && t_[j].is("else")) ++j;
+        if (j < fn.body_close && t_[j].is("{")) ++j;
+        continue;
+      }
+      // Past the statement: its `;` outside brackets, or a block.
+      if (w == "{") {
+        j = match_forward(t_, j) + 1;
+        continue;
+      }
+      j = expr_end(t_, j);
+      while (j < fn.body_close && !t_[j].is(";")) j = explain::is_close(t_[j]) ? j + 1 : expr_end(t_, j + 1);
+      ++j;
+    }
+    --depth_;
+    return result;
+  }
+
   std::optional<std::int64_t> resolve_int(const std::string& name, const Scope* scope) {
     if (depth_ > 40) return std::nullopt;
+    if (auto it = host_values_.find(name); it != host_values_.end()) return it->second;
+    if (scope)
+      if (auto it = scope->values.find(name); it != scope->values.end()) return it->second;
+    const std::size_t missing_before = missing_.size();
     if (auto f = lookup(name, scope)) {
+      // A call after the assignment that writes the variable through its address wins.
+      if (!f->header && f->scope && f->scope->fn)
+        if (auto w = written_through(name, f->b.to, std::min(f->scope->limit, t_.size()))) {
+          note_missing(name, *w);
+          return std::nullopt;
+        }
+      std::optional<std::int64_t> v;
       if (f->b.ctor) {
         const auto parts = split_commas(toks(*f), f->b.from, f->b.to, false);
-        if (parts.size() != 1) return std::nullopt;
-        return eval_int(toks(*f), parts[0].first, parts[0].second, f->scope);
+        if (parts.size() == 1) v = eval_int(toks(*f), parts[0].first, parts[0].second, f->scope);
+      } else {
+        v = eval_int(toks(*f), f->b.from, f->b.to, f->scope);
       }
-      return eval_int(toks(*f), f->b.from, f->b.to, f->scope);
+      if (!v && missing_.size() == missing_before && !f->header)
+        note_missing(name, fmt::format("`{}` at line {}, not a constant bankcheck can evaluate",
+                                       join(t_, f->b.from, f->b.to), line_of(f->b.from)));
+      return v;
     }
     if (auto it = defines_.find(name); it != defines_.end()) {
       const auto tt = tokenize(it->second);
@@ -427,6 +676,51 @@ class Reader {
       auto v = eval_int(tt, 0, tt.size(), scope);
       --depth_;
       return v;
+    }
+    if (missing_.size() == missing_before) note_missing(name, unknown_reason(name, scope));
+    return std::nullopt;
+  }
+
+  void note_missing(const std::string& name, std::string why) {
+    if (std::find(missing_.begin(), missing_.end(), name) == missing_.end())
+      missing_.push_back(name);
+    why_.emplace(name, std::move(why));
+  }
+
+  // Why a name that nothing binds has no value: a launcher's parameter nobody passes, a
+  // variable a runtime call writes through `&name`, or a name the file does not define.
+  std::string unknown_reason(const std::string& name, const Scope* scope) const {
+    for (const Scope* q = scope; q && q->fn; q = q->caller) {
+      const auto& ps = q->fn->params;
+      const auto& ts = q->fn->tparams;
+      if (std::find(ps.begin(), ps.end(), name) != ps.end() ||
+          std::find(ts.begin(), ts.end(), name) != ts.end())
+        return q->fn->name == "main"
+                   ? std::string("a parameter of main: a run-time value")
+                   : fmt::format("a parameter of {}, which no function of the file calls",
+                                 q->fn->name);
+    }
+    if (auto w = written_through(name, 2, t_.size())) return *w;
+    return "not defined in the file";
+  }
+
+  // "set at run time by F (line L)" when tokens [from, to) pass `&name` to a call F
+  // (`cudaDeviceGetAttribute(&sms, ...)`, `cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n,
+  // ...)`): the call writes the value at run time.
+  std::optional<std::string> written_through(const std::string& name, std::size_t from,
+                                             std::size_t to) const {
+    for (std::size_t j = std::max<std::size_t>(from, 2); j < to && j < t_.size(); ++j) {
+      if (!t_[j].is(name) || !t_[j - 1].is("&")) continue;
+      std::size_t o = j - 1;  // the call whose argument `&name` is
+      int depth = 0;
+      while (o > 0 && !(depth == 0 && t_[o].is("("))) {
+        if (explain::is_close(t_[o])) ++depth;
+        if (explain::is_open(t_[o]) && depth > 0) --depth;
+        if (t_[o].is(";") || t_[o].is("{")) break;
+        --o;
+      }
+      if (o > 0 && t_[o].is("(") && t_[o - 1].ident() && !t_[o - 1].text.starts_with("cudaMalloc"))
+        return fmt::format("set at run time by {} (line {})", t_[o - 1].text, line_of(o - 1));
     }
     return std::nullopt;
   }
@@ -546,6 +840,8 @@ class Reader {
   std::string describe(const Scope* s) const {
     if (!s || !s->fn) return "file scope";
     std::string out = s->fn->name;
+    if (!s->caller && s->fn->name != "main" && !s->fn->params.empty())
+      out += " (which no function of the file calls)";
     if (s->caller && s->caller->fn)
       out += fmt::format(" (called from {} at line {})", s->caller->fn->name,
                          line_of(s->caller->limit));
@@ -560,7 +856,6 @@ class Reader {
     if (depth < 4 && fn.name != "main") {
       for (std::size_t j = 0; j + 1 < t_.size(); ++j) {
         if (!t_[j].ident() || t_[j].text != fn.name || j == fn.name_tok || owner_[j] < 0) continue;
-        if (j > 0 && (t_[j - 1].text == "." || t_[j - 1].text == "->")) continue;
         const Function& caller = fns_[static_cast<std::size_t>(owner_[j])];
         if (&caller == &fn || caller.global) continue;
         std::size_t open = j + 1;
@@ -632,8 +927,22 @@ class Reader {
             std::optional<std::pair<std::size_t, std::size_t>> smem,
             const std::vector<std::pair<std::size_t, std::size_t>>& args) {
     h.via = describe(s);
+    // The names each setting lacks, when it is unset.
+    auto needs = [&](bool unset) {
+      std::vector<std::string> names;
+      if (unset)
+        for (const auto& n : missing_) {
+          names.push_back(n);
+          h.why[n] = why_[n];
+        }
+      missing_.clear();
+      return names;
+    };
+    missing_.clear();
     h.grid = to_dim3(eval_dim(t_, grid_a, grid_b, s));
+    h.needs["grid"] = needs(!h.grid);
     h.block = to_dim3(eval_dim(t_, block_a, block_b, s));
+    h.needs["block"] = needs(!h.block);
     h.grid_expr = join(t_, grid_a, grid_b);
     h.block_expr = join(t_, block_a, block_b);
     if (smem) {
@@ -643,6 +952,7 @@ class Reader {
     } else {
       h.smem = 0;
     }
+    h.needs["smem"] = needs(!h.smem);
     for (auto [a, b] : args) {
       HostArg arg;
       arg.expr = join(t_, a, b);
@@ -652,6 +962,7 @@ class Reader {
         arg.value = *f;
       else
         arg.value = eval_pointer(t_, a, b, s);
+      arg.needs = needs(!arg.value);
       h.args.push_back(std::move(arg));
     }
   }
@@ -799,9 +1110,10 @@ std::string HostLaunch::written() const {
 }
 
 std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers,
-                                           const std::map<std::string, std::string>& defines) {
+                                           const std::map<std::string, std::string>& defines,
+                                           const HostValues& host_values) {
   try {
-    Reader r(source, headers, defines);
+    Reader r(source, headers, defines, host_values);
     return r.launches();
   } catch (const std::exception&) {
     return {};

@@ -20,6 +20,7 @@ namespace bankcheck::driver {
 struct HostArg {
   std::string expr;                  // as written in the launch
   std::optional<std::string> value;  // an --arg VALUE ("7", "1.5f", "zeros:4096", "null")
+  std::vector<std::string> needs;    // unset: the host values it lacks (HostLaunch::why)
 };
 
 // One launch as the host code makes it; a launch in a launcher function is one HostLaunch
@@ -36,16 +37,28 @@ struct HostLaunch {
   std::optional<std::uint64_t> smem;  // 0 when the launch gives none
   std::string grid_expr, block_expr, smem_expr;
   std::vector<HostArg> args;
+  // Where a setting is unset: the names of the host code whose values it lacks (a parameter
+  // of a launcher no function calls, a variable set at run time), per setting ("grid",
+  // "block", "smem"), and for each name why the host code does not determine it. A
+  // --host-arg NAME=VALUE (HostValues) gives one.
+  std::map<std::string, std::vector<std::string>> needs;
+  std::map<std::string, std::string> why;
   // Kernel name with the evaluated template arguments: "reduce<256>".
   std::string written() const;
 };
 
 // Every launch in `source` (the .cu text); `headers` is the text of the local headers it
 // includes (their macros and constants count); `defines` the macros nvcc's command line
-// defines (-D NAME=VALUE), which win over the file's and the headers' own #defines. Never
+// defines (-D NAME[=VALUE]; a NAME(a, b) too), defined before the headers and the file. Never
 // throws: what cannot be read is left unset.
+// `host_values` are the user's values for names of the host code (--host-arg NAME=VALUE):
+// they win over what the host code assigns to those names. The source and the headers are
+// read as the preprocessor leaves them with `defines` (explain::taken_branches): only the
+// taken #if branches' code and #defines count.
+using HostValues = std::map<std::string, std::int64_t>;
 std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers,
-                                           const std::map<std::string, std::string>& defines = {});
+                                           const std::map<std::string, std::string>& defines = {},
+                                           const HostValues& host_values = {});
 
 // Whether `launch` launches the kernel `mangled` (a PTX entry name): the same name, and the
 // same template arguments when the launch gives them.
