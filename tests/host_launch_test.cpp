@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "run_tool.hpp"
@@ -102,12 +104,14 @@ TEST(HostLaunch, MissingSettingsAreListedAtOnce) {
   bc::LaunchSettings s;
   s.block = bc::Dim3{256, 1, 1};
   s.unresolved = {{"grid", "(n + 255) / 256"}, {"arg n", "n"}};
-  const auto msg = bc::missing_settings("f.cu", "k", s, {"p", "n", "scale"},
+  const auto msg = bc::missing_settings(bc::Rerun{"f.cu", {}, {}}, "k", s, {"p", "n", "scale"},
                                         {"float*", "int", "float"}, {true, false, false});
   ASSERT_TRUE(msg);
   EXPECT_NE(msg->find("3 launch settings missing"), std::string::npos) << *msg;
   EXPECT_NE(msg->find("`(n + 255) / 256`"), std::string::npos) << *msg;
-  EXPECT_NE(msg->find("--grid X[,Y[,Z]] --arg n=VALUE --arg scale=VALUE"), std::string::npos)
+  EXPECT_NE(msg->find("bankcheck check f.cu --kernel k --grid 'X[,Y[,Z]]' --arg n=VALUE "
+                      "--arg scale=VALUE"),
+            std::string::npos)
       << *msg;
 }
 
@@ -423,7 +427,101 @@ TEST(AppExamples, EveryMissingSettingAtOnce) {
   const auto r = run_tool({"check", file.string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("3 launch settings missing"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("--grid X[,Y[,Z]] --arg n=VALUE --arg m=VALUE"), std::string::npos) << r.err;
+  // n and argc decide the grid and both scalars: --host-arg gives them.
+  EXPECT_NE(r.err.find("n: `atoi(argv[1])` at line 4, which bankcheck does not evaluate"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" --kernel k --host-arg n=VALUE --host-arg argc=VALUE"), std::string::npos)
+      << r.err;
+  std::filesystem::remove_all(dir);
+}
+
+// The words a POSIX shell reads from `line` (printf prints one a line).
+std::vector<std::string> shell_words(const std::string& line) {
+  const std::string cmd = "set -- " + line + "; printf '%s\\n' \"$@\"";
+  FILE* p = ::popen(("/bin/sh -c " + bc::shell_quote(cmd)).c_str(), "r");
+  std::vector<std::string> words;
+  if (!p) return words;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) {
+    std::string w = buf;
+    if (!w.empty() && w.back() == '\n') w.pop_back();
+    words.push_back(w);
+  }
+  ::pclose(p);
+  return words;
+}
+
+TEST(HostLaunch, ShellQuotingReadsBackTheSameWords) {
+  const std::vector<std::string> words{"k<16, 8, 16>", "a b", "it's", "$HOME", "-DX=\"q\"", "plain/p.cu", "*"};
+  bc::Rerun r{"x.cu", {"bankcheck", "check"}, {"-std=c++17", "-DY=a;b"}};
+  const std::string line = bc::rerun_line(r, words);
+  std::vector<std::string> expected{"bankcheck", "check"};
+  expected.insert(expected.end(), words.begin(), words.end());
+  expected.insert(expected.end(), {"--", "-std=c++17", "-DY=a;b"});
+  EXPECT_EQ(shell_words(line), expected) << line;
+  EXPECT_EQ(bc::shell_quote("plain/p.cu"), "plain/p.cu");
+  EXPECT_EQ(bc::shell_quote(""), "''");
+}
+
+// A file of launchers no function calls, two kernels: both kernels' missing settings at once,
+// each with a command that pastes into a shell with the user's own flags, and the launchers'
+// parameters given with --host-arg.
+TEST(AppExamples, LaunchersNobodyCallsTakeHostArgs) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("bankcheck_host_args_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "inc dir");
+  const auto file = dir / "lib.cu";
+  std::ofstream(dir / "inc dir" / "tiles.cuh") << "#define TILE 64\n";
+  std::ofstream(file)
+      << "#include \"tiles.cuh\"\n"
+         "template <int BM, int BK> __global__ void gemm(const float* A, float* C, int M, int N) {\n"
+         "  __shared__ float t[BM][BK];\n"
+         "  t[threadIdx.x % BM][0] = A[threadIdx.x];\n  __syncthreads();\n"
+         "  if (threadIdx.x < M && blockIdx.y < N) C[threadIdx.x] = t[0][threadIdx.x % BK];\n}\n"
+         "__global__ void scale(float* p, int n) { if (threadIdx.x < n) p[threadIdx.x] *= 2; }\n"
+         "inline int div_ceil(int a, int b) { return (a + b - 1) / b; }\n"
+         "void launch_gemm(int M, int N, const float* A, float* C, cudaStream_t s) {\n"
+         "  dim3 grid(div_ceil(M, TILE), div_ceil(N, TILE));\n"
+         "  gemm<TILE, 16><<<grid, 256, 0, s>>>(A, C, M, N);\n}\n"
+         "void launch_scale(float* p, int n) { scale<<<(n + 255) / 256, 256>>>(p, n); }\n";
+  const std::string inc = (dir / "inc dir").string();
+  const auto r = run_tool({"check", file.string(), "-I", inc, "-D", "UNUSED=a b", "--", "-std=c++17"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("2 of the 2 kernels lack launch settings"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("M: a parameter of launch_gemm, which no function of the file calls"),
+            std::string::npos)
+      << r.err;
+  // Each kernel's command, read back by the shell, is the user's own plus what to add.
+  const std::vector<std::string> flags{"-I", inc, "-D", "UNUSED=a b", file.string()};
+  for (const auto& [kernel, add] :
+       std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"gemm<64, 16>", {"--host-arg", "M=VALUE", "--host-arg", "N=VALUE"}},
+           {"scale", {"--host-arg", "n=VALUE"}}}) {
+    std::vector<std::string> expected{"bankcheck", "check"};
+    expected.insert(expected.end(), flags.begin(), flags.end());
+    expected.insert(expected.end(), {"--kernel", kernel});
+    expected.insert(expected.end(), add.begin(), add.end());
+    expected.insert(expected.end(), {"--", "-std=c++17"});
+    bool found = false;
+    std::istringstream lines(r.err);
+    for (std::string l; std::getline(lines, l);)
+      if (l.starts_with("  bankcheck check ") && shell_words(l) == expected) found = true;
+    EXPECT_TRUE(found) << kernel << "\n" << r.err;
+  }
+  const auto ok = run_tool({"check", file.string(), "-I", inc, "--format", "json", "--host-arg",
+                            "M=4096", "--host-arg", "N=1K", "--host-arg", "n=512"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  const auto j = nlohmann::json::parse(ok.out)["files"][0]["kernels"];
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["name"], "gemm<64, 16>");
+  EXPECT_EQ(dims(j[0]["grid"]), (std::vector<int>{64, 16, 1}));
+  EXPECT_EQ(arg(j[0], "M"), "4096");
+  EXPECT_EQ(dims(j[1]["grid"]), (std::vector<int>{2, 1, 1}));
+  EXPECT_EQ(arg(j[1], "n"), "512");
+  const auto bad = run_tool({"check", file.string(), "--host-arg", "M=1.5"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--host-arg M: '1.5' is not an integer"), std::string::npos) << bad.err;
   std::filesystem::remove_all(dir);
 }
 

@@ -666,7 +666,7 @@ class Reader {
         v = eval_int(toks(*f), f->b.from, f->b.to, f->scope);
       }
       if (!v && missing_.size() == missing_before && !f->header)
-        note_missing(name, fmt::format("`{}` at line {}, not a constant bankcheck can evaluate",
+        note_missing(name, fmt::format("`{}` at line {}, which bankcheck does not evaluate",
                                        join(t_, f->b.from, f->b.to), line_of(f->b.from)));
       return v;
     }

@@ -76,13 +76,22 @@ LaunchSettings settle(const LaunchSettings& flags, const std::optional<LaunchSet
                       const HostLaunch* launch, const std::vector<std::string>& params,
                       std::string_view file);
 
+// The words as a line to paste into a POSIX shell: each quoted where it needs it
+// ('k<16, 8>', 'a b', 'it'\''s'), `extra` between the words and `-- NVCC...`.
+std::string rerun_line(const Rerun& r, const std::vector<std::string>& extra);
+// One word as a POSIX shell reads it back unchanged: as is when it has only letters, digits
+// and _ @ % + = : , . / -, else in single quotes (a ' as '\'').
+std::string shell_quote(const std::string& word);
+
 // Every setting the kernel still lacks (grid, block, each scalar argument), at once, with
-// what the host code had there and a line of flags to paste; nullopt when none is missing.
-// `types` are the parameter types from the demangled signature (may be empty).
-// `binary_source`: set when `input` is a binary (binary_input.hpp), whose host code is not
-// read: the source file its PTX names when that exists, else "".
+// what the host code had there, the host code's names it lacks and why, and a command to
+// paste (`rerun` with --kernel and the flags to add: --host-arg NAME=VALUE for a setting that
+// lacks host names, else --grid, --block, --arg); nullopt when none is missing. `types` are
+// the parameter types from the demangled signature (may be empty). `binary_source`: set when
+// the input is a binary (binary_input.hpp), whose host code is not read: the source file its
+// PTX names when that exists, else "".
 std::optional<std::string> missing_settings(
-    const std::string& input, const std::string& kernel, const LaunchSettings& s,
+    const Rerun& rerun, const std::string& kernel, const LaunchSettings& s,
     const std::vector<std::string>& params, const std::vector<std::string>& types,
     const std::vector<bool>& is_pointer,
     const std::optional<std::string>& binary_source = std::nullopt);
