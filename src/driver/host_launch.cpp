@@ -21,6 +21,7 @@
 #include "bankcheck/explain/declarations.hpp"
 #include "bankcheck/explain/evaluate.hpp"
 #include "bankcheck/explain/tokens.hpp"
+#include "host_code.hpp"
 
 namespace bankcheck::driver {
 namespace {
@@ -35,52 +36,11 @@ using explain::Token;
 using explain::tokenize;
 using explain::Tokens;
 using explain::TokenSpan;
-
-Token punct(const char* text, std::size_t pos) {
-  return Token{explain::TokKind::Punct, text, pos};
-}
-
-// The launch chevrons written with blanks inside (`k << < g, b >> > (p)`, `k< <<...>>>`) as
-// the one `<<<` and `>>>` tokens nvcc reads there: `<<` `<` never follow each other elsewhere
-// in C++; the closing run of `>` `>>` tokens after such an opening, outside brackets, is
-// joined when it closes three and a `(` follows.
-Tokens join_chevrons(Tokens t) {
-  Tokens out;
-  auto is = [&](std::size_t i, const char* s) { return i < t.size() && t[i].is(s); };
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    std::size_t n = 0;  // tokens of a spaced opening
-    if (is(i, "<<") && is(i + 1, "<"))
-      n = 2;
-    else if (is(i, "<") && is(i + 1, "<<"))
-      n = 2;
-    else if (is(i, "<") && is(i + 1, "<") && is(i + 2, "<"))
-      n = 3;
-    if (n == 0 && !is(i, "<<<")) {
-      out.push_back(std::move(t[i]));
-      continue;
-    }
-    out.push_back(punct("<<<", t[i].pos));
-    i += n == 0 ? 0 : n - 1;
-    int depth = 0;
-    for (std::size_t j = i + 1; j < t.size(); ++j) {
-      if (explain::is_open(t[j])) ++depth;
-      if (explain::is_close(t[j]) && --depth < 0) break;
-      if (depth > 0) continue;
-      if (t[j].is(">>>") || t[j].is(";")) break;
-      std::size_t k = j;
-      int closes = 0;
-      while (k < t.size() && closes < 3 && (t[k].is(">") || t[k].is(">>")))
-        closes += explain::angle_closes(t[k++]);
-      if (closes == 3 && k > j + 1 && is(k, "(")) {
-        for (std::size_t q = i + 1; q < j; ++q) out.push_back(std::move(t[q]));
-        out.push_back(punct(">>>", t[j].pos));
-        i = k - 1;
-        break;
-      }
-    }
-  }
-  return out;
-}
+using host_code::declares;
+using host_code::is_type_word;
+using host_code::join_chevrons;
+using host_code::punct;
+using host_code::sizeof_type;
 
 struct Function {
   std::string name;
@@ -276,28 +236,6 @@ class Reader {
     return t.size();
   }
 
-  // Whether the comma at `comma` separates the declarators of a declaration (`dim3 grid(x),
-  // block(y);`), not the arguments of a call: the statement it is in, outside brackets,
-  // starts with a type and a name (or a qualified or template type).
-  static bool declares(const Tokens& t, std::size_t comma) {
-    std::size_t p = comma;
-    while (p > 0) {
-      --p;
-      if (explain::is_close(t[p])) {
-        p = match_backward(t, p);
-        if (p >= t.size()) return false;
-        continue;
-      }
-      if (explain::is_open(t[p])) return t[p].is("{") && p + 2 < comma && t[p + 1].ident() &&
-                                          (t[p + 2].ident() || t[p + 2].is("::") ||
-                                           t[p + 2].is("<"));
-      if (t[p].is(";") || t[p].is("}")) break;
-    }
-    const std::size_t s = t[p].is(";") || t[p].is("}") ? p + 1 : p;
-    return s + 1 < comma && t[s].ident() &&
-           (t[s + 1].ident() || t[s + 1].is("::") || t[s + 1].is("<"));
-  }
-
   // The last declaration or assignment of `name` in tokens [from, to) of `t` whose owner
   // passes `owned`.
   std::optional<Binding> find_binding(const Tokens& t, std::size_t from, std::size_t to,
@@ -357,75 +295,6 @@ class Reader {
   }
 
   const Tokens& toks(const Found& f) const { return f.header ? header_tokens_ : t_; }
-
-  static int type_size(const std::string& ty) {
-    static const std::map<std::string, int> sizes = {
-        {"char", 1},    {"bool", 1},     {"int8_t", 1},  {"uint8_t", 1}, {"short", 2},
-        {"int16_t", 2}, {"uint16_t", 2}, {"half", 2},    {"__half", 2},  {"__nv_bfloat16", 2},
-        {"int", 4},     {"unsigned", 4}, {"float", 4},   {"int32_t", 4}, {"uint32_t", 4},
-        {"long", 8},    {"double", 8},   {"size_t", 8},  {"int64_t", 8}, {"uint64_t", 8},
-        {"float2", 8},  {"int2", 8},     {"float4", 16}, {"int4", 16},   {"double2", 16},
-        {"float3", 12}, {"int3", 12},    {"void*", 8}};
-    auto it = sizes.find(ty);
-    return it == sizes.end() ? 0 : it->second;
-  }
-  // sizeof a struct of the file or its headers whose members are scalars of known size
-  // (`struct P { float x, y, z; };` is 12), with C's alignment; 0 when not such a struct.
-  int struct_size(const std::string& name) const {
-    for (const auto* tt : {&t_, &header_tokens_}) {
-      const auto& t = *tt;
-      for (std::size_t j = 0; j + 2 < t.size(); ++j) {
-        if ((t[j].text != "struct" && t[j].text != "class") || t[j + 1].text != name ||
-            t[j + 2].text != "{")
-          continue;
-        const std::size_t close = match_forward(t, j + 2);
-        int size = 0, align = 1;
-        std::size_t q = j + 3;
-        while (q < close) {
-          std::size_t e = q;
-          while (e < close && t[e].text != ";") ++e;
-          // TYPE a, b, c;
-          if (e == q || !t[q].ident()) return 0;
-          const int es = type_size(t[q].text);
-          if (!es) return 0;
-          int names = 0;
-          for (std::size_t r = q + 1; r < e; ++r) {
-            if (t[r].ident())
-              ++names;
-            else if (t[r].text != ",")
-              return 0;
-          }
-          for (int k = 0; k < names; ++k) size = (size + es - 1) / es * es + es;
-          align = std::max(align, std::min(es, 16));
-          q = e + 1;
-        }
-        return (size + align - 1) / align * align;
-      }
-    }
-    return 0;
-  }
-
-  static bool is_type_word(const std::string& w) {
-    return type_size(w) > 0 || w == "const" || w == "signed" || w == "std" || w == "size_t" ||
-           w == "long" || w == "unsigned";
-  }
-
-  // sizeof(T) of a scalar, a pointer or a struct of the file; 0 when unknown.
-  int sizeof_type(TokenSpan t, std::size_t from, std::size_t to) const {
-    std::string ty;  // "unsigned int" -> "int", "long long" -> "long"
-    for (std::size_t q = from; q < to; ++q) {
-      const std::string& w = t[q].text;
-      if (w == "const" || w == "std" || w == "::" || w == "signed" || w == "unsigned" ||
-          w == "struct" || (w == "int" && !ty.empty()) || (w == "long" && ty == "long"))
-        continue;
-      ty += w;
-    }
-    if (ty.empty()) ty = "int";
-    int sz = type_size(ty);
-    if (!sz && ty.ends_with("*")) sz = 8;
-    if (!sz) sz = struct_size(ty);
-    return sz;
-  }
 
   // An integer expression, tokens [from, to) of `t`, in `scope`: its casts dropped (C casts
   // to scalar types, static_cast<T>, reinterpret_cast<T>), then evaluated with names resolved
@@ -496,7 +365,7 @@ class Reader {
       return operand(e, at + 2, scope, known);
     if (k.is("sizeof") && call) {
       const std::size_t c = match_forward(e, at + 1);
-      const int sz = sizeof_type(e, at + 2, c);
+      const int sz = sizeof_type(e, at + 2, c, {&t_, &header_tokens_});
       if (!sz || c >= e.size()) return std::nullopt;
       return explain::Operand{sz, c + 1};
     }
@@ -1085,29 +954,7 @@ class Reader {
   }
 };
 
-// Whether a template argument of a launch and one of an instantiation are the same: the same
-// integer (`(unsigned int)256` and `256`; `true` and `(SWZ > 0)` evaluated to 1), else the
-// same text apart from blanks (types).
-bool same_template_argument(const std::string& launch, const std::string& instantiation) {
-  const auto a = template_argument_value(launch), b = template_argument_value(instantiation);
-  if (a || b) return a == b;
-  std::string x = launch, y = instantiation;
-  std::erase(x, ' ');
-  std::erase(y, ' ');
-  return x == y;
-}
-
 }  // namespace
-
-std::string HostLaunch::written() const {
-  std::string s = kernel;
-  if (!template_args.empty()) {
-    s += "<";
-    for (std::size_t i = 0; i < template_args.size(); ++i) s += (i ? ", " : "") + template_args[i];
-    s += ">";
-  }
-  return s;
-}
 
 std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers,
                                            const std::map<std::string, std::string>& defines,
@@ -1118,55 +965,6 @@ std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_
   } catch (const std::exception&) {
     return {};
   }
-}
-
-bool launch_matches(const HostLaunch& launch, const std::string& mangled) {
-  if (!kernel_matches(mangled, launch.kernel)) return false;
-  if (launch.template_args.empty()) return true;
-  // The instantiation's template arguments, from the demangled name.
-  const KernelName k = parse_kernel_name(demangle(mangled));
-  if (k.template_list.empty() || k.template_args.size() < launch.template_args.size()) return false;
-  for (std::size_t i = 0; i < launch.template_args.size(); ++i)
-    if (!same_template_argument(launch.template_args[i], k.template_args[i])) return false;
-  return true;
-}
-
-std::string local_headers_text(std::string_view source, const std::string& input,
-                               const std::vector<std::string>& include_dirs) {
-  namespace fs = std::filesystem;
-  std::string out;
-  std::set<std::string> seen;
-  std::function<void(std::string_view, const fs::path&, int)> walk =
-      [&](std::string_view text, const fs::path& dir, int depth) {
-        if (depth > 8) return;
-        std::istringstream ss{std::string(text)};
-        for (std::string line; std::getline(ss, line);) {
-          const auto h = line.find_first_not_of(" \t");
-          if (h == std::string::npos || line[h] != '#') continue;
-          const auto inc = line.find("include", h);
-          const auto q = line.find('"', h);
-          if (inc == std::string::npos || q == std::string::npos || q < inc) continue;
-          const auto q2 = line.find('"', q + 1);
-          if (q2 == std::string::npos) continue;
-          const std::string name = line.substr(q + 1, q2 - q - 1);
-          std::vector<fs::path> tries{dir / name};
-          for (const auto& d : include_dirs) tries.push_back(fs::path(d) / name);
-          for (const auto& p : tries) {
-            std::error_code ec;
-            if (!fs::is_regular_file(p, ec)) continue;
-            const std::string key = fs::weakly_canonical(p, ec).string();
-            if (!seen.insert(key).second) break;
-            std::ifstream f(p, std::ios::binary);
-            std::stringstream content;
-            content << f.rdbuf();
-            out += content.str() + "\n";
-            walk(content.str(), p.parent_path(), depth + 1);
-            break;
-          }
-        }
-      };
-  walk(source, fs::path(input).parent_path(), 0);
-  return out;
 }
 
 }  // namespace bankcheck::driver

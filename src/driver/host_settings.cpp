@@ -206,8 +206,10 @@ std::optional<std::string> missing_settings(const Rerun& rerun, const std::strin
   }
   msg += fmt::format("\ngive {} at once:\n  {}", items.size() == 1 ? "it" : "them",
                      rerun_line(rerun, extra));
+  std::string unblank = kernel;  // a comment's values end at a blank: gemm<64,16>
+  std::erase(unblank, ' ');
   const std::string comment =
-      fmt::format("// bankcheck: kernel={} grid=X,Y block=X,Y arg=NAME=VALUE", kernel);
+      fmt::format("// bankcheck: kernel={} grid=X,Y block=X,Y arg=NAME=VALUE", unblank);
   if (!binary_source)
     msg += "\nor write them in the source: " + comment;
   else if (!binary_source->empty())
