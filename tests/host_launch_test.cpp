@@ -301,6 +301,36 @@ int main() {
   EXPECT_EQ(ls[0].block, (bc::Dim3{64, 1, 1}));
 }
 
+TEST(HostLaunch, LaunchesInAnIncludedCuFileWithTheirLines) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("bankcheck_included_cu_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "src");
+  std::ofstream(dir / "src" / "kernels.cu")
+      << "#pragma once\n"
+         "__global__ void k(float* p, int n) {}\n"
+         "void run_k(float* p, int n) {\n"
+         "  k<<<(n + 255) / 256, 256>>>(p, n);\n"
+         "}\n";
+  const std::string main_cu =
+      "#include \"kernels.cu\"\n"
+      "#include \"kernels.cu\"\n"  // once, as #pragma once has it
+      "int main() {\n"
+      "  run_k(nullptr, 4096);\n"
+      "}\n";
+  const auto hs = bc::with_included_cu(main_cu, (dir / "main.cu").string(), {(dir / "src").string()});
+  ASSERT_EQ(hs.origin.size(), 5u + 3u);  // kernels.cu's 5 lines, then main.cu's 2 to 5
+  const auto ls = bc::find_host_launches(hs, "");
+  ASSERT_EQ(ls.size(), 1u);
+  EXPECT_EQ(ls[0].grid, (bc::Dim3{16, 1, 1}));
+  EXPECT_EQ(ls[0].args[1].value, "4096");
+  EXPECT_EQ(ls[0].line, 4);
+  EXPECT_EQ(ls[0].file, (dir / "src" / "kernels.cu").lexically_normal().string());
+  EXPECT_NE(ls[0].via.find("called from main at line 4"), std::string::npos) << ls[0].via;
+  // Without the include directory, kernels.cu is not found and nothing is inlined.
+  EXPECT_TRUE(bc::with_included_cu(main_cu, (dir / "main.cu").string(), {}).origin.empty());
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ArgValues, NullAndSuffixedScalars) {
   EXPECT_EQ(bc::parse_arg_value("null", "--arg p").fill, bc::ArgValue::Fill::Null);
   const auto v = bc::parse_arg_value("16M", "--arg n");

@@ -236,4 +236,63 @@ std::string local_headers_text(std::string_view source, const std::string& input
   return out;
 }
 
+namespace {
+
+// The name a line includes with quotes (`#include "kernels.cu"`), or "".
+std::string quoted_include(std::string_view line) {
+  line = explain::trim_blanks(line);
+  if (!line.starts_with('#')) return {};
+  line = explain::trim_blanks(line.substr(1));
+  if (!line.starts_with("include")) return {};
+  line = explain::trim_blanks(line.substr(7));
+  if (!line.starts_with('"')) return {};
+  const auto close = line.find('"', 1);
+  return close == std::string_view::npos ? std::string() : std::string(line.substr(1, close - 1));
+}
+
+}  // namespace
+
+HostSource with_included_cu(std::string_view source, const std::string& input,
+                            const std::vector<std::string>& include_dirs) {
+  namespace fs = std::filesystem;
+  HostSource out;
+  std::set<std::string> seen;
+  bool included = false;
+  std::function<void(std::string_view, const fs::path&, const std::string&, int)> walk =
+      [&](std::string_view text, const fs::path& dir, const std::string& file, int depth) {
+        int line_no = 0;
+        for (std::size_t start = 0; start < text.size();) {
+          std::size_t nl = text.find('\n', start);
+          if (nl == std::string_view::npos) nl = text.size();
+          const std::string_view line = text.substr(start, nl - start);
+          start = nl + 1;
+          ++line_no;
+          const std::string name = quoted_include(line);
+          if (depth < 8 && name.ends_with(".cu")) {
+            std::vector<fs::path> tries{dir / name};
+            for (const auto& d : include_dirs) tries.push_back(fs::path(d) / name);
+            bool done = false;
+            for (const auto& p : tries) {
+              std::error_code ec;
+              if (!fs::is_regular_file(p, ec)) continue;
+              done = true;
+              if (!seen.insert(fs::weakly_canonical(p, ec).string()).second) break;
+              std::ifstream f(p, std::ios::binary);
+              std::stringstream content;
+              content << f.rdbuf();
+              included = true;
+              walk(content.str(), p.parent_path(), p.lexically_normal().string(), depth + 1);
+              break;
+            }
+            if (done) continue;
+          }
+          (out.text += line) += '\n';
+          out.origin.emplace_back(file, line_no);
+        }
+      };
+  walk(source, fs::path(input).parent_path(), "", 0);
+  if (!included) return HostSource{std::string(source), {}};
+  return out;
+}
+
 }  // namespace bankcheck::driver

@@ -74,9 +74,10 @@ struct Dim {
 
 class Reader {
  public:
-  Reader(std::string_view source, std::string_view headers,
+  Reader(const HostSource& hs, std::string_view headers,
          const std::map<std::string, std::string>& command_line, const HostValues& host_values)
-      : host_values_(host_values) {
+      : host_values_(host_values), origin_(hs.origin) {
+    const std::string_view source = hs.text;
     // nvcc's host pass: __CUDACC__ and __NVCC__ defined, __CUDA_ARCH__ not; then the command
     // line's -D, the headers, the file, each as its taken branches leave it.
     explain::Macros macros;
@@ -118,6 +119,7 @@ class Reader {
   std::map<std::string, std::string> defines_;
   std::map<std::string, explain::FunctionMacro> function_macros_;
   HostValues host_values_;
+  std::vector<std::pair<std::string, int>> origin_;  // per line of the text (HostSource)
   // The names whose values an evaluation lacked, with why (HostLaunch::needs, ::why).
   std::vector<std::string> missing_;
   std::map<std::string, std::string> why_;
@@ -126,13 +128,32 @@ class Reader {
   std::vector<std::unique_ptr<Scope>> scopes_;
   int depth_ = 0;
 
-  int line_of(std::size_t tok) const {
+  // The line of the read text (1-based), and where it comes from: the input's or an included
+  // .cu's line (HostSource::origin).
+  int code_line(std::size_t tok) const {
     const std::size_t pos = t_[tok].pos;
     return static_cast<int>(std::upper_bound(line_starts_.begin(), line_starts_.end(), pos) -
                             line_starts_.begin());
   }
+  const std::pair<std::string, int>* origin(std::size_t tok) const {
+    const auto l = static_cast<std::size_t>(code_line(tok) - 1);
+    return l < origin_.size() ? &origin_[l] : nullptr;
+  }
+  int line_of(std::size_t tok) const {
+    const auto* o = origin(tok);
+    return o ? o->second : code_line(tok);
+  }
+  std::string file_of(std::size_t tok) const {
+    const auto* o = origin(tok);
+    return o ? o->first : std::string();
+  }
+  // "line 12" in the input, "kernels.cu:12" in an included file.
+  std::string place(std::size_t tok) const {
+    const std::string f = file_of(tok);
+    return f.empty() ? fmt::format("line {}", line_of(tok)) : fmt::format("{}:{}", f, line_of(tok));
+  }
   int col_of(std::size_t tok) const {
-    const int line = line_of(tok);
+    const int line = code_line(tok);
     return static_cast<int>(t_[tok].pos - line_starts_[static_cast<std::size_t>(line - 1)]) + 1;
   }
 
@@ -535,8 +556,8 @@ class Reader {
         v = eval_int(toks(*f), f->b.from, f->b.to, f->scope);
       }
       if (!v && missing_.size() == missing_before && !f->header)
-        note_missing(name, fmt::format("`{}` at line {}, which bankcheck does not evaluate",
-                                       join(t_, f->b.from, f->b.to), line_of(f->b.from)));
+        note_missing(name, fmt::format("`{}` at {}, which bankcheck does not evaluate",
+                                       join(t_, f->b.from, f->b.to), place(f->b.from)));
       return v;
     }
     if (auto it = defines_.find(name); it != defines_.end()) {
@@ -589,7 +610,7 @@ class Reader {
         --o;
       }
       if (o > 0 && t_[o].is("(") && t_[o - 1].ident() && !t_[o - 1].text.starts_with("cudaMalloc"))
-        return fmt::format("set at run time by {} (line {})", t_[o - 1].text, line_of(o - 1));
+        return fmt::format("set at run time by {} ({})", t_[o - 1].text, place(o - 1));
     }
     return std::nullopt;
   }
@@ -712,8 +733,8 @@ class Reader {
     if (!s->caller && s->fn->name != "main" && !s->fn->params.empty())
       out += " (which no function of the file calls)";
     if (s->caller && s->caller->fn)
-      out += fmt::format(" (called from {} at line {})", s->caller->fn->name,
-                         line_of(s->caller->limit));
+      out += fmt::format(" (called from {} at {})", s->caller->fn->name,
+                         place(s->caller->limit));
     return out;
   }
 
@@ -879,6 +900,7 @@ class Reader {
       h.kernel = k.name;
       h.form = "<<<>>>";
       h.line = line_of(i);
+      h.file = file_of(i);
       h.col = col_of(i);
       for (auto [a, b] : k.targs)
         h.template_args.push_back(eval_targ(a, b, s, h.template_args_known));
@@ -909,6 +931,7 @@ class Reader {
       while (h.kernel.starts_with("&")) h.kernel.erase(0, 1);
       h.form = t_[i].text;
       h.line = line_of(i);
+      h.file = file_of(i);
       h.col = col_of(i);
       for (auto [a, b] : k.targs)
         h.template_args.push_back(eval_targ(a, b, s, h.template_args_known));
@@ -957,6 +980,12 @@ class Reader {
 }  // namespace
 
 std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers,
+                                           const std::map<std::string, std::string>& defines,
+                                           const HostValues& host_values) {
+  return find_host_launches(HostSource{std::string(source), {}}, headers, defines, host_values);
+}
+
+std::vector<HostLaunch> find_host_launches(const HostSource& source, std::string_view headers,
                                            const std::map<std::string, std::string>& defines,
                                            const HostValues& host_values) {
   try {

@@ -141,13 +141,16 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
       l.source_text.empty() || !l.binary.empty()
           ? std::vector<HostLaunch>{}
           : find_host_launches(
-                l.source_text,
+                with_included_cu(l.source_text, l.input, include_search_dirs(o.nvcc)),
                 local_headers_text(l.source_text, l.input, include_search_dirs(o.nvcc)),
                 command_line_defines(o.nvcc), o.host_values);
   if (o.launch > 0 && static_cast<std::size_t>(o.launch) > launches.size()) {
     std::string found;
     for (const auto& h : launches)
-      found += fmt::format("\n  {}: {} at line {} in {}", h.index, h.written(), h.line, h.via);
+      found += fmt::format("\n  {}: {} at {} in {}", h.index, h.written(),
+                           h.file.empty() ? fmt::format("line {}", h.line)
+                                          : fmt::format("{}:{}", h.file, h.line),
+                           h.via);
     throw DriverError(fmt::format("--launch {}: the host code of {} has {} launch{}{}", o.launch,
                                   o.input, launches.size(), launches.size() == 1 ? "" : "es",
                                   found));

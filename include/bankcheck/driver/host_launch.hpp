@@ -31,6 +31,7 @@ struct HostLaunch {
   std::vector<std::string> template_args;  // evaluated: "256", "float"; empty when none
   bool template_args_known = true;         // every template argument evaluated
   int line = 0, col = 0;                   // of the launch in the file
+  std::string file;  // "": the input; else the included .cu the launch is in (HostSource)
   std::string form;                        // "<<<>>>", "cudaLaunchKernel", "cudaLaunchKernelEx"
   std::string via;                         // "main", "run (called from main at line 80)"
   std::optional<Dim3> grid, block;
@@ -57,6 +58,22 @@ struct HostLaunch {
 // taken #if branches' code and #defines count.
 using HostValues = std::map<std::string, std::int64_t>;
 std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers,
+                                           const std::map<std::string, std::string>& defines = {},
+                                           const HostValues& host_values = {});
+
+// A .cu's text as its host code is read: the .cu files it includes with quotes (`#include
+// "kernels.cu"`, found beside the including file or in `include_dirs`) put in place of their
+// #include lines, once each, as the preprocessor does, so that their launches and launchers
+// are read with the file's; and where each line comes from.
+struct HostSource {
+  std::string text;
+  // Per line of `text` (0-based): the included file ("" for the input) and its line (1-based);
+  // empty: every line is the input's own.
+  std::vector<std::pair<std::string, int>> origin;
+};
+HostSource with_included_cu(std::string_view source, const std::string& input,
+                            const std::vector<std::string>& include_dirs);
+std::vector<HostLaunch> find_host_launches(const HostSource& source, std::string_view headers,
                                            const std::map<std::string, std::string>& defines = {},
                                            const HostValues& host_values = {});
 
