@@ -331,6 +331,29 @@ TEST(HostLaunch, LaunchesInAnIncludedCuFileWithTheirLines) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(HostLaunch, SelfCallingHelpersAndMacrosEndUnset) {
+  // Functions and macros that call themselves twice, and #if macros that name each other:
+  // the reader stops (a bound on its work) and leaves the settings unset.
+  const auto ls = bc::find_host_launches(R"(
+#define A B + B
+#define B A + A
+#if A
+#define G 1
+#endif
+#define TWICE(x) TWICE(x) + TWICE(x)
+int twice(int n) { return twice(n) + twice(n); }
+__global__ void k(int n) {}
+int main() {
+  k<<<twice(3), TWICE(4)>>>(G);
+  k << < 1, 2 >> > (
+})",
+                                         "");
+  ASSERT_GE(ls.size(), 1u);
+  EXPECT_FALSE(ls[0].grid);
+  EXPECT_FALSE(ls[0].block);
+  EXPECT_FALSE(ls[0].args[0].value);  // G: the #if that defines it is not taken
+}
+
 TEST(ArgValues, NullAndSuffixedScalars) {
   EXPECT_EQ(bc::parse_arg_value("null", "--arg p").fill, bc::ArgValue::Fill::Null);
   const auto v = bc::parse_arg_value("16M", "--arg n");

@@ -46,7 +46,9 @@ Tokens join_chevrons(Tokens t) {
     out.push_back(punct("<<<", t[i].pos));
     i += n == 0 ? 0 : n - 1;
     int depth = 0;
-    for (std::size_t j = i + 1; j < t.size(); ++j) {
+    // The configuration is short: the scan stops at the next `<<<`, a `;` or 4096 tokens,
+    // so that it stays linear on any input.
+    for (std::size_t j = i + 1; j < t.size() && j < i + 4096 && !t[j].is("<<<"); ++j) {
       if (explain::is_open(t[j])) ++depth;
       if (explain::is_close(t[j]) && --depth < 0) break;
       if (depth > 0) continue;

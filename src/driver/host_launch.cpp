@@ -127,6 +127,10 @@ class Reader {
   std::vector<int> owner_;  // per token: function index, -1 namespace level, -2 other braces
   std::vector<std::unique_ptr<Scope>> scopes_;
   int depth_ = 0;
+  // Names resolved and calls evaluated in all: a bound on the work of hostile input (a
+  // function or macro that calls itself twice), far above what real host code needs.
+  static constexpr long kMaxWork = 1'000'000;
+  long work_ = 0;
 
   // The line of the read text (1-based), and where it comes from: the input's or an included
   // .cu's line (HostSource::origin).
@@ -436,7 +440,8 @@ class Reader {
     const std::string& f = e[name].text;
     const auto parts = split_commas(e, open + 1, close, false);
     if (auto m = function_macros_.find(f); m != function_macros_.end()) {
-      if (parts.size() != m->second.params.size() || depth_ > 40) return std::nullopt;
+      if (parts.size() != m->second.params.size() || depth_ > 40 || ++work_ > kMaxWork)
+        return std::nullopt;
       Tokens body = tokenize(m->second.body), expanded;
       for (const Token& b : body) {
         const auto p = std::find(m->second.params.begin(), m->second.params.end(), b.text);
@@ -481,7 +486,7 @@ class Reader {
   std::optional<std::int64_t> call_function(const Function& fn,
                                             const std::vector<std::int64_t>& values, TokenSpan e,
                                             std::size_t targs, const Scope* caller) {
-    if (depth_ > 40) return std::nullopt;
+    if (depth_ > 40 || ++work_ > kMaxWork) return std::nullopt;
     auto s = std::make_unique<Scope>();
     s->fn = &fn;
     for (std::size_t p = 0; p < fn.params.size(); ++p)
@@ -536,7 +541,7 @@ class Reader {
   }
 
   std::optional<std::int64_t> resolve_int(const std::string& name, const Scope* scope) {
-    if (depth_ > 40) return std::nullopt;
+    if (depth_ > 40 || ++work_ > kMaxWork) return std::nullopt;
     if (auto it = host_values_.find(name); it != host_values_.end()) return it->second;
     if (scope)
       if (auto it = scope->values.find(name); it != scope->values.end()) return it->second;

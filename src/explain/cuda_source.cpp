@@ -134,8 +134,11 @@ namespace bankcheck::explain {
 namespace {
 
 // The value of an object-like macro's text in a condition; names not defined are 0.
-std::optional<std::int64_t> condition_value(TokenSpan t, const Macros& macros, int depth) {
-  if (depth > 32) return std::nullopt;
+// `budget`: macro replacements left (a macro that names another twice would otherwise double
+// the work at each level).
+std::optional<std::int64_t> condition_value(TokenSpan t, const Macros& macros, int depth,
+                                            int& budget) {
+  if (depth > 32 || --budget < 0) return std::nullopt;
   Tokens expr;  // `defined X` and `defined(X)` replaced by 1 or 0
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (!t[i].is("defined")) {
@@ -157,7 +160,7 @@ std::optional<std::int64_t> condition_value(TokenSpan t, const Macros& macros, i
     const auto it = macros.object.find(k.text);
     if (it == macros.object.end()) return Operand{0, at + 1};
     const Tokens value = tokenize(it->second);
-    const auto v = condition_value(value, macros, depth + 1);
+    const auto v = condition_value(value, macros, depth + 1, budget);
     if (!v) return std::nullopt;
     return Operand{*v, at + 1};
   });
@@ -189,7 +192,8 @@ void define(std::string_view t, Macros& macros) {
 
 std::optional<std::int64_t> preprocessor_condition(std::string_view condition,
                                                   const Macros& macros) {
-  return condition_value(tokenize(condition), macros, 0);
+  int budget = 100'000;
+  return condition_value(tokenize(condition), macros, 0, budget);
 }
 
 std::string taken_branches(std::string_view text, Macros& macros) {
