@@ -1,22 +1,17 @@
 // Launches read from the host code: a token reader over explain::code_only (comments,
-// literals and directives already blanked), functions and their parameters, declarations per
-// function, launch sites, launcher calls, and an evaluator that resolves names through them.
+// literals and directives already blanked) of the preprocessor's taken branches, functions
+// and their parameters, declarations per function, launch sites, launcher calls, and an
+// evaluator that resolves names through them (helper functions and function-like macros
+// called with their arguments' values), noting the names it lacks and why.
 #include "bankcheck/driver/host_launch.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
-#include <sstream>
 
-#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/explain/cuda_source.hpp"
 #include "bankcheck/explain/declarations.hpp"
 #include "bankcheck/explain/evaluate.hpp"
