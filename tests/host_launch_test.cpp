@@ -287,6 +287,8 @@ int occupancy_grid(float* p) {
   EXPECT_EQ(given[0].grid, (bc::Dim3{32, 16, 1}));
   EXPECT_EQ(given[0].args[2].value, "4096");
   EXPECT_EQ(given[1].grid, (bc::Dim3{264, 1, 1}));
+  EXPECT_EQ(given[0].host_values_used, (std::vector<std::string>{"M", "N"}));
+  EXPECT_EQ(given[1].host_values_used, (std::vector<std::string>{"sms", "per_sm"}));
 }
 
 TEST(HostLaunch, LaunchInALoopTakesTheFirstIteration) {

@@ -118,6 +118,7 @@ class Reader {
   // The names whose values an evaluation lacked, with why (HostLaunch::needs, ::why).
   std::vector<std::string> missing_;
   std::map<std::string, std::string> why_;
+  std::vector<std::string> used_;  // the --host-arg names a launch's evaluation used
   std::vector<Function> fns_;
   std::vector<int> owner_;  // per token: function index, -1 namespace level, -2 other braces
   std::vector<std::unique_ptr<Scope>> scopes_;
@@ -537,7 +538,10 @@ class Reader {
 
   std::optional<std::int64_t> resolve_int(const std::string& name, const Scope* scope) {
     if (depth_ > 40 || ++work_ > kMaxWork) return std::nullopt;
-    if (auto it = host_values_.find(name); it != host_values_.end()) return it->second;
+    if (auto it = host_values_.find(name); it != host_values_.end()) {
+      if (std::find(used_.begin(), used_.end(), name) == used_.end()) used_.push_back(name);
+      return it->second;
+    }
     if (scope)
       if (auto it = scope->values.find(name); it != scope->values.end()) return it->second;
     const std::size_t missing_before = missing_.size();
@@ -829,6 +833,7 @@ class Reader {
       return names;
     };
     missing_.clear();
+    used_.clear();
     h.grid = to_dim3(eval_dim(t_, grid_a, grid_b, s));
     h.needs["grid"] = needs(!h.grid);
     h.block = to_dim3(eval_dim(t_, block_a, block_b, s));
@@ -855,6 +860,7 @@ class Reader {
       arg.needs = needs(!arg.value);
       h.args.push_back(std::move(arg));
     }
+    h.host_values_used = used_;
   }
 
   // The kernel named before position `end` (exclusive), with template arguments: the

@@ -32,11 +32,16 @@ LaunchSettings settle(const LaunchSettings& flags, const std::optional<LaunchSet
   LaunchSettings s = merge(flags, comment.value_or(LaunchSettings{}));
   const std::string cdetail =
       comment ? fmt::format("// bankcheck: comment at {}:{}", file, comment->line) : "";
-  const std::string hdetail =
+  std::string hdetail =
       launch ? fmt::format("launch {} at {}:{} in {}", launch->index,
                            launch->file.empty() ? std::string(file) : launch->file, launch->line,
                            launch->via)
              : "";
+  if (launch && !launch->host_values_used.empty()) {
+    hdetail += " with --host-arg ";
+    for (std::size_t i = 0; i < launch->host_values_used.size(); ++i)
+      hdetail += (i ? ", " : "") + launch->host_values_used[i];
+  }
   auto add = [&](std::string setting, std::string from, std::string where, std::string expr = "") {
     s.sources.push_back({std::move(setting), std::move(from), std::move(where), std::move(expr)});
   };

@@ -44,6 +44,7 @@ struct HostLaunch {
   // --host-arg NAME=VALUE (HostValues) gives one.
   std::map<std::string, std::vector<std::string>> needs;
   std::map<std::string, std::string> why;
+  std::vector<std::string> host_values_used;  // the HostValues names its settings used
   // Kernel name with the evaluated template arguments: "reduce<256>".
   std::string written() const;
 };
