@@ -253,6 +253,35 @@ int main() { Runner r; r.run(nullptr); r.twice(nullptr); }
   EXPECT_EQ(ls[1].block, (bc::Dim3{256, 1, 1}));
 }
 
+TEST(HostLaunch, CallOperatorOfALauncherObject) {
+  // A functor launcher (`GemmLauncher launch; launch(A, M, N, s);`), its smem and grid from
+  // sizeof, a constexpr template helper and the class's own constant; spaced chevrons.
+  const auto ls = bc::find_host_launches(R"(
+constexpr int BM = 64, BN = 64, BK = 32;
+template <typename T> __host__ __device__ constexpr T div_ceil(T a, T b) { return (a + b - 1) / b; }
+template <int BM_, int BN_, int BK_, int W> __global__ void mma(const half* A, int M, int N) {}
+struct GemmLauncher {
+  static constexpr int kWarps = 4;
+  void operator()(const half* A, int M, int N, cudaStream_t s) {
+    const size_t smem = (BM + BN) * BK * sizeof(half);
+    dim3 grid(div_ceil(N, BN), div_ceil(M, BM)), block(kWarps * 32);
+    mma<BM, BN, BK, kWarps> << <grid, block, smem, s >> > (A, M, N);
+  }
+};
+int main() {
+  GemmLauncher launch;
+  launch(nullptr, 1024, 512, 0);
+})",
+                                         "");
+  ASSERT_EQ(ls.size(), 1u);
+  EXPECT_EQ(ls[0].written(), "mma<64, 64, 32, 4>");
+  EXPECT_EQ(ls[0].grid, (bc::Dim3{8, 16, 1}));
+  EXPECT_EQ(ls[0].block, (bc::Dim3{128, 1, 1}));
+  EXPECT_EQ(ls[0].smem, 8192u);
+  EXPECT_EQ(ls[0].args[1].value, "1024");
+  EXPECT_EQ(ls[0].via, "GemmLauncher::operator() (called from main at line 15)");
+}
+
 TEST(HostLaunch, LauncherNobodyCallsAsksForItsParameters) {
   const std::string src = R"(
 template <int BM> __global__ void gemm(const half* A, half* C, int M, int N) {}

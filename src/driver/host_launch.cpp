@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "bankcheck/explain/cuda_source.hpp"
 #include "bankcheck/explain/declarations.hpp"
@@ -43,6 +44,7 @@ struct Function {
   std::size_t body_open = 0, body_close = 0;  // token indices of { and }
   std::size_t name_tok = 0;
   bool global = false;
+  std::string cls;  // the class of a method ("" for a free function)
 };
 
 // One place where a name gets its value.
@@ -120,6 +122,7 @@ class Reader {
   std::map<std::string, std::string> why_;
   std::vector<std::string> used_;  // the --host-arg names a launch's evaluation used
   std::vector<Function> fns_;
+  std::vector<std::string> classes_;  // find_functions' class names of open braces
   std::vector<int> owner_;  // per token: function index, -1 namespace level, -2 other braces
   std::vector<std::unique_ptr<Scope>> scopes_;
   int depth_ = 0;
@@ -169,8 +172,17 @@ class Reader {
     return false;
   }
 
+  // The name of the class whose body the `{` at i opens (class_head), or "".
+  std::string class_name(std::size_t i) const {
+    for (std::size_t j = i; j > 0; --j)
+      if (t_[j - 1].is("struct") || t_[j - 1].is("class") || t_[j - 1].is("union"))
+        return j < t_.size() && t_[j].ident() ? t_[j].text : std::string();
+    return {};
+  }
+
   void find_functions() {
     std::vector<int> stack;  // owner for each open brace
+    classes_.clear();        // the class each open brace is the body of, or ""
     for (std::size_t i = 0; i < t_.size(); ++i) {
       const std::string& s = t_[i].text;
       if (s == "{") {
@@ -194,12 +206,14 @@ class Reader {
           }
         }
         stack.push_back(owner);
+        classes_.push_back(owner == -1 && top ? class_name(i) : std::string());
         owner_[i] = owner >= 0 ? owner : (top ? -1 : -2);
         continue;
       }
       if (s == "}" && !stack.empty()) {
         const int o = stack.back();
         stack.pop_back();
+        classes_.pop_back();
         if (o >= 0 && (stack.empty() || stack.back() < 0))
           fns_[static_cast<std::size_t>(o)].body_close = i;
         owner_[i] = o >= 0 ? o : -2;
@@ -218,12 +232,19 @@ class Reader {
 
   int add_function(std::size_t close_paren, std::size_t open_brace) {
     const std::size_t open = match_backward(t_, close_paren);
-    if (open == t_.size() || open == 0 || !t_[open - 1].ident()) return -2;
-    // A constructor's member initialiser (`G::G(int m) : M(m) {`) names no function.
-    if (open >= 2 && (t_[open - 2].is(":") || t_[open - 2].is(","))) return -2;
+    if (open == t_.size() || open == 0) return -2;
     Function f;
     f.name_tok = open - 1;
-    f.name = t_[open - 1].text;
+    if (open >= 3 && t_[open - 1].is(")") && t_[open - 2].is("(") && t_[open - 3].is("operator"))
+      f.name_tok = open - 3;  // operator()
+    else if (!t_[open - 1].ident())
+      return -2;
+    // A constructor's member initialiser (`G::G(int m) : M(m) {`) names no function.
+    if (open >= 2 && (t_[open - 2].is(":") || t_[open - 2].is(","))) return -2;
+    f.name = f.name_tok == open - 1 ? t_[open - 1].text : "operator()";
+    for (auto c = classes_.rbegin(); c != classes_.rend() && f.cls.empty(); ++c) f.cls = *c;
+    if (f.name_tok >= 2 && t_[f.name_tok - 1].is("::") && t_[f.name_tok - 2].ident())
+      f.cls = t_[f.name_tok - 2].text;  // Class::method
     if (f.name == "__launch_bounds__") return -2;
     f.body_open = open_brace;
     for (auto [a, b] : split_commas(t_, open + 1, close_paren, true))
@@ -733,7 +754,7 @@ class Reader {
 
   std::string describe(const Scope* s) const {
     if (!s || !s->fn) return "file scope";
-    std::string out = s->fn->name;
+    std::string out = (s->fn->cls.empty() ? "" : s->fn->cls + "::") + s->fn->name;
     if (!s->caller && s->fn->name != "main" && !s->fn->params.empty())
       out += " (which no function of the file calls)";
     if (s->caller && s->caller->fn)
@@ -747,9 +768,21 @@ class Reader {
   std::vector<const Scope*> scopes_for(const Function& fn, std::size_t at, int depth = 0) {
     std::vector<const Scope*> out;
     std::vector<const Scope*> callers_scopes;
+    // The names a call uses: the function's, or for operator() the objects of its class
+    // (`GemmLauncher launch; launch(A, B, M);`).
+    std::set<std::string> names{fn.name};
+    if (fn.name == "operator()") {
+      names.clear();
+      for (std::size_t k = 0; k + 2 < t_.size(); ++k)
+        if (!fn.cls.empty() && t_[k].is(fn.cls) && t_[k + 1].ident() &&
+            (t_[k + 2].is(";") || t_[k + 2].is("{") || t_[k + 2].is("=") || t_[k + 2].is("(")))
+          names.insert(t_[k + 1].text);
+    }
     if (depth < 4 && fn.name != "main") {
       for (std::size_t j = 0; j + 1 < t_.size(); ++j) {
-        if (!t_[j].ident() || t_[j].text != fn.name || j == fn.name_tok || owner_[j] < 0) continue;
+        if (!t_[j].ident() || !names.count(t_[j].text) || j == fn.name_tok || owner_[j] < 0)
+          continue;
+        if (j > 0 && !fn.cls.empty() && t_[j - 1].is(fn.cls)) continue;  // the declaration
         const Function& caller = fns_[static_cast<std::size_t>(owner_[j])];
         if (&caller == &fn || caller.global) continue;
         std::size_t open = j + 1;
