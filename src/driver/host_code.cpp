@@ -161,6 +161,48 @@ int sizeof_type(TokenSpan t, std::size_t from, std::size_t to,
   return sz;
 }
 
+std::optional<std::string> class_body(const Tokens& t, std::size_t i) {
+  for (std::size_t j = std::min(i, t.size()); j > 0; --j) {
+    const Token& w = t[j - 1];
+    if (w.is("struct") || w.is("class") || w.is("union"))
+      return j < t.size() && t[j].ident() ? t[j].text : std::string();
+    if (!w.ident() && !w.is("::") && !w.is(":") && !w.is(",") && !w.is("<") && !w.is(">"))
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::size_t expr_end(const Tokens& t, std::size_t from) {
+  int depth = 0;
+  for (std::size_t j = from; j < t.size(); ++j) {
+    if (explain::is_open(t[j])) ++depth;
+    if (explain::is_close(t[j])) {
+      if (depth == 0) return j;
+      --depth;
+    }
+    if (depth == 0 && (t[j].is(";") || t[j].is(","))) return j;
+  }
+  return t.size();
+}
+
+std::optional<std::size_t> address_passed(const Tokens& t, const std::string& name,
+                                          std::size_t from, std::size_t to) {
+  for (std::size_t j = std::max<std::size_t>(from, 2); j < to && j < t.size(); ++j) {
+    if (!t[j].is(name) || !t[j - 1].is("&")) continue;
+    std::size_t o = j - 1;  // the call whose argument `&name` is
+    int depth = 0;
+    while (o > 0 && !(depth == 0 && t[o].is("("))) {
+      if (explain::is_close(t[o])) ++depth;
+      if (explain::is_open(t[o]) && depth > 0) --depth;
+      if (t[o].is(";") || t[o].is("{")) break;
+      --o;
+    }
+    if (o > 0 && t[o].is("(") && t[o - 1].ident() && !t[o - 1].text.starts_with("cudaMalloc"))
+      return o - 1;
+  }
+  return std::nullopt;
+}
+
 }  // namespace host_code
 
 namespace {

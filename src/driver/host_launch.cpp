@@ -32,7 +32,9 @@ using explain::Token;
 using explain::tokenize;
 using explain::Tokens;
 using explain::TokenSpan;
+using host_code::class_body;
 using host_code::declares;
+using host_code::expr_end;
 using host_code::is_type_word;
 using host_code::join_chevrons;
 using host_code::punct;
@@ -160,26 +162,6 @@ class Reader {
     return static_cast<int>(t_[tok].pos - line_starts_[static_cast<std::size_t>(line - 1)]) + 1;
   }
 
-  // Whether the `{` at i opens a class body (`struct S {`, `class G : public B {`): its
-  // members are read as the file's (in-class initialisers, methods defined inside).
-  bool class_head(std::size_t i) const {
-    for (std::size_t j = i; j > 0; --j) {
-      const Token& w = t_[j - 1];
-      if (w.is("struct") || w.is("class") || w.is("union")) return true;
-      if (!w.ident() && !w.is("::") && !w.is(":") && !w.is(",") && !w.is("<") && !w.is(">"))
-        return false;
-    }
-    return false;
-  }
-
-  // The name of the class whose body the `{` at i opens (class_head), or "".
-  std::string class_name(std::size_t i) const {
-    for (std::size_t j = i; j > 0; --j)
-      if (t_[j - 1].is("struct") || t_[j - 1].is("class") || t_[j - 1].is("union"))
-        return j < t_.size() && t_[j].ident() ? t_[j].text : std::string();
-    return {};
-  }
-
   void find_functions() {
     std::vector<int> stack;  // owner for each open brace
     classes_.clear();        // the class each open brace is the body of, or ""
@@ -197,7 +179,7 @@ class Reader {
             --p;
           if (p > 0 && t_[p - 1].text == ")") {
             owner = add_function(p - 1, i);
-          } else if (class_head(p) || (p > 0 && t_[p - 1].text == "extern") ||
+          } else if (class_body(t_, p) || (p > 0 && t_[p - 1].text == "extern") ||
                      (p > 1 && t_[p - 2].text == "namespace") ||
                      (p > 0 && t_[p - 1].text == "namespace") ||
                      (p > 0 && t_[p - 1].text == "enum") || (p > 1 && t_[p - 2].text == "enum") ||
@@ -206,7 +188,7 @@ class Reader {
           }
         }
         stack.push_back(owner);
-        classes_.push_back(owner == -1 && top ? class_name(i) : std::string());
+        classes_.push_back(owner == -1 && top ? class_body(t_, i).value_or("") : std::string());
         owner_[i] = owner >= 0 ? owner : (top ? -1 : -2);
         continue;
       }
@@ -261,21 +243,6 @@ class Reader {
     }
     fns_.push_back(std::move(f));
     return static_cast<int>(fns_.size() - 1);
-  }
-
-  // The end of an expression starting at `from`: the first ; or , or closing bracket at
-  // depth 0.
-  std::size_t expr_end(const Tokens& t, std::size_t from) const {
-    int depth = 0;
-    for (std::size_t j = from; j < t.size(); ++j) {
-      if (explain::is_open(t[j])) ++depth;
-      if (explain::is_close(t[j])) {
-        if (depth == 0) return j;
-        --depth;
-      }
-      if (depth == 0 && (t[j].is(";") || t[j].is(","))) return j;
-    }
-    return t.size();
   }
 
   // The last declaration or assignment of `name` in tokens [from, to) of `t` whose owner
@@ -624,19 +591,8 @@ class Reader {
   // ...)`): the call writes the value at run time.
   std::optional<std::string> written_through(const std::string& name, std::size_t from,
                                              std::size_t to) const {
-    for (std::size_t j = std::max<std::size_t>(from, 2); j < to && j < t_.size(); ++j) {
-      if (!t_[j].is(name) || !t_[j - 1].is("&")) continue;
-      std::size_t o = j - 1;  // the call whose argument `&name` is
-      int depth = 0;
-      while (o > 0 && !(depth == 0 && t_[o].is("("))) {
-        if (explain::is_close(t_[o])) ++depth;
-        if (explain::is_open(t_[o]) && depth > 0) --depth;
-        if (t_[o].is(";") || t_[o].is("{")) break;
-        --o;
-      }
-      if (o > 0 && t_[o].is("(") && t_[o - 1].ident() && !t_[o - 1].text.starts_with("cudaMalloc"))
-        return fmt::format("set at run time by {} ({})", t_[o - 1].text, place(o - 1));
-    }
+    if (const auto call = host_code::address_passed(t_, name, from, to))
+      return fmt::format("set at run time by {} ({})", t_[*call].text, place(*call));
     return std::nullopt;
   }
 
