@@ -20,9 +20,7 @@ namespace host_code {
 using explain::match_backward;
 using explain::match_forward;
 
-Token punct(const char* text, std::size_t pos) {
-  return Token{explain::TokKind::Punct, text, pos};
-}
+Token punct(const char* text, std::size_t pos) { return Token{explain::TokKind::Punct, text, pos}; }
 
 // The launch chevrons written with blanks inside (`k << < g, b >> > (p)`, `k< <<...>>>`) as
 // the one `<<<` and `>>>` tokens nvcc reads there: `<<` `<` never follow each other elsewhere
@@ -80,16 +78,15 @@ bool declares(const Tokens& t, std::size_t comma) {
       if (p >= t.size()) return false;
       continue;
     }
-    if (explain::is_open(t[p])) return t[p].is("{") && p + 2 < comma && t[p + 1].ident() &&
-                                        (t[p + 2].ident() || t[p + 2].is("::") ||
-                                         t[p + 2].is("<"));
+    if (explain::is_open(t[p]))
+      return t[p].is("{") && p + 2 < comma && t[p + 1].ident() &&
+             (t[p + 2].ident() || t[p + 2].is("::") || t[p + 2].is("<"));
     if (t[p].is(";") || t[p].is("}")) break;
   }
   const std::size_t s = t[p].is(";") || t[p].is("}") ? p + 1 : p;
   return s + 1 < comma && t[s].ident() &&
          (t[s + 1].ident() || t[s + 1].is("::") || t[s + 1].is("<"));
 }
-
 
 int type_size(const std::string& ty) {
   static const std::map<std::string, int> sizes = {
