@@ -154,7 +154,7 @@ refused sass_only 2 "-gencode arch=compute_90,code=[sm_90,compute_90]" app_sass_
 refused sass_only_says 2 "but no PTX" app_sass_only "${flags[@]}"
 refused host_only 2 "no CUDA code in host_only" host_only
 refused launch 2 "--launch 1: the launches of a binary's host code are not read" app --launch 1
-refused missing 2 "bankcheck check app --kernel tile_transpose --grid X[,Y[,Z]] --block" \
+refused missing 2 "bankcheck check app --kernel tile_transpose --grid 'X[,Y[,Z]]' --block" \
   app --kernel tile_transpose
 refused missing_no_host 2 "the launches in a binary's host code are not read" \
   app --kernel tile_transpose

@@ -62,4 +62,60 @@ TEST(CudaSource, ConstantsThroughTheExplainEvaluator) {
   EXPECT_FALSE(ex::eval_constant("TILE +", lookup));
 }
 
+TEST(CudaSource, TakenBranchesBlankTheOthersAndKeepLines) {
+  const std::string text =
+      "#if defined(A) && B > 2\n"  // 0
+      "int a = 1;\n"
+      "#  elif !defined C\n"
+      "int a = 2;\n"
+      "#define W(x, y) ((x) * (y))\n"
+      "#else\n"
+      "int a = 3;\n"
+      "#endif\n"
+      "#ifdef __CUDA_ARCH__\n"
+      "#define V 1\n"
+      "#endif\n"
+      "#undef B\n";
+  auto run = [&](ex::Macros m) {
+    const std::string out = ex::taken_branches(text, m);
+    EXPECT_EQ(out.size(), text.size());
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') {
+        EXPECT_EQ(out[i], '\n') << i;
+      }
+    return std::make_pair(out, m);
+  };
+  auto has = [](const std::string& out, const char* line) {
+    return out.find(line) != std::string::npos;
+  };
+  ex::Macros ab;
+  ab.object = {{"A", ""}, {"B", "3"}};
+  auto [first, after_first] = run(ab);
+  EXPECT_TRUE(has(first, "int a = 1;"));
+  EXPECT_FALSE(has(first, "int a = 2;"));
+  EXPECT_FALSE(has(first, "int a = 3;"));
+  EXPECT_FALSE(after_first.defined("W"));
+  EXPECT_FALSE(after_first.defined("B"));  // #undef
+  EXPECT_FALSE(after_first.defined("V"));  // the host pass: no __CUDA_ARCH__
+  auto [second, after_second] = run({});
+  EXPECT_TRUE(has(second, "int a = 2;"));
+  EXPECT_FALSE(has(second, "int a = 1;"));
+  ASSERT_TRUE(after_second.function.count("W"));
+  EXPECT_EQ(after_second.function.at("W").params, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(after_second.function.at("W").body, "((x) * (y))");
+  ex::Macros c;
+  c.object = {{"C", "1"}};
+  EXPECT_TRUE(has(run(c).first, "int a = 3;"));
+}
+
+TEST(CudaSource, PreprocessorConditionsAsCDoes) {
+  ex::Macros m;
+  m.object = {{"N", "4"}, {"M", "N * 2"}, {"EMPTY", ""}};
+  EXPECT_EQ(ex::preprocessor_condition("M == 8 && defined(N)", m), 1);
+  EXPECT_EQ(ex::preprocessor_condition("UNKNOWN + 1", m), 1);  // unknown names are 0
+  EXPECT_EQ(ex::preprocessor_condition("defined EMPTY", m), 1);
+  EXPECT_FALSE(ex::preprocessor_condition("F(1)", m));  // a call: not evaluated
+  EXPECT_FALSE(ex::preprocessor_condition("defined(", m));
+}
+
 }  // namespace

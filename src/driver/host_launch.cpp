@@ -1,26 +1,23 @@
 // Launches read from the host code: a token reader over explain::code_only (comments,
-// literals and directives already blanked), functions and their parameters, declarations per
-// function, launch sites, launcher calls, and an evaluator that resolves names through them.
+// literals and directives already blanked) of the preprocessor's taken branches, functions
+// and their parameters, declarations per function, launch sites, launcher calls, and an
+// evaluator that resolves names through them (helper functions and function-like macros
+// called with their arguments' values), noting the names it lacks and why.
 #include "bankcheck/driver/host_launch.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 
-#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/explain/cuda_source.hpp"
 #include "bankcheck/explain/declarations.hpp"
 #include "bankcheck/explain/evaluate.hpp"
 #include "bankcheck/explain/tokens.hpp"
+#include "host_code.hpp"
 
 namespace bankcheck::driver {
 namespace {
@@ -35,6 +32,13 @@ using explain::Token;
 using explain::tokenize;
 using explain::Tokens;
 using explain::TokenSpan;
+using host_code::class_body;
+using host_code::declares;
+using host_code::expr_end;
+using host_code::is_type_word;
+using host_code::join_chevrons;
+using host_code::punct;
+using host_code::sizeof_type;
 
 struct Function {
   std::string name;
@@ -42,6 +46,7 @@ struct Function {
   std::size_t body_open = 0, body_close = 0;  // token indices of { and }
   std::size_t name_tok = 0;
   bool global = false;
+  std::string cls;  // the class of a method ("" for a free function)
 };
 
 // One place where a name gets its value.
@@ -58,6 +63,7 @@ struct Scope {
   const Function* fn = nullptr;
   std::size_t limit = 0;  // declarations before this token count
   std::map<std::string, std::pair<Binding, const Scope*>> bound;
+  std::map<std::string, std::int64_t> values;  // a called function's parameters
   const Scope* caller = nullptr;
 };
 
@@ -67,18 +73,26 @@ struct Dim {
 
 class Reader {
  public:
-  Reader(std::string_view source, std::string_view headers,
-         const std::map<std::string, std::string>& command_line) {
-    const std::string code = explain::code_only(source);
+  Reader(const HostSource& hs, std::string_view headers,
+         const std::map<std::string, std::string>& command_line, const HostValues& host_values)
+      : host_values_(host_values), origin_(hs.origin) {
+    const std::string_view source = hs.text;
+    // nvcc's host pass: __CUDACC__ and __NVCC__ defined, __CUDA_ARCH__ not; then the command
+    // line's -D, the headers, the file, each as its taken branches leave it.
+    explain::Macros macros;
+    std::string predefined = "#define __CUDACC__ 1\n#define __NVCC__ 1\n#define __cplusplus 201703L\n";
+    for (const auto& [k, v] : command_line) predefined += fmt::format("#define {} {}\n", k, v);
+    explain::taken_branches(predefined, macros);
+    const std::string htext = explain::taken_branches(headers, macros);
+    const std::string stext = explain::taken_branches(source, macros);
+    const std::string code = explain::code_only(stext);
     line_starts_.push_back(0);
     for (std::size_t i = 0; i < code.size(); ++i)
       if (code[i] == '\n') line_starts_.push_back(i + 1);
-    t_ = tokenize(code);
-    defines_ = explain::object_defines(headers);
-    for (auto& [k, v] : explain::object_defines(source)) defines_[k] = v;
-    for (const auto& [k, v] : command_line) defines_[k] = v;
-    const std::string hcode = explain::code_only(headers);
-    header_tokens_ = tokenize(hcode);
+    t_ = join_chevrons(tokenize(code));
+    defines_ = std::move(macros.object);
+    function_macros_ = std::move(macros.function);
+    header_tokens_ = tokenize(explain::code_only(htext));
     owner_.assign(t_.size(), -1);
     find_functions();
   }
@@ -102,23 +116,55 @@ class Reader {
   Tokens t_, header_tokens_;
   std::vector<std::size_t> line_starts_;
   std::map<std::string, std::string> defines_;
+  std::map<std::string, explain::FunctionMacro> function_macros_;
+  HostValues host_values_;
+  std::vector<std::pair<std::string, int>> origin_;  // per line of the text (HostSource)
+  // The names whose values an evaluation lacked, with why (HostLaunch::needs, ::why).
+  std::vector<std::string> missing_;
+  std::map<std::string, std::string> why_;
+  std::vector<std::string> used_;  // the --host-arg names a launch's evaluation used
   std::vector<Function> fns_;
+  std::vector<std::string> classes_;  // find_functions' class names of open braces
   std::vector<int> owner_;  // per token: function index, -1 namespace level, -2 other braces
   std::vector<std::unique_ptr<Scope>> scopes_;
   int depth_ = 0;
+  // Names resolved and calls evaluated in all: a bound on the work of hostile input (a
+  // function or macro that calls itself twice), far above what real host code needs.
+  static constexpr long kMaxWork = 1'000'000;
+  long work_ = 0;
 
-  int line_of(std::size_t tok) const {
+  // The line of the read text (1-based), and where it comes from: the input's or an included
+  // .cu's line (HostSource::origin).
+  int code_line(std::size_t tok) const {
     const std::size_t pos = t_[tok].pos;
     return static_cast<int>(std::upper_bound(line_starts_.begin(), line_starts_.end(), pos) -
                             line_starts_.begin());
   }
+  const std::pair<std::string, int>* origin(std::size_t tok) const {
+    const auto l = static_cast<std::size_t>(code_line(tok) - 1);
+    return l < origin_.size() ? &origin_[l] : nullptr;
+  }
+  int line_of(std::size_t tok) const {
+    const auto* o = origin(tok);
+    return o ? o->second : code_line(tok);
+  }
+  std::string file_of(std::size_t tok) const {
+    const auto* o = origin(tok);
+    return o ? o->first : std::string();
+  }
+  // "line 12" in the input, "kernels.cu:12" in an included file.
+  std::string place(std::size_t tok) const {
+    const std::string f = file_of(tok);
+    return f.empty() ? fmt::format("line {}", line_of(tok)) : fmt::format("{}:{}", f, line_of(tok));
+  }
   int col_of(std::size_t tok) const {
-    const int line = line_of(tok);
+    const int line = code_line(tok);
     return static_cast<int>(t_[tok].pos - line_starts_[static_cast<std::size_t>(line - 1)]) + 1;
   }
 
   void find_functions() {
     std::vector<int> stack;  // owner for each open brace
+    classes_.clear();        // the class each open brace is the body of, or ""
     for (std::size_t i = 0; i < t_.size(); ++i) {
       const std::string& s = t_[i].text;
       if (s == "{") {
@@ -133,7 +179,7 @@ class Reader {
             --p;
           if (p > 0 && t_[p - 1].text == ")") {
             owner = add_function(p - 1, i);
-          } else if ((p > 0 && t_[p - 1].text == "extern") ||
+          } else if (class_body(t_, p) || (p > 0 && t_[p - 1].text == "extern") ||
                      (p > 1 && t_[p - 2].text == "namespace") ||
                      (p > 0 && t_[p - 1].text == "namespace") ||
                      (p > 0 && t_[p - 1].text == "enum") || (p > 1 && t_[p - 2].text == "enum") ||
@@ -142,12 +188,14 @@ class Reader {
           }
         }
         stack.push_back(owner);
+        classes_.push_back(owner == -1 && top ? class_body(t_, i).value_or("") : std::string());
         owner_[i] = owner >= 0 ? owner : (top ? -1 : -2);
         continue;
       }
       if (s == "}" && !stack.empty()) {
         const int o = stack.back();
         stack.pop_back();
+        classes_.pop_back();
         if (o >= 0 && (stack.empty() || stack.back() < 0))
           fns_[static_cast<std::size_t>(o)].body_close = i;
         owner_[i] = o >= 0 ? o : -2;
@@ -166,10 +214,19 @@ class Reader {
 
   int add_function(std::size_t close_paren, std::size_t open_brace) {
     const std::size_t open = match_backward(t_, close_paren);
-    if (open == t_.size() || open == 0 || !t_[open - 1].ident()) return -2;
+    if (open == t_.size() || open == 0) return -2;
     Function f;
     f.name_tok = open - 1;
-    f.name = t_[open - 1].text;
+    if (open >= 3 && t_[open - 1].is(")") && t_[open - 2].is("(") && t_[open - 3].is("operator"))
+      f.name_tok = open - 3;  // operator()
+    else if (!t_[open - 1].ident())
+      return -2;
+    // A constructor's member initialiser (`G::G(int m) : M(m) {`) names no function.
+    if (open >= 2 && (t_[open - 2].is(":") || t_[open - 2].is(","))) return -2;
+    f.name = f.name_tok == open - 1 ? t_[open - 1].text : "operator()";
+    for (auto c = classes_.rbegin(); c != classes_.rend() && f.cls.empty(); ++c) f.cls = *c;
+    if (f.name_tok >= 2 && t_[f.name_tok - 1].is("::") && t_[f.name_tok - 2].ident())
+      f.cls = t_[f.name_tok - 2].text;  // Class::method
     if (f.name == "__launch_bounds__") return -2;
     f.body_open = open_brace;
     for (auto [a, b] : split_commas(t_, open + 1, close_paren, true))
@@ -186,21 +243,6 @@ class Reader {
     }
     fns_.push_back(std::move(f));
     return static_cast<int>(fns_.size() - 1);
-  }
-
-  // The end of an expression starting at `from`: the first ; or , or closing bracket at
-  // depth 0.
-  std::size_t expr_end(const Tokens& t, std::size_t from) const {
-    int depth = 0;
-    for (std::size_t j = from; j < t.size(); ++j) {
-      if (explain::is_open(t[j])) ++depth;
-      if (explain::is_close(t[j])) {
-        if (depth == 0) return j;
-        --depth;
-      }
-      if (depth == 0 && (t[j].is(";") || t[j].is(","))) return j;
-    }
-    return t.size();
   }
 
   // The last declaration or assignment of `name` in tokens [from, to) of `t` whose owner
@@ -222,7 +264,9 @@ class Reader {
         best = Binding{after + 1, expr_end(t, after + 1), false};
       } else if (n == "=") {
         best = Binding{j + 2, expr_end(t, j + 2), false};
-      } else if ((n == "(" || n == "{") && j > 0 && (t[j - 1].ident() || t[j - 1].text == ">") &&
+      } else if ((n == "(" || n == "{") && j > 0 &&
+                 (t[j - 1].ident() || t[j - 1].text == ">" ||
+                  (t[j - 1].text == "," && declares(t, j - 1))) &&
                  t[j - 1].text != "return" && t[j - 1].text != "else") {
         const std::size_t close = match_forward(t, j + 1);
         if (close < t.size() && close + 1 < t.size() &&
@@ -261,75 +305,6 @@ class Reader {
 
   const Tokens& toks(const Found& f) const { return f.header ? header_tokens_ : t_; }
 
-  static int type_size(const std::string& ty) {
-    static const std::map<std::string, int> sizes = {
-        {"char", 1},    {"bool", 1},     {"int8_t", 1},  {"uint8_t", 1}, {"short", 2},
-        {"int16_t", 2}, {"uint16_t", 2}, {"half", 2},    {"__half", 2},  {"__nv_bfloat16", 2},
-        {"int", 4},     {"unsigned", 4}, {"float", 4},   {"int32_t", 4}, {"uint32_t", 4},
-        {"long", 8},    {"double", 8},   {"size_t", 8},  {"int64_t", 8}, {"uint64_t", 8},
-        {"float2", 8},  {"int2", 8},     {"float4", 16}, {"int4", 16},   {"double2", 16},
-        {"float3", 12}, {"int3", 12},    {"void*", 8}};
-    auto it = sizes.find(ty);
-    return it == sizes.end() ? 0 : it->second;
-  }
-  // sizeof a struct of the file or its headers whose members are scalars of known size
-  // (`struct P { float x, y, z; };` is 12), with C's alignment; 0 when not such a struct.
-  int struct_size(const std::string& name) const {
-    for (const auto* tt : {&t_, &header_tokens_}) {
-      const auto& t = *tt;
-      for (std::size_t j = 0; j + 2 < t.size(); ++j) {
-        if ((t[j].text != "struct" && t[j].text != "class") || t[j + 1].text != name ||
-            t[j + 2].text != "{")
-          continue;
-        const std::size_t close = match_forward(t, j + 2);
-        int size = 0, align = 1;
-        std::size_t q = j + 3;
-        while (q < close) {
-          std::size_t e = q;
-          while (e < close && t[e].text != ";") ++e;
-          // TYPE a, b, c;
-          if (e == q || !t[q].ident()) return 0;
-          const int es = type_size(t[q].text);
-          if (!es) return 0;
-          int names = 0;
-          for (std::size_t r = q + 1; r < e; ++r) {
-            if (t[r].ident())
-              ++names;
-            else if (t[r].text != ",")
-              return 0;
-          }
-          for (int k = 0; k < names; ++k) size = (size + es - 1) / es * es + es;
-          align = std::max(align, std::min(es, 16));
-          q = e + 1;
-        }
-        return (size + align - 1) / align * align;
-      }
-    }
-    return 0;
-  }
-
-  static bool is_type_word(const std::string& w) {
-    return type_size(w) > 0 || w == "const" || w == "signed" || w == "std" || w == "size_t" ||
-           w == "long" || w == "unsigned";
-  }
-
-  // sizeof(T) of a scalar, a pointer or a struct of the file; 0 when unknown.
-  int sizeof_type(TokenSpan t, std::size_t from, std::size_t to) const {
-    std::string ty;  // "unsigned int" -> "int", "long long" -> "long"
-    for (std::size_t q = from; q < to; ++q) {
-      const std::string& w = t[q].text;
-      if (w == "const" || w == "std" || w == "::" || w == "signed" || w == "unsigned" ||
-          w == "struct" || (w == "int" && !ty.empty()) || (w == "long" && ty == "long"))
-        continue;
-      ty += w;
-    }
-    if (ty.empty()) ty = "int";
-    int sz = type_size(ty);
-    if (!sz && ty.ends_with("*")) sz = 8;
-    if (!sz) sz = struct_size(ty);
-    return sz;
-  }
-
   // An integer expression, tokens [from, to) of `t`, in `scope`: its casts dropped (C casts
   // to scalar types, static_cast<T>, reinterpret_cast<T>), then evaluated with names resolved
   // through `operand`.
@@ -366,6 +341,22 @@ class Reader {
     std::map<std::string, std::int64_t> known;  // each name resolved once
     const auto v = explain::evaluate(
         expr, [&](TokenSpan e, std::size_t at) { return operand(e, at, scope, known); });
+    // Not a constant: the other plain names it lacks too, so that they are asked at once.
+    if (!v && !missing_.empty())
+      for (std::size_t j = 0; j < expr.size(); ++j) {
+        const Token& k = expr[j];
+        if (!k.ident() || known.count(k.text) || is_type_word(k.text) ||
+            std::find(missing_.begin(), missing_.end(), k.text) != missing_.end())
+          continue;
+        const bool member = j > 0 && (expr[j - 1].is(".") || expr[j - 1].is("->") ||
+                                      expr[j - 1].is("::") || expr[j - 1].is("sizeof"));
+        const bool in_sizeof = j > 1 && expr[j - 1].is("(") && expr[j - 2].is("sizeof");
+        if (member || in_sizeof) continue;
+        if (j + 1 < expr.size() && (expr[j + 1].is("(") || expr[j + 1].is("::") ||
+                                    expr[j + 1].is("<") || expr[j + 1].is(".")))
+          continue;
+        if (auto r = resolve_int(k.text, scope)) known[k.text] = *r;
+      }
     --depth_;
     return v;
   }
@@ -377,11 +368,13 @@ class Reader {
     const Token& k = e[at];
     const bool call = at + 1 < e.size() && e[at + 1].is("(");
     if (k.is("true") || k.is("false")) return explain::Operand{k.is("true") ? 1 : 0, at + 1};
-    if (k.is("std") && at + 2 < e.size() && e[at + 1].is("::"))
+    // Qualified names (`std::min`, `Tile::BM`, `cute::ceil_div`) and `this->m` read as the
+    // last name: the file's own names are not overloaded across namespaces in practice.
+    if (at + 2 < e.size() && (e[at + 1].is("::") || (k.is("this") && e[at + 1].is("->"))))
       return operand(e, at + 2, scope, known);
     if (k.is("sizeof") && call) {
       const std::size_t c = match_forward(e, at + 1);
-      const int sz = sizeof_type(e, at + 2, c);
+      const int sz = sizeof_type(e, at + 2, c, {&t_, &header_tokens_});
       if (!sz || c >= e.size()) return std::nullopt;
       return explain::Operand{sz, c + 1};
     }
@@ -393,16 +386,22 @@ class Reader {
       if (!d.v[c]) return std::nullopt;
       return explain::Operand{*d.v[c], at + 3};
     }
-    if ((k.is("min") || k.is("max")) && call) {
-      const std::size_t c = match_forward(e, at + 1);
-      const auto parts = split_commas(e, at + 2, c, false);
-      if (parts.size() != 2 || c >= e.size()) return std::nullopt;
-      const auto a = eval_int(e, parts[0].first, parts[0].second, scope);
-      const auto b = eval_int(e, parts[1].first, parts[1].second, scope);
-      if (!a || !b) return std::nullopt;
-      return explain::Operand{k.is("min") ? std::min(*a, *b) : std::max(*a, *b), c + 1};
-    }
     if (!k.ident()) return std::nullopt;
+    // A call: `f(a, b)` or `f<T, 4>(a, b)`, of a function or function-like macro of the file,
+    // min/max, ceil_div.
+    std::size_t open = at + 1;
+    if (open < e.size() && e[open].is("<") &&
+        (function_named(k.text) || k.is("min") || k.is("max"))) {
+      const std::size_t c = angle_forward(e, open);
+      if (c < e.size() && c + 1 < e.size() && e[c + 1].is("(")) open = c + 1;
+    }
+    if (open < e.size() && e[open].is("(")) {
+      const std::size_t c = match_forward(e, open);
+      if (c >= e.size()) return std::nullopt;
+      const auto v = call_value(e, at, open, c, scope);
+      if (!v) return std::nullopt;
+      return explain::Operand{*v, c + 1};
+    }
     if (!known.count(k.text)) {
       const auto v = resolve_int(k.text, scope);
       if (!v) return std::nullopt;
@@ -411,15 +410,147 @@ class Reader {
     return explain::Operand{known[k.text], at + 1};
   }
 
+  bool function_named(const std::string& name) const {
+    return function_macros_.count(name) ||
+           std::any_of(fns_.begin(), fns_.end(),
+                       [&](const Function& f) { return !f.global && f.name == name; });
+  }
+
+  // The value of the call e[name] ... e[close] (`(` at e[open]) in `scope`: a function-like
+  // macro expanded and evaluated; a function of the file evaluated (call_function); else
+  // min, max and ceil_div (std::, cute::, cutlass::). nullopt for any other call.
+  std::optional<std::int64_t> call_value(TokenSpan e, std::size_t name, std::size_t open,
+                                         std::size_t close, const Scope* scope) {
+    const std::string& f = e[name].text;
+    const auto parts = split_commas(e, open + 1, close, false);
+    if (auto m = function_macros_.find(f); m != function_macros_.end()) {
+      if (parts.size() != m->second.params.size() || depth_ > 40 || ++work_ > kMaxWork)
+        return std::nullopt;
+      Tokens body = tokenize(m->second.body), expanded;
+      for (const Token& b : body) {
+        const auto p = std::find(m->second.params.begin(), m->second.params.end(), b.text);
+        if (!b.ident() || p == m->second.params.end()) {
+          expanded.push_back(b);
+          continue;
+        }
+        const auto [a, z] = parts[static_cast<std::size_t>(p - m->second.params.begin())];
+        expanded.push_back(punct("(", b.pos));
+        expanded.insert(expanded.end(), e.begin() + static_cast<std::ptrdiff_t>(a),
+                        e.begin() + static_cast<std::ptrdiff_t>(z));
+        expanded.push_back(punct(")", b.pos));
+      }
+      ++depth_;
+      const auto v = eval_int(expanded, 0, expanded.size(), scope);
+      --depth_;
+      return v;
+    }
+    const bool builtin = f == "min" || f == "max" || f == "ceil_div" || f == "div_up";
+    if (!builtin && !function_named(f)) return std::nullopt;  // its arguments' names unasked
+    std::vector<std::int64_t> values;
+    for (const auto& [a, z] : parts) {
+      const auto v = eval_int(e, a, z, scope);
+      if (!v) return std::nullopt;
+      values.push_back(*v);
+    }
+    for (const Function& fn : fns_)
+      if (!fn.global && fn.name == f && fn.params.size() == values.size() && fn.body_close)
+        return call_function(fn, values, e, name + 1 < open ? name + 1 : open, scope);
+    if ((f == "min" || f == "max") && values.size() == 2)
+      return f == "min" ? std::min(values[0], values[1]) : std::max(values[0], values[1]);
+    if ((f == "ceil_div" || f == "div_up") && values.size() == 2 && values[1] != 0)
+      return (values[0] + values[1] - 1) / values[1];
+    return std::nullopt;
+  }
+
+  // A function of the file called with `values` (and the template arguments written at
+  // e[targs], a `<`, when there): its parameters take the values, and its body is read
+  // statement by statement: declarations count for the names after them, `if (c) return x;`
+  // returns x when c holds, `return x;` returns x. A loop, switch or goto in the body, or a
+  // return it does not reach: not evaluated.
+  std::optional<std::int64_t> call_function(const Function& fn,
+                                            const std::vector<std::int64_t>& values, TokenSpan e,
+                                            std::size_t targs, const Scope* caller) {
+    if (depth_ > 40 || ++work_ > kMaxWork) return std::nullopt;
+    auto s = std::make_unique<Scope>();
+    s->fn = &fn;
+    for (std::size_t p = 0; p < fn.params.size(); ++p)
+      if (!fn.params[p].empty()) s->values[fn.params[p]] = values[p];
+    if (targs < e.size() && e[targs].is("<")) {
+      const std::size_t c = angle_forward(e, targs);
+      const auto ta = split_commas(e, targs + 1, std::min(c, e.size()), true);
+      for (std::size_t p = 0; p < fn.tparams.size() && p < ta.size(); ++p)
+        if (auto v = eval_int(e, ta[p].first, ta[p].second, caller))
+          s->values[fn.tparams[p]] = *v;
+    }
+    Scope* sc = s.get();
+    scopes_.push_back(std::move(s));
+    ++depth_;
+    std::optional<std::int64_t> result;
+    for (std::size_t j = fn.body_open + 1; j < fn.body_close;) {
+      const std::string& w = t_[j].text;
+      if (w == "for" || w == "while" || w == "do" || w == "switch" || w == "goto") break;
+      sc->limit = j;
+      if (w == "return") {
+        result = eval_int(t_, j + 1, expr_end(t_, j + 1), sc);
+        break;
+      }
+      if (w == "if" && j + 1 < fn.body_close && t_[j + 1].is("(")) {
+        const std::size_t c = match_forward(t_, j + 1);
+        std::size_t r = c + 1;
+        if (r < fn.body_close && t_[r].is("{")) ++r;
+        if (c >= fn.body_close || r >= fn.body_close || !t_[r].is("return")) break;
+        const auto cond = eval_int(t_, j + 2, c, sc);
+        if (!cond) break;
+        if (*cond) {
+          result = eval_int(t_, r + 1, expr_end(t_, r + 1), sc);
+          break;
+        }
+        j = expr_end(t_, r + 1) + 1;
+        if (j < fn.body_close && t_[j].is("}")) ++j;
+        if (j < fn.body_close && t_[j].is("else")) ++j;
+        if (j < fn.body_close && t_[j].is("{")) ++j;
+        continue;
+      }
+      // Past the statement: its `;` outside brackets, or a block.
+      if (w == "{") {
+        j = match_forward(t_, j) + 1;
+        continue;
+      }
+      j = expr_end(t_, j);
+      while (j < fn.body_close && !t_[j].is(";")) j = explain::is_close(t_[j]) ? j + 1 : expr_end(t_, j + 1);
+      ++j;
+    }
+    --depth_;
+    return result;
+  }
+
   std::optional<std::int64_t> resolve_int(const std::string& name, const Scope* scope) {
-    if (depth_ > 40) return std::nullopt;
+    if (depth_ > 40 || ++work_ > kMaxWork) return std::nullopt;
+    if (auto it = host_values_.find(name); it != host_values_.end()) {
+      if (std::find(used_.begin(), used_.end(), name) == used_.end()) used_.push_back(name);
+      return it->second;
+    }
+    if (scope)
+      if (auto it = scope->values.find(name); it != scope->values.end()) return it->second;
+    const std::size_t missing_before = missing_.size();
     if (auto f = lookup(name, scope)) {
+      // A call after the assignment that writes the variable through its address wins.
+      if (!f->header && f->scope && f->scope->fn)
+        if (auto w = written_through(name, f->b.to, std::min(f->scope->limit, t_.size()))) {
+          note_missing(name, *w);
+          return std::nullopt;
+        }
+      std::optional<std::int64_t> v;
       if (f->b.ctor) {
         const auto parts = split_commas(toks(*f), f->b.from, f->b.to, false);
-        if (parts.size() != 1) return std::nullopt;
-        return eval_int(toks(*f), parts[0].first, parts[0].second, f->scope);
+        if (parts.size() == 1) v = eval_int(toks(*f), parts[0].first, parts[0].second, f->scope);
+      } else {
+        v = eval_int(toks(*f), f->b.from, f->b.to, f->scope);
       }
-      return eval_int(toks(*f), f->b.from, f->b.to, f->scope);
+      if (!v && missing_.size() == missing_before && !f->header)
+        note_missing(name, fmt::format("`{}` at {}, which bankcheck does not evaluate",
+                                       join(t_, f->b.from, f->b.to), place(f->b.from)));
+      return v;
     }
     if (auto it = defines_.find(name); it != defines_.end()) {
       const auto tt = tokenize(it->second);
@@ -428,6 +559,40 @@ class Reader {
       --depth_;
       return v;
     }
+    if (missing_.size() == missing_before) note_missing(name, unknown_reason(name, scope));
+    return std::nullopt;
+  }
+
+  void note_missing(const std::string& name, std::string why) {
+    if (std::find(missing_.begin(), missing_.end(), name) == missing_.end())
+      missing_.push_back(name);
+    why_.emplace(name, std::move(why));
+  }
+
+  // Why a name that nothing binds has no value: a launcher's parameter nobody passes, a
+  // variable a runtime call writes through `&name`, or a name the file does not define.
+  std::string unknown_reason(const std::string& name, const Scope* scope) const {
+    for (const Scope* q = scope; q && q->fn; q = q->caller) {
+      const auto& ps = q->fn->params;
+      const auto& ts = q->fn->tparams;
+      if (std::find(ps.begin(), ps.end(), name) != ps.end() ||
+          std::find(ts.begin(), ts.end(), name) != ts.end())
+        return q->fn->name == "main"
+                   ? std::string("a parameter of main: a run-time value")
+                   : fmt::format("a parameter of {}, which no function of the file calls",
+                                 q->fn->name);
+    }
+    if (auto w = written_through(name, 2, t_.size())) return *w;
+    return "not defined in the file";
+  }
+
+  // "set at run time by F (line L)" when tokens [from, to) pass `&name` to a call F
+  // (`cudaDeviceGetAttribute(&sms, ...)`, `cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n,
+  // ...)`): the call writes the value at run time.
+  std::optional<std::string> written_through(const std::string& name, std::size_t from,
+                                             std::size_t to) const {
+    if (const auto call = host_code::address_passed(t_, name, from, to))
+      return fmt::format("set at run time by {} ({})", t_[*call].text, place(*call));
     return std::nullopt;
   }
 
@@ -545,10 +710,12 @@ class Reader {
 
   std::string describe(const Scope* s) const {
     if (!s || !s->fn) return "file scope";
-    std::string out = s->fn->name;
+    std::string out = (s->fn->cls.empty() ? "" : s->fn->cls + "::") + s->fn->name;
+    if (!s->caller && s->fn->name != "main" && !s->fn->params.empty())
+      out += " (which no function of the file calls)";
     if (s->caller && s->caller->fn)
-      out += fmt::format(" (called from {} at line {})", s->caller->fn->name,
-                         line_of(s->caller->limit));
+      out += fmt::format(" (called from {} at {})", s->caller->fn->name,
+                         place(s->caller->limit));
     return out;
   }
 
@@ -557,10 +724,21 @@ class Reader {
   std::vector<const Scope*> scopes_for(const Function& fn, std::size_t at, int depth = 0) {
     std::vector<const Scope*> out;
     std::vector<const Scope*> callers_scopes;
+    // The names a call uses: the function's, or for operator() the objects of its class
+    // (`GemmLauncher launch; launch(A, B, M);`).
+    std::set<std::string> names{fn.name};
+    if (fn.name == "operator()") {
+      names.clear();
+      for (std::size_t k = 0; k + 2 < t_.size(); ++k)
+        if (!fn.cls.empty() && t_[k].is(fn.cls) && t_[k + 1].ident() &&
+            (t_[k + 2].is(";") || t_[k + 2].is("{") || t_[k + 2].is("=") || t_[k + 2].is("(")))
+          names.insert(t_[k + 1].text);
+    }
     if (depth < 4 && fn.name != "main") {
       for (std::size_t j = 0; j + 1 < t_.size(); ++j) {
-        if (!t_[j].ident() || t_[j].text != fn.name || j == fn.name_tok || owner_[j] < 0) continue;
-        if (j > 0 && (t_[j - 1].text == "." || t_[j - 1].text == "->")) continue;
+        if (!t_[j].ident() || !names.count(t_[j].text) || j == fn.name_tok || owner_[j] < 0)
+          continue;
+        if (j > 0 && !fn.cls.empty() && t_[j - 1].is(fn.cls)) continue;  // the declaration
         const Function& caller = fns_[static_cast<std::size_t>(owner_[j])];
         if (&caller == &fn || caller.global) continue;
         std::size_t open = j + 1;
@@ -632,8 +810,23 @@ class Reader {
             std::optional<std::pair<std::size_t, std::size_t>> smem,
             const std::vector<std::pair<std::size_t, std::size_t>>& args) {
     h.via = describe(s);
+    // The names each setting lacks, when it is unset.
+    auto needs = [&](bool unset) {
+      std::vector<std::string> names;
+      if (unset)
+        for (const auto& n : missing_) {
+          names.push_back(n);
+          h.why[n] = why_[n];
+        }
+      missing_.clear();
+      return names;
+    };
+    missing_.clear();
+    used_.clear();
     h.grid = to_dim3(eval_dim(t_, grid_a, grid_b, s));
+    h.needs["grid"] = needs(!h.grid);
     h.block = to_dim3(eval_dim(t_, block_a, block_b, s));
+    h.needs["block"] = needs(!h.block);
     h.grid_expr = join(t_, grid_a, grid_b);
     h.block_expr = join(t_, block_a, block_b);
     if (smem) {
@@ -643,6 +836,7 @@ class Reader {
     } else {
       h.smem = 0;
     }
+    h.needs["smem"] = needs(!h.smem);
     for (auto [a, b] : args) {
       HostArg arg;
       arg.expr = join(t_, a, b);
@@ -652,8 +846,10 @@ class Reader {
         arg.value = *f;
       else
         arg.value = eval_pointer(t_, a, b, s);
+      arg.needs = needs(!arg.value);
       h.args.push_back(std::move(arg));
     }
+    h.host_values_used = used_;
   }
 
   // The kernel named before position `end` (exclusive), with template arguments: the
@@ -699,6 +895,7 @@ class Reader {
       h.kernel = k.name;
       h.form = "<<<>>>";
       h.line = line_of(i);
+      h.file = file_of(i);
       h.col = col_of(i);
       for (auto [a, b] : k.targs)
         h.template_args.push_back(eval_targ(a, b, s, h.template_args_known));
@@ -729,6 +926,7 @@ class Reader {
       while (h.kernel.starts_with("&")) h.kernel.erase(0, 1);
       h.form = t_[i].text;
       h.line = line_of(i);
+      h.file = file_of(i);
       h.col = col_of(i);
       for (auto [a, b] : k.targs)
         h.template_args.push_back(eval_targ(a, b, s, h.template_args_known));
@@ -774,87 +972,23 @@ class Reader {
   }
 };
 
-// Whether a template argument of a launch and one of an instantiation are the same: the same
-// integer (`(unsigned int)256` and `256`; `true` and `(SWZ > 0)` evaluated to 1), else the
-// same text apart from blanks (types).
-bool same_template_argument(const std::string& launch, const std::string& instantiation) {
-  const auto a = template_argument_value(launch), b = template_argument_value(instantiation);
-  if (a || b) return a == b;
-  std::string x = launch, y = instantiation;
-  std::erase(x, ' ');
-  std::erase(y, ' ');
-  return x == y;
-}
-
 }  // namespace
 
-std::string HostLaunch::written() const {
-  std::string s = kernel;
-  if (!template_args.empty()) {
-    s += "<";
-    for (std::size_t i = 0; i < template_args.size(); ++i) s += (i ? ", " : "") + template_args[i];
-    s += ">";
-  }
-  return s;
+std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers,
+                                           const std::map<std::string, std::string>& defines,
+                                           const HostValues& host_values) {
+  return find_host_launches(HostSource{std::string(source), {}}, headers, defines, host_values);
 }
 
-std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers,
-                                           const std::map<std::string, std::string>& defines) {
+std::vector<HostLaunch> find_host_launches(const HostSource& source, std::string_view headers,
+                                           const std::map<std::string, std::string>& defines,
+                                           const HostValues& host_values) {
   try {
-    Reader r(source, headers, defines);
+    Reader r(source, headers, defines, host_values);
     return r.launches();
   } catch (const std::exception&) {
     return {};
   }
-}
-
-bool launch_matches(const HostLaunch& launch, const std::string& mangled) {
-  if (!kernel_matches(mangled, launch.kernel)) return false;
-  if (launch.template_args.empty()) return true;
-  // The instantiation's template arguments, from the demangled name.
-  const KernelName k = parse_kernel_name(demangle(mangled));
-  if (k.template_list.empty() || k.template_args.size() < launch.template_args.size()) return false;
-  for (std::size_t i = 0; i < launch.template_args.size(); ++i)
-    if (!same_template_argument(launch.template_args[i], k.template_args[i])) return false;
-  return true;
-}
-
-std::string local_headers_text(std::string_view source, const std::string& input,
-                               const std::vector<std::string>& include_dirs) {
-  namespace fs = std::filesystem;
-  std::string out;
-  std::set<std::string> seen;
-  std::function<void(std::string_view, const fs::path&, int)> walk =
-      [&](std::string_view text, const fs::path& dir, int depth) {
-        if (depth > 8) return;
-        std::istringstream ss{std::string(text)};
-        for (std::string line; std::getline(ss, line);) {
-          const auto h = line.find_first_not_of(" \t");
-          if (h == std::string::npos || line[h] != '#') continue;
-          const auto inc = line.find("include", h);
-          const auto q = line.find('"', h);
-          if (inc == std::string::npos || q == std::string::npos || q < inc) continue;
-          const auto q2 = line.find('"', q + 1);
-          if (q2 == std::string::npos) continue;
-          const std::string name = line.substr(q + 1, q2 - q - 1);
-          std::vector<fs::path> tries{dir / name};
-          for (const auto& d : include_dirs) tries.push_back(fs::path(d) / name);
-          for (const auto& p : tries) {
-            std::error_code ec;
-            if (!fs::is_regular_file(p, ec)) continue;
-            const std::string key = fs::weakly_canonical(p, ec).string();
-            if (!seen.insert(key).second) break;
-            std::ifstream f(p, std::ios::binary);
-            std::stringstream content;
-            content << f.rdbuf();
-            out += content.str() + "\n";
-            walk(content.str(), p.parent_path(), depth + 1);
-            break;
-          }
-        }
-      };
-  walk(source, fs::path(input).parent_path(), 0);
-  return out;
 }
 
 }  // namespace bankcheck::driver

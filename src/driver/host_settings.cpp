@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 
 #include "bankcheck/driver/host_launch.hpp"
 
@@ -30,9 +32,16 @@ LaunchSettings settle(const LaunchSettings& flags, const std::optional<LaunchSet
   LaunchSettings s = merge(flags, comment.value_or(LaunchSettings{}));
   const std::string cdetail =
       comment ? fmt::format("// bankcheck: comment at {}:{}", file, comment->line) : "";
-  const std::string hdetail = launch ? fmt::format("launch {} at {}:{} in {}", launch->index, file,
-                                                   launch->line, launch->via)
-                                     : "";
+  std::string hdetail =
+      launch ? fmt::format("launch {} at {}:{} in {}", launch->index,
+                           launch->file.empty() ? std::string(file) : launch->file, launch->line,
+                           launch->via)
+             : "";
+  if (launch && !launch->host_values_used.empty()) {
+    hdetail += " with --host-arg ";
+    for (std::size_t i = 0; i < launch->host_values_used.size(); ++i)
+      hdetail += (i ? ", " : "") + launch->host_values_used[i];
+  }
   auto add = [&](std::string setting, std::string from, std::string where, std::string expr = "") {
     s.sources.push_back({std::move(setting), std::move(from), std::move(where), std::move(expr)});
   };
@@ -98,8 +107,16 @@ LaunchSettings settle(const LaunchSettings& flags, const std::optional<LaunchSet
         add("arg " + name, "host", hdetail, how);
       } else {
         s.unresolved.push_back({"arg " + name, a.expr});
+        if (!a.needs.empty()) s.unresolved_needs["arg " + name] = a.needs;
       }
     }
+  if (launch) {
+    for (const auto& [setting, names] : launch->needs)
+      if (!names.empty() && std::any_of(s.unresolved.begin(), s.unresolved.end(),
+                                        [&](const auto& u) { return u.first == setting; }))
+        s.unresolved_needs[setting] = names;
+    s.host_why = launch->why;
+  }
 
   if (flags.blocks)
     add("blocks", "flag", "--blocks " + *flags.blocks);
@@ -108,45 +125,98 @@ LaunchSettings settle(const LaunchSettings& flags, const std::optional<LaunchSet
   return s;
 }
 
-std::optional<std::string> missing_settings(const std::string& input, const std::string& kernel,
+std::string shell_quote(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || (c && std::strchr("_@%+=:,./-", c));
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string rerun_line(const Rerun& r, const std::vector<std::string>& extra) {
+  std::vector<std::string> words = r.words;
+  if (words.empty()) words = {"bankcheck", "check", r.input};
+  words.insert(words.end(), extra.begin(), extra.end());
+  if (!r.nvcc.empty()) {
+    words.push_back("--");
+    words.insert(words.end(), r.nvcc.begin(), r.nvcc.end());
+  }
+  std::string line;
+  for (const auto& w : words) (line += line.empty() ? "" : " ") += shell_quote(w);
+  return line;
+}
+
+std::optional<std::string> missing_settings(const Rerun& rerun, const std::string& kernel,
                                             const LaunchSettings& s,
                                             const std::vector<std::string>& params,
                                             const std::vector<std::string>& types,
                                             const std::vector<bool>& is_pointer,
                                             const std::optional<std::string>& binary_source) {
-  auto had = [&](const std::string& setting) -> std::string {
-    for (const auto& [name, expr] : s.unresolved)
-      if (name == setting)
-        return fmt::format(": the host code has `{}`, not a constant bankcheck can evaluate", expr);
-    return ": not given";
+  std::vector<std::string> items, flags, host_names;
+  // One missing setting: what the host code had, and the flags that give it: the host
+  // names it lacks (--host-arg), else its own flag.
+  auto missing = [&](const std::string& setting, std::string item, std::string flag) {
+    auto u = std::find_if(s.unresolved.begin(), s.unresolved.end(),
+                          [&](const auto& x) { return x.first == setting; });
+    const auto needs = s.unresolved_needs.find(setting);
+    if (u == s.unresolved.end()) {
+      item += ": not given";
+    } else {
+      item += fmt::format(": the host code has `{}`, not a constant bankcheck can evaluate",
+                          u->second);
+      if (needs != s.unresolved_needs.end() &&
+          !(needs->second.size() == 1 && needs->second[0] == u->second)) {
+        std::string names;
+        for (const auto& n : needs->second) (names += names.empty() ? "" : ", ") += n;
+        item += " (it lacks " + names + ")";
+      }
+    }
+    items.push_back(std::move(item));
+    if (needs == s.unresolved_needs.end()) {
+      flags.push_back(std::move(flag));
+      return;
+    }
+    for (const auto& n : needs->second)
+      if (std::find(host_names.begin(), host_names.end(), n) == host_names.end())
+        host_names.push_back(n);
   };
-  std::vector<std::string> items, paste;
-  if (!s.grid) {
-    items.push_back("grid" + had("grid"));
-    paste.push_back("--grid X[,Y[,Z]]");
-  }
-  if (!s.block) {
-    items.push_back("block" + had("block"));
-    paste.push_back("--block X[,Y[,Z]]");
-  }
+  if (!s.grid) missing("grid", "grid", "--grid X[,Y[,Z]]");
+  if (!s.block) missing("block", "block", "--block X[,Y[,Z]]");
   for (std::size_t i = 0; i < is_pointer.size(); ++i) {
     const std::string name =
         i < params.size() && !params[i].empty() ? params[i] : fmt::format("p{}", i);
     if (is_pointer[i] || has_arg(s, name, i)) continue;
     const std::string type = i < types.size() ? types[i] : "";
-    items.push_back(fmt::format("argument {}{}{}", name, type.empty() ? "" : " (" + type + ")",
-                                had("arg " + name)));
-    paste.push_back(fmt::format("--arg {}=VALUE", name));
+    missing("arg " + name,
+            fmt::format("argument {}{}", name, type.empty() ? "" : " (" + type + ")"),
+            "--arg " + name + "=VALUE");
   }
   if (items.empty()) return std::nullopt;
   std::string msg = fmt::format("kernel {}: {} launch setting{} missing:", kernel, items.size(),
                                 items.size() == 1 ? "" : "s");
   for (const auto& i : items) msg += "\n  " + i;
-  msg += fmt::format("\ngive {} at once:\n  bankcheck check {} --kernel {}",
-                     items.size() == 1 ? "it" : "them", input, kernel);
-  for (const auto& p : paste) msg += " " + p;
+  if (!host_names.empty()) {
+    msg += "\nthe host code does not determine:";
+    for (const auto& n : host_names) {
+      const auto why = s.host_why.find(n);
+      msg += fmt::format("\n  {}: {}", n, why == s.host_why.end() ? "not a constant" : why->second);
+    }
+  }
+  std::vector<std::string> extra{"--kernel", kernel};
+  for (const auto& n : host_names) extra.insert(extra.end(), {"--host-arg", n + "=VALUE"});
+  for (const auto& f : flags) {
+    const auto blank = f.find(' ');
+    extra.push_back(f.substr(0, blank));
+    extra.push_back(f.substr(blank + 1));
+  }
+  msg += fmt::format("\ngive {} at once:\n  {}", items.size() == 1 ? "it" : "them",
+                     rerun_line(rerun, extra));
+  std::string unblank = kernel;  // a comment's values end at a blank: gemm<64,16>
+  std::erase(unblank, ' ');
   const std::string comment =
-      fmt::format("// bankcheck: kernel={} grid=X,Y block=X,Y arg=NAME=VALUE", kernel);
+      fmt::format("// bankcheck: kernel={} grid=X,Y block=X,Y arg=NAME=VALUE", unblank);
   if (!binary_source)
     msg += "\nor write them in the source: " + comment;
   else if (!binary_source->empty())

@@ -112,6 +112,24 @@ std::optional<std::string> binary_source(const Loaded& l) {
   return l.source_text.empty() ? std::string() : l.input;
 }
 
+// Every setting the kernel lacks (missing_settings), with the command that adds them.
+std::optional<std::string> missing_for(const Loaded& l, const ptx::Kernel& k,
+                                       const LaunchSettings& s, const CheckOptions& o) {
+  const KernelSignature& sig = l.signature(k);
+  std::vector<bool> pointer;
+  for (std::size_t i = 0; i < k.params.size(); ++i)
+    // By-value structs (`.b8 NAME[SIZE]` in PTX) have a default too, so far as missing
+    // settings go: the binder asks for them with their fields.
+    pointer.push_back(k.params[i].type == ".b8" ||
+                      (i < sig.param_types.size()
+                           ? sig.param_types[i].find('*') != std::string::npos
+                           : k.params[i].is_pointer_sized));
+  Rerun rerun = o.rerun;
+  if (rerun.input.empty()) rerun.input = o.input;
+  return missing_settings(rerun, sig.name, s, sig.param_names, sig.param_types, pointer,
+                          binary_source(l));
+}
+
 }  // namespace
 
 bool selected(const Loaded& l, const CheckOptions& o, const std::string& mangled) {
@@ -161,13 +179,16 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
       l.source_text.empty() || !l.binary.empty()
           ? std::vector<HostLaunch>{}
           : find_host_launches(
-                l.source_text,
+                with_included_cu(l.source_text, l.input, include_search_dirs(o.nvcc)),
                 local_headers_text(l.source_text, l.input, include_search_dirs(o.nvcc)),
-                command_line_defines(o.nvcc));
+                command_line_defines(o.nvcc), o.host_values);
   if (o.launch > 0 && static_cast<std::size_t>(o.launch) > launches.size()) {
     std::string found;
     for (const auto& h : launches)
-      found += fmt::format("\n  {}: {} at line {} in {}", h.index, h.written(), h.line, h.via);
+      found += fmt::format("\n  {}: {} at {} in {}", h.index, h.written(),
+                           h.file.empty() ? fmt::format("line {}", h.line)
+                                          : fmt::format("{}:{}", h.file, h.line),
+                           h.via);
     throw DriverError(fmt::format("--launch {}: the host code of {} has {} launch{}{}", o.launch,
                                   o.input, launches.size(), launches.size() == 1 ? "" : "es",
                                   found));
@@ -233,20 +254,7 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
 KernelLaunch bind_launch(const Loaded& l, const ptx::Kernel& k, const LaunchSettings& s,
                          const model::Arch& arch, const CheckOptions& o) {
   const KernelSignature& sig = l.signature(k);
-  {  // every missing setting at once
-    // Pointers have a default (a buffer of zeros); so far as missing settings go, so do
-    // by-value structs (`.b8 NAME[SIZE]` in PTX), which the binder asks for with their fields.
-    std::vector<bool> pointer;
-    for (std::size_t i = 0; i < k.params.size(); ++i)
-      pointer.push_back(k.params[i].type == ".b8" ||
-                        (i < sig.param_types.size()
-                             ? sig.param_types[i].find('*') != std::string::npos
-                             : k.params[i].is_pointer_sized));
-    if (auto missing =
-            missing_settings(o.input, sig.name, s, sig.param_names, sig.param_types, pointer,
-                             binary_source(l)))
-      throw DriverError(*missing);
-  }
+  if (auto missing = missing_for(l, k, s, o)) throw DriverError(*missing);
   if (!s.smem) check_dynamic_shared_given(l, k, sig.name, s);
   KernelLaunch kl;
   kl.kernel = &k;
@@ -274,7 +282,18 @@ namespace {
 class SettingsLaunches : public LaunchSource {
  public:
   SettingsLaunches(const Loaded& l, const CheckOptions& o, const model::Arch& arch)
-      : loaded_(l), options_(o), arch_(arch), selected_(select_kernels(l, o)) {}
+      : loaded_(l), options_(o), arch_(arch), selected_(select_kernels(l, o)) {
+    // Every kernel's missing settings at once, before any kernel runs.
+    std::vector<std::string> missing;
+    for (const auto& [kernel, settings] : selected_)
+      if (auto m = missing_for(l, *kernel, settings, o)) missing.push_back(std::move(*m));
+    if (missing.size() == 1) throw DriverError(missing[0]);
+    if (missing.empty()) return;
+    std::string msg = fmt::format("{} of the {} kernels lack launch settings:", missing.size(),
+                                  selected_.size());
+    for (const auto& m : missing) msg += "\n" + m;
+    throw DriverError(msg);
+  }
   std::optional<KernelLaunch> next() override {
     if (next_ >= selected_.size()) return std::nullopt;
     const auto& [kernel, settings] = selected_[next_++];

@@ -50,6 +50,10 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
                 "its element type (an array: all of them, in order), zeros, random, iota or "
                 "@FILE (exactly its bytes); a pointer variable: a buffer as for --arg "
                 "(zeros|random|iota[:BYTES], @FILE, null); NAME.FIELD for a struct's field");
+  c->add_option("--host-arg", o.host_args,
+                "NAME=VALUE: an integer for a name of the host code that its launches use and "
+                "it does not determine (a parameter of a launcher no function calls, a size "
+                "read at run time); it wins over what the host code assigns NAME");
   c->add_option("--blocks", o.blocks,
                 "CTAs to analyse: a count (first, last, spread between) or all");
   c->add_option("--arch", o.arch,
@@ -235,6 +239,33 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::stri
   }
   for (const auto& a : o.args) co.flags.args.push_back(driver::parse_arg_assignment(a, "--arg"));
   for (const auto& v : o.vars) co.flags.vars.push_back(driver::parse_var_assignment(v, "--var"));
+  for (const auto& a : o.host_args) {
+    const auto [name, value] = driver::parse_arg_assignment(a, "--host-arg");
+    const driver::ArgValue v = driver::parse_arg_value(value, "--host-arg " + name);
+    if (v.kind != driver::ArgValue::Kind::Integer)
+      throw UserError(fmt::format("--host-arg {}: '{}' is not an integer", name, value));
+    co.host_values[name] = v.i;
+  }
+  // The words that check this input again, for messages that say which flags to add.
+  co.rerun.input = input;
+  co.rerun.words = {"bankcheck", "check"};
+  auto add = [&](const char* flag, const std::string& value) {
+    if (!value.empty()) co.rerun.words.insert(co.rerun.words.end(), {flag, value});
+  };
+  add("-p", o.compile_db);
+  add("--arch", o.arch);
+  add("--nvcc", o.nvcc);
+  for (const auto& d : o.include_dirs) add("-I", d);
+  for (const auto& d : o.defines) add("-D", d);
+  for (const auto& a : o.host_args) add("--host-arg", a);
+  add("--grid", o.grid);
+  add("--block", o.block);
+  add("--smem", o.smem);
+  for (const auto& a : o.args) add("--arg", a);
+  for (const auto& v : o.vars) add("--var", v);
+  if (o.launch) add("--launch", std::to_string(o.launch));
+  co.rerun.words.push_back(input);
+  co.rerun.nvcc = o.nvcc_flags;
   return co;
 }
 

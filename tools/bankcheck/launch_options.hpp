@@ -21,6 +21,7 @@ struct LaunchCmdOptions {
   std::string kernel, grid, block, smem, blocks;
   std::vector<std::string> args;
   std::vector<std::string> vars;  // --var NAME=VALUE
+  std::vector<std::string> host_args;  // --host-arg NAME=VALUE
   std::string arch;  // empty: from -p's compile command, else sm_90
   std::string nvcc;
   std::vector<std::string> include_dirs, defines;

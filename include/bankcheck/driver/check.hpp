@@ -36,6 +36,11 @@ struct CheckOptions {
   std::string input;     // FILE.cu or FILE.ptx
   LaunchSettings flags;  // --kernel --grid --block --smem --arg --blocks
   int launch = 0;        // --launch N: the N-th launch of the host code (1-based); 0: the first
+  // --host-arg NAME=VALUE: values of the host code's names (a launcher's parameter nobody
+  // passes, a size read at run time), over what the host code assigns them.
+  std::map<std::string, std::int64_t> host_values;
+  // The words that check this input again (messages that say which flags to add).
+  Rerun rerun;
   std::string arch = "sm_90";
   NvccOptions nvcc;                    // nvcc path, -I, -D, extra flags (input/arch filled in)
   unsigned threads = 0;                // 0: all cores

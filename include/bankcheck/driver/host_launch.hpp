@@ -20,6 +20,7 @@ namespace bankcheck::driver {
 struct HostArg {
   std::string expr;                  // as written in the launch
   std::optional<std::string> value;  // an --arg VALUE ("7", "1.5f", "zeros:4096", "null")
+  std::vector<std::string> needs;    // unset: the host values it lacks (HostLaunch::why)
 };
 
 // One launch as the host code makes it; a launch in a launcher function is one HostLaunch
@@ -30,22 +31,52 @@ struct HostLaunch {
   std::vector<std::string> template_args;  // evaluated: "256", "float"; empty when none
   bool template_args_known = true;         // every template argument evaluated
   int line = 0, col = 0;                   // of the launch in the file
+  std::string file;  // "": the input; else the included .cu the launch is in (HostSource)
   std::string form;                        // "<<<>>>", "cudaLaunchKernel", "cudaLaunchKernelEx"
   std::string via;                         // "main", "run (called from main at line 80)"
   std::optional<Dim3> grid, block;
   std::optional<std::uint64_t> smem;  // 0 when the launch gives none
   std::string grid_expr, block_expr, smem_expr;
   std::vector<HostArg> args;
+  // Where a setting is unset: the names of the host code whose values it lacks (a parameter
+  // of a launcher no function calls, a variable set at run time), per setting ("grid",
+  // "block", "smem"), and for each name why the host code does not determine it. A
+  // --host-arg NAME=VALUE (HostValues) gives one.
+  std::map<std::string, std::vector<std::string>> needs;
+  std::map<std::string, std::string> why;
+  std::vector<std::string> host_values_used;  // the HostValues names its settings used
   // Kernel name with the evaluated template arguments: "reduce<256>".
   std::string written() const;
 };
 
 // Every launch in `source` (the .cu text); `headers` is the text of the local headers it
 // includes (their macros and constants count); `defines` the macros nvcc's command line
-// defines (-D NAME=VALUE), which win over the file's and the headers' own #defines. Never
+// defines (-D NAME[=VALUE]; a NAME(a, b) too), defined before the headers and the file. Never
 // throws: what cannot be read is left unset.
+// `host_values` are the user's values for names of the host code (--host-arg NAME=VALUE):
+// they win over what the host code assigns to those names. The source and the headers are
+// read as the preprocessor leaves them with `defines` (explain::taken_branches): only the
+// taken #if branches' code and #defines count.
+using HostValues = std::map<std::string, std::int64_t>;
 std::vector<HostLaunch> find_host_launches(std::string_view source, std::string_view headers,
-                                           const std::map<std::string, std::string>& defines = {});
+                                           const std::map<std::string, std::string>& defines = {},
+                                           const HostValues& host_values = {});
+
+// A .cu's text as its host code is read: the .cu files it includes with quotes (`#include
+// "kernels.cu"`, found beside the including file or in `include_dirs`) put in place of their
+// #include lines, once each, as the preprocessor does, so that their launches and launchers
+// are read with the file's; and where each line comes from.
+struct HostSource {
+  std::string text;
+  // Per line of `text` (0-based): the included file ("" for the input) and its line (1-based);
+  // empty: every line is the input's own.
+  std::vector<std::pair<std::string, int>> origin;
+};
+HostSource with_included_cu(std::string_view source, const std::string& input,
+                            const std::vector<std::string>& include_dirs);
+std::vector<HostLaunch> find_host_launches(const HostSource& source, std::string_view headers,
+                                           const std::map<std::string, std::string>& defines = {},
+                                           const HostValues& host_values = {});
 
 // Whether `launch` launches the kernel `mangled` (a PTX entry name): the same name, and the
 // same template arguments when the launch gives them.
@@ -63,13 +94,22 @@ LaunchSettings settle(const LaunchSettings& flags, const std::optional<LaunchSet
                       const HostLaunch* launch, const std::vector<std::string>& params,
                       std::string_view file);
 
+// The words as a line to paste into a POSIX shell: each quoted where it needs it
+// ('k<16, 8>', 'a b', 'it'\''s'), `extra` between the words and `-- NVCC...`.
+std::string rerun_line(const Rerun& r, const std::vector<std::string>& extra);
+// One word as a POSIX shell reads it back unchanged: as is when it has only letters, digits
+// and _ @ % + = : , . / -, else in single quotes (a ' as '\'').
+std::string shell_quote(const std::string& word);
+
 // Every setting the kernel still lacks (grid, block, each scalar argument), at once, with
-// what the host code had there and a line of flags to paste; nullopt when none is missing.
-// `types` are the parameter types from the demangled signature (may be empty).
-// `binary_source`: set when `input` is a binary (binary_input.hpp), whose host code is not
-// read: the source file its PTX names when that exists, else "".
+// what the host code had there, the host code's names it lacks and why, and a command to
+// paste (`rerun` with --kernel and the flags to add: --host-arg NAME=VALUE for a setting that
+// lacks host names, else --grid, --block, --arg); nullopt when none is missing. `types` are
+// the parameter types from the demangled signature (may be empty). `binary_source`: set when
+// the input is a binary (binary_input.hpp), whose host code is not read: the source file its
+// PTX names when that exists, else "".
 std::optional<std::string> missing_settings(
-    const std::string& input, const std::string& kernel, const LaunchSettings& s,
+    const Rerun& rerun, const std::string& kernel, const LaunchSettings& s,
     const std::vector<std::string>& params, const std::vector<std::string>& types,
     const std::vector<bool>& is_pointer,
     const std::optional<std::string>& binary_source = std::nullopt);

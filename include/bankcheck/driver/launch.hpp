@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -98,7 +99,20 @@ struct LaunchSettings {
   // code had for a setting it did not determine (setting, expression).
   std::vector<analysis::SettingSource> sources;
   std::vector<std::pair<std::string, std::string>> unresolved;
+  // For an unresolved setting, the names of the host code whose values it lacks, and for
+  // each name why (HostLaunch::needs, ::why): a --host-arg NAME=VALUE gives one.
+  std::map<std::string, std::vector<std::string>> unresolved_needs;
+  std::map<std::string, std::string> host_why;
 };
+
+// The command that checks the same input again, for a message that says what to add: its
+// words up to the file (the user's -p, -I, -D, --arch, --nvcc and the file) and nvcc's
+// words after `--`, each shell-quoted when printed. Empty words: `bankcheck check INPUT`.
+struct Rerun {
+  std::string input;
+  std::vector<std::string> words, nvcc;
+};
+
 
 // Every `// bankcheck: key=value ...` comment in a .cu source, in file order. A comment is
 // `//`, optional blanks, `bankcheck:`, then blank-separated key=value items:
