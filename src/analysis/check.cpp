@@ -56,6 +56,25 @@ void note_unwritten_shared_reads(const ptx::Kernel& k, const std::vector<int>& s
   report.unwritten_shared_reads = std::move(lines);
 }
 
+void note_faults(KernelReport& report) {
+  std::sort(report.faults.begin(), report.faults.end(), [](const FaultReport& a, const FaultReport& b) {
+    return std::tie(a.file, a.line, a.col, a.access) < std::tie(b.file, b.line, b.col, b.access);
+  });
+  for (const FaultReport& f : report.faults)
+    report.notes.push_back(
+        {f.file, f.line, f.col,
+         fmt::format("Invalid __global__ {} of size {} byte{} by thread ({},{},{}) in block "
+                     "({},{},{}): address 0x{:x} is outside every buffer ({} lane{} in all). "
+                     "The analysis went on, as the GPU does where such an address is mapped: "
+                     "these lanes {}; this line's counts include their accesses, as the GPU "
+                     "issues them, and what the kernel computes from them may differ from the "
+                     "GPU's (--stop-on-fault stops at the first fault instead)",
+                     f.access, f.size, f.size == 1 ? "" : "s", f.thread.x, f.thread.y,
+                     f.thread.z, f.block.x, f.block.y, f.block.z, f.address, f.lanes,
+                     f.lanes == 1 ? "" : "s",
+                     f.access == "read" ? "read zeros" : "wrote nothing (their writes are dropped)")});
+}
+
 void note_zero_filled_inputs(const ptx::Kernel& k, KernelReport& report) {
   const bool any = std::any_of(report.args.begin(), report.args.end(),
                                [](const ArgReport& a) { return a.zero_filled && a.has_pointer; });

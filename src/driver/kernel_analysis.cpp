@@ -83,6 +83,13 @@ void KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
   notes_.insert(notes_.end(), r.notes.begin(), r.notes.end());
   unwritten_shared_reads_.insert(unwritten_shared_reads_.end(), r.unwritten_shared_reads.begin(),
                                  r.unwritten_shared_reads.end());
+  for (const emu::SurvivedFault& f : r.faults) {  // launches in order: the first keeps its lane
+    auto same = std::find_if(faults_.begin(), faults_.end(), [&](const emu::SurvivedFault& g) {
+      return g.instr == f.instr && g.access.op == f.access.op;
+    });
+    if (same == faults_.end()) faults_.push_back(f);
+    else same->lanes += f.lanes;
+  }
   if (first)
     for (size_t i = 0; i < report_.args.size() && i < kl.buffers.size(); ++i)
       if (report_.args[i].is_buffer)
@@ -105,6 +112,25 @@ analysis::KernelReport KernelAnalysis::report() {
   unwritten.erase(std::unique(unwritten.begin(), unwritten.end()), unwritten.end());
   analysis::note_unwritten_shared_reads(kernel_, unwritten, rep);
   analysis::note_zero_filled_inputs(kernel_, rep);
+  for (const emu::SurvivedFault& f : faults_) {
+    const auto loc = f.instr >= 0 ? kernel_.locs[static_cast<size_t>(f.instr)] : ptx::SourcePos{};
+    analysis::FaultReport fr;
+    fr.file = loc.file;
+    fr.line = loc.line;
+    fr.col = loc.col;
+    fr.ptx_line = f.instr >= 0 && static_cast<size_t>(f.instr) < kernel_.ptx_lines.size()
+                      ? kernel_.ptx_lines[static_cast<size_t>(f.instr)]
+                      : 0;
+    using Op = emu::EmuError::Access::Op;
+    fr.access = f.access.op == Op::Write ? "write" : f.access.op == Op::Atomic ? "atomic" : "read";
+    fr.size = f.access.size;
+    fr.address = f.access.address;
+    fr.block = f.block;
+    fr.thread = f.thread;
+    fr.lanes = f.lanes;
+    rep.faults.push_back(fr);
+  }
+  analysis::note_faults(rep);
   analysis::total(rep, arch_);
   return rep;
 }

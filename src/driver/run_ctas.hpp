@@ -26,6 +26,9 @@ struct CtaRun {
   std::vector<emu::Note> notes;  // every thread's, in plan order
   // Sites whose loads read shared bytes no thread of the CTA had written (sorted, once).
   std::vector<int> unwritten_shared_reads;
+  // Global faults the run went on after (EmulatorOptions::stop_on_fault off), in the
+  // committed CTAs: one per instruction and kind, its first lane the lowest CTA's.
+  std::vector<emu::SurvivedFault> faults;
   std::uint64_t ctas_done = 0;
   std::uint64_t warp_instructions = 0;
   double seconds = 0;

@@ -97,6 +97,13 @@ struct Ctx {
   // How many times an mbarrier object of the CTA has changed (mbarrier.cpp): a warp waiting
   // on a phase runs again only once it has.
   std::uint64_t mbar_changes = 0;
+  // Survived global faults (memory.cpp), null when a fault ends the run; the faulting
+  // lanes' bytes: zeros for a read, a write goes nowhere.
+  std::vector<SurvivedFault>* faults = nullptr;
+  static constexpr std::uint64_t kFaultMappedDistance = 2u << 20;
+  std::vector<std::uint8_t> fault_scratch = {};
+  int last_fault_pc = -1, last_fault_warp = -1, last_fault_lane = -1;
+  std::uint64_t last_fault_count = ~std::uint64_t{0};
 
   std::uint64_t& R(int w, std::uint32_t r, int lane) {
     return regs[(static_cast<std::size_t>(w) * nregs + r) * 32 + static_cast<std::size_t>(lane)];
@@ -108,17 +115,26 @@ struct Ctx {
   [[noreturn]] void fail(EmuError::Kind kind, int pc, const std::string& msg) {
     throw EmuError(kind, msg, pc);
   }
+  // What an access of `in` that faulted was (what compute-sanitizer reports of it).
+  static EmuError::Access access_of(const Instr& in, Space space, unsigned size, std::uint64_t a,
+                                    int w, int lane) {
+    using Op = EmuError::Access::Op;
+    const bool atomic = in.op == Opc::Atom || in.op == Opc::Red;
+    const bool write = in.op == Opc::St || in.op == Opc::WmmaStore || in.op == Opc::Stmatrix;
+    return {true, space, atomic ? Op::Atomic : write ? Op::Write : Op::Read, size, a, w, lane};
+  }
   // The same for an access of `in` that faulted, with what it was.
   [[noreturn]] void fail_access(EmuError::Kind kind, int pc, const std::string& msg,
                                 const Instr& in, Space space, unsigned size, std::uint64_t a,
                                 int w, int lane) {
     EmuError e(kind, msg, pc);
-    using Op = EmuError::Access::Op;
-    const bool atomic = in.op == Opc::Atom || in.op == Opc::Red;
-    const bool write = in.op == Opc::St || in.op == Opc::WmmaStore || in.op == Opc::Stmatrix;
-    e.access = {true, space, atomic ? Op::Atomic : write ? Op::Write : Op::Read, size, a, w, lane};
+    e.access = access_of(in, space, size, a, w, lane);
     throw e;
   }
+  // A global access outside every buffer, survived (faults != null): recorded, and the
+  // bytes it reads or writes are a zeroed scratch (memory.cpp).
+  std::uint8_t* survive_fault(const Instr& in, int pc, unsigned size, std::uint64_t a, int w,
+                              int lane);
 
   std::uint64_t special(ptx::Special s, int w, int lane) {
     const std::size_t t = static_cast<std::size_t>(w) * 32 + static_cast<std::size_t>(lane);

@@ -62,6 +62,14 @@ GlobalMemory::Buffer* GlobalMemory::find(std::uint64_t addr, std::uint64_t size)
   return nullptr;
 }
 
+bool GlobalMemory::near(std::uint64_t addr, std::uint64_t distance) const {
+  auto it = by_base_.upper_bound(addr);
+  if (it != by_base_.end() && it->first - addr <= distance) return true;  // before a buffer
+  if (it == by_base_.begin()) return false;
+  const Buffer* b = std::prev(it)->second;
+  return addr - b->base <= b->size + distance;  // in or past the end of the one below
+}
+
 namespace detail {
 
 // The written-bytes record of one lane's shared access on the reference path: what it
@@ -125,6 +133,10 @@ std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a
       return const_cast<std::uint8_t*>(launch.params.data()) + a;
     default: {
       GlobalMemory::Buffer* b = mem.find(a, size);
+      // Near a buffer, the GPU's mapping (2 MiB granules) likely covers the address and the
+      // kernel goes on; far from every buffer it faults, and so does the run.
+      if (!b && faults && mem.near(a, kFaultMappedDistance))
+        return survive_fault(in, pc, size, a, w, lane);
       if (!b)
         fail_access(EmuError::Kind::OutOfBounds, pc,
                     fmt::format("global memory access outside every buffer: {} bytes at 0x{:x} "
@@ -136,6 +148,37 @@ std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a
       return b->data() + off;
     }
   }
+}
+
+std::uint8_t* Ctx::survive_fault(const Instr& in, int pc, unsigned size, std::uint64_t a, int w,
+                                 int lane) {
+  const EmuError::Access acc = access_of(in, Space::Global, size, a, w, lane);
+  const auto t = static_cast<std::uint32_t>(w * 32 + lane);
+  const Dim3 thread{t % launch.block.x, (t / launch.block.x) % launch.block.y,
+                    t / (launch.block.x * launch.block.y)};
+  SurvivedFault* f = nullptr;
+  for (SurvivedFault& g : *faults)
+    if (g.instr == pc && g.access.op == acc.op) f = &g;
+  if (!f) {
+    faults->push_back({pc, acc, ctaid, thread, cta_linear, 0});
+    f = &faults->back();
+  } else if (cta_linear < f->cta) {  // the lowest CTA's lane is the one reported
+    f->access = acc;
+    f->block = ctaid;
+    f->thread = thread;
+    f->cta = cta_linear;
+  }
+  // A lane counts once per execution (cp.async resolves its first and its last byte).
+  if (last_fault_pc != pc || last_fault_warp != w || last_fault_lane != lane ||
+      last_fault_count != (used ? *used : 0)) {
+    ++f->lanes;
+    last_fault_pc = pc;
+    last_fault_warp = w;
+    last_fault_lane = lane;
+    last_fault_count = used ? *used : 0;
+  }
+  fault_scratch.assign(std::max<std::size_t>(size, 64), 0);
+  return fault_scratch.data();
 }
 
 void Ctx::load_store(const Instr& in, int pc, int w, std::uint32_t exec) {

@@ -373,6 +373,15 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
     for (const auto& u : k.unwritten_shared_reads)
       unwritten.push_back({{"file", source_path(r, u.file)}, {"line", u.line}, {"col", u.col}});
     kj["unwritten_shared_reads"] = unwritten;
+    json faults = json::array();
+    for (const auto& f : k.faults)
+      faults.push_back({{"file", source_path(r, f.file)}, {"line", f.line}, {"col", f.col},
+                        {"ptx_line", f.ptx_line}, {"access", f.access}, {"size", f.size},
+                        {"address", f.address},
+                        {"block", {f.block.x, f.block.y, f.block.z}},
+                        {"thread", {f.thread.x, f.thread.y, f.thread.z}},
+                        {"lanes", f.lanes}});
+    kj["faults"] = faults;
     json fj = json::array();
     for (const Finding& f : all) {
       if (f.kernel != ki) continue;

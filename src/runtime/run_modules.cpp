@@ -108,6 +108,7 @@ void RunModules::load(RunUnit& u, std::size_t index, std::size_t units) {
   u.options.arch = arch_;
   u.options.sass = options_.sass;
   u.options.threads = options_.threads;
+  u.options.emulator.stop_on_fault = options_.stop_on_fault;
   u.options.nvcc.nvcc = options_.nvcc;
   u.options.input = src.input;
   try {

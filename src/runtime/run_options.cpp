@@ -47,6 +47,7 @@ std::map<std::string, std::string> run_environment(const RunOptions& o) {
       {"BANKCHECK_RUN_THREADS", std::to_string(o.threads)},
       {"BANKCHECK_RUN_PROGRESS", o.progress ? "1" : "0"},
       {"BANKCHECK_RUN_LEVEL", o.sass ? "sass" : "ptx"},
+      {"BANKCHECK_RUN_STOP_ON_FAULT", o.stop_on_fault ? "1" : "0"},
       {"BANKCHECK_RUN_NVCC", o.nvcc},
       {"BANKCHECK_RUN_PROGRAM", o.program},
   };
@@ -117,6 +118,7 @@ RunOptions run_options_from_environment(std::string& error) {
       bad("BANKCHECK_RUN_THREADS", t);
   }
   o.progress = env("BANKCHECK_RUN_PROGRESS") != "0";
+  o.stop_on_fault = env("BANKCHECK_RUN_STOP_ON_FAULT") == "1";
   if (const std::string l = env("BANKCHECK_RUN_LEVEL"); !l.empty()) {
     if (l == "sass" || l == "ptx")
       o.sass = l == "sass";

@@ -73,6 +73,10 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
   c->add_option("--nvcc-timeout", o.nvcc_timeout,
                 "seconds nvcc may run before it is stopped (default 300; 0: no limit)")
       ->capture_default_str();
+  c->add_flag("--stop-on-fault", o.stop_on_fault,
+              "stop at the first global access outside every buffer (exit 2), instead of "
+              "reporting it as compute-sanitizer does and going on with the lanes reading zeros "
+              "and their writes dropped");
   c->add_flag("--no-cache", o.no_cache,
               "run nvcc and ptxas even when the compile cache has their output "
               "($BANKCHECK_CACHE_DIR, else $XDG_CACHE_HOME/bankcheck or ~/.cache/bankcheck), "
@@ -202,6 +206,7 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::stri
   if (!o.max_memory.empty()) co.max_memory = driver::parse_bytes(o.max_memory, "--max-memory");
   co.nvcc.timeout_seconds = o.nvcc_timeout;
   co.nvcc.cache = !o.no_cache;
+  co.emulator.stop_on_fault = o.stop_on_fault;
   co.launch = o.launch;
   if (o.budget) co.budget = o.budget;
   co.nvcc.nvcc = o.nvcc;

@@ -30,6 +30,7 @@ struct LaunchCmdOptions {
   std::uint64_t budget = 0;
   bool ptx_level = false;
   bool no_cache = false;  // --no-cache
+  bool stop_on_fault = false;  // --stop-on-fault
   std::string max_memory;
   unsigned nvcc_timeout = driver::kDefaultNvccTimeout;
   int launch = 0;  // --launch N

@@ -87,6 +87,10 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
       ->capture_default_str();
   c->add_option("--threads", o.threads, "worker threads (default: all cores; at most 256)");
   add_progress_flag(c, o.progress);
+  c->add_flag("--stop-on-fault", o.stop_on_fault,
+              "end the analysis at a kernel's first global access outside every buffer "
+              "(emulator; the program stops as on a GPU fault) instead of reporting it and "
+              "going on with the lanes reading zeros and their writes dropped");
   c->add_flag("--ptx-level", o.ptx_level,
               "count shared requests as the PTX states them, not as the cubin's SASS issues them");
   c->add_option("--nvcc", o.nvcc, "the nvcc whose ptxas builds a cubin when the program has none");
@@ -286,6 +290,7 @@ int run_program(const RunCmdOptions& o) {
   ro.threads = o.threads;
   ro.progress = o.progress && !o.quiet;
   ro.sass = !o.ptx_level;
+  ro.stop_on_fault = o.stop_on_fault;
   ro.nvcc = o.nvcc;
   ro.program = cmd[0];
   std::vector<std::string> env;

@@ -28,6 +28,7 @@ struct RunCmdOptions {
   unsigned threads = 0;
   bool progress = true;
   bool ptx_level = false;
+  bool stop_on_fault = false;
   std::string nvcc;
   std::vector<std::string> command;  // the program and its arguments
 };

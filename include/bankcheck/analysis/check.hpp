@@ -42,6 +42,19 @@ struct NoteReport {
   std::string message;
 };
 
+// A global access outside every buffer that the analysis went on after (no --stop-on-fault),
+// as compute-sanitizer reports one: one per instruction and kind of access, the first
+// faulting lane (the lowest CTA, then thread) and how many lanes faulted in all.
+struct FaultReport {
+  int file = 0, line = 0, col = 0;  // the instruction's source location
+  int ptx_line = 0;
+  std::string access;  // "read", "write" or "atomic"
+  unsigned size = 0;   // bytes the lane accessed
+  std::uint64_t address = 0;
+  model::Dim3 block, thread;
+  std::uint64_t lanes = 0;
+};
+
 // A source line whose shared loads read bytes no thread of the CTA had written before
 // (the emulator reads them as zero; the GPU reads whatever the SM held).
 struct UnwrittenReadReport {
@@ -132,6 +145,7 @@ struct KernelReport {
   std::vector<LineReport> lines;  // sites summed per (line, space, op, width), in source order
   std::vector<NoteReport> notes;
   std::vector<UnwrittenReadReport> unwritten_shared_reads;  // one per line, in source order
+  std::vector<FaultReport> faults;  // survived global faults, in source order
   std::uint64_t shared_wavefronts = 0, shared_ideal_wavefronts = 0;
   // The kernel's shared variables (offsets in the CTA's window): views name the array a
   // shared request touches and relate the lines that touch the same one.
@@ -194,6 +208,9 @@ struct CheckReport {
 // data (a histogram's bins[data[i]] all in one bin), and the note names the buffers and how
 // to give real data. One note per line, however many of its sites.
 void note_zero_filled_inputs(const ptx::Kernel& k, KernelReport& report);
+// One note per report.faults entry: what compute-sanitizer would say, and which figures the
+// faulting lanes touched.
+void note_faults(KernelReport& report);
 
 void note_unwritten_shared_reads(const ptx::Kernel& k, const std::vector<int>& sites,
                                  KernelReport& report);

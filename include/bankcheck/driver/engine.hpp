@@ -182,6 +182,7 @@ class KernelAnalysis {
   analysis::KernelReport report_;
   std::vector<emu::Note> notes_;
   std::vector<int> unwritten_shared_reads_;
+  std::vector<emu::SurvivedFault> faults_;  // every launch's, one per instruction and kind
   bool launched_ = false;
 };
 

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bankcheck/emu/events.hpp"
@@ -36,6 +37,17 @@ struct EmuError : std::runtime_error {
     std::uint64_t address = 0;
     int warp = 0, lane = 0;
   } access;
+};
+
+// A global access outside every buffer that the run went on after (EmulatorOptions::
+// stop_on_fault off): one per instruction and kind of access, with the first lane that
+// made it (the lowest CTA, then thread, of those this emulator ran) and how many lanes did.
+struct SurvivedFault {
+  int instr = -1;
+  EmuError::Access access;
+  Dim3 block, thread;       // the first faulting lane's
+  std::uint64_t cta = 0;    // its CTA's linear index
+  std::uint64_t lanes = 0;  // faulting lanes, all CTAs
 };
 
 // A warning that does not stop the run (a barrier under divergence, ...).
@@ -69,6 +81,8 @@ class GlobalMemory {
   bool remove(std::uint64_t base);
   // The buffer holding [addr, addr+size), or nullptr.
   Buffer* find(std::uint64_t addr, std::uint64_t size);
+  // Whether addr lies within `distance` bytes of a buffer (before its start or past its end).
+  bool near(std::uint64_t addr, std::uint64_t distance) const;
   // In the order they were added.
   std::vector<std::unique_ptr<Buffer>>& buffers() { return buffers_; }
   std::mutex atomic_mutex;  // serializes global atomics across CTAs run in parallel
@@ -105,6 +119,9 @@ class Emulator {
   // A read counts when its bytes were never written in that CTA, whatever the barriers
   // in between: the record is of bytes, not of races.
   const std::vector<int>& unwritten_shared_reads() const { return unwritten_sites_; }
+  // The global faults survived so far (stop_on_fault off), one per instruction and kind.
+  const std::vector<SurvivedFault>& faults() const { return faults_; }
+  std::vector<SurvivedFault> take_faults() { return std::exchange(faults_, {}); }
 
  private:
   struct State;
@@ -117,6 +134,7 @@ class Emulator {
   std::vector<Note> notes_;
   std::vector<std::uint8_t> read_unwritten_;  // per site: in unwritten_sites_
   std::vector<int> unwritten_sites_;
+  std::vector<SurvivedFault> faults_;
   std::unique_ptr<State> state_;
 };
 

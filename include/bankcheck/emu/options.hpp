@@ -14,6 +14,12 @@ struct EmulatorOptions {
   // One more listener, given before any add_listener (the differential test's
   // recorder). Called from whichever thread runs the CTA.
   Listener* tap = nullptr;
+  // A global access outside every buffer but within 2 MiB of one: the GPU survives many
+  // (the bytes before or after a buffer are mapped with it, in 2 MiB granules), so by
+  // default the run goes on: the faulting lanes read zeros, their writes are dropped, and
+  // the fault is recorded (Emulator::faults()). True: it ends the run with an EmuError, as
+  // accesses far from every buffer, shared, local and misaligned faults always do.
+  bool stop_on_fault = false;
 };
 
 }  // namespace bankcheck::emu

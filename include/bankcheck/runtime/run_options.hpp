@@ -33,6 +33,7 @@ struct RunOptions {
   unsigned threads = 0;              // 0: every core
   bool progress = true;              // a progress line on a terminal
   bool sass = true;                  // false: --ptx-level
+  bool stop_on_fault = false;        // --stop-on-fault
   std::string nvcc;                  // for ptxas, when a cubin must be built
   std::string program;               // the program as the user named it
 };
