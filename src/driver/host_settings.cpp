@@ -38,9 +38,17 @@ LaunchSettings settle(const LaunchSettings& flags, const std::optional<LaunchSet
                            launch->via)
              : "";
   if (launch && !launch->host_values_used.empty()) {
-    hdetail += " with --host-arg ";
-    for (std::size_t i = 0; i < launch->host_values_used.size(); ++i)
-      hdetail += (i ? ", " : "") + launch->host_values_used[i];
+    std::string given;
+    bool no_arguments = false;
+    for (const std::string& name : launch->host_values_used) {
+      if (name == "(argc = 1)") {  // an assumption, not a --host-arg
+        no_arguments = true;
+        continue;
+      }
+      given += (given.empty() ? "" : ", ") + name;
+    }
+    if (!given.empty()) hdetail += " with --host-arg " + given;
+    if (no_arguments) hdetail += " (the program run without arguments: argc = 1)";
   }
   auto add = [&](std::string setting, std::string from, std::string where, std::string expr = "") {
     s.sources.push_back({std::move(setting), std::move(from), std::move(where), std::move(expr)});

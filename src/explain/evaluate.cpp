@@ -114,10 +114,33 @@ class Evaluator {
       ++next_;
       return lit.value;
     }
+    if (!live && tok.kind == TokKind::Ident) return skip_operand();
     const std::optional<Operand> v = resolve_(t_, next_);
     if (!v || v->end <= next_) throw NotConstant{};
     next_ = v->end;
     return v->value;
+  }
+
+  // An operand whose value is not used (the branch ?: does not take, the right of a decided
+  // && or ||): read past it, resolving nothing: a name and what follows it (`::x`, `.x`,
+  // `->x`, a call's or an index's brackets). `argc > 1 ? atoi(argv[1]) : 1024` is 1024
+  // with argc 1, whatever atoi and argv are.
+  std::int64_t skip_operand() {
+    ++next_;
+    while (next_ < t_.size()) {
+      const Token& t = t_[next_];
+      if ((t.is("::") || t.is(".") || t.is("->")) && next_ + 1 < t_.size() &&
+          t_[next_ + 1].kind == TokKind::Ident) {
+        next_ += 2;
+      } else if (t.is("(") || t.is("[")) {
+        const std::size_t close = match_forward(t_, next_);
+        if (close >= t_.size()) throw NotConstant{};
+        next_ = close + 1;
+      } else {
+        break;
+      }
+    }
+    return 0;
   }
 
   TokenSpan t_;

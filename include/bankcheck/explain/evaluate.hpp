@@ -72,7 +72,8 @@ NameResolver by_name(const NameLookup& lookup);
 
 // The value of the integer constant expression `t` (all of it): literals (integer_literal),
 // names through `resolve`, parentheses, prefix + - ~ !, the binary operators above and ?:
-// (&&, || and ?: evaluate lazily; every name is resolved, in order, taken branch or not).
+// (&&, || and ?: evaluate lazily; a name in a branch not taken is not resolved: it may be
+// a call or a run-time value).
 // nullopt on a syntax error, a bad literal, an unknown name, an error of `apply` or nesting
 // deeper than kMaxNesting. Example: evaluate(tokenize("TILE * 2 + 1"), {TILE: 32}) == 65.
 std::optional<std::int64_t> evaluate(TokenSpan t, const NameResolver& resolve);
