@@ -80,11 +80,12 @@ void read_cubin(Loaded& l, const CheckOptions& o, std::span<const std::uint8_t> 
   }
 }
 
-// The kernels ptxas compiles (--entry): those --kernel or the launch comments select, so
-// that a file of many kernels is not assembled whole to check one. Empty (all of them)
-// when those select none: the host code's launches or the only kernel decide later.
+// The kernels ptxas compiles (--entry): those --kernel selects, so that a file of many
+// kernels is not assembled whole to check one. Empty (all of them) without --kernel: the
+// launch comments select some kernels, and the host code's launches may select others.
 std::vector<std::string> assembled_entries(const Loaded& l, const CheckOptions& o) {
   std::vector<std::string> out;
+  if (!o.flags.kernel) return out;
   try {
     for (const ptx::Kernel& k : l.program.kernels)
       if (selected(l, o, k.name)) out.push_back(k.name);
