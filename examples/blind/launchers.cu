@@ -5,7 +5,6 @@
 //                   column: 32-way without padding, conflict-free with one float of it.
 //   reduce_interleaved: the classic tree reduction with interleaved addressing
 //                   (s[2 * stride * tid]), 2- to 16-way.
-//   scale_rows:     a struct parameter: rows scaled by a factor, stride from the struct.
 // main() checks each result against the host's.
 #include <cmath>
 #include <cstdio>
@@ -41,11 +40,6 @@ __device__ void transpose(const float* in, float* out, int rows, int cols) {
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 }  // namespace
 
-struct RowScale {
-  float factor;
-  int stride;
-};
-
 __global__ void transpose_tile(const float* in, float* out, int rows, int cols) {
   transpose<0>(in, out, rows, cols);
 }
@@ -64,10 +58,6 @@ __global__ void reduce_interleaved(const float* in, float* out, int n) {
   }
   if (tid == 0) out[blockIdx.x] = s[0];
 }
-__global__ void scale_rows(float* data, RowScale p, int rows) {
-  const int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r < rows) data[(size_t)r * p.stride] *= p.factor;
-}
 
 void launch_transpose(const float* in, float* out, int rows, int cols, bool padded, cudaStream_t st) {
   const dim3 block(TILE, ROWS_PER_PASS), grid(ceil_div(cols, TILE), ceil_div(rows, TILE));
@@ -76,10 +66,6 @@ void launch_transpose(const float* in, float* out, int rows, int cols, bool padd
 }
 void launch_reduce(const float* in, float* partial, int n, int threads, cudaStream_t st) {
   reduce_interleaved<<<ceil_div(n, threads), threads, threads * sizeof(float), st>>>(in, partial, n);
-}
-void launch_scale(float* data, int rows, int stride, float factor, cudaStream_t st) {
-  const RowScale p{factor, stride};
-  scale_rows<<<ceil_div(rows, 128), 128, 0, st>>>(data, p, rows);
 }
 
 int main(int argc, char** argv) {
@@ -112,11 +98,5 @@ int main(int argc, char** argv) {
   const bool rok = std::fabs(got - want) <= 1e-6 * want;
   bad += !rok;
   std::printf("reduce_interleaved: %s\n", rok ? "OK" : "WRONG");
-  launch_scale(din, rows, cols, 2.f, 0);
-  CUDA_OK(cudaMemcpy(t.data(), din, n * 4, cudaMemcpyDeviceToHost));
-  bool sok = true;
-  for (int r = 0; r < rows; ++r) sok &= t[(size_t)r * cols] == 2.f * h[(size_t)r * cols];
-  bad += !sok;
-  std::printf("scale_rows: %s\n", sok ? "OK" : "WRONG");
   return bad ? 1 : 0;
 }

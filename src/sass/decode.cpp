@@ -74,6 +74,7 @@ constexpr OpName kOpcodes[] = {
     {0x0bf, "UPOPC"},
     {0x100, "FLO"},
     {0x101, "BREV"},
+    {0x102, "FCHK"},  // the range check of a float division
     {0x105, "F2I"},
     {0x106, "I2F"},
     {0x108, "MUFU"},
@@ -96,8 +97,10 @@ constexpr OpName kOpcodes[] = {
     {0x180, "LD"},  // generic: wmma.load of a generic address (bf16 fragments)
     {0x181, "LDG"},
     {0x182, "LDC"},
+    {0x183, "LDL"},  // local memory (register spills)
     {0x184, "LDS"},
     {0x186, "STG"},
+    {0x187, "STL"},
     {0x188, "STS"},
     {0x189, "SHFL"},
     {0x18c, "ATOMS"},
