@@ -197,7 +197,8 @@ TEST(Tokens, IntegerLiterals) {
   EXPECT_FALSE(ex::integer_literal("99999999999999999999").ok());
 }
 
-// The resolver may read past a name, and every name is resolved, taken branch or not.
+// The resolver may read past a name; a name in a branch not taken is not resolved (it may be
+// a call or a run-time value: `argc > 1 ? atoi(argv[1]) : 1024`), one taken is.
 TEST(Evaluate, ResolverReadsOperands) {
   const ex::Tokens t = ex::tokenize("d.y * 2 + (flag ? 1 : missing)");
   std::vector<std::string> asked;
@@ -208,8 +209,25 @@ TEST(Evaluate, ResolverReadsOperands) {
         if (e[at].is("flag")) return ex::Operand{1, at + 1};
         return std::nullopt;
       });
-  EXPECT_FALSE(v);  // `missing` is unknown
+  ASSERT_TRUE(v);  // `missing` is in the branch not taken
+  EXPECT_EQ(*v, 15);
+  EXPECT_EQ(asked, (std::vector<std::string>{"d", "flag"}));
+  const ex::Tokens taken = ex::tokenize("d.y * 2 + (flag ? missing : 1)");
+  asked.clear();
+  EXPECT_FALSE(ex::evaluate(taken, [&](ex::TokenSpan e, std::size_t at) -> std::optional<ex::Operand> {
+    asked.push_back(e[at].text);
+    if (e[at].is("d") && e[at + 1].is(".")) return ex::Operand{7, at + 3};
+    if (e[at].is("flag")) return ex::Operand{1, at + 1};
+    return std::nullopt;
+  }));  // `missing` is taken and unknown
   EXPECT_EQ(asked, (std::vector<std::string>{"d", "flag", "missing"}));
+  // A call and an index in the branch not taken are read past, not evaluated.
+  const ex::Tokens argv = ex::tokenize("argc > 1 ? std::atoi(argv[1]) + x.y->z : 1024");
+  EXPECT_EQ(ex::evaluate(argv, ex::by_name([](const std::string& n) -> std::optional<std::int64_t> {
+              if (n == "argc") return 1;
+              return std::nullopt;
+            })),
+            1024);
   const auto lookup = ex::by_name([](const std::string& n) -> std::optional<std::int64_t> {
     if (n == "N") return 32;
     return std::nullopt;
