@@ -83,13 +83,7 @@ void KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
   notes_.insert(notes_.end(), r.notes.begin(), r.notes.end());
   unwritten_shared_reads_.insert(unwritten_shared_reads_.end(), r.unwritten_shared_reads.begin(),
                                  r.unwritten_shared_reads.end());
-  for (const emu::SurvivedFault& f : r.faults) {  // launches in order: the first keeps its lane
-    auto same = std::find_if(faults_.begin(), faults_.end(), [&](const emu::SurvivedFault& g) {
-      return g.instr == f.instr && g.access.op == f.access.op;
-    });
-    if (same == faults_.end()) faults_.push_back(f);
-    else same->lanes += f.lanes;
-  }
+  emu::merge_faults(faults_, r.faults, /*keep_earlier=*/true);  // launches in order
   if (first)
     for (size_t i = 0; i < report_.args.size() && i < kl.buffers.size(); ++i)
       if (report_.args[i].is_buffer)

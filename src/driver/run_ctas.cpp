@@ -48,23 +48,6 @@ namespace {
 // committed: counts merge in plan order, so that neither the thread count nor the timing
 // changes which CTAs a sampled run counts, which distinct requests the recorder keeps, or
 // the order of the notes.
-// Adds `more` to `into`: one fault per instruction and kind of access, its lanes summed, its
-// first lane the lowest CTA's (the same whatever the threads and their timing).
-void merge_faults(std::vector<emu::SurvivedFault>& into, const std::vector<emu::SurvivedFault>& more) {
-  for (const emu::SurvivedFault& f : more) {
-    auto same = std::find_if(into.begin(), into.end(), [&](const emu::SurvivedFault& g) {
-      return g.instr == f.instr && g.access.op == f.access.op;
-    });
-    if (same == into.end()) {
-      into.push_back(f);
-      continue;
-    }
-    const std::uint64_t lanes = same->lanes + f.lanes;
-    if (f.cta < same->cta) *same = f;
-    same->lanes = lanes;
-  }
-}
-
 struct Slot {
   analysis::Pipeline::Parts parts;
   std::vector<emu::Note> notes;
@@ -171,7 +154,7 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
       r.notes.insert(r.notes.end(), s.notes.begin(), s.notes.end());
       r.unwritten_shared_reads.insert(r.unwritten_shared_reads.end(), s.unwritten_reads.begin(),
                                       s.unwritten_reads.end());
-      merge_faults(r.faults, s.faults);
+      emu::merge_faults(r.faults, s.faults);
       executed += s.executed;
       if (s.error) {  // the first error in the plan's order stops the run
         error = s.error;

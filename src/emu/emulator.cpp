@@ -14,6 +14,22 @@
 
 namespace bankcheck::emu {
 
+void merge_faults(std::vector<SurvivedFault>& into, const std::vector<SurvivedFault>& more,
+                  bool keep_earlier) {
+  for (const SurvivedFault& f : more) {
+    auto same = std::find_if(into.begin(), into.end(), [&](const SurvivedFault& g) {
+      return g.instr == f.instr && g.access.op == f.access.op;
+    });
+    if (same == into.end()) {
+      into.push_back(f);
+      continue;
+    }
+    const std::uint64_t lanes = same->lanes + f.lanes;
+    if (!keep_earlier && f.cta < same->cta) *same = f;
+    same->lanes = lanes;
+  }
+}
+
 // The micro-op handlers and the CTA state.
 using namespace detail;  // NOLINT(google-build-using-namespace)
 

@@ -50,6 +50,12 @@ struct SurvivedFault {
   std::uint64_t lanes = 0;  // faulting lanes, all CTAs
 };
 
+// Adds `more` to `into`, one fault per instruction and kind of access, lanes summed. The
+// first lane kept: the lowest CTA's (CTAs of one launch, whatever the threads' timing), or
+// with `keep_earlier` the one already in `into` (faults of later launches).
+void merge_faults(std::vector<SurvivedFault>& into, const std::vector<SurvivedFault>& more,
+                  bool keep_earlier = false);
+
 // A warning that does not stop the run (a barrier under divergence, ...).
 struct Note {
   int instr = -1;

@@ -339,19 +339,12 @@ BANKCHECK_HD constexpr Verdict analyze_ldgsts(const AsyncCopy& c, const Arch& ar
 // The global side of one cp.async as the Source Counters count it ("L2 Theoretical
 // Sectors Global" and its "Ideal" on the LDGSTS row; bench/hardware/cpasync): .ca as a
 // load of the lanes that read (count_sectors); .cg per bypass wavefront (BypassCost).
-// Lanes with src-size 0 read nothing. `global_addr` must hold full addresses here (the
-// sector of each), not only their place in a line.
+// Lanes with src-size 0 read nothing. `global_addr` holds the full addresses (.ca's load);
+// the bypass rule reads c.global_addr, whose low 32 bits keep every lane's line and sector.
 BANKCHECK_HD constexpr SectorCount ldgsts_sectors(const AsyncCopy& c,
                                                   const std::uint64_t* global_addr) {
   if (!c.bypass) return count_sectors(global_addr, c.active & c.reads, c.width);
-  AsyncCopy low = c;  // the bypass rule looks at 32-bit offsets: keep each lane's sector
-  std::uint64_t base = ~std::uint64_t{0};
-  for (int l = 0; l < kWarpSize; ++l)
-    if (c.lane_reads(l) && global_addr[l] < base) base = global_addr[l];
-  base &= ~std::uint64_t{127};
-  for (int l = 0; l < kWarpSize; ++l)
-    if (c.lane_reads(l)) low.global_addr[l] = static_cast<std::uint32_t>(global_addr[l] - base);
-  const detail::BypassCost by = detail::ldgsts_bypass(low);
+  const detail::BypassCost by = detail::ldgsts_bypass(c);
   SectorCount s;
   s.sectors = by.sectors;
   s.ideal = (by.unique * 16u + 31u) / 32u;
