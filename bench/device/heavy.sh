@@ -156,7 +156,8 @@ if [ -z "$bankcheck" ]; then
   build_dir=${BUILD_DIR:-$root/build-heavy}
   say "building bankcheck in $build_dir"
   { cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBANKCHECK_BUILD_TESTS=OFF \
-      -DBANKCHECK_BUILD_BENCH=OFF && cmake --build "$build_dir" --target bankcheck bankcheck_gpu; } \
+      -DBANKCHECK_BUILD_BENCH=OFF && cmake --build "$build_dir" --target bankcheck &&
+    cmake --build "$build_dir" --target bankcheck_gpu; } \
     > "$res/build/bankcheck.txt" 2>&1
   rc=$?
   tail -3 "$res/build/bankcheck.txt"
