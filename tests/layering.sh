@@ -8,6 +8,7 @@ root=$1
 # layer: the bankcheck/<dir>/ headers it may include (its own included).
 declare -A allowed=(
   [model]="model"
+  [nvtx]="nvtx"
   [ptx]="ptx"
   [explain]="model explain"
   [emu]="model ptx emu"
@@ -15,8 +16,8 @@ declare -A allowed=(
   [analysis]="model ptx explain emu/events.hpp sass analysis"
   [report]="model ptx analysis report version.hpp"
   [driver]="model ptx explain emu sass analysis driver"
-  [runtime]="model ptx explain emu sass analysis report driver runtime"
-  [device]="model ptx explain emu sass analysis report driver runtime device"
+  [runtime]="model ptx explain emu sass analysis report driver nvtx runtime"
+  [device]="model ptx explain emu sass analysis report driver nvtx runtime device"
 )
 bad=0
 for layer in "${!allowed[@]}"; do
@@ -44,6 +45,7 @@ declare -A layer_of=(
   [bankcheck_report]=report [bankcheck_driver]=driver [bankcheck_check]=driver
   [bankcheck_runtime_core]=runtime [bankcheck_cudart]=runtime
   [bankcheck_device_core]=device [bankcheck_gpu]=device
+  [bankcheck_nvtx]=nvtx [bankcheck_nvtx_client]=nvtx
 )
 # target_link_libraries(TARGET [PUBLIC|PRIVATE|INTERFACE] LIBS...), possibly over lines.
 links=$(sed -e 's/#.*//' "$root"/src/CMakeLists.txt "$root"/src/*/CMakeLists.txt "$root/CMakeLists.txt" |
