@@ -184,7 +184,7 @@ for n in "${names[@]}"; do
   say "$n: ${cmd[*]}"
   timed plain "$step_limit" "$d/plain.out" "${cmd[@]}"
   BANKCHECK_GPU_TRACE=$d/gpu.trace timed gpu "$step_limit" "$d/gpu.out" "$bankcheck" "${bc[@]}" -o "$d/gpu.json" -- "${cmd[@]}"
-  timed all "$step_limit" "$d/all.out" "$bankcheck" "${bc[@]}" --launches all -o "$d/all.json" -- "${cmd[@]}"
+  BANKCHECK_GPU_TRACE=$d/all.trace timed all "$step_limit" "$d/all.out" "$bankcheck" "${bc[@]}" --launches all -o "$d/all.json" -- "${cmd[@]}"
   timed ncu "$ncu_limit" "$d/ncu.out" ncu --section SourceCounters --filter-mode per-launch-config \
     --launch-count 1 --page source --csv --print-source cuda,sass --clock-control none \
     --log-file "$d/ncu.source.csv" "${cmd[@]}"
@@ -225,7 +225,7 @@ done
 # --- the table and the results -------------------------------------------------------------
 python3 bench/device/heavy_table.py "$out/heavy.tsv" > "$out/heavy_table.txt"
 cat "$out/heavy_table.txt"
-for f in "$res"/*/ncu.source.csv; do [ -f "$f" ] && gzip -9 "$f"; done
+for f in "$res"/*/ncu.source.csv "$res"/*/*.trace; do [ -f "$f" ] && gzip -9 "$f"; done
 cp "$out/heavy.tsv" "$out/heavy_table.txt" "$res/"
 tar -C "$work" -czf "$out/heavy_results.tar.gz" heavy
 if [ "$(stat -c %s "$out/heavy_results.tar.gz")" -gt 15000000 ]; then

@@ -129,6 +129,7 @@ std::string Instrumentation::prepare(Handle module, bool analysed, bool graph_no
   }
   const double t = now() - t0;
   m.patched = false;
+  unpatched_now_ = module;
   ++stats_.unpatches;
   stats_.unpatch_s += t;
   say(fmt::format("unpatch module {} ({:.6f} s)", module, t));
@@ -145,6 +146,7 @@ KernelTable* Instrumentation::begin(const Launch& l, const std::function<TableSe
       return nullptr;
     }
   }
+  unpatched_now_ = nullptr;
   KernelTable* t = nullptr;
   if (const auto it = live_.find(l.function); it != live_.end()) {
     t = it->second;
@@ -212,7 +214,16 @@ KernelTable* Instrumentation::begin(const Launch& l, const std::function<TableSe
 }
 
 void Instrumentation::begin_unanalysed(const Launch& l) {
-  if (patched(l.module)) api_.set_launch_data(l.handle, l.function, l.stream, nullptr);
+  // Unpatched only now, the launch may already have taken the patched code: no table either.
+  if (patched(l.module) || unpatched_now_ == l.module)
+    api_.set_launch_data(l.handle, l.function, l.stream, nullptr);
+  unpatched_now_ = nullptr;
+}
+
+bool Instrumentation::any_unpatched() const {
+  for (const auto& [h, m] : modules_)
+    if (!m.patched && m.patch_error.empty()) return true;
+  return false;
 }
 
 void Instrumentation::read(KernelTable& t, Handle stream, const char* why) {

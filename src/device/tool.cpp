@@ -1,19 +1,24 @@
 // The GPU backend's tool: a library `bankcheck run --backend gpu` preloads into the program.
-// Through the compute-sanitizer API (libsanitizer-public.so, opened at load time) it patches
-// every module the program loads so that its shared, global, ldmatrix/stmatrix and cp.async
-// instructions call bankcheck's device functions (patches.cu), gives each analysed launch a
-// table of per-instruction counters, reads the table back when the launch ends, and at the
-// program's exit writes the report through the views `check` uses (write_run_reports).
+// Through the compute-sanitizer API (libsanitizer-public.so, opened at load time) it learns of
+// the modules, launches, synchronizations and graph launches of the program; which launches are
+// analysed is decided here, and how (which modules carry bankcheck's patches when, the analysed
+// kernels' counter tables on the GPU, when those are read back) by the instrumentation
+// (instrumentation.hpp): a launch that is not analysed runs the program's own code. At the
+// program's exit the report is written through the views `check` uses (write_run_reports).
 //
 // Lines come from the cubin the module callback hands over, read by the project's own reader
 // (sass::read_module): the same .debug_line rows Nsight Compute lists each SASS instruction
 // under. Nothing but the counters leaves the GPU.
+//
+// BANKCHECK_GPU_TRACE=FILE appends a line per callback and per instrumentation decision to
+// FILE (what the tool saw, in order, with times: for finding why a count is incomplete).
 #include <dlfcn.h>
-#include <unistd.h>
 #include <fmt/format.h>
 #include <sanitizer.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,12 +28,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
-#include <string>
 #include <set>
-#include <tuple>
+#include <string>
+#include <thread>
 #include <vector>
 
+#include "bankcheck/device/instrumentation.hpp"
 #include "bankcheck/device/pc_report.hpp"
 #include "bankcheck/device/records.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
@@ -36,63 +41,12 @@
 #include "bankcheck/runtime/run_options.hpp"
 #include "bankcheck/runtime/run_report.hpp"
 #include "bankcheck/sass/decoder.hpp"
+#include "bankcheck/sass/elf.hpp"
 #include "bankcheck/sass/module.hpp"
+#include "sanitizer_device.hpp"
 
 namespace bankcheck::device {
 namespace {
-
-// The sanitizer API, from libsanitizer-public.so (the toolkit's compute-sanitizer folder,
-// found on LD_LIBRARY_PATH or through BANKCHECK_SANITIZER_LIB).
-struct Api {
-  decltype(&::sanitizerSubscribe) subscribe = nullptr;
-  decltype(&::sanitizerEnableDomain) enable_domain = nullptr;
-  decltype(&::sanitizerEnableCallback) enable_callback = nullptr;
-  decltype(&::sanitizerAddPatchesFromFile) add_patches = nullptr;
-  decltype(&::sanitizerPatchInstructions) patch_instructions = nullptr;
-  decltype(&::sanitizerPatchModule) patch_module = nullptr;
-  decltype(&::sanitizerSetLaunchCallbackData) set_launch_data = nullptr;
-  decltype(&::sanitizerGetFunctionPcAndSize) function_pc = nullptr;
-  decltype(&::sanitizerAlloc) alloc = nullptr;
-  decltype(&::sanitizerMemset) memset = nullptr;
-  decltype(&::sanitizerMemcpyHostToDeviceAsync) to_device = nullptr;
-  decltype(&::sanitizerMemcpyDeviceToHost) to_host = nullptr;
-  decltype(&::sanitizerStreamSynchronize) synchronize = nullptr;
-  decltype(&::sanitizerGetResultString) result_string = nullptr;
-
-  // Empty when every entry point was found; else why not.
-  std::string load() {
-    const char* named = std::getenv("BANKCHECK_SANITIZER_LIB");
-    const char* file = named && *named ? named : "libsanitizer-public.so";
-    void* lib = ::dlopen(file, RTLD_NOW | RTLD_GLOBAL);
-    if (!lib) return fmt::format("cannot open {}: {}", file, ::dlerror());
-    bool all = true;
-    auto get = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, name));
-      all = all && fn;
-    };
-    get(subscribe, "sanitizerSubscribe");
-    get(enable_domain, "sanitizerEnableDomain");
-    get(enable_callback, "sanitizerEnableCallback");
-    get(add_patches, "sanitizerAddPatchesFromFile");
-    get(patch_instructions, "sanitizerPatchInstructions");
-    get(patch_module, "sanitizerPatchModule");
-    get(set_launch_data, "sanitizerSetLaunchCallbackData");
-    get(function_pc, "sanitizerGetFunctionPcAndSize");
-    get(alloc, "sanitizerAlloc");
-    get(memset, "sanitizerMemset");
-    get(to_device, "sanitizerMemcpyHostToDeviceAsync");
-    get(to_host, "sanitizerMemcpyDeviceToHost");
-    get(synchronize, "sanitizerStreamSynchronize");
-    get(result_string, "sanitizerGetResultString");
-    return all ? "" : fmt::format("{} lacks an entry point of the sanitizer API", file);
-  }
-
-  std::string why(SanitizerResult r) const {
-    const char* s = nullptr;
-    if (result_string && result_string(r, &s) == SANITIZER_SUCCESS && s) return s;
-    return fmt::format("sanitizer error {}", static_cast<int>(r));
-  }
-};
 
 // The parameters of the launch calls, laid out as the toolkit's generated_cuda_meta.h has
 // them (cuLaunchKernel_params, cuLaunchCooperativeKernel_params, cuLaunchKernelEx_params);
@@ -104,38 +58,42 @@ struct LaunchKernelParams {
 };
 struct LaunchKernelExParams {
   const CUlaunchConfig* config;
+  CUfunction f;
 };
 
 using CuDeviceGetAttribute = CUresult (*)(int*, CUdevice_attribute, CUdevice);
 
 // A module the program loaded: its cubin as the callback handed it over, read on first use.
 struct LoadedModule {
+  CUcontext context = nullptr;
   std::vector<std::uint8_t> cubin;
   std::shared_ptr<const sass::Module> sass;
   std::string unreadable;  // why the cubin could not be read
   bool read = false;
+  std::vector<std::string> names;  // its kernels' mangled names, sorted (when asked for)
+  bool named = false;
 };
 
 // One kernel of one module in one context, over the program's launches.
 struct KernelState {
   std::size_t module = 0;
+  CUmodule handle = nullptr;
   std::string mangled;
   const sass::Kernel* kernel = nullptr;  // in the module's sass (null: not found)
   bool selected = true;
-  // Device memory: the launch record, then the counter table, then the forms.
-  void* device = nullptr;
-  LaunchRecord record{};  // the host copy written before each analysed launch
-  std::size_t table_bytes = 0;
-  KernelCounts counts;
+  KernelTable* table = nullptr;  // its counters on the GPU, from its first analysed launch
   std::vector<analysis::LaunchSummary> configurations;
   std::uint64_t first = ~0ull;  // the program's launch number of its first analysed launch
   std::uint64_t ctas = 0;       // of its analysed launches (every CTA of each is counted)
   bool analysed = false;
 };
 
-struct Pending {
-  KernelState* kernel = nullptr;
-  Sanitizer_StreamHandle stream = nullptr;
+// A launch as its launch call gives it, for the launch callback that follows on this thread.
+struct LaunchCall {
+  bool valid = false;
+  CUfunction function = nullptr;
+  emu::Dim3 grid{}, block{};
+  std::uint64_t smem = 0;
 };
 
 unsigned next_power_of_two(std::size_t n) {
@@ -143,6 +101,30 @@ unsigned next_power_of_two(std::size_t n) {
   while (p < n && p < (1u << 24)) p <<= 1;
   return p;
 }
+
+// BANKCHECK_GPU_TRACE: one line per event, with the seconds since the tool started.
+class Trace {
+ public:
+  Trace() {
+    const char* path = std::getenv("BANKCHECK_GPU_TRACE");
+    if (path && *path) file_ = std::fopen(path, "a");
+    start_ = std::chrono::steady_clock::now();
+  }
+  explicit operator bool() const { return file_ != nullptr; }
+  void operator()(const std::string& line) {
+    if (!file_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    const double t =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::fprintf(file_, "%.6f [%d] %s\n", t, static_cast<int>(::gettid()), line.c_str());
+    std::fflush(file_);
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::mutex mutex_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 class Tool {
  public:
@@ -159,16 +141,24 @@ class Tool {
       fail(why + "; no kernel is analysed");
       return;
     }
-    patches_ = patches_file();
+    device_ = std::make_unique<SanitizerDevice>(api_, patches_file());
+    instrumentation_ = std::make_unique<Instrumentation>(
+        *device_, Instrumentation::Options{},
+        trace_
+            ? std::function<void(const std::string&)>([this](const std::string& s) { trace_(s); })
+            : std::function<void(const std::string&)>());
     Sanitizer_SubscriberHandle handle = nullptr;
     if (const SanitizerResult r = api_.subscribe(&handle, &Tool::callback, this);
         r != SANITIZER_SUCCESS) {
       fail("the sanitizer API refused a subscriber: " + api_.why(r));
       return;
     }
-    api_.enable_domain(1, handle, SANITIZER_CB_DOMAIN_RESOURCE);
-    api_.enable_domain(1, handle, SANITIZER_CB_DOMAIN_LAUNCH);
-    // The launch calls, for the dynamic shared memory a launch callback does not carry.
+    for (const Sanitizer_CallbackDomain domain :
+         {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CB_DOMAIN_SYNCHRONIZE,
+          SANITIZER_CB_DOMAIN_GRAPHS})
+      api_.enable_domain(1, handle, domain);
+    // The launch calls: the dynamic shared memory a launch callback does not carry, and the
+    // launch known before it begins (the module's code made right there).
     for (const Sanitizer_CallbackId id :
          {SANITIZER_CBID_DRIVER_API_cuLaunchKernel, SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz,
           SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx,
@@ -179,12 +169,21 @@ class Tool {
     active_ = true;
   }
 
-  // At the program's exit: the report.
+  // At the program's exit: the tables read a last time, the report.
   void finish() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!root_ && launches_ == 0) return;
     if (!root_)
       for (const auto& f : failures_) std::fprintf(stderr, "bankcheck: error: %s\n", f.c_str());
+    if (instrumentation_) {
+      instrumentation_->finish();
+      const InstrumentationStats& s = instrumentation_->stats();
+      trace_(
+          fmt::format("stats: {} patches ({:.3f} s), {} unpatches ({:.3f} s), {} waits ({:.3f} s), "
+                      "{} reads ({:.3f} s), {} launches",
+                      s.patches, s.patch_s, s.unpatches, s.unpatch_s, s.waits, s.wait_s, s.reads,
+                      s.read_s, launches_));
+    }
     std::fflush(stdout);
     const model::Arch& arch = arch_ ? *arch_ : model::kDefaultArch;
     // One report per module with an analysed kernel, in the order of their first launches.
@@ -194,10 +193,11 @@ class Tool {
     for (KernelState& k : retired_)
       if (k.analysed && k.kernel) by_module[k.module].push_back(&k);
     std::vector<std::pair<std::uint64_t, analysis::CheckReport>> ordered;
-    std::uint64_t unplaced = 0;
+    std::uint64_t unplaced = 0, overflowed = 0;
     for (auto& [m, ks] : by_module) {
-      std::stable_sort(ks.begin(), ks.end(),
-                       [](const KernelState* a, const KernelState* b) { return a->first < b->first; });
+      std::stable_sort(ks.begin(), ks.end(), [](const KernelState* a, const KernelState* b) {
+        return a->first < b->first;
+      });
       const sass::Module& sm = *modules_[m].sass;
       analysis::CheckReport r;
       r.arch = &arch;
@@ -206,7 +206,8 @@ class Tool {
       std::map<int, std::uint64_t> sites_in;
       for (KernelState* k : ks) {
         std::uint64_t lost = 0;
-        analysis::KernelReport kr = kernel_report(sm, *k->kernel, k->counts, arch, &lost);
+        const KernelCounts counts = k->table ? k->table->counts : KernelCounts{};
+        analysis::KernelReport kr = kernel_report(sm, *k->kernel, counts, arch, &lost);
         unplaced += lost;
         kr.signature = driver::demangle(k->mangled);
         kr.name = driver::base_name(kr.signature);
@@ -217,6 +218,10 @@ class Tool {
           kr.block = k->configurations.front().block;
           kr.dynamic_smem = k->configurations.front().dynamic_smem;
         }
+        if (k->table) {
+          overflowed += k->table->overflowed;
+          incomplete(*k, kr);
+        }
         for (const auto& s : kr.sites) ++sites_in[s.file];
         r.kernels.push_back(std::move(kr));
       }
@@ -226,7 +231,8 @@ class Tool {
       for (const auto& [f, n] : sites_in)
         if (n > most) most = n, main_file = f;
       r.main_file = main_file;
-      r.input = main_file < static_cast<int>(r.files.size()) ? r.files[main_file] : options_.program;
+      r.input =
+          main_file < static_cast<int>(r.files.size()) ? r.files[main_file] : options_.program;
       if (!sm.has_line_info)
         std::fprintf(stderr,
                      "bankcheck: a module of %s has no line information (build it with "
@@ -242,10 +248,11 @@ class Tool {
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<analysis::CheckReport> reports;
     for (auto& [first, r] : ordered) reports.push_back(std::move(r));
-    if (overflowed_)
-      fail(fmt::format("{} requests found no free counter (a kernel with more memory "
-                       "instructions than its table holds); their counts are missing",
-                       overflowed_));
+    if (overflowed)
+      fail(
+          fmt::format("{} requests found no free counter (a kernel with more memory "
+                      "instructions than its table holds); their counts are missing",
+                      overflowed));
     if (unplaced)
       std::fprintf(stderr,
                    "bankcheck: %llu requests of instructions outside their kernel's code (called "
@@ -258,48 +265,104 @@ class Tool {
   static void callback(void* self, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
                        const void* data) {
     auto* t = static_cast<Tool*>(self);
-    if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
-      t->module_loaded(*static_cast<const Sanitizer_ResourceModuleData*>(data));
-    else if (domain == SANITIZER_CB_DOMAIN_RESOURCE &&
-             cbid == SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING)
-      t->module_unloading(*static_cast<const Sanitizer_ResourceModuleData*>(data));
-    else if (domain == SANITIZER_CB_DOMAIN_DRIVER_API)
-      launch_call(cbid, *static_cast<const Sanitizer_CallbackData*>(data));
-    else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN)
-      t->launch_begin(*static_cast<const Sanitizer_LaunchData*>(data));
-    else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END)
-      t->launch_end(*static_cast<const Sanitizer_LaunchData*>(data));
-  }
-
-  // The dynamic shared memory of the launch this thread is making (the launch callback that
-  // follows reads it).
-  static thread_local std::uint64_t dynamic_smem_;
-
-  static void launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData& d) {
-    if (d.callbackSite != SANITIZER_API_ENTER || !d.functionParams) return;
-    switch (cbid) {
-      case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
-      case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz:
-        dynamic_smem_ = static_cast<const LaunchKernelParams*>(d.functionParams)->shared_bytes;
+    switch (domain) {
+      case SANITIZER_CB_DOMAIN_DRIVER_API:
+        t->launch_call(cbid, *static_cast<const Sanitizer_CallbackData*>(data));
         break;
-      case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
-      case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz:
-        dynamic_smem_ = static_cast<const LaunchKernelParams*>(d.functionParams)->shared_bytes;
+      case SANITIZER_CB_DOMAIN_LAUNCH:
+        if (cbid == SANITIZER_CBID_LAUNCH_BEGIN)
+          t->launch_begin(*static_cast<const Sanitizer_LaunchData*>(data), false);
+        else if (cbid == SANITIZER_CBID_LAUNCH_END && t->trace_) {
+          const char* name = static_cast<const Sanitizer_LaunchData*>(data)->functionName;
+          t->trace_(fmt::format("launch end {}", name ? name : "?"));
+        }
         break;
-      case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
-      case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
-        const auto* p = static_cast<const LaunchKernelExParams*>(d.functionParams);
-        if (p->config) dynamic_smem_ = p->config->sharedMemBytes;
+      case SANITIZER_CB_DOMAIN_GRAPHS:
+        if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN) {
+          const auto& n = *static_cast<const Sanitizer_GraphNodeLaunchData*>(data);
+          if (n.nodeType == CU_GRAPH_NODE_TYPE_KERNEL && !n.isGraphUpload)
+            t->launch_begin(n.launchData, true);
+        }
         break;
-      }
+      case SANITIZER_CB_DOMAIN_SYNCHRONIZE:
+        t->synchronized(cbid, *static_cast<const Sanitizer_SynchronizeData*>(data));
+        break;
+      case SANITIZER_CB_DOMAIN_RESOURCE:
+        t->resource(cbid, data);
+        break;
       default:
         break;
     }
   }
 
+  // The launch this thread is making, from its launch call (the launch callback that follows
+  // reads it).
+  static thread_local LaunchCall call_;
+
+  // A launch call's entry: its dynamic shared memory kept for the launch callback, and, for a
+  // kernel launched before, the module made right for it now (the launch is decided here as
+  // the launch callback will decide it).
+  void launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData& d) {
+    if (d.callbackSite != SANITIZER_API_ENTER || !d.functionParams) return;
+    LaunchCall c;
+    switch (cbid) {
+      case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
+      case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz:
+      case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
+      case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz: {
+        const auto* p = static_cast<const LaunchKernelParams*>(d.functionParams);
+        c = {true,
+             p->f,
+             {p->grid_x, p->grid_y, p->grid_z},
+             {p->block_x, p->block_y, p->block_z},
+             p->shared_bytes};
+        break;
+      }
+      case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
+      case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
+        const auto* p = static_cast<const LaunchKernelExParams*>(d.functionParams);
+        if (!p->config) return;
+        const CUlaunchConfig& g = *p->config;
+        c = {true,
+             p->f,
+             {g.gridDimX, g.gridDimY, g.gridDimZ},
+             {g.blockDimX, g.blockDimY, g.blockDimZ},
+             g.sharedMemBytes};
+        break;
+      }
+      default:
+        return;
+    }
+    call_ = c;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!active_) return;
+    CUfunction f = c.function;
+    if (const auto a = alias_.find(f); a != alias_.end()) f = a->second;
+    const auto it = kernels_.find(f);
+    if (it == kernels_.end()) {
+      // The kernel's first launch, analysed if it is selected: its module, found by the
+      // kernel's name, is patched now if it is not (it was unpatched for another kernel).
+      if (d.symbolName && selected(d.symbolName) && instrumentation_->any_unpatched())
+        for (const auto& [h, i] : module_index_)
+          if (!instrumentation_->patched(h) && module_has(i, d.symbolName))
+            if (std::string e = instrumentation_->prepare(h, true, false); !e.empty()) once(e);
+      return;
+    }
+    KernelState& k = it->second;
+    const analysis::LaunchSummary* s = find_configuration(k, c.grid, c.block, c.smem);
+    const bool analyse = would_analyse(k, s ? s->analysed : 0);
+    if (std::string e = instrumentation_->prepare(k.handle, analyse, false); !e.empty()) once(e);
+  }
+
   void fail(const std::string& sentence) {
     if (root_) std::fprintf(stderr, "bankcheck: error: %s\n", sentence.c_str());
     failures_.push_back(sentence);
+  }
+
+  // A problem of the instrumentation that does not stop the analysis, said once.
+  void once(const std::string& sentence) {
+    if (!said_.insert(sentence).second) return;
+    if (root_) std::fprintf(stderr, "bankcheck: %s\n", sentence.c_str());
   }
 
   // BANKCHECK_GPU_PATCHES, else bankcheck-patches.fatbin beside this library.
@@ -312,52 +375,104 @@ class Tool {
     return "bankcheck-patches.fatbin";
   }
 
+  void resource(Sanitizer_CallbackId cbid, const void* data) {
+    switch (cbid) {
+      case SANITIZER_CBID_RESOURCE_MODULE_LOADED:
+        module_loaded(*static_cast<const Sanitizer_ResourceModuleData*>(data));
+        break;
+      case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
+        module_unloading(*static_cast<const Sanitizer_ResourceModuleData*>(data));
+        break;
+      case SANITIZER_CBID_RESOURCE_STREAM_DESTROY_STARTING: {
+        const auto& s = *static_cast<const Sanitizer_ResourceStreamData*>(data);
+        std::lock_guard<std::mutex> lock(mutex_);
+        trace_(fmt::format("stream destroying {}", static_cast<const void*>(s.hStream)));
+        if (instrumentation_) instrumentation_->stream_destroying(s.hStream);
+        break;
+      }
+      case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+        context_destroying(static_cast<const Sanitizer_ResourceContextData*>(data)->context);
+        break;
+      case SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_LOADED:
+      case SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_PATCHED:
+        if (trace_) {
+          const auto& f = *static_cast<const Sanitizer_ResourceFunctionsLazyLoadedData*>(data);
+          trace_(fmt::format(
+              "functions lazily {} in module {}: {}",
+              cbid == SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_LOADED ? "loaded" : "patched",
+              static_cast<const void*>(f.module), f.numFunctions));
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  void synchronized(Sanitizer_CallbackId cbid, const Sanitizer_SynchronizeData& d) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!instrumentation_) return;
+    if (cbid == SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED) {
+      trace_(fmt::format("stream synchronized {}", static_cast<const void*>(d.hStream)));
+      instrumentation_->stream_synchronized(d.context, d.hStream);
+    } else if (cbid == SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED) {
+      trace_(fmt::format("context synchronized {}", static_cast<const void*>(d.context)));
+      instrumentation_->context_synchronized(d.context);
+    }
+  }
+
+  // A module: its cubin kept, and patched for the first launches of its kernels.
   void module_loaded(const Sanitizer_ResourceModuleData& d) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!active_) return;
-    if (!patched_contexts_.count(d.context)) {
-      if (const SanitizerResult r = api_.add_patches(patches_.c_str(), d.context);
-          r != SANITIZER_SUCCESS) {
-        fail(fmt::format("cannot load bankcheck's device functions ({}): {}", patches_, api_.why(r)));
-        active_ = false;
-        return;
-      }
-      patched_contexts_.insert(d.context);
-    }
     LoadedModule m;
+    m.context = d.context;
     if (d.pCubin && d.cubinSize)
       m.cubin.assign(reinterpret_cast<const std::uint8_t*>(d.pCubin),
                      reinterpret_cast<const std::uint8_t*>(d.pCubin) + d.cubinSize);
     module_index_[d.module] = modules_.size();
     modules_.push_back(std::move(m));
-    struct Patch {
-      Sanitizer_InstructionId id;
-      const char* function;
-      bool required;  // the counted accesses; the rest only name what is not counted
-    };
-    for (const Patch& p :
-         {Patch{SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, "bankcheck_shared_access", true},
-          Patch{SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, "bankcheck_global_access", true},
-          Patch{SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, "bankcheck_matrix_access", true},
-          Patch{SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "bankcheck_async_copy", true},
-          Patch{SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, "bankcheck_wgmma", false},
-          Patch{SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, "bankcheck_bulk_to_shared", false},
-          Patch{SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, "bankcheck_bulk_to_global", false}})
-      if (const SanitizerResult r = api_.patch_instructions(p.id, d.module, p.function);
-          r != SANITIZER_SUCCESS && p.required) {
-        fail(fmt::format("cannot patch a module's instructions with {}: {}", p.function, api_.why(r)));
-        return;
-      }
-    if (const SanitizerResult r = api_.patch_module(d.module); r != SANITIZER_SUCCESS)
-      fail(fmt::format("cannot patch a module: {}", api_.why(r)));
+    const std::string e = instrumentation_->module_loaded(d.context, d.module);
+    trace_(fmt::format("module loaded {} ({} bytes){}", static_cast<const void*>(d.module),
+                       d.cubinSize, e.empty() ? "" : ": " + e));
+    if (!e.empty()) once(e + "; its kernels are not analysed");
   }
 
+  // Its tables read a last time; its kernels' handles may be reused by a later module: they
+  // are retired (their counts stay for the report).
   void module_unloading(const Sanitizer_ResourceModuleData& d) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto mod = module_index_.find(d.module);
+    trace_(fmt::format("module unloading {}", static_cast<const void*>(d.module)));
+    if (instrumentation_) {
+      instrumentation_->module_unloading(d.module);
+      device_->forget(d.module);
+    }
+    retire(d.module);
+  }
+
+  void context_destroying(CUcontext context) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    trace_(fmt::format("context destroying {}", static_cast<const void*>(context)));
+    if (!instrumentation_) return;
+    std::vector<CUmodule> gone;
+    for (const auto& [h, i] : module_index_)
+      if (modules_[i].context == context) gone.push_back(h);
+    instrumentation_->context_destroying(context);
+    for (CUmodule h : gone) {
+      device_->forget(h);
+      retire(h);
+    }
+  }
+
+  void retire(CUmodule module) {
+    const auto mod = module_index_.find(module);
     if (mod == module_index_.end()) return;
-    // Its kernels' handles may be reused by a later module: they are retired (their counts
-    // stay for the report).
+    for (auto it = alias_.begin(); it != alias_.end();) {
+      const auto k = kernels_.find(it->second);
+      if (k == kernels_.end() || k->second.module == mod->second)
+        it = alias_.erase(it);
+      else
+        ++it;
+    }
     for (auto it = kernels_.begin(); it != kernels_.end();) {
       if (it->second.module == mod->second) {
         retired_.push_back(std::move(it->second));
@@ -367,6 +482,23 @@ class Tool {
       }
     }
     module_index_.erase(mod);
+  }
+
+  // Whether the module has a kernel of this mangled name (its names read once: from its SASS
+  // when read, else from the cubin's .text sections).
+  bool module_has(std::size_t index, std::string_view mangled) {
+    LoadedModule& m = modules_[index];
+    if (!m.named) {
+      m.named = true;
+      if (m.sass) {
+        for (const auto& k : m.sass->kernels) m.names.push_back(k.name);
+      } else if (auto elf = sass::read_elf(m.cubin); elf.ok()) {
+        for (const auto& sec : elf.value().sections)
+          if (sec.name.starts_with(".text.")) m.names.push_back(sec.name.substr(6));
+      }
+      std::sort(m.names.begin(), m.names.end());
+    }
+    return std::binary_search(m.names.begin(), m.names.end(), mangled, std::less<>());
   }
 
   // The module's cubin read with the device's decoder (once).
@@ -402,9 +534,10 @@ class Tool {
     arch_ = model::find_arch(name);
     if (!arch_) arch_ = &model::kDefaultArch;
     if (arch_->sass == model::SassFamily::None) {
-      fail(fmt::format("the GPU is {}: the GPU backend reads Hopper (sm_90) SASS only; use "
-                       "--backend emulator",
-                       name));
+      fail(
+          fmt::format("the GPU is {}: the GPU backend reads Hopper (sm_90) SASS only; use "
+                      "--backend emulator",
+                      name));
       return false;
     }
     return true;
@@ -417,34 +550,91 @@ class Tool {
     return false;
   }
 
-  void launch_begin(const Sanitizer_LaunchData& d) {
-    const std::uint64_t smem = dynamic_smem_;
-    dynamic_smem_ = 0;
+  // The rule: a selected kernel bankcheck can read, the first --launches launches of each of
+  // its configurations (`analysed` of this one so far).
+  bool would_analyse(const KernelState& k, std::uint64_t analysed) const {
+    return k.selected && k.kernel && (options_.launches == 0 || analysed < options_.launches);
+  }
+
+  static const analysis::LaunchSummary* find_configuration(const KernelState& k,
+                                                           const emu::Dim3& grid,
+                                                           const emu::Dim3& block,
+                                                           std::uint64_t smem) {
+    for (const auto& s : k.configurations)
+      if (s.grid == grid && s.block == block && s.dynamic_smem == smem) return &s;
+    return nullptr;
+  }
+
+  static Launch launch_of(const Sanitizer_LaunchData& d, bool graph_node) {
+    Launch l;
+    l.context = d.context;
+    l.module = d.module;
+    l.function = d.function;
+    l.stream = d.hStream;
+    l.handle = d.hLaunch;
+    l.mangled = d.functionName ? d.functionName : "";
+    l.threads = std::uint64_t{d.gridDim_x} * d.gridDim_y * d.gridDim_z * d.blockDim_x *
+                d.blockDim_y * d.blockDim_z;
+    l.graph_node = graph_node;
+    return l;
+  }
+
+  // What the kernel's table is made from: a slot per memory instruction (half full at most;
+  // called functions' instructions share it), its SASS forms, the device's bank rules.
+  TableSetup setup_of(const KernelState& k) const {
+    TableSetup s;
+    std::size_t memory_instructions = 0;
+    for (const auto& in : k.kernel->instructions) {
+      const std::string_view m = in.mnemonic;
+      memory_instructions += m.starts_with("LD") || m.starts_with("ST") || m.starts_with("ATOM") ||
+                             m.starts_with("RED");
+    }
+    s.capacity = next_power_of_two(2 * memory_instructions + 256);
+    s.forms = instruction_forms(*k.kernel);
+    s.arch = arch_ ? *arch_ : model::kDefaultArch;
+    return s;
+  }
+
+  void launch_begin(const Sanitizer_LaunchData& d, bool graph_node) {
+    const LaunchCall call = graph_node ? LaunchCall{} : call_;
+    if (!graph_node) call_ = {};
+    const std::uint64_t smem = call.smem;
     std::lock_guard<std::mutex> lock(mutex_);
     const std::uint64_t number = launches_++;
+    if (trace_)
+      trace_(fmt::format("launch {} {}{} module {} stream {} grid {}x{}x{} block {}x{}x{}", number,
+                         d.functionName ? d.functionName : "?", graph_node ? " (graph node)" : "",
+                         static_cast<const void*>(d.module), static_cast<const void*>(d.hStream),
+                         d.gridDim_x, d.gridDim_y, d.gridDim_z, d.blockDim_x, d.blockDim_y,
+                         d.blockDim_z));
     if (!active_) return;
+    const Launch l = launch_of(d, graph_node);
     const auto mod = module_index_.find(d.module);
     if (mod == module_index_.end() || !know_arch(d.device)) {
-      api_.set_launch_data(d.hLaunch, d.function, d.hStream, nullptr);
+      instrumentation_->prepare(d.module, false, graph_node);
+      instrumentation_->begin_unanalysed(l);
       return;
     }
     auto [it, fresh] = kernels_.try_emplace(d.function);
     KernelState& k = it->second;
     if (fresh) {
       k.module = mod->second;
-      k.mangled = d.functionName ? d.functionName : "";
+      k.handle = d.module;
+      k.mangled = l.mangled;
       k.selected = selected(k.mangled);
-      if (const sass::Module* sm = module_sass(k.module)) k.kernel = sm->find(k.mangled);
+      if (const sass::Module* sm = module_sass(k.module))
+        k.kernel = sm->find(k.mangled);
       else if (k.selected)
         fail(fmt::format("cannot read the cubin of {}: {}", driver::demangle(k.mangled),
                          modules_[k.module].unreadable));
     }
+    // The launch call's handle (a CUkernel where the runtime launches through one) names it.
+    if (call.valid && call.function != d.function) alias_[call.function] = d.function;
     // Its configuration, as the emulator backend counts them.
     const emu::Dim3 grid{d.gridDim_x, d.gridDim_y, d.gridDim_z};
     const emu::Dim3 block{d.blockDim_x, d.blockDim_y, d.blockDim_z};
-    analysis::LaunchSummary* summary = nullptr;
-    for (auto& s : k.configurations)
-      if (s.grid == grid && s.block == block && s.dynamic_smem == smem) summary = &s;
+    analysis::LaunchSummary* summary =
+        const_cast<analysis::LaunchSummary*>(find_configuration(k, grid, block, smem));
     if (!summary) {
       k.configurations.emplace_back();
       summary = &k.configurations.back();
@@ -453,111 +643,65 @@ class Tool {
       summary->dynamic_smem = smem;
     }
     ++summary->launches;
-    const bool analyse = k.selected && k.kernel &&
-                         (options_.launches == 0 || summary->analysed < options_.launches);
-    if (!analyse || !prepare(k, d)) {
-      api_.set_launch_data(d.hLaunch, d.function, d.hStream, nullptr);
+    if (!would_analyse(k, summary->analysed)) {
+      if (std::string e = instrumentation_->prepare(d.module, false, graph_node); !e.empty())
+        once(e + "; launches of it that are not analysed run bankcheck's patches with no table");
+      instrumentation_->begin_unanalysed(l);
       return;
     }
+    std::string error;
+    KernelTable* table = instrumentation_->begin(
+        l, [&] { return setup_of(k); }, error);
+    if (!table) {
+      fail(fmt::format("{} is not analysed: {}", driver::demangle(k.mangled), error));
+      k.selected = false;
+      instrumentation_->begin_unanalysed(l);
+      return;
+    }
+    k.table = table;
     ++summary->analysed;
     summary->analysed_ids.push_back(number);
     k.analysed = true;
     k.first = std::min(k.first, number);
     k.ctas += grid.count();
-    api_.set_launch_data(d.hLaunch, d.function, d.hStream, k.device);
-    pending_[d.hLaunch] = {&k, d.hStream};
   }
 
-  // The kernel's device memory (allocated on its first analysed launch) cleared and its
-  // record written, on the launch's stream before the launch.
-  bool prepare(KernelState& k, const Sanitizer_LaunchData& d) {
-    if (!k.device) {
-      std::uint64_t pc = 0, size = 0;
-      if (const SanitizerResult r = api_.function_pc(d.module, k.mangled.c_str(), &pc, &size);
-          r != SANITIZER_SUCCESS) {
-        fail(fmt::format("cannot find the code of {}: {}", driver::demangle(k.mangled), api_.why(r)));
-        k.selected = false;
-        return false;
-      }
-      std::size_t memory_instructions = 0;
-      for (const auto& in : k.kernel->instructions) {
-        const std::string_view m = in.mnemonic;
-        memory_instructions += m.starts_with("LD") || m.starts_with("ST") ||
-                               m.starts_with("ATOM") || m.starts_with("RED");
-      }
-      const std::vector<unsigned char> forms = instruction_forms(*k.kernel);
-      // Half full at most; called functions' instructions share the table.
-      k.record.capacity = next_power_of_two(2 * memory_instructions + 256);
-      k.table_bytes = sizeof(PcCounter) * k.record.capacity;
-      const std::size_t bytes = sizeof(LaunchRecord) + k.table_bytes + forms.size();
-      if (const SanitizerResult r = api_.alloc(d.context, &k.device, bytes); r != SANITIZER_SUCCESS) {
-        fail(fmt::format("cannot allocate {} bytes of GPU memory for {}'s counters: {}", bytes,
-                         driver::demangle(k.mangled), api_.why(r)));
-        k.selected = false;
-        k.device = nullptr;
-        return false;
-      }
-      auto* base = static_cast<unsigned char*>(k.device);
-      k.record.counters = reinterpret_cast<PcCounter*>(base + sizeof(LaunchRecord));
-      k.record.base_pc = pc;
-      k.record.forms = forms.empty() ? nullptr : base + sizeof(LaunchRecord) + k.table_bytes;
-      k.record.forms_count = static_cast<unsigned>(forms.size());
-      k.record.arch = arch_ ? *arch_ : model::kDefaultArch;
-      k.counts.mangled = k.mangled;
-      k.counts.base_pc = pc;
-      if (!forms.empty()) {
-        forms_.push_back(forms);  // the copy is asynchronous: its source stays
-        api_.to_device(base + sizeof(LaunchRecord) + k.table_bytes, forms_.back().data(),
-                       forms.size(), d.hStream);
-      }
+  // A kernel whose analysed launches were not all counted whole says so, in the report (a note
+  // on its first line) and on standard error.
+  void incomplete(const KernelState& k, analysis::KernelReport& kr) {
+    if (k.table->complete()) return;
+    const std::string why = k.table->incomplete_reason();
+    analysis::NoteReport n;
+    if (!kr.sites.empty()) {
+      n.file = kr.sites.front().file;
+      n.line = kr.sites.front().line;
     }
-    k.record.overflowed = 0;
-    api_.memset(static_cast<unsigned char*>(k.device) + sizeof(LaunchRecord), 0, k.table_bytes,
-                d.hStream);
-    api_.to_device(k.device, &k.record, sizeof(LaunchRecord), d.hStream);
-    return true;
+    n.message = "incomplete: the counts of this kernel are partial: " + why;
+    kr.notes.insert(kr.notes.begin(), n);
+    std::fprintf(stderr, "bankcheck: the counts of %s are incomplete: %s\n", kr.name.c_str(),
+                 why.c_str());
   }
 
-  void launch_end(const Sanitizer_LaunchData& d) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = pending_.find(d.hLaunch);
-    if (it == pending_.end()) return;
-    const Pending p = it->second;
-    pending_.erase(it);
-    KernelState& k = *p.kernel;
-    api_.synchronize(p.stream);
-    LaunchRecord back{};
-    KernelCounts launch;
-    launch.mangled = k.mangled;
-    launch.base_pc = k.counts.base_pc;
-    launch.counters.resize(k.record.capacity);
-    api_.to_host(&back, k.device, sizeof(LaunchRecord), p.stream);
-    api_.to_host(launch.counters.data(), static_cast<unsigned char*>(k.device) + sizeof(LaunchRecord),
-                 k.table_bytes, p.stream);
-    overflowed_ += back.overflowed;
-    merge_counts(k.counts, launch);
-  }
-
-  Api api_;
+  SanitizerApi api_;
+  std::unique_ptr<SanitizerDevice> device_;
+  std::unique_ptr<Instrumentation> instrumentation_;
+  Trace trace_;
   runtime::RunOptions options_;
   std::vector<std::string> failures_;
-  std::string patches_;
+  std::set<std::string> said_;
   bool active_ = false;
   bool root_ = true;
   const model::Arch* arch_ = nullptr;
   std::mutex mutex_;
-  std::set<CUcontext> patched_contexts_;
   std::vector<LoadedModule> modules_;
   std::map<CUmodule, std::size_t> module_index_;
   std::map<CUfunction, KernelState> kernels_;
+  std::map<CUfunction, CUfunction> alias_;  // a launch call's handle -> the launch's function
   std::deque<KernelState> retired_;
-  std::map<Sanitizer_LaunchHandle, Pending> pending_;
-  std::vector<std::vector<unsigned char>> forms_;
   std::uint64_t launches_ = 0;
-  std::uint64_t overflowed_ = 0;
 };
 
-thread_local std::uint64_t Tool::dynamic_smem_ = 0;
+thread_local LaunchCall Tool::call_;
 
 // Never destroyed: the report is written at exit, after the program's own static objects.
 Tool* the_tool = nullptr;

@@ -138,8 +138,9 @@ class Instrumentation {
   // analysed launch) given to it. Null when it cannot be analysed; `error` says why.
   KernelTable* begin(const Launch& launch, const std::function<TableSetup()>& setup,
                      std::string& error);
-  // A launch that is not analysed begins in a module that is patched (a graph's node, or a
-  // module that could not be unpatched): its patches get no table.
+  // A launch that is not analysed begins: where its module is patched (a graph's node, a
+  // module that could not be unpatched) or was unpatched only as it began, its patches get no
+  // table.
   void begin_unanalysed(const Launch& launch);
 
   // The program synchronized a stream (of `context`), or a context (every stream of it).
@@ -154,6 +155,8 @@ class Instrumentation {
   void finish();
 
   bool patched(Handle module) const;
+  // Whether some module known loaded is not patched now.
+  bool any_unpatched() const;
   const std::deque<KernelTable>& tables() const { return tables_; }
   const InstrumentationStats& stats() const { return stats_; }
 
@@ -182,6 +185,7 @@ class Instrumentation {
   std::set<Handle> contexts_;  // with the patches loaded
   std::map<Handle, std::string> context_errors_;
   std::map<Handle, KernelTable*> live_;  // by function
+  Handle unpatched_now_ = nullptr;       // the module the last prepare() unpatched
   std::deque<KernelTable> tables_;
   InstrumentationStats stats_;
 };
