@@ -6,8 +6,8 @@
 #   bash bench/device/heavy.sh OUT [SET...]
 #
 # SET: stencil, launch_heavy, python, examples (default: all four, in that order), or one
-# program's name (stencil2d, stencil2d_two, train_loop, an examples/launch_heavy program, an
-# example such as tuned/async).
+# program's name (stencil2d, stencil2d_two, train_loop, an examples/launch_heavy program such
+# as layernorm_forward or matmul_forward_2, an example such as tuned/async).
 #
 # 1. Builds bankcheck with the GPU backend (Ninja, Release, only its two targets) in BUILD_DIR
 #    (default build-heavy; BANKCHECK=PATH uses a bankcheck already built), and the programs
@@ -121,14 +121,24 @@ if wanted stencil stencil2d || wanted stencil stencil2d_two; then
   build stencil2d bench/device/programs/stencil2d.cu
   build stencil2d_shared bench/device/programs/stencil2d.cu -cudart shared
 fi
-if [ -d examples/launch_heavy ]; then
-  for f in examples/launch_heavy/*.cu; do
-    grep -q 'int main' "$f" || continue
-    n=$(basename "$f" .cu)
-    wanted launch_heavy "$n" || continue
-    add launch_heavy "$n" - "$bins/lh/$n"
-    build "lh/$n" "$f" -Iexamples/launch_heavy -lcublas -lcublasLt
-  done
+# The launch-heavy programs (examples/launch_heavy/programs.txt), each run whole (every variant
+# and block size, validated, then 1000 timed launches each), except matmul_forward, whose naive
+# variant alone takes most of a minute: its tiled variant and its cuBLAS variant, run apart.
+if [ -f examples/launch_heavy/programs.txt ]; then
+  while read -r n _; do
+    case $n in ''|'#'*) continue ;; esac
+    libs=()
+    grep -q cublas "examples/launch_heavy/$n.cu" && libs=(-lcublas)
+    if [ "$n" = matmul_forward ]; then
+      wanted launch_heavy matmul_forward_2 && add launch_heavy matmul_forward_2 - "$bins/lh/$n" 2
+      wanted launch_heavy matmul_forward_3 && add launch_heavy matmul_forward_3 - "$bins/lh/$n" 3
+      wanted launch_heavy matmul_forward_2 || wanted launch_heavy matmul_forward_3 || continue
+    else
+      wanted launch_heavy "$n" || continue
+      add launch_heavy "$n" - "$bins/lh/$n"
+    fi
+    build "lh/$n" "examples/launch_heavy/$n.cu" -Iexamples/launch_heavy "${libs[@]}"
+  done < examples/launch_heavy/programs.txt
 elif wanted launch_heavy launch_heavy; then
   say "examples/launch_heavy is not in this tree: that set is skipped"
 fi

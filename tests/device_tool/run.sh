@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The GPU tool (libbankcheck-gpu.so) without a GPU: preloaded into driver.cpp, which makes the
+# callbacks a program's CUDA work causes through a fake libsanitizer-public.so, scenario by
+# scenario; the reports the tool writes at exit and the patching it did are checked.
+#   run.sh TOOL_DIR FAKE_LIBRARY DRIVER CUBIN WORK_DIR
+set -u
+tool=$1 fake=$2 driver=$3 cubin=$4 work=$5
+mkdir -p "$work"
+run() {  # run SCENARIO [VAR=VALUE...]: WORK/SCENARIO.{json,out,err,rc,trace}
+  local s=$1
+  shift
+  rm -f "$work/$s".*
+  env "$@" LD_PRELOAD="$tool/libbankcheck-gpu.so" BANKCHECK_SANITIZER_LIB="$fake" \
+    BANKCHECK_GPU_PATCHES="$tool/bankcheck-patches.fatbin" BANKCHECK_RUN_FORMAT=json \
+    BANKCHECK_RUN_OUTPUT="$work/$s.json" BANKCHECK_RUN_PROGRESS=0 \
+    BANKCHECK_GPU_TRACE="$work/$s.trace" "$driver" "$s" "$cubin" > "$work/$s.out" 2> "$work/$s.err"
+  echo $? > "$work/$s.rc"
+}
+run benchmark
+run second_kernel
+run all BANKCHECK_RUN_LAUNCHES=all
+run incomplete
+run unload
+run missing FAKE_PATCHES_MISSING=1
+# "missing" is no scenario of the driver's: it exits 2 after loading the module.
+exec python3 - "$work" <<'PY'
+import json, os, sys
+work = sys.argv[1]
+failed = []
+
+def check(what, ok):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failed.append(what)
+
+def counts(s):
+    out = {}
+    for line in open(os.path.join(work, s + ".out")):
+        k, _, v = line.strip().partition("=")
+        out[k] = int(v) if v.lstrip("-").isdigit() else v
+    return out
+
+def report(s):
+    with open(os.path.join(work, s + ".json")) as f:
+        r = json.load(f)
+    ks = []
+    for f in r.get("files", [r]):
+        ks += (f.get("report") or f).get("kernels", [])
+    return {k["mangled"]: k for k in ks}
+
+def shared_sites(k):
+    return [s for s in k["sites"] if s["space"] == "shared"]
+
+def rc(s):
+    return int(open(os.path.join(work, s + ".rc")).read())
+
+c = counts("benchmark")
+check("benchmark exits 0", rc("benchmark") == 0)
+check(f"benchmark: patched at load and once again for the second configuration ({c['patches']})", c["patches"] == 2)
+check(f"benchmark: unpatched before each timing loop ({c['unpatches']})", c["unpatches"] == 2)
+check(f"benchmark: one wait per unpatching ({c['waits']})", c["waits"] == 2)
+check(f"benchmark: 2 of 202 launches ran the patches ({c['launches_patched']})", c["launches_patched"] == 2)
+check("benchmark: the exits are patched", c["exits_marked"] == 1)
+k = report("benchmark")[c["kernel_a"]]
+conf = sorted((tuple(l["grid"]), l["launches"], l["analysed"]) for l in k["launches"])
+check(f"benchmark: two configurations of 101 launches, one analysed each ({conf})",
+      conf == [((4, 1, 1), 101, 1), ((8, 1, 1), 101, 1)])
+sites = shared_sites(k)
+check(f"benchmark: {c['shared_a']} shared sites", len(sites) == c["shared_a"] and sites)
+check("benchmark: each site counts the two analysed launches' 96 warps, 2 wavefronts each",
+      all(s["requests"] == 96 and s["wavefronts"] == 192 and s["ideal_wavefronts"] == 96 for s in sites))
+check("benchmark: sites are on lines of kernels.cu",
+      all(s["file"].endswith("kernels.cu") and s["line"] > 0 for s in sites))
+check("benchmark: nothing incomplete", not any("incomplete" in n["message"] for n in k["notes"]))
+
+c = counts("second_kernel")
+r = report("second_kernel")
+check(f"second_kernel: the module patched again before b's first launch ({c['patches']})", c["patches"] == 2)
+check(f"second_kernel: a's and b's first launches ran the patches ({c['launches_patched']})", c["launches_patched"] == 2)
+check("second_kernel: both kernels reported", c["kernel_a"] in r and c["kernel_b"] in r)
+if c["kernel_b"] in r:
+    check("second_kernel: b counts its one analysed launch (8 warps)",
+          all(s["requests"] == 8 for s in shared_sites(r[c["kernel_b"]])))
+
+c = counts("all")
+r = report("all")
+check(f"all: never unpatched, never waited ({c['unpatches']}, {c['waits']})", c["unpatches"] == 0 and c["waits"] == 0)
+check(f"all: every launch ran the patches ({c['launches_patched']})", c["launches_patched"] == 100)
+check("all: a's 50 launches add up on the GPU (1600 warps a site)",
+      all(s["requests"] == 1600 for s in shared_sites(r[c["kernel_a"]])))
+check("all: b's 50 launches (400 warps a site)",
+      all(s["requests"] == 400 for s in shared_sites(r[c["kernel_b"]])))
+
+c = counts("incomplete")
+k = report("incomplete")[c["kernel_a"]]
+notes = [n["message"] for n in k["notes"]]
+check(f"incomplete: named in the report ({notes[:1]})",
+      any(m.startswith("incomplete") and "6144 of the 8192 threads" in m for m in notes))
+check("incomplete: said on standard error",
+      "incomplete" in open(os.path.join(work, "incomplete.err")).read())
+
+c = counts("unload")
+k = report("unload")[c["kernel_a"]]
+check(f"unload: the table read as the module unloads ({c['reads']})", c["reads"] == 1)
+check("unload: its counts in the report", all(s["requests"] == 32 for s in shared_sites(k)) and shared_sites(k))
+
+err = open(os.path.join(work, "missing.err")).read()
+check("missing patches: said once", err.count("cannot load bankcheck's device functions") == 1)
+
+print(f"{len(failed)} failed")
+sys.exit(1 if failed else 0)
+PY
