@@ -49,6 +49,7 @@ class FakeGpu : public bd::DeviceApi {
     ++unpatches;
     return "";
   }
+  bool exits_counted(Handle) const override { return !no_exits; }
   std::string function_pc(Handle, const std::string&, std::uint64_t& pc) override {
     pc = 0x1000;
     return "";
@@ -138,7 +139,7 @@ class FakeGpu : public bd::DeviceApi {
   std::vector<std::unique_ptr<unsigned char[]>> memory;
   int loads = 0, patches = 0, unpatches = 0, syncs = 0, copies_back = 0;
   int unpatched_in_flight = 0, ran_patched = 0;
-  bool fail_patch = false, fail_unpatch = false, fail_sync = false;
+  bool fail_patch = false, fail_unpatch = false, fail_sync = false, no_exits = false;
 };
 
 // The tool's side: the launch call prepares the module, the launch callback begins it, the
@@ -303,6 +304,17 @@ TEST(DeviceInstrumentation, ThreadsThatDidNotRunThePatchesToTheirExitMakeTheKern
   EXPECT_FALSE(t->complete());
   EXPECT_NE(t->incomplete_reason().find("197632 of the 262144 threads"), std::string::npos)
       << t->incomplete_reason();
+}
+
+TEST(DeviceInstrumentation, WhereExitsAreNotCountedOnlyTheReadsCoverageIsKnown) {
+  Harness x;
+  x.gpu.no_exits = true;
+  x.in.module_loaded(h(1), kA.module);
+  bd::KernelTable* t = x.launch(kA, s1, true, 1024, 0);  // no exit counted
+  x.launch(kA, s1, true);
+  EXPECT_FALSE(t->exits_known);
+  x.in.finish();
+  EXPECT_TRUE(t->complete()) << t->incomplete_reason();
 }
 
 TEST(DeviceInstrumentation, ACountReadBeforeTheLaunchEndedIsNotWhole) {

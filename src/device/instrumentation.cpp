@@ -11,7 +11,7 @@ namespace bankcheck::device {
 
 bool KernelTable::complete() const {
   return read && read_launches == launches && read_expected == expected_threads &&
-         exited_threads == expected_threads;
+         (!exits_known || exited_threads == expected_threads);
 }
 
 std::string KernelTable::incomplete_reason() const {
@@ -22,6 +22,7 @@ std::string KernelTable::incomplete_reason() const {
     return fmt::format(
         "{} of its {} analysed launches had not finished when its counters were last read{}",
         launches - read_launches, launches, unreadable.empty() ? "" : " (" + unreadable + ")");
+  if (!exits_known) return "";
   if (exited_threads < expected_threads)
     return fmt::format(
         "{} of the {} threads of its analysed launches were counted to their exit: the others "
@@ -196,6 +197,7 @@ KernelTable* Instrumentation::begin(const Launch& l, const std::function<TableSe
     m.tables.push_back(t);
     say(fmt::format("table for {} ({} counters, {} bytes)", l.mangled, s.capacity, bytes));
   }
+  t->exits_known = t->exits_known && api_.exits_counted(l.module);
   // The table is written on its first launch's stream: a launch on another stream waits for it.
   if (!t->initialized && l.stream != t->init_stream) {
     wait_for({t->init_stream});

@@ -51,7 +51,7 @@ const PatchPoint kPatchPoints[] = {
     {SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, "bankcheck_global_access", true},
     {SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, "bankcheck_matrix_access", true},
     {SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "bankcheck_async_copy", true},
-    {SANITIZER_INSTRUCTION_BLOCK_EXIT, "bankcheck_block_exit", true},
+    {SANITIZER_INSTRUCTION_BLOCK_EXIT, "bankcheck_block_exit", false},
     {SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, "bankcheck_wgmma", false},
     {SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, "bankcheck_bulk_to_shared", false},
     {SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, "bankcheck_bulk_to_global", false},
@@ -81,6 +81,12 @@ std::string SanitizerDevice::patch(Handle module) {
     const SanitizerResult r = api_.patch_instructions(p.id, as<CUmodule>(module), p.function);
     if (r != SANITIZER_SUCCESS && p.required && !again)
       return fmt::format("cannot patch its instructions with {}: {}", p.function, api_.why(r));
+    if (p.id == SANITIZER_INSTRUCTION_BLOCK_EXIT && !again) {
+      if (r == SANITIZER_SUCCESS)
+        no_exits_.erase(module);
+      else
+        no_exits_.insert(module);
+    }
   }
   marked_.insert(module);
   return check(api_.patch_module(as<CUmodule>(module)));
@@ -90,7 +96,10 @@ std::string SanitizerDevice::unpatch(Handle module) {
   return check(api_.unpatch_module(as<CUmodule>(module)));
 }
 
-void SanitizerDevice::forget(Handle module) { marked_.erase(module); }
+void SanitizerDevice::forget(Handle module) {
+  marked_.erase(module);
+  no_exits_.erase(module);
+}
 
 std::string SanitizerDevice::function_pc(Handle module, const std::string& mangled,
                                          std::uint64_t& pc) {

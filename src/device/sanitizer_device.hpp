@@ -40,7 +40,7 @@ struct SanitizerApi {
 struct PatchPoint {
   Sanitizer_InstructionId id;
   const char* function;
-  bool required;  // the counted accesses and the exits; the rest only name what is not counted
+  bool required;  // the counted accesses; the rest (the exits, what is not counted) may fail
 };
 extern const PatchPoint kPatchPoints[];
 extern const std::size_t kPatchPointCount;
@@ -53,6 +53,7 @@ class SanitizerDevice : public DeviceApi {
   std::string load_patches(Handle context) override;
   std::string patch(Handle module) override;
   std::string unpatch(Handle module) override;
+  bool exits_counted(Handle module) const override { return !no_exits_.count(module); }
   std::string function_pc(Handle module, const std::string& mangled, std::uint64_t& pc) override;
   std::string alloc(Handle context, std::size_t bytes, void*& device) override;
   std::string zero(void* device, std::size_t bytes, Handle stream) override;
@@ -66,8 +67,9 @@ class SanitizerDevice : public DeviceApi {
  private:
   std::string check(SanitizerResult r) const { return r == SANITIZER_SUCCESS ? "" : api_.why(r); }
   const SanitizerApi& api_;
-  std::string patches_;      // bankcheck-patches.fatbin
-  std::set<Handle> marked_;  // modules whose instructions were marked for patching once
+  std::string patches_;        // bankcheck-patches.fatbin
+  std::set<Handle> marked_;    // modules whose instructions were marked for patching once
+  std::set<Handle> no_exits_;  // modules whose thread exits could not be marked
 };
 
 }  // namespace bankcheck::device

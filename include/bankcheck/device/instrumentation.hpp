@@ -46,6 +46,9 @@ class DeviceApi {
   virtual std::string load_patches(Handle context) = 0;
   // The module's memory instructions and thread exits made to call the patches.
   virtual std::string patch(Handle module) = 0;
+  // Whether the module's thread exits call the patches (their count tells a whole count from a
+  // partial one); false where only the memory instructions could be patched.
+  virtual bool exits_counted(Handle) const { return true; }
   // The module's own code back.
   virtual std::string unpatch(Handle module) = 0;
   // The address of a kernel's first instruction.
@@ -100,8 +103,9 @@ struct KernelTable {
   std::uint64_t read_launches = 0, read_expected = 0;  // launches and threads it covered
   std::uint64_t exited_threads = 0, overflowed = 0;
   bool read = false;
-  std::string unreadable;  // why the last attempt to read failed
-  bool retired = false;    // its module was unloaded: the last read is final
+  bool exits_known = true;  // the exits are counted (else only the reads' coverage is known)
+  std::string unreadable;   // why the last attempt to read failed
+  bool retired = false;     // its module was unloaded: the last read is final
 
   // Every thread of every analysed launch ran the patched code to its exit, and the last read
   // saw them all.
