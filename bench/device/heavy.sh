@@ -98,7 +98,7 @@ say "bench/device/heavy.sh: sets ${sets[*]}; results in $out; work in $work"
 cat "$res/env.txt"
 
 # --- the programs: NAME SET DIR... (the command runs from the repository root) -------------
-names=() ; declare -A set_of cmd_of emu_of
+names=() ; declare -A set_of cmd_of emu_of trace_launches
 add() {  # add SET NAME EMU(-|shared binary) CMD...
   local s=$1 n=$2 e=$3
   shift 3
@@ -117,6 +117,7 @@ build() {  # build OUTPUT SOURCE [FLAGS...]: one nvcc, in the background
 
 add stencil stencil2d "$bins/stencil2d_shared 100 stream" "$bins/stencil2d" 100 stream
 add stencil stencil2d_two "$bins/stencil2d_shared 100 two" "$bins/stencil2d" 100 two
+trace_launches[stencil2d]=1 trace_launches[stencil2d_two]=1  # every launch in the trace
 if wanted stencil stencil2d || wanted stencil stencil2d_two; then
   build stencil2d bench/device/programs/stencil2d.cu
   build stencil2d_shared bench/device/programs/stencil2d.cu -cudart shared
@@ -193,7 +194,7 @@ for n in "${names[@]}"; do
   echo "${cmd[*]}" > "$d/command.txt"
   say "$n: ${cmd[*]}"
   timed plain "$step_limit" "$d/plain.out" "${cmd[@]}"
-  BANKCHECK_GPU_TRACE=$d/gpu.trace timed gpu "$step_limit" "$d/gpu.out" "$bankcheck" "${bc[@]}" -o "$d/gpu.json" -- "${cmd[@]}"
+  BANKCHECK_GPU_TRACE=$d/gpu.trace BANKCHECK_GPU_TRACE_LAUNCHES=${trace_launches[$n]:-0} timed gpu "$step_limit" "$d/gpu.out" "$bankcheck" "${bc[@]}" -o "$d/gpu.json" -- "${cmd[@]}"
   BANKCHECK_GPU_TRACE=$d/all.trace timed all "$step_limit" "$d/all.out" "$bankcheck" "${bc[@]}" --launches all -o "$d/all.json" -- "${cmd[@]}"
   timed ncu "$ncu_limit" "$d/ncu.out" ncu --section SourceCounters --filter-mode per-launch-config \
     --launch-count 1 --page source --csv --print-source cuda,sass --clock-control none \

@@ -102,15 +102,20 @@ unsigned next_power_of_two(std::size_t n) {
   return p;
 }
 
-// BANKCHECK_GPU_TRACE: one line per event, with the seconds since the tool started.
+// BANKCHECK_GPU_TRACE: one line per event, with the seconds since the tool started (launches
+// that are not analysed only with BANKCHECK_GPU_TRACE_LAUNCHES=1: a timed loop's thousands of
+// lines would slow the run they describe).
 class Trace {
  public:
   Trace() {
     const char* path = std::getenv("BANKCHECK_GPU_TRACE");
     if (path && *path) file_ = std::fopen(path, "a");
+    const char* all = std::getenv("BANKCHECK_GPU_TRACE_LAUNCHES");
+    launches_ = file_ && all && std::strcmp(all, "1") == 0;
     start_ = std::chrono::steady_clock::now();
   }
   explicit operator bool() const { return file_ != nullptr; }
+  bool launches() const { return launches_; }
   void operator()(const std::string& line) {
     if (!file_) return;
     std::lock_guard<std::mutex> lock(mutex_);
@@ -122,6 +127,7 @@ class Trace {
 
  private:
   std::FILE* file_ = nullptr;
+  bool launches_ = false;
   std::mutex mutex_;
   std::chrono::steady_clock::time_point start_;
 };
@@ -272,7 +278,7 @@ class Tool {
       case SANITIZER_CB_DOMAIN_LAUNCH:
         if (cbid == SANITIZER_CBID_LAUNCH_BEGIN)
           t->launch_begin(*static_cast<const Sanitizer_LaunchData*>(data), false);
-        else if (cbid == SANITIZER_CBID_LAUNCH_END && t->trace_) {
+        else if (cbid == SANITIZER_CBID_LAUNCH_END && t->trace_.launches()) {
           const char* name = static_cast<const Sanitizer_LaunchData*>(data)->functionName;
           t->trace_(fmt::format("launch end {}", name ? name : "?"));
         }
@@ -601,12 +607,14 @@ class Tool {
     const std::uint64_t smem = call.smem;
     std::lock_guard<std::mutex> lock(mutex_);
     const std::uint64_t number = launches_++;
-    if (trace_)
-      trace_(fmt::format("launch {} {}{} module {} stream {} grid {}x{}x{} block {}x{}x{}", number,
-                         d.functionName ? d.functionName : "?", graph_node ? " (graph node)" : "",
-                         static_cast<const void*>(d.module), static_cast<const void*>(d.hStream),
-                         d.gridDim_x, d.gridDim_y, d.gridDim_z, d.blockDim_x, d.blockDim_y,
-                         d.blockDim_z));
+    auto say = [&](const char* what) {
+      trace_(fmt::format("{} {} {}{} module {} stream {} grid {}x{}x{} block {}x{}x{}", what,
+                         number, d.functionName ? d.functionName : "?",
+                         graph_node ? " (graph node)" : "", static_cast<const void*>(d.module),
+                         static_cast<const void*>(d.hStream), d.gridDim_x, d.gridDim_y, d.gridDim_z,
+                         d.blockDim_x, d.blockDim_y, d.blockDim_z));
+    };
+    if (trace_.launches()) say("launch");
     if (!active_) return;
     const Launch l = launch_of(d, graph_node);
     const auto mod = module_index_.find(d.module);
@@ -658,6 +666,7 @@ class Tool {
       instrumentation_->begin_unanalysed(l);
       return;
     }
+    if (trace_.launches() || (trace_ && summary->analysed == 0)) say("analysed launch");
     k.table = table;
     ++summary->analysed;
     summary->analysed_ids.push_back(number);
