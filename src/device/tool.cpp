@@ -309,7 +309,11 @@ class Tool {
   // kernel launched before, the module made right for it now (the launch is decided here as
   // the launch callback will decide it).
   void launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData& d) {
-    if (d.callbackSite != SANITIZER_API_ENTER || !d.functionParams) return;
+    if (d.callbackSite == SANITIZER_API_EXIT) {
+      call_ = {};  // a call that launched nothing (refused) leaves nothing for the next one
+      return;
+    }
+    if (!d.functionParams) return;
     LaunchCall c;
     switch (cbid) {
       case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
