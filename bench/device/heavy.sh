@@ -32,6 +32,7 @@
 # off at STEP_S seconds (default 90), ncu at NCU_S (default 150); a step with less than 5 s
 # left is skipped and said so.
 set -uo pipefail
+[ -f bench/device/heavy.sh ] || { echo "heavy.sh: run it from the repository root" >&2; exit 2; }
 out=$(mkdir -p "${1:-${OUT:-/tmp/bankcheck-heavy}}" && readlink -f "${1:-${OUT:-/tmp/bankcheck-heavy}}")
 shift || true
 root=$(pwd)
@@ -246,3 +247,4 @@ if [ "$(stat -c %s "$out/heavy_results.tar.gz")" -gt 15000000 ]; then
   say "results over 15 MB: files over 2 MB left out ($(wc -l < "$work/dropped.txt"))"
 fi
 say "done: $out/heavy_table.txt, heavy.tsv, heavy.log, heavy_results.tar.gz ($(stat -c %s "$out/heavy_results.tar.gz") bytes)"
+sleep 1  # the log's last lines through tee
