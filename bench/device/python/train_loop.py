@@ -91,9 +91,10 @@ def regroup_kernel(x_ptr, y_ptr, rows, cols, BM: tl.constexpr, BN: tl.constexpr)
     pn = tl.program_id(1)
     rm = pm * BM + tl.arange(0, BM)
     rn = pn * BN + tl.arange(0, BN)
-    mask = (rm[:, None] < rows) & (rn[None, :] < cols)
-    x = tl.load(x_ptr + rm[:, None] * cols + rn[None, :], mask=mask, other=0.0)
-    tl.store(y_ptr + rn[:, None] * rows + rm[None, :], tl.trans(x), mask=tl.trans(mask))
+    x = tl.load(x_ptr + rm[:, None] * cols + rn[None, :],
+                mask=(rm[:, None] < rows) & (rn[None, :] < cols), other=0.0)
+    tl.store(y_ptr + rn[:, None] * rows + rm[None, :], tl.trans(x),
+             mask=(rn[:, None] < cols) & (rm[None, :] < rows))
 
 
 def layernorm(x, w, b):
