@@ -195,7 +195,17 @@ done
 say "built"
 
 # --- per program ---------------------------------------------------------------------------
-printf 'program\tset\tplain_s\tplain_rc\tgpu_s\tgpu_rc\tall_s\tall_rc\tncu_s\tncu_rc\tlines_equal\tlines\tkernels_both\tkernels_missed\tkernels_only_bankcheck\temu\n' \
+# Kernels a report names incomplete (a note "incomplete: ..."), of the kernels it lists.
+incomplete() {
+  python3 - "$1" <<'PY' 2>/dev/null || echo -
+import json, sys
+r = json.load(open(sys.argv[1]))
+ks = [k for f in r.get("files", [r]) for k in (f.get("report") or f).get("kernels", [])]
+n = sum(any(x.get("message", "").startswith("incomplete") for x in k.get("notes", [])) for k in ks)
+print(f"{n}/{len(ks)}")
+PY
+}
+printf 'program\tset\tplain_s\tplain_rc\tgpu_s\tgpu_rc\tall_s\tall_rc\tncu_s\tncu_rc\tlines_equal\tlines\tkernels_both\tkernels_missed\tkernels_only_bankcheck\temu\tincomplete\n' \
   > "$out/heavy.tsv"
 bc=(run --backend gpu --no-progress --format json)
 for n in "${names[@]}"; do
@@ -235,10 +245,11 @@ for n in "${names[@]}"; do
     fi
     emu="$e1 default, $e2 all (${emu_s}s, ${emuall_s}s)"
   fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "${set_of[$n]}" \
+  inc="$( [ -s "$d/gpu.json" ] && incomplete "$d/gpu.json" || echo -) default, $( [ -s "$d/all.json" ] && incomplete "$d/all.json" || echo -) all"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "${set_of[$n]}" \
     "$plain_s" "$plain_rc" "$gpu_s" "$gpu_rc" "$all_s" "$all_rc" "$ncu_s" "$ncu_rc" \
-    "$eq" "$total" "$kb" "$km" "$ko" "$emu" >> "$out/heavy.tsv"
-  say "$n: plain ${plain_s}s rc=$plain_rc, gpu ${gpu_s}s rc=$gpu_rc, all ${all_s}s rc=$all_rc, ncu ${ncu_s}s rc=$ncu_rc, lines $eq/$total, emu $emu"
+    "$eq" "$total" "$kb" "$km" "$ko" "$emu" "$inc" >> "$out/heavy.tsv"
+  say "$n: plain ${plain_s}s rc=$plain_rc, gpu ${gpu_s}s rc=$gpu_rc, all ${all_s}s rc=$all_rc, ncu ${ncu_s}s rc=$ncu_rc, lines $eq/$total, emu $emu, incomplete $inc"
   for f in "$d"/*.err "$d"/gpu.out "$d"/all.out; do
     [ -f "$f" ] && grep -m3 'bankcheck: error' "$f"
   done
