@@ -361,6 +361,7 @@ class Tool {
     KernelState& k = it->second;
     const analysis::LaunchSummary* s = find_configuration(k, c.grid, c.block, c.smem);
     const bool analyse = would_analyse(k, s ? s->analysed : 0);
+    if (!analyse && keep_patched()) return;
     if (std::string e = instrumentation_->prepare(k.handle, analyse, false); !e.empty()) once(e);
   }
 
@@ -560,6 +561,10 @@ class Tool {
     return false;
   }
 
+  // --launches all: every module stays patched (a launch of a kernel --kernel leaves out runs
+  // the patches with no table) so that no launch waits for another.
+  bool keep_patched() const { return options_.launches == 0; }
+
   // The rule: a selected kernel bankcheck can read, the first --launches launches of each of
   // its configurations (`analysed` of this one so far).
   bool would_analyse(const KernelState& k, std::uint64_t analysed) const {
@@ -623,7 +628,7 @@ class Tool {
     const Launch l = launch_of(d, graph_node);
     const auto mod = module_index_.find(d.module);
     if (mod == module_index_.end() || !know_arch(d.device)) {
-      instrumentation_->prepare(d.module, false, graph_node);
+      if (!keep_patched()) instrumentation_->prepare(d.module, false, graph_node);
       instrumentation_->begin_unanalysed(l);
       return;
     }
@@ -656,7 +661,9 @@ class Tool {
     }
     ++summary->launches;
     if (!would_analyse(k, summary->analysed)) {
-      if (std::string e = instrumentation_->prepare(d.module, false, graph_node); !e.empty())
+      if (std::string e =
+              keep_patched() ? "" : instrumentation_->prepare(d.module, false, graph_node);
+          !e.empty())
         once(e + "; launches of it that are not analysed run bankcheck's patches with no table");
       instrumentation_->begin_unanalysed(l);
       return;

@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 10; ++i) launch(a, fa, ka, 4, 256);
     launch(b, fb, kb, 2, 128);
     for (int i = 0; i < 10; ++i) launch(b, fb, kb, 2, 128);
-  } else if (scenario == "all") {
+  } else if (scenario == "all" || scenario == "all_one_kernel") {
     for (int i = 0; i < 50; ++i) {
       launch(a, fa, ka, 4, 256);
       launch(b, fb, kb, 2, 128);

@@ -19,6 +19,7 @@ run() {  # run SCENARIO [VAR=VALUE...]: WORK/SCENARIO.{json,out,err,rc,trace}
 run benchmark
 run second_kernel
 run all BANKCHECK_RUN_LAUNCHES=all
+run all_one_kernel BANKCHECK_RUN_LAUNCHES=all BANKCHECK_RUN_KERNELS=block_sum
 run incomplete
 run unload
 run missing FAKE_PATCHES_MISSING=1
@@ -90,6 +91,12 @@ check("all: a's 50 launches add up on the GPU (1600 warps a site)",
       all(s["requests"] == 1600 for s in shared_sites(r[c["kernel_a"]])))
 check("all: b's 50 launches (400 warps a site)",
       all(s["requests"] == 400 for s in shared_sites(r[c["kernel_b"]])))
+
+c = counts("all_one_kernel")
+r = report("all_one_kernel")
+check(f"all, --kernel block_sum: the module stays patched for the other kernel ({c['unpatches']}, {c['waits']})",
+      c["unpatches"] == 0 and c["waits"] == 0 and c["launches_patched"] == 100)
+check(f"all, --kernel block_sum: only it reported ({sorted(r)})", list(r) == ["_Z9block_sumPKfPf"])
 
 c = counts("incomplete")
 k = report("incomplete")[c["kernel_a"]]
