@@ -5,10 +5,11 @@
 #
 #   bash bench/device/heavy.sh OUT [SET...]
 #
-# SET: stencil, launch_heavy, python, examples (default: these four, in that order; examples
-# is eight of the bundled examples), examples_all (all of them), or one program's name
-# (stencil2d, stencil2d_two, train_loop, an examples/launch_heavy program such as
-# layernorm_forward or matmul_forward_2, an example such as tuned/async).
+# SET: stencil, completeness, launch_heavy, python, examples (default: these five, in that
+# order; examples is eight of the bundled examples), examples_all (all of them), or one
+# program's name (stencil2d, stencil2d_two, completeness_graph, train_loop, an
+# examples/launch_heavy program such as layernorm_forward or matmul_forward_2, an example
+# such as tuned/async).
 #
 # 1. Builds bankcheck with the GPU backend (Ninja, Release, only its two targets) in BUILD_DIR
 #    (default build-heavy; BANKCHECK=PATH uses a bankcheck already built), and the programs
@@ -43,7 +44,7 @@ deadline_s=${DEADLINE_S:-510}
 step_limit=${STEP_S:-90}
 ncu_limit=${NCU_S:-150}
 sets=("$@")
-[ ${#sets[@]} -eq 0 ] && sets=(stencil launch_heavy python examples)
+[ ${#sets[@]} -eq 0 ] && sets=(stencil completeness launch_heavy python examples)
 work=$(mktemp -d /tmp/bankcheck-heavy.XXXXXX)
 res=$work/heavy
 bins=$work/bin
@@ -100,7 +101,7 @@ say "bench/device/heavy.sh: sets ${sets[*]}; results in $out; work in $work"
 cat "$res/env.txt"
 
 # --- the programs: NAME SET DIR... (the command runs from the repository root) -------------
-names=() ; declare -A set_of cmd_of emu_of trace_launches
+names=() ; declare -A set_of cmd_of emu_of trace_launches no_ncu
 add() {  # add SET NAME EMU(-|shared binary) CMD...
   local s=$1 n=$2 e=$3
   shift 3
@@ -127,6 +128,20 @@ fi
 # The launch-heavy programs (examples/launch_heavy/programs.txt), each run whole (every variant
 # and block size, validated, then 1000 timed launches each), except matmul_forward, whose naive
 # variant alone takes most of a minute: its tiled variant and its cuBLAS variant, run apart.
+# The ways launches reach the GPU (several streams, no synchronization, exit() from another
+# thread, cudaDeviceReset, a CUDA graph, a cooperative launch): every analysed launch must be
+# counted whole; compared with the emulator (where it runs the mode), not timed against ncu.
+need=""
+for m in streams nosync exit reset graph coop; do
+  add completeness "completeness_$m" "$bins/completeness_shared $m" "$bins/completeness" "$m"
+  no_ncu[completeness_$m]=1
+  trace_launches[completeness_$m]=1
+  [ -n "${set_of[completeness_$m]:-}" ] && need=1
+done
+if [ -n "$need" ]; then
+  build completeness bench/device/programs/completeness.cu
+  build completeness_shared bench/device/programs/completeness.cu -cudart shared
+fi
 if [ -f examples/launch_heavy/programs.txt ]; then
   while read -r n _; do
     case $n in ''|'#'*) continue ;; esac
@@ -217,9 +232,13 @@ for n in "${names[@]}"; do
   timed plain "$step_limit" "$d/plain.out" "${cmd[@]}"
   BANKCHECK_GPU_TRACE=$d/gpu.trace BANKCHECK_GPU_TRACE_LAUNCHES=${trace_launches[$n]:-0} timed gpu "$step_limit" "$d/gpu.out" "$bankcheck" "${bc[@]}" -o "$d/gpu.json" -- "${cmd[@]}"
   BANKCHECK_GPU_TRACE=$d/all.trace timed all "$step_limit" "$d/all.out" "$bankcheck" "${bc[@]}" --launches all -o "$d/all.json" -- "${cmd[@]}"
-  timed ncu "$ncu_limit" "$d/ncu.out" ncu --section SourceCounters --filter-mode per-launch-config \
-    --launch-count 1 --page source --csv --print-source cuda,sass --clock-control none \
-    --log-file "$d/ncu.source.csv" "${cmd[@]}"
+  if [ -n "${no_ncu[$n]:-}" ]; then
+    ncu_s=- ncu_rc=-
+  else
+    timed ncu "$ncu_limit" "$d/ncu.out" ncu --section SourceCounters --filter-mode per-launch-config \
+      --launch-count 1 --page source --csv --print-source cuda,sass --clock-control none \
+      --log-file "$d/ncu.source.csv" "${cmd[@]}"
+  fi
   eq=- total=- kb=- km=- ko=-
   if [ -s "$d/gpu.json" ] && [ -s "$d/ncu.source.csv" ]; then
     python3 bench/device/compare_heavy.py "$d/gpu.json" "$d/ncu.source.csv" --run "$n" \
