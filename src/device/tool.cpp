@@ -132,6 +132,23 @@ class Trace {
   std::chrono::steady_clock::time_point start_;
 };
 
+// The tool's lock. A callback that comes on the thread holding it comes from the tool's own
+// sanitizer calls (a synchronization it waits for, say), not from the program: it is passed
+// over, which also keeps the lock from being taken twice.
+class Lock {
+ public:
+  explicit Lock(std::mutex& m) : lock_(m) { held_ = true; }
+  ~Lock() { held_ = false; }
+  Lock(const Lock&) = delete;
+  Lock& operator=(const Lock&) = delete;
+  static bool held() { return held_; }
+
+ private:
+  std::lock_guard<std::mutex> lock_;
+  static thread_local bool held_;
+};
+thread_local bool Lock::held_ = false;
+
 class Tool {
  public:
   Tool() {
@@ -177,7 +194,7 @@ class Tool {
 
   // At the program's exit: the tables read a last time, the report.
   void finish() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(mutex_);
     if (!root_ && launches_ == 0) return;
     if (!root_)
       for (const auto& f : failures_) std::fprintf(stderr, "bankcheck: error: %s\n", f.c_str());
@@ -270,6 +287,7 @@ class Tool {
  private:
   static void callback(void* self, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
                        const void* data) {
+    if (Lock::held()) return;
     auto* t = static_cast<Tool*>(self);
     switch (domain) {
       case SANITIZER_CB_DOMAIN_DRIVER_API:
@@ -344,7 +362,7 @@ class Tool {
         return;
     }
     call_ = c;
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(mutex_);
     if (!active_) return;
     CUfunction f = c.function;
     if (const auto a = alias_.find(f); a != alias_.end()) f = a->second;
@@ -396,7 +414,7 @@ class Tool {
         break;
       case SANITIZER_CBID_RESOURCE_STREAM_DESTROY_STARTING: {
         const auto& s = *static_cast<const Sanitizer_ResourceStreamData*>(data);
-        std::lock_guard<std::mutex> lock(mutex_);
+        Lock lock(mutex_);
         trace_(fmt::format("stream destroying {}", static_cast<const void*>(s.hStream)));
         if (instrumentation_) instrumentation_->stream_destroying(s.hStream);
         break;
@@ -420,7 +438,7 @@ class Tool {
   }
 
   void synchronized(Sanitizer_CallbackId cbid, const Sanitizer_SynchronizeData& d) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(mutex_);
     if (!instrumentation_) return;
     if (cbid == SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED) {
       trace_(fmt::format("stream synchronized {}", static_cast<const void*>(d.hStream)));
@@ -433,7 +451,7 @@ class Tool {
 
   // A module: its cubin kept, and patched for the first launches of its kernels.
   void module_loaded(const Sanitizer_ResourceModuleData& d) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(mutex_);
     if (!active_) return;
     LoadedModule m;
     m.context = d.context;
@@ -451,7 +469,7 @@ class Tool {
   // Its tables read a last time; its kernels' handles may be reused by a later module: they
   // are retired (their counts stay for the report).
   void module_unloading(const Sanitizer_ResourceModuleData& d) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(mutex_);
     trace_(fmt::format("module unloading {}", static_cast<const void*>(d.module)));
     if (instrumentation_) {
       instrumentation_->module_unloading(d.module);
@@ -461,7 +479,7 @@ class Tool {
   }
 
   void context_destroying(CUcontext context) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(mutex_);
     trace_(fmt::format("context destroying {}", static_cast<const void*>(context)));
     if (!instrumentation_) return;
     std::vector<CUmodule> gone;
@@ -614,7 +632,7 @@ class Tool {
     const LaunchCall call = graph_node ? LaunchCall{} : call_;
     if (!graph_node) call_ = {};
     const std::uint64_t smem = call.smem;
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(mutex_);
     const std::uint64_t number = launches_++;
     auto say = [&](const char* what) {
       trace_(fmt::format("{} {} {}{} module {} stream {} grid {}x{}x{} block {}x{}x{}", what,

@@ -121,8 +121,12 @@ SanitizerResult sanitizerMemcpyDeviceToHost(void* dst, void* src, size_t count,
   ++fake().counts["reads"];
   return SANITIZER_SUCCESS;
 }
-SanitizerResult sanitizerStreamSynchronize(Sanitizer_StreamHandle) {
+SanitizerResult sanitizerStreamSynchronize(Sanitizer_StreamHandle stream) {
   ++fake().counts["waits"];
+  // As a driver may: the synchronization reported to the subscriber, on the waiting thread.
+  Sanitizer_SynchronizeData d{};
+  d.hStream = stream;
+  emit(SANITIZER_CB_DOMAIN_SYNCHRONIZE, SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED, &d);
   return SANITIZER_SUCCESS;
 }
 SanitizerResult sanitizerGetResultString(SanitizerResult, const char** str) {
