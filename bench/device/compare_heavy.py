@@ -8,8 +8,8 @@ Usage: compare_heavy.py REPORT.json (NCU.source.csv[.gz] | OTHER.json) [--markdo
        compare_heavy.py --replay DIR [--known FILE]
 --replay compares, for each DIR/NAME/ that holds both, gpu.json with ncu.source.csv.gz (the
 results heavy.sh keeps), and all.json with emu_all.json and gpu.json with emu.json where those
-are kept; --known FILE lists differences understood (TSV: run, kernel, line, space, reason):
-they pass while they differ and fail once they agree.
+are kept; --known FILE (default DIR/known.tsv) lists differences understood (TSV: run,
+kernel, line, space, reason): they pass while they differ and fail once they agree.
 
 Against ncu (`ncu --section SourceCounters --page source --csv --print-source cuda,sass`, with
 the same launch filter as bankcheck's: `--filter-mode per-launch-config --launch-count 1` for
@@ -161,8 +161,9 @@ def main():
         ap.add_argument("--replay", required=True)
         ap.add_argument("--known")
         a = ap.parse_args()
-        if a.known:
-            load_known(a.known)
+        known = a.known or os.path.join(a.replay, "known.tsv")
+        if os.path.exists(known):
+            load_known(known)
         rows, failed = replay(a.replay)
         for r in rows:
             if not r[-1].startswith("yes"):
