@@ -101,7 +101,7 @@ def families():
     add("load_2d_f16_64x64_s0_es2", "load", "f16", (1024, 512), (64, 64), estride=(1, 2))
     add("load_2d_f16_64x64_s128_es4", "load", "f16", (1024, 512), (64, 64), estride=(1, 4),
         swizzle=128)
-    add("load_2d_f16_64x64_s128_dst128", "load", "f16", (1024, 512), (64, 64), swizzle=0,
+    add("load_2d_f16_64x64_s0_dst128", "load", "f16", (1024, 512), (64, 64), swizzle=0,
         dst_off=128)
     add("load_2d_f16_pad_64x64_s0", "load", "f16", (1000, 512), (64, 64))
     # rank 3 to 5
