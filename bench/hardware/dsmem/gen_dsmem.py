@@ -52,32 +52,38 @@ KERNELS = [
 
 
 def access(op, w, target):
-    """The asm statement of one request: %1 the address, %2 the lane's raw offset."""
-    pred = "{ .reg .pred p; setp.ne.u32 p, %2, -1; "
-    if target == "cta":
-        space = ".shared"
-    else:
-        space = ".shared::cluster"
+    """The asm statement of one request and its operand form. Operands: the values first
+    (outputs of loads and atomics, inputs of stores), then the address, then the lane's raw
+    offset (-1: inactive), then st.async's mbarrier."""
+    space = ".shared" if target == "cta" else ".shared::cluster"
+    forms = {  # form: (values, address operand, offset operand)
+        "v": ("%0", "%1", "%2"), "v2": ("{%0, %1}", "%2", "%3"),
+        "v4": ("{%0, %1, %2, %3}", "%4", "%5"), "s": ("%0", "%1", "%2"), "g": ("%0", "%1", "%2"),
+        "a": ("%0", "%1", "%2"),
+    }
     if op == "ld":
-        if w == 4:
-            return pred + f"@p ld{space}.u32 %0, [%1]; }}", "v"
-        if w == 8:
-            return pred + f"@p ld{space}.v2.u32 {{%0, %3}}, [%1]; }}", "v2"
-        return pred + f"@p ld{space}.v4.u32 {{%0, %3, %4, %5}}, [%1]; }}", "v4"
-    if op == "st":
-        if w == 4:
-            return pred + f"@p st{space}.u32 [%1], %0; }}", "s"
-        return pred + f"@p st{space}.v4.u32 [%1], {{%0, %0, %0, %0}}; }}", "s"
-    if op == "atom":
-        return pred + f"@p atom{space}.add.u32 %0, [%1], 1; }}", "v"
-    if op == "red":
-        return pred + f"@p red{space}.add.u32 [%1], 1; }}", "s"
-    if op == "ldgen":
-        return pred + "@p ld.u32 %0, [%1]; }", "g"
-    if op == "stasync":
-        return (pred + "@p st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%1], %0, "
-                "[%3]; }", "a")
-    raise ValueError(op)
+        form = "v" if w == 4 else "v2" if w == 8 else "v4"
+        vec = "" if w == 4 else ".v2" if w == 8 else ".v4"
+        body = f"ld{space}{vec}.u32 {{val}}, [{{adr}}];"
+    elif op == "st":
+        form = "s"
+        body = (f"st{space}.u32 [{{adr}}], {{val}};" if w == 4 else
+                f"st{space}.v4.u32 [{{adr}}], {{{{{{val}}, {{val}}, {{val}}, {{val}}}}}};")
+    elif op == "atom":
+        form, body = "v", f"atom{space}.add.u32 {{val}}, [{{adr}}], 1;"
+    elif op == "red":
+        form, body = "s", f"red{space}.add.u32 [{{adr}}], 1;"
+    elif op == "ldgen":
+        form, body = "g", "ld.u32 {val}, [{adr}];"
+    elif op == "stasync":
+        form = "a"
+        body = "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [{adr}], {val}, [%3];"
+    else:
+        raise ValueError(op)
+    val, adr, off = forms[form]
+    text = ("{ .reg .pred p; setp.ne.u32 p, " + off + ", -1; @p " +
+            body.format(val=val, adr=adr) + " }")
+    return text, form
 
 
 def main():

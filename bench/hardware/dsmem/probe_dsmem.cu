@@ -67,16 +67,16 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(32) ds_ld8_remote(co
   unsigned acc = 0, v = lane, v1 = 0, v2 = 0, v3 = 0;
   cluster_sync();
   if (rank == 0) {
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v2.u32 {%0, %3}, [%1]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[384 + lane] & 0xFFFFu), 1)), "r"(tab[384 + lane]) : "memory"); acc += v + v1; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v2.u32 {%0, %3}, [%1]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[416 + lane] & 0xFFFFu), 1)), "r"(tab[416 + lane]) : "memory"); acc += v + v1; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v2.u32 {%0, %3}, [%1]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[448 + lane] & 0xFFFFu), 1)), "r"(tab[448 + lane]) : "memory"); acc += v + v1; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v2.u32 {%0, %3}, [%1]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[480 + lane] & 0xFFFFu), 1)), "r"(tab[480 + lane]) : "memory"); acc += v + v1; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v2.u32 {%0, %3}, [%1]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[512 + lane] & 0xFFFFu), 1)), "r"(tab[512 + lane]) : "memory"); acc += v + v1; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v2.u32 {%0, %3}, [%1]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[544 + lane] & 0xFFFFu), 1)), "r"(tab[544 + lane]) : "memory"); acc += v + v1; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v2.u32 {%0, %3}, [%1]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[576 + lane] & 0xFFFFu), 1)), "r"(tab[576 + lane]) : "memory"); acc += v + v1; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v2.u32 {%0, %3}, [%1]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[608 + lane] & 0xFFFFu), 1)), "r"(tab[608 + lane]) : "memory"); acc += v + v1; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v2.u32 {%0, %3}, [%1]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[640 + lane] & 0xFFFFu), 1)), "r"(tab[640 + lane]) : "memory"); acc += v + v1; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v2.u32 {%0, %3}, [%1]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[672 + lane] & 0xFFFFu), 1)), "r"(tab[672 + lane]) : "memory"); acc += v + v1; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %3, -1; @p ld.shared::cluster.v2.u32 {%0, %1}, [%2]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[384 + lane] & 0xFFFFu), 1)), "r"(tab[384 + lane]) : "memory"); acc += v + v1; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %3, -1; @p ld.shared::cluster.v2.u32 {%0, %1}, [%2]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[416 + lane] & 0xFFFFu), 1)), "r"(tab[416 + lane]) : "memory"); acc += v + v1; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %3, -1; @p ld.shared::cluster.v2.u32 {%0, %1}, [%2]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[448 + lane] & 0xFFFFu), 1)), "r"(tab[448 + lane]) : "memory"); acc += v + v1; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %3, -1; @p ld.shared::cluster.v2.u32 {%0, %1}, [%2]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[480 + lane] & 0xFFFFu), 1)), "r"(tab[480 + lane]) : "memory"); acc += v + v1; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %3, -1; @p ld.shared::cluster.v2.u32 {%0, %1}, [%2]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[512 + lane] & 0xFFFFu), 1)), "r"(tab[512 + lane]) : "memory"); acc += v + v1; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %3, -1; @p ld.shared::cluster.v2.u32 {%0, %1}, [%2]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[544 + lane] & 0xFFFFu), 1)), "r"(tab[544 + lane]) : "memory"); acc += v + v1; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %3, -1; @p ld.shared::cluster.v2.u32 {%0, %1}, [%2]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[576 + lane] & 0xFFFFu), 1)), "r"(tab[576 + lane]) : "memory"); acc += v + v1; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %3, -1; @p ld.shared::cluster.v2.u32 {%0, %1}, [%2]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[608 + lane] & 0xFFFFu), 1)), "r"(tab[608 + lane]) : "memory"); acc += v + v1; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %3, -1; @p ld.shared::cluster.v2.u32 {%0, %1}, [%2]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[640 + lane] & 0xFFFFu), 1)), "r"(tab[640 + lane]) : "memory"); acc += v + v1; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %3, -1; @p ld.shared::cluster.v2.u32 {%0, %1}, [%2]; }" : "+r"(v), "+r"(v1) : "r"(mapa(base + (tab[672 + lane] & 0xFFFFu), 1)), "r"(tab[672 + lane]) : "memory"); acc += v + v1; }
   }
   cluster_sync();
   if (z == 12345) out[lane + 2] = acc + sm[lane];
@@ -89,16 +89,16 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(32) ds_ld16_remote(c
   unsigned acc = 0, v = lane, v1 = 0, v2 = 0, v3 = 0;
   cluster_sync();
   if (rank == 0) {
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[704 + lane] & 0xFFFFu), 1)), "r"(tab[704 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[736 + lane] & 0xFFFFu), 1)), "r"(tab[736 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[768 + lane] & 0xFFFFu), 1)), "r"(tab[768 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[800 + lane] & 0xFFFFu), 1)), "r"(tab[800 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[832 + lane] & 0xFFFFu), 1)), "r"(tab[832 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[864 + lane] & 0xFFFFu), 1)), "r"(tab[864 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[896 + lane] & 0xFFFFu), 1)), "r"(tab[896 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[928 + lane] & 0xFFFFu), 1)), "r"(tab[928 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[960 + lane] & 0xFFFFu), 1)), "r"(tab[960 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[992 + lane] & 0xFFFFu), 1)), "r"(tab[992 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[704 + lane] & 0xFFFFu), 1)), "r"(tab[704 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[736 + lane] & 0xFFFFu), 1)), "r"(tab[736 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[768 + lane] & 0xFFFFu), 1)), "r"(tab[768 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[800 + lane] & 0xFFFFu), 1)), "r"(tab[800 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[832 + lane] & 0xFFFFu), 1)), "r"(tab[832 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[864 + lane] & 0xFFFFu), 1)), "r"(tab[864 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[896 + lane] & 0xFFFFu), 1)), "r"(tab[896 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[928 + lane] & 0xFFFFu), 1)), "r"(tab[928 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[960 + lane] & 0xFFFFu), 1)), "r"(tab[960 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[992 + lane] & 0xFFFFu), 1)), "r"(tab[992 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
   }
   cluster_sync();
   if (z == 12345) out[lane + 2] = acc + sm[lane];
@@ -135,16 +135,16 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(32) ds_ld16_self(con
   unsigned acc = 0, v = lane, v1 = 0, v2 = 0, v3 = 0;
   cluster_sync();
   if (rank == 0) {
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1408 + lane] & 0xFFFFu), 0)), "r"(tab[1408 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1440 + lane] & 0xFFFFu), 0)), "r"(tab[1440 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1472 + lane] & 0xFFFFu), 0)), "r"(tab[1472 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1504 + lane] & 0xFFFFu), 0)), "r"(tab[1504 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1536 + lane] & 0xFFFFu), 0)), "r"(tab[1536 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1568 + lane] & 0xFFFFu), 0)), "r"(tab[1568 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1600 + lane] & 0xFFFFu), 0)), "r"(tab[1600 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1632 + lane] & 0xFFFFu), 0)), "r"(tab[1632 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1664 + lane] & 0xFFFFu), 0)), "r"(tab[1664 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared::cluster.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1696 + lane] & 0xFFFFu), 0)), "r"(tab[1696 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1408 + lane] & 0xFFFFu), 0)), "r"(tab[1408 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1440 + lane] & 0xFFFFu), 0)), "r"(tab[1440 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1472 + lane] & 0xFFFFu), 0)), "r"(tab[1472 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1504 + lane] & 0xFFFFu), 0)), "r"(tab[1504 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1536 + lane] & 0xFFFFu), 0)), "r"(tab[1536 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1568 + lane] & 0xFFFFu), 0)), "r"(tab[1568 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1600 + lane] & 0xFFFFu), 0)), "r"(tab[1600 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1632 + lane] & 0xFFFFu), 0)), "r"(tab[1632 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1664 + lane] & 0xFFFFu), 0)), "r"(tab[1664 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(mapa(base + (tab[1696 + lane] & 0xFFFFu), 0)), "r"(tab[1696 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
   }
   cluster_sync();
   if (z == 12345) out[lane + 2] = acc + sm[lane];
@@ -329,16 +329,16 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(32) ds_ld16_cta(cons
   unsigned acc = 0, v = lane, v1 = 0, v2 = 0, v3 = 0;
   cluster_sync();
   if (rank == 0) {
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4352 + lane] & 0xFFFFu)), "r"(tab[4352 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4384 + lane] & 0xFFFFu)), "r"(tab[4384 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4416 + lane] & 0xFFFFu)), "r"(tab[4416 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4448 + lane] & 0xFFFFu)), "r"(tab[4448 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4480 + lane] & 0xFFFFu)), "r"(tab[4480 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4512 + lane] & 0xFFFFu)), "r"(tab[4512 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4544 + lane] & 0xFFFFu)), "r"(tab[4544 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4576 + lane] & 0xFFFFu)), "r"(tab[4576 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4608 + lane] & 0xFFFFu)), "r"(tab[4608 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
-    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, -1; @p ld.shared.v4.u32 {%0, %3, %4, %5}, [%1]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4640 + lane] & 0xFFFFu)), "r"(tab[4640 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4352 + lane] & 0xFFFFu)), "r"(tab[4352 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4384 + lane] & 0xFFFFu)), "r"(tab[4384 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4416 + lane] & 0xFFFFu)), "r"(tab[4416 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4448 + lane] & 0xFFFFu)), "r"(tab[4448 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4480 + lane] & 0xFFFFu)), "r"(tab[4480 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4512 + lane] & 0xFFFFu)), "r"(tab[4512 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4544 + lane] & 0xFFFFu)), "r"(tab[4544 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4576 + lane] & 0xFFFFu)), "r"(tab[4576 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4608 + lane] & 0xFFFFu)), "r"(tab[4608 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
+    { asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, -1; @p ld.shared.v4.u32 {%0, %1, %2, %3}, [%4]; }" : "+r"(v), "+r"(v1), "+r"(v2), "+r"(v3) : "r"(base + (tab[4640 + lane] & 0xFFFFu)), "r"(tab[4640 + lane]) : "memory"); acc += v + v1 + v2 + v3; }
   }
   cluster_sync();
   if (z == 12345) out[lane + 2] = acc + sm[lane];
