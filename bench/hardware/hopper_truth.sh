@@ -6,15 +6,18 @@
 #   bash bench/hardware/hopper_truth.sh [OUTDIR]      (from the repository root; OUTDIR
 #                                                      defaults to $OUT)
 #
-# Builds bankcheck with its GPU backend (build-gpu/, Ninja), the two CUDA programs
+# Builds bankcheck with its GPU backend (build-gpu/, Ninja; BANKCHECK=PATH uses that one), the
+# two CUDA programs
 # (-gencode arch=compute_90a,code=[sm_90a,compute_90a] -lineinfo), then per program P
 # (gemm_tma_wgmma, attention_fwd, and triton_dot: Python, Triton's tl.dot): the plain run
 # (P.plain.txt: PASSED or FAILED), `ncu --section SourceCounters --page source --csv
 # --print-source cuda,sass` (P.source.csv.gz; bench/run/launch_lines.py's P.program_lines.tsv
 # and P.launch_lines.tsv), the SASS (P.sass.txt.gz; Triton's cubins in cubins/), `bankcheck run
 # --backend gpu --launches all` (P.json, P.txt) and bench/device/compare_report.py's table
-# (P_compare.md). Each step logs to OUTDIR/run.log and the next runs after a failure; a short
-# table ends the run.
+# (P_compare.md). Then the Hopper corpus's probes (bench/hardware/{wgmma,tma,dsmem}) under the
+# GPU backend, compared with their measured Source Counters (probe_F.json, probe_F_compare.md;
+# the DSMEM probe measured again: probe_dsmem.source.csv.gz, dsmem_results.tsv). Each step logs
+# to OUTDIR/run.log and the next runs after a failure; a short table ends the run.
 set -uo pipefail
 root=$(pwd)
 out=$(readlink -f "${1:-${OUT:-/tmp/bankcheck-hopper-truth}}")
@@ -67,11 +70,13 @@ main() {
     nvcc -gencode 'arch=compute_90a,code=[sm_90a,compute_90a]' -lineinfo -O3 -o "$work/$p" \
       "examples/hopper/$p.cu" > "$out/$p.build.txt" 2>&1 &
   done
-  { cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build build-gpu; } \
-    > "$out/bankcheck_build.log" 2>&1
-  log "bankcheck build rc=$? $(tail -1 "$out/bankcheck_build.log")"
+  bankcheck=${BANKCHECK:-$root/build-gpu/tools/bankcheck/bankcheck}
+  if [[ -z ${BANKCHECK:-} ]]; then
+    { cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build build-gpu; } \
+      > "$out/bankcheck_build.log" 2>&1
+    log "bankcheck build rc=$? $(tail -1 "$out/bankcheck_build.log")"
+  fi
   wait
-  bankcheck=$root/build-gpu/tools/bankcheck/bankcheck
   [[ -x $bankcheck ]] || log "no bankcheck: the comparisons are skipped"
   for p in gemm_tma_wgmma attention_fwd; do
     if [[ -x $work/$p ]]; then
@@ -85,10 +90,46 @@ main() {
     truth triton_dot python3 "$root/examples/hopper/triton_dot.py"
   mkdir -p "$out/cubins"
   find "$TRITON_CACHE_DIR" -name "*.cubin" -exec cp {} "$out/cubins/" \; 2>/dev/null
+  # The Hopper corpus's probes under the GPU backend, compared with their Nsight Compute
+  # measurement (bench/hardware/*/measured; the DSMEM probe measured again, its vector loads
+  # fixed since).
+  for f in wgmma tma dsmem; do
+    nvcc -gencode arch=compute_90a,code=sm_90a -lineinfo -O3 -diag-suppress 177 \
+      -o "$work/probe_$f" "bench/hardware/$f/probe_$f.cu" > "$out/probe_$f.build.txt" 2>&1 ||
+      { log "probe_$f: build failed"; continue; }
+    if [[ $f == dsmem ]]; then
+      timeout 120 "${NCU[@]}" --log-file "$out/probe_dsmem.source.csv" "$work/probe_dsmem" \
+        > "$out/probe_dsmem.ncu.txt" 2>&1
+      log "probe_dsmem: ncu rc=$?"
+      python3 bench/hardware/dsmem/parse.py "$out/probe_dsmem.source.csv" \
+        > "$out/dsmem_results.tsv" 2> "$out/dsmem_parse.log"
+      cp "$out/probe_dsmem.source.csv" "$work/probe_dsmem.source.csv"
+      gzip -9f "$out/probe_dsmem.source.csv"
+    else
+      zcat "bench/hardware/$f/measured/${f}_source_"*.csv.gz > "$work/probe_$f.source.csv"
+    fi
+    python3 bench/run/launch_lines.py "$work/probe_$f.source.csv" > "$out/probe_$f.lines.log" 2>&1
+    cp "$work/probe_$f.program_lines.tsv" "$out/" 2>/dev/null
+    if [[ -x $bankcheck ]]; then
+      local skip=()
+      [[ $f == tma ]] && skip=(--skip 6)  # load_1d_f32_b64_c3: an illegal instruction
+      timeout 120 "$bankcheck" run --backend gpu --no-progress --launches all --format json \
+        -o "$out/probe_$f.json" -- "$work/probe_$f" "${skip[@]}" > /dev/null \
+        2> "$out/probe_$f.json.err"
+      log "probe_$f: bankcheck rc=$? $(tail -1 "$out/probe_$f.json.err")"
+      python3 bench/device/compare_report.py "$out/probe_$f.json" \
+        "$work/probe_$f.program_lines.tsv" --markdown "$out/probe_${f}_compare.md" \
+        > "$out/probe_$f.compare.log" 2>&1
+      log "probe_$f: $(tail -1 "$out/probe_$f.compare.log")"
+    fi
+  done
   echo "== summary"
   for p in gemm_tma_wgmma attention_fwd triton_dot; do
     printf '%-16s plain: %-8s %s\n' "$p" "$(tail -1 "$out/$p.plain.txt" 2>/dev/null)" \
       "$(tail -1 "$out/$p.compare.log" 2>/dev/null)"
+  done
+  for f in wgmma tma dsmem; do
+    printf '%-16s %s\n' "probe_$f" "$(tail -1 "$out/probe_$f.compare.log" 2>/dev/null)"
   done
   for p in gemm_tma_wgmma attention_fwd triton_dot; do
     [[ -f $out/${p}_compare.md ]] && { echo "## $p"; grep -v '^$' "$out/${p}_compare.md" | head -40; }

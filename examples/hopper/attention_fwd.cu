@@ -36,14 +36,15 @@ __device__ __forceinline__ uint64_t desc_sw128_mn(uint32_t addr, uint32_t sbo) {
 
 // 32 accumulators of an m64n64 product: S = Q K^T (4 steps of 16 along d) or, with A in
 // registers, O += P V (4 steps of 16 positions).
-#define ACC32 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-              "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
-#define OUT32(d)                                                                              \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),         \
-      "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), \
-      "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),           \
-      "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),           \
-      "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+#define ACC32                                                               \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define OUT32(d)                                                                                  \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
+      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),  \
+      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
+      "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
 
 __device__ __forceinline__ void qk(float (&s)[32], uint32_t q, uint32_t k) {
 #pragma unroll
@@ -51,7 +52,10 @@ __device__ __forceinline__ void qk(float (&s)[32], uint32_t q, uint32_t k) {
     const uint64_t da = hopper::desc_sw128(q + kk * 32, 1024);
     const uint64_t db = hopper::desc_sw128(k + kk * 32, 1024);
     asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " ACC32
-                 ", %32, %33, 1, 1, 1, 0, 0;" : OUT32(s) : "l"(da), "l"(db) : "memory");
+                 ", %32, %33, 1, 1, 1, 0, 0;"
+                 : OUT32(s)
+                 : "l"(da), "l"(db)
+                 : "memory");
   }
 }
 
@@ -74,7 +78,8 @@ __device__ __forceinline__ uint32_t pack(float lo, float hi) {
 }
 
 __global__ void __launch_bounds__(256, 1)
-    attention_fwd(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
+    attention_fwd(const __grid_constant__ CUtensorMap map_q,
+                  const __grid_constant__ CUtensorMap map_k,
                   const __grid_constant__ CUtensorMap map_v, float* __restrict__ out) {
   extern __shared__ __align__(1024) unsigned char raw[];
   Shared& s = *reinterpret_cast<Shared*>(raw);
@@ -129,7 +134,8 @@ __global__ void __launch_bounds__(256, 1)
     for (int h = 0; h < 2; ++h) {
       float mx = m[h];
 #pragma unroll
-      for (int b = 0; b < 8; ++b) mx = fmaxf(mx, fmaxf(sc[4 * b + 2 * h], sc[4 * b + 2 * h + 1]) * scale);
+      for (int b = 0; b < 8; ++b)
+        mx = fmaxf(mx, fmaxf(sc[4 * b + 2 * h], sc[4 * b + 2 * h + 1]) * scale);
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       corr[h] = exp2f(m[h] - mx);
@@ -173,7 +179,8 @@ __global__ void __launch_bounds__(256, 1)
 #pragma unroll
   for (int b = 0; b < 8; ++b) {
     const int col = b * 8 + 2 * (lane % 4);
-    *reinterpret_cast<float2*>(&out[row * D + col]) = make_float2(o[4 * b] / l[0], o[4 * b + 1] / l[0]);
+    *reinterpret_cast<float2*>(&out[row * D + col]) =
+        make_float2(o[4 * b] / l[0], o[4 * b + 1] / l[0]);
     *reinterpret_cast<float2*>(&out[(row + 8) * D + col]) =
         make_float2(o[4 * b + 2] / l[1], o[4 * b + 3] / l[1]);
   }
