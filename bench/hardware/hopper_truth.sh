@@ -39,17 +39,22 @@ truth() {
     nf=(--kernel-name "regex:$KERNELS")
     for k in ${KERNELS//|/ }; do bf+=(--kernel "$k"); done
   fi
-  timeout 120 "$@" > "$out/$p.plain.txt" 2>&1
-  log "$p: plain rc=$? $(tail -1 "$out/$p.plain.txt")"
-  timeout 240 "${NCU[@]}" "${nf[@]}" --log-file "$out/$p.source.csv" "$@" > "$out/$p.ncu.txt" 2>&1
+  timeout 60 "$@" > "$out/$p.plain.txt" 2>&1
+  local rc=$?
+  log "$p: plain rc=$rc $(tail -1 "$out/$p.plain.txt")"
+  if [[ $rc -eq 124 ]]; then
+    log "$p: the plain run hung; not profiled"
+    return
+  fi
+  timeout 150 "${NCU[@]}" "${nf[@]}" --log-file "$out/$p.source.csv" "$@" > "$out/$p.ncu.txt" 2>&1
   log "$p: ncu rc=$? $(wc -l < "$out/$p.source.csv" 2>/dev/null) lines"
   python3 "$root/bench/run/launch_lines.py" "$out/$p.source.csv" > "$out/$p.lines.log" 2>&1
   log "$p: launch_lines rc=$? $(tail -1 "$out/$p.lines.log")"
   if [[ -x $bankcheck ]]; then
-    timeout 240 "$bankcheck" run --backend gpu --no-progress --launches all "${bf[@]}" \
+    timeout 120 "$bankcheck" run --backend gpu --no-progress --launches all "${bf[@]}" \
       --format json -o "$out/$p.json" -- "$@" > /dev/null 2> "$out/$p.json.err"
     log "$p: bankcheck json rc=$? $(tail -1 "$out/$p.json.err")"
-    timeout 240 "$bankcheck" run --backend gpu --no-progress --launches all "${bf[@]}" \
+    timeout 120 "$bankcheck" run --backend gpu --no-progress --launches all "${bf[@]}" \
       --color never -- "$@" > /dev/null 2> "$out/$p.txt"
     log "$p: bankcheck text rc=$?"
     python3 "$root/bench/device/compare_report.py" "$out/$p.json" "$out/$p.program_lines.tsv" \
@@ -69,6 +74,10 @@ main() {
   for p in gemm_tma_wgmma attention_fwd; do
     nvcc -gencode 'arch=compute_90a,code=[sm_90a,compute_90a]' -lineinfo -O3 -o "$work/$p" \
       "examples/hopper/$p.cu" > "$out/$p.build.txt" 2>&1 &
+  done
+  for f in wgmma tma dsmem; do
+    nvcc -gencode arch=compute_90a,code=sm_90a -lineinfo -O3 -diag-suppress 177 \
+      -o "$work/probe_$f" "bench/hardware/$f/probe_$f.cu" > "$out/probe_$f.build.txt" 2>&1 &
   done
   bankcheck=${BANKCHECK:-$root/build-gpu/tools/bankcheck/bankcheck}
   if [[ -z ${BANKCHECK:-} ]]; then
@@ -94,9 +103,7 @@ main() {
   # measurement (bench/hardware/*/measured; the DSMEM probe measured again, its vector loads
   # fixed since).
   for f in wgmma tma dsmem; do
-    nvcc -gencode arch=compute_90a,code=sm_90a -lineinfo -O3 -diag-suppress 177 \
-      -o "$work/probe_$f" "bench/hardware/$f/probe_$f.cu" > "$out/probe_$f.build.txt" 2>&1 ||
-      { log "probe_$f: build failed"; continue; }
+    [[ -x $work/probe_$f ]] || { log "probe_$f: build failed"; continue; }
     if [[ $f == dsmem ]]; then
       timeout 120 "${NCU[@]}" --log-file "$out/probe_dsmem.source.csv" "$work/probe_dsmem" \
         > "$out/probe_dsmem.ncu.txt" 2>&1

@@ -82,7 +82,8 @@ __global__ void __launch_bounds__(256, 1)
                   const __grid_constant__ CUtensorMap map_k,
                   const __grid_constant__ CUtensorMap map_v, float* __restrict__ out) {
   extern __shared__ __align__(1024) unsigned char raw[];
-  Shared& s = *reinterpret_cast<Shared*>(raw);
+  // The 128-byte swizzle repeats every 1024 bytes: the tiles start on such a boundary.
+  Shared& s = *reinterpret_cast<Shared*>(raw + ((1024 - (hopper::smem(raw) & 1023)) & 1023));
   const int head = blockIdx.y, q0 = blockIdx.x * BQ;
   const int row0 = head * SEQ;  // the head's first row in the [HEADS * SEQ, D] tensors
   if (threadIdx.x == 0) {

@@ -63,7 +63,8 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(384, 1)
     gemm_ws(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
             float* __restrict__ c) {
   extern __shared__ __align__(1024) unsigned char raw[];
-  Shared& s = *reinterpret_cast<Shared*>(raw);
+  // The 128-byte swizzle repeats every 1024 bytes: the tiles start on such a boundary.
+  Shared& s = *reinterpret_cast<Shared*>(raw + ((1024 - (hopper::smem(raw) & 1023)) & 1023));
   const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
   const uint32_t rank = hopper::cta_rank();
   const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
