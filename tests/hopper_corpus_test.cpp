@@ -198,21 +198,17 @@ TEST(TmaCorpus, EveryCopyListsNothing) {
 
 // Distributed shared memory: requests to the other CTA of the cluster list 0 everywhere;
 // requests to the CTA itself through the cluster window cost what analyze() says of the same
-// lanes, as plain LDS requests do. The 8- and 16-byte vector loads of this measurement named
-// the wrong operands in the probe (their rows measured another instruction) and are left out.
+// lanes, as plain LDS requests do.
 TEST(DsmemCorpus, RemoteRequestsListNothingOwnOnesAreSharedRequests) {
   const auto pats = read_tsv(bench("dsmem/patterns.tsv"));
   const auto rows = read_tsv(bench("dsmem/measured/results.tsv"));
   ASSERT_EQ(pats.size(), rows.size());
-  const std::set<std::string> invalid = {"ds_ld8_remote", "ds_ld16_remote", "ds_ld16_self",
-                                         "ds_ld16_cta"};
   int remote = 0, own = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& p = pats[i];
     const Row& r = rows[i];
     SCOPED_TRACE(r.at("id"));
     ASSERT_EQ(p.at("id"), r.at("id"));
-    if (invalid.count(p.at("kernel"))) continue;
     ASSERT_EQ(std::stoul(r.at("executed")), 1u);
     if (p.at("target") == "remote") {
       EXPECT_FALSE(cluster_request_counted(0, 1));
@@ -240,8 +236,8 @@ TEST(DsmemCorpus, RemoteRequestsListNothingOwnOnesAreSharedRequests) {
     EXPECT_EQ(std::stoul(r.at("ideal")), v.ideal_wavefronts);
     ++own;
   }
-  EXPECT_EQ(remote, 82);
-  EXPECT_EQ(own, 24);
+  EXPECT_EQ(remote, 102);
+  EXPECT_EQ(own, 44);
   std::printf(
       "distributed shared memory: %d remote requests list nothing, %d own requests "
       "equal analyze()\n",

@@ -136,10 +136,10 @@ BANKCHECK_HD constexpr SectorCount tma_copy_sectors() { return SectorCount{}; }
 // A request to the shared memory of CTA `target` of the cluster made by CTA `own`. ptxas
 // issues ld/st/atom/red.shared::cluster as generic LD/ST/ATOM (st.async as STAS). To another
 // CTA, the Source Counters list the row (space "Global,Shared") with 0 wavefronts, 0 ideal
-// and 0 sectors whatever the lanes' addresses (ld, st of 4 and 16 bytes, atom, red, st.async,
-// generic loads: 82 patterns); to the CTA itself through the cluster window, the request is an
-// ordinary shared request, costed by analyze() (12 patterns: 1, 2, 32, 8 and 16 wavefronts
-// where an LDS of the same lanes costs the same).
+// and 0 sectors whatever the lanes' addresses (4-, 8- and 16-byte loads, 4- and 16-byte
+// stores, atom, red, st.async, generic loads: 102 patterns); to the CTA itself through the
+// cluster window, the request is an ordinary shared request, costed by analyze() (22 patterns
+// of 4- and 16-byte loads, each costing what an LDS of the same lanes costs).
 BANKCHECK_HD constexpr bool cluster_request_counted(std::uint32_t own, std::uint32_t target) {
   return own == target;
 }
