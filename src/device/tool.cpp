@@ -1,7 +1,7 @@
 // The GPU backend's tool: a library `bankcheck run --backend gpu` preloads into the program.
 // Through the compute-sanitizer API (libsanitizer-public.so, opened at load time) it patches
-// every module the program loads so that its shared, global, ldmatrix/stmatrix and cp.async
-// instructions call bankcheck's device functions (patches.cu), gives each analysed launch a
+// every module the program loads so that its shared, global, ldmatrix/stmatrix, cp.async,
+// wgmma, bulk-copy and cluster instructions call bankcheck's device functions (patches.cu), gives each analysed launch a
 // table of per-instruction counters, reads the table back when the launch ends, and at the
 // program's exit writes the report through the views `check` uses (write_run_reports).
 //
@@ -333,7 +333,7 @@ class Tool {
     struct Patch {
       Sanitizer_InstructionId id;
       const char* function;
-      bool required;  // the counted accesses; the rest only name what is not counted
+      bool required;  // the LSU's accesses; the rest (Hopper's) only where the driver has them
     };
     for (const Patch& p :
          {Patch{SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, "bankcheck_shared_access", true},
@@ -342,7 +342,13 @@ class Tool {
           Patch{SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "bankcheck_async_copy", true},
           Patch{SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, "bankcheck_wgmma", false},
           Patch{SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, "bankcheck_bulk_to_shared", false},
-          Patch{SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, "bankcheck_bulk_to_global", false}})
+          Patch{SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, "bankcheck_bulk_to_global", false},
+          Patch{SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_GLOBAL, "bankcheck_bulk_to_global",
+                false},
+          Patch{SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_SHARED, "bankcheck_bulk_to_cluster", false},
+          Patch{SANITIZER_INSTRUCTION_ASYNC_STORE, "bankcheck_async_store", false},
+          Patch{SANITIZER_INSTRUCTION_REMOTE_SHARED_MEMORY_ACCESS, "bankcheck_remote_shared",
+                false}})
       if (const SanitizerResult r = api_.patch_instructions(p.id, d.module, p.function);
           r != SANITIZER_SUCCESS && p.required) {
         fail(fmt::format("cannot patch a module's instructions with {}: {}", p.function, api_.why(r)));
@@ -483,7 +489,8 @@ class Tool {
       for (const auto& in : k.kernel->instructions) {
         const std::string_view m = in.mnemonic;
         memory_instructions += m.starts_with("LD") || m.starts_with("ST") ||
-                               m.starts_with("ATOM") || m.starts_with("RED");
+                               m.starts_with("ATOM") || m.starts_with("RED") ||
+                               m.ends_with("GMMA") || m.starts_with("UBLK");
       }
       const std::vector<unsigned char> forms = instruction_forms(*k.kernel);
       // Half full at most; called functions' instructions share the table.
