@@ -40,7 +40,7 @@ struct SanitizerApi {
 struct PatchPoint {
   Sanitizer_InstructionId id;
   const char* function;
-  bool required;  // the counted accesses; the rest (the exits, what is not counted) may fail
+  bool required;  // the LSU's accesses; the rest (the exits, Hopper's) where the driver has them
 };
 extern const PatchPoint kPatchPoints[];
 extern const std::size_t kPatchPointCount;

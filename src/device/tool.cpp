@@ -1,10 +1,12 @@
 // The GPU backend's tool: a library `bankcheck run --backend gpu` preloads into the program.
 // Through the compute-sanitizer API (libsanitizer-public.so, opened at load time) it learns of
-// the modules, launches, synchronizations and graph launches of the program; which launches are
-// analysed is decided here, and how (which modules carry bankcheck's patches when, the analysed
-// kernels' counter tables on the GPU, when those are read back) by the instrumentation
-// (instrumentation.hpp): a launch that is not analysed runs the program's own code. At the
-// program's exit the report is written through the views `check` uses (write_run_reports).
+// the modules, launches, synchronizations and graph launches of the program, and patches its
+// shared, global, ldmatrix/stmatrix, cp.async, wgmma, bulk-copy and cluster instructions to call
+// bankcheck's device functions (patches.cu); which launches are analysed is decided here, and
+// how (which modules carry bankcheck's patches when, the analysed kernels' counter tables on the
+// GPU, when those are read back) by the instrumentation (instrumentation.hpp): a launch that is
+// not analysed runs the program's own code. At the program's exit the report is written
+// through the views `check` uses (write_run_reports).
 //
 // Lines come from the cubin the module callback hands over, read by the project's own reader
 // (sass::read_module): the same .debug_line rows Nsight Compute lists each SASS instruction
@@ -620,7 +622,7 @@ class Tool {
     for (const auto& in : k.kernel->instructions) {
       const std::string_view m = in.mnemonic;
       memory_instructions += m.starts_with("LD") || m.starts_with("ST") || m.starts_with("ATOM") ||
-                             m.starts_with("RED");
+                             m.starts_with("RED") || m.ends_with("GMMA") || m.starts_with("UBLK");
     }
     s.capacity = next_power_of_two(2 * memory_instructions + 256);
     s.forms = instruction_forms(*k.kernel);
