@@ -220,7 +220,12 @@ n = sum(any(x.get("message", "").startswith("incomplete") for x in k.get("notes"
 print(f"{n}/{len(ks)}")
 PY
 }
-printf 'program\tset\tplain_s\tplain_rc\tgpu_s\tgpu_rc\tall_s\tall_rc\tncu_s\tncu_rc\tlines_equal\tlines\tkernels_both\tkernels_missed\tkernels_only_bankcheck\temu\tincomplete\n' \
+# The default run's instrumentation, from its trace's last line: patches, unpatches and waits
+# with their seconds, and modules made right only as a launch began.
+instrumentation() {
+  sed -n 's/.*stats: \([0-9]*\) patches (\([0-9.]*\) s), \([0-9]*\) unpatches (\([0-9.]*\) s), \([0-9]*\) waits (\([0-9.]*\) s).*, \([0-9]*\) made right only.*/\1 p \2s, \3 u \4s, \5 w \6s, \7 late/p' "$1" 2>/dev/null | tail -1
+}
+printf 'program\tset\tplain_s\tplain_rc\tgpu_s\tgpu_rc\tall_s\tall_rc\tncu_s\tncu_rc\tlines_equal\tlines\tkernels_both\tkernels_missed\tkernels_only_bankcheck\temu\tincomplete\tinstrumentation\n' \
   > "$out/heavy.tsv"
 bc=(run --backend gpu --no-progress --format json)
 for n in "${names[@]}"; do
@@ -265,9 +270,10 @@ for n in "${names[@]}"; do
     emu="$e1 default, $e2 all (${emu_s}s, ${emuall_s}s)"
   fi
   inc="$( [ -s "$d/gpu.json" ] && incomplete "$d/gpu.json" || echo -) default, $( [ -s "$d/all.json" ] && incomplete "$d/all.json" || echo -) all"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "${set_of[$n]}" \
+  ins=$(instrumentation "$d/gpu.trace")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "${set_of[$n]}" \
     "$plain_s" "$plain_rc" "$gpu_s" "$gpu_rc" "$all_s" "$all_rc" "$ncu_s" "$ncu_rc" \
-    "$eq" "$total" "$kb" "$km" "$ko" "$emu" "$inc" >> "$out/heavy.tsv"
+    "$eq" "$total" "$kb" "$km" "$ko" "$emu" "$inc" "${ins:--}" >> "$out/heavy.tsv"
   say "$n: plain ${plain_s}s rc=$plain_rc, gpu ${gpu_s}s rc=$gpu_rc, all ${all_s}s rc=$all_rc, ncu ${ncu_s}s rc=$ncu_rc, lines $eq/$total, emu $emu, incomplete $inc"
   for f in "$d"/*.err "$d"/gpu.out "$d"/all.out; do
     [ -f "$f" ] && grep -m3 'bankcheck: error' "$f"

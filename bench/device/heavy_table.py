@@ -20,8 +20,8 @@ def num(s):
 def main():
     rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
     print("| program | plain s | gpu s | gpu / plain (<= 1.1x + 0.3 s) | all s | all / plain (<= 2x) "
-          "| ncu s | lines equal (ncu) | emulator | kernels named incomplete | notes |")
-    print("|---|---:|---:|---|---:|---|---:|---|---|---|---|")
+          "| ncu s | lines equal (ncu) | emulator | kernels named incomplete | default's patching | notes |")
+    print("|---|---:|---:|---|---:|---|---:|---|---|---|---|---|")
     met = {"gpu": 0, "all": 0}
     for r in rows:
         p, g, a, n = (num(r[k]) for k in ("plain_s", "gpu_s", "all_s", "ncu_s"))
@@ -53,7 +53,8 @@ def main():
         lines = f"{r['lines_equal']} / {r['lines']}" if r["lines"] != "-" else "-"
         fmt = lambda x: "-" if x is None else f"{x:.2f}"
         print(f"| {r['program']} | {fmt(p)} | {fmt(g)} | {gr} | {fmt(a)} | {ar} | {fmt(n)} | "
-              f"{lines} | {r['emu']} | {r.get('incomplete', '-')} | {'; '.join(notes)} |")
+              f"{lines} | {r['emu']} | {r.get('incomplete', '-')} | {r.get('instrumentation', '-')} | "
+              f"{'; '.join(notes)} |")
     eq = sum(int(r["lines_equal"]) for r in rows if r["lines_equal"] != "-")
     total = sum(int(r["lines"]) for r in rows if r["lines"] != "-")
     print(f"\n{len(rows)} programs: default within target on {met['gpu']}, --launches all within "

@@ -205,9 +205,9 @@ class Tool {
       const InstrumentationStats& s = instrumentation_->stats();
       trace_(
           fmt::format("stats: {} patches ({:.3f} s), {} unpatches ({:.3f} s), {} waits ({:.3f} s), "
-                      "{} reads ({:.3f} s), {} launches",
+                      "{} reads ({:.3f} s), {} launches, {} made right only as they began",
                       s.patches, s.patch_s, s.unpatches, s.unpatch_s, s.waits, s.wait_s, s.reads,
-                      s.read_s, launches_));
+                      s.read_s, launches_, late_));
     }
     std::fflush(stdout);
     const model::Arch& arch = arch_ ? *arch_ : model::kDefaultArch;
@@ -680,7 +680,15 @@ class Tool {
       summary->dynamic_smem = smem;
     }
     ++summary->launches;
-    if (!would_analyse(k, summary->analysed)) {
+    const bool analyse = would_analyse(k, summary->analysed);
+    // The module's code should be right already (made so at the launch call); a change now may
+    // come too late for this launch, which the exits counted show.
+    if (instrumentation_->patched(d.module) != analyse && (analyse || !keep_patched())) {
+      ++late_;
+      if (trace_)
+        say(analyse ? "patched only at launch begin:" : "unpatched only at launch begin:");
+    }
+    if (!analyse) {
       if (std::string e =
               keep_patched() ? "" : instrumentation_->prepare(d.module, false, graph_node);
           !e.empty())
@@ -739,6 +747,7 @@ class Tool {
   std::map<CUfunction, CUfunction> alias_;  // a launch call's handle -> the launch's function
   std::deque<KernelState> retired_;
   std::uint64_t launches_ = 0;
+  std::uint64_t late_ = 0;  // launches whose module was patched or unpatched only as they began
 };
 
 thread_local LaunchCall Tool::call_;

@@ -73,6 +73,10 @@ check("benchmark: each site counts the two analysed launches' 96 warps, 2 wavefr
 check("benchmark: sites are on lines of kernels.cu",
       all(s["file"].endswith("kernels.cu") and s["line"] > 0 for s in sites))
 check("benchmark: nothing incomplete", not any("incomplete" in n["message"] for n in k["notes"]))
+for s in ("benchmark", "second_kernel"):
+    stats = [l for l in open(os.path.join(work, s + ".trace")) if "stats:" in l]
+    check(f"{s}: every module made right at the launch call, none as its launch began",
+          len(stats) == 1 and ", 0 made right only as they began" in stats[0])
 
 c = counts("second_kernel")
 r = report("second_kernel")
