@@ -163,20 +163,22 @@ fi
 add python train_loop - python3 "$root/bench/device/python/train_loop.py" 200
 # The bundled examples measured on the H100 (bench/check/results*): the set `examples` is eight
 # of them that cover the kinds of access (atomics, cp.async, ldmatrix, wgmma and bulk copies,
-# a CUB block, a histogram, a transpose, a reduction); `examples_all` all of them.
+# a CUB block, a histogram, a transpose, a reduction); `examples_all` all of them. Each is also
+# run on the emulator backend and compared with the GPU's reports.
 few=" histogram transpose reduction tensor/hgemm tensor/attention tuned/async tuned/classic tuned/cub "
 for f in examples/*.cu examples/tensor/*.cu examples/tuned/*.cu; do
   ex=${f#examples/}
   ex=${ex%.cu}
   [ -f "bench/check/results/$ex.lines.tsv" ] || [ -f "bench/check/results_new/$ex.lines.tsv" ] || continue
   if wanted examples_all "$ex"; then
-    add examples_all "$ex" - "$bins/ex/$ex"
+    add examples_all "$ex" "$bins/exs/$ex" "$bins/ex/$ex"
   elif [[ $few == *" $ex "* ]] && wanted examples "$ex"; then
-    add examples "$ex" - "$bins/ex/$ex"
+    add examples "$ex" "$bins/exs/$ex" "$bins/ex/$ex"
   else
     continue
   fi
   build "ex/$ex" "$f"
+  build "exs/$ex" "$f" -cudart shared  # for the emulator, which stands in for libcudart.so
 done
 say "${#names[@]} programs: ${names[*]}"
 
