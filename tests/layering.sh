@@ -15,8 +15,8 @@ declare -A allowed=(
   [analysis]="model ptx explain emu/events.hpp sass analysis"
   [report]="model ptx analysis report version.hpp"
   [driver]="model ptx explain emu sass analysis driver"
-  [runtime]="model ptx explain emu sass analysis report driver runtime"
-  [device]="model ptx explain emu sass analysis report driver runtime device"
+  [runtime]="model ptx explain emu sass analysis report driver nvtx runtime"
+  [device]="model ptx explain emu sass analysis report driver nvtx runtime device"
 )
 bad=0
 for layer in "${!allowed[@]}"; do
@@ -42,7 +42,7 @@ declare -A layer_of=(
   [bankcheck_model]=model [bankcheck_ptx]=ptx [bankcheck_ir]=ptx [bankcheck_explain]=explain
   [bankcheck_emu]=emu [bankcheck_sass]=sass [bankcheck_analysis]=analysis
   [bankcheck_report]=report [bankcheck_driver]=driver [bankcheck_check]=driver
-  [bankcheck_runtime_core]=runtime [bankcheck_cudart]=runtime [bankcheck_nvtx]=runtime
+  [bankcheck_runtime_core]=runtime [bankcheck_cudart]=runtime [bankcheck_nvtx_ranges]=runtime
   [bankcheck_device_core]=device [bankcheck_gpu]=device
 )
 # target_link_libraries(TARGET [PUBLIC|PRIVATE|INTERFACE] LIBS...), possibly over lines.

@@ -6,8 +6,6 @@
 
 #include <thread>
 
-#include "bankcheck/runtime/nvtx_feed.h"
-
 using namespace bankcheck::runtime;
 
 namespace {
@@ -141,23 +139,4 @@ TEST(NvtxRanges, StartEndAcrossThreads) {
   EXPECT_FALSE(r.included(both, {}));
   r.end(99);  // not open: ignored
   EXPECT_TRUE(r.included({parse_nvtx_filter("compute")}, {}));
-}
-
-TEST(NvtxRanges, TheInjectionLibrarysFunction) {
-  const char* include[] = {"phase/"};
-  EXPECT_FALSE(nvtx_included(include, 1, nullptr, 0));
-  nvtx_process_ranges().push("", "phase");
-  EXPECT_TRUE(nvtx_included(include, 1, nullptr, 0));
-  const char* exclude[] = {"phase]"};
-  EXPECT_FALSE(nvtx_included(include, 1, exclude, 1));
-  const char* broken[] = {"a//b"};
-  EXPECT_FALSE(nvtx_included(broken, 1, nullptr, 0));  // matches nothing
-  nvtx_process_ranges().pop("");
-  EXPECT_FALSE(nvtx_included(include, 1, nullptr, 0));
-  // The function type backends look the symbol up as.
-  const bankcheck_nvtx_included_fn fn = [](const char* const* i, size_t ni, const char* const* e,
-                                           size_t ne) {
-    return nvtx_included(i, ni, e, ne) ? 1 : 0;
-  };
-  EXPECT_EQ(fn(include, 1, nullptr, 0), 0);
 }

@@ -4,11 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
 #include <map>
 #include <stdexcept>
-
-#include "bankcheck/runtime/nvtx_feed.h"
 
 namespace bankcheck::runtime {
 namespace {
@@ -236,42 +233,6 @@ bool NvtxRanges::included(const std::vector<NvtxFilter>& include,
 NvtxRanges& nvtx_process_ranges() {
   static NvtxRanges* ranges = new NvtxRanges;  // never destroyed: NVTX calls at exit
   return *ranges;
-}
-
-bool nvtx_included(const char* const* include, std::size_t includes, const char* const* exclude,
-                   std::size_t excludes) {
-  struct Parsed {
-    std::vector<std::string> texts;
-    std::vector<NvtxFilter> include, exclude;
-    bool valid = true;
-  };
-  static std::mutex mutex;
-  static auto* cache = new std::deque<Parsed>;  // stable addresses
-  std::vector<std::string> texts;
-  for (std::size_t i = 0; i < includes; ++i) texts.emplace_back(include[i]);
-  texts.emplace_back();  // between the lists
-  for (std::size_t i = 0; i < excludes; ++i) texts.emplace_back(exclude[i]);
-  const Parsed* p = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (const Parsed& c : *cache)
-      if (c.texts == texts) p = &c;
-    if (!p) {
-      Parsed made;
-      made.texts = texts;
-      try {
-        for (std::size_t i = 0; i < includes; ++i)
-          made.include.push_back(parse_nvtx_filter(include[i]));
-        for (std::size_t i = 0; i < excludes; ++i)
-          made.exclude.push_back(parse_nvtx_filter(exclude[i]));
-      } catch (const std::invalid_argument&) {
-        made.valid = false;
-      }
-      cache->push_back(std::move(made));
-      p = &cache->back();
-    }
-  }
-  return p->valid && nvtx_process_ranges().included(p->include, p->exclude);
 }
 
 }  // namespace bankcheck::runtime

@@ -23,8 +23,9 @@
 // A launch is included when no include expression is given or one of them matches, and no
 // exclude expression matches.
 //
-// The injection library (NVTX_INJECTION64_PATH) feeds one NvtxRanges per process
-// (nvtx_process_ranges) and answers the backends through the C function of nvtx_feed.h.
+// bankcheck's NVTX injection library (libbankcheck-nvtx.so, which NVTX_INJECTION64_PATH names:
+// bankcheck/nvtx/sink.hpp) hands the program's pushes, pops, starts and ends to the process's
+// NvtxRanges (nvtx_process_ranges), once a backend has connected them (connect_nvtx_ranges).
 #pragma once
 
 #include <cstdint>
@@ -102,10 +103,16 @@ class NvtxRanges {
 // The process's ranges, as the injection library records them.
 NvtxRanges& nvtx_process_ranges();
 
-// bankcheck_nvtx_included (nvtx_feed.h) over nvtx_process_ranges(): the filters as the user
-// wrote them, parsed once per distinct list; an expression that does not parse matches
-// nothing (bankcheck run checked them before the program started).
-bool nvtx_included(const char* const* include, std::size_t includes, const char* const* exclude,
-                   std::size_t excludes);
+// Makes nvtx_process_ranges() the receiver of the ranges of the injection library `library`
+// (the file NVTX_INJECTION64_PATH names), before the program's first NVTX call. Returns "" when
+// done, else why not (a bankcheck built without its NVTX injection library, a library that
+// cannot be loaded).
+std::string connect_nvtx_ranges(const std::string& library);
+
+struct LaunchSelection;
+// For a backend: when `selection` has NVTX filters, the ranges connected to the library
+// NVTX_INJECTION64_PATH names (bankcheck run sets it); "" when done or not needed, else the
+// sentence that says why the filters cannot work.
+std::string connect_nvtx(const LaunchSelection& selection);
 
 }  // namespace bankcheck::runtime
