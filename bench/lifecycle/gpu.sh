@@ -72,7 +72,7 @@ state = "PASS" if common and not diff else "FAIL"
 print(f"{state} agree {name}: {len(common) - len(diff)} of {len(common)} lines equal"
       f"{'; differ: ' + str([(k, la[k], lb[k]) for k in diff][:4]) if diff else ''}"
       f"{'; in one report only: ' + str(only[:4]) if only else ''}"
-      f"; complete emulator {ra.get('complete')} gpu {rb.get('complete')}")
+      f"; complete: emulator {ra.get('complete')}, the other {rb.get('complete')}")
 PY
 }
 
@@ -105,7 +105,8 @@ for c in "${cases[@]}"; do
 done
 
 # 2. Signals, killed processes, jobs, through the GPU tool.
-for t in killed_program sigterm_forwarded bankcheck_killed ranks crashed_rank; do
+for t in killed_program sigterm_forwarded sigint_sighup_forwarded bankcheck_killed ranks \
+         crashed_rank; do
   if BANKCHECK_RUN_OPTIONS="--backend $second" timeout 180 bash "$root/tests/run/lifecycle_test.sh" \
        "$bankcheck" "$bin" "$t" >"$out/lifecycle_$t.log" 2>&1; then
     say "PASS lifecycle $t"
@@ -137,7 +138,7 @@ def ids(p):
     return [(k["name"], [i for l in k["launches"] for i in l["analysed_ids"]])
             for f in r["files"] for k in f["kernels"]]
 x, y = ids(a), ids(b)
-print(f"{'PASS' if x == y and isinstance(x, list) else 'FAIL'} select '{s}': emulator {x} gpu {y}")
+print(f"{'PASS' if x == y and isinstance(x, list) else 'FAIL'} select '{s}': emulator {x}, the other {y}")
 PY
   i=$((i + 1))
 done

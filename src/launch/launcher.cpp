@@ -135,7 +135,7 @@ int run(const Request& req) {
   plan.job = job.path;
   std::vector<std::string> inherited;
   for (char** e = environ; *e; ++e) inherited.emplace_back(*e);
-  const Supervised s = supervise(program, cmd, program_environment(inherited, plan));
+  const Supervised s = supervise(program, cmd, program_environment(inherited, plan), job.path);
 
   const runtime::JobReports jr = runtime::job_reports(runtime::read_job(job.path), s.reaped);
   if (s.stopped)

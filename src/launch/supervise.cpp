@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -87,7 +88,8 @@ int signal_descendants(int sig) {
 // The guard: the program's parent and every orphan's (see supervise.hpp). Never returns.
 [[noreturn]] void guard(int status_fd, int command_fd, bool own_group, const std::string& path,
                         const std::vector<std::string>& argv, const std::vector<std::string>& envp,
-                        const struct sigaction* original, const sigset_t& mask) {
+                        const std::string& job, const struct sigaction* original,
+                        const sigset_t& mask) {
   if (own_group) ::setpgid(0, 0);
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   for (const int s : kForwarded) ::signal(s, SIG_IGN);  // the program's, not the guard's
@@ -152,11 +154,15 @@ int signal_descendants(int sig) {
       char cmd[64];
       const ssize_t n = ::read(command_fd, cmd, sizeof cmd);
       if (n <= 0) {
-        // bankcheck has ended, however it ended: nothing it started stays.
+        // bankcheck has ended, however it ended: nothing it started stays, nor its job.
         for (;;) {
           signal_descendants(SIGKILL);
           int st = 0;
-          if (::waitpid(-1, &st, 0) < 0 && errno == ECHILD) ::_exit(0);
+          if (::waitpid(-1, &st, 0) < 0 && errno == ECHILD) {
+            std::error_code ec;
+            std::filesystem::remove_all(job, ec);
+            ::_exit(0);
+          }
         }
       }
       for (ssize_t i = 0; i < n; ++i) {
@@ -180,7 +186,7 @@ int signal_descendants(int sig) {
 }  // namespace
 
 Supervised supervise(const std::string& path, const std::vector<std::string>& argv,
-                     const std::vector<std::string>& envp, int grace_ms) {
+                     const std::vector<std::string>& envp, const std::string& job, int grace_ms) {
   int status_pipe[2], command_pipe[2], signal_pipe[2];
   if (::pipe2(status_pipe, O_CLOEXEC) != 0 || ::pipe2(command_pipe, O_CLOEXEC) != 0 ||
       ::pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
@@ -206,7 +212,7 @@ Supervised supervise(const std::string& path, const std::vector<std::string>& ar
     ::close(command_pipe[1]);
     ::close(signal_pipe[0]);
     ::close(signal_pipe[1]);
-    guard(status_pipe[1], command_pipe[0], !interactive, path, argv, envp, original, mask);
+    guard(status_pipe[1], command_pipe[0], !interactive, path, argv, envp, job, original, mask);
   }
   ::close(status_pipe[1]);
   ::close(command_pipe[0]);

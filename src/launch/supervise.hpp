@@ -32,9 +32,11 @@ struct Supervised {
 
 // Starts `path` with `argv` and `envp` (BANKCHECK_RUN_ROOT is added: the program's own pid)
 // and returns when the program and every process it started have ended. Descendants still
-// running `grace_ms` after the program ended get SIGTERM, then SIGKILL. Throws LaunchError when
-// nothing could be started.
+// running `grace_ms` after the program ended get SIGTERM, then SIGKILL. When bankcheck ends
+// first, the guard removes `job` (the job's directory) once every descendant is gone. Throws
+// LaunchError when nothing could be started.
 Supervised supervise(const std::string& path, const std::vector<std::string>& argv,
-                     const std::vector<std::string>& envp, int grace_ms = 2000);
+                     const std::vector<std::string>& envp, const std::string& job,
+                     int grace_ms = 2000);
 
 }  // namespace bankcheck::launch

@@ -8,6 +8,7 @@
 #                      what ran is written and says the program was killed
 #   sigterm_forwarded  bankcheck gets SIGTERM: the program gets it and dies of it; bankcheck
 #                      exits 143 with the report
+#   sigint_sighup_forwarded  the same with SIGINT (130) and SIGHUP (129)
 #   bankcheck_killed   bankcheck is killed (SIGKILL) while a program, its child and grandchild
 #                      run: none of them is left
 #   ranks              a launcher and two workers (RANK=1, 2): one report, a section each
@@ -43,8 +44,9 @@ json() {
   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); kernels=[k for f in r['files'] for k in f.get('kernels', [])]; sys.exit(0 if ($1) else 1)" \
     "$work/r.json" || fail "the report fails: $1"
 }
+mkdir "$work/tmp"
 start() {
-  "$bankcheck" run --no-progress "${extra[@]}" --format json -o "$work/r.json" -- "$@" \
+  TMPDIR=$work/tmp "$bankcheck" run --no-progress "${extra[@]}" --format json -o "$work/r.json" -- "$@" \
     > "$work/out" 2> "$work/err" &
   bg=$!
 }
@@ -86,6 +88,20 @@ case $case in
     json "not r['complete'] and r['files'][0]['process']['signal'] == 15"
     json "[k['name'] for k in kernels] == ['column', 'row']"
     ;;
+  sigint_sighup_forwarded)
+    # Job control on: bankcheck runs as a terminal's shell would run it (a background job of a
+    # script would start with SIGINT ignored, and so would its program).
+    set -m
+    for sig in INT:2 HUP:1; do
+      start "$bin/endings" wait
+      wait_for "$work/out" '^ready' || { show; exit 1; }
+      kill -"${sig%:*}" "$bg"
+      finish
+      n=${sig#*:}
+      [ "$status" = $((128 + n)) ] || fail "SIG${sig%:*}: exit code $status, expected $((128 + n))"
+      json "r['files'][0]['process']['signal'] == $n and not r['complete']"
+    done
+    ;;
   bankcheck_killed)
     start "$bin/family" tree
     for _ in $(seq 200); do
@@ -105,6 +121,12 @@ case $case in
     done
     [ -z "$left" ] || fail "processes left running after bankcheck was killed:$left"
     for p in $left; do kill -9 "$p" 2>/dev/null; done
+    # Nor its job's directory.
+    for _ in $(seq 50); do
+      [ -z "$(ls "$work/tmp")" ] && break
+      sleep 0.1
+    done
+    [ -z "$(ls "$work/tmp")" ] || fail "the job's directory was left: $(ls "$work/tmp")"
     ;;
   ranks)
     start "$bin/family" ranks 2
