@@ -115,6 +115,13 @@ for t in killed_program sigterm_forwarded sigint_sighup_forwarded bankcheck_kill
   fi
 done
 
+if timeout 60 python3 "$root/tests/run/terminal_test.py" "$bankcheck" "$bin" \
+     >"$out/lifecycle_terminal.log" 2>&1; then
+  say "PASS lifecycle terminal_ctrl_c (the default backend)"
+else
+  say "FAIL lifecycle terminal_ctrl_c: $(grep -m2 FAIL "$out/lifecycle_terminal.log" | tr '\n' ' ')"
+fi
+
 # 3. The same selection on both backends: the same analysed launches.
 selections=("--kernel regex:^tile_" "--kernel tile_transpose --launch-skip 1 --launch-count 2"
             "--filter-mode global --launch-skip 3" "--filter-mode global --launch-count 2"
