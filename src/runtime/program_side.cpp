@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <new>
 
 #include "bankcheck/runtime/run_agent.h"
@@ -62,7 +63,7 @@ void ProgramSide::flush_later() {
         flush_cv_.wait(lock, [this] { return dirty_ || stop_; });
         if (stop_) return;
         // The part is written when the last one is old enough.
-        const auto due = last_.load() + kInterval;
+        const auto due = last_.load() + interval_.load();
         if (flush_cv_.wait_until(lock, due, [this] { return stop_; })) return;
         dirty_ = false;
         lock.unlock();
@@ -93,7 +94,7 @@ void ProgramSide::began(std::uint64_t id, const std::string& mangled) {
 void ProgramSide::counted(std::uint64_t id) {
   if (!files_ || ::getpid() != owner_) return;
   files_->counted(id);
-  if (!wrote_ || std::chrono::steady_clock::now() - last_.load() >= kInterval)
+  if (!wrote_ || std::chrono::steady_clock::now() - last_.load() >= interval_.load())
     write(PartState::Running, 0, SnapshotFrom::Launch);
   else
     flush_later();
@@ -128,12 +129,16 @@ void ProgramSide::write(PartState state, int status, SnapshotFrom from) {
   part.backend = backend_;
   part.state = state;
   part.status = status;
+  const auto began = std::chrono::steady_clock::now();
   if (snapshot_(part, from)) {
     // A descendant that never launched a kernel leaves no part (the program always does).
     const bool anything = root_ || part.launches || !part.reports.empty() || !part.failures.empty();
     if (anything && files_->write(part)) {
       wrote_ = true;
       last_ = std::chrono::steady_clock::now();
+      // Parts cost at most a twentieth of the run: a large report is written less often.
+      interval_ =
+          std::max<std::chrono::steady_clock::duration>(kInterval, 20 * (last_.load() - began));
     }
   }
   writing_ = false;

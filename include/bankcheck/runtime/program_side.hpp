@@ -5,7 +5,8 @@
 //   backend (executor, GPU tool)            ProgramSide                     JOB/
 //   ledger decides to analyse ──began(id)──▶ journal "b ID MANGLED" ──────▶ P.journal
 //   counts merged ────────────counted(id)──▶ journal "c ID"; a part at once
-//                                            when the last is 0.5 s old, else
+//                                            when the last is 0.5 s old (or
+//                                            20 times its writing time), else
 //                                            by a thread when it is ──────▶ P.part
 //   exit handler ─────────────exited()─────▶ the last part (Exited)
 //   run agent: fatal signal, _exit ────────▶ P.end, then a part if the
@@ -61,7 +62,8 @@ class ProgramSide {
   void lost(std::uint64_t id, const std::string& reason);
   // At exit, from the backend's exit handler: the last part.
   void exited();
-  // How long parts may lag behind the counts.
+  // How long parts may lag behind the counts at least (more when writing one takes over a
+  // twentieth of that: parts cost at most 5% of the run).
   static constexpr std::chrono::milliseconds kInterval{500};
   // The run agent's call (run_agent.h): `ending` a bankcheck_ending, `self` this object.
   static void on_ending(void* self, int ending, int value);
@@ -79,6 +81,7 @@ class ProgramSide {
   std::atomic<bool> writing_{false};
   std::atomic<bool> wrote_{false};
   std::atomic<std::chrono::steady_clock::time_point> last_{};
+  std::atomic<std::chrono::steady_clock::duration> interval_{kInterval};
   // The thread that writes a part the interval held back (made when first needed; a forked
   // child, which does not have it, makes its own).
   std::thread* flusher_ = nullptr;
