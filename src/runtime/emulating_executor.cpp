@@ -136,7 +136,18 @@ class EmulatingExecutor final : public Executor {
       return;
     }
     std::lock_guard<std::mutex> lock(state_);
-    write_run_reports(reports(kNotReadBack), options_);
+    std::vector<analysis::CheckReport> r = reports(kNotReadBack);
+    // What the program asked for that was not run is said where a job's report would say it.
+    if (!not_run_.empty()) {
+      analysis::ProcessInfo p = this_process();
+      p.root = true;
+      p.ending = "exited";
+      p.incomplete = not_run_;
+      if (r.empty())
+        r.emplace_back().input = options_.program.empty() ? "the program" : options_.program;
+      for (auto& one : r) one.process = p;
+    }
+    write_run_reports(r, options_);
   }
 
   void not_run(std::string_view function) override {
