@@ -18,6 +18,7 @@ declare -A allowed=(
   [driver]="model ptx explain emu sass analysis driver"
   [runtime]="model ptx explain emu sass analysis report driver nvtx runtime"
   [device]="model ptx explain emu sass analysis report driver nvtx runtime device"
+  [launch]="model ptx explain emu sass analysis report driver nvtx runtime launch"
 )
 bad=0
 for layer in "${!allowed[@]}"; do
@@ -43,9 +44,10 @@ declare -A layer_of=(
   [bankcheck_model]=model [bankcheck_ptx]=ptx [bankcheck_ir]=ptx [bankcheck_explain]=explain
   [bankcheck_emu]=emu [bankcheck_sass]=sass [bankcheck_analysis]=analysis
   [bankcheck_report]=report [bankcheck_driver]=driver [bankcheck_check]=driver
-  [bankcheck_runtime_core]=runtime [bankcheck_cudart]=runtime
+  [bankcheck_runtime_core]=runtime [bankcheck_cudart]=runtime [bankcheck_nvtx_ranges]=runtime [bankcheck_run_agent]=runtime
   [bankcheck_device_core]=device [bankcheck_gpu]=device
   [bankcheck_nvtx]=nvtx [bankcheck_nvtx_client]=nvtx
+  [bankcheck_launch]=launch
 )
 # target_link_libraries(TARGET [PUBLIC|PRIVATE|INTERFACE] LIBS...), possibly over lines.
 links=$(sed -e 's/#.*//' "$root"/src/CMakeLists.txt "$root"/src/*/CMakeLists.txt "$root/CMakeLists.txt" |

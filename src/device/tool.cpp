@@ -6,7 +6,9 @@
 // how (which modules carry bankcheck's patches when, the analysed kernels' counter tables on the
 // GPU, when those are read back) by the instrumentation (instrumentation.hpp): a launch that is
 // not analysed runs the program's own code. At the program's exit the report is written
-// through the views `check` uses (write_run_reports).
+// through the views `check` uses (write_run_reports). Which launches are analysed, and what
+// was counted whole, is the launch ledger's (runtime/launch_ledger.hpp, as for the emulator);
+// in a job the process's part is written as it goes (runtime/program_side.hpp).
 //
 // Lines come from the cubin the module callback hands over, read by the project's own reader
 // (sass::read_module): the same .debug_line rows Nsight Compute lists each SASS instruction
@@ -40,6 +42,10 @@
 #include "bankcheck/device/records.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/model/arch.hpp"
+#include "bankcheck/runtime/launch_ledger.hpp"
+#include "bankcheck/runtime/nvtx_ranges.hpp"
+#include "bankcheck/runtime/program_side.hpp"
+#include "bankcheck/runtime/run_job.hpp"
 #include "bankcheck/runtime/run_options.hpp"
 #include "bankcheck/runtime/run_report.hpp"
 #include "bankcheck/sass/decoder.hpp"
@@ -76,27 +82,42 @@ struct LoadedModule {
   bool named = false;
 };
 
-// One kernel of one module in one context, over the program's launches.
+// One kernel of one module in one context, over the program's launches (its launches,
+// selection and completeness are the ledger's).
 struct KernelState {
   std::size_t module = 0;
   CUmodule handle = nullptr;
   std::string mangled;
   const sass::Kernel* kernel = nullptr;  // in the module's sass (null: not found)
-  bool selected = true;
+  runtime::LaunchLedger::Kernel ledger = 0;
+  std::string unusable;  // why its launches cannot be counted (set once, then every time said)
   KernelTable* table = nullptr;  // its counters on the GPU, from its first analysed launch
-  std::vector<analysis::LaunchSummary> configurations;
-  std::uint64_t first = ~0ull;  // the program's launch number of its first analysed launch
-  std::uint64_t ctas = 0;       // of its analysed launches (every CTA of each is counted)
-  bool analysed = false;
+  std::uint64_t ctas = 0;        // of its analysed launches (every CTA of each is counted)
+  // Its analysed launches given the table and not yet counted or lost (the ledger's numbers).
+  std::vector<std::uint64_t> pending;
 };
 
 // A launch as its launch call gives it, for the launch callback that follows on this thread.
 struct LaunchCall {
   bool valid = false;
   CUfunction function = nullptr;
-  emu::Dim3 grid{}, block{};
+  model::Dim3 grid{}, block{};
   std::uint64_t smem = 0;
+  // Decided at the call, for a kernel launched before: the ledger's decision for `kernel`.
+  KernelState* kernel = nullptr;
+  runtime::LaunchLedger::Decision decision;
 };
+
+// The ledger of the options' selection (bankcheck run checked it; a bad one is said and the
+// default taken).
+runtime::LaunchLedger make_ledger(const runtime::LaunchSelection& s, std::string& error) {
+  try {
+    return runtime::LaunchLedger(s);
+  } catch (const std::invalid_argument& e) {
+    error = std::string("--kernel: ") + e.what();
+    return runtime::LaunchLedger(runtime::LaunchSelection{});
+  }
+}
 
 unsigned next_power_of_two(std::size_t n) {
   unsigned p = 64;
@@ -153,25 +174,25 @@ thread_local bool Lock::held_ = false;
 
 class Tool {
  public:
-  Tool() {
+  Tool()
+      : options_(runtime::run_options_from_environment(error_)),
+        ledger_(make_ledger(options_.selection, error_)),
+        side_(options_, "gpu", [this](runtime::ProcessPart& part, runtime::SnapshotFrom from) {
+          return snapshot(part, from);
+        }) {
     // The program's children inherit the tool: only the program itself (or a child that runs
     // kernels) speaks and reports.
-    const char* root = std::getenv("BANKCHECK_RUN_ROOT");
-    root_ = !root || std::strtoll(root, nullptr, 10) == ::getpid();
-    std::string error;
-    options_ = runtime::run_options_from_environment(error);
-    if (!error.empty()) failures_.push_back(error);
+    root_ = options_.job.empty() || options_.root;
+    if (!error_.empty()) failures_.push_back(error_);
+    if (const std::string why = runtime::connect_nvtx(options_.selection); !why.empty())
+      failures_.push_back(why);
     const std::string why = api_.load();
     if (!why.empty()) {
       fail(why + "; no kernel is analysed");
       return;
     }
     device_ = std::make_unique<SanitizerDevice>(api_, patches_file());
-    instrumentation_ = std::make_unique<Instrumentation>(
-        *device_, Instrumentation::Options{},
-        trace_
-            ? std::function<void(const std::string&)>([this](const std::string& s) { trace_(s); })
-            : std::function<void(const std::string&)>());
+    make_instrumentation();
     Sanitizer_SubscriberHandle handle = nullptr;
     if (const SanitizerResult r = api_.subscribe(&handle, &Tool::callback, this);
         r != SANITIZER_SUCCESS) {
@@ -194,58 +215,97 @@ class Tool {
     active_ = true;
   }
 
-  // At the program's exit: the tables read a last time, the report.
+  // At the program's exit: the tables read a last time and every analysed launch counted or
+  // lost; then the process's last part of the job, or without a job the report.
   void finish() {
+    {
+      Lock lock(mutex_);
+      if (instrumentation_) {
+        instrumentation_->finish();
+        settle_all(true);
+        const InstrumentationStats& s = instrumentation_->stats();
+        trace_(fmt::format(
+            "stats: {} patches ({:.3f} s), {} unpatches ({:.3f} s), {} waits ({:.3f} s), {} reads "
+            "({:.3f} s), {} launches, {} made right only as they began",
+            s.patches, s.patch_s, s.unpatches, s.unpatch_s, s.waits, s.wait_s, s.reads, s.read_s,
+            ledger_.launches(), late_));
+      }
+    }
+    if (side_.in_job()) {
+      side_.exited();
+      return;
+    }
     Lock lock(mutex_);
-    if (!root_ && launches_ == 0) return;
+    if (!root_ && ledger_.launches() == 0) return;
     if (!root_)
       for (const auto& f : failures_) std::fprintf(stderr, "bankcheck: error: %s\n", f.c_str());
-    if (instrumentation_) {
-      instrumentation_->finish();
-      const InstrumentationStats& s = instrumentation_->stats();
-      trace_(
-          fmt::format("stats: {} patches ({:.3f} s), {} unpatches ({:.3f} s), {} waits ({:.3f} s), "
-                      "{} reads ({:.3f} s), {} launches, {} made right only as they began",
-                      s.patches, s.patch_s, s.unpatches, s.unpatch_s, s.waits, s.wait_s, s.reads,
-                      s.read_s, launches_, late_));
-    }
     std::fflush(stdout);
+    std::uint64_t unplaced = 0;
+    std::vector<analysis::CheckReport> r = reports(runtime::kNotReadBack, &unplaced);
+    if (unplaced)
+      std::fprintf(stderr,
+                   "bankcheck: %llu requests of instructions outside their kernel's code (called "
+                   "functions) are not in the report\n",
+                   static_cast<unsigned long long>(unplaced));
+    runtime::write_run_reports(r, options_);
+  }
+
+ private:
+  void make_instrumentation() {
+    instrumentation_ = std::make_unique<Instrumentation>(
+        *device_, Instrumentation::Options{},
+        trace_
+            ? std::function<void(const std::string&)>([this](const std::string& s) { trace_(s); })
+            : std::function<void(const std::string&)>());
+  }
+
+  // The reports so far: one per module with an analysed kernel, in the order of their first
+  // analysed launches (the ledger's); analysed launches not read back are each kernel's
+  // `incomplete`, with `pending` as their reason. The caller holds mutex_.
+  std::vector<analysis::CheckReport> reports(const std::string& pending, std::uint64_t* unplaced) {
     const model::Arch& arch = arch_ ? *arch_ : model::kDefaultArch;
-    // One report per module with an analysed kernel, in the order of their first launches.
-    std::map<std::size_t, std::vector<KernelState*>> by_module;
-    for (auto& [fn, k] : kernels_)
-      if (k.analysed && k.kernel) by_module[k.module].push_back(&k);
-    for (KernelState& k : retired_)
-      if (k.analysed && k.kernel) by_module[k.module].push_back(&k);
-    std::vector<std::pair<std::uint64_t, analysis::CheckReport>> ordered;
-    std::uint64_t unplaced = 0, overflowed = 0;
-    for (auto& [m, ks] : by_module) {
-      std::stable_sort(ks.begin(), ks.end(), [](const KernelState* a, const KernelState* b) {
-        return a->first < b->first;
-      });
-      const sass::Module& sm = *modules_[m].sass;
+    std::uint64_t overflowed = 0;
+    for (const auto& [f, k] : kernels_)
+      if (k.table) overflowed += k.table->overflowed;
+    for (const KernelState& k : retired_)
+      if (k.table) overflowed += k.table->overflowed;
+    if (overflowed && !said_overflow_) {
+      said_overflow_ = true;
+      fail(
+          fmt::format("{} requests found no free counter (a kernel with more memory "
+                      "instructions than its table holds); their counts are missing",
+                      overflowed));
+    }
+    std::vector<analysis::CheckReport> out;
+    for (const auto& group : ledger_.report_order()) {
+      const std::size_t m = by_ledger_.at(group.front())->module;
+      const sass::Module* sm = modules_[m].sass.get();
+      if (!sm) continue;
       analysis::CheckReport r;
       r.arch = &arch;
       r.level = analysis::CountLevel::Sass;
-      r.files = sm.source_files;
+      r.files = sm->source_files;
       std::map<int, std::uint64_t> sites_in;
-      for (KernelState* k : ks) {
-        std::uint64_t lost = 0;
-        const KernelCounts counts = k->table ? k->table->counts : KernelCounts{};
-        analysis::KernelReport kr = kernel_report(sm, *k->kernel, counts, arch, &lost);
-        unplaced += lost;
+      for (const runtime::LaunchLedger::Kernel lk : group) {
+        KernelState* k = by_ledger_.at(lk);
+        const runtime::LaunchLedger::Entry e = ledger_.entry(lk);
+        analysis::KernelReport kr;
+        if (k->kernel) {
+          std::uint64_t lost = 0;
+          kr = kernel_report(*sm, *k->kernel, k->table ? k->table->counts : KernelCounts{}, arch,
+                             &lost);
+          if (unplaced) *unplaced += lost;
+        }
+        kr.mangled = k->mangled;
         kr.signature = driver::demangle(k->mangled);
         kr.name = driver::base_name(kr.signature);
-        kr.launches = k->configurations;
+        kr.launches = e.configurations;
+        kr.incomplete = ledger_.incomplete(lk, pending);
         kr.ctas_total = kr.ctas_analysed = k->ctas;
-        if (!k->configurations.empty()) {
-          kr.grid = k->configurations.front().grid;
-          kr.block = k->configurations.front().block;
-          kr.dynamic_smem = k->configurations.front().dynamic_smem;
-        }
-        if (k->table) {
-          overflowed += k->table->overflowed;
-          incomplete(*k, kr);
+        if (!e.configurations.empty()) {
+          kr.grid = e.configurations.front().grid;
+          kr.block = e.configurations.front().block;
+          kr.dynamic_smem = e.configurations.front().dynamic_smem;
         }
         for (const auto& s : kr.sites) ++sites_in[s.file];
         r.kernels.push_back(std::move(kr));
@@ -258,7 +318,7 @@ class Tool {
       r.main_file = main_file;
       r.input =
           main_file < static_cast<int>(r.files.size()) ? r.files[main_file] : options_.program;
-      if (!sm.has_line_info)
+      if (!sm->has_line_info && said_no_lines_.insert(m).second)
         std::fprintf(stderr,
                      "bankcheck: a module of %s has no line information (build it with "
                      "-lineinfo): its accesses are listed by SASS instruction\n",
@@ -267,26 +327,64 @@ class Tool {
         std::ifstream src(r.files[main_file]);
         for (std::string line; std::getline(src, line);) r.source_lines.push_back(line);
       }
-      ordered.emplace_back(ks.front()->first, std::move(r));
+      out.push_back(std::move(r));
     }
-    std::stable_sort(ordered.begin(), ordered.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<analysis::CheckReport> reports;
-    for (auto& [first, r] : ordered) reports.push_back(std::move(r));
-    if (overflowed)
-      fail(
-          fmt::format("{} requests found no free counter (a kernel with more memory "
-                      "instructions than its table holds); their counts are missing",
-                      overflowed));
-    if (unplaced)
-      std::fprintf(stderr,
-                   "bankcheck: %llu requests of instructions outside their kernel's code (called "
-                   "functions) are not in the report\n",
-                   static_cast<unsigned long long>(unplaced));
-    runtime::write_run_reports(reports, options_, failures_);
+    return out;
   }
 
- private:
+  // The process's part of the job (ProgramSide's snapshot): the counts as last read back.
+  bool snapshot(runtime::ProcessPart& part, runtime::SnapshotFrom from) {
+    std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+    if (from == runtime::SnapshotFrom::Outside) lock.lock();
+    if (from == runtime::SnapshotFrom::Ending && !lock.try_lock()) return false;
+    part.reports = reports(runtime::kPendingLaunch, nullptr);
+    part.failures = failures_;
+    part.launches = ledger_.launches();
+    part.analysed = ledger_.analysed();
+    return true;
+  }
+
+  // A forked child's tool starts its own ledger: the parent's launches are the parent's.
+  void forget_parent() {
+    ledger_.reset();
+    by_ledger_.clear();
+    kernels_.clear();
+    retired_.clear();
+    alias_.clear();
+    pending_kernels_.clear();
+    failures_.clear();
+    if (device_) make_instrumentation();
+  }
+
+  // The analysed launches a read covered, counted when the read saw them whole; `final` (their
+  // module unloaded, the program ending): the others lost, with the reason.
+  void settle(KernelState& k, bool final) {
+    if (k.pending.empty() || !k.table) return;
+    if (k.table->complete()) {
+      for (const std::uint64_t id : k.pending) {
+        ledger_.counted(id);
+        side_.counted(id);
+      }
+    } else if (final) {
+      const std::string why = k.table->incomplete_reason();
+      for (const std::uint64_t id : k.pending) {
+        ledger_.lost(id, why);
+        side_.lost(id, why);
+      }
+      std::fprintf(stderr, "bankcheck: the counts of %s are incomplete: %s\n",
+                   driver::base_name(driver::demangle(k.mangled)).c_str(), why.c_str());
+    } else {
+      return;
+    }
+    k.pending.clear();
+    pending_kernels_.erase(&k);
+  }
+  void settle_all(bool final) {
+    for (KernelState* k :
+         std::vector<KernelState*>(pending_kernels_.begin(), pending_kernels_.end()))
+      settle(*k, final);
+  }
+
   static void callback(void* self, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
                        const void* data) {
     if (Lock::held()) return;
@@ -330,7 +428,14 @@ class Tool {
   // the launch callback will decide it).
   void launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData& d) {
     if (d.callbackSite == SANITIZER_API_EXIT) {
-      call_ = {};  // a call that launched nothing (refused) leaves nothing for the next one
+      if (call_.kernel && call_.decision.analyse) {
+        // Decided at the call, never begun: the call was refused.
+        Lock lock(mutex_);
+        const std::string why = "its launch call returned an error: it did not run";
+        ledger_.lost(call_.decision.id, why);
+        side_.lost(call_.decision.id, why);
+      }
+      call_ = {};  // a call that launched nothing leaves nothing for the next one
       return;
     }
     if (!d.functionParams) return;
@@ -341,11 +446,10 @@ class Tool {
       case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
       case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz: {
         const auto* p = static_cast<const LaunchKernelParams*>(d.functionParams);
-        c = {true,
-             p->f,
-             {p->grid_x, p->grid_y, p->grid_z},
-             {p->block_x, p->block_y, p->block_z},
-             p->shared_bytes};
+        c.function = p->f;
+        c.grid = {p->grid_x, p->grid_y, p->grid_z};
+        c.block = {p->block_x, p->block_y, p->block_z};
+        c.smem = p->shared_bytes;
         break;
       }
       case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
@@ -353,18 +457,19 @@ class Tool {
         const auto* p = static_cast<const LaunchKernelExParams*>(d.functionParams);
         if (!p->config) return;
         const CUlaunchConfig& g = *p->config;
-        c = {true,
-             p->f,
-             {g.gridDimX, g.gridDimY, g.gridDimZ},
-             {g.blockDimX, g.blockDimY, g.blockDimZ},
-             g.sharedMemBytes};
+        c.function = p->f;
+        c.grid = {g.gridDimX, g.gridDimY, g.gridDimZ};
+        c.block = {g.blockDimX, g.blockDimY, g.blockDimZ};
+        c.smem = g.sharedMemBytes;
         break;
       }
       default:
         return;
     }
+    c.valid = true;
     call_ = c;
     Lock lock(mutex_);
+    if (side_.forked_child()) forget_parent();
     if (!active_) return;
     CUfunction f = c.function;
     if (const auto a = alias_.find(f); a != alias_.end()) f = a->second;
@@ -372,15 +477,18 @@ class Tool {
     if (it == kernels_.end()) {
       // The kernel's first launch, analysed if it is selected: its module, found by the
       // kernel's name, is patched now if it is not (it was unpatched for another kernel).
-      if (d.symbolName && selected(d.symbolName) && instrumentation_->any_unpatched())
+      if (d.symbolName && selected_name(d.symbolName) && instrumentation_->any_unpatched())
         for (const auto& [h, i] : module_index_)
           if (!instrumentation_->patched(h) && module_has(i, d.symbolName))
             if (std::string e = instrumentation_->prepare(h, true, false); !e.empty()) once(e);
       return;
     }
+    // A kernel launched before: the ledger decides now, the launch callback takes the decision.
     KernelState& k = it->second;
-    const analysis::LaunchSummary* s = find_configuration(k, c.grid, c.block, c.smem);
-    const bool analyse = would_analyse(k, s ? s->analysed : 0);
+    call_.kernel = &k;
+    call_.decision = ledger_.launch(k.ledger, {c.grid, c.block, c.smem});
+    if (call_.decision.analyse) side_.began(call_.decision.id, k.mangled);
+    const bool analyse = call_.decision.analyse && k.unusable.empty();
     if (!analyse && keep_patched()) return;
     if (std::string e = instrumentation_->prepare(k.handle, analyse, false); !e.empty()) once(e);
   }
@@ -449,6 +557,7 @@ class Tool {
       trace_(fmt::format("context synchronized {}", static_cast<const void*>(d.context)));
       instrumentation_->context_synchronized(d.context);
     }
+    settle_all(false);
   }
 
   // A module: its cubin kept, and patched for the first launches of its kernels.
@@ -494,9 +603,13 @@ class Tool {
     }
   }
 
+  // The module's kernels: their analysed launches counted or lost (their tables were read a
+  // last time), their entries kept for the report, their handles free for a later module.
   void retire(CUmodule module) {
     const auto mod = module_index_.find(module);
     if (mod == module_index_.end()) return;
+    for (auto& [f, k] : kernels_)
+      if (k.module == mod->second) settle(k, true);
     for (auto it = alias_.begin(); it != alias_.end();) {
       const auto k = kernels_.find(it->second);
       if (k == kernels_.end() || k->second.module == mod->second)
@@ -506,7 +619,9 @@ class Tool {
     }
     for (auto it = kernels_.begin(); it != kernels_.end();) {
       if (it->second.module == mod->second) {
+        ledger_.retire(it->first);
         retired_.push_back(std::move(it->second));
+        by_ledger_[retired_.back().ledger] = &retired_.back();
         it = kernels_.erase(it);
       } else {
         ++it;
@@ -574,30 +689,26 @@ class Tool {
     return true;
   }
 
-  bool selected(const std::string& mangled) const {
-    if (options_.kernels.empty()) return true;
-    for (const auto& w : options_.kernels)
-      if (driver::kernel_matches(mangled, w)) return true;
+  // Whether --kernel selects a kernel of this name (the ledger's filters, before the kernel is
+  // known to it: its first launch's call).
+  bool selected_name(const std::string& mangled) const {
+    if (options_.selection.kernels.empty()) return true;
+    for (const auto& w : options_.selection.kernels) {
+      try {
+        if (runtime::parse_kernel_filter(w).matches(mangled, options_.selection.name_base))
+          return true;
+      } catch (const std::invalid_argument&) {
+      }
+    }
     return false;
   }
 
-  // --launches all: every module stays patched (a launch of a kernel --kernel leaves out runs
-  // the patches with no table) so that no launch waits for another.
-  bool keep_patched() const { return options_.launches == 0; }
-
-  // The rule: a selected kernel bankcheck can read, the first --launches launches of each of
-  // its configurations (`analysed` of this one so far).
-  bool would_analyse(const KernelState& k, std::uint64_t analysed) const {
-    return k.selected && k.kernel && (options_.launches == 0 || analysed < options_.launches);
-  }
-
-  static const analysis::LaunchSummary* find_configuration(const KernelState& k,
-                                                           const emu::Dim3& grid,
-                                                           const emu::Dim3& block,
-                                                           std::uint64_t smem) {
-    for (const auto& s : k.configurations)
-      if (s.grid == grid && s.block == block && s.dynamic_smem == smem) return &s;
-    return nullptr;
+  // Every launch analysed (--launches all, or the global filter with no count): every module
+  // stays patched (a launch the filters leave out runs the patches with no table) so that no
+  // launch waits for another.
+  bool keep_patched() const {
+    const runtime::LaunchSelection& s = options_.selection;
+    return s.per_configuration() == 0 && s.in_all() == 0;
   }
 
   static Launch launch_of(const Sanitizer_LaunchData& d, bool graph_node) {
@@ -631,23 +742,38 @@ class Tool {
   }
 
   void launch_begin(const Sanitizer_LaunchData& d, bool graph_node) {
-    const LaunchCall call = graph_node ? LaunchCall{} : call_;
+    LaunchCall call = graph_node ? LaunchCall{} : call_;
     if (!graph_node) call_ = {};
     const std::uint64_t smem = call.smem;
     Lock lock(mutex_);
-    const std::uint64_t number = launches_++;
-    auto say = [&](const char* what) {
+    if (side_.forked_child()) {
+      forget_parent();
+      call.kernel = nullptr;
+    }
+    auto say = [&](const char* what, std::uint64_t number) {
       trace_(fmt::format("{} {} {}{} module {} stream {} grid {}x{}x{} block {}x{}x{}", what,
                          number, d.functionName ? d.functionName : "?",
                          graph_node ? " (graph node)" : "", static_cast<const void*>(d.module),
                          static_cast<const void*>(d.hStream), d.gridDim_x, d.gridDim_y, d.gridDim_z,
                          d.blockDim_x, d.blockDim_y, d.blockDim_z));
     };
-    if (trace_.launches()) say("launch");
-    if (!active_) return;
+    // A decision of the launch call that this launch does not take: that launch did not run.
+    auto drop_call = [&](const char* why) {
+      if (call.kernel && call.decision.analyse) {
+        ledger_.lost(call.decision.id, why);
+        side_.lost(call.decision.id, why);
+      }
+    };
+    if (!active_) {
+      if (!call.kernel) ledger_.launch_unknown();
+      return;
+    }
     const Launch l = launch_of(d, graph_node);
     const auto mod = module_index_.find(d.module);
     if (mod == module_index_.end() || !know_arch(d.device)) {
+      drop_call("its module is not one bankcheck can read");
+      const std::uint64_t number = ledger_.launch_unknown();
+      if (trace_.launches()) say("launch (unknown)", number);
       if (!keep_patched()) instrumentation_->prepare(d.module, false, graph_node);
       instrumentation_->begin_unanalysed(l);
       return;
@@ -658,37 +784,43 @@ class Tool {
       k.module = mod->second;
       k.handle = d.module;
       k.mangled = l.mangled;
-      k.selected = selected(k.mangled);
-      if (const sass::Module* sm = module_sass(k.module))
-        k.kernel = sm->find(k.mangled);
-      else if (k.selected)
-        fail(fmt::format("cannot read the cubin of {}: {}", driver::demangle(k.mangled),
-                         modules_[k.module].unreadable));
+      k.ledger = ledger_.kernel(d.function, k.mangled, k.module);
+      by_ledger_[k.ledger] = &k;
+      if (const sass::Module* sm = module_sass(k.module)) k.kernel = sm->find(k.mangled);
+      if (!k.kernel)
+        k.unusable = fmt::format(
+            "the cubin of {} could not be read{}", driver::demangle(k.mangled),
+            modules_[k.module].unreadable.empty() ? "" : ": " + modules_[k.module].unreadable);
+      if (!k.kernel && ledger_.selected(k.ledger)) fail(k.unusable);
     }
     // The launch call's handle (a CUkernel where the runtime launches through one) names it.
     if (call.valid && call.function != d.function) alias_[call.function] = d.function;
-    // Its configuration, as the emulator backend counts them.
-    const emu::Dim3 grid{d.gridDim_x, d.gridDim_y, d.gridDim_z};
-    const emu::Dim3 block{d.blockDim_x, d.blockDim_y, d.blockDim_z};
-    analysis::LaunchSummary* summary =
-        const_cast<analysis::LaunchSummary*>(find_configuration(k, grid, block, smem));
-    if (!summary) {
-      k.configurations.emplace_back();
-      summary = &k.configurations.back();
-      summary->grid = grid;
-      summary->block = block;
-      summary->dynamic_smem = smem;
+    // Its configuration, as the emulator backend counts them; whether it is analysed (decided
+    // at the launch call for a kernel launched before).
+    const model::Dim3 grid{d.gridDim_x, d.gridDim_y, d.gridDim_z};
+    const model::Dim3 block{d.blockDim_x, d.blockDim_y, d.blockDim_z};
+    runtime::LaunchLedger::Decision dec;
+    if (call.kernel == &k) {
+      dec = call.decision;
+    } else {
+      drop_call("the launch began as another kernel");
+      dec = ledger_.launch(k.ledger, {grid, block, smem});
+      if (dec.analyse) side_.began(dec.id, k.mangled);
     }
-    ++summary->launches;
-    const bool analyse = would_analyse(k, summary->analysed);
+    if (trace_.launches()) say("launch", dec.id);
+    const bool analyse = dec.analyse && k.unusable.empty();
     // The module's code should be right already (made so at the launch call); a change now may
     // come too late for this launch, which the exits counted show.
     if (instrumentation_->patched(d.module) != analyse && (analyse || !keep_patched())) {
       ++late_;
       if (trace_)
-        say(analyse ? "patched only at launch begin:" : "unpatched only at launch begin:");
+        say(analyse ? "patched only at launch begin:" : "unpatched only at launch begin:", dec.id);
     }
     if (!analyse) {
+      if (dec.analyse) {  // chosen, but it cannot be counted
+        ledger_.lost(dec.id, k.unusable);
+        side_.lost(dec.id, k.unusable);
+      }
       if (std::string e =
               keep_patched() ? "" : instrumentation_->prepare(d.module, false, graph_node);
           !e.empty())
@@ -700,41 +832,32 @@ class Tool {
     KernelTable* table = instrumentation_->begin(
         l, [&] { return setup_of(k); }, error);
     if (!table) {
-      fail(fmt::format("{} is not analysed: {}", driver::demangle(k.mangled), error));
-      k.selected = false;
+      k.unusable = fmt::format("{} is not analysed: {}", driver::demangle(k.mangled), error);
+      fail(k.unusable);
+      ledger_.lost(dec.id, k.unusable);
+      side_.lost(dec.id, k.unusable);
       instrumentation_->begin_unanalysed(l);
       return;
     }
-    if (trace_.launches() || (trace_ && summary->analysed == 0)) say("analysed launch");
+    if (trace_.launches() || (trace_ && !k.table)) say("analysed launch", dec.id);
     k.table = table;
-    ++summary->analysed;
-    summary->analysed_ids.push_back(number);
-    k.analysed = true;
-    k.first = std::min(k.first, number);
     k.ctas += grid.count();
+    k.pending.push_back(dec.id);
+    pending_kernels_.insert(&k);
   }
 
-  // A kernel whose analysed launches were not all counted whole says so, in the report (a note
-  // on its first line) and on standard error.
-  void incomplete(const KernelState& k, analysis::KernelReport& kr) {
-    if (k.table->complete()) return;
-    const std::string why = k.table->incomplete_reason();
-    analysis::NoteReport n;
-    if (!kr.sites.empty()) {
-      n.file = kr.sites.front().file;
-      n.line = kr.sites.front().line;
-    }
-    n.message = "incomplete: the counts of this kernel are partial: " + why;
-    kr.notes.insert(kr.notes.begin(), n);
-    std::fprintf(stderr, "bankcheck: the counts of %s are incomplete: %s\n", kr.name.c_str(),
-                 why.c_str());
-  }
-
+  std::string error_;  // a problem with the options, said once made
+  runtime::RunOptions options_;
+  runtime::LaunchLedger ledger_;
+  runtime::ProgramSide side_;
   SanitizerApi api_;
   std::unique_ptr<SanitizerDevice> device_;
   std::unique_ptr<Instrumentation> instrumentation_;
   Trace trace_;
-  runtime::RunOptions options_;
+  std::map<runtime::LaunchLedger::Kernel, KernelState*> by_ledger_;
+  std::set<KernelState*> pending_kernels_;  // with analysed launches neither counted nor lost
+  std::set<std::size_t> said_no_lines_;     // modules named for their missing line information
+  bool said_overflow_ = false;
   std::vector<std::string> failures_;
   std::set<std::string> said_;
   bool active_ = false;
@@ -746,7 +869,6 @@ class Tool {
   std::map<CUfunction, KernelState> kernels_;
   std::map<CUfunction, CUfunction> alias_;  // a launch call's handle -> the launch's function
   std::deque<KernelState> retired_;
-  std::uint64_t launches_ = 0;
   std::uint64_t late_ = 0;  // launches whose module was patched or unpatched only as they began
 };
 

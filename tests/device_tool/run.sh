@@ -1,28 +1,35 @@
 #!/usr/bin/env bash
 # The GPU tool (libbankcheck-gpu.so) without a GPU: preloaded into driver.cpp, which makes the
 # callbacks a program's CUDA work causes through a fake libsanitizer-public.so, scenario by
-# scenario; the reports the tool writes at exit and the patching it did are checked.
-#   run.sh TOOL_DIR FAKE_LIBRARY DRIVER CUBIN WORK_DIR
+# scenario, each in a job as `bankcheck run` makes one; the report the job's parts give
+# (report.cpp, as bankcheck writes it) and the patching the tool did are checked.
+#   run.sh TOOL_DIR FAKE_LIBRARY DRIVER CUBIN WORK_DIR REPORT
 set -u
-tool=$1 fake=$2 driver=$3 cubin=$4 work=$5
+tool=$1 fake=$2 driver=$3 cubin=$4 work=$5 report=$6
 mkdir -p "$work"
-run() {  # run SCENARIO [VAR=VALUE...]: WORK/SCENARIO.{json,out,err,rc,trace}
-  local s=$1
-  shift
-  rm -f "$work/$s".*
-  env "$@" LD_PRELOAD="$tool/libbankcheck-gpu.so" BANKCHECK_SANITIZER_LIB="$fake" \
-    BANKCHECK_GPU_PATCHES="$tool/bankcheck-patches.fatbin" BANKCHECK_RUN_FORMAT=json \
-    BANKCHECK_RUN_OUTPUT="$work/$s.json" BANKCHECK_RUN_PROGRESS=0 \
-    BANKCHECK_GPU_TRACE="$work/$s.trace" "$driver" "$s" "$cubin" > "$work/$s.out" 2> "$work/$s.err"
+run() {  # run SCENARIO 'OPTIONS' [VAR=VALUE...]: WORK/SCENARIO.{json,out,err,rc,trace,job/}
+  local s=$1 options=$2
+  shift 2
+  rm -rf "$work/$s".*
+  mkdir -p "$work/$s.job"
+  printf '{"format": "json", "output": "%s", "progress": false%s}\n' "$work/$s.json" \
+    "$options" > "$work/$s.job/options.json"
+  (
+    export "$@" BANKCHECK_RUN_JOB="$work/$s.job" BANKCHECK_RUN_ROOT=$BASHPID \
+      BANKCHECK_SANITIZER_LIB="$fake" BANKCHECK_GPU_PATCHES="$tool/bankcheck-patches.fatbin" \
+      BANKCHECK_GPU_TRACE="$work/$s.trace" LD_PRELOAD="$tool/libbankcheck-gpu.so"
+    exec "$driver" "$s" "$cubin" > "$work/$s.out" 2> "$work/$s.err"
+  )
   echo $? > "$work/$s.rc"
+  BANKCHECK_RUN_JOB="$work/$s.job" "$report" 2>> "$work/$s.err"
 }
-run benchmark
-run second_kernel
-run all BANKCHECK_RUN_LAUNCHES=all
-run all_one_kernel BANKCHECK_RUN_LAUNCHES=all BANKCHECK_RUN_KERNELS=block_sum
-run incomplete
-run unload
-run missing FAKE_PATCHES_MISSING=1
+run benchmark ''
+run second_kernel ''
+run all ', "launches": 0'
+run all_one_kernel ', "launches": 0, "kernels": ["block_sum"]'
+run incomplete ''
+run unload ''
+run missing '' FAKE_PATCHES_MISSING=1
 # "missing" is no scenario of the driver's: it exits 2 after loading the module.
 exec python3 - "$work" <<'PY'
 import json, os, sys
@@ -72,7 +79,7 @@ check("benchmark: each site counts the two analysed launches' 96 warps, 2 wavefr
       all(s["requests"] == 96 and s["wavefronts"] == 192 and s["ideal_wavefronts"] == 96 for s in sites))
 check("benchmark: sites are on lines of kernels.cu",
       all(s["file"].endswith("kernels.cu") and s["line"] > 0 for s in sites))
-check("benchmark: nothing incomplete", not any("incomplete" in n["message"] for n in k["notes"]))
+check(f"benchmark: nothing incomplete ({k.get('incomplete')})", k.get("incomplete") == [])
 for s in ("benchmark", "second_kernel"):
     stats = [l for l in open(os.path.join(work, s + ".trace")) if "stats:" in l]
     check(f"{s}: every module made right at the launch call, none as its launch began",
@@ -82,6 +89,7 @@ c = counts("second_kernel")
 r = report("second_kernel")
 check(f"second_kernel: the module patched again before b's first launch ({c['patches']})", c["patches"] == 2)
 check(f"second_kernel: a's and b's first launches ran the patches ({c['launches_patched']})", c["launches_patched"] == 2)
+check("second_kernel: nothing incomplete", all(k.get("incomplete") == [] for k in r.values()))
 check("second_kernel: both kernels reported", c["kernel_a"] in r and c["kernel_b"] in r)
 if c["kernel_b"] in r:
     check("second_kernel: b counts its one analysed launch (8 warps)",
@@ -104,9 +112,9 @@ check(f"all, --kernel block_sum: only it reported ({sorted(r)})", list(r) == ["_
 
 c = counts("incomplete")
 k = report("incomplete")[c["kernel_a"]]
-notes = [n["message"] for n in k["notes"]]
-check(f"incomplete: named in the report ({notes[:1]})",
-      any(m.startswith("incomplete") and "6144 of the 8192 threads" in m for m in notes))
+inc = k.get("incomplete", [])
+check(f"incomplete: its launch named incomplete in the report ({inc[:1]})",
+      len(inc) == 1 and "6144 of the 8192 threads" in inc[0]["reason"])
 check("incomplete: said on standard error",
       "incomplete" in open(os.path.join(work, "incomplete.err")).read())
 
@@ -114,6 +122,7 @@ c = counts("unload")
 k = report("unload")[c["kernel_a"]]
 check(f"unload: the table read as the module unloads ({c['reads']})", c["reads"] == 1)
 check("unload: its counts in the report", all(s["requests"] == 32 for s in shared_sites(k)) and shared_sites(k))
+check("unload: counted whole", k.get("incomplete") == [])
 
 err = open(os.path.join(work, "missing.err")).read()
 check("missing patches: said once", err.count("cannot load bankcheck's device functions") == 1)
