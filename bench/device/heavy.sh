@@ -11,7 +11,8 @@
 # examples/launch_heavy program such as layernorm_forward or matmul_forward_2, an example
 # such as tuned/async).
 #
-# 1. Builds bankcheck with the GPU backend (Ninja, Release, only its two targets) in BUILD_DIR
+# 1. Builds bankcheck with the GPU backend (Ninja, Release, only what run needs: the command, its
+#    run agent, the GPU tool, the emulator's CUDA runtime, the NVTX injection) in BUILD_DIR
 #    (default build-heavy; BANKCHECK=PATH uses a bankcheck already built), and the programs
 #    with nvcc (-O3 -lineinfo for sm_90), while the Python program's first run builds its
 #    extension and compiles its Triton kernels (not timed).
@@ -195,7 +196,8 @@ if [ -z "$bankcheck" ]; then
   build_dir=${BUILD_DIR:-$root/build-heavy}
   say "building bankcheck in $build_dir"
   { cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBANKCHECK_BUILD_TESTS=OFF \
-      -DBANKCHECK_BUILD_BENCH=OFF && cmake --build "$build_dir" --target bankcheck &&
+      -DBANKCHECK_BUILD_BENCH=OFF &&
+    cmake --build "$build_dir" --target bankcheck bankcheck_run_agent bankcheck_cudart bankcheck_nvtx &&
     cmake --build "$build_dir" --target bankcheck_gpu; } \
     > "$res/build/bankcheck.txt" 2>&1
   rc=$?
