@@ -371,8 +371,9 @@ class Tool {
         ledger_.lost(id, why);
         side_.lost(id, why);
       }
-      std::fprintf(stderr, "bankcheck: the counts of %s are incomplete: %s\n",
-                   driver::base_name(driver::demangle(k.mangled)).c_str(), why.c_str());
+      if (root_)
+        std::fprintf(stderr, "bankcheck: the counts of %s are incomplete: %s\n",
+                     driver::base_name(driver::demangle(k.mangled)).c_str(), why.c_str());
     } else {
       return;
     }
