@@ -42,7 +42,7 @@ declare -A layer_of=(
   [bankcheck_model]=model [bankcheck_ptx]=ptx [bankcheck_ir]=ptx [bankcheck_explain]=explain
   [bankcheck_emu]=emu [bankcheck_sass]=sass [bankcheck_analysis]=analysis
   [bankcheck_report]=report [bankcheck_driver]=driver [bankcheck_check]=driver
-  [bankcheck_runtime_core]=runtime [bankcheck_cudart]=runtime
+  [bankcheck_runtime_core]=runtime [bankcheck_cuda]=runtime
   [bankcheck_device_core]=device [bankcheck_gpu]=device
 )
 # target_link_libraries(TARGET [PUBLIC|PRIVATE|INTERFACE] LIBS...), possibly over lines.

@@ -54,29 +54,48 @@ class EmulatingExecutor final : public Executor {
     progress_ = std::make_unique<RunProgress>(options_.progress);
   }
 
-  void register_module(ModuleId module, const ModuleImage& image) override {
+  bool register_module(ModuleId module, const ModuleImage& image) override {
     modules_->add(module, image);
+    return true;
   }
-  void register_function(ModuleId module, const void* host, std::string_view name) override {
-    functions_[host] = {module, std::string(name)};
-  }
-  void register_variable(ModuleId module, const void* host, std::string_view name,
-                         std::size_t bytes, VariableKind) override {
-    variables_[host] = {module, std::string(name), bytes};
-  }
-  void module_complete(ModuleId) override {}
-  void unregister_module(ModuleId) override {}
+  void unregister_module(ModuleId module) override { modules_->remove(module); }
 
-  std::span<std::byte> variable_storage(const void* host) override {
-    const auto it = variables_.find(host);
-    if (it == variables_.end()) return {};
+  std::optional<FunctionInfo> function(ModuleId module, std::string_view name) override {
     std::string why;
-    const Found f = modules_->variable(it->second.module, it->second.name, why);
-    if (!f.variable) {
-      say(fmt::format("variable {} cannot be placed: {}", it->second.name,
-                      why.empty() ? "its module does not define it" : why));
-      return {};
+    const Found f = modules_->kernel(module, std::string(name), why);
+    FunctionInfo info;
+    if (f.kernel) {
+      info.attributes = attributes(*f.unit, f.kernel->name, f.kernel);
+      std::vector<ParamSlot> slots;
+      for (const ptx::KernelParam& p : f.kernel->params)
+        slots.push_back({static_cast<std::size_t>(p.offset), static_cast<std::size_t>(p.size)});
+      info.params = std::move(slots);
+      return info;
     }
+    if (f.unsupported) {
+      info.attributes = attributes(*f.unit, f.unsupported->name, nullptr);
+      return info;
+    }
+    if (f.sass_only) {
+      FunctionAttributes a;
+      a.registers_per_thread = static_cast<int>(f.registers);
+      a.ptx_version = device_.sm.cc;
+      a.binary_version = device_.sm.cc;
+      info.attributes = a;
+      return info;
+    }
+    // A module that could not be read may define it: its launch says why it cannot run.
+    if (!why.empty()) return info;
+    return std::nullopt;
+  }
+  std::vector<std::string> functions(ModuleId module) override {
+    return modules_->kernel_names(module);
+  }
+
+  std::span<std::byte> variable_storage(ModuleId module, std::string_view name) override {
+    std::string why;
+    const Found f = modules_->variable(module, std::string(name), why);
+    if (!f.variable) return {};
     return {reinterpret_cast<std::byte*>(f.variable->address), f.variable->bytes};
   }
 
@@ -87,26 +106,9 @@ class EmulatingExecutor final : public Executor {
     memory_.remove(reinterpret_cast<std::uint64_t>(address));
   }
 
-  std::optional<FunctionAttributes> function_attributes(const void* host) override {
-    const auto it = functions_.find(host);
-    if (it == functions_.end()) return std::nullopt;
-    std::string why;
-    const Found f = modules_->kernel(it->second.module, it->second.name, why);
-    if (!f.unit || !f.unit->loaded) return std::nullopt;
-    FunctionAttributes a;
-    const driver::Loaded& l = *f.unit->loaded;
-    if (const auto r = l.registers.find(it->second.name); r != l.registers.end())
-      a.registers_per_thread = r->second;
-    if (f.kernel) {
-      a.static_shared_bytes = f.kernel->static_shared_bytes;
-      a.local_bytes = f.kernel->local_bytes;
-    }
-    a.ptx_version = device_.sm.cc;
-    a.binary_version = device_.sm.cc;
-    return a;
-  }
-
   LaunchResult launch(const LaunchRequest& r) override;
+  LaunchResult not_run(const LaunchRequest& r, RunUnit& unit, const std::string& name,
+                       const std::string& shown);
 
   void device_reset() override { modules_->reset_variables(); }
 
@@ -140,25 +142,31 @@ class EmulatingExecutor final : public Executor {
                        [](const auto& a, const auto& b) { return a.first < b.first; });
       reports.push_back(std::move(mr));
     }
-    std::stable_sort(reports.begin(), reports.end(),
-                     [](const ModuleReport& a, const ModuleReport& b) { return a.first < b.first; });
+    std::stable_sort(
+        reports.begin(), reports.end(),
+        [](const ModuleReport& a, const ModuleReport& b) { return a.first < b.first; });
     write_run_report(reports, options_, *find_arch_or_default(arch_), failures_);
   }
 
  private:
-  struct Function {
-    ModuleId module = 0;
-    std::string name;
-  };
-  struct Variable {
-    ModuleId module = 0;
-    std::string name;
-    std::size_t bytes = 0;
-  };
-
   void failure(const std::string& sentence) {
     say(sentence);
     failures_.push_back(sentence);
+  }
+  // A kernel's resources as its unit's cubin and PTX give them.
+  FunctionAttributes attributes(const RunUnit& u, const std::string& name,
+                                const ptx::Kernel* k) const {
+    FunctionAttributes a;
+    if (u.loaded)
+      if (const auto r = u.loaded->registers.find(name); r != u.loaded->registers.end())
+        a.registers_per_thread = r->second;
+    if (k) {
+      a.static_shared_bytes = k->static_shared_bytes;
+      a.local_bytes = k->local_bytes;
+    }
+    a.ptx_version = device_.sm.cc;
+    a.binary_version = device_.sm.cc;
+    return a;
   }
   static const model::Arch* find_arch_or_default(const std::string& arch) {
     const model::Arch* a = model::find_arch(arch);
@@ -177,8 +185,6 @@ class EmulatingExecutor final : public Executor {
   emu::GlobalMemory memory_;
   std::unique_ptr<RunModules> modules_;
   std::unique_ptr<RunProgress> progress_;
-  std::map<const void*, Function> functions_;
-  std::map<const void*, Variable> variables_;
   std::map<const ptx::Kernel*, KernelState> kernels_;
   // Kernels the emulator refused that the program launched: (unit, kernel), the sentence.
   std::map<std::pair<RunUnit*, std::string>, analysis::UnsupportedKernelReport> refused_;
@@ -250,13 +256,11 @@ void describe_arguments(const driver::Loaded& l, const ptx::Kernel& k,
 
 LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
   const std::uint64_t number = launches_++;
-  const auto fn = functions_.find(r.function);
-  if (fn == functions_.end())
-    return {LaunchStatus::NotSupported, FaultKind::IllegalAddress,
-            "the program launched a function it never registered"};
+  const std::string name(r.function);
   std::string why;
-  const Found f = modules_->kernel(fn->second.module, fn->second.name, why);
-  const std::string shown = driver::base_name(driver::demangle(fn->second.name));
+  const Found f = modules_->kernel(r.module, name, why);
+  const std::string shown = driver::base_name(driver::demangle(name));
+  if (f.sass_only) return not_run(r, *f.unit, name, shown);
   if (f.unsupported) {
     const ptx::UnsupportedKernel& u = *f.unsupported;
     const auto& files = f.unit->loaded->program.files;
@@ -270,15 +274,14 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
         fmt::format("kernel {} cannot be emulated: {}", shown,
                     analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families, path));
     refused_.try_emplace({f.unit, u.name}, analysis::UnsupportedKernelReport{
-                                               shown, u.reason, u.pos.file, u.pos.line,
-                                               u.ptx_line, u.ptx, true, u.pos.col, u.families});
+                                               shown, u.reason, u.pos.file, u.pos.line, u.ptx_line,
+                                               u.ptx, true, u.pos.col, u.families});
     failures_.push_back(sentence);
     return {LaunchStatus::NotSupported, FaultKind::IllegalAddress, sentence};
   }
   if (!f.kernel) {
-    const std::string sentence =
-        fmt::format("kernel {} cannot be emulated: {}", shown,
-                    why.empty() ? "its module does not define it" : why);
+    const std::string sentence = fmt::format("kernel {} cannot be emulated: {}", shown,
+                                             why.empty() ? "its module does not define it" : why);
     failures_.push_back(sentence);
     return {LaunchStatus::NotSupported, FaultKind::IllegalAddress, sentence};
   }
@@ -290,8 +293,8 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
     ks.kernel = &k;
     ks.first = number;
     ks.selected = selected(k);
-    ks.analysis = std::make_unique<driver::KernelAnalysis>(
-        l, k, *find_arch_or_default(arch_), f.unit->options);
+    ks.analysis = std::make_unique<driver::KernelAnalysis>(l, k, *find_arch_or_default(arch_),
+                                                           f.unit->options);
   }
   // Its configuration, and whether this launch is analysed, executed only, or skipped.
   std::size_t c = 0;
@@ -312,7 +315,8 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
     auto& seen = ks.seen[c];
     if (!analyse && std::find(seen.begin(), seen.end(), params) != seen.end()) {
       if (summary.skipped++ == 0)
-        say(fmt::format("{}: launches identical to an earlier one (grid {},{},{}, block {},{},{}, "
+        say(
+            fmt::format("{}: launches identical to an earlier one (grid {},{},{}, block {},{},{}, "
                         "the same arguments) are not executed (--repeats skip): their results "
                         "are the earlier launch's",
                         shown, r.grid.x, r.grid.y, r.grid.z, r.block.x, r.block.y, r.block.z));
@@ -352,6 +356,18 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
     ks.analysed = true;
   }
   return {};
+}
+
+// A kernel with no code the emulator runs (a library's SASS-only cubin): the launch gets the
+// driver's error for a kernel image the device cannot run, and the report lists it.
+LaunchResult EmulatingExecutor::not_run(const LaunchRequest& r, RunUnit& unit,
+                                        const std::string& name, const std::string& shown) {
+  static_cast<void>(r);
+  static_cast<void>(name);
+  const std::string sentence = fmt::format(
+      "{}: kernel {} was not run: {} (the launch returned CUDA_ERROR_NO_BINARY_FOR_GPU)",
+      unit.options.input.empty() ? options_.program : unit.options.input, shown, unit.why_not);
+  return {LaunchStatus::NoBinary, FaultKind::IllegalAddress, sentence};
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "bankcheck/ptx/ast.hpp"
 #include "bankcheck/sass/fatbin_select.hpp"
+#include "bankcheck/sass/module.hpp"
 
 namespace bankcheck::runtime {
 namespace {
@@ -30,6 +31,34 @@ std::string first_line(std::string s) {
   return s;
 }
 
+// A PTX or cubin image as the one entry of a unit, as a fat binary would hold it.
+sass::FatbinEntry single_entry(const ModuleImage& image, std::uint32_t sm) {
+  sass::FatbinEntry e;
+  const auto* bytes = static_cast<const std::uint8_t*>(image.data);
+  e.payload.assign(bytes, bytes + image.bytes);
+  if (image.kind == ImageKind::Ptx) {
+    e.kind = sass::FatbinKind::Ptx;
+    e.kind_number = 1;
+    // The architecture its .target names (sm_90a: arch-specific), else any.
+    const std::string_view text = e.text();
+    if (const auto t = text.find(".target"); t != std::string_view::npos) {
+      const auto sm_at = text.find("sm_", t);
+      if (sm_at != std::string_view::npos && sm_at < text.find('\n', t)) {
+        e.sm =
+            static_cast<std::uint32_t>(std::atoi(std::string(text.substr(sm_at + 3, 4)).c_str()));
+        const std::size_t digits = std::to_string(e.sm).size();
+        if (sm_at + 3 + digits < text.size() && text[sm_at + 3 + digits] == 'a')
+          e.variant = sass::ArchVariant::ArchSpecific;
+      }
+    }
+  } else {
+    e.kind = sass::FatbinKind::Cubin;
+    e.kind_number = 2;
+    e.sm = sm;  // a cubin loaded on its own is the device's (the driver checks no more)
+  }
+  return e;
+}
+
 }  // namespace
 
 RunModules::RunModules(const RunOptions& options, const std::string& arch, std::uint32_t sm,
@@ -39,21 +68,31 @@ RunModules::RunModules(const RunOptions& options, const std::string& arch, std::
 void RunModules::add(ModuleId id, const ModuleImage& image) {
   auto m = std::make_unique<RunModule>();
   m->id = id;
+  m->kind = image.kind;
+  m->origin = image.origin;
+  m->library = image.library;
   auto add_unit = [&](const void* data, std::size_t bytes) {
-    auto entries = read_image(data, bytes);
-    if (!entries.ok()) {
-      m->read_error = "its fat binary could not be read: " + entries.error().message;
-      return;
-    }
     auto u = std::make_unique<RunUnit>();
-    u->entries = std::move(entries.value());
+    u->data = data;
+    u->bytes = bytes;
     m->units.push_back(std::move(u));
   };
-  add_unit(image.fatbin, image.bytes);
-  // -rdc=true: the device-linked image has the linked cubin and no PTX; each object's own
-  // container has its PTX (and a cubin built from it, whose lines name that PTX).
-  for (const void* object : image.prelinked) add_unit(object, 0);
+  if (image.kind == ImageKind::Fatbin) {
+    add_unit(image.data, image.bytes);
+    // -rdc=true: the device-linked image has the linked cubin and no PTX; each object's own
+    // container has its PTX (and a cubin built from it, whose lines name that PTX).
+    for (const void* object : image.prelinked) add_unit(object, 0);
+  } else {
+    add_unit(nullptr, 0);
+    m->units.back()->entries.push_back(single_entry(image, sm_));
+  }
   modules_[id] = std::move(m);
+}
+
+void RunModules::remove(ModuleId id) {
+  // What was loaded stays for the report; the image itself may go now.
+  if (const auto it = modules_.find(id); it != modules_.end())
+    for (auto& u : it->second->units) u->data = nullptr;
 }
 
 RunModule* RunModules::get(ModuleId id) {
@@ -71,26 +110,45 @@ std::vector<RunModule*> RunModules::all() {
 
 void RunModules::load(RunModule& m) {
   m.loaded = true;
-  for (std::size_t i = 0; i < m.units.size(); ++i) load(*m.units[i], i, m.units.size());
+  for (auto& u : m.units) {
+    if (!u->data) continue;  // a single PTX or cubin image: its entry is already there
+    auto entries = read_image(u->data, u->bytes);
+    if (!entries.ok()) {
+      m.read_error = "its fat binary could not be read: " + entries.error().message;
+      continue;
+    }
+    u->entries = std::move(entries.value());
+  }
+  for (std::size_t i = 0; i < m.units.size(); ++i) load(*m.units[i], m, i);
 }
 
-void RunModules::load(RunUnit& u, std::size_t index, std::size_t units) {
+void RunModules::load(RunUnit& u, const RunModule& m, std::size_t index) {
   const sass::FatbinSelection pick = sass::select_for_arch(u.entries, sm_);
   if (!pick.ptx) {
     // A unit with a cubin and no PTX beside objects that have PTX is the device link's
     // (-rdc=true): nothing to say about it.
-    if (units > 1 && index == 0) return;
-    std::string why = fmt::format("its fat binary has no PTX that an {} device can run", arch_);
-    for (const auto& s : pick.missing) why += "; " + s;
+    if (m.units.size() > 1 && index == 0) return;
+    std::string why = fmt::format(
+        "{} has no PTX that an {} device can run",
+        m.kind == ImageKind::Cubin ? "its module is a cubin: it" : "its fat binary", arch_);
+    if (m.kind == ImageKind::Fatbin)
+      for (const auto& s : pick.missing) why += "; " + s;
     u.why_not = why;
+    // Its kernels exist all the same when the cubin for the device is there.
+    if (pick.cubin) {
+      const auto cubin = sass::read_module(pick.cubin->payload, nullptr);
+      if (cubin.ok())
+        for (const sass::Kernel& k : cubin.value().kernels) u.sass_only[k.name] = k.registers;
+    }
     return;
   }
   driver::PtxSource src;
-  src.input = pick.ptx->identifier.empty()
-                  ? fmt::format("{} (module {})", options_.program.empty() ? "the program"
-                                                                           : options_.program,
-                                index + 1)
-                  : pick.ptx->identifier;
+  // Named after its source file (nvcc's -lineinfo keeps it), else after who loaded it.
+  const std::string who = m.library                  ? m.origin
+                          : options_.program.empty() ? "the program"
+                                                     : options_.program;
+  src.input = pick.ptx->identifier.empty() ? fmt::format("{} (module {})", who, m.id)
+                                           : pick.ptx->identifier;
   while (!src.input.empty() && src.input.back() == ' ') src.input.pop_back();
   src.ptx_text = std::string(pick.ptx->text());
   src.main_file = src.input;
@@ -140,7 +198,7 @@ Found RunModules::kernel(ModuleId id, const std::string& name, std::string& why)
   if (!m->read_error.empty()) why = m->read_error;
   for (auto& u : m->units) {
     if (!u->loaded) {
-      if (why.empty()) why = u->why_not;
+      if (why.empty() && u->sass_only.empty()) why = u->why_not;
       continue;
     }
     for (const auto& k : u->loaded->program.kernels)
@@ -148,7 +206,28 @@ Found RunModules::kernel(ModuleId id, const std::string& name, std::string& why)
     for (const auto& k : u->loaded->program.unsupported)
       if (k.name == name) return {u.get(), nullptr, &k, nullptr};
   }
+  for (auto& u : m->units)
+    if (const auto it = u->sass_only.find(name); it != u->sass_only.end()) {
+      f.unit = u.get();
+      f.sass_only = true;
+      f.registers = it->second;
+      return f;
+    }
   return f;
+}
+
+std::vector<std::string> RunModules::kernel_names(ModuleId id) {
+  std::vector<std::string> names;
+  RunModule* m = get(id);
+  if (!m) return names;
+  for (auto& u : m->units) {
+    if (u->loaded) {
+      for (const auto& k : u->loaded->program.kernels) names.push_back(k.name);
+      for (const auto& k : u->loaded->program.unsupported) names.push_back(k.name);
+    }
+    for (const auto& [name, regs] : u->sass_only) names.push_back(name);
+  }
+  return names;
 }
 
 Found RunModules::variable(ModuleId id, const std::string& name, std::string& why) {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/runtime/run_options.hpp"
 #include "bankcheck/runtime/run_report.hpp"
 #include "run_modules.hpp"
-#include "bankcheck/runtime/run_options.hpp"
 
 namespace bankcheck::runtime {
 

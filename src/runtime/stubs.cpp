@@ -1,18 +1,18 @@
-// The behaviour of every unimplemented export (stubs.hpp).
+// The stubs' one message (stubs.hpp).
 #include "stubs.hpp"
 
-#include <string>
+#include <fmt/format.h>
 
-#include "runtime.hpp"
+#include "driver.hpp"
 
 namespace bankcheck::runtime {
 
-int unimplemented(const char* name) {
-  diagnose_once(std::string("stub ") + name,
-                std::string("the program called ") + name +
-                    ", which bankcheck's CUDA runtime does not implement; it returned "
-                    "cudaErrorNotSupported");
-  return record(cudaErrorNotSupported);
+int unimplemented(const char* name, const void* caller) {
+  const CodeOwner who = owner_of(caller);
+  diagnose_once(name, fmt::format("{} was called{}, which bankcheck's CUDA driver does not "
+                                  "implement; it returned CUDA_ERROR_NOT_SUPPORTED",
+                                  name, who.name.empty() ? "" : " by " + who.name));
+  return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 }  // namespace bankcheck::runtime

@@ -1,7 +1,7 @@
-// `bankcheck run`: checks the program (the shared CUDA runtime, PTX for the architecture),
-// starts it with bankcheck's libcudart.so.13 in place of the toolkit's, the options in its
-// environment, and exits with its exit code (or 1 for a crossed gate, 2 for bankcheck's own
-// failure), after the report its runtime wrote at exit.
+// `bankcheck run`: checks the program (PTX for the architecture), starts it with bankcheck's
+// CUDA driver (libcuda.so.1) under its own CUDA runtime, the options in its environment, and
+// exits with its exit code (or 1 for a crossed gate, 2 for bankcheck's own failure), after the
+// report the driver wrote at exit.
 #include "run_cmd.hpp"
 
 #include <dlfcn.h>
@@ -43,11 +43,12 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
       "\n"
       "  bankcheck run -- ./app --size 4096\n"
       "\n"
-      "The program runs on the CPU: its CUDA runtime calls go to bankcheck's own runtime and its\n"
-      "kernels to the emulator, with the program's own launches, arguments and data. Build it as\n"
-      "usual with the shared CUDA runtime and line information:\n"
-      "  nvcc -cudart shared -lineinfo -gencode arch=compute_90,code=[sm_90,compute_90] ...\n"
-      "  (CMake: CUDA_RUNTIME_LIBRARY Shared, CUDA_ARCHITECTURES 90-real;90-virtual)\n"
+      "The program runs on the CPU: its CUDA runtime (static or shared, and those inside\n"
+      "libraries such as cuBLAS) runs on bankcheck's own CUDA driver, and its kernels in the\n"
+      "emulator, with the program's own launches, arguments and data. Build it as usual, with\n"
+      "line information and PTX for the architecture:\n"
+      "  nvcc -lineinfo -gencode arch=compute_90,code=[sm_90,compute_90] ...\n"
+      "  (CMake: CUDA_ARCHITECTURES 90-real;90-virtual)\n"
       "\n"
       "Every launch executes. The first --launches of each kernel and configuration (grid,\n"
       "block, dynamic shared memory) are analysed on every CTA; later ones only execute, or\n"
@@ -56,8 +57,8 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
       "\n" +
           exit_codes("the program's own exit code (0 when it succeeded)",
                      "a --fail-on threshold was crossed (and the program succeeded)",
-                     "bankcheck's own failure: a program it cannot run (statically linked "
-                     "runtime, no PTX), a kernel it could not emulate") +
+                     "bankcheck's own failure: a program it cannot run (no PTX), a kernel it "
+                     "could not emulate") +
           "\n  128+N  the program was killed by signal N\n");
   c->add_option("--backend", o.backend,
                 "where kernels run: emulator (the CPU, any machine), gpu (the real run, "
@@ -127,13 +128,13 @@ std::string library_dir(const char* env, const char* subdir, const char* file) {
   return "";
 }
 
-// Where bankcheck's libcudart.so.13 is.
-std::string cudart_dir() {
-  std::string d = library_dir("BANKCHECK_CUDART_DIR", "bankcheck-cudart", "libcudart.so.13");
+// Where bankcheck's libcuda.so.1 is.
+std::string driver_dir() {
+  std::string d = library_dir("BANKCHECK_CUDA_DIR", "bankcheck-cuda", "libcuda.so.1");
   if (d.empty())
     throw UserError(
-        "bankcheck's CUDA runtime (libcudart.so.13) was not found beside bankcheck: it is built "
-        "only where the CUDA toolkit's headers are (set BANKCHECK_CUDART_DIR to its directory)");
+        "bankcheck's CUDA driver (libcuda.so.1) was not found beside bankcheck: it is built "
+        "only where the CUDA toolkit's headers are (set BANKCHECK_CUDA_DIR to its directory)");
   return d;
 }
 
@@ -197,20 +198,14 @@ std::vector<std::uint8_t> read_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
-// What stops the program from running under bankcheck, said before it starts: a statically
-// linked CUDA runtime, or kernels with no PTX for the architecture. A file that is not ELF
-// (a script) or has no fat binary runs as it is.
+// What stops the program from running under bankcheck, said before it starts: kernels of its
+// own with no PTX for the architecture. A file that is not ELF (a script) or has no fat binary
+// runs as it is; so does any CUDA runtime, static or shared.
 void check_program(const std::string& path, const std::string& shown, const std::string& arch) {
   const std::vector<std::uint8_t> bytes = read_bytes(path);
   const auto elf = sass::read_cuda_elf(bytes);
   if (!elf.ok()) return;
   const sass::CudaElf& e = elf.value();
-  if (e.runtime == sass::CudaRuntimeLink::Static)
-    throw UserError(fmt::format(
-        "{} is linked with the static CUDA runtime (nvcc's default), which bankcheck cannot "
-        "stand in for: rebuild it with -cudart shared (CMake: set_target_properties(TARGET "
-        "PROPERTIES CUDA_RUNTIME_LIBRARY Shared))",
-        shown));
   if (e.fatbin.empty()) return;
   const auto entries = sass::read_fatbin(e.fatbin);
   if (!entries.ok()) return;  // said again, with the module, when it is registered
@@ -257,12 +252,11 @@ int run_program(const RunCmdOptions& o) {
   if (on_gpu && o.ptx_level)
     throw UserError("--ptx-level: the GPU backend counts the requests the SASS issues; use "
                     "--backend emulator for PTX-level counts");
-  // The GPU backend runs the program as it is built (any runtime, any code); the emulator
-  // needs the shared runtime and PTX.
+  // The GPU backend runs the program as it is built (any code); the emulator needs PTX.
   std::string lib;
   if (!on_gpu) {
     check_program(program, cmd[0], o.arch);
-    lib = cudart_dir();
+    lib = driver_dir();
   }
 
   char status_path[] = "/tmp/bankcheck-run-XXXXXX";
@@ -316,7 +310,7 @@ int run_program(const RunCmdOptions& o) {
     env.push_back("BANKCHECK_GPU_PATCHES=" + gpu.tool_dir + "/bankcheck-patches.fatbin");
   } else {
     env.push_back("BANKCHECK_ARCH=" + o.arch);
-    env.push_back("LD_PRELOAD=" + lib + "/libcudart.so.13" + more_preload);
+    env.push_back("LD_PRELOAD=" + lib + "/libcuda.so.1" + more_preload);
     env.push_back("LD_LIBRARY_PATH=" + lib + more_path);
   }
 
@@ -373,8 +367,8 @@ int run_program(const RunCmdOptions& o) {
                    cmd[0].c_str());
     else
       std::fprintf(stderr,
-                   "bankcheck: %s made no call to the CUDA runtime that reached bankcheck's (no "
-                   "kernel ran under bankcheck, so there is no report)\n",
+                   "bankcheck: %s made no call that reached bankcheck's CUDA driver (no kernel "
+                   "ran under bankcheck, so there is no report)\n",
                    cmd[0].c_str());
     return code == 0 ? 2 : code;
   }
