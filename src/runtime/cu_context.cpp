@@ -16,8 +16,9 @@ CUresult check_device(CUdevice dev) { return dev == 0 ? CUDA_SUCCESS : CUDA_ERRO
 
 // The defaults of cuCtxGetLimit on sm_90 (CUDA Driver API, cuCtxSetLimit: 1 KB stack per
 // thread, 1 MB printf FIFO, 8 MB heap; 2 levels and 2048 pending launches of dynamic
-// parallelism; the L2 fetch granularity and persisting size as unset).
-std::optional<std::size_t> default_limit(CUlimit limit) {
+// parallelism; the L2 fetch granularity and persisting size as unset). A context is never a
+// CUDA-in-graphics (CIG) one: all of a block's shared memory is there for kernels.
+std::optional<std::size_t> default_limit(const Driver& d, CUlimit limit) {
   switch (limit) {
     case CU_LIMIT_STACK_SIZE:
       return 1024;
@@ -32,6 +33,11 @@ std::optional<std::size_t> default_limit(CUlimit limit) {
     case CU_LIMIT_MAX_L2_FETCH_GRANULARITY:
       return 32;
     case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:
+      return 0;
+    case CU_LIMIT_SHMEM_SIZE:
+      return static_cast<std::size_t>(d.device.sm.shared_per_block_optin);
+    case CU_LIMIT_CIG_ENABLED:
+    case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
       return 0;
     default:
       return std::nullopt;
@@ -276,7 +282,7 @@ BANKCHECK_API CUresult cuCtxSynchronize_v2(CUcontext ctx) {
 BANKCHECK_API CUresult cuCtxGetLimit(size_t* pvalue, CUlimit limit) {
   return in_context([&](Driver& d, Context&) {
     if (!pvalue) return CUDA_ERROR_INVALID_VALUE;
-    const std::optional<std::size_t> v = default_limit(limit);
+    const std::optional<std::size_t> v = default_limit(d, limit);
     if (!v) return CUDA_ERROR_UNSUPPORTED_LIMIT;
     const auto it = d.limits.find(limit);
     *pvalue = it == d.limits.end() ? *v : it->second;
@@ -286,7 +292,9 @@ BANKCHECK_API CUresult cuCtxGetLimit(size_t* pvalue, CUlimit limit) {
 
 BANKCHECK_API CUresult cuCtxSetLimit(CUlimit limit, size_t value) {
   return in_context([&](Driver& d, Context&) {
-    if (!default_limit(limit)) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+    if (!default_limit(d, limit)) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+    if (limit == CU_LIMIT_SHMEM_SIZE || limit == CU_LIMIT_CIG_ENABLED)
+      return CUDA_ERROR_INVALID_VALUE;  // read-only
     d.limits[limit] = value;
     return CUDA_SUCCESS;
   });

@@ -248,3 +248,53 @@ BANKCHECK_API CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSm
     return CUDA_SUCCESS;
   });
 }
+
+namespace {
+
+// The launch's cluster size: its cluster attribute, else the function's required cluster.
+int cluster_size(const CUlaunchConfig& config, const Function& f) {
+  for (unsigned i = 0; i < config.numAttrs; ++i)
+    if (config.attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      const auto& c = config.attrs[i].value.clusterDim;
+      return static_cast<int>(c.x * c.y * c.z);
+    }
+  int size = 1;
+  for (const int dim : f.required_cluster) size *= dim > 0 ? dim : 1;
+  return size;
+}
+
+}  // namespace
+
+// The clusters of this launch that fit on the device at once: its blocks per SM over all the
+// SMs, in whole clusters. (The device places a cluster within one GPC; the SMs' split into GPCs
+// is not modelled, so this is an upper bound where a GPC's SMs do not divide evenly.)
+BANKCHECK_API CUresult cuOccupancyMaxActiveClusters(int* numClusters, CUfunction func,
+                                                    const CUlaunchConfig* config) {
+  return with_function(func, [&](Driver& d, Function& f) {
+    if (!numClusters || !config || (config->numAttrs && !config->attrs))
+      return CUDA_ERROR_INVALID_VALUE;
+    const int size = cluster_size(*config, f);
+    const int most = f.non_portable_cluster ? 16 : 8;
+    *numClusters = 0;
+    if (d.device.sm.cc < 90 || size > most) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    const int threads = static_cast<int>(config->blockDimX * config->blockDimY * config->blockDimZ);
+    int blocks = 0;
+    if (const CUresult e = active_blocks(d, &blocks, f, threads, config->sharedMemBytes)) return e;
+    *numClusters = blocks * d.device.board.sm_count / size;
+    return CUDA_SUCCESS;
+  });
+}
+
+// The largest cluster this launch may use: 8 blocks (16 with the non-portable opt-in) on sm_90
+// and later, when one block of it fits on an SM at all.
+BANKCHECK_API CUresult cuOccupancyMaxPotentialClusterSize(int* clusterSize, CUfunction func,
+                                                          const CUlaunchConfig* config) {
+  return with_function(func, [&](Driver& d, Function& f) {
+    if (!clusterSize || !config) return CUDA_ERROR_INVALID_VALUE;
+    const int threads = static_cast<int>(config->blockDimX * config->blockDimY * config->blockDimZ);
+    int blocks = 0;
+    if (const CUresult e = active_blocks(d, &blocks, f, threads, config->sharedMemBytes)) return e;
+    *clusterSize = d.device.sm.cc >= 90 && blocks > 0 ? (f.non_portable_cluster ? 16 : 8) : 0;
+    return CUDA_SUCCESS;
+  });
+}

@@ -163,8 +163,7 @@ BANKCHECK_API CUresult cuStreamGetId(CUstream hStream, unsigned long long* strea
   return call([&](Driver& d) {
     if (!streamId) return CUDA_ERROR_INVALID_VALUE;
     if (const CUresult e = check_stream(d, hStream)) return e;
-    // The legacy stream is 0 here, the per-thread one 1 past the last created, as numbered
-    // by the executor's stream ids for the others.
+    // The executor's stream number: 0 for the default streams.
     *streamId = d.stream_number(hStream);
     return CUDA_SUCCESS;
   });
@@ -353,8 +352,10 @@ BANKCHECK_API CUresult cuEventElapsedTime_v2(float* pMilliseconds, CUevent hStar
     Event* a = event_of(d, hStart);
     Event* b = event_of(d, hEnd);
     if (!a || !b) return CUDA_ERROR_INVALID_HANDLE;
+    // Never recorded: an invalid handle (CUDA_ERROR_NOT_READY is for work not yet done, and
+    // all work is done here).
     if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) return CUDA_ERROR_INVALID_HANDLE;
-    if (!a->recorded || !b->recorded) return CUDA_ERROR_NOT_READY;
+    if (!a->recorded || !b->recorded) return CUDA_ERROR_INVALID_HANDLE;
     *pMilliseconds = std::chrono::duration<float, std::milli>(b->when - a->when).count();
     return CUDA_SUCCESS;
   });

@@ -50,6 +50,15 @@
 
 namespace bankcheck::runtime {
 
+// Two results the driver gives that cuda.h does not name. The CUDA runtime passes a launch and
+// a 2D copy straight to the driver and returns the driver's code unchanged (cudaError_t and
+// CUresult share their values: checked here by answering each code and reading what
+// cudaGetLastError reports), yet on a GPU a block of 1025 threads is
+// cudaErrorInvalidConfiguration (9) and a row wider than its pitch cudaErrorInvalidPitchValue
+// (12): the driver answers with those values.
+inline constexpr CUresult kInvalidConfiguration = static_cast<CUresult>(9);
+inline constexpr CUresult kInvalidPitch = static_cast<CUresult>(12);
+
 // Prints "bankcheck: " + sentence on standard error (never standard output).
 void diagnose(std::string_view sentence);
 // The same, once per key for the life of the process.

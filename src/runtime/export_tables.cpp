@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <tuple>
 #include <cstring>
 
 #include "device_properties.hpp"
@@ -24,7 +25,7 @@ namespace bankcheck::runtime {
 
 namespace {
 
-using Table = std::array<void*, 16>;
+using Table = std::array<void*, 96>;
 
 struct Uuid {
   std::uint8_t bytes[16];
@@ -47,6 +48,9 @@ constexpr Uuid kContextStorage = {{0xc6, 0x93, 0x33, 0x6e, 0x11, 0x21, 0xdf, 0x1
 // {263e8860-7cd2-6143-92f6-bbd5006dfa7e}: context checks.
 constexpr Uuid kContextChecks = {{0x26, 0x3e, 0x88, 0x60, 0x7c, 0xd2, 0x61, 0x43, 0x92, 0xf6, 0xbb,
                                   0xd5, 0x00, 0x6d, 0xfa, 0x7e}};
+// {21318c60-9714-3248-8ca6-41ff7324c8f2}: tools' view of contexts.
+constexpr Uuid kToolsContext = {{0x21, 0x31, 0x8c, 0x60, 0x97, 0x14, 0x32, 0x48, 0x8c, 0xa6, 0x41,
+                                 0xff, 0x73, 0x24, 0xc8, 0xf2}};
 // {d4082055-bde6-704b-8d34-ba123c66e1f2}: the integrity check (integrity.hpp).
 constexpr Uuid kIntegrity = {{0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba,
                               0x12, 0x3c, 0x66, 0xe1, 0xf2}};
@@ -73,7 +77,7 @@ Table unknown_slots(std::index_sequence<Slot...>) {
 // A table of `slots` entries: slot 0 its size in bytes, every other slot unknown until set.
 template <int TableNo>
 Table make_table(std::size_t slots) {
-  Table t = unknown_slots<TableNo>(std::make_index_sequence<16>());
+  Table t = unknown_slots<TableNo>(std::make_index_sequence<std::tuple_size_v<Table>>());
   t[0] = reinterpret_cast<void*>(slots * sizeof(void*));
   for (std::size_t i = slots; i < t.size(); ++i) t[i] = nullptr;
   return t;
@@ -110,6 +114,42 @@ void callbacks_flags(void** buffer, std::size_t* size) {
   static std::uint8_t space[14];
   *buffer = space;
   *size = sizeof space;
+}
+
+Context* context_or_current(Driver& d, CUcontext ctx);
+
+// --- tools storage ------------------------------------------------------------------------------
+
+// Slot 2 (cuBLASLt asks): the calling thread's context, as cuCtxGetCurrent would give it, the
+// primary context when the runtime made none current.
+CUresult tools_current_context(CUcontext* ctx) {
+  return query([&](Driver& d) -> CUresult {
+    if (!ctx) return CUDA_ERROR_INVALID_VALUE;
+    *ctx = reinterpret_cast<CUcontext>(d.current());
+    return *ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+  });
+}
+
+// --- tools' view of contexts ---------------------------------------------------------------------
+
+// Slot 3: a context's device.
+CUresult tools_context_device(CUcontext ctx, CUdevice* dev) {
+  return query([&](Driver& d) -> CUresult {
+    Context* c = context_or_current(d, ctx);
+    if (!c || !dev) return c ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_CONTEXT;
+    *dev = c->device;
+    return CUDA_SUCCESS;
+  });
+}
+
+// Slot 4 (cuBLASLt keys its per-context state by it): a context's number, as cuCtxGetId.
+CUresult tools_context_number(CUcontext ctx, unsigned long long* number) {
+  return query([&](Driver& d) -> CUresult {
+    Context* c = context_or_current(d, ctx);
+    if (!c || !number) return c ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_CONTEXT;
+    *number = c->id;
+    return CUDA_SUCCESS;
+  });
 }
 
 // --- context-local storage: one value per context and key ------------------------------------
@@ -220,7 +260,11 @@ Table& callbacks_table() {
 }
 
 Table& tls_table() {
-  static Table t = make_table<2>(4);
+  static Table t = [] {
+    Table t = make_table<2>(4);
+    t[2] = fn(tools_current_context);
+    return t;
+  }();
   return t;
 }
 
@@ -246,6 +290,17 @@ Table& checks_table() {
   return t;
 }
 
+// As many slots as the driver's own (95, with the size): the runtime checks the size.
+Table& tools_context_table() {
+  static Table t = [] {
+    Table t = make_table<6>(95);
+    t[3] = fn(tools_context_device);
+    t[4] = fn(tools_context_number);
+    return t;
+  }();
+  return t;
+}
+
 Table& integrity_table() {
   static Table t = [] {
     Table t = make_table<5>(2);
@@ -266,6 +321,7 @@ CUresult export_table(const void** table, const CUuuid* id) {
   if (kContextStorage == *id) *table = storage_table().data();
   if (kContextChecks == *id) *table = checks_table().data();
   if (kIntegrity == *id) *table = integrity_table().data();
+  if (kToolsContext == *id) *table = tools_context_table().data();
   // Any other (f8cff951-2146-8b4e-b9e2-fb469e7c0dd9 among them, whose presence makes the
   // runtime skip its usual start): not found, as for a driver without it.
   return *table ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;

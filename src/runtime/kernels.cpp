@@ -55,9 +55,9 @@ CUresult check_launch(const Driver& d, const Function& f, const LaunchShape& s) 
   const Dim3 b = s.block, g = s.grid;
   if (b.x == 0 || b.y == 0 || b.z == 0 || b.x > 1024 || b.y > 1024 || b.z > 64 ||
       b.count() > static_cast<std::uint64_t>(sm.max_threads_per_block))
-    return CUDA_ERROR_INVALID_VALUE;
+    return kInvalidConfiguration;
   if (g.x == 0 || g.y == 0 || g.z == 0 || g.x > 2147483647u || g.y > 65535 || g.z > 65535)
-    return CUDA_ERROR_INVALID_VALUE;
+    return kInvalidConfiguration;
   const int threads = static_cast<int>(b.count());
   if (threads > max_threads_per_block(d, f)) return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
   if (s.dynamic_shared > static_cast<std::size_t>(max_dynamic_shared(d, f)))

@@ -35,7 +35,7 @@ struct LaunchShape {
 };
 
 // The error the real driver gives this launch before running it; CUDA_SUCCESS when it may
-// run. Checked in this order: block shape and size, grid shape (CUDA_ERROR_INVALID_VALUE);
+// run. Checked in this order: block shape and size, grid shape (kInvalidConfiguration);
 // threads beyond what the function's registers or __launch_bounds__ allow, registers per block
 // (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES); dynamic shared memory beyond the function's limit
 // (CUDA_ERROR_INVALID_VALUE); a cooperative grid larger than can be resident at once

@@ -131,7 +131,7 @@ CUresult copy_3d(Driver& d, const CUDA_MEMCPY3D& p) {
                     depth = p.Depth ? p.Depth : 1;
   const std::size_t spitch = p.srcPitch ? p.srcPitch : width,
                     dpitch = p.dstPitch ? p.dstPitch : width;
-  if (width > spitch || width > dpitch) return CUDA_ERROR_INVALID_VALUE;
+  if (width > spitch || width > dpitch) return kInvalidPitch;
   const std::size_t srows = p.srcHeight ? p.srcHeight : height,
                     drows = p.dstHeight ? p.dstHeight : height;
   auto base = [](CUmemorytype t, const void* host, CUdeviceptr dev) {

@@ -42,7 +42,7 @@ bool device_range(const Driver& d, const void* p, std::size_t bytes);
 // its memory type (host, device or unified; arrays are not implemented:
 // CUDA_ERROR_INVALID_HANDLE), its pointer, pitch and rows per slice, and a start (x in bytes,
 // y, z). The side a type says is device memory must lie in one allocation
-// (CUDA_ERROR_INVALID_VALUE), a width wider than a pitch is CUDA_ERROR_INVALID_VALUE.
+// (CUDA_ERROR_INVALID_VALUE), a width wider than a pitch is kInvalidPitch.
 CUresult copy_3d(Driver& d, const CUDA_MEMCPY3D& p);
 // A 1D copy of `bytes` from `src` to `dst`, of the given memory types.
 CUDA_MEMCPY3D linear_copy(void* dst, CUmemorytype dst_type, const void* src, CUmemorytype src_type,

@@ -8,6 +8,7 @@
 
 #include "bankcheck/ptx/ast.hpp"
 #include "bankcheck/sass/fatbin_select.hpp"
+#include "bankcheck/sass/elf.hpp"
 #include "bankcheck/sass/module.hpp"
 
 namespace bankcheck::runtime {
@@ -60,6 +61,34 @@ sass::FatbinEntry single_entry(const ModuleImage& image, std::uint32_t sm) {
 }
 
 }  // namespace
+
+void RunModules::place_cubin_variables(RunUnit& u, std::span<const std::uint8_t> cubin) {
+  const auto elf = sass::read_elf(cubin);
+  if (!elf.ok()) return;
+  const sass::ElfFile& e = elf.value();
+  for (const sass::Symbol& sym : e.symbols) {
+    constexpr std::uint8_t kObject = 1;  // STT_OBJECT
+    if (sym.type != kObject || sym.size == 0 || sym.section >= e.sections.size()) continue;
+    const sass::Section& sec = e.sections[sym.section];
+    const bool global = sec.name.starts_with(".nv.global");
+    if (!global && !sec.name.starts_with(".nv.constant")) continue;
+    ptx::GlobalVar g;
+    g.name = sym.name;
+    g.bytes = sym.size;
+    g.space = global ? ptx::Space::Global : ptx::Space::Const;
+    const auto bytes = e.bytes(sec);  // empty for .nv.global (zero-filled)
+    if (sym.value + sym.size <= bytes.size())
+      g.init.assign(bytes.begin() + static_cast<std::ptrdiff_t>(sym.value),
+                    bytes.begin() + static_cast<std::ptrdiff_t>(sym.value + sym.size));
+    auto storage = std::make_unique<std::uint8_t[]>(sym.size);
+    std::memset(storage.get(), 0, sym.size);
+    std::memcpy(storage.get(), g.init.data(), g.init.size());
+    g.address = reinterpret_cast<std::uint64_t>(storage.get());
+    memory_.add_external(g.name, storage.get(), g.bytes);
+    u.sass_storage.push_back(std::move(storage));
+    u.sass_variables.push_back(std::move(g));
+  }
+}
 
 RunModules::RunModules(const RunOptions& options, const std::string& arch, std::uint32_t sm,
                        emu::GlobalMemory& memory)
@@ -134,11 +163,12 @@ void RunModules::load(RunUnit& u, const RunModule& m, std::size_t index) {
     if (m.kind == ImageKind::Fatbin)
       for (const auto& s : pick.missing) why += "; " + s;
     u.why_not = why;
-    // Its kernels exist all the same when the cubin for the device is there.
+    // Its kernels and variables exist all the same when the cubin for the device is there.
     if (pick.cubin) {
       const auto cubin = sass::read_module(pick.cubin->payload, nullptr);
       if (cubin.ok())
         for (const sass::Kernel& k : cubin.value().kernels) u.sass_only[k.name] = k.registers;
+      place_cubin_variables(u, pick.cubin->payload);
     }
     return;
   }
@@ -243,14 +273,23 @@ Found RunModules::variable(ModuleId id, const std::string& name, std::string& wh
     for (const auto& g : u->loaded->program.globals)
       if (g.name == name) return {u.get(), nullptr, nullptr, &g};
   }
+  for (auto& u : m->units)
+    for (const auto& g : u->sass_variables)
+      if (g.name == name) return {u.get(), nullptr, nullptr, &g};
   return f;
 }
 
 void RunModules::reset_variables() {
   for (auto& [id, m] : modules_)
-    for (auto& u : m->units)
+    for (auto& u : m->units) {
       if (u->globals && !u->initial.empty())
         std::memcpy(u->globals.get(), u->initial.data(), u->initial.size());
+      for (const auto& g : u->sass_variables) {
+        auto* at = reinterpret_cast<std::uint8_t*>(g.address);
+        std::memset(at, 0, g.bytes);
+        std::memcpy(at, g.init.data(), g.init.size());
+      }
+    }
 }
 
 }  // namespace bankcheck::runtime

@@ -34,6 +34,11 @@ struct RunUnit {
   // The kernels of its cubin for the architecture when it has no PTX: they exist, and have
   // no code the emulator runs (a library's SASS-only kernels), with their registers.
   std::map<std::string, std::uint32_t, std::less<>> sass_only;
+  // Its cubin's variables when it has no PTX (__device__ and __constant__ symbols, with their
+  // initial bytes), each in host memory of its own: the program's CUDA runtime asks for them
+  // when it starts.
+  std::vector<ptx::GlobalVar> sass_variables;
+  std::vector<std::unique_ptr<std::uint8_t[]>> sass_storage;
   // Its module variables' memory (host memory at the addresses kernels use), and their
   // initial bytes for cudaDeviceReset.
   std::unique_ptr<std::uint8_t, void (*)(void*)> globals{nullptr, std::free};
@@ -82,6 +87,7 @@ class RunModules {
  private:
   void load(RunModule& m);
   void load(RunUnit& u, const RunModule& m, std::size_t index);
+  void place_cubin_variables(RunUnit& u, std::span<const std::uint8_t> cubin);
 
   const RunOptions& options_;
   std::string arch_;
