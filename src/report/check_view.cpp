@@ -189,6 +189,8 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
         analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families,
                                [&](int file) { return source_path(r, file); }));
   }
+  for (const auto& n : r.not_run)
+    out += fmt::format("{} {}\n", paint.note(), analysis::not_run_text(n));
   return out;
 }
 
@@ -455,6 +457,18 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
                     {"families", fams}});
     }
     j["unsupported_kernels"] = uj;
+  }
+  if (!r.not_run.empty()) {  // absent when every launch ran
+    json nr = json::array();
+    for (const auto& n : r.not_run)
+      nr.push_back({{"library", n.library},
+                    {"name", n.name},
+                    {"mangled", n.mangled},
+                    {"reason", n.reason},
+                    {"launches", n.launches},
+                    {"call_site", n.call_site},
+                    {"error", n.error}});
+    j["not_run"] = nr;
   }
   return j;
 }

@@ -277,6 +277,28 @@ fs::path absolute_path(const std::string& path, const std::string& working_dir) 
   return p.lexically_normal();
 }
 
+// The run's invocation: its kernels that did not run (bankcheck run: a library's SASS-only
+// kernels) as notifications of the tool's execution, each a warning naming the library, the
+// kernel and the program's call site.
+json invocation(const analysis::CheckReport& r) {
+  json inv = {{"executionSuccessful", true}};
+  if (r.not_run.empty()) return inv;
+  json notes = json::array();
+  for (const auto& n : r.not_run)
+    notes.push_back({{"level", "warning"},
+                     {"message", {{"text", analysis::not_run_text(n)}}},
+                     {"descriptor", {{"id", "not-run"}}},
+                     {"properties",
+                      {{"library", n.library},
+                       {"kernel", n.name},
+                       {"mangled", n.mangled},
+                       {"launches", n.launches},
+                       {"callSite", n.call_site},
+                       {"error", n.error}}}});
+  inv["toolExecutionNotifications"] = notes;
+  return inv;
+}
+
 // A directory as a file:// URI ending in '/', as originalUriBaseIds requires.
 std::string directory_uri(const std::string& dir) {
   std::string d = fs::path(dir).lexically_normal().string();
@@ -409,7 +431,7 @@ nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<
                   {"version", tool_version()},
                   {"semanticVersion", tool_version()},
                   {"rules", rules}}}}},
-              {"invocations", json::array({{{"executionSuccessful", true}}})},
+              {"invocations", json::array({invocation(r)})},
               {"artifacts", arts},
               {"results", results},
               {"properties", {{"input", r.input}, {"arch", r.arch->name}}}};

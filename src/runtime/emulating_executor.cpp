@@ -16,6 +16,7 @@
 #include "bankcheck/analysis/check.hpp"
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
+#include "call_site.hpp"
 #include "fault_report.hpp"
 #include "run_modules.hpp"
 #include "bankcheck/runtime/run_options.hpp"
@@ -128,6 +129,14 @@ class EmulatingExecutor final : public Executor {
       k.launches = ks.configurations;
       mr.kernels.emplace_back(ks.first, std::move(k));
     }
+    for (const auto& [key, n] : not_run_) {
+      ModuleReport& mr = by_unit[key.first];
+      if (!mr.unit) {
+        mr.unit = key.first;
+        mr.first = ~0ull;
+      }
+      mr.not_run.push_back(n);
+    }
     for (const auto& [key, refused] : refused_) {
       ModuleReport& mr = by_unit[key.first];
       if (!mr.unit) {
@@ -188,6 +197,10 @@ class EmulatingExecutor final : public Executor {
   std::map<const ptx::Kernel*, KernelState> kernels_;
   // Kernels the emulator refused that the program launched: (unit, kernel), the sentence.
   std::map<std::pair<RunUnit*, std::string>, analysis::UnsupportedKernelReport> refused_;
+  // Kernels with no code to run (a library's SASS-only ones): (unit, kernel), what became of
+  // their launches; their units in the order their first launch came.
+  std::map<std::pair<RunUnit*, std::string>, analysis::NotRunReport> not_run_;
+  std::vector<RunUnit*> not_run_order_;
   std::vector<std::string> failures_;  // bankcheck's own errors during the run
   std::uint64_t launches_ = 0;         // the program's launches so far
 };
@@ -362,11 +375,24 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
 // driver's error for a kernel image the device cannot run, and the report lists it.
 LaunchResult EmulatingExecutor::not_run(const LaunchRequest& r, RunUnit& unit,
                                         const std::string& name, const std::string& shown) {
-  static_cast<void>(r);
-  static_cast<void>(name);
+  auto [it, first] = not_run_.try_emplace({&unit, name});
+  analysis::NotRunReport& n = it->second;
+  ++n.launches;
+  if (first) {
+    const RunModule* m = modules_->get(r.module);
+    n.library = m && m->library ? m->origin : options_.program;
+    n.name = shown;
+    n.mangled = name;
+    n.reason = unit.why_not;
+    n.error = "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    const std::vector<std::string> skip{n.library};
+    n.call_site = program_call_site(skip);
+    not_run_order_.push_back(&unit);
+  }
+  // Said once per kernel by the driver, at its first launch; the report counts them all.
   const std::string sentence = fmt::format(
-      "{}: kernel {} was not run: {} (the launch returned CUDA_ERROR_NO_BINARY_FOR_GPU)",
-      unit.options.input.empty() ? options_.program : unit.options.input, shown, unit.why_not);
+      "{}: kernel {} did not run{}: {}; the launch returned {} and the program goes on", n.library,
+      n.name, n.call_site.empty() ? "" : " (called from " + n.call_site + ")", n.reason, n.error);
   return {LaunchStatus::NoBinary, FaultKind::IllegalAddress, sentence};
 }
 

@@ -157,11 +157,19 @@ void RunModules::load(RunUnit& u, const RunModule& m, std::size_t index) {
     // A unit with a cubin and no PTX beside objects that have PTX is the device link's
     // (-rdc=true): nothing to say about it.
     if (m.units.size() > 1 && index == 0) return;
-    std::string why = fmt::format(
-        "{} has no PTX that an {} device can run",
-        m.kind == ImageKind::Cubin ? "its module is a cubin: it" : "its fat binary", arch_);
-    if (m.kind == ImageKind::Fatbin)
-      for (const auto& s : pick.missing) why += "; " + s;
+    u.options.input = m.library ? m.origin : options_.program;
+    std::string why;
+    if (m.library && pick.cubin) {
+      // A library's: what it holds, without the advice to rebuild that a program's gets.
+      why = fmt::format("its module has {} SASS and no PTX, and bankcheck emulates PTX only",
+                        pick.cubin->arch_name());
+    } else {
+      why = fmt::format(
+          "{} has no PTX that an {} device can run",
+          m.kind == ImageKind::Cubin ? "its module is a cubin: it" : "its fat binary", arch_);
+      if (m.kind == ImageKind::Fatbin)
+        for (const auto& s : pick.missing) why += "; " + s;
+    }
     u.why_not = why;
     // Its kernels and variables exist all the same when the cubin for the device is there.
     if (pick.cubin) {

@@ -169,6 +169,19 @@ struct UnsupportedKernelReport {
   std::vector<ptx::RefusedFamily> families;  // every unsupported family it uses
 };
 
+// bankcheck run: a kernel the program launched that did not run, because its module has no
+// code the emulator runs (a library's SASS-only cubin, as cuBLAS ships its kernels). Each of
+// its launches returned `error` to the program, which went on.
+struct NotRunReport {
+  std::string library;    // the file whose module holds it ("libcublasLt.so.13")
+  std::string name;       // demangled base name
+  std::string mangled;
+  std::string reason;     // why it could not run ("its module has SASS for sm_90 and no PTX")
+  std::uint64_t launches = 0;
+  std::string call_site;  // the program's call: "gemm.cu:42 (main)", "main+0x1f (app)"; "" unknown
+  std::string error;      // what each launch returned ("CUDA_ERROR_NO_BINARY_FOR_GPU")
+};
+
 // The sentence that says why a kernel is not analysed, after "kernel NAME is not analysed: ":
 // one refused instruction as "REASON (PTX line N: TEXT)"; several, or several families,
 // as a count and one line per family, "  FILE:LINE:COL: FAMILY: N instructions, the first
@@ -197,7 +210,13 @@ struct CheckReport {
   std::string level_reason;
   std::vector<KernelReport> kernels;
   std::vector<UnsupportedKernelReport> unsupported;  // the file's kernels not analysed
+  std::vector<NotRunReport> not_run;                 // run: launches that did not run
 };
+
+// "libcublasLt.so.13: kernel K did not run (3 launches, called from gemm.cu:42 (main)): REASON;
+// each launch returned CUDA_ERROR_NO_BINARY_FOR_GPU and the program went on": the one sentence
+// every view writes for a kernel that did not run.
+std::string not_run_text(const NotRunReport& n);
 
 // The note of each source line whose loads read shared memory never written: `sites` are
 // the emulator's (Emulator::unwritten_shared_reads()); one UnwrittenReadReport and one note
