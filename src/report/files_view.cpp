@@ -46,7 +46,8 @@ std::string render_files_text(const std::vector<FileResult>& files, const TextOp
     if (!f.note.empty()) out += fmt::format("{}: note: {}\n", f.input, f.note);
     if (!f.error.empty())
       out += fmt::format("bankcheck: error: {}\n", f.error);
-    else if (f.report && (!f.report->kernels.empty() || !f.report->unsupported.empty()))
+    else if (f.report && (!f.report->kernels.empty() || !f.report->unsupported.empty() ||
+                           !f.report->not_run.empty()))
       out += render_check_text(*f.report, options);
   }
   return out;
@@ -73,9 +74,11 @@ json files_to_sarif(const std::vector<FileResult>& files, const SarifOptions& op
   std::map<json, int> artifact_of;  // artifact location (uri, uriBaseId) -> index in the run
   json inputs = json::array();
   std::vector<std::string> archs;
+  bool failed = false;
   for (const FileResult& f : files) {
     inputs.push_back(f.input);
     if (!f.report) {
+      failed = true;
       // A file that could not be checked is an error on the one scale (the run exits 2).
       notifications.push_back(
           {{"level", severity_name(Severity::Error)},
@@ -101,10 +104,14 @@ json files_to_sarif(const std::vector<FileResult>& files, const SarifOptions& op
       renumber(res, to);
       results.push_back(std::move(res));
     }
+    // The file's own notifications (bankcheck run: launches that did not run), warnings.
+    for (const json& inv : r["invocations"])
+      if (inv.contains("toolExecutionNotifications"))
+        for (const json& n : inv["toolExecutionNotifications"]) notifications.push_back(n);
   }
   run["artifacts"] = artifacts;
   run["results"] = results;
-  json invocation = {{"executionSuccessful", notifications.empty()}};
+  json invocation = {{"executionSuccessful", !failed}};
   if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
   run["invocations"] = json::array({invocation});
   json props = {{"inputs", inputs}};

@@ -177,6 +177,30 @@ CUresult get_function(Driver& d, Module* m, const char* name, Function** out) {
   return CUDA_SUCCESS;
 }
 
+// No JIT compilation happens here (PTX is emulated as it is): the logs a program asks for are
+// empty, their sizes and the wall time zero; other options are accepted as given.
+void answer_jit_options(unsigned count, const CUjit_option* options, void** values) {
+  for (unsigned i = 0; i < count; ++i) {
+    switch (options[i]) {
+      case CU_JIT_INFO_LOG_BUFFER:
+      case CU_JIT_ERROR_LOG_BUFFER:
+        if (values[i]) *static_cast<char*>(values[i]) = '\0';
+        break;
+      case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
+      case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
+        values[i] = nullptr;  // bytes written, in the value itself
+        break;
+      case CU_JIT_WALL_TIME: {
+        const float zero = 0.0f;
+        std::memcpy(&values[i], &zero, sizeof zero);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
 bool option_set(const CUlibraryOption* options, void* const* values, unsigned count,
                 CUlibraryOption which) {
   for (unsigned i = 0; i < count; ++i)
@@ -189,11 +213,14 @@ bool option_set(const CUlibraryOption* options, void* const* values, unsigned co
 // ---- Modules
 // -------------------------------------------------------------------------------------
 
-BANKCHECK_API CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int,
-                                          CUjit_option*, void**) {
+BANKCHECK_API CUresult cuModuleLoadDataEx(CUmodule* module, const void* image,
+                                          unsigned int numOptions, CUjit_option* options,
+                                          void** optionValues) {
   const void* caller = __builtin_return_address(0);
   return in_context([&](Driver& d, Context&) {
     if (!module) return CUDA_ERROR_INVALID_VALUE;
+    if (numOptions && (!options || !optionValues)) return CUDA_ERROR_INVALID_VALUE;
+    answer_jit_options(numOptions, options, optionValues);
     Module* m = nullptr;
     const CUresult e = load(d, image, false, caller, false, &m);
     if (e == CUDA_SUCCESS) *module = reinterpret_cast<CUmodule>(m);

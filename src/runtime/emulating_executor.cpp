@@ -129,10 +129,14 @@ class EmulatingExecutor final : public Executor {
       k.launches = ks.configurations;
       mr.kernels.emplace_back(ks.first, std::move(k));
     }
+    // A library's kernels that did not run, in one section per library, whatever modules of
+    // it they came from.
+    std::map<std::string, RunUnit*> library_section;
     for (const auto& [key, n] : not_run_) {
-      ModuleReport& mr = by_unit[key.first];
+      RunUnit* unit = library_section.try_emplace(n.library, key.first).first->second;
+      ModuleReport& mr = by_unit[unit];
       if (!mr.unit) {
-        mr.unit = key.first;
+        mr.unit = unit;
         mr.first = ~0ull;
       }
       mr.not_run.push_back(n);
@@ -345,6 +349,7 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
   kl.launch.budget = f.unit->options.budget;
   kl.blocks = "all";
   kl.memory = &memory_;
+  kl.program_memory = true;
   kl.where = fmt::format("launch {}", number);
   describe_arguments(l, k, params, memory_, kl);
   kl.launch.params = std::move(params);

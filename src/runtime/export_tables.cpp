@@ -58,11 +58,13 @@ constexpr Uuid kIntegrity = {{0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x
 // A slot no runtime of CUDA 13.0 was seen to call: named once, then refused.
 template <int TableNo, int Slot>
 CUresult unknown_slot() {
-  static const char* const names[] = {"6bd5fb6c (runtime interface)", "a094798c (tools callbacks)",
-                                      "42d85a81 (tools storage)",     "c693336e (context storage)",
-                                      "263e8860 (context checks)",    "d4082055 (integrity)"};
+  static constexpr const char* names[] = {
+      "6bd5fb6c (runtime interface)", "a094798c (tools callbacks)", "42d85a81 (tools storage)",
+      "c693336e (context storage)",   "263e8860 (context checks)",  "d4082055 (integrity)",
+      "21318c60 (tools contexts)"};
+  static_assert(TableNo < sizeof names / sizeof names[0], "every table has its name");
   diagnose_once(fmt::format("export {} {}", TableNo, Slot),
-                fmt::format("the CUDA runtime called slot {} of the driver's export table {}, "
+                fmt::format("a CUDA runtime or library called slot {} of the driver's export table {}, "
                             "which bankcheck's CUDA driver does not implement; it returned "
                             "CUDA_ERROR_NOT_SUPPORTED",
                             Slot, names[TableNo]));
@@ -148,6 +150,41 @@ CUresult tools_context_number(CUcontext ctx, unsigned long long* number) {
     Context* c = context_or_current(d, ctx);
     if (!c || !number) return c ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_CONTEXT;
     *number = c->id;
+    return CUDA_SUCCESS;
+  });
+}
+
+// Slot 51 (cuBLAS asks, with the stream a call was given): the driver's object for a stream
+// handle, the default streams' included; the last argument says the handle is the per-thread
+// default stream. Slot 39 then gives that object's number, which cuBLAS keys per-stream
+// state by. Both answer from the driver's own streams: the object is the Stream (for the
+// default streams, a token of their own) and the number the executor's stream number.
+int default_stream_token = 0;
+int per_thread_stream_token = 0;
+
+CUresult tools_stream_object(CUcontext, CUstream stream, void** object, int per_thread) {
+  return query([&](Driver& d) -> CUresult {
+    if (!object) return CUDA_ERROR_INVALID_VALUE;
+    if (!d.valid_stream(stream)) return CUDA_ERROR_INVALID_HANDLE;
+    if (Stream* s = d.stream(stream))
+      *object = s;
+    else
+      *object = per_thread || stream == CU_STREAM_PER_THREAD ? &per_thread_stream_token
+                                                             : &default_stream_token;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult tools_stream_number(CUcontext, void* object, unsigned long long* number) {
+  return query([&](Driver& d) -> CUresult {
+    if (!number) return CUDA_ERROR_INVALID_VALUE;
+    if (object == &default_stream_token || object == &per_thread_stream_token) {
+      *number = object == &default_stream_token ? 0 : ~0ull;
+      return CUDA_SUCCESS;
+    }
+    auto* s = static_cast<Stream*>(object);
+    if (!d.streams.contains(s)) return CUDA_ERROR_INVALID_HANDLE;
+    *number = s->number;
     return CUDA_SUCCESS;
   });
 }
@@ -296,6 +333,8 @@ Table& tools_context_table() {
     Table t = make_table<6>(95);
     t[3] = fn(tools_context_device);
     t[4] = fn(tools_context_number);
+    t[39] = fn(tools_stream_number);
+    t[51] = fn(tools_stream_object);
     return t;
   }();
   return t;
