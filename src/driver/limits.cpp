@@ -77,14 +77,15 @@ std::uint64_t cta_state_bytes(const ptx::Kernel& k, const emu::Launch& launch) {
   return add(add(local, regs), shared);
 }
 
-// "the buffers a (2.0 GiB) and b (1.3 GiB) take 3.3 GiB", "the buffer a (2.0 GiB) takes".
+// "the buffers a (2.0 GiB) and b (1.3 GiB) take 3.3 GiB", "the buffer a takes 2.0 GiB".
 std::string buffers_phrase(const std::vector<BufferUse>& buffers, std::uint64_t total) {
+  if (buffers.size() == 1)
+    return fmt::format("the buffer {} takes {}", buffers[0].name, human(buffers[0].bytes));
   std::string list;
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     if (i > 0) list += i + 1 == buffers.size() ? " and " : ", ";
     list += fmt::format("{} ({})", buffers[i].name, human(buffers[i].bytes));
   }
-  if (buffers.size() == 1) return fmt::format("the buffer {} takes", list);
   return fmt::format("the buffers {} take {}", list, human(total));
 }
 

@@ -24,9 +24,9 @@ namespace bankcheck::runtime {
 namespace {
 
 struct Object {
-  std::string path;            // the file ("" for none)
-  std::uintptr_t bias = 0;     // load address minus link-time address
-  std::uintptr_t start = 0;    // the first loaded segment, for "this object"
+  std::string path;          // the file ("" for none)
+  std::uintptr_t bias = 0;   // load address minus link-time address
+  std::uintptr_t start = 0;  // the first loaded segment, for "this object"
   bool executable = false;
 };
 
@@ -145,9 +145,9 @@ std::string describe(const Object& o, const void* return_address) {
 
 bool nvidia_library(std::string_view name) {
   static constexpr std::string_view kPrefixes[] = {
-      "libcuda.", "libcudart", "libcublas", "libcudnn",  "libcufft",  "libcurand",
-      "libcusolver", "libcusparse", "libnccl", "libnvrtc", "libnvJitLink", "libnvblas",
-      "libcupti", "libnpp", "libnvjpeg", "libcutensor", "libcufile", "libnvToolsExt"};
+      "libcuda.",    "libcudart",   "libcublas", "libcudnn",    "libcufft",     "libcurand",
+      "libcusolver", "libcusparse", "libnccl",   "libnvrtc",    "libnvJitLink", "libnvblas",
+      "libcupti",    "libnpp",      "libnvjpeg", "libcutensor", "libcufile",    "libnvToolsExt"};
   return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
                      [&](std::string_view p) { return name.starts_with(p); });
 }

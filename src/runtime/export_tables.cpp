@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include <array>
-#include <tuple>
 #include <cstring>
+#include <tuple>
 
 #include "device_properties.hpp"
 #include "integrity.hpp"
@@ -63,11 +63,12 @@ CUresult unknown_slot() {
       "c693336e (context storage)",   "263e8860 (context checks)",  "d4082055 (integrity)",
       "21318c60 (tools contexts)"};
   static_assert(TableNo < sizeof names / sizeof names[0], "every table has its name");
-  diagnose_once(fmt::format("export {} {}", TableNo, Slot),
-                fmt::format("a CUDA runtime or library called slot {} of the driver's export table {}, "
-                            "which bankcheck's CUDA driver does not implement; it returned "
-                            "CUDA_ERROR_NOT_SUPPORTED",
-                            Slot, names[TableNo]));
+  diagnose_once(
+      fmt::format("export {} {}", TableNo, Slot),
+      fmt::format("a CUDA runtime or library called slot {} of the driver's export table {}, "
+                  "which bankcheck's CUDA driver does not implement; it returned "
+                  "CUDA_ERROR_NOT_SUPPORTED",
+                  Slot, names[TableNo]));
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 

@@ -181,8 +181,8 @@ int main(int argc, char** argv) {
     gelu<<<(rows * C + 127) / 128, 128>>>(dln, dgelu, rows * C);
     own_launches += 2;
     if (created == CUBLAS_STATUS_SUCCESS) {
-      cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, OC, rows, C, &one, dweight, C, dgelu, C,
-                  &zero, dmm, OC);
+      cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, OC, rows, C, &one, dweight, C, dgelu, C, &zero,
+                  dmm, OC);
       ++cublas_calls;
     }
   }

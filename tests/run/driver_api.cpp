@@ -13,15 +13,15 @@
 
 static int failures = 0;
 
-#define CU_CHECK(call)                                                                       \
-  do {                                                                                       \
-    const CUresult r_ = (call);                                                              \
-    if (r_ != CUDA_SUCCESS) {                                                                \
-      const char* name_ = nullptr;                                                           \
-      cuGetErrorName(r_, &name_);                                                            \
+#define CU_CHECK(call)                                                                        \
+  do {                                                                                        \
+    const CUresult r_ = (call);                                                               \
+    if (r_ != CUDA_SUCCESS) {                                                                 \
+      const char* name_ = nullptr;                                                            \
+      cuGetErrorName(r_, &name_);                                                             \
       std::fprintf(stderr, "FAIL %s:%d: %s returned %s\n", __FILE__, __LINE__, #call, name_); \
-      ++failures;                                                                            \
-    }                                                                                        \
+      ++failures;                                                                             \
+    }                                                                                         \
   } while (0)
 
 int main(int argc, char** argv) {

@@ -7,14 +7,14 @@
 #include <vector>
 
 static int failures = 0;
-#define CHECK(call)                                                                          \
-  do {                                                                                       \
-    const cudaError_t e_ = (call);                                                           \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #call,                \
-                   cudaGetErrorName(e_));                                                     \
-      ++failures;                                                                            \
-    }                                                                                        \
+#define CHECK(call)                                                           \
+  do {                                                                        \
+    const cudaError_t e_ = (call);                                            \
+    if (e_ != cudaSuccess) {                                                  \
+      std::fprintf(stderr, "FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorName(e_));                                     \
+      ++failures;                                                             \
+    }                                                                         \
   } while (0)
 
 __global__ void square(const float* in, float* out, int n) {
@@ -66,8 +66,8 @@ int main() {
   CHECK(cudaEventRecord(joined, side));
   CHECK(cudaStreamWaitEvent(main_stream, joined, 0));
   combine<<<n / 128, 128, 0, main_stream>>>(a, b, out, n);
-  CHECK(cudaMemcpyAsync(result.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost,
-                        main_stream));
+  CHECK(
+      cudaMemcpyAsync(result.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost, main_stream));
   CHECK(cudaLaunchHostFunc(main_stream, count_call, nullptr));
   cudaGraph_t graph;
   CHECK(cudaStreamEndCapture(main_stream, &graph));

@@ -18,8 +18,8 @@ int main(int argc, char**) {
   CHECK_EQ(ask_for_driver_function(), 0);  // said once
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
-  EXPECT_OK(cudaGetDriverEntryPointByVersion("cuMemCreate", &fn, 12000, cudaEnableDefault,
-                                             &status));
+  EXPECT_OK(
+      cudaGetDriverEntryPointByVersion("cuMemCreate", &fn, 12000, cudaEnableDefault, &status));
   CHECK(fn != nullptr && status == cudaDriverEntryPointSuccess);
   if (fn) {
     CUmemGenericAllocationHandle handle;
@@ -28,9 +28,9 @@ int main(int argc, char**) {
              CUDA_ERROR_NOT_SUPPORTED);
   }
   // An unknown name is not found.
-  EXPECT_ERR(cudaGetDriverEntryPointByVersion("cuNoSuchFunction", &fn, 12000, cudaEnableDefault,
-                                              &status),
-             cudaErrorSymbolNotFound);
+  EXPECT_ERR(
+      cudaGetDriverEntryPointByVersion("cuNoSuchFunction", &fn, 12000, cudaEnableDefault, &status),
+      cudaErrorSymbolNotFound);
   CHECK(fn == nullptr && status == cudaDriverEntryPointSymbolNotFound);
   int* p = nullptr;
   EXPECT_OK(cudaMalloc(&p, 16));
