@@ -38,7 +38,7 @@ issues (ptxas run on the same PTX;
 .B \-\-ptx\-level
 counts the PTX's own);
 .B run
-runs a whole program against bankcheck's own CUDA runtime.
+runs a whole program over bankcheck's own CUDA driver.
 No GPU is needed.
 .PP
 The per-line wavefronts and ideal equal Nsight Compute's per-instruction source counters
