@@ -40,9 +40,8 @@ int main() {
   void* none[] = {nullptr};
   int* null_pointer = nullptr;
   none[0] = &null_pointer;
-  line("driver.block_1025",
-       cuLaunchKernel(reinterpret_cast<CUfunction>(f), 1, 1, 1, 1025, 1, 1, 0, nullptr, none,
-                      nullptr));
+  line("driver.block_1025", cuLaunchKernel(reinterpret_cast<CUfunction>(f), 1, 1, 1, 1025, 1, 1, 0,
+                                           nullptr, none, nullptr));
   line("driver.grid_0", cuLaunchKernel(reinterpret_cast<CUfunction>(f), 0, 1, 1, 32, 1, 1, 0,
                                        nullptr, none, nullptr));
   big_shared<<<1, 32, 48 * 1024 + 1>>>(nullptr);
