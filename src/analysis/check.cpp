@@ -35,8 +35,8 @@ std::string not_run_text(const NotRunReport& n) {
   std::string when = fmt::format("{} launch{}", n.launches, n.launches == 1 ? "" : "es");
   if (!n.call_site.empty()) when += ", called from " + n.call_site;
   return fmt::format("{}: kernel {} did not run ({}): {}; {} returned {} and the program went on",
-                     n.library, n.name, when, n.reason, n.launches == 1 ? "the launch" : "each launch",
-                     n.error);
+                     n.library, n.name, when, n.reason,
+                     n.launches == 1 ? "the launch" : "each launch", n.error);
 }
 
 void note_unwritten_shared_reads(const ptx::Kernel& k, const std::vector<int>& sites,

@@ -96,10 +96,10 @@ void check_run_memory(const ptx::Kernel& k, const emu::Launch& launch, unsigned 
   for (const BufferUse& b : buffers) buffer_bytes = add(buffer_bytes, b.bytes);
   const std::uint64_t left = budget > buffer_bytes ? budget - buffer_bytes : 0;
   // What the buffers took of the budget, when they took anything.
-  const std::string taken =
-      buffers.empty() ? ""
-                      : fmt::format(" ({} of it, leaving {})", buffers_phrase(buffers, buffer_bytes),
-                                    human(left));
+  const std::string taken = buffers.empty()
+                                ? ""
+                                : fmt::format(" ({} of it, leaving {})",
+                                              buffers_phrase(buffers, buffer_bytes), human(left));
   const std::uint64_t plan_bytes = mul(planned, 8);
   if (plan_bytes > left / 2)
     throw DriverError(fmt::format(

@@ -47,7 +47,7 @@ std::string render_files_text(const std::vector<FileResult>& files, const TextOp
     if (!f.error.empty())
       out += fmt::format("bankcheck: error: {}\n", f.error);
     else if (f.report && (!f.report->kernels.empty() || !f.report->unsupported.empty() ||
-                           !f.report->not_run.empty()))
+                          !f.report->not_run.empty()))
       out += render_check_text(*f.report, options);
   }
   return out;

@@ -16,10 +16,10 @@
 #include "bankcheck/analysis/check.hpp"
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
+#include "bankcheck/runtime/run_options.hpp"
 #include "call_site.hpp"
 #include "fault_report.hpp"
 #include "run_modules.hpp"
-#include "bankcheck/runtime/run_options.hpp"
 #include "run_progress.hpp"
 #include "run_report.hpp"
 

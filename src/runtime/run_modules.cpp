@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "bankcheck/ptx/ast.hpp"
-#include "bankcheck/sass/fatbin_select.hpp"
 #include "bankcheck/sass/elf.hpp"
+#include "bankcheck/sass/fatbin_select.hpp"
 #include "bankcheck/sass/module.hpp"
 
 namespace bankcheck::runtime {
@@ -164,9 +164,9 @@ void RunModules::load(RunUnit& u, const RunModule& m, std::size_t index) {
       why = fmt::format("its module has {} SASS and no PTX, and bankcheck emulates PTX only",
                         pick.cubin->arch_name());
     } else {
-      why = fmt::format(
-          "{} has no PTX that an {} device can run",
-          m.kind == ImageKind::Cubin ? "its module is a cubin: it" : "its fat binary", arch_);
+      why = fmt::format("{} has no PTX that an {} device can run",
+                        m.kind == ImageKind::Cubin ? "its module is a cubin: it" : "its fat binary",
+                        arch_);
       if (m.kind == ImageKind::Fatbin)
         for (const auto& s : pick.missing) why += "; " + s;
     }

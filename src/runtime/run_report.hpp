@@ -21,7 +21,7 @@ struct ModuleReport {
   // Its analysed kernels with their first launches' numbers.
   std::vector<std::pair<std::uint64_t, analysis::KernelReport>> kernels;
   std::vector<analysis::UnsupportedKernelReport> refused;  // launched, not emulated
-  std::vector<analysis::NotRunReport> not_run;            // launched, no code to run
+  std::vector<analysis::NotRunReport> not_run;             // launched, no code to run
 };
 
 // The reports of `modules`, written (and the gates applied) by write_run_reports.

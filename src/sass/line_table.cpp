@@ -107,8 +107,8 @@ bool skip_form(const ElfFile& elf, Cursor& c, std::uint64_t form, bool dwarf64, 
       return true;  // DW_FORM_string
     case 0x0e:
     case 0x1f:
-      *out = string_at(elf, form == 0x1f ? ".debug_line_str" : ".debug_str",
-                       c.fixed(dwarf64 ? 8 : 4));
+      *out =
+          string_at(elf, form == 0x1f ? ".debug_line_str" : ".debug_str", c.fixed(dwarf64 ? 8 : 4));
       return true;  // strp, line_strp
     case 0x0b:
       *number = c.fixed(1);
@@ -201,8 +201,8 @@ Result<LineTable> read_line_table(const ElfFile& elf, std::string_view section) 
             std::uint64_t number = 0;
             if (!skip_form(elf, u, form, dwarf64, &value, &number))
               return Error{where + "unsupported DWARF 5 form " + std::to_string(form)};
-            if (content == 1) name = value;   // DW_LNCT_path
-            if (content == 2) dir = number;   // DW_LNCT_directory_index
+            if (content == 1) name = value;  // DW_LNCT_path
+            if (content == 2) dir = number;  // DW_LNCT_directory_index
           }
           if (table_kind == 0) {
             dirs.push_back(std::move(name));

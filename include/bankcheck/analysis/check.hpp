@@ -173,10 +173,10 @@ struct UnsupportedKernelReport {
 // code the emulator runs (a library's SASS-only cubin, as cuBLAS ships its kernels). Each of
 // its launches returned `error` to the program, which went on.
 struct NotRunReport {
-  std::string library;    // the file whose module holds it ("libcublasLt.so.13")
-  std::string name;       // demangled base name
+  std::string library;  // the file whose module holds it ("libcublasLt.so.13")
+  std::string name;     // demangled base name
   std::string mangled;
-  std::string reason;     // why it could not run ("its module has SASS for sm_90 and no PTX")
+  std::string reason;  // why it could not run ("its module has SASS for sm_90 and no PTX")
   std::uint64_t launches = 0;
   std::string call_site;  // the program's call: "gemm.cu:42 (main)", "main+0x1f (app)"; "" unknown
   std::string error;      // what each launch returned ("CUDA_ERROR_NO_BINARY_FOR_GPU")
