@@ -12,7 +12,7 @@
 # such as tuned/async).
 #
 # 1. Builds bankcheck with the GPU backend (Ninja, Release, only what run needs: the command, its
-#    run agent, the GPU tool, the emulator's CUDA runtime, the NVTX injection) in BUILD_DIR
+#    run agent, the GPU tool, the emulator's CUDA driver, the NVTX injection) in BUILD_DIR
 #    (default build-heavy; BANKCHECK=PATH uses a bankcheck already built), and the programs
 #    with nvcc (-O3 -lineinfo for sm_90), while the Python program's first run builds its
 #    extension and compiles its Triton kernels (not timed).
@@ -21,7 +21,8 @@
 #    `ncu --section SourceCounters --filter-mode per-launch-config --launch-count 1` (the
 #    launches bankcheck's default analyses), each timed; then compare_heavy.py: bankcheck's
 #    default report against ncu's, kernel by kernel and line by line. The stencils are also
-#    run on the emulator backend (a -cudart shared build), both modes, and compared with the
+#    run on the emulator backend (the same binary: bankcheck's CUDA driver runs it), both
+#    modes, and compared with the
 #    GPU's reports line by line.
 # 3. Prints the table (OUT/heavy_table.txt, OUT/heavy.tsv): program, plain s, gpu s, ratio
 #    (target <= 1.1x + 0.3 s), all s, ratio (target <= 2x), ncu s, lines equal / lines,
@@ -103,7 +104,7 @@ cat "$res/env.txt"
 
 # --- the programs: NAME SET DIR... (the command runs from the repository root) -------------
 names=() ; declare -A set_of cmd_of emu_of trace_launches no_ncu
-add() {  # add SET NAME EMU(-|shared binary) CMD...
+add() {  # add SET NAME EMU(-|the emulator's command) CMD...
   local s=$1 n=$2 e=$3
   shift 3
   wanted "$s" "$n" || return 0
@@ -119,12 +120,11 @@ build() {  # build OUTPUT SOURCE [FLAGS...]: one nvcc, in the background
   builds+=($!)
 }
 
-add stencil stencil2d "$bins/stencil2d_shared 100 stream" "$bins/stencil2d" 100 stream
-add stencil stencil2d_two "$bins/stencil2d_shared 100 two" "$bins/stencil2d" 100 two
+add stencil stencil2d "$bins/stencil2d 100 stream" "$bins/stencil2d" 100 stream
+add stencil stencil2d_two "$bins/stencil2d 100 two" "$bins/stencil2d" 100 two
 trace_launches[stencil2d]=1 trace_launches[stencil2d_two]=1  # every launch in the trace
 if wanted stencil stencil2d || wanted stencil stencil2d_two; then
   build stencil2d bench/device/programs/stencil2d.cu
-  build stencil2d_shared bench/device/programs/stencil2d.cu -cudart shared
 fi
 # The launch-heavy programs (examples/launch_heavy/programs.txt), each run whole (every variant
 # and block size, validated, then 1000 timed launches each), except matmul_forward, whose naive
@@ -134,14 +134,13 @@ fi
 # counted whole; compared with the emulator (where it runs the mode), not timed against ncu.
 need=""
 for m in streams nosync exit reset graph coop; do
-  add completeness "completeness_$m" "$bins/completeness_shared $m" "$bins/completeness" "$m"
+  add completeness "completeness_$m" "$bins/completeness $m" "$bins/completeness" "$m"
   no_ncu[completeness_$m]=1
   trace_launches[completeness_$m]=1
   [ -n "${set_of[completeness_$m]:-}" ] && need=1
 done
 if [ -n "$need" ]; then
   build completeness bench/device/programs/completeness.cu
-  build completeness_shared bench/device/programs/completeness.cu -cudart shared
 fi
 if [ -f examples/launch_heavy/programs.txt ]; then
   while read -r n _; do
@@ -172,14 +171,13 @@ for f in examples/*.cu examples/tensor/*.cu examples/tuned/*.cu; do
   ex=${ex%.cu}
   [ -f "bench/check/results/$ex.lines.tsv" ] || [ -f "bench/check/results_new/$ex.lines.tsv" ] || continue
   if wanted examples_all "$ex"; then
-    add examples_all "$ex" "$bins/exs/$ex" "$bins/ex/$ex"
+    add examples_all "$ex" "$bins/ex/$ex" "$bins/ex/$ex"
   elif [[ $few == *" $ex "* ]] && wanted examples "$ex"; then
-    add examples "$ex" "$bins/exs/$ex" "$bins/ex/$ex"
+    add examples "$ex" "$bins/ex/$ex" "$bins/ex/$ex"
   else
     continue
   fi
   build "ex/$ex" "$f"
-  build "exs/$ex" "$f" -cudart shared  # for the emulator, which stands in for libcudart.so
 done
 say "${#names[@]} programs: ${names[*]}"
 
@@ -197,7 +195,7 @@ if [ -z "$bankcheck" ]; then
   say "building bankcheck in $build_dir"
   { cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBANKCHECK_BUILD_TESTS=OFF \
       -DBANKCHECK_BUILD_BENCH=OFF &&
-    cmake --build "$build_dir" --target bankcheck bankcheck_run_agent bankcheck_cudart bankcheck_nvtx &&
+    cmake --build "$build_dir" --target bankcheck bankcheck_run_agent bankcheck_cuda bankcheck_nvtx &&
     cmake --build "$build_dir" --target bankcheck_gpu; } \
     > "$res/build/bankcheck.txt" 2>&1
   rc=$?
