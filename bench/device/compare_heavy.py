@@ -74,12 +74,12 @@ def report_kernels(report):
 def ncu_kernels(path):
     """{kernel key: {(file, line, space): [cost, ideal]}} summed over the profiled launches."""
     out = OrderedDict()
-    errors = []
+    errors, notes = [], []  # notes: Nsight's line rows that do not add up with Hopper's async ops
     for signature, files in launch_lines.split_launches(launch_lines.read_blocks(path)):
         key = launch_lines.name_key(signature or "?")
         lines = out.setdefault(key, {})
         for file, flines in files:
-            rows = launch_lines.line_rows(flines, path, key, errors)
+            rows = launch_lines.line_rows(flines, path, key, errors, notes)
             for (line, space), (_, sums) in rows.items():
                 cost, ideal = FIELDS[space]
                 v = lines.setdefault((os.path.basename(file), int(line), space), [0, 0])
@@ -87,6 +87,8 @@ def ncu_kernels(path):
                 v[1] += int(sums[ideal])
     for e in errors:
         print(e, file=sys.stderr)
+    for n in notes:
+        print(f"note: {n}", file=sys.stderr)
     return out
 
 
