@@ -35,6 +35,12 @@
 # Time: no command runs past DEADLINE_S seconds after the start (default 510); each run is cut
 # off at STEP_S seconds (default 90), ncu at NCU_S (default 150); a step with less than 5 s
 # left is skipped and said so.
+# BANKCHECK=PATH: a bankcheck built with the GPU backend (its build or install tree also holds
+# the run agent, the GPU tool, bankcheck's libcuda.so.1 and the NVTX injection; what is missing
+# is said); nothing of bankcheck is built then.
+# HEAVY_BACKEND=emulator: bankcheck's columns from the emulator backend instead of the GPU (the
+# script itself checked on a machine without a GPU; the times mean nothing then); without ncu
+# on PATH its column stays empty.
 set -uo pipefail
 [ -f bench/device/heavy.sh ] || { echo "heavy.sh: run it from the repository root" >&2; exit 2; }
 out=$(mkdir -p "${1:-${OUT:-/tmp/bankcheck-heavy}}" && readlink -f "${1:-${OUT:-/tmp/bankcheck-heavy}}")
@@ -190,7 +196,20 @@ if [ -n "${set_of[train_loop]:-}" ]; then
   warm=$!
 fi
 bankcheck=${BANKCHECK:-}
-if [ -z "$bankcheck" ]; then
+backend=${HEAVY_BACKEND:-gpu}
+if [ -n "$bankcheck" ]; then
+  bankcheck=$(readlink -f "$bankcheck")
+  say "bankcheck: $bankcheck (BANKCHECK; not built here)"
+  [ -x "$bankcheck" ] || say "BANKCHECK=$bankcheck is not an executable: bankcheck's columns stay empty"
+  bindir=$(dirname "$bankcheck")
+  for lib in bankcheck-run/libbankcheck-run.so bankcheck-gpu/libbankcheck-gpu.so \
+             bankcheck-gpu/bankcheck-patches.fatbin bankcheck-cuda/libcuda.so.1 \
+             bankcheck-nvtx/libbankcheck-nvtx.so; do
+    found=""
+    for d in "$bindir/../../lib" "$bindir/../lib"; do [ -e "$d/$lib" ] && found=1; done
+    [ -n "$found" ] || say "beside $bankcheck there is no lib/$lib: the runs that need it fail"
+  done
+else
   build_dir=${BUILD_DIR:-$root/build-heavy}
   say "building bankcheck in $build_dir"
   { cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBANKCHECK_BUILD_TESTS=OFF \
@@ -212,14 +231,18 @@ done
 say "built"
 
 # --- per program ---------------------------------------------------------------------------
-# Kernels a report names incomplete (a note "incomplete: ..."), of the kernels it lists.
+# Kernels a report names incomplete (launches not counted whole: the kernel's `incomplete`,
+# `complete` false), of the kernels it lists, and "+N run" for the run's other sentences of
+# incompleteness (the process's end, kernels that did not run).
 incomplete() {
   python3 - "$1" <<'PY' 2>/dev/null || echo -
 import json, sys
 r = json.load(open(sys.argv[1]))
-ks = [k for f in r.get("files", [r]) for k in (f.get("report") or f).get("kernels", [])]
-n = sum(any(x.get("message", "").startswith("incomplete") for x in k.get("notes", [])) for k in ks)
-print(f"{n}/{len(ks)}")
+fs = [(f.get("report") or f) for f in r.get("files", [r])]
+ks = [k for f in fs for k in f.get("kernels", [])]
+n = sum(bool(k.get("incomplete")) or k.get("complete") is False for k in ks)
+other = sum(not str(x).startswith("kernel ") for f in fs for x in f.get("incomplete", []))
+print(f"{n}/{len(ks)}" + (f" +{other} run" if other else ""))
 PY
 }
 # The default run's instrumentation, from its trace's last line: patches, unpatches and waits
@@ -229,7 +252,11 @@ instrumentation() {
 }
 printf 'program\tset\tplain_s\tplain_rc\tgpu_s\tgpu_rc\tall_s\tall_rc\tncu_s\tncu_rc\tlines_equal\tlines\tkernels_both\tkernels_missed\tkernels_only_bankcheck\temu\tincomplete\tinstrumentation\n' \
   > "$out/heavy.tsv"
-bc=(run --backend gpu --no-progress --format json)
+bc=(run --backend "$backend" --no-progress --format json)
+have_ncu=""
+command -v ncu > /dev/null && have_ncu=1
+[ -n "$have_ncu" ] || say "no ncu on PATH: its column stays empty"
+[ "$backend" = gpu ] || say "HEAVY_BACKEND=$backend: bankcheck's columns come from the $backend backend"
 for n in "${names[@]}"; do
   d=$res/${n//\//_}
   mkdir -p "$d"
@@ -239,7 +266,7 @@ for n in "${names[@]}"; do
   timed plain "$step_limit" "$d/plain.out" "${cmd[@]}"
   BANKCHECK_GPU_TRACE=$d/gpu.trace BANKCHECK_GPU_TRACE_LAUNCHES=${trace_launches[$n]:-0} timed gpu "$step_limit" "$d/gpu.out" "$bankcheck" "${bc[@]}" -o "$d/gpu.json" -- "${cmd[@]}"
   BANKCHECK_GPU_TRACE=$d/all.trace timed all "$step_limit" "$d/all.out" "$bankcheck" "${bc[@]}" --launches all -o "$d/all.json" -- "${cmd[@]}"
-  if [ -n "${no_ncu[$n]:-}" ]; then
+  if [ -n "${no_ncu[$n]:-}" ] || [ -z "$have_ncu" ]; then
     ncu_s=- ncu_rc=-
   else
     timed ncu "$ncu_limit" "$d/ncu.out" ncu --section SourceCounters --filter-mode per-launch-config \
