@@ -4,7 +4,7 @@ counters of the same launches, kernel by kernel, or with another bankcheck repor
 backend against the emulator).
 
 Usage: compare_heavy.py REPORT.json (NCU.source.csv[.gz] | OTHER.json) [--markdown FILE]
-                        [--run NAME] [--summary FILE]
+                        [--run NAME] [--summary FILE] [--known FILE]
        compare_heavy.py --replay DIR [--known FILE]
 --replay compares, for each DIR/NAME/ that holds both, gpu.json with ncu.source.csv.gz (the
 results heavy.sh keeps), and all.json with emu_all.json and gpu.json with emu.json where those
@@ -19,7 +19,9 @@ ideal wavefronts, global sectors and ideal sectors, summed over the kernel's ana
 (profiled) launches. A kernel ncu profiled that the report does not list is a failure (a
 launch bankcheck missed); a kernel only the report lists is named (ncu groups launch
 configurations its own way) but not compared. Lines whose instructions the report names as
-not counted (wgmma operands, bulk copies) pass when bankcheck has nothing there.
+not counted (wgmma operands, bulk copies) pass when bankcheck has nothing there. A cp.async's
+global sectors, which Nsight Compute lists on its LDGSTS row, are compared with the report's
+global sites of the line (bench/run/compare.py's async_copy_sectors).
 
 Prints the table, then "kernels: ..." and "agreement: N passed, M failed"; --summary FILE
 writes one line "passed total kernels_both kernels_missed kernels_only_bankcheck". Exit 1 on
@@ -34,6 +36,7 @@ from collections import OrderedDict
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "run"))
+import compare as run_compare  # noqa: E402
 import launch_lines  # noqa: E402
 
 FIELDS = {"shared": ("wavefronts", "ideal_wavefronts"), "global": ("sectors", "ideal_sectors")}
@@ -85,6 +88,11 @@ def ncu_kernels(path):
                 v = lines.setdefault((os.path.basename(file), int(line), space), [0, 0])
                 v[0] += int(sums[cost])
                 v[1] += int(sums[ideal])
+                sectors = run_compare.async_copy_sectors(space, sums)
+                if sectors:  # a cp.async's global side, listed on its LDGSTS row
+                    g = lines.setdefault((os.path.basename(file), int(line), "global"), [0, 0])
+                    g[0] += sectors[0]
+                    g[1] += sectors[1]
     for e in errors:
         print(e, file=sys.stderr)
     for n in notes:
@@ -178,7 +186,10 @@ def main():
     ap.add_argument("--markdown")
     ap.add_argument("--run", default="")
     ap.add_argument("--summary")
+    ap.add_argument("--known")
     a = ap.parse_args()
+    if a.known:
+        load_known(a.known)
     with open(a.report) as f:
         ours, noted = report_kernels(json.load(f))
     if a.truth.endswith(".json"):
