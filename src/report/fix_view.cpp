@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "bankcheck/model/analyze.hpp"
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/findings.hpp"
 #include "bankcheck/report/fix_wording.hpp"
@@ -151,7 +152,7 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
         out += fmt::format("  nothing suggested: {}\n", af.error);
         continue;
       }
-      const std::uint64_t excess = af.wavefronts - af.ideal_wavefronts;
+      const std::uint64_t excess = model::excess_of(af.wavefronts, af.ideal_wavefronts);
       out += fmt::format("  {} requests, {} wavefronts, ideal {}", af.requests, af.wavefronts,
                          af.ideal_wavefronts);
       if (af.wavefronts)
