@@ -50,6 +50,11 @@ std::map<std::string, std::string> run_environment(const RunOptions& o) {
       {"BANKCHECK_RUN_STOP_ON_FAULT", o.stop_on_fault ? "1" : "0"},
       {"BANKCHECK_RUN_NVCC", o.nvcc},
       {"BANKCHECK_RUN_PROGRAM", o.program},
+      {"BANKCHECK_RUN_FIX", o.fix.report ? "1" : "0"},
+      {"BANKCHECK_RUN_FIX_TOP", std::to_string(o.fix.top)},
+      {"BANKCHECK_RUN_APPLY", o.fix.apply ? (o.fix.force ? "force" : "1") : "0"},
+      {"BANKCHECK_RUN_APPLY_TO", o.fix.apply_to},
+      {"BANKCHECK_RUN_FIX_COMMAND", o.fix.command},
   };
 }
 
@@ -127,6 +132,30 @@ RunOptions run_options_from_environment(std::string& error) {
   }
   o.nvcc = env("BANKCHECK_RUN_NVCC");
   o.program = env("BANKCHECK_RUN_PROGRAM");
+  if (const std::string f = env("BANKCHECK_RUN_FIX"); !f.empty()) {
+    if (f == "0" || f == "1")
+      o.fix.report = f == "1";
+    else
+      bad("BANKCHECK_RUN_FIX", f);
+  }
+  if (const std::string t = env("BANKCHECK_RUN_FIX_TOP"); !t.empty()) {
+    char* end = nullptr;
+    const long v = std::strtol(t.c_str(), &end, 10);
+    if (end && *end == 0 && v >= 1 && v <= 16)
+      o.fix.top = static_cast<int>(v);
+    else
+      bad("BANKCHECK_RUN_FIX_TOP", t);
+  }
+  if (const std::string a = env("BANKCHECK_RUN_APPLY"); !a.empty()) {
+    if (a == "0" || a == "1" || a == "force") {
+      o.fix.apply = a != "0";
+      o.fix.force = a == "force";
+    } else {
+      bad("BANKCHECK_RUN_APPLY", a);
+    }
+  }
+  o.fix.apply_to = env("BANKCHECK_RUN_APPLY_TO");
+  o.fix.command = env("BANKCHECK_RUN_FIX_COMMAND");
   return o;
 }
 

@@ -30,6 +30,7 @@
 #include "bankcheck/sass/fatbin_select.hpp"
 #include "bankcheck/sass/module.hpp"
 #include "cli.hpp"
+#include "program_args.hpp"
 
 extern char** environ;
 
@@ -41,7 +42,8 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
       "Run a CUDA program and report every shared-memory bank conflict and uncoalesced global\n"
       "access of the kernels it launches, per source line, when it exits.\n"
       "\n"
-      "  bankcheck run -- ./app --size 4096\n"
+      "  bankcheck run ./app --size 4096\n"
+      "  bankcheck run --format json -o report.json ./app --size 4096\n"
       "\n"
       "The program runs on the CPU: its CUDA runtime calls go to bankcheck's own runtime and its\n"
       "kernels to the emulator, with the program's own launches, arguments and data. Build it as\n"
@@ -69,7 +71,7 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
   c->add_option("--arch", o.arch, "the device the program sees and the bank model's")
       ->capture_default_str();
   add_format_option(c, o.format, report::ReportKind::Check,
-                    "text, json (" BANKCHECK_DOCDIR "/json.md), sarif or html");
+                    "text, json (@DOCDIR@/json.md), sarif or html");
   c->add_option("-o,--output", o.output, "write the report to this file (default: standard error)");
   add_color_option(c, o.color);
   add_layout_options(c, o.columns, o.quiet);
@@ -94,8 +96,13 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
   c->add_flag("--ptx-level", o.ptx_level,
               "count shared requests as the PTX states them, not as the cubin's SASS issues them");
   c->add_option("--nvcc", o.nvcc, "the nvcc whose ptxas builds a cubin when the program has none");
-  c->add_option("command", o.command, "PROGRAM [ARGS...]")->required();
-  c->prefix_command();  // everything after PROGRAM is the program's
+  // The program and its arguments: the first word that is neither an option nor an option's
+  // value, and everything after it (or everything after `--`), taken apart before parsing
+  // (program_args.hpp); listed here for the help.
+  c->add_option("command", o.command,
+                "PROGRAM [ARGS...]: everything from the first word that is not an option of "
+                "bankcheck's is the program's (its own -h or --quiet included); -- also ends "
+                "bankcheck's options");
 }
 
 namespace {
@@ -238,7 +245,7 @@ std::string signal_name(int sig) {
 
 int run_program(const RunCmdOptions& o) {
   const std::vector<std::string>& cmd = o.command;
-  if (cmd.empty()) throw UserError("run: no program given (bankcheck run -- PROGRAM [ARGS...])");
+  if (cmd.empty()) throw UserError("run: no program given (bankcheck run [OPTIONS] PROGRAM [ARGS...])");
   if (o.launches != "all" &&
       (o.launches.empty() || o.launches.find_first_not_of("0123456789") != std::string::npos ||
        std::strtoull(o.launches.c_str(), nullptr, 10) == 0))
@@ -293,6 +300,12 @@ int run_program(const RunCmdOptions& o) {
   ro.stop_on_fault = o.stop_on_fault;
   ro.nvcc = o.nvcc;
   ro.program = cmd[0];
+  ro.fix = o.fix;
+  if (ro.fix.command.empty()) {
+    std::vector<std::string> fix_cmd = {"bankcheck", "fix", "--apply"};
+    fix_cmd.insert(fix_cmd.end(), cmd.begin(), cmd.end());
+    ro.fix.command = shell_words(fix_cmd);
+  }
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     const std::string_view v(*e);
@@ -349,13 +362,14 @@ int run_program(const RunCmdOptions& o) {
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGQUIT, &old_quit, nullptr);
 
-  bool done = false, gate = false, failed = false;
+  bool done = false, gate = false, failed = false, nothing_applied = false;
   {
     std::ifstream status(status_path);
     for (std::string line; std::getline(status, line);) {
       done = done || line == "done";
       gate = gate || line == "gate";
       failed = failed || line.starts_with("error: ");
+      nothing_applied = nothing_applied || line == "apply: nothing written";
     }
   }
   if (WIFSIGNALED(wstatus)) {
@@ -380,6 +394,7 @@ int run_program(const RunCmdOptions& o) {
   }
   if (failed) return 2;
   if (code != 0) return code;
+  if (nothing_applied) return 3;  // fix --apply: nothing written (docs/fix.md)
   return gate ? 1 : 0;
 }
 

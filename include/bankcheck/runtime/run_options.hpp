@@ -12,6 +12,18 @@
 
 namespace bankcheck::runtime {
 
+// What `bankcheck fix PROGRAM` asks of the run, and how `run`'s reports name that command.
+struct RunFixOptions {
+  bool report = false;  // the report is fix's (each array's suggestions), not check's
+  int top = 4;          // suggestions per array (fix --top)
+  bool apply = false;   // write each source with its applicable fixes (FILE.fixed.cu)
+  std::string apply_to;  // --apply-to: the one patched copy's path
+  bool force = false;    // --force: replace an existing file there
+  // The command that applies the suggestions of this run ("bankcheck fix --apply ./app -n 4"),
+  // for the reports to name.
+  std::string command;
+};
+
 struct RunOptions {
   std::string format = "text";  // a format's name (report/views.hpp)
   std::string output;           // the report's file; empty: standard error
@@ -36,6 +48,7 @@ struct RunOptions {
   bool stop_on_fault = false;        // --stop-on-fault
   std::string nvcc;                  // for ptxas, when a cubin must be built
   std::string program;               // the program as the user named it
+  RunFixOptions fix;                 // fix's suggestions and --apply
 };
 
 // The environment variables that carry `options` (for `bankcheck run` to set).
