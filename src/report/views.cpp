@@ -27,8 +27,8 @@ constexpr View kViews[] = {
     {.format = Format::Text,
      .name = "text",
      .needs = {},
-     .check = [](const analysis::CheckReport& r, const analysis::FixReport*,
-                 const TextOptions& o) { return render_check_text(r, o); },
+     .check = [](const analysis::CheckReport& r, const analysis::FixReport* fix,
+                 const TextOptions& o) { return render_check_text(r, o, fix); },
      .files = [](const std::vector<FileResult>& f,
                  const TextOptions& o) { return render_files_text(f, o); },
      .refuses_files = {},
@@ -41,10 +41,10 @@ constexpr View kViews[] = {
     {.format = Format::Json,
      .name = "json",
      .needs = {},
-     .check = [](const analysis::CheckReport& r, const analysis::FixReport*,
+     .check = [](const analysis::CheckReport& r, const analysis::FixReport* fix,
                  const TextOptions&) {
        // One shape whatever the number of files: `files` with one entry.
-       return json_text(files_to_json({FileResult{r.input, &r, "", "", nullptr}}));
+       return json_text(files_to_json({FileResult{r.input, &r, "", "", fix}}));
      },
      .files = [](const std::vector<FileResult>& f,
                  const TextOptions&) { return json_text(files_to_json(f)); },

@@ -19,6 +19,7 @@
 #include "fault_report.hpp"
 #include "run_modules.hpp"
 #include "bankcheck/runtime/run_options.hpp"
+#include "run_fix.hpp"
 #include "run_progress.hpp"
 #include "run_report.hpp"
 
@@ -125,6 +126,7 @@ class EmulatingExecutor final : public Executor {
       analysis::KernelReport k = ks.analysis->report();
       k.launches = ks.configurations;
       mr.kernels.emplace_back(ks.first, std::move(k));
+      mr.recorded[kernel->name] = take_recorded(*ks.analysis);
     }
     for (const auto& [key, refused] : refused_) {
       ModuleReport& mr = by_unit[key.first];

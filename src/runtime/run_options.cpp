@@ -55,6 +55,7 @@ std::map<std::string, std::string> run_environment(const RunOptions& o) {
       {"BANKCHECK_RUN_APPLY", o.fix.apply ? (o.fix.force ? "force" : "1") : "0"},
       {"BANKCHECK_RUN_APPLY_TO", o.fix.apply_to},
       {"BANKCHECK_RUN_FIX_COMMAND", o.fix.command},
+      {"BANKCHECK_RUN_CWD", o.working_dir},
   };
 }
 
@@ -156,6 +157,7 @@ RunOptions run_options_from_environment(std::string& error) {
   }
   o.fix.apply_to = env("BANKCHECK_RUN_APPLY_TO");
   o.fix.command = env("BANKCHECK_RUN_FIX_COMMAND");
+  o.working_dir = env("BANKCHECK_RUN_CWD");
   return o;
 }
 

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/analysis/recorder.hpp"
 #include "bankcheck/runtime/run_report.hpp"
 #include "run_modules.hpp"
 #include "bankcheck/runtime/run_options.hpp"
@@ -21,6 +24,8 @@ struct ModuleReport {
   // Its analysed kernels with their first launches' numbers.
   std::vector<std::pair<std::uint64_t, analysis::KernelReport>> kernels;
   std::vector<analysis::UnsupportedKernelReport> refused;  // launched, not emulated
+  // The shared requests each analysed kernel (mangled name) recorded, for fix's advisor.
+  std::map<std::string, std::unique_ptr<analysis::SharedRecorder>> recorded;
 };
 
 // The reports of `modules`, written (and the gates applied) by write_run_reports.

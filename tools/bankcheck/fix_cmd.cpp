@@ -126,7 +126,7 @@ int fix_program(const FixCmdOptions& o) {
   r.fix.apply = o.apply || !o.apply_to.empty();
   r.fix.apply_to = o.apply_to.empty() ? "" : std::filesystem::absolute(o.apply_to).string();
   r.fix.force = o.force;
-  std::vector<std::string> again = {"bankcheck", "fix", "--apply"};
+  std::vector<std::string> again = {"bankcheck", "fix"};
   again.insert(again.end(), o.program.begin(), o.program.end());
   r.fix.command = shell_words(again);
   return run_program(r);
@@ -170,7 +170,7 @@ int run_fix(const FixCmdOptions& o) {
     return kExitNothingApplied;
   }
   for (const auto& why : r.apply_skipped)
-    std::fprintf(stderr, "bankcheck: --apply: not padded: %s\n", why.c_str());
+    std::fprintf(stderr, "bankcheck: --apply: not written: %s\n", why.c_str());
   // The gate tests the source as given (fix's check report), not the patched copy.
   return gates_crossed(r.check, gates) ? 1 : 0;
 }

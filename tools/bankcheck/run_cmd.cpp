@@ -302,10 +302,11 @@ int run_program(const RunCmdOptions& o) {
   ro.program = cmd[0];
   ro.fix = o.fix;
   if (ro.fix.command.empty()) {
-    std::vector<std::string> fix_cmd = {"bankcheck", "fix", "--apply"};
+    std::vector<std::string> fix_cmd = {"bankcheck", "fix"};
     fix_cmd.insert(fix_cmd.end(), cmd.begin(), cmd.end());
     ro.fix.command = shell_words(fix_cmd);
   }
+  ro.working_dir = std::filesystem::current_path().string();
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     const std::string_view v(*e);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/analysis/fix.hpp"
 
 namespace bankcheck::report {
 
@@ -22,12 +23,30 @@ struct TextOptions {
   bool quiet = false;
   // SARIF: where paths are rooted (SarifOptions::source_root; empty: none).
   std::string source_root{};
+  // Text: the directory paths are shown relative to (display_path; empty: the current one).
+  std::string working_dir{};
+  // Text with fix's report: the command that applies the suggestions (bankcheck run names
+  // `bankcheck fix --apply PROGRAM ARGS`); empty: `bankcheck fix` with the same options.
+  std::string fix_command{};
 };
+
+// A path as the text report shows it: below `working_dir` (empty: the current directory),
+// relative to it ("src/k.cu"); elsewhere, or already relative, as it is. A relative path that
+// has to climb out ("../../x.cu") would be longer to read than the absolute one, and would
+// move with the reader's directory, so it is never written.
+std::string display_path(const std::string& path, const std::string& working_dir = {});
 
 // GCC/Clang diagnostic lines (`file:line:col: warning: ...`, `...: note: ...`), each with
 // the source line, a caret and, for bank conflicts, the worst request's bank picture;
 // then per kernel a per-line table and totals.
-std::string render_check_text(const analysis::CheckReport& r, const TextOptions& options = {});
+std::string render_check_text(const analysis::CheckReport& r, const TextOptions& options = {},
+                              const analysis::FixReport* fix = nullptr);
+
+// The closing line of a text report: "3 kernels: 2 errors, 1 warning" (the findings by
+// severity, those suppressed in the source counted apart; "no findings" when there are none).
+std::string summary_line(const analysis::CheckReport& r);
+// The same over several files' reports: "2 files, 3 kernels: 1 error".
+std::string summary_line(const std::vector<const analysis::CheckReport*>& reports);
 
 // The version of the JSON report of check and run (files_view.hpp's files_to_json, the one
 // shape for one file or several): raised when a field is removed or changes meaning; fields

@@ -19,8 +19,8 @@ struct RunFixOptions {
   bool apply = false;   // write each source with its applicable fixes (FILE.fixed.cu)
   std::string apply_to;  // --apply-to: the one patched copy's path
   bool force = false;    // --force: replace an existing file there
-  // The command that applies the suggestions of this run ("bankcheck fix --apply ./app -n 4"),
-  // for the reports to name.
+  // The command that shows the suggestions of this run ("bankcheck fix ./app -n 4"; with
+  // --apply after `fix`, writes them), for the reports to name.
   std::string command;
 };
 
@@ -49,6 +49,7 @@ struct RunOptions {
   std::string nvcc;                  // for ptxas, when a cubin must be built
   std::string program;               // the program as the user named it
   RunFixOptions fix;                 // fix's suggestions and --apply
+  std::string working_dir;           // text: paths below it are shown relative to it
 };
 
 // The environment variables that carry `options` (for `bankcheck run` to set).
