@@ -92,11 +92,12 @@ std::string display_path(const std::string& path, const std::string& working_dir
   namespace fs = std::filesystem;
   const fs::path p(path);
   if (!p.is_absolute()) return path;
+  const std::string normal = p.lexically_normal().string();
   std::error_code ec;
   const fs::path dir = working_dir.empty() ? fs::current_path(ec) : fs::path(working_dir);
-  if (ec || dir.empty()) return path;
+  if (ec || dir.empty()) return normal;
   const fs::path rel = p.lexically_normal().lexically_relative(dir.lexically_normal());
-  if (rel.empty() || rel.native().starts_with("..")) return path;
+  if (rel.empty() || rel.native().starts_with("..")) return normal;
   return rel.string();
 }
 
@@ -274,7 +275,8 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
                        paint.locus(fmt::format("{}:{}:{}:", path_of(n.file), n.line, n.col)),
                        paint.severity(n.severity), n.message);
   }
-  if (options.quiet) return out + summary_line(r) + "\n";
+  const std::string last = options.summary ? summary_line(r) + "\n" : "";
+  if (options.quiet) return out + last;
   if (r.level != analysis::CountLevel::Sass && !r.kernels.empty())
     out += fmt::format(
         "{} shared requests are counted as the PTX states them, not as the SASS "
@@ -289,7 +291,7 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
         analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families,
                                [&](int file) { return path_of(file); }));
   }
-  return out + summary_line(r) + "\n";
+  return out + last;
 }
 
 nlohmann::json check_to_json(const analysis::CheckReport& r) {

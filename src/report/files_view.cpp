@@ -39,8 +39,10 @@ std::string render_files_text(const std::vector<FileResult>& files, const TextOp
   for (std::size_t i = 0; i < files.size(); ++i) {
     const FileResult& f = files[i];
     if (f.report) reports.push_back(f.report);
-    if (options.quiet) {  // the findings name their files; no sections
-      if (f.report) out += render_check_text(*f.report, options, f.fix);
+    if (options.quiet) {  // the findings name their files; no sections, one summary
+      TextOptions one = options;
+      one.summary = files.size() == 1;
+      if (f.report) out += render_check_text(*f.report, one, f.fix);
       continue;
     }
     if (i && !out.ends_with("\n\n")) out += "\n";

@@ -51,6 +51,7 @@ std::map<std::string, std::string> run_environment(const RunOptions& o) {
       {"BANKCHECK_RUN_NVCC", o.nvcc},
       {"BANKCHECK_RUN_PROGRAM", o.program},
       {"BANKCHECK_RUN_FIX", o.fix.report ? "1" : "0"},
+      {"BANKCHECK_RUN_SUGGEST", o.fix.suggest ? "1" : "0"},
       {"BANKCHECK_RUN_FIX_TOP", std::to_string(o.fix.top)},
       {"BANKCHECK_RUN_APPLY", o.fix.apply ? (o.fix.force ? "force" : "1") : "0"},
       {"BANKCHECK_RUN_APPLY_TO", o.fix.apply_to},
@@ -138,6 +139,12 @@ RunOptions run_options_from_environment(std::string& error) {
       o.fix.report = f == "1";
     else
       bad("BANKCHECK_RUN_FIX", f);
+  }
+  if (const std::string f = env("BANKCHECK_RUN_SUGGEST"); !f.empty()) {
+    if (f == "0" || f == "1")
+      o.fix.suggest = f == "1";
+    else
+      bad("BANKCHECK_RUN_SUGGEST", f);
   }
   if (const std::string t = env("BANKCHECK_RUN_FIX_TOP"); !t.empty()) {
     char* end = nullptr;

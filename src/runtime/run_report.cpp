@@ -173,7 +173,7 @@ void write_run_report(std::vector<ModuleReport>& modules, const RunOptions& o,
   std::vector<analysis::FixReport> fixed;
   std::vector<std::string> more_failures = failures, status_lines;
   try {
-    for (std::size_t i = 0; i < modules.size(); ++i) {
+    for (std::size_t i = 0; i < modules.size() && (o.fix.suggest || o.fix.report); ++i) {
       if (!modules[i].unit) {
         fixed.emplace_back();
         fixed.back().check = reports[i];

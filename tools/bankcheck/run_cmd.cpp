@@ -89,6 +89,9 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
       ->capture_default_str();
   c->add_option("--threads", o.threads, "worker threads (default: all cores; at most 256)");
   add_progress_flag(c, o.progress);
+  c->add_flag("!--no-fix", o.fix.suggest,
+              "no fix suggestions under the findings (the shared requests are then not "
+              "recorded; bankcheck fix PROGRAM gives them in full)");
   c->add_flag("--stop-on-fault", o.stop_on_fault,
               "end the analysis at a kernel's first global access outside every buffer "
               "(emulator; the program stops as on a GPU fault) instead of reporting it and "

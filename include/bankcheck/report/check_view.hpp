@@ -28,6 +28,9 @@ struct TextOptions {
   // Text with fix's report: the command that applies the suggestions (bankcheck run names
   // `bankcheck fix --apply PROGRAM ARGS`); empty: `bankcheck fix` with the same options.
   std::string fix_command{};
+  // Text: end with the summary line (a report of several files has one for the run; with
+  // --quiet, no file's own).
+  bool summary = true;
 };
 
 // A path as the text report shows it: below `working_dir` (empty: the current directory),

@@ -14,6 +14,8 @@ namespace bankcheck::runtime {
 
 // What `bankcheck fix PROGRAM` asks of the run, and how `run`'s reports name that command.
 struct RunFixOptions {
+  // Record every shared request and give each finding fix's suggestion (run --no-fix: not).
+  bool suggest = true;
   bool report = false;  // the report is fix's (each array's suggestions), not check's
   int top = 4;          // suggestions per array (fix --top)
   bool apply = false;   // write each source with its applicable fixes (FILE.fixed.cu)
