@@ -125,14 +125,15 @@ static std::string render_global_fixes(const analysis::CheckReport& r,
     if (!g.code_note.empty())
       out += fmt::format("       {}{}\n", g.edits.empty() ? "no code written: " : "", g.code_note);
     for (const auto& e : g.edits) {
-      std::string after = e.after;
+      // The first line after "line N: ", the others under it.
+      const std::string head = fmt::format("       line {}: ", e.line);
+      const std::string& after = e.after;
       std::string shown;
       for (std::size_t at = 0; at <= after.size();) {
         const std::size_t nl = after.find('\n', at);
-        const std::string one = after.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
-        shown += fmt::format("{}{}\n", shown.empty() ? fmt::format("       line {}: ", e.line)
-                                                     : std::string(15, ' '),
-                             one);
+        const std::string one =
+            after.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+        shown += (shown.empty() ? head : std::string(head.size(), ' ')) + one + "\n";
         if (nl == std::string::npos) break;
         at = nl + 1;
       }

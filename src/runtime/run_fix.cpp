@@ -23,7 +23,7 @@ std::unique_ptr<analysis::SharedRecorder> take_recorded(driver::KernelAnalysis& 
 analysis::FixReport advise_unit(
     const RunUnit& unit, analysis::CheckReport check,
     std::map<std::string, std::unique_ptr<analysis::SharedRecorder>>& recorded, int top,
-    const model::Arch& arch) {
+    const model::Arch& arch, bool all) {
   analysis::FixReport fr;
   fr.check = std::move(check);
   const analysis::CheckReport& r = fr.check;
@@ -61,7 +61,9 @@ analysis::FixReport advise_unit(
       in.registers_note = l->registers_note.empty()
                               ? std::string("registers unknown: the cubin has no such kernel")
                               : l->registers_note;
-    kf = analysis::advise(in);
+    // A kernel without bank conflicts has no suggestion to carry: its replay is skipped.
+    if (all || k.shared_wavefronts > k.shared_ideal_wavefronts) kf = analysis::advise(in);
+    kf.kernel = k.name;
     kf.globals = analysis::advise_global(k);
     for (analysis::GlobalFix& g : kf.globals)
       driver::write_global_code(g, r.source_lines, r.main_file, k, l->signature(*kernel), arch);

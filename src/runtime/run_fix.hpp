@@ -23,10 +23,12 @@ std::unique_ptr<analysis::SharedRecorder> take_recorded(driver::KernelAnalysis& 
 
 // fix's report of one translation unit: `check` (its kernels in the report's order) with each
 // kernel's advice, from the requests recorded per kernel (mangled name).
+// With `all` (fix's own report) every kernel's arrays are advised; otherwise (the suggestions
+// run's findings carry) only those of kernels with bank conflicts.
 analysis::FixReport advise_unit(
     const RunUnit& unit, analysis::CheckReport check,
     std::map<std::string, std::unique_ptr<analysis::SharedRecorder>>& recorded, int top,
-    const model::Arch& arch);
+    const model::Arch& arch, bool all);
 
 // --apply over a run: each unit's source, with the fixes bankcheck can write, written beside it
 // (FILE.fixed.cu, or options.apply_to when one source has any), never over an existing file

@@ -180,7 +180,8 @@ void write_run_report(std::vector<ModuleReport>& modules, const RunOptions& o,
         continue;
       }
       fixed.push_back(
-          advise_unit(*modules[i].unit, reports[i], modules[i].recorded, o.fix.top, arch));
+          advise_unit(*modules[i].unit, reports[i], modules[i].recorded, o.fix.top, arch,
+                      o.fix.report));
     }
   } catch (const std::exception& e) {
     fixed.clear();
