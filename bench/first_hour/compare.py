@@ -29,7 +29,7 @@ def main():
     ncu = defaultdict(dict)  # (program, version, kernel) -> metric -> value
     with open(f"{out}/ncu.tsv") as f:
         for r in csv.DictReader(f, delimiter="\t"):
-            ncu[(r["program"], r["version"], r["kernel"])][r["metric"]] = float(r["value"])
+            ncu[(r["program"], r["version"], r["kernel"])][r["metric"]] = int(float(r["value"]))
     print("program    version   kernel               shared (bankcheck / ncu)   "
           "global sectors (bankcheck / ncu)   time (us)")
     equal = total = 0
@@ -42,8 +42,8 @@ def main():
             for kernel, (wavefronts, sectors) in sorted(ours.items()):
                 m = ncu.get((program, version, kernel), {})
                 nw = m.get("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
-                ns = sum(m.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum", 0)
-                         for op in ("ld", "st", "atom", "red")) if m else None
+                ns = (sum(m.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum", 0)
+                          for op in ("ld", "st", "atom", "red")) if m else None)
                 t = m.get("gpu__time_duration.sum")
                 total += 2
                 equal += (nw == wavefronts) + (ns == sectors)
