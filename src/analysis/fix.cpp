@@ -301,11 +301,10 @@ std::vector<std::string> not_applied(const std::vector<KernelFix>& fixes) {
   for (const KernelFix& kf : fixes)
     for (const GlobalFix& g : kf.globals)
       if (!g.applicable)
-        out.push_back(fmt::format("the {} of '{}' in {} (line {}): {}", model::op_name(g.op),
-                                  g.pointer.empty() ? "global memory" : g.pointer, kf.kernel,
-                                  g.line,
-                                  g.code_note.empty() ? "its change is described, not written"
-                                                      : g.code_note));
+        out.push_back(fmt::format(
+            "the {} of '{}' in {} (line {}): {}", model::op_name(g.op),
+            g.pointer.empty() ? "global memory" : g.pointer, kf.kernel, g.line,
+            g.code_note.empty() ? "its change is described, not written" : g.code_note));
   for (const KernelFix& kf : fixes)
     for (const ArrayFix& af : kf.arrays) {
       if (af.wavefronts <= af.ideal_wavefronts && af.error.empty()) continue;

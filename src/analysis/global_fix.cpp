@@ -108,8 +108,9 @@ std::vector<GlobalFix> advise_global(const KernelReport& k) {
     g.sectors_after = l.ideal_sectors;
     const GlobalPattern& p = l.pattern;
     using K = GlobalPattern::Kind;
-    const auto [vector_bytes, vsites] =
-        p.kind == K::Consecutive ? std::pair<int, std::vector<int>>{} : vector_access(k, g.sites, l.width);
+    const auto [vector_bytes, vsites] = p.kind == K::Consecutive
+                                            ? std::pair<int, std::vector<int>>{}
+                                            : vector_access(k, g.sites, l.width);
     if (vector_bytes) {
       g.kind = GlobalFixKind::Vector;
       g.stride = p.kind == K::Strided ? p.stride : 0;

@@ -51,8 +51,8 @@ void write_fixed_copy(const std::string& path, const std::string& content, bool 
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0 && !force)
     throw DriverError(
-        fmt::format("--apply: '{}' {}; give --force to replace it or --apply-to another path",
-                    path, S_ISLNK(st.st_mode) ? "is a symbolic link" : "exists"));
+        fmt::format("--apply: '{}' {}; give --force to replace it or --apply-to another path", path,
+                    S_ISLNK(st.st_mode) ? "is a symbolic link" : "exists"));
   // Written to a temporary file beside it, checked, then renamed: the path holds either
   // nothing or a copy that was checked.
   const std::filesystem::path target(path);
@@ -175,11 +175,13 @@ FixReport fix(const FixOptions& o) {
     } else {
       const std::vector<std::string> why = analysis::not_applied(fr.kernels);
       if (why.empty()) {
-        fr.apply_note = "no shared array has bank conflicts to remove, and no global line "
-                        "sectors to save";
+        fr.apply_note =
+            "no shared array has bank conflicts to remove, and no global line "
+            "sectors to save";
       } else {
-        fr.apply_note = "no change bankcheck can write (a declaration padding, a global "
-                        "line's code):";
+        fr.apply_note =
+            "no change bankcheck can write (a declaration padding, a global "
+            "line's code):";
         for (const auto& w : why) fr.apply_note += "\n  " + w;
       }
     }

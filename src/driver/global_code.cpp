@@ -40,7 +40,9 @@ struct Code {
     return static_cast<int>(std::upper_bound(starts.begin(), starts.end(), t[i].pos) -
                             starts.begin());
   }
-  std::size_t col(std::size_t i) const { return t[i].pos - starts[static_cast<std::size_t>(line(i)) - 1]; }
+  std::size_t col(std::size_t i) const {
+    return t[i].pos - starts[static_cast<std::size_t>(line(i)) - 1];
+  }
   std::string slice(std::size_t from, std::size_t to) const {
     return std::string(explain::slice(text, t, from, to));
   }
@@ -87,11 +89,12 @@ std::string element_type(const std::string& type) {
 // CUDA's vector type of n elements of `type` (uchar4, float2), or "" when there is none.
 std::string vector_type(const std::string& type, int n) {
   static const std::pair<const char*, const char*> kBase[] = {
-      {"unsigned char", "uchar"}, {"char", "char"},      {"signed char", "char"},
-      {"short", "short"},         {"unsigned short", "ushort"}, {"int", "int"},
-      {"unsigned int", "uint"},   {"unsigned", "uint"},  {"float", "float"},
-      {"double", "double"},       {"long long", "longlong"},
-      {"unsigned long long", "ulonglong"}};
+      {"unsigned char", "uchar"},   {"char", "char"},
+      {"signed char", "char"},      {"short", "short"},
+      {"unsigned short", "ushort"}, {"int", "int"},
+      {"unsigned int", "uint"},     {"unsigned", "uint"},
+      {"float", "float"},           {"double", "double"},
+      {"long long", "longlong"},    {"unsigned long long", "ulonglong"}};
   if (n != 2 && n != 4) return "";
   for (const auto& [c, v] : kBase)
     if (type == c) return fmt::format("{}{}", v, n);
@@ -139,8 +142,8 @@ std::size_t statement_end(TokenSpan t, std::size_t i) {
 // Whether `name` is assigned in tokens [from, to): `name =` (not `==`), `name += ...`,
 // `++name`, `name++`.
 bool assigned(TokenSpan t, std::size_t from, std::size_t to, const std::string& name) {
-  static const std::set<std::string> kAssign = {"=",  "+=", "-=",  "*=",  "/=", "%=",
-                                                "&=", "|=", "^=", "<<=", ">>="};
+  static const std::set<std::string> kAssign = {
+      "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
   // `++` and `--` are two tokens each, next to each other.
   const auto incdec = [&](std::size_t a) {
     return a + 1 < t.size() && (t[a].is("+") || t[a].is("-")) && t[a + 1].text == t[a].text &&
@@ -154,7 +157,8 @@ bool assigned(TokenSpan t, std::size_t from, std::size_t to, const std::string& 
   return false;
 }
 
-std::string replace_words(std::string s, const std::vector<std::pair<std::string, std::string>>& m) {
+std::string replace_words(std::string s,
+                          const std::vector<std::pair<std::string, std::string>>& m) {
   for (const auto& [re, to] : m) s = std::regex_replace(s, std::regex(re), to);
   return s;
 }
@@ -165,7 +169,8 @@ std::string line_pointer(const Code& c, std::size_t open, std::size_t close,
                          const analysis::GlobalFix& g, const KernelSignature& sig) {
   const TokenSpan t = c.t;
   for (std::size_t i = open + 1; i + 1 < close; ++i) {
-    if (c.line(i) != g.line || !t[i].ident() || !t[i + 1].is("[") || param_index(sig, t[i].text) < 0)
+    if (c.line(i) != g.line || !t[i].ident() || !t[i + 1].is("[") ||
+        param_index(sig, t[i].text) < 0)
       continue;
     const std::size_t rb = explain::match_forward(t, i + 1);
     const bool stored = rb + 1 < close && t[rb + 1].is("=");
@@ -187,9 +192,8 @@ std::string loop_variable(TokenSpan t, std::size_t f, std::size_t close, int n) 
   if (i == 0 || i >= h.size()) return "";
   const std::string v = h[i];
   const auto lit = [](const std::string& s) { return explain::integer_literal(s); };
-  if (h.size() < i + 8 || h[i + 1] != "=" || h[i + 2] != "0" || h[i + 3] != ";" ||
-      h[i + 4] != v || h[i + 5] != "<" || !lit(h[i + 6]).ok() || lit(h[i + 6]).value != n ||
-      h[i + 7] != ";")
+  if (h.size() < i + 8 || h[i + 1] != "=" || h[i + 2] != "0" || h[i + 3] != ";" || h[i + 4] != v ||
+      h[i + 5] != "<" || !lit(h[i + 6]).ok() || lit(h[i + 6]).value != n || h[i + 7] != ";")
     return "";
   // The tokens keep `++` as two `+`.
   std::string step;
@@ -201,8 +205,9 @@ void vector_code(analysis::GlobalFix& g, const Code& c, std::size_t open, std::s
                  const KernelSignature& sig) {
   const TokenSpan t = c.t;
   if (g.op != model::Op::Load) {
-    g.code_note = "the code is written for loads only: write the elements into a vector "
-                  "variable and store it with one access";
+    g.code_note =
+        "the code is written for loads only: write the elements into a vector "
+        "variable and store it with one access";
     return;
   }
   // Each pointer parameter subscripted on the line by `E + V` inside a loop over V.
@@ -216,9 +221,10 @@ void vector_code(analysis::GlobalFix& g, const Code& c, std::size_t open, std::s
     const std::string vtype = vector_type(type, g.elements);
     g.pointer = t[i].text;
     if (vtype.empty()) {
-      g.code_note = fmt::format("no vector type of {} x {}: read {} bytes per thread through an "
-                                "aligned type of that size",
-                                g.elements, type.empty() ? "?" : type, g.vector_bytes);
+      g.code_note = fmt::format(
+          "no vector type of {} x {}: read {} bytes per thread through an "
+          "aligned type of that size",
+          g.elements, type.empty() ? "?" : type, g.vector_bytes);
       return;
     }
     // The innermost loop around the access.
@@ -318,7 +324,8 @@ void vector_code(analysis::GlobalFix& g, const Code& c, std::size_t open, std::s
     const std::string ind = indent_of(fl);
     static const char* kFields[] = {"x", "y", "z", "w"};
     std::string init;
-    for (int k = 0; k < g.elements; ++k) init += fmt::format("{}{}.{}", k ? ", " : "", vec, kFields[k]);
+    for (int k = 0; k < g.elements; ++k)
+      init += fmt::format("{}{}.{}", k ? ", " : "", vec, kFields[k]);
     // The loop's lines with each use replaced by the element.
     std::vector<std::string> rewritten;
     for (int ln = first_line; ln <= last_line; ++ln) {
@@ -330,19 +337,21 @@ void vector_code(analysis::GlobalFix& g, const Code& c, std::size_t open, std::s
       rewritten.push_back(s);
     }
     rewritten.front() =
-        fmt::format("{}{{  // one {}-byte load of the {} elements each thread reads\n{}  const {} "
-                    "{} = *reinterpret_cast<const {}*>(&{}[{}]);\n{}  const {} {}[{}] = {{{}}};\n",
-                    ind, g.vector_bytes, g.elements, ind, vtype, vec, vtype, g.pointer, base, ind,
-                    type, elems, g.elements, init) +
+        fmt::format(
+            "{}{{  // one {}-byte load of the {} elements each thread reads\n{}  const {} "
+            "{} = *reinterpret_cast<const {}*>(&{}[{}]);\n{}  const {} {}[{}] = {{{}}};\n",
+            ind, g.vector_bytes, g.elements, ind, vtype, vec, vtype, g.pointer, base, ind, type,
+            elems, g.elements, init) +
         "  " + rewritten.front();
     for (std::size_t k = 1; k < rewritten.size(); ++k) rewritten[k] = "  " + rewritten[k];
     rewritten.back() += "\n" + ind + "}";
     for (int ln = first_line; ln <= last_line; ++ln)
       g.edits.push_back({ln, c.lines[static_cast<std::size_t>(ln) - 1],
                          rewritten[static_cast<std::size_t>(ln - first_line)]});
-    g.code_note = fmt::format("&{}[{}] must be {}-byte aligned, as it was in every request the "
-                              "analysis recorded",
-                              g.pointer, base, g.vector_bytes);
+    g.code_note = fmt::format(
+        "&{}[{}] must be {}-byte aligned, as it was in every request the "
+        "analysis recorded",
+        g.pointer, base, g.vector_bytes);
     g.applicable = true;
     return;
   }
@@ -370,8 +379,10 @@ int tile_pad(std::uint32_t bx, std::uint32_t by, int width, const model::Arch& a
         a.width = static_cast<std::uint8_t>(width);
         for (std::uint32_t l = 0; l < 32; ++l) {
           const std::uint32_t t = w0 + l;
-          const std::uint32_t row = transposed ? t % by : t / bx, col = transposed ? t / by : t % bx;
-          a.addr[l] = (row * (bx + static_cast<std::uint32_t>(pad)) + col) * static_cast<std::uint32_t>(width);
+          const std::uint32_t row = transposed ? t % by : t / bx,
+                              col = transposed ? t / by : t % bx;
+          a.addr[l] = (row * (bx + static_cast<std::uint32_t>(pad)) + col) *
+                      static_cast<std::uint32_t>(width);
         }
         cost += model::analyze(a, arch).wavefronts;
       }
@@ -401,24 +412,26 @@ void stage_code(analysis::GlobalFix& g, const Code& c, std::size_t open, std::si
   while (s < close && c.line(s) < g.line) ++s;
   if (s >= close || c.line(s) != g.line) return;
   int depth = 0;
-  for (std::size_t i = open + 1; i < s; ++i) depth += explain::is_open(t[i]) ? 1 : explain::is_close(t[i]) ? -1 : 0;
+  for (std::size_t i = open + 1; i < s; ++i)
+    depth += explain::is_open(t[i]) ? 1 : explain::is_close(t[i]) ? -1 : 0;
   const auto boundary = [&](std::size_t i) {
     return t[i - 1].is(";") || t[i - 1].is("{") || t[i - 1].is("}");
   };
   if (depth != 0 || !boundary(s)) {
-    g.code_note = "the store is not a statement of its own at the top of the kernel's body (a "
-                  "loop or a branch around it): the tile would need the same structure";
+    g.code_note =
+        "the store is not a statement of its own at the top of the kernel's body (a "
+        "loop or a branch around it): the tile would need the same structure";
     return;
   }
   for (std::size_t i = open + 1; i < s; ++i)
     if (t[i].is("return")) {
-      g.code_note = "the kernel may return before the store: every thread must reach the "
-                    "__syncthreads() the tile needs";
+      g.code_note =
+          "the kernel may return before the store: every thread must reach the "
+          "__syncthreads() the tile needs";
       return;
     }
   const std::size_t end = statement_end(t, s);  // past the `;`
-  if (end > close || c.line(end - 1) != g.line ||
-      (end < close && c.line(end) == g.line)) {
+  if (end > close || c.line(end - 1) != g.line || (end < close && c.line(end) == g.line)) {
     g.code_note = "the store shares its line with other statements";
     return;
   }
@@ -455,15 +468,16 @@ void stage_code(analysis::GlobalFix& g, const Code& c, std::size_t open, std::si
   for (std::size_t d = open + 1; d < s;) {
     const std::size_t e = statement_end(t, d);
     std::size_t n = d;
-    while (n < e && (t[n].is("const") || t[n].is("int") || t[n].is("unsigned") ||
-                     t[n].is("long") || t[n].is("short") || t[n].is("size_t") ||
-                     t[n].is("signed") || t[n].is("auto")))
+    while (n < e && (t[n].is("const") || t[n].is("int") || t[n].is("unsigned") || t[n].is("long") ||
+                     t[n].is("short") || t[n].is("size_t") || t[n].is("signed") || t[n].is("auto")))
       ++n;
     if (n > d && n + 1 < e && t[n].ident() && t[n + 1].is("=")) {
       bool one = true;
       for (std::size_t q = n; q < e && one; ++q) {
-        if (explain::is_open(t[q])) q = explain::match_forward(t, q);
-        else if (t[q].is(",")) one = false;
+        if (explain::is_open(t[q]))
+          q = explain::match_forward(t, q);
+        else if (t[q].is(","))
+          one = false;
       }
       if (one) decls.push_back({t[n].text, d, e});
     }
@@ -479,9 +493,10 @@ void stage_code(analysis::GlobalFix& g, const Code& c, std::size_t open, std::si
     by_thread.insert(d.name);
     copied.push_back(&d);
     if (assigned(t, d.to, s, d.name)) {
-      g.code_note = fmt::format("'{}' changes after its declaration: the thread whose element "
-                                "another stores cannot be re-derived from it",
-                                d.name);
+      g.code_note = fmt::format(
+          "'{}' changes after its declaration: the thread whose element "
+          "another stores cannot be re-derived from it",
+          d.name);
       return;
     }
   }
@@ -496,13 +511,14 @@ void stage_code(analysis::GlobalFix& g, const Code& c, std::size_t open, std::si
   const std::string tn = fresh_name(c, open, close, dst + "_t");
   const std::string tx = fresh_name(c, open, close, dst + "_tx");
   const std::string ty = fresh_name(c, open, close, dst + "_ty");
-  const std::vector<std::pair<std::string, std::string>> swap = {
-      {R"(\bthreadIdx\s*\.\s*x\b)", tx}, {R"(\bthreadIdx\s*\.\s*y\b)", ty}};
+  const std::vector<std::pair<std::string, std::string>> swap = {{R"(\bthreadIdx\s*\.\s*x\b)", tx},
+                                                                 {R"(\bthreadIdx\s*\.\s*y\b)", ty}};
   const std::string& line = c.lines[static_cast<std::size_t>(g.line) - 1];
   const std::string ind = indent_of(line);
   const std::string guard = cond.empty() ? "" : fmt::format("if ({}) ", cond);
   std::string code = fmt::format(
-      "{0}// Staged through shared memory (blocks of {2}x{1} threads): each thread stores another's\n"
+      "{0}// Staged through shared memory (blocks of {2}x{1} threads): each thread stores "
+      "another's\n"
       "{0}// element, so that a warp writes rows of {1} consecutive elements instead of a column.\n"
       "{0}__shared__ {5} {6}[{1}][{2} + {7}];\n"
       "{0}{8}{6}[threadIdx.y][threadIdx.x] = {9}[{10}];\n"
@@ -511,16 +527,17 @@ void stage_code(analysis::GlobalFix& g, const Code& c, std::size_t open, std::si
       "{0}  const unsigned {11} = threadIdx.y * {2} + threadIdx.x;\n"
       "{0}  const unsigned {3} = {11} / {1}, {4} = {11} % {1};\n",
       ind, by, bx, tx, ty, type, tile, pad, guard, src, c.slice(in_from, in_to), tn);
-  for (const Declaration* d : copied) code += ind + "  " + replace_words(c.slice(d->from, d->to), swap) + "\n";
-  code += fmt::format("{0}  {1}{2}[{3}] = {4}[{5}][{6}];\n{0}}}",
-                      ind, replace_words(guard, swap), dst, replace_words(c.slice(out_from, out_to), swap),
-                      tile, ty, tx);
+  for (const Declaration* d : copied)
+    code += ind + "  " + replace_words(c.slice(d->from, d->to), swap) + "\n";
+  code += fmt::format("{0}  {1}{2}[{3}] = {4}[{5}][{6}];\n{0}}}", ind, replace_words(guard, swap),
+                      dst, replace_words(c.slice(out_from, out_to), swap), tile, ty, tx);
   g.edits.push_back({g.line, line, code});
   g.shared_bytes = static_cast<std::uint64_t>(by) * (bx + static_cast<std::uint64_t>(pad)) *
                    static_cast<std::uint64_t>(g.width);
-  g.code_note = fmt::format("written for blocks of {}x{} threads, the shape of every analysed "
-                            "launch; the tile takes {} B of shared memory per block",
-                            bx, by, g.shared_bytes);
+  g.code_note = fmt::format(
+      "written for blocks of {}x{} threads, the shape of every analysed "
+      "launch; the tile takes {} B of shared memory per block",
+      bx, by, g.shared_bytes);
   g.applicable = true;
 }
 
@@ -531,8 +548,8 @@ void write_global_code(analysis::GlobalFix& g, const std::vector<std::string>& s
                        const model::Arch& arch) {
   if (g.file != main_file || g.line <= 0 ||
       static_cast<std::size_t>(g.line) > source_lines.size()) {
-    g.code_note = g.why_not_code.empty() ? "the line is not in the source bankcheck read"
-                                         : g.why_not_code;
+    g.code_note =
+        g.why_not_code.empty() ? "the line is not in the source bankcheck read" : g.why_not_code;
     return;
   }
   const Code c(source_lines);
@@ -544,15 +561,17 @@ void write_global_code(analysis::GlobalFix& g, const std::vector<std::string>& s
   g.pointer = line_pointer(c, body->first, body->second, g, sig);
   switch (g.kind) {
     case analysis::GlobalFixKind::Pitch:
-      g.code_note = "the pitch is set where the buffer is allocated and indexed (the host code, a "
-                    "leading dimension): not written";
+      g.code_note =
+          "the pitch is set where the buffer is allocated and indexed (the host code, a "
+          "leading dimension): not written";
       return;
     case analysis::GlobalFixKind::Align:
       g.code_note = "the base is set where the buffer is allocated or offset: not written";
       return;
     case analysis::GlobalFixKind::Layout:
-      g.code_note = "the type's layout changes wherever it is used (host code, other kernels): "
-                    "not written";
+      g.code_note =
+          "the type's layout changes wherever it is used (host code, other kernels): "
+          "not written";
       return;
     default:
       break;

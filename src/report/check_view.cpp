@@ -62,10 +62,9 @@ std::string fix_lines(const analysis::CheckReport& r, const Finding& f,
       });
       if (!here || af.suggestions.empty() || !af.geometry) continue;
       const analysis::Suggestion& best = af.suggestions.front();
-      std::string out =
-          fmt::format("  fix: {} ('{}': {} -> {} wavefronts); {}\n", suggestion_change(af, best),
-                      af.name, best.wavefronts_before, best.wavefronts_after,
-                      command(best.applicable));
+      std::string out = fmt::format("  fix: {} ('{}': {} -> {} wavefronts); {}\n",
+                                    suggestion_change(af, best), af.name, best.wavefronts_before,
+                                    best.wavefronts_after, command(best.applicable));
       // The best of those --apply can write, when the best is not one.
       const auto written = std::find_if(af.suggestions.begin(), af.suggestions.end(),
                                         [](const analysis::Suggestion& x) { return x.applicable; });
@@ -103,6 +102,14 @@ std::string display_path(const std::string& path, const std::string& working_dir
 
 std::string summary_line(const analysis::CheckReport& r) { return summary_line({&r}); }
 
+bool quiet_has_findings(const analysis::CheckReport& r) {
+  std::vector<Suppression> sups;
+  std::vector<SuppressionNote> notes;
+  for (const Finding& f : findings(r, sups, notes))
+    if (!f.suppressed && f.severity != Severity::Note) return true;
+  return false;
+}
+
 std::string summary_line(const std::vector<const analysis::CheckReport*>& reports) {
   std::uint64_t count[3] = {0, 0, 0}, suppressed = 0, unsupported = 0;
   std::size_t n = 0;
@@ -127,8 +134,8 @@ std::string summary_line(const std::vector<const analysis::CheckReport*>& report
   add(suppressed, "suppressed", "suppressed");
   std::string what;
   for (std::size_t i = 0; i < parts.size(); ++i) what += (i ? ", " : "") + parts[i];
-  std::string line = n == 0 ? std::string("no kernel analysed")
-                            : fmt::format("{} kernel{}", n, n == 1 ? "" : "s");
+  std::string line =
+      n == 0 ? std::string("no kernel analysed") : fmt::format("{} kernel{}", n, n == 1 ? "" : "s");
   if (reports.size() > 1) line = fmt::format("{} files, {}", reports.size(), line);
   line += ": " + (what.empty() ? std::string("no findings") : what);
   if (unsupported) line += fmt::format(" ({} not analysed)", unsupported);
@@ -142,16 +149,18 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
   std::vector<SuppressionNote> sup_notes;
   const std::vector<Finding> all = findings(r, sups, sup_notes);
   // Paths as the reader's directory has them (display_path).
-  const auto path_of = [&](int file) { return display_path(source_path(r, file), options.working_dir); };
+  const auto path_of = [&](int file) {
+    return display_path(source_path(r, file), options.working_dir);
+  };
   std::string out;
   for (size_t ki = 0; ki < r.kernels.size(); ++ki) {
     const auto& k = r.kernels[ki];
     for (const Finding& f : all) {
       if (f.kernel != ki || f.suppressed) continue;
       if (options.quiet && f.severity == Severity::Note) continue;
-      out += fmt::format(
-          "{} {} {}", paint.locus(fmt::format("{}:{}:{}:", path_of(f.file), f.line, f.col)),
-          paint.severity(f.severity), f.message);
+      out += fmt::format("{} {} {}",
+                         paint.locus(fmt::format("{}:{}:{}:", path_of(f.file), f.line, f.col)),
+                         paint.severity(f.severity), f.message);
       if (f.kind == FindingKind::BankConflict) out += fmt::format(" [{}]", k.name);
       out += '\n';
       out += quote(r, f.file, f.line, f.col, paint);
@@ -248,10 +257,9 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
                       gs, gi, 100.0 * static_cast<double>(gs - gi) / static_cast<double>(gs));
     out += "  cost: shared wavefronts, or global 32-byte sectors\n\n";
     for (const auto& n : k.notes)
-      out +=
-          fmt::format("{} {} {}\n",
-                      paint.locus(fmt::format("{}:{}:{}:", path_of(n.file), n.line, n.col)),
-                      paint.note(), n.message);
+      out += fmt::format("{} {} {}\n",
+                         paint.locus(fmt::format("{}:{}:{}:", path_of(n.file), n.line, n.col)),
+                         paint.note(), n.message);
   }
   // Suppressed findings: counted and listed with their reasons, then the comments' problems.
   const auto suppressed = std::count_if(all.begin(), all.end(), [](const Finding& f) {
@@ -262,12 +270,12 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
                        suppressed, suppressed == 1 ? "" : "s");
     for (const Finding& f : all)
       if (f.suppressed)
-        out += fmt::format("  {}:{}:{}: {} {}{} in {}: {}\n", path_of(f.file), f.line,
-                           f.col, severity_name(f.severity), rule_id(f.kind),
-                           f.kind == FindingKind::BankConflict ? fmt::format(" ({}-way)", f.ways)
-                                                               : "",
-                           r.kernels[f.kernel].name,
-                           f.justification.empty() ? "(no reason given)" : f.justification);
+        out +=
+            fmt::format("  {}:{}:{}: {} {}{} in {}: {}\n", path_of(f.file), f.line, f.col,
+                        severity_name(f.severity), rule_id(f.kind),
+                        f.kind == FindingKind::BankConflict ? fmt::format(" ({}-way)", f.ways) : "",
+                        r.kernels[f.kernel].name,
+                        f.justification.empty() ? "(no reason given)" : f.justification);
   }
   for (const SuppressionNote& n : sup_notes) {
     if (options.quiet && n.severity == Severity::Note) continue;
@@ -276,20 +284,21 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
                        paint.severity(n.severity), n.message);
   }
   const std::string last = options.summary ? summary_line(r) + "\n" : "";
-  if (options.quiet) return out + last;
+  // Quiet, a clean run says nothing (a pre-commit hook's pass is silent), as a compiler says
+  // "N warnings generated" only when it printed some.
+  if (options.quiet) return quiet_has_findings(r) ? out + last : out;
   if (r.level != analysis::CountLevel::Sass && !r.kernels.empty())
     out += fmt::format(
         "{} shared requests are counted as the PTX states them, not as the SASS "
         "issues them ({})\n",
         paint.note(), r.level_reason.empty() ? "no SASS" : r.level_reason);
   for (const auto& u : r.unsupported) {
-    const std::string where =
-        u.line ? fmt::format("{}:{}:", path_of(u.file), u.line)
-               : display_path(r.input, options.working_dir) + ":";
-    out += fmt::format(
-        "{} {} kernel {} not analysed: {}\n", paint.locus(where), paint.note(), u.name,
-        analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families,
-                               [&](int file) { return path_of(file); }));
+    const std::string where = u.line ? fmt::format("{}:{}:", path_of(u.file), u.line)
+                                     : display_path(r.input, options.working_dir) + ":";
+    out +=
+        fmt::format("{} {} kernel {} not analysed: {}\n", paint.locus(where), paint.note(), u.name,
+                    analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families,
+                                           [&](int file) { return path_of(file); }));
   }
   return out + last;
 }

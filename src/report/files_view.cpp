@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "bankcheck/report/findings.hpp"
@@ -54,8 +55,10 @@ std::string render_files_text(const std::vector<FileResult>& files, const TextOp
     else if (f.report && (!f.report->kernels.empty() || !f.report->unsupported.empty()))
       out += render_check_text(*f.report, options, f.fix);
   }
-  // The whole run's count after the files' own.
-  if (files.size() > 1) out += summary_line(reports) + "\n";
+  // The whole run's count after the files' own (quiet: when a finding was printed).
+  const bool printed = std::any_of(reports.begin(), reports.end(),
+                                   [](const auto* r) { return quiet_has_findings(*r); });
+  if (files.size() > 1 && (!options.quiet || printed)) out += summary_line(reports) + "\n";
   return out;
 }
 
@@ -69,8 +72,7 @@ json files_to_json(const std::vector<FileResult>& files) {
         for (std::size_t k = 0; k < one["kernels"].size(); ++k)
           one["kernels"][k]["fixes"] = kernel_fixes_json(*f.fix, k);
       list.push_back(one);
-    }
-    else
+    } else
       list.push_back({{"input", f.input}, {"error", f.error}});
   }
   return {{"schema_version", kCheckJsonSchemaVersion},

@@ -109,7 +109,9 @@ int access_column(const analysis::CheckReport& r, const analysis::KernelReport& 
       std::vector<std::string> shared;
       for (const auto& v : k.shared_vars) shared.push_back(shared_var_display_name(v.name));
       for (std::size_t i = 0; i < text->size(); ++i) {
-        const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+        const auto ident = [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        };
         if (!ident((*text)[i]) || (i > 0 && ident((*text)[i - 1]))) continue;
         std::size_t e = i;
         while (e < text->size() && ident((*text)[e])) ++e;

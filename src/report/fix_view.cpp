@@ -110,9 +110,8 @@ static std::string render_global_fixes(const analysis::CheckReport& r,
         "excess)\n",
         paint.locus(fmt::format("{}:{}:{}:", display_path(source_path(r, g.file), working_dir),
                                 g.line, col)),
-        paint.note(),
-        model::op_name(g.op), g.width, g.pointer.empty() ? "" : fmt::format(" ('{}')", g.pointer),
-        g.sectors, g.ideal_sectors,
+        paint.note(), model::op_name(g.op), g.width,
+        g.pointer.empty() ? "" : fmt::format(" ('{}')", g.pointer), g.sectors, g.ideal_sectors,
         g.sectors ? 100.0 * static_cast<double>(g.sectors - g.ideal_sectors) /
                         static_cast<double>(g.sectors)
                   : 0.0);
@@ -219,8 +218,10 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
         continue;
       }
       if (af.data_dependent) {
-        out += fmt::format("  nothing suggested: {}\n",
-                           data_dependence_text(af, display_path(source_path(r, af.data_dependent->load_file), options.working_dir)));
+        out += fmt::format(
+            "  nothing suggested: {}\n",
+            data_dependence_text(af, display_path(source_path(r, af.data_dependent->load_file),
+                                                  options.working_dir)));
         continue;
       }
       if (af.suggestions.empty()) {

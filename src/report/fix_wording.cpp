@@ -215,7 +215,9 @@ std::string data_dependence_text(const analysis::ArrayFix& af, const std::string
 std::string global_change(const analysis::GlobalFix& g) {
   using K = analysis::GlobalFixKind;
   const std::string ptr = g.pointer.empty() ? std::string("the pointer") : "'" + g.pointer + "'";
-  const char* verb = g.op == model::Op::Store ? "write" : g.op == model::Op::Load ? "read" : "access";
+  const char* verb = g.op == model::Op::Store  ? "write"
+                     : g.op == model::Op::Load ? "read"
+                                               : "access";
   switch (g.kind) {
     case K::Vector:
       return fmt::format(
@@ -244,7 +246,9 @@ std::string global_change(const analysis::GlobalFix& g) {
           "the lanes are {} B apart, each {} {} B: keep the field in an array of its own (a "
           "structure of arrays), or {} each structure with one aligned access",
           g.stride,
-          g.op == model::Op::Store ? "writing" : g.op == model::Op::Load ? "reading" : "accessing",
+          g.op == model::Op::Store  ? "writing"
+          : g.op == model::Op::Load ? "reading"
+                                    : "accessing",
           g.width, verb);
   }
   return "";

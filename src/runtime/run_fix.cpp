@@ -51,7 +51,8 @@ analysis::FixReport advise_unit(
     in.report = &k;
     in.recorder = rec != recorded.end() && rec->second ? rec->second.get() : &none;
     in.arch = &arch;
-    const analysis::SharedSource source = driver::read_shared_source(r.source_lines, k.name, macros);
+    const analysis::SharedSource source =
+        driver::read_shared_source(r.source_lines, k.name, macros);
     in.source = &source;
     in.main_file = r.main_file;
     in.top = top;
@@ -85,8 +86,8 @@ void apply_run_fixes(std::vector<analysis::FixReport>& reports, const RunFixOpti
     std::string text;
     for (const std::string& line : r.source_lines) text += line + "\n";
     if (r.source_lines.empty()) {
-      fr.apply_note = fmt::format("the source of {} was not found, so there is nothing to patch",
-                                  r.input);
+      fr.apply_note =
+          fmt::format("the source of {} was not found, so there is nothing to patch", r.input);
       continue;
     }
     std::vector<std::string> changes;
@@ -96,19 +97,22 @@ void apply_run_fixes(std::vector<analysis::FixReport>& reports, const RunFixOpti
     } else {
       const std::vector<std::string> why = analysis::not_applied(fr.kernels);
       if (why.empty()) {
-        fr.apply_note = "no shared array has bank conflicts to remove, and no global line "
-                        "sectors to save";
+        fr.apply_note =
+            "no shared array has bank conflicts to remove, and no global line "
+            "sectors to save";
       } else {
-        fr.apply_note = "no change bankcheck can write (a declaration padding, a global line's "
-                        "code):";
+        fr.apply_note =
+            "no change bankcheck can write (a declaration padding, a global line's "
+            "code):";
         for (const auto& w : why) fr.apply_note += "\n  " + w;
       }
     }
   }
   if (!o.apply_to.empty() && patches.size() > 1) {
-    errors.push_back(fmt::format("--apply-to: {} sources have fixes to write ({} and {}); give "
-                                 "--apply alone to write each beside its source",
-                                 patches.size(), patches[0].source, patches[1].source));
+    errors.push_back(
+        fmt::format("--apply-to: {} sources have fixes to write ({} and {}); give "
+                    "--apply alone to write each beside its source",
+                    patches.size(), patches[0].source, patches[1].source));
     return;
   }
   for (Patch& p : patches) {

@@ -12,9 +12,9 @@
 #include <sstream>
 
 #include "bankcheck/report/diff.hpp"
+#include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/gate.hpp"
 #include "bankcheck/report/views.hpp"
-#include "bankcheck/report/fix_view.hpp"
 #include "run_fix.hpp"
 
 namespace bankcheck::runtime {
@@ -179,9 +179,8 @@ void write_run_report(std::vector<ModuleReport>& modules, const RunOptions& o,
         fixed.back().check = reports[i];
         continue;
       }
-      fixed.push_back(
-          advise_unit(*modules[i].unit, reports[i], modules[i].recorded, o.fix.top, arch,
-                      o.fix.report));
+      fixed.push_back(advise_unit(*modules[i].unit, reports[i], modules[i].recorded, o.fix.top,
+                                  arch, o.fix.report));
     }
   } catch (const std::exception& e) {
     fixed.clear();

@@ -12,9 +12,9 @@
 
 #include "bankcheck/analysis/check.hpp"
 #include "bankcheck/analysis/recorder.hpp"
+#include "bankcheck/runtime/run_options.hpp"
 #include "bankcheck/runtime/run_report.hpp"
 #include "run_modules.hpp"
-#include "bankcheck/runtime/run_options.hpp"
 
 namespace bankcheck::runtime {
 

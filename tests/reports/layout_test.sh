@@ -57,8 +57,7 @@ out=$("$bin" check tests/ci/conflict.cu --quiet --fail-on 'ways>1' 2>"$tmp/err")
 [ $rc = 1 ] || say "check --quiet --fail-on: exit $rc, not 1"
 grep -q "^bankcheck: --fail-on 'ways>1' crossed" "$tmp/err" || say "check --quiet: no gate line on stderr"
 out=$("$bin" check tests/ci/padded.cu --quiet 2>&1); rc=$?
-[ $rc = 0 ] && [ "$out" = "1 kernel: no findings" ] ||
-  say "check --quiet of a padded tile: exit $rc, output '$out'"
+[ $rc = 0 ] && [ -z "$out" ] || say "check --quiet of a padded tile: exit $rc, output '$out'"
 out=$("$bin" check tests/ci/conflict.cu tests/ci/padded.cu --quiet 2>&1)
 [ "$(printf '%s\n' "$out" | wc -l)" = 4 ] || say "check --quiet of two files: not 4 lines:
 $out"

@@ -284,9 +284,9 @@ int run(int argc, char** argv) {
     if (w->program >= 0) program.assign(argv + w->program, argv + argc);
     argc = w->end;
   }
-  const std::vector<std::string> nvcc_flags =
-      argc > 1 && std::strcmp(argv[1], "run") == 0 ? std::vector<std::string>{}
-                                                   : take_nvcc_flags(argc, argv);
+  const std::vector<std::string> nvcc_flags = argc > 1 && std::strcmp(argv[1], "run") == 0
+                                                  ? std::vector<std::string>{}
+                                                  : take_nvcc_flags(argc, argv);
   check.nvcc_flags = nvcc_flags;
   fix.nvcc_flags = nvcc_flags;
   try {

@@ -91,12 +91,18 @@ namespace {
 int fix_program(const FixCmdOptions& o) {
   // Settings that make check's launch have no place here: the program makes its own.
   const std::vector<std::pair<const char*, bool>> check_only = {
-      {"--grid", !o.grid.empty()},       {"--block", !o.block.empty()},
-      {"--smem", !o.smem.empty()},       {"--arg", !o.args.empty()},
-      {"--var", !o.vars.empty()},        {"--host-arg", !o.host_args.empty()},
-      {"--launch", o.launch != 0},       {"--blocks", !o.blocks.empty()},
-      {"-p", !o.compile_db.empty()},     {"-I", !o.include_dirs.empty()},
-      {"-D", !o.defines.empty()},        {"--budget", o.budget != 0},
+      {"--grid", !o.grid.empty()},
+      {"--block", !o.block.empty()},
+      {"--smem", !o.smem.empty()},
+      {"--arg", !o.args.empty()},
+      {"--var", !o.vars.empty()},
+      {"--host-arg", !o.host_args.empty()},
+      {"--launch", o.launch != 0},
+      {"--blocks", !o.blocks.empty()},
+      {"-p", !o.compile_db.empty()},
+      {"-I", !o.include_dirs.empty()},
+      {"-D", !o.defines.empty()},
+      {"--budget", o.budget != 0},
       {"--max-memory", !o.max_memory.empty()}};
   for (const auto& [flag, given] : check_only)
     if (given)
@@ -192,8 +198,7 @@ void add_occupancy(CLI::App& app, OccupancyCmdOptions& o) {
   c->add_option("--carveout", o.carveout,
                 "preferred shared-memory carveout in percent (-1: the default)")
       ->capture_default_str();
-  add_format_option(c, o.format, report::ReportKind::Occupancy,
-                    "text or json (@DOCDIR@/json.md)");
+  add_format_option(c, o.format, report::ReportKind::Occupancy, "text or json (@DOCDIR@/json.md)");
   c->footer(exit_codes("the configuration launches (its occupancy printed)", "",
                        "bad input, an unknown architecture, or a configuration that cannot launch "
                        "(the reason printed; JSON: error)"));

@@ -32,7 +32,7 @@ struct RunCmdOptions {
   bool stop_on_fault = false;
   std::string nvcc;
   std::vector<std::string> command;  // the program and its arguments
-  runtime::RunFixOptions fix;         // bankcheck fix PROGRAM: fix's report and --apply
+  runtime::RunFixOptions fix;        // bankcheck fix PROGRAM: fix's report and --apply
 };
 
 void add_run(CLI::App& app, RunCmdOptions& options);

@@ -42,13 +42,13 @@ struct GlobalFix {
   // Predicted: the requests and sectors after the change (the ideal where the change leaves
   // every request on whole sectors).
   std::uint64_t requests_after = 0, sectors_after = 0;
-  std::int64_t stride = 0;  // bytes between consecutive lanes now
-  int vector_bytes = 0;     // Vector: bytes per lane of the one access
-  int elements = 0;         // Vector: the accesses it replaces (elements per lane)
+  std::int64_t stride = 0;                  // bytes between consecutive lanes now
+  int vector_bytes = 0;                     // Vector: bytes per lane of the one access
+  int elements = 0;                         // Vector: the accesses it replaces (elements per lane)
   std::int64_t pitch = 0, pitch_after = 0;  // Pitch: bytes between rows now, and suggested
   std::uint64_t misalign = 0;               // Align: bytes past a 32-byte boundary
   emu::Dim3 block;                          // Stage: the block the tile is written for
-  std::string why_not_code;  // the advisor's own reason the code cannot be written
+  std::string why_not_code;                 // the advisor's own reason the code cannot be written
   // Filled by the front end from the source (driver/global_code.hpp):
   std::string pointer;             // the pointer the line subscripts ("out")
   std::vector<GlobalEdit> edits;   // the code; empty: the change is described only

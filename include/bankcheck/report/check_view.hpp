@@ -48,6 +48,9 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
 // The closing line of a text report: "3 kernels: 2 errors, 1 warning" (the findings by
 // severity, those suppressed in the source counted apart; "no findings" when there are none).
 std::string summary_line(const analysis::CheckReport& r);
+// Whether --quiet prints a finding of `r` (one at warning or above, not suppressed): a quiet
+// report ends with the summary line only then.
+bool quiet_has_findings(const analysis::CheckReport& r);
 // The same over several files' reports: "2 files, 3 kernels: 1 error".
 std::string summary_line(const std::vector<const analysis::CheckReport*>& reports);
 

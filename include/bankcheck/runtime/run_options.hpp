@@ -16,9 +16,9 @@ namespace bankcheck::runtime {
 struct RunFixOptions {
   // Record every shared request and give each finding fix's suggestion (run --no-fix: not).
   bool suggest = true;
-  bool report = false;  // the report is fix's (each array's suggestions), not check's
-  int top = 4;          // suggestions per array (fix --top)
-  bool apply = false;   // write each source with its applicable fixes (FILE.fixed.cu)
+  bool report = false;   // the report is fix's (each array's suggestions), not check's
+  int top = 4;           // suggestions per array (fix --top)
+  bool apply = false;    // write each source with its applicable fixes (FILE.fixed.cu)
   std::string apply_to;  // --apply-to: the one patched copy's path
   bool force = false;    // --force: replace an existing file there
   // The command that shows the suggestions of this run ("bankcheck fix ./app -n 4"; with

@@ -13,12 +13,11 @@
 
 namespace bankcheck::runtime {
 
-// The status file's lines: "gate" when a --fail-on gate (or --baseline alone) was crossed, "error: SENTENCE" for
-// each of `failures` (bankcheck's own) and each failure to write, then "done".
-// With `fixes` (parallel to `reports`, or empty): fix's report of each, whose suggestions the
-// views carry, or which is the report itself for `bankcheck fix PROGRAM`
-// (RunFixOptions::report). `status_lines` go to the status file before "done" ("apply:
-// nothing written").
+// The status file's lines: "gate" when a --fail-on gate (or --baseline alone) was crossed, "error:
+// SENTENCE" for each of `failures` (bankcheck's own) and each failure to write, then "done". With
+// `fixes` (parallel to `reports`, or empty): fix's report of each, whose suggestions the views
+// carry, or which is the report itself for `bankcheck fix PROGRAM` (RunFixOptions::report).
+// `status_lines` go to the status file before "done" ("apply: nothing written").
 void write_run_reports(const std::vector<analysis::CheckReport>& reports, const RunOptions& options,
                        const std::vector<std::string>& failures,
                        const std::vector<const analysis::FixReport*>& fixes = {},
