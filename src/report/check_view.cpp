@@ -60,7 +60,13 @@ std::string fix_lines(const analysis::CheckReport& r, const Finding& f,
           return s.site == site && s.file == f.file && s.line == f.line;
         });
       });
-      if (!here || af.suggestions.empty() || !af.geometry) continue;
+      if (!here) continue;
+      if (af.data_dependent)
+        return fmt::format(
+            "  fix: no layout of '{}' removes it: its conflicts follow the input data; `{}` says "
+            "what does\n",
+            af.name, base);
+      if (af.suggestions.empty() || !af.geometry) continue;
       const analysis::Suggestion& best = af.suggestions.front();
       std::string out = fmt::format("  fix: {} ('{}': {} -> {} wavefronts); {}\n",
                                     suggestion_change(af, best), af.name, best.wavefronts_before,
