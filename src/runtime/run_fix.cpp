@@ -14,63 +14,70 @@
 
 namespace bankcheck::runtime {
 
-std::unique_ptr<analysis::SharedRecorder> take_recorded(driver::KernelAnalysis& a) {
-  if (auto* r = analysis::find_collector<analysis::RecorderCollector>(a.collectors()))
-    return r->take();
-  return nullptr;
+const analysis::SharedRecorder* recorded(const driver::KernelAnalysis& a) {
+  const auto* r = analysis::find_collector<analysis::RecorderCollector>(a.collectors());
+  return r ? &r->recorder() : nullptr;
 }
 
-analysis::FixReport advise_unit(
-    const RunUnit& unit, analysis::CheckReport check,
-    std::map<std::string, std::unique_ptr<analysis::SharedRecorder>>& recorded, int top,
-    const model::Arch& arch, bool all) {
-  analysis::FixReport fr;
-  fr.check = std::move(check);
-  const analysis::CheckReport& r = fr.check;
-  const driver::Loaded* l = unit.loaded.get();
+namespace {
+
+// One module's advice, kernel by kernel in the report's order.
+ReportFixes advise_module(const ModuleReport& m, const analysis::CheckReport& r, int top,
+                          const model::Arch& arch, bool all) {
+  ReportFixes out;
+  const driver::Loaded* l = m.unit ? m.unit->loaded.get() : nullptr;
   // The names in a declaration's dimensions: the file's own and its local headers' (the
   // program's compile command is not known).
   driver::SourceMacros macros;
   if (l && !l->source_text.empty())
     macros.headers = driver::local_headers_text(l->source_text, l->input, {});
+  const analysis::SharedRecorder none;
   for (const analysis::KernelReport& k : r.kernels) {
+    analysis::KernelFix& kf = out.emplace_back();
+    kf.kernel = k.name;
     const ptx::Kernel* kernel = nullptr;
     if (l)
       for (const ptx::Kernel& c : l->program.kernels)
         if (c.name == k.mangled) kernel = &c;
-    analysis::KernelFix kf;
-    kf.kernel = k.name;
-    if (!kernel) {
-      fr.kernels.push_back(std::move(kf));
-      continue;
-    }
-    const auto rec = recorded.find(k.mangled);
-    analysis::SharedRecorder none;
-    analysis::AdviseInput in;
-    in.kernel = kernel;
-    in.report = &k;
-    in.recorder = rec != recorded.end() && rec->second ? rec->second.get() : &none;
-    in.arch = &arch;
-    const analysis::SharedSource source =
-        driver::read_shared_source(r.source_lines, k.name, macros);
-    in.source = &source;
-    in.main_file = r.main_file;
-    in.top = top;
-    if (const auto it = l->registers.find(k.mangled); it != l->registers.end())
-      in.registers = it->second;
-    else
-      in.registers_note = l->registers_note.empty()
-                              ? std::string("registers unknown: the cubin has no such kernel")
-                              : l->registers_note;
+    if (!kernel) continue;
     // A kernel without bank conflicts has no suggestion to carry: its replay is skipped.
-    if (all || k.shared_wavefronts > k.shared_ideal_wavefronts) kf = analysis::advise(in);
-    kf.kernel = k.name;
+    if (all || k.shared_wavefronts > k.shared_ideal_wavefronts) {
+      const auto rec = m.recorded.find(k.mangled);
+      analysis::AdviseInput in;
+      in.kernel = kernel;
+      in.report = &k;
+      in.recorder = rec != m.recorded.end() && rec->second ? rec->second : &none;
+      in.arch = &arch;
+      const analysis::SharedSource source =
+          driver::read_shared_source(r.source_lines, k.name, macros);
+      in.source = &source;
+      in.main_file = r.main_file;
+      in.top = top;
+      if (const auto it = l->registers.find(k.mangled); it != l->registers.end())
+        in.registers = it->second;
+      else
+        in.registers_note = l->registers_note.empty()
+                                ? std::string("registers unknown: the cubin has no such kernel")
+                                : l->registers_note;
+      kf = analysis::advise(in);
+      kf.kernel = k.name;
+    }
     kf.globals = analysis::advise_global(k);
     for (analysis::GlobalFix& g : kf.globals)
       driver::write_global_code(g, r.source_lines, r.main_file, k, l->signature(*kernel), arch);
-    fr.kernels.push_back(std::move(kf));
   }
-  return fr;
+  return out;
+}
+
+}  // namespace
+
+std::vector<ReportFixes> module_fixes(const std::vector<ModuleReport>& modules,
+                                      const std::vector<analysis::CheckReport>& reports,
+                                      const RunOptions& o, const model::Arch& arch) {
+  std::vector<ReportFixes> out;
+  for (std::size_t i = 0; i < modules.size() && i < reports.size(); ++i)
+    out.push_back(advise_module(modules[i], reports[i], o.fix.top, arch, o.fix.report));
+  return out;
 }
 
 void apply_run_fixes(std::vector<analysis::FixReport>& reports, const RunFixOptions& o,

@@ -14,21 +14,21 @@
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/runtime/run_options.hpp"
 #include "run_modules.hpp"
+#include "run_report.hpp"
 
 namespace bankcheck::runtime {
 
-// The shared requests `analysis` recorded (its RecorderCollector's), taken from it; null when
-// it recorded none.
-std::unique_ptr<analysis::SharedRecorder> take_recorded(driver::KernelAnalysis& analysis);
+// The shared requests `analysis` recorded (its RecorderCollector's); null when it records
+// none.
+const analysis::SharedRecorder* recorded(const driver::KernelAnalysis& analysis);
 
-// fix's report of one translation unit: `check` (its kernels in the report's order) with each
-// kernel's advice, from the requests recorded per kernel (mangled name).
-// With `all` (fix's own report) every kernel's arrays are advised; otherwise (the suggestions
-// run's findings carry) only those of kernels with bank conflicts.
-analysis::FixReport advise_unit(
-    const RunUnit& unit, analysis::CheckReport check,
-    std::map<std::string, std::unique_ptr<analysis::SharedRecorder>>& recorded, int top,
-    const model::Arch& arch, bool all);
+// fix's advice for each kernel of each module (parallel to `reports`, module_reports of the
+// same modules, and to each one's kernels), from the requests each kernel recorded: every
+// kernel's arrays with options.fix.report (fix's own report), otherwise (the suggestions
+// run's findings carry) only those of kernels with bank conflicts; the global lines' always.
+std::vector<ReportFixes> module_fixes(const std::vector<ModuleReport>& modules,
+                                      const std::vector<analysis::CheckReport>& reports,
+                                      const RunOptions& options, const model::Arch& arch);
 
 // --apply over a run: each unit's source, with the fixes bankcheck can write, written beside it
 // (FILE.fixed.cu, or options.apply_to when one source has any), never over an existing file

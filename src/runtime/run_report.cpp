@@ -1,4 +1,4 @@
-// The report of `bankcheck run` (run_report.hpp).
+// The report of `bankcheck run` (run_report.hpp, and the emulator's module reports).
 #include "run_report.hpp"
 
 #include <fmt/format.h>
@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/diff.hpp"
 #include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/gate.hpp"
@@ -51,8 +52,8 @@ bool use_color(const RunOptions& o) {
 // `reports`, or empty); with `bankcheck fix PROGRAM`, fix's own view of each.
 std::string render(const std::vector<analysis::CheckReport>& reports,
                    const std::vector<const analysis::FixReport*>& fixes, const RunOptions& o,
-                   std::vector<std::string>& errors) {
-  const bool fix_view = o.fix.report && fixes.size() == reports.size();
+                   bool name_processes, std::vector<std::string>& errors) {
+  const bool fix_view = o.fix.report && fixes.size() == reports.size() && !reports.empty();
   report::Format format = report::Format::Text;
   try {
     format = report::parse_format(o.format,
@@ -68,16 +69,22 @@ std::string render(const std::vector<analysis::CheckReport>& reports,
                                  .working_dir = o.working_dir,
                                  .fix_command = o.fix.command};
   const auto fix_of = [&](std::size_t i) { return i < fixes.size() ? fixes[i] : nullptr; };
+  const auto heading = [&](std::size_t i) {
+    return name_processes && reports[i].process ? report::process_line(*reports[i].process)
+                                                : std::string();
+  };
   if (reports.empty() && format == report::Format::Text)
     return "bankcheck: the program launched no kernel that was analysed\n";
-  if (fix_view && reports.size() == 1) return v.fix(*fixes[0], text);
+  if (fix_view && reports.size() == 1 && !name_processes) return v.fix(*fixes[0], text);
   if (fix_view && format == report::Format::Text) {
     std::string out;
-    for (std::size_t i = 0; i < fixes.size(); ++i)
+    for (std::size_t i = 0; i < fixes.size(); ++i) {
       out += fmt::format("== {} ({} of {}) ==\n",
                          report::display_path(fixes[i]->check.input, o.working_dir), i + 1,
-                         fixes.size()) +
-             v.fix(*fixes[i], text);
+                         fixes.size());
+      if (const std::string h = heading(i); !h.empty()) out += h + "\n";
+      out += v.fix(*fixes[i], text);
+    }
     return out;
   }
   if (fix_view && format == report::Format::Json) {
@@ -85,14 +92,14 @@ std::string render(const std::vector<analysis::CheckReport>& reports,
     for (const auto* f : fixes) files.push_back(report::fix_to_json(*f));
     return report::json_text({{"files", files}});
   }
-  if (reports.size() == 1) return v.check(reports[0], fix_of(0), text);
+  if (reports.size() == 1 && !name_processes) return v.check(reports[0], fix_of(0), text);
   if (!v.files) {
     errors.push_back(fmt::format("--format {}: {}", v.name, report::refuse_files(v, reports.size())));
     return "";
   }
   std::vector<report::FileResult> files;
   for (std::size_t i = 0; i < reports.size(); ++i)
-    files.push_back({reports[i].input, &reports[i], "", "", fix_of(i)});
+    files.push_back({reports[i].input, &reports[i], "", heading(i), fix_of(i)});
   return v.files(files, text);
 }
 
@@ -109,15 +116,55 @@ void write(const std::string& text, const RunOptions& o, std::vector<std::string
   if (!f) errors.push_back(fmt::format("-o: cannot write '{}': {}", o.output, std::strerror(errno)));
 }
 
+// --apply over the run's fix reports (run_fix.hpp), said on standard error: what was written
+// and what was left; true when nothing was written.
+bool apply(std::vector<analysis::FixReport>& fixed, const RunOptions& o,
+           std::vector<std::string>& errors) {
+  apply_run_fixes(fixed, o.fix, errors);
+  bool any = false;
+  for (const auto& f : fixed) any = any || f.applied;
+  for (const auto& f : fixed) {
+    if (f.applied)
+      std::fprintf(stderr,
+                   "bankcheck: --apply: wrote %s: build the program from it and run it again\n",
+                   f.patched_path.c_str());
+    for (const auto& why : f.apply_skipped)
+      std::fprintf(stderr, "bankcheck: --apply: not written: %s\n", why.c_str());
+  }
+  if (any || !errors.empty()) return false;
+  std::string why;
+  for (const auto& f : fixed)
+    if (!f.apply_note.empty()) why += (why.empty() ? "" : "; ") + f.apply_note;
+  std::fprintf(stderr, "bankcheck: --apply: nothing written: %s\n",
+               why.empty() ? "the program launched no kernel that was analysed" : why.c_str());
+  return true;
+}
+
 }  // namespace
 
-void write_run_reports(const std::vector<analysis::CheckReport>& reports, const RunOptions& o,
-                       const std::vector<std::string>& failures,
-                       const std::vector<const analysis::FixReport*>& fixes,
-                       const std::vector<std::string>& status_lines) {
-  std::vector<std::string> errors;
-  write(render(reports, fixes, o, errors), o, errors);
-  bool crossed = false;
+RunReportOutcome write_run_reports(const std::vector<analysis::CheckReport>& reports,
+                                   const RunOptions& o, bool name_processes,
+                                   const std::vector<ReportFixes>& fixes) {
+  RunReportOutcome out;
+  std::vector<std::string>& errors = out.errors;
+  // fix's reports, where the program's side advised (its last part, at exit).
+  std::vector<analysis::FixReport> fixed;
+  if (fixes.size() == reports.size())
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      analysis::FixReport& f = fixed.emplace_back();
+      f.check = reports[i];
+      f.kernels = fixes[i];
+      f.kernels.resize(f.check.kernels.size());  // one per kernel, as the views expect
+    }
+  // The advice is made at the program's exit: a program that died has its report, not fix's.
+  if (o.fix.report && fixed.empty() && !reports.empty())
+    std::fprintf(stderr,
+                 "bankcheck: fix: no advice: the program did not reach its exit (the report "
+                 "below is run's)\n");
+  if (o.fix.apply && !fixed.empty()) out.nothing_applied = apply(fixed, o, errors);
+  std::vector<const analysis::FixReport*> fix_views;
+  for (const auto& f : fixed) fix_views.push_back(&f);
+  write(render(reports, fix_views, o, name_processes, errors), o, errors);
   std::vector<report::Gate> gates;
   for (const auto& spec : o.fail_on) try {
       gates.push_back(report::parse_gate(spec));
@@ -142,77 +189,17 @@ void write_run_reports(const std::vector<analysis::CheckReport>& reports, const 
           report::crossed_gates(r, one, baseline ? &*baseline : nullptr, o.baseline);
       if (lines.empty()) continue;
       std::fprintf(stderr, "bankcheck: %s\n", lines[0].c_str());
-      said[gi] = crossed = true;
+      said[gi] = out.gate = true;
     }
   for (const auto& e : errors) std::fprintf(stderr, "bankcheck: error: %s\n", e.c_str());
-  if (o.status.empty()) return;
-  std::ofstream status(o.status, std::ios::trunc);
-  if (crossed) status << "gate\n";
-  for (const auto& f : failures) status << "error: " << f << "\n";
-  for (const auto& e : errors) status << "error: " << e << "\n";
-  for (const auto& l : status_lines) status << l << "\n";
-  status << "done\n";
+  return out;
 }
 
-void write_run_report(std::vector<ModuleReport>& modules, const RunOptions& o,
-                      const model::Arch& arch, const std::vector<std::string>& failures) {
+std::vector<analysis::CheckReport> module_reports(std::vector<ModuleReport>& modules,
+                                                  const RunOptions& o, const model::Arch& arch) {
   std::vector<analysis::CheckReport> reports;
-  for (auto& m : modules) {
-    reports.push_back(check_report(m, o, arch));
-    // Without -lineinfo the PTX has no .loc: sites can be placed by PTX line only.
-    const driver::Loaded* l = m.unit ? m.unit->loaded.get() : nullptr;
-    if (l && l->program.files.empty())
-      std::fprintf(stderr,
-                   "bankcheck: %s has no line information: build it with -lineinfo to see its "
-                   "source lines (the report places each access at line 0)\n",
-                   reports.back().input.c_str());
-  }
-  // fix's advice for every unit with a source: the suggestions run's reports carry, or
-  // `bankcheck fix PROGRAM`'s report. A failure of the advisor costs the suggestions, never the
-  // report.
-  std::vector<analysis::FixReport> fixed;
-  std::vector<std::string> more_failures = failures, status_lines;
-  try {
-    for (std::size_t i = 0; i < modules.size() && (o.fix.suggest || o.fix.report); ++i) {
-      if (!modules[i].unit) {
-        fixed.emplace_back();
-        fixed.back().check = reports[i];
-        continue;
-      }
-      fixed.push_back(advise_unit(*modules[i].unit, reports[i], modules[i].recorded, o.fix.top,
-                                  arch, o.fix.report));
-    }
-  } catch (const std::exception& e) {
-    fixed.clear();
-    std::fprintf(stderr, "bankcheck: no fix suggestions: %s\n", e.what());
-    if (o.fix.report) more_failures.push_back(fmt::format("fix: {}", e.what()));
-  }
-  if (o.fix.apply && !fixed.empty()) {
-    std::vector<std::string> errors;
-    apply_run_fixes(fixed, o.fix, errors);
-    for (const auto& e : errors) more_failures.push_back(e);
-    bool any = false;
-    for (const auto& f : fixed) any = any || f.applied;
-    if (!any && errors.empty()) {
-      std::string why;
-      for (const auto& f : fixed)
-        if (!f.apply_note.empty()) why += (why.empty() ? "" : "; ") + f.apply_note;
-      std::fprintf(stderr, "bankcheck: --apply: nothing written: %s\n",
-                   why.empty() ? "the program launched no kernel that was analysed" : why.c_str());
-      status_lines.push_back("apply: nothing written");
-    }
-    for (const auto& f : fixed) {
-      if (f.applied)
-        std::fprintf(stderr,
-                     "bankcheck: --apply: wrote %s: build the program from it and run it again\n",
-                     f.patched_path.c_str());
-      for (const auto& why : f.apply_skipped)
-        std::fprintf(stderr, "bankcheck: --apply: not written: %s\n", why.c_str());
-    }
-  }
-  std::vector<const analysis::FixReport*> fixes;
-  for (const auto& f : fixed) fixes.push_back(&f);
-  write_run_reports(reports, o, more_failures, fixes, status_lines);
+  for (auto& m : modules) reports.push_back(check_report(m, o, arch));
+  return reports;
 }
 
 }  // namespace bankcheck::runtime

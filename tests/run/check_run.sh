@@ -4,10 +4,10 @@
 # Usage: check_run.sh BANKCHECK [OPTION...] -- [RUN OPTION...] -- PROGRAM [ARG...]
 #   --exit N            bankcheck's exit code (default 0)
 #   --stdout TEXT       the program's whole standard output, one line (default: empty)
+#   --stdout-has TEXT   standard output has a line containing TEXT (repeatable; then --stdout
+#                       is not checked)
 #   --stderr-has TEXT   standard error has a line containing TEXT (repeatable)
 #   --stderr-lacks TEXT no line of standard error contains TEXT (repeatable)
-#   --stdout-has TEXT   standard output has a line containing TEXT (repeatable; then --stdout
-#                       is not checked unless given)
 #   --json EXPR         with the run option --format json -o FILE added: the Python expression
 #                       EXPR over the report `r` (and `kernels`, every file's kernels) is
 #                       true (repeatable)
@@ -23,10 +23,10 @@ while [ $# -gt 0 ]; do
   case $1 in
     --exit) exit_want=$2; shift 2 ;;
     --stdout) stdout_want=$2; shift 2 ;;
+    --stdout-has) out_has+=("$2"); shift 2 ;;
     --stderr-has) has+=("$2"); shift 2 ;;
     --stderr-lacks) lacks+=("$2"); shift 2 ;;
     --json) json+=("$2"); shift 2 ;;
-    --stdout-has) out_has+=("$2"); shift 2 ;;
     --no-dashes) dashes=(); shift ;;
     --command) command=$2; shift 2 ;;
     --) shift; break ;;
@@ -44,14 +44,15 @@ status=$?
 bad=0
 fail() { echo "FAIL: $*"; bad=1; }
 [ "$status" = "$exit_want" ] || fail "exit code $status, expected $exit_want"
-if [ -n "$stdout_want" ]; then
+if [ ${#out_has[@]} -gt 0 ]; then
+  for t in "${out_has[@]}"; do
+    grep -qF -- "$t" "$work/stdout" || fail "standard output has no line with '$t'"
+  done
+elif [ -n "$stdout_want" ]; then
   [ "$(cat "$work/stdout")" = "$stdout_want" ] || fail "standard output is not '$stdout_want'"
-elif [ ${#out_has[@]} -eq 0 ]; then
+else
   [ -s "$work/stdout" ] && fail "standard output is not empty"
 fi
-for t in "${out_has[@]}"; do
-  grep -qF -- "$t" "$work/stdout" || fail "standard output has no line with '$t'"
-done
 for t in "${has[@]}"; do
   grep -qF -- "$t" "$work/stderr" || fail "standard error has no line with '$t'"
 done

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "bankcheck/analysis/check.hpp"
 #include "bankcheck/analysis/fix.hpp"
@@ -38,6 +39,14 @@ struct TextOptions {
 // has to climb out ("../../x.cu") would be longer to read than the absolute one, and would
 // move with the reader's directory, so it is never written.
 std::string display_path(const std::string& path, const std::string& working_dir = {});
+// What a report of `bankcheck run` leaves out, one sentence each, for every view: the
+// process's reasons (it was killed, it ended while a launch ran) and each kernel's analysed
+// launches not counted whole ("kernel k: launches 3 and 8 are not counted whole: REASON").
+// Empty for a complete report.
+std::vector<std::string> incompleteness(const analysis::CheckReport& r);
+
+// The process of a report in words: "process 4242 (rank 1): ./app --size 8; killed by SIGKILL".
+std::string process_line(const analysis::ProcessInfo& p);
 
 // GCC/Clang diagnostic lines (`file:line:col: warning: ...`, `...: note: ...`), each with
 // the source line, a caret and, for bank conflicts, the worst request's bank picture;
