@@ -22,7 +22,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 cp "$root"/examples/first_hour/*.cu .
-flags=(-std=c++17 -O3 -lineinfo -cudart shared -gencode "arch=compute_90,code=[sm_90,compute_90]")
+flags=(-std=c++17 -O3 -lineinfo -gencode "arch=compute_90,code=[sm_90,compute_90]")
 # The sizes: large enough to time, small enough to emulate every launch in seconds.
 declare -A args=([transpose]="-w 1024 -h 1024 --iters 3" [histogram]="--n 4194304 --seed 3"
                  [sgemm]="256 256 256 --reps 2")

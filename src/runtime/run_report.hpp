@@ -27,6 +27,7 @@ struct ModuleReport {
   // The shared requests each analysed kernel (mangled name) recorded, for fix's advisor (the
   // kernels' analyses own them).
   std::map<std::string, const analysis::SharedRecorder*> recorded;
+  std::vector<analysis::NotRunReport> not_run;  // launched, no code to run
 };
 
 // One CheckReport per module, with its input, files, level and source lines (the kernels'

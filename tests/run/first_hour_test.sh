@@ -13,7 +13,7 @@ B=$(abs "$1") NVCC=$2 SRC=$(cd "$3" && pwd)
 W=$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-first-hour-XXXXXX")
 trap 'rm -rf "$W"' EXIT
 cd "$W" || exit 1
-flags=(-std=c++17 -O3 -lineinfo -cudart shared -gencode "arch=compute_90,code=[sm_90,compute_90]")
+flags=(-std=c++17 -O3 -lineinfo -gencode "arch=compute_90,code=[sm_90,compute_90]")
 fail=0
 bad() {
   echo "FAIL: $*"
