@@ -119,15 +119,32 @@ std::vector<int> removed_or_merged(const ptx::Kernel& k, const std::vector<int>&
       merged.insert(site);
     }
   }
+  // A site of the same family (operation and base register) and width that claims
+  // several instructions of its own width on its line: the line table can put a
+  // neighbour's instruction on it (the two LDS of `s[i] += s[i + k]`, both on the first
+  // load's PTX line), so one of them may be this site's.
+  const auto surplus_in_family = [&](const ptx::Instr& in) {
+    for (std::size_t other = 0; other < k.sites.size(); ++other) {
+      const SassSite& s = plan.sites[other];
+      const ptx::Instr& o = k.code[k.sites[other].instr];
+      if (s.kind == SassSite::Kind::Same && s.offsets.size() >= 2 && shared_access(o) &&
+          family_key(o) == family_key(in) && access_width(o) == access_width(in))
+        return true;
+    }
+    return false;
+  };
   // Removed: no instruction of the site's kind left over that it could have become.
   for (const int site : without_code) {
     if (merged.count(site)) continue;
     const ptx::Instr& in = k.code[k.sites[static_cast<std::size_t>(site)].instr];
-    const bool could_be = std::any_of(left.begin(), left.end(), [&](const SassAccess* a) {
-      return a->unit != sass::SharedOp::None
-                 ? unit_of(in) == a->unit
-                 : unit_of(in) == sass::SharedOp::None && same_kind(in, a->op);
-    });
+    const bool could_be =
+        std::any_of(left.begin(), left.end(),
+                    [&](const SassAccess* a) {
+                      return a->unit != sass::SharedOp::None
+                                 ? unit_of(in) == a->unit
+                                 : unit_of(in) == sass::SharedOp::None && same_kind(in, a->op);
+                    }) ||
+        (shared_access(in) && surplus_in_family(in));
     if (could_be) {
       rest.push_back(site);
       continue;
