@@ -45,7 +45,8 @@ void SharedRecorder::on_access(const emu::AccessEvent& e) {
   for (int l = 0; l < model::kWarpSize; ++l)
     r.access.addr[l] = (e.mask >> l) & 1u ? static_cast<std::uint32_t>(e.addr[l]) : 0u;
   r.kind = e.kind;
-  if (e.kind == emu::AccessKind::Matrix) r.matrices = e.matrices;
+  if (e.kind == emu::AccessKind::Matrix || e.kind == emu::AccessKind::Wgmma)
+    r.matrices = e.matrices;
   if (e.kind == emu::AccessKind::Ldgsts) {
     r.bypass = e.bypass;
     r.src_size = e.src_size;

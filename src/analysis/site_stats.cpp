@@ -2,6 +2,7 @@
 #include "bankcheck/analysis/site_stats.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <iterator>
 
 #include "bankcheck/model/matrix.hpp"
@@ -178,9 +179,12 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   a.active = e.mask;
   for (int l = 0; l < model::kWarpSize; ++l) a.addr[l] = static_cast<std::uint32_t>(e.addr[l]);
   model::Verdict v;
-  if (e.kind == emu::AccessKind::Matrix) {
-    // ldmatrix/stmatrix (LDSM/STSM): the worst request is kept as the rows' request,
-    // which analyze() charges as analyze_matrix does.
+  if (e.kind == emu::AccessKind::Matrix || e.kind == emu::AccessKind::Wgmma) {
+    // ldmatrix/stmatrix (LDSM/STSM), and wgmma's operand rows, which are costed as LDSM
+    // rows are until the hardware's count of them is measured (a provisional rule the
+    // reports name: docs/model.md, "wgmma").
+    // The worst request is kept as the rows' request, which analyze() charges as
+    // analyze_matrix does.
     model::MatrixAccess m;
     m.op = e.op == model::Op::Load ? model::MatrixOp::Load : model::MatrixOp::Store;
     m.matrices = e.matrices;
@@ -227,6 +231,16 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   }
   s.wavefronts += v.wavefronts;
   s.ideal_wavefronts += v.ideal_wavefronts;
+  // The layout of a tensor copy's tile or a wgmma operand, for the fix advisor.
+  if (e.swizzle >= 0 && (e.kind == emu::AccessKind::Bulk || e.kind == emu::AccessKind::Wgmma)) {
+    s.swizzle = e.swizzle;
+    if (e.row_bytes) s.row_bytes = e.row_bytes;
+    for (int l = 0; l < model::kWarpSize; ++l)
+      if ((e.mask >> l) & 1u) {
+        s.shared_lo = std::min<std::uint64_t>(s.shared_lo, e.addr[l]);
+        s.shared_hi = std::max<std::uint64_t>(s.shared_hi, e.addr[l] + e.width);
+      }
+  }
   s.ways = std::max(s.ways, v.ways);
   offer_worst_shared(s, a, v, e.kind, e.cta, e.warp);
 }
@@ -249,6 +263,10 @@ void SiteStatsListener::merge(const SiteStatsListener& o) {
     s.requests += t.requests;
     s.wavefronts += t.wavefronts;
     s.ideal_wavefronts += t.ideal_wavefronts;
+    if (t.swizzle >= 0) s.swizzle = t.swizzle;
+    s.row_bytes = std::max(s.row_bytes, t.row_bytes);
+    s.shared_lo = std::min(s.shared_lo, t.shared_lo);
+    s.shared_hi = std::max(s.shared_hi, t.shared_hi);
     s.ways = std::max(s.ways, t.ways);
     s.sectors += t.sectors;
     s.ideal_sectors += t.ideal_sectors;

@@ -54,7 +54,8 @@ void KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
   // The CTAs of every analysed launch (check's one launch: its grid).
   if (first || analyse) report_.ctas_total += launch.grid.count();
   const std::optional<std::string> every("all");
-  const std::optional<std::string>& blocks = analyse ? kl.blocks : every;
+  // A cooperative launch runs every CTA together (its grid synchronizations need them all).
+  const std::optional<std::string>& blocks = analyse && !launch.cooperative ? kl.blocks : every;
   {
     std::uint64_t buffer_bytes = 0;
     for (const auto& a : kl.args) buffer_bytes += a.is_buffer ? a.bytes : 0;

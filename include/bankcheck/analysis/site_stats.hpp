@@ -22,6 +22,12 @@ struct SiteStats {
   // shared
   std::uint64_t wavefronts = 0, ideal_wavefronts = 0;
   std::uint32_t ways = 0;
+  // A tensor copy's shared side or wgmma's operand reads: the layout's swizzle mode
+  // (model::TmaSwizzle, -1: none known), a copy's box row bytes, and the shared bytes
+  // [shared_lo, shared_hi) they touch.
+  std::int8_t swizzle = -1;
+  std::uint32_t row_bytes = 0;
+  std::uint64_t shared_lo = ~std::uint64_t{0}, shared_hi = 0;
   // global
   std::uint64_t sectors = 0, ideal_sectors = 0, lines128 = 0;
   // The global request with the most excess sectors (on ties: the lowest CTA, then warp,

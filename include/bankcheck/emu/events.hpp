@@ -25,7 +25,16 @@ using Dim3 = model::Dim3;
 // (analysis/sass_requests) marks 64-bit shared atomics as the cubin issues them: one
 // ATOMS.EXCH.64 or ATOMS.CAS.64 (Atomic64, model::atomic64), or an LDS.64 +
 // ATOMS.CAST.SPIN.64 loop (CasLoop64, model::atomic64_spin on the event's `values`).
-enum class AccessKind : std::uint8_t { Plain, Matrix, Ldgsts, Bulk, Atomic64, CasLoop64 };
+//
+// Wgmma: the reads of a wgmma.mma_async's operands in shared memory, as the matrix
+// descriptors place them (src/emu/wgmma.cpp): 32 lanes of 16 bytes each, lane 8m + r the
+// address of row r of core matrix m (an 8x16-byte block), `operand` 0 for A (each warp its
+// 16 rows) or 1 for B (sent once per warpgroup, by its first warp). How the hardware
+// counts them is measured on the GPU (docs/model.md, "wgmma"); until then they are costed
+// as ldmatrix's rows are (model::analyze_matrix), a provisional rule the reports name.
+// Another CTA's shared memory (distributed shared memory) comes as Shared events whose
+// addresses carry the CTA's rank above bit 24 (ptx::kClusterRankShift).
+enum class AccessKind : std::uint8_t { Plain, Matrix, Ldgsts, Bulk, Atomic64, CasLoop64, Wgmma };
 
 // What an 8-byte shared atom/red works on, lane by lane: a CAS loop's passes depend on it.
 struct AtomicValues {
@@ -44,6 +53,11 @@ struct AccessEvent {
   bool src_size = false;      // Ldgsts: a src-size operand given
   std::uint32_t reads = 0;    // Ldgsts: the lanes that read global memory (src-size not 0)
   int global_site = -1;       // Ldgsts: the site of its global side (its sectors go there)
+  std::uint8_t operand = 0;   // Wgmma: 0 A, 1 B
+  // Bulk of a tensor copy, and Wgmma: the layout's swizzle mode (model::TmaSwizzle: 0 none,
+  // 1 32B, 2 64B, 3 128B); -1 where there is none (cp.async.bulk without a tensor map).
+  std::int8_t swizzle = -1;
+  std::uint16_t row_bytes = 0;  // Bulk of a tensor copy: the box's row (inner dimension) bytes
   std::uint64_t global_addr[model::kWarpSize] = {};  // Ldgsts: the global sources
   int site = -1;                          // index into Kernel::sites
   std::uint64_t cta = 0;                  // linear CTA index in the grid
