@@ -188,6 +188,9 @@ std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel) {
         case sass::SharedOp::STSM:
         case sass::SharedOp::LDGSTS:
           a.unit = in->shared;
+          a.predicated_bypass = in->shared == sass::SharedOp::LDGSTS && !in->zfill &&
+                                in->guard.predicate == 0 && !in->guard.negated &&
+                                a.opcode.find("BYPASS") != std::string::npos;
           break;
         default:
           continue;
@@ -225,6 +228,7 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass,
         s.kind = SassSite::Kind::Same;
         s.opcodes.push_back(a.opcode);
         s.offsets.push_back(a.offset);
+        s.predicated_bypass = s.predicated_bypass || a.predicated_bypass;
       } else {
         unclaimed.push_back(&a);
       }

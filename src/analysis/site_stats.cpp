@@ -154,6 +154,20 @@ void SiteStatsListener::add_copy_sectors(const emu::AccessEvent& e, const model:
   offer_worst_global(s, e.mask & e.reads, c.sectors, c.ideal, e.global_addr, e.cta, e.warp);
 }
 
+namespace {
+
+// Whether every active lane of `e` accesses an address of its own.
+bool distinct_addresses(const emu::AccessEvent& e) {
+  for (int a = 0; a < model::kWarpSize; ++a) {
+    if (!((e.mask >> a) & 1u)) continue;
+    for (int b = a + 1; b < model::kWarpSize; ++b)
+      if (((e.mask >> b) & 1u) && e.addr[a] == e.addr[b]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   if (e.site < 0 || static_cast<std::size_t>(e.site) >= sites_.size()) return;
   SiteStats& s = sites_[static_cast<std::size_t>(e.site)];
@@ -231,6 +245,16 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   }
   s.wavefronts += v.wavefronts;
   s.ideal_wavefronts += v.ideal_wavefronts;
+  // Nsight's per-line ideal of a masked 8- or 16-byte request whose lanes each access their
+  // own address packs their bytes into 128-byte wavefronts (measured: the bitonic sort's
+  // STS.64, docs/model.md "Known differences"); elsewhere it is the ideal above (a full
+  // warp, or lanes sharing addresses, agree with the H100 per line).
+  if (e.kind == emu::AccessKind::Plain && e.width >= 8 && e.mask && e.mask != 0xFFFFFFFFu &&
+      distinct_addresses(e))
+    s.nsight_ideal_wavefronts += std::max<std::uint64_t>(
+        1, (static_cast<std::uint64_t>(std::popcount(e.mask)) * e.width + 127) / 128);
+  else
+    s.nsight_ideal_wavefronts += v.ideal_wavefronts;
   // The layout of a tensor copy's tile or a wgmma operand, for the fix advisor.
   if (e.swizzle >= 0 && (e.kind == emu::AccessKind::Bulk || e.kind == emu::AccessKind::Wgmma)) {
     s.swizzle = e.swizzle;
@@ -263,6 +287,7 @@ void SiteStatsListener::merge(const SiteStatsListener& o) {
     s.requests += t.requests;
     s.wavefronts += t.wavefronts;
     s.ideal_wavefronts += t.ideal_wavefronts;
+    s.nsight_ideal_wavefronts += t.nsight_ideal_wavefronts;
     if (t.swizzle >= 0) s.swizzle = t.swizzle;
     s.row_bytes = std::max(s.row_bytes, t.row_bytes);
     s.shared_lo = std::min(s.shared_lo, t.shared_lo);

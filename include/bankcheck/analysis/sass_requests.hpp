@@ -38,6 +38,9 @@ struct SassAccess {
   // LDSM, STSM and LDGSTS: requests the emulator issues as the PTX does (ldmatrix,
   // stmatrix, cp.async); they only name their site's SASS. None for LDS, STS, ATOMS.
   sass::SharedOp unit = sass::SharedOp::None;
+  // An LDGSTS.E.BYPASS.128 (no ZFILL) guarded by @P0, which Nsight Compute reads as 0
+  // (analysis/known_differences.hpp).
+  bool predicated_bypass = false;
 };
 
 // The kernel's shared-memory instructions as SassAccess (in SASS order), from the decoded
@@ -74,6 +77,7 @@ struct SassSite {
   std::vector<std::string> opcodes;  // its own SASS instructions ("LDS.128"), in SASS order
   std::vector<std::uint32_t> offsets;  // and their byte offsets in the kernel's code
   bool carrier = false;  // Merged: the member whose executions the STS's are
+  bool predicated_bypass = false;      // one of its instructions is SassAccess::predicated_bypass
   // A site whose PTX has no source line (`.loc 1 0 0`): where Nsight Compute lists its
   // SASS (place_lineless_sites); Merged: the source line of the STS's PTX line; line 0
   // otherwise.

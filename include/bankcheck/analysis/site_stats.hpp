@@ -22,6 +22,10 @@ struct SiteStats {
   // shared
   std::uint64_t wavefronts = 0, ideal_wavefronts = 0;
   std::uint32_t ways = 0;
+  // The ideal Nsight Compute's Source Counters list: the active lanes' bytes packed into
+  // 128-byte wavefronts, one at least (differs from ideal_wavefronts for masked 8- and
+  // 16-byte accesses: analysis/known_differences.hpp).
+  std::uint64_t nsight_ideal_wavefronts = 0;
   // A tensor copy's shared side or wgmma's operand reads: the layout's swizzle mode
   // (model::TmaSwizzle, -1: none known), a copy's box row bytes, and the shared bytes
   // [shared_lo, shared_hi) they touch.
