@@ -20,12 +20,16 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/analysis/site_stats.hpp"
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/emu/tensor_map.hpp"
+#include "bankcheck/model/arch.hpp"
 #include "emu_differential.hpp"
 
+namespace analysis = bankcheck::analysis;
 namespace drv = bankcheck::driver;
 namespace emu = bankcheck::emu;
+namespace model = bankcheck::model;
 namespace ptx = bankcheck::ptx;
 namespace fs = std::filesystem;
 
@@ -247,13 +251,14 @@ struct Result {
   emu::GlobalMemory mem;
   std::uint64_t out = 0, tensor = 0;
   std::vector<emu::AccessEvent> shared_side, global_side;
+  std::size_t sites = 0;  // the kernel's
 };
 
 struct Capture : emu::Listener {
   Result* r = nullptr;
   void on_access(const emu::AccessEvent& e) override {
-    if (e.kind == emu::AccessKind::Bulk) r->shared_side.push_back(e);
-    if (e.space == ptx::Space::Global && e.width == 16) r->global_side.push_back(e);
+    if (e.kind != emu::AccessKind::Bulk) return;
+    (e.space == ptx::Space::Shared ? r->shared_side : r->global_side).push_back(e);
   }
 };
 
@@ -276,6 +281,7 @@ std::unique_ptr<Result> run_case(const Case& c, const std::vector<std::uint8_t>&
   const ptx::Kernel& k = loaded.program.kernels[0];
   auto run = [&](const emu::Emulator::Options& eo) {
     auto r = std::make_unique<Result>();
+    r->sites = k.sites.size();
     emu::Launch launch;
     launch.block = {128, 1, 1};
     launch.params.assign(static_cast<std::size_t>(k.param_bytes), 0);
@@ -374,6 +380,18 @@ void check_load(const Case& c, unsigned seed) {
     inside_chunks += any ? 1 : 0;
   }
   EXPECT_EQ(global_lanes, inside_chunks);
+  // Counted as the H200 counts it (model::tma_copy): one execution of the issuing warp on each
+  // side, no wavefront, no sector.
+  analysis::SiteStatsListener stats(*model::find_arch("sm_90"), r->sites);
+  for (const auto* side : {&r->shared_side, &r->global_side})
+    for (const emu::AccessEvent& e : *side) stats.on_access(e);
+  std::uint64_t requests = 0, cost = 0;
+  for (const analysis::SiteStats& s : stats.sites()) {
+    requests += s.requests;
+    cost += s.wavefronts + s.ideal_wavefronts + s.sectors + s.ideal_sectors;
+  }
+  EXPECT_EQ(requests, inside_chunks ? 2u : 1u);
+  EXPECT_EQ(cost, 0u);
 }
 
 }  // namespace

@@ -21,11 +21,15 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/analysis/site_stats.hpp"
 #include "bankcheck/driver/engine.hpp"
+#include "bankcheck/model/arch.hpp"
 #include "emu_differential.hpp"
 
+namespace analysis = bankcheck::analysis;
 namespace drv = bankcheck::driver;
 namespace emu = bankcheck::emu;
+namespace model = bankcheck::model;
 namespace ptx = bankcheck::ptx;
 namespace fs = std::filesystem;
 
@@ -380,7 +384,9 @@ void check(const Config& c, unsigned seed) {
     for (int l = 0; l < 32; ++l)
       if ((e.mask >> l) & 1u) (e.operand == 0 ? got_a : got_b).insert(e.addr[l]);
     if (e.operand == 0) ++a_events_per_warp[e.warp];
-    if (e.operand == 1) EXPECT_EQ(e.warp, 0);
+    if (e.operand == 1) {
+      EXPECT_EQ(e.warp, 0);
+    }
   }
   if (!c.a_regs) {
     EXPECT_EQ(got_a, want_a);
@@ -389,6 +395,20 @@ void check(const Config& c, unsigned seed) {
     EXPECT_TRUE(got_a.empty());
   }
   EXPECT_EQ(got_b, want_b);
+  // Counted as the H200 counts it (model::wgmma_request): 4 executions, (A bytes + B bytes) /
+  // 128 wavefronts for the warpgroup, ideal the same, whatever the layout.
+  analysis::SiteStatsListener stats(*model::find_arch("sm_90"), k.sites.size());
+  for (const emu::AccessEvent& e : r->events) stats.on_access(e);
+  std::uint64_t requests = 0, wavefronts = 0, ideal = 0;
+  for (const analysis::SiteStats& s : stats.sites()) {
+    requests += s.requests;
+    wavefronts += s.wavefronts;
+    ideal += s.ideal_wavefronts;
+  }
+  const std::uint64_t bytes = (c.a_regs ? 0 : 64 * 32) + std::uint64_t{N} * 32;
+  EXPECT_EQ(requests, 4u);
+  EXPECT_EQ(wavefronts, bytes / 128);
+  EXPECT_EQ(ideal, bytes / 128);
 }
 
 }  // namespace

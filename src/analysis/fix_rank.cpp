@@ -124,7 +124,7 @@ Eval evaluate(const Requests& reqs, const ArrayRange& ar, const Geometry& g, con
         for (int l = 0; l < model::kWarpSize; ++l)
           if (a.lane_active(l)) a.addr[l] = moved(a.addr[l]);
         v = model::atomic64(a);
-      } else if (rr->kind == emu::AccessKind::Matrix || rr->kind == emu::AccessKind::Wgmma) {
+      } else if (rr->kind == emu::AccessKind::Matrix) {
         model::MatrixAccess m;
         m.op = rr->access.op == model::Op::Load ? model::MatrixOp::Load : model::MatrixOp::Store;
         m.matrices = rr->matrices;

@@ -6,6 +6,7 @@
 #include <bit>
 #include <iterator>
 #include <map>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -16,9 +17,12 @@ namespace bankcheck::analysis {
 
 namespace {
 
+// ld/st/atom/red.shared (not .shared::cluster, which ptxas issues as the generic LD, ST and
+// ATOM: their sites keep the line table's instructions, as generic accesses do).
 bool shared_access(const ptx::Instr& in) {
-  return in.space == ptx::Space::Shared && (in.op == ptx::Opc::Ld || in.op == ptx::Opc::St ||
-                                            in.op == ptx::Opc::Atom || in.op == ptx::Opc::Red);
+  return in.space == ptx::Space::Shared && (in.flags & ptx::kFlagCluster) == 0 &&
+         (in.op == ptx::Opc::Ld || in.op == ptx::Opc::St || in.op == ptx::Opc::Atom ||
+          in.op == ptx::Opc::Red);
 }
 
 int access_width(const ptx::Instr& in) { return ptx::ty_bytes(in.type) * in.vec; }
@@ -342,6 +346,41 @@ void place_lineless_sites(const ptx::Kernel& k, const sass::Kernel& sk, SassPlan
       }
     }
   }
+}
+
+void place_wgmma_sites(const ptx::Kernel& k, const sass::Kernel& sk, SassPlan& plan) {
+  std::vector<std::size_t> sites;  // the wgmma.mma_async sites, in PTX order
+  for (std::size_t s = 0; s < k.sites.size() && s < plan.sites.size(); ++s) {
+    const ptx::Instr& in = k.code[k.sites[s].instr];
+    if (in.op == ptx::Opc::Wgmma && in.mod.wg.op == ptx::WgmmaOp::Mma &&
+        in.site == static_cast<int>(s))
+      sites.push_back(s);
+  }
+  std::stable_sort(sites.begin(), sites.end(), [&](std::size_t a, std::size_t b) {
+    return k.sites[a].ptx_line < k.sites[b].ptx_line;
+  });
+  std::vector<std::size_t> gmma;  // the GMMA instructions, in SASS order
+  for (std::size_t i = 0; i < sk.instructions.size(); ++i) {
+    const sass::Instruction& in = sk.instructions[i];
+    const std::string_view m = in.mnemonic;
+    if ((m == "HGMMA" || m == "QGMMA" || m == "IGMMA") && !in.guard.never()) gmma.push_back(i);
+  }
+  if (sites.empty() || gmma.empty()) return;
+  const auto give = [&](std::size_t site, std::size_t i) {
+    SassSite& s = plan.sites[site];
+    s.kind = SassSite::Kind::Same;
+    s.offsets.push_back(static_cast<std::uint32_t>(sk.instructions[i].offset));
+    s.opcodes.push_back(sass::opcode_text(sk.instructions[i]));
+  };
+  if (sites.size() == gmma.size()) {
+    for (std::size_t j = 0; j < sites.size(); ++j) give(sites[j], gmma[j]);
+    return;
+  }
+  for (const std::size_t site : sites)
+    for (const std::size_t i : gmma)
+      if (i < sk.ptx_lines.size() &&
+          sk.ptx_lines[i] == static_cast<std::uint32_t>(k.sites[site].ptx_line))
+        give(site, i);
 }
 
 SassRequests::SassRequests(const SassPlan& plan, emu::Listener& next) : plan_(plan), next_(next) {}

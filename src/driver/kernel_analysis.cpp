@@ -21,6 +21,7 @@ KernelAnalysis::KernelAnalysis(const Loaded& l, const ptx::Kernel& k, const mode
   if (sk) {
     plan_ = analysis::plan_sass(k, analysis::sass_accesses(*sk), sk->ptx_lines);
     analysis::place_lineless_sites(k, *sk, plan_);
+    analysis::place_wgmma_sites(k, *sk, plan_);
   }
   context_.reset(new analysis::KernelContext{l.program, k, arch, plan_, sk, &l.sass_files});
   pipeline_ = std::make_unique<analysis::Pipeline>(plan_, make_collectors(*context_, o));

@@ -12,11 +12,11 @@
 // The PTX ISA requires both addresses 16-byte aligned and the size a multiple of 16; a copy
 // that breaks this is a fault naming the lane. Each copy is sent as requests of 512 bytes
 // (the last one shorter), 16 bytes per lane in order, as if a warp moved them with 16-byte
-// vector accesses: the global side an ordinary request on Instr::site2 (a load, or a store
-// for a copy to global memory), so that its sectors are counted like any other; the shared
-// side a request of kind AccessKind::Bulk on Instr::site, which the TMA unit serves rather
-// than the LSU (docs/model.md: counted without bank conflicts; measured for the copies from
-// and to global memory). Another CTA's shared bytes are sent with its rank bits
+// vector accesses, of kind AccessKind::Bulk: the global side on Instr::site2 (a load, or a
+// store for a copy to global memory), the shared side on Instr::site. The TMA unit moves
+// them, not the LSU: Nsight Compute lists no wavefront and no sector for either side, one
+// execution per warp (measured: model::tma_copy; the warp's further events `continue` its
+// execution). Another CTA's shared bytes are sent with its rank bits
 // (ptx::kClusterRankShift).
 #include <fmt/format.h>
 
@@ -33,9 +33,10 @@ namespace {
 constexpr std::uint64_t kChunk = 16;                           // bytes per lane of a request
 constexpr std::uint64_t kRequest = kChunk * model::kWarpSize;  // bytes per request
 
-// The requests of one side of a copy of `n` bytes from `at`.
+// The requests of one side of a copy of `n` bytes from `at`; `sent` says whether the warp's
+// execution already sent an event on `site` (the first one counts it).
 void emit_side(Ctx& c, const Instr& in, int site, int w, Space space, std::uint64_t at,
-               std::uint64_t n, const AccessEvent& proto) {
+               std::uint64_t n, AccessEvent proto, bool& sent) {
   std::uint64_t a[32] = {};
   for (std::uint64_t off = 0; off < n; off += kRequest) {
     std::uint32_t mask = 0;
@@ -43,13 +44,15 @@ void emit_side(Ctx& c, const Instr& in, int site, int w, Space space, std::uint6
       a[l] = at + off + l * kChunk;
       mask |= 1u << l;
     }
+    proto.continues = sent;
     c.emit_kind(in, site, w, mask, space, a, kChunk, proto);
+    sent = true;
   }
 }
 
-AccessEvent side(AccessKind kind, model::Op op) {
+AccessEvent side(model::Op op) {
   AccessEvent e;
-  e.kind = kind;
+  e.kind = AccessKind::Bulk;
   e.op = op;
   return e;
 }
@@ -126,6 +129,7 @@ void move(const ptx::MbarMods& m, std::uint8_t* to, const std::uint8_t* from, st
 
 void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
   const ptx::MbarMods& m = in.mod.mbar;
+  bool sent = false, sent2 = false;  // the warp's events on site and site2
   for (int l = 0; l < 32; ++l) {
     if (!((exec >> l) & 1u)) continue;
     const std::uint64_t dst = c.address(in, w, l);
@@ -158,10 +162,9 @@ void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
         move(m, dp, sp, n);
       }
       if (c.has_listeners) {
-        emit_side(c, in, in.site, w, Space::Shared, offset, n,
-                  side(AccessKind::Bulk, model::Op::Load));
+        emit_side(c, in, in.site, w, Space::Shared, offset, n, side(model::Op::Load), sent);
         emit_side(c, in, in.site, w, Space::Shared, event_address(c, *to, to_offset), n,
-                  side(AccessKind::Bulk, model::Op::Store));
+                  side(model::Op::Store), sent);
       }
       mbarrier_complete_tx(c, in, pc, c.address_of(in.mem3, w, l), Space::Shared, n, w, l);
       continue;
@@ -181,10 +184,8 @@ void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
         move(m, b->data() + off, sp, n);
       }
       if (c.has_listeners) {
-        emit_side(c, in, in.site2, w, Space::Global, global, n,
-                  side(AccessKind::Plain, model::Op::Store));
-        emit_side(c, in, in.site, w, Space::Shared, offset, n,
-                  side(AccessKind::Bulk, model::Op::Load));
+        emit_side(c, in, in.site2, w, Space::Global, global, n, side(model::Op::Store), sent2);
+        emit_side(c, in, in.site, w, Space::Shared, offset, n, side(model::Op::Load), sent);
       }
       continue;
     }
@@ -202,8 +203,7 @@ void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
       if (c.cluster_size < 32) targets &= (1u << c.cluster_size) - 1;
     }
     if (c.has_listeners)
-      emit_side(c, in, in.site2, w, Space::Global, global, n,
-                side(AccessKind::Plain, model::Op::Load));
+      emit_side(c, in, in.site2, w, Space::Global, global, n, side(model::Op::Load), sent2);
     const auto land = [&](Ctx& to, std::uint64_t at, std::uint64_t mbar_at) {
       if (n > 0) {
         to.written->mark(at, n);
@@ -211,7 +211,7 @@ void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
       }
       if (c.has_listeners)
         emit_side(c, in, in.site, w, Space::Shared, event_address(c, to, at), n,
-                  side(AccessKind::Bulk, model::Op::Store));
+                  side(model::Op::Store), sent);
       mbarrier_complete_tx(c, in, pc, mbar_at, Space::Shared, n, w, l);
     };
     if (!m.multicast) {

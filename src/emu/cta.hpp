@@ -293,9 +293,13 @@ struct Ctx {
   // and its fields set, then back to a plain event for the next request.
   void emit_kind(const Instr& in, int site, int w, std::uint32_t exec, Space space,
                  const std::uint64_t* addrs, unsigned width, AccessEvent proto) {
-    if (listeners.empty() || !exec || site < 0) return;
+    // A wgmma warp with no operand rows to send still sends its execution (no lane).
+    if (listeners.empty() || (!exec && proto.kind != AccessKind::Wgmma) || site < 0) return;
     AccessEvent& e = event;
     e.kind = proto.kind;
+    e.continues = proto.continues;
+    e.wgmma_a_bytes = proto.wgmma_a_bytes;
+    e.wgmma_b_bytes = proto.wgmma_b_bytes;
     e.matrices = proto.matrices;
     e.trans = proto.trans;
     e.bypass = proto.bypass;
@@ -328,6 +332,8 @@ struct Ctx {
     e.operand = 0;
     e.swizzle = -1;
     e.row_bytes = 0;
+    e.continues = false;
+    e.wgmma_a_bytes = e.wgmma_b_bytes = 0;
   }
 
   // ld/st lane by lane (memory.cpp): the reference semantics of every load and store.

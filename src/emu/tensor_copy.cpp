@@ -20,10 +20,11 @@
 // coordinates' pixel, stepping by the element strides; each pixel's elements come from the
 // pixel moved by the im2col offsets (W, H, D). As the PTX ISA describes it; not measured.
 //
-// Requests: the global side 16 bytes per lane, 32 lanes per request, over each row of the
-// box inside the tensor (Instr::site2, counted like a load or store); the shared side the
-// same chunks where the swizzle put them (AccessKind::Bulk on Instr::site: the TMA unit,
-// not the LSU; docs/model.md).
+// Requests (AccessKind::Bulk): the global side 16 bytes per lane, 32 lanes per request, over
+// each row of the box inside the tensor (Instr::site2); the shared side the same chunks where
+// the swizzle put them (Instr::site). The TMA unit moves them, not the LSU: Nsight Compute
+// lists one execution per warp and no wavefront or sector on either side (measured:
+// model::tma_copy); the events carry the tile's addresses for the fix advisor.
 #include <fmt/format.h>
 
 #include <cstring>
@@ -162,17 +163,21 @@ std::vector<Element> im2col_elements(const TensorMap& t, const std::int64_t* coo
                      what, at, size, lane, w));
 }
 
-// Sends 16-byte chunk addresses as requests of 32 lanes.
+// Sends 16-byte chunk addresses as requests of 32 lanes (AccessKind::Bulk); `sent` says
+// whether the warp's execution already sent an event on `site` (the first one counts it).
 void emit_chunks(Ctx& c, const Instr& in, int site, int w, Space space,
-                 const std::vector<std::uint64_t>& chunks, AccessEvent proto) {
+                 const std::vector<std::uint64_t>& chunks, AccessEvent proto, bool& sent) {
   std::uint64_t a[32] = {};
+  proto.kind = AccessKind::Bulk;
   for (std::size_t i = 0; i < chunks.size(); i += 32) {
     std::uint32_t mask = 0;
     for (std::size_t l = 0; l < 32 && i + l < chunks.size(); ++l) {
       a[l] = chunks[i + l];
       mask |= 1u << l;
     }
+    proto.continues = sent;
     c.emit_kind(in, site, w, mask, space, a, kChunk, proto);
+    sent = true;
   }
 }
 
@@ -254,6 +259,7 @@ void reduce_into(const TensorMap& t, ptx::AtomOp op, std::uint8_t* g, const std:
 void tensor_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
   const ptx::MbarMods& m = in.mod.mbar;
   const char* what = m.reduce ? "cp.reduce.async.bulk.tensor" : "cp.async.bulk.tensor";
+  bool sent = false, sent2 = false;  // the warp's events on site and site2
   for (int l = 0; l < 32; ++l) {
     if (!((exec >> l) & 1u)) continue;
     const TensorMap t = read_map(c, in, pc, c.address_of(in.mem2, w, l), w, l);
@@ -338,8 +344,8 @@ void tensor_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
         sside.op = model::Op::Load;
         sside.swizzle = static_cast<std::int8_t>(swz);
         sside.row_bytes = row_bytes;
-        emit_chunks(c, in, in.site2, w, Space::Global, gchunks, gside);
-        emit_chunks(c, in, in.site, w, Space::Shared, schunks, sside);
+        emit_chunks(c, in, in.site2, w, Space::Global, gchunks, gside, sent2);
+        emit_chunks(c, in, in.site, w, Space::Shared, schunks, sside, sent);
       }
       continue;
     }
@@ -355,7 +361,7 @@ void tensor_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
     if (c.has_listeners) {
       AccessEvent gside;
       gside.op = model::Op::Load;
-      emit_chunks(c, in, in.site2, w, Space::Global, gchunks, gside);
+      emit_chunks(c, in, in.site2, w, Space::Global, gchunks, gside, sent2);
     }
     const std::uint64_t mbar = c.address_of(in.mem3, w, l);
     std::uint32_t targets = 1u << 31;  // the destination's own CTA
@@ -395,7 +401,7 @@ void tensor_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
             to == &c ? 0 : std::uint64_t{to->cluster_rank + 1} << ptx::kClusterRankShift;
         for (std::size_t i = 0; i < elems.size(); i += kChunk / es)
           placed.push_back(swizzle_address(at + i * es, swz) | tag);
-        emit_chunks(c, in, in.site, w, Space::Shared, placed, sside);
+        emit_chunks(c, in, in.site, w, Space::Shared, placed, sside, sent);
       }
       mbarrier_complete_tx(c, in, pc, mbar_at, Space::Shared, bytes, w, l);
     }

@@ -37,7 +37,9 @@
 //
 // Requests: the shared operands' 16-byte rows as the hardware's core matrices group them,
 // AccessKind::Wgmma events of 32 lanes (lane 8m + r: row r of core matrix m), A per warp,
-// B once per warpgroup (by its warp 0). events.hpp says how they are counted.
+// B once per warpgroup (by its warp 0); each warp's first event counts its execution and
+// warp 0's carries the operand bytes the measured rule costs (events.hpp,
+// model::wgmma_request).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -47,6 +49,7 @@
 #include <cstring>
 #include <vector>
 
+#include "bankcheck/model/hopper.hpp"
 #include "cta.hpp"
 #include "narrow_float.hpp"
 
@@ -137,7 +140,7 @@ struct Operand {
 
 void read_operand(Ctx& c, const Instr& in, int pc, int w, const Descriptor& d, bool mn_major,
                   MmaElem e, std::uint64_t mn0, std::uint64_t rows, std::uint64_t K, bool negate,
-                  std::uint8_t which, Operand& out) {
+                  std::uint8_t which, AccessEvent& proto, Operand& out) {
   const std::uint64_t size = static_cast<std::uint64_t>(elem_bytes(e));
   out.v.assign(rows * K, 0.0);
   for (std::uint64_t r = 0; r < rows; ++r)
@@ -173,9 +176,6 @@ void read_operand(Ctx& c, const Instr& in, int pc, int w, const Descriptor& d, b
     if (c.test_reads(in.site) && !c.written->test(a & ~std::uint64_t{15}, 16))
       c.read_unwritten_at(in.site);
   if (!c.has_listeners) return;
-  AccessEvent proto;
-  proto.kind = AccessKind::Wgmma;
-  proto.op = model::Op::Load;
   proto.operand = which;
   proto.swizzle = static_cast<std::int8_t>(d.swizzle_bits);
   std::uint64_t addr[32] = {};
@@ -187,6 +187,9 @@ void read_operand(Ctx& c, const Instr& in, int pc, int w, const Descriptor& d, b
     }
     proto.matrices = static_cast<std::uint8_t>((std::popcount(mask) + 7) / 8);
     c.emit_kind(in, in.site, w, mask, Space::Shared, addr, 16, proto);
+    // The warp's execution is counted once, with its first event.
+    proto.continues = true;
+    proto.wgmma_a_bytes = proto.wgmma_b_bytes = 0;
   }
 }
 
@@ -231,13 +234,23 @@ void wgmma_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::u
                        exec, w));
   const unsigned N = m.n, K = m.k;
   const unsigned q = static_cast<unsigned>(w) % 4;
+  // The warp's events: its first counts its execution, and the warpgroup's first warp's
+  // carries the operand bytes the warpgroup's execution reads (model::wgmma_operands).
+  AccessEvent proto;
+  proto.kind = AccessKind::Wgmma;
+  proto.op = model::Op::Load;
+  if (q == 0) {
+    const model::WgmmaOperands o = model::wgmma_operands(static_cast<int>(N), !m.a_regs);
+    proto.wgmma_a_bytes = static_cast<std::uint16_t>(o.a_bytes);
+    proto.wgmma_b_bytes = static_cast<std::uint16_t>(o.b_bytes);
+  }
   std::vector<double> a;
   if (m.a_regs) {
     register_a(c, in, w, m.a, K, m.neg_a, a);
   } else {
     Operand op;
     read_operand(c, in, pc, w, decode(c.val(in.src[0], w, 0)), m.trans_a, m.a, 16 * q, 16, K,
-                 m.neg_a, 0, op);
+                 m.neg_a, 0, proto, op);
     a = std::move(op.v);
   }
   // B: every warp reads it for its arithmetic; the warpgroup's first warp sends its rows.
@@ -246,8 +259,13 @@ void wgmma_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::u
     const bool had = c.has_listeners;
     if (q != 0) c.has_listeners = false;
     read_operand(c, in, pc, w, decode(c.val(in.src[1], w, 0)), m.trans_b, m.b, 0, N, K, m.neg_b, 1,
-                 b);
+                 proto, b);
     c.has_listeners = had;
+  }
+  // A warp that sent no rows (A from registers, not the first warp) still executed it.
+  if (c.has_listeners && !proto.continues) {
+    const std::uint64_t none[32] = {};
+    c.emit_kind(in, in.site, w, 0, Space::Shared, none, 16, proto);
   }
   const bool accumulate = c.val(in.src[2], w, 0) & 1;
   const bool pairs = m.d == MmaElem::F16;

@@ -115,6 +115,15 @@ SassPlan plan_sass(const ptx::Kernel& kernel, const std::vector<SassAccess>& sas
 // SassSite::placed of each such site that has SASS instructions, from its first one.
 void place_lineless_sites(const ptx::Kernel& kernel, const sass::Kernel& sass, SassPlan& plan);
 
+// wgmma.mma_async's SASS (HGMMA, QGMMA, IGMMA), whose row holds its operand reads: the line
+// table often ties a GMMA to the PTX of the code around it (its descriptors, a neighbouring
+// statement), not to the wgmma's own PTX line, but ptxas keeps a kernel's wgmmas in their
+// order. When the kernel has as many GMMA instructions (@!PT fillers aside) as wgmma.mma_async
+// sites, the k-th site in PTX order takes the k-th GMMA in SASS order (SassSite::offsets and
+// opcodes, kind Same); otherwise each site takes the GMMAs the line table ties to its own
+// PTX line, if any.
+void place_wgmma_sites(const ptx::Kernel& kernel, const sass::Kernel& sass, SassPlan& plan);
+
 // A listener between the emulator and the analysis: forwards non-shared events and sites
 // the plan does not change unchanged, and rewrites the others into the requests SASS
 // issues. Widened: per warp, a site's request fills part of each lane's aligned window of

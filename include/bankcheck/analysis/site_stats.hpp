@@ -103,6 +103,8 @@ class SiteStatsListener : public emu::Listener {
 
  private:
   void add_copy_sectors(const emu::AccessEvent& e, const model::AsyncCopy& cp);
+  void note_layout(SiteStats& s, const emu::AccessEvent& e);
+  void on_wgmma(SiteStats& s, const emu::AccessEvent& e);
   const model::Arch& arch_;
   VerdictMemo* memo_ = nullptr;
   std::vector<SiteStats> sites_;
