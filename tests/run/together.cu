@@ -1,7 +1,10 @@
 // CTAs that run together under `bankcheck run`: a cooperative launch whose kernel
-// synchronizes the grid (cooperative groups' this_grid().sync()), and a launch with a
-// cluster shape (cudaLaunchKernelEx) whose CTAs read each other's shared memory. Prints
-// "together: ok" when both results are right; names the wrong one and exits 1 otherwise.
+// synchronizes the grid (cooperative groups' this_grid().sync()), made both ways the runtime
+// offers (cudaLaunchCooperativeKernel, and cudaLaunchKernelEx with the cooperative attribute,
+// which reach the driver's cuLaunchCooperativeKernel and cuLaunchKernelEx), one too large to be
+// resident refused as the driver refuses it, and a launch with a cluster shape
+// (cudaLaunchKernelEx) whose CTAs read each other's shared memory. Prints "together: ok" when
+// every result is right; names the wrong one and exits 1 otherwise.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -58,6 +61,33 @@ int main() {
     std::printf("grid sync: %s, total %d, want %d\n", cudaGetErrorString(e), total, want);
     return 1;
   }
+
+  // The same through cudaLaunchKernelEx's cooperative attribute.
+  cudaMemset(d_total, 0, sizeof(int));
+  cudaLaunchConfig_t cooperative = {};
+  cooperative.gridDim = dim3(blocks);
+  cooperative.blockDim = dim3(64);
+  cudaLaunchAttribute together[1];
+  together[0].id = cudaLaunchAttributeCooperative;
+  together[0].val.cooperative = 1;
+  cooperative.attrs = together;
+  cooperative.numAttrs = 1;
+  e = cudaLaunchKernelEx(&cooperative, grid_sum, d_partial, d_total,
+                         static_cast<const int*>(d_in));
+  total = 0;
+  if (e == cudaSuccess) e = cudaMemcpy(&total, d_total, sizeof(int), cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess || total != want) {
+    std::printf("grid sync (attribute): %s, total %d, want %d\n", cudaGetErrorString(e), total,
+                want);
+    return 1;
+  }
+  // A grid that cannot be resident at once is refused, not run.
+  e = cudaLaunchCooperativeKernel((const void*)grid_sum, dim3(1 << 20), dim3(64), args, 0, 0);
+  if (e != cudaErrorCooperativeLaunchTooLarge) {
+    std::printf("grid sync (too large): %s\n", cudaGetErrorString(e));
+    return 1;
+  }
+  cudaGetLastError();
 
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(blocks);
