@@ -54,7 +54,8 @@ int main() {
   cudaMalloc(&d_out, blocks * 32 * sizeof(int));
   cudaMemcpy(d_in, in.data(), in.size() * sizeof(int), cudaMemcpyHostToDevice);
   void* args[] = {&d_partial, &d_total, &d_in};
-  cudaError_t e = cudaLaunchCooperativeKernel((const void*)grid_sum, dim3(blocks), dim3(64), args, 0, 0);
+  cudaError_t e =
+      cudaLaunchCooperativeKernel((const void*)grid_sum, dim3(blocks), dim3(64), args, 0, 0);
   int total = 0;
   if (e == cudaSuccess) e = cudaMemcpy(&total, d_total, sizeof(int), cudaMemcpyDeviceToHost);
   if (e != cudaSuccess || total != want) {
@@ -72,8 +73,7 @@ int main() {
   together[0].val.cooperative = 1;
   cooperative.attrs = together;
   cooperative.numAttrs = 1;
-  e = cudaLaunchKernelEx(&cooperative, grid_sum, d_partial, d_total,
-                         static_cast<const int*>(d_in));
+  e = cudaLaunchKernelEx(&cooperative, grid_sum, d_partial, d_total, static_cast<const int*>(d_in));
   total = 0;
   if (e == cudaSuccess) e = cudaMemcpy(&total, d_total, sizeof(int), cudaMemcpyDeviceToHost);
   if (e != cudaSuccess || total != want) {
@@ -101,7 +101,8 @@ int main() {
   config.numAttrs = 1;
   e = cudaLaunchKernelEx(&config, neighbours, d_out);
   std::vector<int> out(blocks * 32);
-  if (e == cudaSuccess) e = cudaMemcpy(out.data(), d_out, out.size() * sizeof(int), cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess)
+    e = cudaMemcpy(out.data(), d_out, out.size() * sizeof(int), cudaMemcpyDeviceToHost);
   for (int b = 0; b < blocks && e == cudaSuccess; ++b)
     for (int t = 0; t < 32; ++t)
       if (out[b * 32 + t] != (b ^ 1) * 100 + t) {
