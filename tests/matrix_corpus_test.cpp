@@ -309,8 +309,8 @@ TEST(AsyncCopyModel, BypassAndZfillAddsTheL1Part) {
   }
 }
 
-// cp.async.cg with a zero-fill predicate (ptxas's `LDGSTS.E.BYPASS.128 [R43+0x1000],
-// desc[UR14][R22.64], P0` for a src-size of 16 or 0): Triton's pipelined tile loads
+// cp.async.cg with a zero-fill predicate (`LDGSTS.E.BYPASS.128 [R43+0x1000],
+// desc[UR14][R22.64], P0`, no .ZFILL): Triton's pipelined tile loads
 // (examples/hopper/triton_dot.py's matmul_kernel, 256 threads loading a 128 x 64 half tile,
 // four 128-byte rows a warp, the 16-byte chunks XOR-swizzled by the row, rows 1,024 bytes
 // apart in global memory). On the H200 every execution of its 40 LDGSTS instructions costs

@@ -114,7 +114,7 @@ static std::string render_global_fixes(const analysis::CheckReport& r,
                                 g.line, col)),
         paint.note(), model::op_name(g.op), g.width,
         g.pointer.empty() ? "" : fmt::format(" ('{}')", g.pointer), g.sectors, g.ideal_sectors,
-        g.sectors ? 100.0 * static_cast<double>(g.sectors - g.ideal_sectors) /
+        g.sectors ? 100.0 * static_cast<double>(model::excess_of(g.sectors, g.ideal_sectors)) /
                         static_cast<double>(g.sectors)
                   : 0.0);
     out += fmt::format("  suggestion: {} [{}]\n", global_change(g),

@@ -281,9 +281,9 @@ BANKCHECK_HD constexpr Verdict analyze_matrix(const MatrixAccess& m, const Arch&
 //   .cg with src-size (BYPASS...ZFILL): both: the bypass part of the lanes that read plus
 //                                       the .ca cost of the same request.
 //   .cg with a zero-fill predicate      the bypass part of the lanes that read plus the .ca
-//   (BYPASS.128 [..], [..], P0):        cost of the lanes that do not (ptxas's form of a
-//                                       src-size that is 16 or 0, Triton's masked and
-//                                       pipelined loads): a warp whose lanes all read nothing
+//   (BYPASS.128 [..], [..], P0):        cost of the lanes that do not (the form ptxas gives
+//                                       Triton's pipelined loads, whose lanes copy 16 bytes
+//                                       or write 16 zeros): a warp whose lanes all read nothing
 //                                       still writes its zeros, and Nsight Compute counts
 //                                       them (examples/hopper/triton_dot.py on the H200: 4
 //                                       wavefronts = the ideal for every execution, those of
