@@ -715,6 +715,53 @@ TEST(PtxParserFragments, ScopedLabels) {
   EXPECT_EQ(targets, (std::vector<std::string>{"D$s1", "W$s1", "D$s2", "W$s2", "D$s2", "E"}));
 }
 
+// Kernels ParseOptions::keep_entry turns down keep their names and parameters; their bodies
+// (nested blocks, and braces in strings and comments) are skipped unread, and what follows is
+// read at its own lines; a .func is always read.
+TEST(PtxParserFragments, SkippedBodies) {
+  const std::string text =
+      ".version 9.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry a(.param .u64 p)\n{\n  .pragma \"}\";\n  // }\n  /* } { */\n  { \x01 ret; "
+      "}\n"
+      "  ret;\n}\n"
+      ".func f()\n{\n  ret;\n}\n"
+      ".visible .entry b()\n{\n  ret;\n}\n"
+      ".visible .entry c()\n{\n  ret;\n}\n";
+  ParseOptions options;
+  options.keep_entry = [](std::string_view name) { return name == "b"; };
+  const Module m = parse(text, "skip.ptx", options);
+  ASSERT_EQ(m.functions.size(), 4u);
+  const Function& a = m.functions[0];
+  EXPECT_EQ(a.name, "a");
+  EXPECT_TRUE(a.body_skipped);
+  EXPECT_TRUE(a.body.empty());
+  ASSERT_EQ(a.params.size(), 1u);
+  EXPECT_EQ(text[a.body_begin], '{');
+  EXPECT_EQ(text.substr(a.body_end - 2, 2), "\n}");
+  EXPECT_FALSE(m.functions[1].body_skipped);  // the .func
+  EXPECT_EQ(m.functions[1].body.size(), 1u);
+  const Function& b = m.functions[2];
+  EXPECT_FALSE(b.body_skipped);
+  ASSERT_EQ(b.body.size(), 1u);
+  EXPECT_EQ(b.body[0].instruction.pos.line, 18);  // lines counted through a's body
+  EXPECT_EQ(text.substr(b.body_begin, 1), "{");
+  EXPECT_EQ(text.substr(b.body_end - 1, 1), "}");
+  EXPECT_TRUE(m.functions[3].body_skipped);
+  // Unread, but closed: a skipped body that never ends is the same error as a read one.
+  const std::string open =
+      ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry a()\n{\n  ret;\n";
+  try {
+    parse(open, "open.ptx", options);
+    ADD_FAILURE() << "no error";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("to close the function body opened at line 5"),
+              std::string::npos)
+        << e.what();
+  }
+  // Without keep_entry every body is read, and a's byte 0x01 is an error.
+  EXPECT_THROW(parse(text, "all.ptx"), ParseError);
+}
+
 TEST(PtxParserFragments, LocChains) {
   const Module m =
       parse_str(kernel("  mov.u32 %r1, 1;\n"

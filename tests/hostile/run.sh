@@ -104,6 +104,11 @@ t fatbin_huge 2 'its fat binary cannot be read' \
 t elf_no_cuda 2 'no CUDA code in' 'cp /bin/true app && $B check app --kernel k'
 t quote_name 0 "it's.cu:5" "cp \$D/k.cu \"it's.cu\" && \$B check \"it's.cu\""
 
+# 100 MB of PTX, 1.6 million lines, one small kernel asked for: the other kernel's body is
+# skipped unread and blanked for ptxas, in seconds (it took minutes, and 5 GB, to decode).
+t ptx_100mb 0 'kernel small' \
+  'python3 $D/big_ptx.py big.ptx && timeout 60 $B check big.ptx --kernel small --grid 1 --block 32 --arg p0=zeros:4K'
+
 # --- hang, signals, injection --------------------------------------------------------
 t nvcc_timeout 2 'did not finish within 2 seconds' \
   'mkdir tmp; printf "#!/bin/sh\nsleep 100\n" >fake; chmod +x fake; TMPDIR=$PWD/tmp $B check $D/k.cu --nvcc ./fake --nvcc-timeout 2; r=$?; [ -z "$(ls -A tmp)" ] || exit 99; exit $r'
