@@ -60,6 +60,7 @@ void Reader::fill(HostLaunch& h, const Scope* s, std::size_t grid_a, std::size_t
       for (const auto& n : missing_) {
         names.push_back(n);
         h.why[n] = why_[n];
+        if (const auto d = defaults_.find(n); d != defaults_.end()) h.defaults[n] = d->second;
       }
     missing_.clear();
     return names;
@@ -70,10 +71,10 @@ void Reader::fill(HostLaunch& h, const Scope* s, std::size_t grid_a, std::size_t
   h.needs["grid"] = needs(!h.grid);
   h.block = to_dim3(eval_dim(t_, block_a, block_b, s));
   h.needs["block"] = needs(!h.block);
-  h.grid_expr = join(t_, grid_a, grid_b);
-  h.block_expr = join(t_, block_a, block_b);
+  h.grid_expr = written(grid_a, grid_b);
+  h.block_expr = written(block_a, block_b);
   if (smem) {
-    h.smem_expr = join(t_, smem->first, smem->second);
+    h.smem_expr = written(smem->first, smem->second);
     if (auto v = eval_int(t_, smem->first, smem->second, s); v && *v >= 0)
       h.smem = static_cast<std::uint64_t>(*v);
   } else {
@@ -82,7 +83,7 @@ void Reader::fill(HostLaunch& h, const Scope* s, std::size_t grid_a, std::size_t
   h.needs["smem"] = needs(!h.smem);
   for (auto [a, b] : args) {
     HostArg arg;
-    arg.expr = join(t_, a, b);
+    arg.expr = written(a, b);
     if (auto v = eval_int(t_, a, b, s))
       arg.value = std::to_string(*v);
     else if (auto f = eval_float(t_, a, b, s))

@@ -29,6 +29,8 @@ namespace bankcheck::driver::host_code {
 struct Function {
   std::string name;
   std::vector<std::string> params, tparams;
+  // Per parameter, the tokens of its default argument (`int m = 4096`); empty when none.
+  std::vector<std::pair<std::size_t, std::size_t>> param_defaults;
   std::size_t body_open = 0, body_close = 0;  // token indices of { and }
   std::size_t name_tok = 0;
   bool global = false;
@@ -39,6 +41,7 @@ struct Function {
 struct Binding {
   std::size_t from = 0, to = 0;  // the expression's tokens (for a dim3 constructor: the list)
   bool ctor = false;             // `dim3 b(16, 16)`: [from, to) is the argument list
+  bool pointer = false;          // a pointer's (`const char* s = ...`): never an integer
 };
 
 // Where names are looked up: a function's body up to a token, its parameters bound to the
@@ -69,13 +72,18 @@ class Reader {
   std::map<std::string, explain::FunctionMacro> function_macros_;
   HostValues host_values_;
   std::vector<std::pair<std::string, int>> origin_;  // per line of the text (HostSource)
+  std::string text_;  // the taken branches of the file, as written
+  std::string code_;  // the text the tokens t_ point into (code_only of text_)
   // The names whose values an evaluation lacked, with why (HostLaunch::needs, ::why).
   std::vector<std::string> missing_;
   std::map<std::string, std::string> why_;
+  std::map<std::string, HostDefault> defaults_;  // a missing name's default in the source
   std::vector<std::string> used_;  // the --host-arg names a launch's evaluation used
   std::vector<Function> fns_;
   std::vector<std::string> classes_;  // find_functions' class names of open braces
-  std::vector<int> owner_;  // per token: function index, -1 namespace level, -2 other braces
+  // Per token: its function's index, -1 namespace level, -2 other braces, -3 a function's
+  // parameter list (a default argument binds no name of the file).
+  std::vector<int> owner_;
   std::vector<std::unique_ptr<Scope>> scopes_;
   int depth_ = 0;
   // Names resolved and calls evaluated in all: a bound on the work of hostile input (a
@@ -168,6 +176,21 @@ class Reader {
   std::optional<std::int64_t> resolve_int(const std::string& name, const Scope* scope);
 
   void note_missing(const std::string& name, std::string why);
+
+  // The value the source gives `name` where the binding `f` it uses is not a constant: an
+  // earlier assignment or the declaration's initialiser (`int n = 4096; if (argc > 1) n =
+  // atoi(argv[1]);`), the one branch of a `?:` that evaluates (`s ? atoi(s) : 4096`); noted
+  // in defaults_ for the message to offer, never used as the value.
+  void note_default(const std::string& name, const Found& f);
+  // A launcher parameter's default argument (`void launch(int n = 4096)`), noted likewise.
+  void note_parameter_default(const std::string& name, const Scope* scope);
+  // A value computed without noting what it lacks (missing_, why_ and used_ as they were).
+  std::optional<std::int64_t> quiet_eval(TokenSpan t, std::size_t from, std::size_t to,
+                                         const Scope* scope);
+
+  // Tokens [from, to) of t_ as the file writes them (`++i`, not `+ + i`), blanks and line
+  // breaks between them made one blank.
+  std::string written(std::size_t from, std::size_t to) const;
 
   // Why a name that nothing binds has no value: a launcher's parameter nobody passes, a
   // variable a runtime call writes through `&name`, or a name the file does not define.

@@ -32,7 +32,9 @@ Reader::Reader(const HostSource& hs, std::string_view headers,
   explain::taken_branches(predefined, macros);
   const std::string htext = explain::taken_branches(headers, macros);
   const std::string stext = explain::taken_branches(source, macros);
-  const std::string code = explain::code_only(stext);
+  text_ = stext;
+  code_ = explain::code_only(stext);
+  const std::string& code = code_;
   line_starts_.push_back(0);
   for (std::size_t i = 0; i < code.size(); ++i)
     if (code[i] == '\n') line_starts_.push_back(i + 1);
@@ -110,10 +112,17 @@ int Reader::add_function(std::size_t close_paren, std::size_t open_brace) {
     f.cls = t_[f.name_tok - 2].text;  // Class::method
   if (f.name == "__launch_bounds__") return -2;
   f.body_open = open_brace;
-  for (auto [a, b] : split_commas(t_, open + 1, close_paren, true))
-    f.params.push_back(
-        explain::parameter_name(TokenSpan(t_).subspan(a, explain::default_value(t_, a, b) - a)));
-  if (f.params.size() == 1 && f.params[0].empty()) f.params.clear();
+  for (auto [a, b] : split_commas(t_, open + 1, close_paren, true)) {
+    const std::size_t d = explain::default_value(t_, a, b);
+    f.params.push_back(explain::parameter_name(TokenSpan(t_).subspan(a, d - a)));
+    f.param_defaults.push_back(d < b ? std::make_pair(d + 1, b) : std::make_pair(b, b));
+  }
+  for (std::size_t j = open + 1; j < close_paren; ++j)
+    if (owner_[j] == -1) owner_[j] = -3;
+  if (f.params.size() == 1 && f.params[0].empty()) {
+    f.params.clear();
+    f.param_defaults.clear();
+  }
   // The header: back to the previous ; { } at namespace level.
   for (std::size_t j = explain::declaration_start(t_, open - 1); j < open; ++j) {
     if (t_[j].text == "__global__") f.global = true;
@@ -138,10 +147,12 @@ std::optional<Binding> Reader::find_binding(const Tokens& t, std::size_t from, s
       while (after < to && t[after].text == "[") after = match_forward(t, after) + 1;
     if (after >= t.size()) continue;
     const std::string& n = t[after].text;
+    // `const char* s = getenv("N")` (or `*p = 4`): no integer to evaluate or to ask for.
+    const bool pointer = j > 0 && t[j - 1].is("*");
     if (n == "=" && after != j + 1) {
-      best = Binding{after + 1, expr_end(t, after + 1), false};
+      best = Binding{after + 1, expr_end(t, after + 1), false, pointer};
     } else if (n == "=") {
-      best = Binding{j + 2, expr_end(t, j + 2), false};
+      best = Binding{j + 2, expr_end(t, j + 2), false, pointer};
     } else if ((n == "(" || n == "{") && j > 0 &&
                (t[j - 1].ident() || t[j - 1].text == ">" ||
                 (t[j - 1].text == "," && declares(t, j - 1))) &&
@@ -242,6 +253,42 @@ std::vector<const Scope*> Reader::scopes_for(const Function& fn, std::size_t at,
     out.push_back(s.get());
     scopes_.push_back(std::move(s));
   }
+  return out;
+}
+
+std::string Reader::written(std::size_t from, std::size_t to) const {
+  if (from >= to || to > t_.size()) return {};
+  const std::size_t begin = t_[from].pos, end = t_[to - 1].pos + t_[to - 1].text.size();
+  if (begin >= end || end > text_.size()) return join(t_, from, to);
+  // The file's text, whose literals code_ blanked (`getenv("N")`), without its comments.
+  std::string out;
+  char quote = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    char c = text_[i];
+    if (quote) {
+      if (c == '\\' && i + 1 < end) {
+        out += c;
+        c = text_[++i];
+      } else if (c == quote) {
+        quote = 0;
+      }
+      out += c;
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    if (c == '/' && i + 1 < end && (text_[i + 1] == '/' || text_[i + 1] == '*')) {
+      const bool line = text_[i + 1] == '/';
+      const std::size_t close = line ? text_.find('\n', i) : text_.find("*/", i + 2);
+      i = close == std::string::npos ? end : close + (line ? 0 : 1);
+      c = ' ';
+    }
+    const bool blank = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    if (!blank)
+      out += c;
+    else if (!out.empty() && out.back() != ' ')
+      out += ' ';
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
   return out;
 }
 

@@ -47,13 +47,26 @@ std::optional<std::int64_t> Reader::eval_int(TokenSpan t, std::size_t from, std:
   std::map<std::string, std::int64_t> known;  // each name resolved once
   const auto v = explain::evaluate(
       expr, [&](TokenSpan e, std::size_t at) { return operand(e, at, scope, known); });
-  // Not a constant: the other plain names it lacks too, so that they are asked at once.
-  if (!v && !missing_.empty())
+  // Not a constant: the other plain names it lacks too, so that they are asked at once;
+  // not those in the arguments of a call bankcheck does not evaluate (`atoi(argv[++i])`) or
+  // subscripted (`argv[1]`): no integer given for them would make the expression one.
+  if (!v && !missing_.empty()) {
+    std::vector<char> opaque(expr.size(), 0);
+    for (std::size_t j = 0; j + 1 < expr.size(); ++j) {
+      const std::string& w = expr[j].text;
+      const bool evaluated = function_named(w) || w == "min" || w == "max" || w == "ceil_div" ||
+                             w == "div_up" || w == "sizeof";
+      if (!expr[j].ident() || !expr[j + 1].is("(") || evaluated) continue;
+      const std::size_t c = std::min(match_forward(expr, j + 1), expr.size());
+      std::fill(opaque.begin() + static_cast<std::ptrdiff_t>(j + 1),
+                opaque.begin() + static_cast<std::ptrdiff_t>(c), 1);
+    }
     for (std::size_t j = 0; j < expr.size(); ++j) {
       const Token& k = expr[j];
-      if (!k.ident() || known.count(k.text) || is_type_word(k.text) ||
+      if (!k.ident() || known.count(k.text) || is_type_word(k.text) || opaque[j] ||
           std::find(missing_.begin(), missing_.end(), k.text) != missing_.end())
         continue;
+      if (j + 1 < expr.size() && expr[j + 1].is("[")) continue;
       const bool member = j > 0 && (expr[j - 1].is(".") || expr[j - 1].is("->") ||
                                     expr[j - 1].is("::") || expr[j - 1].is("sizeof"));
       const bool in_sizeof = j > 1 && expr[j - 1].is("(") && expr[j - 2].is("sizeof");
@@ -63,6 +76,7 @@ std::optional<std::int64_t> Reader::eval_int(TokenSpan t, std::size_t from, std:
         continue;
       if (auto r = resolve_int(k.text, scope)) known[k.text] = *r;
     }
+  }
   --depth_;
   return v;
 }
@@ -234,6 +248,7 @@ std::optional<std::int64_t> Reader::resolve_int(const std::string& name, const S
       }
   const std::size_t missing_before = missing_.size();
   if (auto f = lookup(name, scope)) {
+    if (f->b.pointer) return std::nullopt;  // the integer that uses it is asked for instead
     // A call after the assignment that writes the variable through its address wins.
     if (!f->header && f->scope && f->scope->fn)
       if (auto w = written_through(name, f->b.to, std::min(f->scope->limit, t_.size()))) {
@@ -247,9 +262,11 @@ std::optional<std::int64_t> Reader::resolve_int(const std::string& name, const S
     } else {
       v = eval_int(toks(*f), f->b.from, f->b.to, f->scope);
     }
-    if (!v && missing_.size() == missing_before && !f->header)
+    if (!v && missing_.size() == missing_before && !f->header) {
       note_missing(name, fmt::format("`{}` at {}, which bankcheck does not evaluate",
-                                     join(t_, f->b.from, f->b.to), place(f->b.from)));
+                                     written(f->b.from, f->b.to), place(f->b.from)));
+      note_default(name, *f);
+    }
     return v;
   }
   if (auto it = defines_.find(name); it != defines_.end()) {
@@ -259,13 +276,82 @@ std::optional<std::int64_t> Reader::resolve_int(const std::string& name, const S
     --depth_;
     return v;
   }
-  if (missing_.size() == missing_before) note_missing(name, unknown_reason(name, scope));
+  if (missing_.size() == missing_before) {
+    note_missing(name, unknown_reason(name, scope));
+    note_parameter_default(name, scope);
+  }
   return std::nullopt;
 }
 
 void Reader::note_missing(const std::string& name, std::string why) {
   if (std::find(missing_.begin(), missing_.end(), name) == missing_.end()) missing_.push_back(name);
   why_.emplace(name, std::move(why));
+}
+
+std::optional<std::int64_t> Reader::quiet_eval(TokenSpan t, std::size_t from, std::size_t to,
+                                               const Scope* scope) {
+  const auto missing = missing_;
+  const auto why = why_;
+  const auto used = used_;
+  const auto v = eval_int(t, from, to, scope);
+  missing_ = missing;
+  why_ = why;
+  used_ = used;
+  return v;
+}
+
+void Reader::note_default(const std::string& name, const Found& f) {
+  if (f.header || f.b.ctor || defaults_.count(name)) return;
+  // The one branch of a `?:` at the binding's top level that evaluates.
+  std::size_t question = f.b.to, colon = f.b.to;
+  for (std::size_t j = f.b.from; j < f.b.to; ++j) {
+    if (explain::is_open(t_[j])) {
+      j = match_forward(t_, j);
+      continue;
+    }
+    if (t_[j].is("?") && question == f.b.to) question = j;
+    if (t_[j].is(":") && question != f.b.to) colon = j;  // the last: `a ? b : c ? d : e`
+  }
+  if (question < colon && colon < f.b.to) {
+    const auto a = quiet_eval(t_, question + 1, colon, f.scope);
+    const auto b = quiet_eval(t_, colon + 1, f.b.to, f.scope);
+    if (a.has_value() != b.has_value() || (a && b && *a == *b)) {
+      const std::size_t at = a ? question + 1 : colon + 1;
+      defaults_[name] = {a ? *a : *b, place(at)};
+      return;
+    }
+  }
+  // The last earlier assignment (or the initialiser) in the same function, or at file scope,
+  // that evaluates.
+  const Function* fn = f.scope ? f.scope->fn : nullptr;
+  auto owned = [&](std::size_t j) {
+    return fn ? owner_[j] >= 0 && &fns_[static_cast<std::size_t>(owner_[j])] == fn
+              : owner_[j] == -1;
+  };
+  std::size_t to = f.b.from > 0 ? f.b.from - 1 : 0;
+  for (int tries = 0; tries < 8; ++tries) {
+    const auto earlier = find_binding(t_, fn ? fn->body_open + 1 : 0, to, name, owned);
+    if (!earlier || earlier->ctor) return;
+    if (const auto v = quiet_eval(t_, earlier->from, earlier->to, f.scope)) {
+      defaults_[name] = {*v, place(earlier->from)};
+      return;
+    }
+    to = earlier->from > 0 ? earlier->from - 1 : 0;
+  }
+}
+
+void Reader::note_parameter_default(const std::string& name, const Scope* scope) {
+  for (const Scope* q = scope; q && q->fn; q = q->caller) {
+    const auto& ps = q->fn->params;
+    const auto p = std::find(ps.begin(), ps.end(), name);
+    if (p == ps.end()) continue;
+    const auto i = static_cast<std::size_t>(p - ps.begin());
+    if (i >= q->fn->param_defaults.size()) return;
+    const auto [a, b] = q->fn->param_defaults[i];
+    if (a >= b || defaults_.count(name)) return;
+    if (const auto v = quiet_eval(t_, a, b, nullptr)) defaults_[name] = {*v, place(a)};
+    return;
+  }
 }
 
 std::string Reader::unknown_reason(const std::string& name, const Scope* scope) const {

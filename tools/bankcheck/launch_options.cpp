@@ -271,6 +271,7 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::stri
   if (o.launch) add("--launch", std::to_string(o.launch));
   co.rerun.words.push_back(input);
   co.rerun.nvcc = o.nvcc_flags;
+  co.rerun.kernel = o.kernel;
   return co;
 }
 
