@@ -521,6 +521,29 @@ TEST(AppExamples, HistogramFromMacrosAndManagedMemory) {
   EXPECT_TRUE(all_from_host(k));
 }
 
+// The note on a data-dependent address asks for `random` with the size the host code
+// allocates; a `random` given without a size takes that size (not the default gigabyte).
+TEST(AppExamples, RandomDataTakesTheHostCodesSize) {
+  const auto zeros = check_json("histogram_managed.cu")["kernels"][0];
+  bool hinted = false;
+  for (const auto& n : zeros["notes"])
+    hinted = hinted || n["message"].get<std::string>().find("--arg in=random:64K,") !=
+                           std::string::npos;
+  EXPECT_TRUE(hinted) << zeros["notes"].dump();
+  const auto k = check_json("histogram_managed.cu", {"--arg", "in=random"})["kernels"][0];
+  EXPECT_EQ(arg(k, "in"), "random:65536");
+  bool sized = false;
+  for (const auto& s : k["settings_from"])
+    if (s["setting"] == "arg in")
+      sized = s["from"] == "flag" && s["where"].get<std::string>().find(
+                                         "of the size of its cudaMalloc, 65536 bytes") !=
+                                         std::string::npos;
+  EXPECT_TRUE(sized) << k["settings_from"].dump();
+  EXPECT_TRUE(k["notes"].empty() ||
+              k["notes"].dump().find("all-equal data") == std::string::npos)
+      << k["notes"].dump();
+}
+
 TEST(AppExamples, TransposeFromDim3Variables) {
   const auto k = check_json("transpose_dim3.cu")["kernels"][0];
   EXPECT_EQ(dims(k["grid"]), (std::vector<int>{16, 8, 1}));

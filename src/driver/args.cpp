@@ -6,18 +6,17 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "bankcheck/driver/limits.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/explain/records.hpp"
 #include "bankcheck/driver/host_launch.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
+#include "fills.hpp"
 #include "splitmix.hpp"
 
 namespace bankcheck::driver {
@@ -48,60 +47,6 @@ int pointee_size(const std::string& type) {
   if (type.find("short") != std::string::npos || type.find("half") != std::string::npos) return 2;
   if (type.find("char") != std::string::npos || type.find("bool") != std::string::npos) return 1;
   return 4;
-}
-
-// `random`: floats uniform in [-1000, 1000] in steps of 0.001, integers in [0, 1000).
-// Chunks of 1M elements, each from its own seed, filled on all cores: the same bytes
-// whatever the number of threads.
-void fill_random(std::uint8_t* data, std::uint64_t bytes, int es, bool is_float, std::uint64_t seed,
-                 unsigned threads) {
-  const std::uint64_t n = bytes / static_cast<std::uint64_t>(es);
-  constexpr std::uint64_t kChunk = 1u << 20;
-  const std::uint64_t chunks = (n + kChunk - 1) / kChunk;
-  std::atomic<std::uint64_t> next_chunk{0};
-  auto fill = [&]() {
-    for (std::uint64_t c; (c = next_chunk.fetch_add(1)) < chunks;) {
-      SplitMix64 gen{seed ^ (c * 0xD1B54A32D192ED03ull)};
-      const std::uint64_t from = c * kChunk, to = std::min(n, from + kChunk);
-      if (is_float && es == 4) {
-        auto* p = reinterpret_cast<float*>(data);  // calloc'd: aligned for any element type
-        for (std::uint64_t i = from; i < to; ++i)
-          p[i] = static_cast<float>(below(gen(), 2000001)) / 1000.0f - 1000.0f;
-      } else if (is_float && es == 8) {
-        auto* p = reinterpret_cast<double*>(data);
-        for (std::uint64_t i = from; i < to; ++i)
-          p[i] = static_cast<double>(below(gen(), 2000001)) / 1000.0 - 1000.0;
-      } else {
-        for (std::uint64_t i = from; i < to; ++i) {
-          const std::uint64_t r = below(gen(), 1000);
-          std::memcpy(data + i * static_cast<std::uint64_t>(es), &r, static_cast<size_t>(es));
-        }
-      }
-    }
-  };
-  const unsigned fillers = static_cast<unsigned>(std::min<std::uint64_t>(
-      chunks, std::max(1u, threads ? threads : std::thread::hardware_concurrency())));
-  std::vector<std::thread> pool;
-  try {
-    for (unsigned t = 1; t < fillers; ++t) pool.emplace_back(fill);
-  } catch (...) {  // fewer fillers than asked: the started ones and this thread finish the work
-  }
-  fill();
-  for (auto& th : pool) th.join();
-}
-
-// `iota`: element i holds i (as a float for float buffers).
-void fill_iota(std::uint8_t* data, std::uint64_t bytes, int es, bool is_float) {
-  std::uint64_t idx = 0;
-  for (std::uint64_t off = 0; off + static_cast<std::uint64_t>(es) <= bytes;
-       off += static_cast<std::uint64_t>(es), ++idx) {
-    if (is_float && es == 4) {
-      const float f = static_cast<float>(idx);
-      std::memcpy(data + off, &f, 4);
-    } else {
-      std::memcpy(data + off, &idx, static_cast<size_t>(es));
-    }
-  }
 }
 
 // A pointer parameter: a buffer in `mem` named after it, filled as `value` says.
@@ -137,7 +82,7 @@ std::uint64_t bind_pointer(analysis::ArgReport& ar, const std::optional<std::str
   if (v.fill == ArgValue::Fill::Random) {
     const bool is_float =
         type.find("float") != std::string::npos || type.find("double") != std::string::npos;
-    fill_random(b->data(), bytes, es, is_float, rng(), o.threads);
+    fill_random(b->data(), bytes, es, is_float, rng(), o.threads, o.progress);
   } else if (v.fill == ArgValue::Fill::Iota) {
     fill_iota(b->data(), bytes, es, type.find("float") != std::string::npos);
   } else if (v.fill == ArgValue::Fill::File) {

@@ -97,8 +97,23 @@ LaunchSettings settle(const LaunchSettings& flags, const std::optional<LaunchSet
     for (std::size_t i = 0; i < launch->args.size(); ++i) {
       const std::string name =
           i < params.size() && !params[i].empty() ? params[i] : fmt::format("p{}", i);
-      if (gives_arg(s, name, i)) continue;
       const HostArg& a = launch->args[i];
+      if (gives_arg(s, name, i)) {
+        // A fill given without a size (`--arg data=random`) takes the size the host code
+        // allocates for that argument, not the default gigabyte.
+        if (a.value && a.value->starts_with("zeros:"))
+          for (auto& [n, v] : s.args) {
+            if ((n != name && n != fmt::format("p{}", i)) ||
+                (v != "zeros" && v != "random" && v != "iota"))
+              continue;
+            v += ":" + a.value->substr(6);
+            for (auto& src : s.sources)
+              if (src.setting == "arg " + n)
+                src.where += fmt::format(" (of the size of its cudaMalloc, {} bytes, {})",
+                                         a.value->substr(6), hdetail);
+          }
+        continue;
+      }
       if (a.value) {
         s.args.push_back({name, *a.value});
         std::string how = a.expr;

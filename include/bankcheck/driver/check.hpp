@@ -30,6 +30,8 @@ struct Progress {
   std::atomic<int> kernels{0};  // how many the run checks
   std::atomic<std::uint64_t> ctas_done{0};
   std::atomic<std::uint64_t> ctas_planned{0};  // 0 when sampling until the instruction budget
+  // A buffer being filled (`random`): bytes done of the total; total 0 when none is.
+  std::atomic<std::uint64_t> fill_done{0}, fill_total{0};
 };
 
 struct CheckOptions {
