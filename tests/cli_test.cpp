@@ -165,3 +165,23 @@ TEST(Cli, AskingForARefusedKernelFails) {
   EXPECT_NE(r.err.find("kernel counted_reduction is not analysed"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("bar.red.popc.u32"), std::string::npos) << r.err;
 }
+
+// A grid whose CTAs all together cost no more than the run's sample budget is analysed whole,
+// though the run's four kernels share that budget; a large grid is still sampled.
+TEST(Cli, SmallGridsAreAnalysedWhole) {
+  const auto r =
+      run_tool({"check", std::string(BANKCHECK_SOURCE_DIR) + "/tests/data/check/small_grids.cu",
+                "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out)["files"][0]["kernels"];
+  ASSERT_EQ(j.size(), 4u);
+  for (const auto& k : j) {
+    SCOPED_TRACE(k["name"].get<std::string>());
+    if (k["name"] == "big") {
+      EXPECT_LT(k["ctas_analysed"].get<int>(), 4096);
+    } else {
+      EXPECT_EQ(k["ctas_analysed"].get<int>(), 64);
+      EXPECT_GT(k["warp_instructions"].get<std::uint64_t>(), 4'000'000u / 4);  // over its share
+    }
+  }
+}

@@ -60,6 +60,7 @@ void run_selected(const Loaded& l, const CheckOptions& o, const model::Arch& arc
   if (count == 0) return;       // --kernel names none here (kernel_may_be_absent)
   CheckOptions per_kernel = o;  // the default sample budget is shared by the run's kernels
   per_kernel.sample_instructions = std::max<std::uint64_t>(o.sample_instructions / count, 1);
+  per_kernel.whole_grid_instructions = std::max(o.whole_grid_instructions, o.sample_instructions);
   if (o.progress) o.progress->kernels = static_cast<int>(count);
   while (std::optional<KernelLaunch> kl = launches->next()) {
     if (o.progress) ++o.progress->kernel;
