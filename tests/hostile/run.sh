@@ -110,8 +110,16 @@ t ptx_100mb 0 'kernel small' \
   'python3 $D/big_ptx.py big.ptx && timeout 60 $B check big.ptx --kernel small --grid 1 --block 32 --arg p0=zeros:4K'
 
 # --- hang, signals, injection --------------------------------------------------------
-t nvcc_timeout 2 'did not finish within 2 seconds' \
+t nvcc_timeout 2 'nvcc did not finish within 2 seconds and was stopped, with every process it started: ./fake -ptx' \
   'mkdir tmp; printf "#!/bin/sh\nsleep 100\n" >fake; chmod +x fake; TMPDIR=$PWD/tmp $B check $D/k.cu --nvcc ./fake --nvcc-timeout 2; r=$?; [ -z "$(ls -A tmp)" ] || exit 99; exit $r'
+# A compiler that starts a child and never returns: the child (sleep) is killed with it, not
+# left running; the message names the command.
+t nvcc_timeout_children 2 'did not finish within 2 seconds' \
+  'printf "#!/bin/sh\nsleep \$((90 + 7)) &\nwait\n" >fake; chmod +x fake; $B check $D/k.cu --nvcc ./fake --nvcc-timeout 2; r=$?; sleep 0.5; pgrep -f "sleep 9[7]" >/dev/null && exit 99; exit $r'
+# A ptxas that never returns (beside the nvcc given): stopped the same way, and the counts
+# stay at PTX level with that reason.
+t ptxas_timeout 0 'ptxas did not finish within 2 seconds' \
+  'mkdir bin; printf "#!/bin/sh\nexec ${NVCC:-/usr/local/cuda/bin/nvcc} \"\$@\"\n" >bin/nvcc; printf "#!/bin/sh\nsleep 100\n" >bin/ptxas; chmod +x bin/*; ${NVCC:-/usr/local/cuda/bin/nvcc} -ptx -arch=sm_90 -lineinfo $D/k.cu -o k.ptx && $B check k.ptx --kernel k --grid 1 --block 32 --arg p0=zeros:1K --arg p1=1 --nvcc ./bin/nvcc --nvcc-timeout 2 --no-cache'
 t sigterm_cleans 0 'clean' \
   'mkdir tmp; printf "#!/bin/sh\nsleep 100\n" >fake; chmod +x fake; TMPDIR=$PWD/tmp $B check $D/k.cu --nvcc ./fake & p=$!; sleep 1; kill -TERM $p; wait $p; [ -z "$(ls -A tmp)" ] && echo clean'
 t injection 0 'k' 'cp $D/k.cu "inj\$(touch X).cu" && $B check "inj\$(touch X).cu" && test ! -e X'

@@ -71,7 +71,8 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
                 "memory budget for buffers, the CTA plan and the emulators (default 3G; K/M/G "
                 "suffixes; " BANKCHECK_DOCDIR "/limits.md)");
   c->add_option("--nvcc-timeout", o.nvcc_timeout,
-                "seconds nvcc may run before it is stopped (default 300; 0: no limit)")
+                "seconds nvcc, and then ptxas, may run before it is stopped with every process "
+                "it started (0: no limit)")
       ->capture_default_str();
   c->add_flag("--stop-on-fault", o.stop_on_fault,
               "stop at the first global access outside every buffer (exit 2), instead of "
