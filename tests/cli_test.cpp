@@ -2,6 +2,11 @@
 // crash; JSON carries the contract's fields.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "run_tool.hpp"
@@ -184,4 +189,41 @@ TEST(Cli, SmallGridsAreAnalysedWhole) {
       EXPECT_GT(k["warp_instructions"].get<std::uint64_t>(), 4'000'000u / 4);  // over its share
     }
   }
+}
+
+// A --kernel name that matches several kernels (overloads, a template's instantiations) is
+// refused with the exact name of each; an exact name checks that kernel, its parameters
+// named from its own overload.
+TEST(Cli, AmbiguousKernelNamesAreRefusedWithTheExactNames) {
+  const std::string dir = ::testing::TempDir() + "bankcheck_overloads_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string file = dir + "/ovl.cu";
+  std::ofstream(file)
+      << "__global__ void scale(float* p, int n) { __shared__ float s[64]; "
+         "s[threadIdx.x] = p[threadIdx.x]; __syncthreads(); if (threadIdx.x < n) p[threadIdx.x] "
+         "= s[63 - threadIdx.x]; }\n"
+         "__global__ void scale(int* q, int m) { __shared__ int s[64]; s[threadIdx.x * 2 % 64] "
+         "= q[threadIdx.x]; __syncthreads(); if (threadIdx.x < m) q[threadIdx.x] = s[0]; }\n"
+         "template <int B> __global__ void red(float* p) { __shared__ float s[B]; "
+         "s[threadIdx.x % B] = p[threadIdx.x]; __syncthreads(); p[threadIdx.x] = s[0]; }\n"
+         "template __global__ void red<32>(float*);\ntemplate __global__ void red<64>(float*);\n";
+  const auto overloads = run_tool({"check", file, "--kernel", "scale", "--grid", "1", "--block", "32"});
+  EXPECT_EQ(overloads.exit_code, 2);
+  EXPECT_NE(overloads.err.find("--kernel scale: the name matches 2 kernels; give one of them:\n"
+                               "  --kernel 'scale(float*, int)'  (scale(float*, int))\n"
+                               "  --kernel 'scale(int*, int)'    (scale(int*, int))"),
+            std::string::npos)
+      << overloads.err;
+  const auto templates = run_tool({"check", file, "--kernel", "red", "--grid", "1", "--block", "32"});
+  EXPECT_EQ(templates.exit_code, 2);
+  EXPECT_NE(templates.err.find("  --kernel 'red<64>'  (void red<64>(float*))"), std::string::npos)
+      << templates.err;
+  // The exact name: one kernel, its own parameter names (m, not n).
+  const auto exact = run_tool({"check", file, "--kernel", "scale(int*, int)", "--grid", "1",
+                               "--block", "32", "--arg", "m=32", "--format", "json"});
+  ASSERT_EQ(exact.exit_code, 0) << exact.err;
+  const auto k = nlohmann::json::parse(exact.out)["files"][0]["kernels"];
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_EQ(k[0]["args"][1]["name"], "m");
+  std::filesystem::remove_all(dir);
 }

@@ -393,7 +393,7 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
                          const CheckOptions& o, emu::GlobalMemory& mem,
                          std::vector<std::uint8_t>& params) {
   BoundArgs out;
-  const auto names = param_names(l, k, name, o);
+  const auto names = param_names(l, k, signature, o);
   const auto types = signature_params(signature);
   params.assign(static_cast<size_t>(k.param_bytes), 0);
   std::vector<bool> used(s.args.size(), false);

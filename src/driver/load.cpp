@@ -166,7 +166,7 @@ std::vector<KernelSignature> kernel_signatures(const Loaded& l, const CheckOptio
     s.mangled = k.name;
     s.signature = demangle(k.name);
     s.name = base_name(s.signature);
-    s.param_names = param_names(l, k, s.name, o);
+    s.param_names = param_names(l, k, s.signature, o);  // the signature tells overloads apart
     s.param_types = signature_params(s.signature);
     out.push_back(std::move(s));
   }

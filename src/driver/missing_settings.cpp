@@ -17,6 +17,7 @@ namespace {
 // ("--grid X[,Y[,Z]]"), and the host names the others lack.
 struct Lacks {
   std::vector<std::string> kernels;  // several: kernels that lack exactly the same
+  std::vector<std::string> flag_names;  // what --kernel takes for each
   std::vector<std::string> items, flags, host_names;
 };
 
@@ -24,6 +25,7 @@ Lacks lacks_of(const KernelSettings& k) {
   const LaunchSettings& s = *k.settings;
   Lacks out;
   out.kernels = {k.kernel};
+  out.flag_names = {k.flag_name.empty() ? k.kernel : k.flag_name};
   auto missing = [&](const std::string& setting, std::string item, std::string flag) {
     const auto u = std::find_if(s.unresolved.begin(), s.unresolved.end(),
                                 [&](const auto& x) { return x.first == setting; });
@@ -131,9 +133,10 @@ std::optional<std::string> missing_settings(const MissingContext& c,
     const auto same = std::find_if(groups.begin(), groups.end(), [&](const Lacks& g) {
       return g.items == l.items && g.flags == l.flags;
     });
-    if (same != groups.end())
+    if (same != groups.end()) {
       same->kernels.push_back(k.kernel);
-    else
+      same->flag_names.push_back(l.flag_names[0]);
+    } else
       groups.push_back(std::move(l));
   }
   if (groups.empty()) return std::nullopt;
@@ -178,7 +181,7 @@ std::optional<std::string> missing_settings(const MissingContext& c,
     lines.push_back(rerun_line(c.rerun, extra));
   } else {
     for (const auto& g : groups)
-      for (const auto& k : g.kernels) {
+      for (const auto& k : g.flag_names) {
         std::vector<std::string> extra{"--kernel", k};
         extra.insert(extra.end(), host_args.begin(), host_args.end());
         for (const auto& f : g.flags) {
@@ -196,7 +199,7 @@ std::optional<std::string> missing_settings(const MissingContext& c,
 
   std::vector<std::string> comments;
   for (const auto& g : groups)
-    for (const auto& k : g.kernels) {
+    for (const auto& k : g.flag_names) {
       std::string unblank = k;  // a comment's values end at a blank: gemm<64,16>
       std::erase(unblank, ' ');
       comments.push_back(

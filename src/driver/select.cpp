@@ -114,6 +114,20 @@ std::optional<std::string> binary_source(const Loaded& l) {
   return l.source_text.empty() ? std::string() : l.input;
 }
 
+// The shortest name that --kernel matches to `mangled` alone among `names`: its qualified
+// name with template arguments ("reduce<128, float>"), else its signature
+// ("scale(float*, int)"), else the mangled name.
+std::string exact_name(const std::string& mangled, const std::vector<std::string>& names) {
+  const std::string signature = demangle(mangled);
+  for (const std::string& candidate : {base_name(signature), signature}) {
+    const auto matching = std::count_if(names.begin(), names.end(), [&](const std::string& n) {
+      return kernel_matches(n, candidate);
+    });
+    if (matching == 1) return candidate;
+  }
+  return mangled;
+}
+
 // What missing_settings needs of one kernel.
 KernelSettings kernel_settings(const Loaded& l, const ptx::Kernel& k, const LaunchSettings& s) {
   const KernelSignature& sig = l.signature(k);
@@ -125,7 +139,8 @@ KernelSettings kernel_settings(const Loaded& l, const ptx::Kernel& k, const Laun
                       (i < sig.param_types.size()
                            ? sig.param_types[i].find('*') != std::string::npos
                            : k.params[i].is_pointer_sized));
-  return {sig.name, &s, sig.param_names, sig.param_types, pointer};
+  return {sig.name, &s, sig.param_names, sig.param_types, pointer,
+          exact_name(k.name, l.kernel_names())};
 }
 
 // Where the message of missing settings points: the run's command, a binary's source, the
@@ -148,6 +163,31 @@ MissingContext missing_context(const Loaded& l, const CheckOptions& o, std::size
 std::optional<std::string> missing_for(const Loaded& l, const ptx::Kernel& k,
                                        const LaunchSettings& s, const CheckOptions& o) {
   return missing_settings(missing_context(l, o, 1), {kernel_settings(l, k, s)});
+}
+
+// A --kernel name that matches several kernels (overloads, a template's instantiations) is
+// refused with the exact name of each: one of them picked, or all of them run with the same
+// --grid, --block and --arg, would each be wrong for some. Throws DriverError.
+void refuse_ambiguous_kernel(const std::string& wanted, const std::vector<const ptx::Kernel*>& matched,
+                             const std::vector<const ptx::UnsupportedKernel*>& refused,
+                             const std::vector<std::string>& names) {
+  std::vector<std::string> all;
+  for (const auto* k : matched) all.push_back(k->name);
+  for (const auto* u : refused) all.push_back(u->name);
+  if (all.size() < 2) return;
+  std::string msg = fmt::format("--kernel {}: the name matches {} kernels; give one of them:",
+                                shell_quote(wanted), all.size());
+  std::vector<std::string> exact;
+  std::size_t width = 0;
+  for (const auto& m : all) {
+    exact.push_back("--kernel " + shell_quote(exact_name(m, names)));
+    width = std::max(width, exact.back().size());
+  }
+  for (std::size_t i = 0; i < all.size(); ++i)
+    msg += fmt::format("\n  {:<{}}  ({})", exact[i], width, demangle(all[i]));
+  msg += "\n(without --kernel, the kernels the host code launches or the launch comments name are "
+         "checked, each with its own launch)";
+  throw DriverError(msg);
 }
 
 }  // namespace
@@ -230,22 +270,14 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
     for (const auto& k : ks)
       if (kernel_matches(k.name, *o.flags.kernel) && (o.launch == 0 || launch_for(k)))
         matched.push_back(&k);
+    refuse_ambiguous_kernel(*o.flags.kernel, matched, refused, names);
     stop_if_only_refused(matched.size());
     if (matched.empty() && o.kernel_may_be_absent) return out;
     if (matched.empty())
       throw DriverError(fmt::format(
           "--kernel: no kernel named '{}'{}; the kernels are:{}", *o.flags.kernel,
           o.launch ? fmt::format(" launched by --launch {}", o.launch) : std::string(), list()));
-    // Every instantiation a name matches is checked; the report says which.
-    std::string which;
-    for (const auto* k : matched) which += (which.empty() ? "" : "; ") + demangle(k->name);
-    for (const auto* k : matched) {
-      LaunchSettings s = settings_for(*k, comment_of(*k));
-      if (matched.size() > 1)
-        s.sources.front().where += fmt::format(" (one of the {} kernels it names, all checked: {})",
-                                               matched.size(), which);
-      out.push_back({k, std::move(s)});
-    }
+    out.push_back({matched[0], settings_for(*matched[0], comment_of(*matched[0]))});
     return out;
   }
   // The kernels launch comments name, in the program's order; then the other kernels the

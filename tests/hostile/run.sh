@@ -109,6 +109,13 @@ t quote_name 0 "it's.cu:5" "cp \$D/k.cu \"it's.cu\" && \$B check \"it's.cu\""
 t ptx_100mb 0 'kernel small' \
   'python3 $D/big_ptx.py big.ptx && timeout 60 $B check big.ptx --kernel small --grid 1 --block 32 --arg p0=zeros:4K'
 
+# --kernel names of several kernels: refused with each one's exact name, never one picked
+# (overloads; a template's instantiations; the same name in two translation units).
+t kernel_overloads 2 "--kernel 'scale(int*, int)'" \
+  'printf "__global__ void scale(float* p, int n) { p[n] = 1; }\n__global__ void scale(int* p, int n) { p[n] = 2; }\n" >o.cu && $B check o.cu --kernel scale --grid 1 --block 32 --arg n=1'
+t kernel_two_units 2 'matches kernels in 2 translation units' \
+  'for u in a b; do printf "namespace { __global__ void k(int* p) { p[threadIdx.x] = 1; } }\nvoid run_$u(int* p) { k<<<1, 32>>>(p); }\n" >$u.cu; done; printf "void run_a(int*); void run_b(int*);\nint main() { run_a(0); run_b(0); }\n" >m.cu; ${NVCC:-/usr/local/cuda/bin/nvcc} -arch=sm_90 -lineinfo a.cu b.cu m.cu -o app && $B check app --kernel k --grid 1 --block 32'
+
 # --- hang, signals, injection --------------------------------------------------------
 t nvcc_timeout 2 'nvcc did not finish within 2 seconds and was stopped, with every process it started: ./fake -ptx' \
   'mkdir tmp; printf "#!/bin/sh\nsleep 100\n" >fake; chmod +x fake; TMPDIR=$PWD/tmp $B check $D/k.cu --nvcc ./fake --nvcc-timeout 2; r=$?; [ -z "$(ls -A tmp)" ] || exit 99; exit $r'

@@ -30,8 +30,10 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
                 "BUILD_DIR (or its compile_commands.json): compile each .cu with the include "
                 "directories, definitions, -std and architecture of its entry there");
   c->add_option("--kernel", o.kernel,
-                "kernel to check: its name (every instantiation of a template), base name with "
-                "template arguments, or signature; default: those the file's host code launches");
+                "kernel to check: its name, base name with template arguments ('reduce<256, "
+                "float>') or signature ('scale(float*, int)'), matching one kernel (a name of "
+                "several is refused with each one's exact name); default: those the file's host "
+                "code launches");
   c->add_option("--launch", o.launch,
                 "use the N-th launch the host code makes (1-based, in file order; default: each "
                 "kernel's first)")

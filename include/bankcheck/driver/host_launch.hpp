@@ -113,6 +113,7 @@ struct KernelSettings {
   const LaunchSettings* settings = nullptr;
   std::vector<std::string> params, types;
   std::vector<bool> is_pointer;
+  std::string flag_name;  // what --kernel takes for it alone ("" : `kernel`)
 };
 
 // Where missing_settings' command and hints point.
