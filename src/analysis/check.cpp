@@ -251,4 +251,17 @@ void total(KernelReport& k, const model::Arch& arch) {
       l.rewritten = false;
 }
 
+std::vector<std::string> split_source_lines(std::string_view text) {
+  std::vector<std::string> lines;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.emplace_back(line);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return lines;
+}
+
 }  // namespace bankcheck::analysis

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "bankcheck/driver/limits.hpp"
@@ -117,6 +119,22 @@ void check_scalar_fits(const ArgValue& v, const std::string& value, const std::s
         fmt::format("{}: {} does not fit {} ({}, {} to {})", arg_where, value, name, type, lo, hi));
 }
 
+// A float must fit its parameter too: 1e39 for a `float` would run as infinity and 1e-50 as
+// 0, while the report shows what was typed. inf and nan given as such are taken as they are.
+void check_float_fits(double d, const std::string& value, int size, const std::string& name,
+                      const std::string& type, const std::string& where) {
+  if (size != 4 || !std::isfinite(d) || d == 0) return;
+  const float f = static_cast<float>(d);
+  if (std::isinf(f))
+    throw DriverError(fmt::format("{}: {} does not fit {} ({}, {:g} to {:g})", where, value, name,
+                                  type, -std::numeric_limits<float>::max(),
+                                  std::numeric_limits<float>::max()));
+  if (f == 0)
+    throw DriverError(fmt::format("{}: {} is too small for {} ({}: it would read as 0; the smallest "
+                                  "magnitude is {:g})",
+                                  where, value, name, type, std::numeric_limits<float>::denorm_min()));
+}
+
 // A scalar parameter: its bytes in `slot`.
 void bind_scalar(const analysis::ArgReport& ar, const std::string& value, const std::string& type,
                  const ptx::KernelParam& p, const std::string& arg_where, std::uint8_t* slot) {
@@ -127,6 +145,7 @@ void bind_scalar(const analysis::ArgReport& ar, const std::string& value, const 
                                   ar.name, type.empty() ? p.type : type));
   if (is_float) {
     const double d = v.kind == ArgValue::Kind::Float ? v.f : static_cast<double>(v.i);
+    check_float_fits(d, value, p.size, ar.name, type.empty() ? p.type : type, arg_where);
     if (p.size == 4) {
       const float f = static_cast<float>(d);
       std::memcpy(slot, &f, 4);
@@ -212,6 +231,7 @@ void bind_field_values(const explain::RecordField& f, const std::string& value,
           fmt::format("{}: '{}' is a buffer, but {} is a scalar ({})", where, items[e], f.name, f.type));
     if (f.kind == explain::RecordField::Kind::Float) {
       const double d = v.kind == ArgValue::Kind::Float ? v.f : static_cast<double>(v.i);
+      check_float_fits(d, items[e], static_cast<int>(f.element), f.name, f.type, where);
       if (f.element == 4) {
         const float x = static_cast<float>(d);
         std::memcpy(out, &x, 4);
@@ -405,7 +425,8 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
     std::uint64_t offset = 0;  // in the parameter bytes, or a variable's address
     const ptx::GlobalVar* variable = nullptr;  // a pointer variable's (its address: offset)
   };
-  // Each parameter's name, value (the last given wins) and whether it is a buffer.
+  // Each parameter's name, value (a flag's over the launch comment's) and whether it is a
+  // buffer.
   struct Param {
     std::string name, type, where;
     std::optional<std::string> value;
@@ -425,11 +446,25 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
     q.type = i < types.size() ? types[i] : "";
     q.aggregate = is_aggregate(p) && q.type.find('*') == std::string::npos;
     const std::string alias = fmt::format("p{}", i);
+    std::optional<std::size_t> given;  // the entry of s.args that gave the value
+    auto from_flag = [&](std::size_t a) {
+      return std::any_of(o.flags.args.begin(), o.flags.args.end(),
+                         [&](const auto& f) { return f.first == s.args[a].first; });
+    };
     for (size_t a = 0; a < s.args.size(); ++a) {
       const std::string& an = s.args[a].first;
       if (an == q.name || an == alias) {
-        q.value = s.args[a].second;
+        // By name and as pN: two flags are one parameter given twice; a flag wins over the
+        // launch comment.
+        if (given && from_flag(*given) && from_flag(a))
+          throw DriverError(fmt::format("--arg {}={} and --arg {}={} both give parameter {} ({}): "
+                                        "give it once",
+                                        s.args[*given].first, s.args[*given].second, an,
+                                        s.args[a].second, q.name, alias));
         used[a] = true;
+        if (given && from_flag(*given)) continue;
+        given = a;
+        q.value = s.args[a].second;
       } else if (q.aggregate) {
         for (const std::string& prefix : {q.name, alias})
           if (an.size() > prefix.size() && an.starts_with(prefix) && an[prefix.size()] == '.') {
@@ -445,8 +480,10 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
           }
       }
     }
-    q.where = s.line ? fmt::format("{}:{}: arg {}", l.input, s.line, q.name)
-                     : fmt::format("--arg {}", q.name);
+    // Where the value was given: the launch comment's line, or --arg when a flag gave it.
+    q.where = s.line && !(given && from_flag(*given))
+                  ? fmt::format("{}:{}: arg {}", l.input, s.line, q.name)
+                  : fmt::format("--arg {}", q.name);
     if (q.aggregate) {
       const std::string type_name = parse_kernel_name(q.type).base;
       if (!type_name.empty()) {

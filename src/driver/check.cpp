@@ -44,9 +44,7 @@ analysis::CheckReport start_report(const Loaded& l, const CheckOptions& o,
   r.arch = &arch;
   r.level = l.sass ? analysis::CountLevel::Sass : analysis::CountLevel::Ptx;
   r.level_reason = l.ptx_level_reason;
-  std::istringstream ss(l.source_text);
-  std::string line;
-  while (std::getline(ss, line)) r.source_lines.push_back(line);
+  r.source_lines = analysis::split_source_lines(l.source_text);
   for (const auto& u : l.program.unsupported)
     r.unsupported.push_back({base_name(demangle(u.name)), u.reason, u.pos.file, u.pos.line,
                              u.ptx_line, u.ptx, selected(l, o, u.name), u.pos.col, u.families});

@@ -197,6 +197,9 @@ const KernelSignature& Loaded::signature(const ptx::Kernel& k) const {
 }
 
 Loaded load(const CheckOptions& o) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(o.input, ec))  // read as empty, it had "no kernel"
+    throw DriverError(fmt::format("{}: cannot read: is a directory", o.input));
   const InputKind kind = input_kind(o.input);
   if (is_binary(kind)) return load_binary(o, kind);
   Loaded l;

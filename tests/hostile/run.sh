@@ -87,7 +87,24 @@ t atfile_devzero 2 "is not a regular file" '$B check $D/k.cu --arg out=@/dev/zer
 t scalar_u32 2 'does not fit n (unsigned int, 0 to 4294967295)' '$B check $D/scalars.cu --arg n=4294967297 --arg c=1 --arg w=1'
 t scalar_s8 2 'does not fit c (signed char, -128 to 127)' '$B check $D/scalars.cu --arg n=1 --arg c=300 --arg w=1'
 t scalar_s64 0 '"w"' '$B check $D/scalars.cu --arg n=1 --arg c=-128 --arg w=-9223372036854775808 --format json'
-t repeated_arg_last_wins 0 '"value": "7"' '$B check $D/k.cu --arg n=3 --arg n=7 --format json'
+# An option given twice is refused, naming both values (one winning silently hid the other).
+t repeated_arg 2 '--arg n is given twice, --arg n=3 and --arg n=7: give it once' '$B check $D/k.cu --arg n=3 --arg n=7 --format json'
+t repeated_arg_alias 2 '--arg n=3 and --arg p1=7 both give parameter n (p1)' '$B check $D/k.cu --arg n=3 --arg p1=7'
+t repeated_host_arg 2 '--host-arg n is given twice' '$B check $D/k.cu --host-arg n=1 --host-arg n=2'
+t repeated_grid 2 '--grid is given twice, --grid 1 and --grid 2: give it once' '$B check $D/k.cu --grid 1 --grid 2'
+t repeated_set 2 '--set s is given twice, --set s=1 and --set s=2' '$B explain --decl "float t[32][33]" --expr "t[s][lane]" --set s=1 --set s=2'
+# A float argument outside its type's range is refused with the range, not run as inf or 0.
+t float_range 2 '--arg f: 1e39 does not fit f (float, -3.40282e+38 to 3.40282e+38)' '$B check $D/scalars.cu --arg n=1 --arg c=1 --arg w=1 --arg f=1e39'
+t float_tiny 2 'is too small for f (float: it would read as 0' '$B check $D/scalars.cu --arg n=1 --arg c=1 --arg w=1 --arg f=1e-50'
+t double_range 2 "'1e400' is out of the range of a double" '$B check $D/scalars.cu --arg n=1 --arg c=1 --arg w=1 --arg f=1e400'
+# A directory given as input: said so, whatever its name.
+t dir_ptx 2 'd.ptx: cannot read: is a directory' 'mkdir d.ptx && $B check d.ptx'
+t dir_cu 2 'd.cu: cannot read: is a directory' 'mkdir d.cu && $B check d.cu'
+# A control byte of the command line is echoed escaped (an ESC would drive the terminal).
+t control_byte_expr 2 'unexpected byte 0x01' '$B explain --type int --expr "$(printf "lane\001+1")" 2>err; r=$?; grep -q "$(printf "\001")" err && exit 99; cat err; exit $r'
+t control_byte_kernel 2 "no kernel named 'k\x1b[31m'" '$B check $D/k.cu --kernel "$(printf "k\033[31m")" 2>&1 | cat; exit ${PIPESTATUS[0]}'
+# A source saved with CRLF line ends is quoted without its carriage returns.
+t crlf_quote 0 'crlf.cu:5:3' 'sed "s/\$/\r/" $D/k.cu >crlf.cu && $B check crlf.cu >out; r=$?; grep -q "$(printf "\r")" out && exit 99; cat out; exit $r'
 t arch_shared_limit 2 'on sm_75' '$B check $D/k.cu --arch sm_75 --smem 70K'
 
 # --- unclear -------------------------------------------------------------------------

@@ -44,7 +44,7 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
   c->add_option("--arg", o.args,
                 "NAME=VALUE: a scalar (K/M/G suffixes), or for pointers zeros|random|iota[:BYTES], "
                 "@FILE (a regular, non-empty file) or null; a scalar must fit its parameter's "
-                "type; given twice, the last wins (and a flag wins over the launch comment). A "
+                "type; one NAME given twice is refused (a flag wins over the launch comment). A "
                 "struct passed by value: NAME=@FILE (its bytes) or NAME.FIELD=VALUE per field "
                 "(an array field: VALUE,VALUE,...; fields not given are 0, pointers zeros)");
   c->add_option("--var", o.vars,
@@ -245,6 +245,9 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::stri
     driver::parse_blocks(o.blocks, "--blocks");
     co.flags.blocks = o.blocks;
   }
+  refuse_repeated_names("--arg", o.args);
+  refuse_repeated_names("--var", o.vars);
+  refuse_repeated_names("--host-arg", o.host_args);
   for (const auto& a : o.args) co.flags.args.push_back(driver::parse_arg_assignment(a, "--arg"));
   for (const auto& v : o.vars) co.flags.vars.push_back(driver::parse_var_assignment(v, "--var"));
   for (const auto& a : o.host_args) {

@@ -201,6 +201,9 @@ std::vector<std::uint8_t> read_bytes(const std::string& path) {
 // linked CUDA runtime, or kernels with no PTX for the architecture. A file that is not ELF
 // (a script) or has no fat binary runs as it is.
 void check_program(const std::string& path, const std::string& shown, const std::string& arch) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UserError(fmt::format("{}: is a directory, not a program", shown));
   const std::vector<std::uint8_t> bytes = read_bytes(path);
   const auto elf = sass::read_cuda_elf(bytes);
   if (!elf.ok()) return;

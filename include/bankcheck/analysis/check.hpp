@@ -219,4 +219,9 @@ void note_unwritten_shared_reads(const ptx::Kernel& k, const std::vector<int>& s
 // worst-request schedule.
 void total(KernelReport& k, const model::Arch& arch);
 
+// A source file's text as CheckReport::source_lines holds it: one string a line, without its
+// line break, "\r\n" (a file saved on Windows) as well as "\n", so that no quoted line
+// carries a carriage return into the report.
+std::vector<std::string> split_source_lines(std::string_view text);
+
 }  // namespace bankcheck::analysis
