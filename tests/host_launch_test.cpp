@@ -661,6 +661,28 @@ std::vector<std::string> shell_words(const std::string& line) {
   return words;
 }
 
+// The message of a program that reads its sizes from argv: one command for both kernels,
+// which, pasted as it is (the source's defaults filled in), checks them.
+TEST(AppExamples, TheMissingSettingsCommandRunsAsPasted) {
+  const std::string file = std::string(BANKCHECK_SOURCE_DIR) + "/tests/data/check/argv_main.cu";
+  const auto r = run_tool({"check", file});
+  ASSERT_EQ(r.exit_code, 2);
+  std::vector<std::string> commands;
+  std::istringstream lines(r.err);
+  for (std::string l; std::getline(lines, l);)
+    if (l.starts_with("  bankcheck check ")) commands.push_back(l.substr(2));
+  ASSERT_EQ(commands.size(), 1u) << r.err;
+  EXPECT_EQ(r.err.find("argv="), std::string::npos) << r.err;
+  std::vector<std::string> words = shell_words(commands[0]);
+  ASSERT_GE(words.size(), 3u);
+  EXPECT_EQ(words, (std::vector<std::string>{"bankcheck", "check", file, "--host-arg", "W=1024",
+                                             "--host-arg", "H=512", "--host-arg", "rows=8"}));
+  words.erase(words.begin());  // `bankcheck`: the binary under test
+  const auto pasted = run_tool(words);
+  EXPECT_NE(pasted.exit_code, 2) << pasted.err;
+  EXPECT_NE(pasted.out.find("[transpose]"), std::string::npos) << pasted.out;
+}
+
 TEST(HostLaunch, ShellQuotingReadsBackTheSameWords) {
   const std::vector<std::string> words{"k<16, 8, 16>", "a b",        "it's", "$HOME",
                                        "-DX=\"q\"",    "plain/p.cu", "*"};
