@@ -11,7 +11,7 @@ set -uo pipefail
 build=$(readlink -f "${1:-build}")
 reps=${2:-2}
 b=$build/tools/bankcheck/bankcheck
-lib=$build/lib/bankcheck-cudart
+lib=$build/lib/bankcheck-cuda
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 nvcc -cudart shared -lineinfo -O3 -gencode 'arch=compute_90,code=[sm_90,compute_90]' \
@@ -19,7 +19,7 @@ nvcc -cudart shared -lineinfo -O3 -gencode 'arch=compute_90,code=[sm_90,compute_
 t() { local s; s=$(date +%s.%N); "$@" > /dev/null 2>&1; awk -v a="$(date +%s.%N)" -v b="$s" 'BEGIN { printf "%.2f", a - b }'; }
 echo "rep host_only_s run_s check_front_s check_s"
 for i in $(seq 1 "$reps"); do
-  h=$(t env BANKCHECK_EXECUTOR=none LD_PRELOAD="$lib/libcudart.so.13" LD_LIBRARY_PATH="$lib" "$work/transpose")
+  h=$(t env BANKCHECK_EXECUTOR=none LD_PRELOAD="$lib/libcuda.so.1" LD_LIBRARY_PATH="$lib" "$work/transpose")
   r=$(t "$b" run --backend emulator --launches all --no-progress --format json -o "$work/r.json" -- "$work/transpose")
   f=$(t "$b" check examples/transpose.cu --kernel no_such_kernel --no-progress)
   c=$(t sh -c "'$b' check examples/transpose.cu --blocks all --no-progress --format json > '$work/c.json'")
