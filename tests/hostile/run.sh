@@ -102,6 +102,7 @@ t double_range 2 "'1e400' is out of the range of a double" '$B check $D/scalars.
 # A directory given as input: said so, whatever its name.
 t dir_ptx 2 'd.ptx: cannot read: is a directory' 'mkdir d.ptx && $B check d.ptx'
 t dir_cu 2 'd.cu: cannot read: is a directory' 'mkdir d.cu && $B check d.cu'
+t dir_program 2 './d: is a directory, not a program' 'mkdir d && $B run -- ./d'
 # A control byte of the command line is echoed escaped (an ESC would drive the terminal).
 t control_byte_expr 2 'unexpected byte 0x01' '$B explain --type int --expr "$(printf "lane\001+1")" 2>err; r=$?; grep -q "$(printf "\001")" err && exit 99; cat err; exit $r'
 t control_byte_kernel 2 "no kernel named 'k\x1b[31m'" '$B check $D/k.cu --kernel "$(printf "k\033[31m")" 2>&1 | cat; exit ${PIPESTATUS[0]}'
