@@ -105,6 +105,11 @@ int run(const Request& req) {
     plan.preload.push_back(gpu.tool_dir + "/libbankcheck-gpu.so");
     plan.libraries.push_back(gpu.sanitizer);
     plan.gpu_patches = gpu.tool_dir + "/bankcheck-patches.fatbin";
+    // The real driver serves a GPU run: bankcheck's own, where an outer run put it in the
+    // environment, is withheld.
+    if (std::string d = library_dir("BANKCHECK_CUDA_DIR", "bankcheck-cuda", "libcuda.so.1");
+        !d.empty())
+      plan.withheld.push_back(d);
   } else {
     // The emulator needs PTX (the GPU runs the program as it is built). The program's own CUDA
     // runtime, static or shared, and those inside its libraries run on bankcheck's driver.
