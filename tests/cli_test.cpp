@@ -195,7 +195,8 @@ TEST(Cli, SmallGridsAreAnalysedWhole) {
 // refused with the exact name of each; an exact name checks that kernel, its parameters
 // named from its own overload.
 TEST(Cli, AmbiguousKernelNamesAreRefusedWithTheExactNames) {
-  const std::string dir = ::testing::TempDir() + "bankcheck_overloads_" + std::to_string(::getpid());
+  const std::string dir =
+      ::testing::TempDir() + "bankcheck_overloads_" + std::to_string(::getpid());
   std::filesystem::create_directories(dir);
   const std::string file = dir + "/ovl.cu";
   std::ofstream(file)
@@ -207,14 +208,16 @@ TEST(Cli, AmbiguousKernelNamesAreRefusedWithTheExactNames) {
          "template <int B> __global__ void red(float* p) { __shared__ float s[B]; "
          "s[threadIdx.x % B] = p[threadIdx.x]; __syncthreads(); p[threadIdx.x] = s[0]; }\n"
          "template __global__ void red<32>(float*);\ntemplate __global__ void red<64>(float*);\n";
-  const auto overloads = run_tool({"check", file, "--kernel", "scale", "--grid", "1", "--block", "32"});
+  const auto overloads =
+      run_tool({"check", file, "--kernel", "scale", "--grid", "1", "--block", "32"});
   EXPECT_EQ(overloads.exit_code, 2);
   EXPECT_NE(overloads.err.find("--kernel scale: the name matches 2 kernels; give one of them:\n"
                                "  --kernel 'scale(float*, int)'  (scale(float*, int))\n"
                                "  --kernel 'scale(int*, int)'    (scale(int*, int))"),
             std::string::npos)
       << overloads.err;
-  const auto templates = run_tool({"check", file, "--kernel", "red", "--grid", "1", "--block", "32"});
+  const auto templates =
+      run_tool({"check", file, "--kernel", "red", "--grid", "1", "--block", "32"});
   EXPECT_EQ(templates.exit_code, 2);
   EXPECT_NE(templates.err.find("  --kernel 'red<64>'  (void red<64>(float*))"), std::string::npos)
       << templates.err;

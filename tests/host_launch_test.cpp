@@ -527,20 +527,19 @@ TEST(AppExamples, RandomDataTakesTheHostCodesSize) {
   const auto zeros = check_json("histogram_managed.cu")["kernels"][0];
   bool hinted = false;
   for (const auto& n : zeros["notes"])
-    hinted = hinted || n["message"].get<std::string>().find("--arg in=random:64K,") !=
-                           std::string::npos;
+    hinted =
+        hinted || n["message"].get<std::string>().find("--arg in=random:64K,") != std::string::npos;
   EXPECT_TRUE(hinted) << zeros["notes"].dump();
   const auto k = check_json("histogram_managed.cu", {"--arg", "in=random"})["kernels"][0];
   EXPECT_EQ(arg(k, "in"), "random:65536");
   bool sized = false;
   for (const auto& s : k["settings_from"])
     if (s["setting"] == "arg in")
-      sized = s["from"] == "flag" && s["where"].get<std::string>().find(
-                                         "of the size of its cudaMalloc, 65536 bytes") !=
-                                         std::string::npos;
+      sized = s["from"] == "flag" &&
+              s["where"].get<std::string>().find("of the size of its cudaMalloc, 65536 bytes") !=
+                  std::string::npos;
   EXPECT_TRUE(sized) << k["settings_from"].dump();
-  EXPECT_TRUE(k["notes"].empty() ||
-              k["notes"].dump().find("all-equal data") == std::string::npos)
+  EXPECT_TRUE(k["notes"].empty() || k["notes"].dump().find("all-equal data") == std::string::npos)
       << k["notes"].dump();
 }
 
@@ -570,7 +569,9 @@ TEST(AppExamples, TemplateReduceThroughATemplateLauncherChecksBothInstantiations
   // --kernel reduce names both instantiations and says so.
   // --kernel reduce names both: refused, with the exact name of each; one of them is checked
   // with its own launch.
-  const auto both = run_tool({"check", std::string(BANKCHECK_SOURCE_DIR) + "/examples/app/reduce_template.cu", "--kernel", "reduce"});
+  const auto both =
+      run_tool({"check", std::string(BANKCHECK_SOURCE_DIR) + "/examples/app/reduce_template.cu",
+                "--kernel", "reduce"});
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_NE(both.err.find("--kernel reduce: the name matches 2 kernels; give one of them:\n"
                           "  --kernel 'reduce<128, float>'"),

@@ -13,11 +13,11 @@
 #include <limits>
 #include <sstream>
 
+#include "bankcheck/driver/host_launch.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/limits.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/explain/records.hpp"
-#include "bankcheck/driver/host_launch.hpp"
-#include "bankcheck/driver/kernel_names.hpp"
 #include "fills.hpp"
 #include "splitmix.hpp"
 
@@ -130,9 +130,10 @@ void check_float_fits(double d, const std::string& value, int size, const std::s
                                   type, -std::numeric_limits<float>::max(),
                                   std::numeric_limits<float>::max()));
   if (f == 0)
-    throw DriverError(fmt::format("{}: {} is too small for {} ({}: it would read as 0; the smallest "
-                                  "magnitude is {:g})",
-                                  where, value, name, type, std::numeric_limits<float>::denorm_min()));
+    throw DriverError(
+        fmt::format("{}: {} is too small for {} ({}: it would read as 0; the smallest "
+                    "magnitude is {:g})",
+                    where, value, name, type, std::numeric_limits<float>::denorm_min()));
 }
 
 // A scalar parameter: its bytes in `slot`.
@@ -457,10 +458,10 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
         // By name and as pN: two flags are one parameter given twice; a flag wins over the
         // launch comment.
         if (given && from_flag(*given) && from_flag(a))
-          throw DriverError(fmt::format("--arg {}={} and --arg {}={} both give parameter {} ({}): "
-                                        "give it once",
-                                        s.args[*given].first, s.args[*given].second, an,
-                                        s.args[a].second, q.name, alias));
+          throw DriverError(fmt::format(
+              "--arg {}={} and --arg {}={} both give parameter {} ({}): "
+              "give it once",
+              s.args[*given].first, s.args[*given].second, an, s.args[a].second, q.name, alias));
         used[a] = true;
         if (given && from_flag(*given)) continue;
         given = a;

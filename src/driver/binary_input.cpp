@@ -254,16 +254,16 @@ Loaded load_binary(const CheckOptions& o, InputKind kind) {
   if (o.flags.kernel) {
     std::vector<const BinaryUnit*> having;
     for (const auto& u : units)
-      if (std::any_of(u.kernels.begin(), u.kernels.end(), [&](const std::string& k) {
-            return kernel_matches(k, *o.flags.kernel);
-          }))
+      if (std::any_of(u.kernels.begin(), u.kernels.end(),
+                      [&](const std::string& k) { return kernel_matches(k, *o.flags.kernel); }))
         having.push_back(&u);
     // Kernels of that name in several translation units: which one is meant, no name says
     // (a static kernel of the same name in two files); refused, not the first picked.
     if (having.size() > 1) {
       std::string where;
       for (const BinaryUnit* u : having) {
-        where += fmt::format("\n  {}:", u->source.empty() ? "(no line table)" : shown_path(u->source));
+        where +=
+            fmt::format("\n  {}:", u->source.empty() ? "(no line table)" : shown_path(u->source));
         for (const auto& k : u->kernels)
           if (kernel_matches(k, *o.flags.kernel)) where += "\n    " + demangle(k);
       }

@@ -72,13 +72,13 @@ class Reader {
   std::map<std::string, explain::FunctionMacro> function_macros_;
   HostValues host_values_;
   std::vector<std::pair<std::string, int>> origin_;  // per line of the text (HostSource)
-  std::string text_;  // the taken branches of the file, as written
+  std::string text_;                                 // the taken branches of the file, as written
   std::string code_;  // the text the tokens t_ point into (code_only of text_)
   // The names whose values an evaluation lacked, with why (HostLaunch::needs, ::why).
   std::vector<std::string> missing_;
   std::map<std::string, std::string> why_;
   std::map<std::string, HostDefault> defaults_;  // a missing name's default in the source
-  std::vector<std::string> used_;  // the --host-arg names a launch's evaluation used
+  std::vector<std::string> used_;                // the --host-arg names a launch's evaluation used
   std::vector<Function> fns_;
   std::vector<std::string> classes_;  // find_functions' class names of open braces
   // Per token: its function's index, -1 namespace level, -2 other braces, -3 a function's

@@ -60,8 +60,8 @@ std::string type_key(std::string_view type) {
     if (t.is("const") || t.is("volatile") || t.is("__restrict__") || t.is("__restrict") ||
         t.is("restrict") || t.is("struct") || t.is("class") || t.is("typename"))
       continue;
-    if (!out.empty() && t.ident() && (std::isalnum(static_cast<unsigned char>(out.back())) ||
-                                      out.back() == '_'))
+    if (!out.empty() && t.ident() &&
+        (std::isalnum(static_cast<unsigned char>(out.back())) || out.back() == '_'))
       out += ' ';
     out += t.text;
   }

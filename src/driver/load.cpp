@@ -87,9 +87,8 @@ void read_cubin(Loaded& l, const CheckOptions& o, std::span<const std::uint8_t> 
     }
     // ptxas of the toolkit that compiled the file (the nvcc of --nvcc's or the build's
     // command).
-    const Assembled a =
-        assemble(assembled_text(l), o.arch, nvcc_of(nvcc_command(o.nvcc)), entries, o.nvcc.cache,
-                 o.nvcc.timeout_seconds);
+    const Assembled a = assemble(assembled_text(l), o.arch, nvcc_of(nvcc_command(o.nvcc)), entries,
+                                 o.nvcc.cache, o.nvcc.timeout_seconds);
     auto m = sass::read_module(a.cubin, decoder);
     if (!m.ok()) return unavailable("the cubin could not be read: " + m.error().message);
     for (const sass::Kernel& k : m.value().kernels)

@@ -16,7 +16,7 @@ namespace {
 // What one kernel lacks: the items said, the flags that give those that lack no host name
 // ("--grid X[,Y[,Z]]"), and the host names the others lack.
 struct Lacks {
-  std::vector<std::string> kernels;  // several: kernels that lack exactly the same
+  std::vector<std::string> kernels;     // several: kernels that lack exactly the same
   std::vector<std::string> flag_names;  // what --kernel takes for each
   std::vector<std::string> items, flags, host_names;
 };

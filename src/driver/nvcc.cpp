@@ -202,8 +202,10 @@ RunResult run(const std::vector<std::string>& argv, const std::string& dir,
     std::string command;
     for (const std::string& a : argv) {
       std::string w = a;
-      for (std::size_t at; (at = w.find(dir)) != std::string::npos;) w.replace(at, dir.size(), "DIR");
-      const bool plain = !w.empty() && w.find_first_of(" \t\n'\"\\$`;&|<>()*?[]{}") == std::string::npos;
+      for (std::size_t at; (at = w.find(dir)) != std::string::npos;)
+        w.replace(at, dir.size(), "DIR");
+      const bool plain =
+          !w.empty() && w.find_first_of(" \t\n'\"\\$`;&|<>()*?[]{}") == std::string::npos;
       if (!plain) {
         std::string q = "'";
         for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);

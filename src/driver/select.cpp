@@ -139,8 +139,8 @@ KernelSettings kernel_settings(const Loaded& l, const ptx::Kernel& k, const Laun
                       (i < sig.param_types.size()
                            ? sig.param_types[i].find('*') != std::string::npos
                            : k.params[i].is_pointer_sized));
-  return {sig.name, &s, sig.param_names, sig.param_types, pointer,
-          exact_name(k.name, l.kernel_names())};
+  return {sig.name,        &s,      sig.param_names,
+          sig.param_types, pointer, exact_name(k.name, l.kernel_names())};
 }
 
 // Where the message of missing settings points: the run's command, a binary's source, the
@@ -168,7 +168,8 @@ std::optional<std::string> missing_for(const Loaded& l, const ptx::Kernel& k,
 // A --kernel name that matches several kernels (overloads, a template's instantiations) is
 // refused with the exact name of each: one of them picked, or all of them run with the same
 // --grid, --block and --arg, would each be wrong for some. Throws DriverError.
-void refuse_ambiguous_kernel(const std::string& wanted, const std::vector<const ptx::Kernel*>& matched,
+void refuse_ambiguous_kernel(const std::string& wanted,
+                             const std::vector<const ptx::Kernel*>& matched,
                              const std::vector<const ptx::UnsupportedKernel*>& refused,
                              const std::vector<std::string>& names) {
   std::vector<std::string> all;
@@ -185,8 +186,9 @@ void refuse_ambiguous_kernel(const std::string& wanted, const std::vector<const 
   }
   for (std::size_t i = 0; i < all.size(); ++i)
     msg += fmt::format("\n  {:<{}}  ({})", exact[i], width, demangle(all[i]));
-  msg += "\n(without --kernel, the kernels the host code launches or the launch comments name are "
-         "checked, each with its own launch)";
+  msg +=
+      "\n(without --kernel, the kernels the host code launches or the launch comments name are "
+      "checked, each with its own launch)";
   throw DriverError(msg);
 }
 
