@@ -44,15 +44,22 @@ bool same(const RecordedRequest& a, const RecordedRequest& b) {
 }  // namespace
 
 void SharedRecorder::on_access(const emu::AccessEvent& e) {
-  // cp.async.bulk's shared side costs nothing under any remap (site_stats.cpp): not kept.
-  if (e.space != ptx::Space::Shared || e.mask == 0 || e.kind == emu::AccessKind::Bulk) return;
+  // What costs the same under any remap is not kept (site_stats.cpp): the TMA unit's copies,
+  // wgmma's operand reads (their bytes alone count), another CTA's shared memory.
+  if (e.space != ptx::Space::Shared || e.mask == 0 || e.kind == emu::AccessKind::Bulk ||
+      e.kind == emu::AccessKind::Wgmma)
+    return;
+  std::uint32_t mask = e.mask;
+  for (int l = 0; l < model::kWarpSize; ++l)
+    if ((e.addr[l] >> ptx::kClusterRankShift) != 0) mask &= ~(1u << l);
+  if (mask == 0) return;
   RecordedRequest r;
   r.site = e.site;
   r.access.op = e.op;
   r.access.width = e.width;
-  r.access.active = e.mask;
+  r.access.active = mask;
   for (int l = 0; l < model::kWarpSize; ++l)
-    r.access.addr[l] = (e.mask >> l) & 1u ? static_cast<std::uint32_t>(e.addr[l]) : 0u;
+    r.access.addr[l] = (mask >> l) & 1u ? static_cast<std::uint32_t>(e.addr[l]) : 0u;
   r.kind = e.kind;
   if (e.kind == emu::AccessKind::Matrix) r.matrices = e.matrices;
   if (e.kind == emu::AccessKind::Ldgsts) {

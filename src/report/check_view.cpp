@@ -546,11 +546,14 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
     kj["lines"] = lines;
     kj["warp_instructions"] = k.warp_instructions;
     json notes = json::array();
-    for (const auto& n : k.notes)
-      notes.push_back({{"file", source_path(r, n.file)},
-                       {"line", n.line},
-                       {"col", n.col},
-                       {"message", n.message}});
+    for (const auto& n : k.notes) {
+      json nj = {{"file", source_path(r, n.file)},
+                 {"line", n.line},
+                 {"col", n.col},
+                 {"message", n.message}};
+      if (!n.known.empty()) nj["known_difference"] = n.known;
+      notes.push_back(std::move(nj));
+    }
     kj["notes"] = notes;
     json unwritten = json::array();
     for (const auto& u : k.unwritten_shared_reads)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "bankcheck/model/swizzle.hpp"
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/findings.hpp"
 #include "bankcheck/report/fix_wording.hpp"
@@ -187,7 +188,16 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
                                         : fmt::format("{}: ", shown);
       out += fmt::format("{} {} shared array '{}'", paint.locus(where.substr(0, where.size() - 1)),
                          paint.note(), af.name);
-      if (af.geometry) {
+      if (af.tile) {
+        out += fmt::format(
+            ": {} B, a tile {}{}{}", af.bytes,
+            af.tile->copy_line ? fmt::format("a tensor copy writes (line {}) in rows of {} B",
+                                             af.tile->copy_line, af.tile->row_bytes)
+                               : std::string(),
+            af.tile->copy_line && af.tile->wgmma_line ? " and " : "",
+            af.tile->wgmma_line ? fmt::format("wgmma reads (line {})", af.tile->wgmma_line)
+                                : std::string());
+      } else if (af.geometry) {
         out += ": " + af.geometry->describe();
         out += fmt::format(", {}-byte elements", af.geometry->elem_bytes);
         if (af.geometry->source == analysis::Geometry::Source::Accesses)
@@ -339,6 +349,12 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
       } else {
         a["geometry"] = nullptr;
       }
+      if (af.tile)
+        a["tile"] = {
+            {"swizzle", model::tma_swizzle_name(static_cast<model::TmaSwizzle>(af.tile->mode))},
+            {"row_bytes", af.tile->row_bytes},
+            {"copy_line", af.tile->copy_line},
+            {"wgmma_line", af.tile->wgmma_line}};
       a["sites"] = nlohmann::json::array();
       for (int s : af.sites)
         for (const auto& st : kr.sites)

@@ -438,6 +438,7 @@ json check_to_sarif(const analysis::CheckReport& r, const std::vector<SarifFix>*
                   {"message", {{"text", fmt::format("{} (kernel {})", n.message, k.name)}}}};
       res["locations"] =
           json::array({{{"physicalLocation", physical(r, artifacts, n.file, n.line, n.col)}}});
+      if (!n.known.empty()) res["properties"] = {{"knownDifference", n.known}};
       results.push_back(res);
     }
   for (const SuppressionNote& n : sup_notes) {

@@ -439,6 +439,8 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
   kl.kernel = &k;
   kl.launch.grid = r.grid;
   kl.launch.block = r.block;
+  kl.launch.cluster = r.cluster;
+  kl.launch.cooperative = r.cooperative;
   kl.launch.dynamic_smem = r.dynamic_shared_bytes;
   kl.launch.budget = f.unit->options.budget;
   kl.blocks = "all";

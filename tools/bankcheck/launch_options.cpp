@@ -58,6 +58,13 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
                 "read at run time); it wins over what the host code assigns NAME");
   c->add_option("--blocks", o.blocks,
                 "CTAs to analyse: a count (first, last, spread between) or all");
+  c->add_option("--cluster", o.cluster,
+                "cluster shape X[,Y[,Z]] (a launch with cudaLaunchAttributeClusterDimension; "
+                "default: the kernel's __cluster_dims__, else none): a cluster's CTAs run "
+                "together");
+  c->add_flag("--cooperative", o.cooperative,
+              "a cooperative launch (cudaLaunchCooperativeKernel): the grid's CTAs run "
+              "together, so cooperative groups' grid.sync() works; every CTA is analysed");
   c->add_option("--arch", o.arch,
                 "architecture for nvcc and the bank model (default: with -p, sm_90 when the "
                 "compile command builds for it, else the highest it builds for; otherwise sm_90)");
@@ -245,6 +252,8 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::stri
     driver::parse_blocks(o.blocks, "--blocks");
     co.flags.blocks = o.blocks;
   }
+  if (!o.cluster.empty()) co.flags.cluster = driver::parse_dim3(o.cluster, "--cluster");
+  if (o.cooperative) co.flags.cooperative = true;
   refuse_repeated_names("--arg", o.args);
   refuse_repeated_names("--var", o.vars);
   refuse_repeated_names("--host-arg", o.host_args);
