@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -216,10 +217,15 @@ class Tool {
   }
 
   // At the program's exit: the tables read a last time and every analysed launch counted or
-  // lost; then the process's last part of the job, or without a job the report.
+  // lost; then the process's last part of the job, or without a job the report. Once: from
+  // the first of the tool's exit handlers to run (register_exit_handler()). From then on the
+  // callbacks of the program's other threads, which may still be launching, return at once:
+  // nothing they would count could be in the report, and what they would use may be going.
   void finish() {
+    if (finished_.exchange(true)) return;
     {
       Lock lock(mutex_);
+      closing_ = true;
       if (instrumentation_) {
         instrumentation_->finish();
         settle_all(true);
@@ -388,8 +394,8 @@ class Tool {
 
   static void callback(void* self, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
                        const void* data) {
-    if (Lock::held()) return;
     auto* t = static_cast<Tool*>(self);
+    if (Lock::held() || t->closing_) return;
     switch (domain) {
       case SANITIZER_CB_DOMAIN_DRIVER_API:
         t->launch_call(cbid, *static_cast<const Sanitizer_CallbackData*>(data));
@@ -432,6 +438,7 @@ class Tool {
       if (call_.kernel && call_.decision.analyse) {
         // Decided at the call, never begun: the call was refused.
         Lock lock(mutex_);
+        if (closing_) return;
         const std::string why = "its launch call returned an error: it did not run";
         ledger_.lost(call_.decision.id, why);
         side_.lost(call_.decision.id, why);
@@ -470,6 +477,7 @@ class Tool {
     c.valid = true;
     call_ = c;
     Lock lock(mutex_);
+    if (closing_) return;
     if (side_.forked_child()) forget_parent();
     if (!active_) return;
     CUfunction f = c.function;
@@ -526,6 +534,7 @@ class Tool {
       case SANITIZER_CBID_RESOURCE_STREAM_DESTROY_STARTING: {
         const auto& s = *static_cast<const Sanitizer_ResourceStreamData*>(data);
         Lock lock(mutex_);
+        if (closing_) return;
         trace_(fmt::format("stream destroying {}", static_cast<const void*>(s.hStream)));
         if (instrumentation_) instrumentation_->stream_destroying(s.hStream);
         break;
@@ -550,7 +559,7 @@ class Tool {
 
   void synchronized(Sanitizer_CallbackId cbid, const Sanitizer_SynchronizeData& d) {
     Lock lock(mutex_);
-    if (!instrumentation_) return;
+    if (closing_ || !instrumentation_) return;
     if (cbid == SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED) {
       trace_(fmt::format("stream synchronized {}", static_cast<const void*>(d.hStream)));
       instrumentation_->stream_synchronized(d.context, d.hStream);
@@ -564,7 +573,8 @@ class Tool {
   // A module: its cubin kept, and patched for the first launches of its kernels.
   void module_loaded(const Sanitizer_ResourceModuleData& d) {
     Lock lock(mutex_);
-    if (!active_) return;
+    if (closing_ || !active_) return;
+    register_exit_handler();
     LoadedModule m;
     m.context = d.context;
     if (d.pCubin && d.cubinSize)
@@ -582,6 +592,7 @@ class Tool {
   // are retired (their counts stay for the report).
   void module_unloading(const Sanitizer_ResourceModuleData& d) {
     Lock lock(mutex_);
+    if (closing_) return;
     trace_(fmt::format("module unloading {}", static_cast<const void*>(d.module)));
     if (instrumentation_) {
       instrumentation_->module_unloading(d.module);
@@ -592,6 +603,7 @@ class Tool {
 
   void context_destroying(CUcontext context) {
     Lock lock(mutex_);
+    if (closing_) return;
     trace_(fmt::format("context destroying {}", static_cast<const void*>(context)));
     if (!instrumentation_) return;
     std::vector<CUmodule> gone;
@@ -747,6 +759,7 @@ class Tool {
     if (!graph_node) call_ = {};
     const std::uint64_t smem = call.smem;
     Lock lock(mutex_);
+    if (closing_) return;
     if (side_.forked_child()) {
       forget_parent();
       call.kernel = nullptr;
@@ -769,6 +782,13 @@ class Tool {
       if (!call.kernel) ledger_.launch_unknown();
       return;
     }
+    // The analysed launches made before are read back now that the program goes on (a fault of
+    // this launch or a later one would lose them); with every launch analysed, at most once an
+    // interval, so that no launch waits for the one before. Not inside a graph's launch, and
+    // not at a launch call, which a stream being captured makes too (no launch begins then).
+    if (!graph_node && instrumentation_->read_launched(
+                           keep_patched() ? Instrumentation::Options{}.read_interval_s : 0.0))
+      settle_all(false);
     const Launch l = launch_of(d, graph_node);
     const auto mod = module_index_.find(d.module);
     if (mod == module_index_.end() || !know_arch(d.device)) {
@@ -782,6 +802,7 @@ class Tool {
     auto [it, fresh] = kernels_.try_emplace(d.function);
     KernelState& k = it->second;
     if (fresh) {
+      register_exit_handler();
       k.module = mod->second;
       k.handle = d.module;
       k.mangled = l.mangled;
@@ -847,6 +868,14 @@ class Tool {
     pending_kernels_.insert(&k);
   }
 
+  // The tool's exit handler registered again (at each module and each kernel first seen, a
+  // bounded number of times): exit handlers run in the reverse order of their registering, so
+  // the last registered runs before those the CUDA runtime and the program registered when
+  // they began using CUDA (the runtime's unloads the modules, and may tear the context down)
+  // and before the objects first made after it are destroyed. The tables are read while all
+  // of that is still in place.
+  static void register_exit_handler();
+
   std::string error_;  // a problem with the options, said once made
   runtime::RunOptions options_;
   runtime::LaunchLedger ledger_;
@@ -871,6 +900,8 @@ class Tool {
   std::map<CUfunction, CUfunction> alias_;  // a launch call's handle -> the launch's function
   std::deque<KernelState> retired_;
   std::uint64_t late_ = 0;  // launches whose module was patched or unpatched only as they began
+  std::atomic<bool> closing_{false};   // finish() has begun: callbacks return at once
+  std::atomic<bool> finished_{false};  // finish() was called
 };
 
 thread_local LaunchCall Tool::call_;
@@ -882,6 +913,9 @@ void at_exit() {
   if (the_tool) the_tool->finish();
 }
 
+void Tool::register_exit_handler() { std::atexit(at_exit); }
+
+// Registered at load too: the handler that runs when no CUDA work registered a later one.
 __attribute__((constructor)) void start() {
   the_tool = new Tool;
   std::atexit(at_exit);
