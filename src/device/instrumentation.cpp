@@ -271,7 +271,7 @@ void Instrumentation::read_quiet(Handle context, Handle stream, bool whole_conte
   for (auto& [f, t] : live_) {
     if ((context && t->context != context) || !t->dirty || !t->in_flight.empty()) continue;
     if (at - t->last_read_s < options_.read_interval_s) continue;
-    read(*t, whole_context ? nullptr : stream,
+    read(*t, whole_context ? t->last_stream : stream,
          whole_context ? "context synchronized" : "stream synchronized");
   }
 }
@@ -328,6 +328,15 @@ void Instrumentation::stream_destroying(Handle stream) {
   for (const KernelTable& t : tables_) busy = busy || (!t.initialized && t.init_stream == stream);
   if (busy) wait_for({stream});
   finished(stream);  // its handle is not used again, whatever the wait said
+  for (KernelTable& t : tables_)
+    if (t.last_stream == stream) t.last_stream = nullptr;
+}
+
+void Instrumentation::read_last(KernelTable& t, const char* why) {
+  // A read that saw every launch but not every thread's exit may have come before the launches
+  // ended: their stream is waited for this time.
+  if (t.read && t.read_launches == t.launches && t.in_flight.empty()) wait_for({t.last_stream});
+  read(t, t.last_stream, why);
 }
 
 void Instrumentation::module_unloading(Handle module) {
@@ -336,7 +345,7 @@ void Instrumentation::module_unloading(Handle module) {
   Module& m = it->second;
   if (!m.in_flight.empty()) wait_for(m.in_flight);
   for (KernelTable* t : m.tables) {
-    if (t->dirty || !t->read) read(*t, nullptr, "module unloading");
+    if (t->dirty || !t->read) read_last(*t, "module unloading");
     t->retired = true;
     live_.erase(t->function);
   }
@@ -356,7 +365,7 @@ void Instrumentation::finish() {
   for (auto& [h, m] : modules_) {
     if (!m.in_flight.empty()) wait_for(m.in_flight);
     for (KernelTable* t : m.tables)
-      if (t->dirty || !t->read) read(*t, nullptr, "exit");
+      if (t->dirty || !t->read) read_last(*t, "exit");
   }
 }
 

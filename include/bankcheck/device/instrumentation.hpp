@@ -96,9 +96,10 @@ struct KernelTable {
   std::uint64_t expected_threads = 0;  // their threads
   std::set<Handle> in_flight;          // streams of those launches not known to have finished
   Handle init_stream = nullptr;        // the stream the table was written on
-  Handle last_stream = nullptr;        // the stream of its last analysed launch
-  bool initialized = false;            // that writing known to be done
-  bool dirty = false;  // launches since the last read, or a read that did not see them whole
+  Handle last_stream =
+      nullptr;               // of its last analysed launch (null once destroyed: the NULL stream)
+  bool initialized = false;  // that writing known to be done
+  bool dirty = false;        // launches since the last read, or a read that did not see them whole
   double last_read_s = -1e9;
   double last_try_s = -1e9;  // the last attempt, read or not
   // The last read.
@@ -186,6 +187,8 @@ class Instrumentation {
   void wait_for(const std::set<Handle>& streams);
   void finished(Handle stream);
   void read(KernelTable& t, Handle stream, const char* why);
+  // The last read of a table (its module unloading, the exit), on its last launch's stream.
+  void read_last(KernelTable& t, const char* why);
   void read_quiet(Handle context, Handle stream, bool whole_context);
   double now() const;
   void say(const std::string& line) const;
