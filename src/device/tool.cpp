@@ -223,9 +223,10 @@ class Tool {
   // nothing they would count could be in the report, and what they would use may be going.
   void finish() {
     if (finished_.exchange(true)) return;
+    // Said before the lock is waited for: a callback that comes now does not wait for it.
+    closing_ = true;
     {
       Lock lock(mutex_);
-      closing_ = true;
       if (instrumentation_) {
         instrumentation_->finish();
         settle_all(true);
