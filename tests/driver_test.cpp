@@ -269,16 +269,33 @@ TEST(LaunchComments, SeveralKernelsTrailingAndSpacing) {
   EXPECT_TRUE(bc::parse_launch_comments("", "e.cu").empty());
 }
 
+TEST(LaunchComments, ClusterAndCooperative) {
+  const auto cs = bc::parse_launch_comments(
+      "// bankcheck: kernel=k grid=8 block=64 cluster=2,1 cooperative=1\n", "k.cu");
+  ASSERT_EQ(cs.size(), 1u);
+  ASSERT_TRUE(cs[0].cluster.has_value());
+  EXPECT_EQ(cs[0].cluster->x, 2u);
+  EXPECT_EQ(cs[0].cluster->y, 1u);
+  EXPECT_EQ(cs[0].cooperative, std::optional<bool>(true));
+  // Flags win over the comment, field by field.
+  bc::LaunchSettings flags;
+  flags.cooperative = false;
+  const bc::LaunchSettings m = bc::merge(flags, cs[0]);
+  EXPECT_EQ(m.cooperative, std::optional<bool>(false));
+  EXPECT_EQ(m.cluster->x, 2u);
+}
+
 TEST(LaunchComments, ErrorPositions) {
   auto err = [](std::string_view src) {
     return error_of([&] { bc::parse_launch_comments(src, "k.cu"); });
   };
   // Columns are 1-based bytes at the offending key or value (or part of a value).
   EXPECT_EQ(err("int x;\n// bankcheck: kernel=k gird=4\n"),
-            "k.cu:2:24: unknown key 'gird'; expected kernel, grid, block, smem, arg, var or blocks");
+            "k.cu:2:24: unknown key 'gird'; expected kernel, grid, block, smem, arg, var, blocks, "
+            "cluster or cooperative");
   EXPECT_EQ(err("// bankcheck: grid=4 block\n"),
             "k.cu:1:22: missing '=' in 'block'; expected key=value (kernel=, grid=, block=, "
-            "smem=, arg=, var=, blocks=)");
+            "smem=, arg=, var=, blocks=, cluster=, cooperative=)");
   EXPECT_EQ(err("// bankcheck: grid=4,x\n"),
             "k.cu:1:22: 'x' is not a positive integer (expected X[,Y[,Z]])");
   EXPECT_EQ(err("// bankcheck: grid=4,0\n"),
@@ -306,7 +323,11 @@ TEST(LaunchComments, ErrorPositions) {
             "k.cu:1:27: argument 'n' given twice in one comment");
   EXPECT_EQ(err("// bankcheck:   \n"),
             "k.cu:1:1: empty launch comment; expected key=value items (kernel=, grid=, block=, "
-            "smem=, arg=, var=, blocks=)");
+            "smem=, arg=, var=, blocks=, cluster=, cooperative=)");
+  EXPECT_EQ(err("// bankcheck: cooperative=maybe\n"),
+            "k.cu:1:27: cooperative=maybe: expected 1 or 0");
+  EXPECT_EQ(err("// bankcheck: cluster=2,0\n"),
+            "k.cu:1:25: dimension y is 0; dimensions are positive");
   EXPECT_EQ(err("// bankcheck: kernel=a grid=1\n// bankcheck: kernel=a grid=2\n"),
             "k.cu:2:22: a second launch comment for kernel 'a' (the first is at line 1); one "
             "comment per kernel");

@@ -93,3 +93,19 @@ TEST(SassCompiled, AnLdmatrixPtxasRemovedIsNotCounted) {
     noted = noted || (n.line == gone.line && n.message.find("ptxas removed") != std::string::npos);
   EXPECT_TRUE(noted);
 }
+
+// `if (i < 256) s[i] += s[i + k]` unrolled: the two LDS of each step are both on the first
+// load's PTX line in the cubin's line table, so the second load has no SASS line of its
+// own; it is not removed (the first load's line has a second LDS it can be), and the line
+// counts what the H100 counts: 8,512 wavefronts for 64 CTAs.
+TEST(SassCompiled, ALoadWhoseLdsIsOnItsNeighboursLineStaysCounted) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc found";
+  const an::CheckReport r = check("interleaved_reduction.cu");
+  ASSERT_EQ(r.kernels.size(), 1u);
+  const an::KernelReport& k = r.kernels[0];
+  EXPECT_TRUE(k.removed_sites.empty());
+  std::uint64_t loop_wavefronts = 0;
+  for (const an::LineReport& l : k.lines)
+    if (l.space == ptx::Space::Shared && l.line == 11) loop_wavefronts += l.wavefronts;
+  EXPECT_EQ(loop_wavefronts, 8512u);
+}

@@ -238,6 +238,26 @@ TEST(SassPlan, ASiteWithoutCodeOnItsLineIsRemoved) {
   EXPECT_EQ(unclaimed.unmatched_sites, std::vector<int>{k.site("[%r22+16]")});
 }
 
+TEST(SassPlan, ASiteWhoseInstructionIsOnItsNeighboursLineIsNotRemoved) {
+  // s[i] += s[i + k]: two LDS of width 4, both on the first load's PTX line; the second
+  // load's line has no code. One of the two LDS may be its own: it keeps its PTX count.
+  const Kernel k = load(
+      "  shl.b32 %r21, %r2, 4;\n  add.s32 %r22, %r20, %r21;\n"
+      "  ld.shared.f32 %f1, [%r22];\n  ld.shared.f32 %f2, [%r22+8];\n");
+  const int first = k.line("[%r22];");
+  const an::SassPlan plan =
+      an::plan_sass(k.k(), {lds(first, 4, "LDS"), lds(first, 4, "LDS")}, code_lines({first}));
+  EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site("[%r22];"))].kind, an::SassSite::Kind::Same);
+  EXPECT_NE(plan.sites[static_cast<std::size_t>(k.site("[%r22+8]"))].kind,
+            an::SassSite::Kind::Removed);
+  EXPECT_EQ(plan.unmatched_sites, std::vector<int>{k.site("[%r22+8]")});
+  EXPECT_EQ(run(k, plan).size(), 4u);  // both loads, two warps each
+  // One LDS only: the second load was removed.
+  const an::SassPlan one = an::plan_sass(k.k(), {lds(first, 4, "LDS")}, code_lines({first}));
+  EXPECT_EQ(one.sites[static_cast<std::size_t>(k.site("[%r22+8]"))].kind,
+            an::SassSite::Kind::Removed);
+}
+
 TEST(SassPlan, WidenedSitesWithoutCodeAreNotRemoved) {
   const Kernel k = load(kRowLoads);
   const int line = k.line("[%r22]");

@@ -1,5 +1,10 @@
-// analyze_block(): the model applied to every warp of an `explain` block.
+// analyze_block(): the model applied to every warp of an `explain` block; the TMA swizzle
+// modes applied to it.
 #include "bankcheck/analysis/explain.hpp"
+
+#include <algorithm>
+
+#include "bankcheck/model/swizzle.hpp"
 
 namespace bankcheck::analysis {
 
@@ -26,6 +31,41 @@ InvalidAccess analyze_block(ExplainResult& r) {
       r.worst_warp = static_cast<int>(w);
   }
   return {};
+}
+
+void apply_swizzle(ExplainResult& r, int mode) {
+  r.swizzle = mode;
+  for (WarpResult& w : r.warps)
+    for (WarpRequest& q : w.requests)
+      for (int l = 0; l < model::kWarpSize; ++l)
+        if (q.access.lane_active(l))
+          q.access.addr[l] =
+              model::tma_swizzle(q.access.addr[l], static_cast<model::TmaSwizzle>(mode));
+}
+
+void swizzle_options(ExplainResult& r) {
+  r.swizzle_options.clear();
+  if (r.total_excess == 0) return;
+  const int now = std::max(r.swizzle, 0);
+  for (int mode = 0; mode <= 3; ++mode) {
+    if (mode == now) continue;
+    ExplainResult t = r;
+    for (WarpResult& w : t.warps)
+      for (WarpRequest& q : w.requests)
+        for (int l = 0; l < model::kWarpSize; ++l)
+          if (q.access.lane_active(l))
+            q.access.addr[l] = model::tma_swizzle(
+                model::tma_swizzle(q.access.addr[l], static_cast<model::TmaSwizzle>(now)),
+                static_cast<model::TmaSwizzle>(mode));
+    if (analyze_block(t).request >= 0) continue;
+    if (t.total_wavefronts < r.total_wavefronts)
+      r.swizzle_options.push_back({mode, t.total_wavefronts, t.total_ideal_wavefronts});
+  }
+  std::stable_sort(
+      r.swizzle_options.begin(), r.swizzle_options.end(),
+      [](const ExplainResult::SwizzleOption& a, const ExplainResult::SwizzleOption& b) {
+        return a.wavefronts < b.wavefronts;
+      });
 }
 
 }  // namespace bankcheck::analysis

@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "bankcheck/model/analyze.hpp"
+#include "bankcheck/model/swizzle.hpp"
 #include "fix_steps.hpp"
 
 namespace bankcheck::analysis {
@@ -54,6 +55,31 @@ int bulk_copy_line(const ptx::Kernel& k, const KernelReport& rep, std::uint64_t 
   return 0;
 }
 
+// The tensor copies that write into [offset, offset + bytes) and the wgmma operands read
+// from it: the tile's swizzle mode, the copy's row bytes and the lines; none when neither.
+std::optional<ArrayFix::Tile> tensor_tile(const ptx::Kernel& k, const KernelReport& rep,
+                                          std::uint64_t offset, std::uint64_t bytes) {
+  std::optional<ArrayFix::Tile> t;
+  for (const SiteReport& s : rep.sites) {
+    const ptx::Instr& in = k.code[k.sites[static_cast<std::size_t>(s.site)].instr];
+    const bool copy = in.op == ptx::Opc::CpAsyncBulkTensor && in.site == s.site;
+    const bool wgmma = in.op == ptx::Opc::Wgmma;
+    if ((!copy && !wgmma) || s.stats.swizzle < 0 || s.stats.shared_hi <= offset ||
+        s.stats.shared_lo >= offset + bytes)
+      continue;
+    if (!t) t.emplace();
+    if (copy) {
+      t->mode = s.stats.swizzle;
+      t->row_bytes = std::max(t->row_bytes, s.stats.row_bytes);
+      if (!t->copy_line) t->copy_line = s.line;
+    } else {
+      if (!t->copy_line) t->mode = s.stats.swizzle;
+      if (!t->wgmma_line) t->wgmma_line = s.line;
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 const char* fix_kind_name(FixKind k) {
@@ -66,6 +92,8 @@ const char* fix_kind_name(FixKind k) {
       return "rotation";
     case FixKind::Width:
       return "access-width";
+    case FixKind::TmaSwizzle:
+      return "tma-swizzle";
   }
   return "?";
 }
@@ -88,6 +116,15 @@ bool swizzles_within_row(const Remap& r, const Geometry& g) {
 }
 
 std::uint32_t remap_offset(const Remap& r, const Geometry& g, std::uint32_t off) {
+  if (r.kind == FixKind::TmaSwizzle) {
+    // Undo the tile's mode, apply the new one, on the shared address: a byte stays in its
+    // 128-byte line, so in the array when the array holds whole lines.
+    const std::uint32_t a = r.origin + off;
+    const std::uint32_t moved =
+        model::tma_swizzle(model::tma_swizzle(a, static_cast<model::TmaSwizzle>(r.from)),
+                           static_cast<model::TmaSwizzle>(r.bits));
+    return moved >= r.origin && moved - r.origin < g.rows * g.row_bytes ? moved - r.origin : off;
+  }
   if (r.kind == FixKind::Swizzle && r.unpad > 0) {
     // Padded rows: row i's data [i * stride, i * stride + width) goes to [i * width, ...)
     // swizzled as rows of `width` bytes; its padding goes after all the data (the
@@ -129,6 +166,7 @@ std::uint32_t remap_offset(const Remap& r, const Geometry& g, std::uint32_t off)
       return static_cast<std::uint32_t>(row * g.row_bytes + c * e + byte);
     }
     case FixKind::Width:
+    case FixKind::TmaSwizzle:
       return off;
   }
   return off;
@@ -209,6 +247,31 @@ KernelFix advise(const AdviseInput& in) {
     }
     af.wavefronts = before.wavefronts;
     af.ideal_wavefronts = before.ideal;
+    // A tile of the TMA unit (a tensor copy's, a wgmma operand): its layout is the copy's
+    // swizzle mode, so the suggestions are the other modes, whatever its rows.
+    if (const auto tile = tensor_tile(k, rep, ar.offset, ar.bytes)) {
+      af.tile = *tile;
+      af.geometry = Geometry{1, 128, (ar.bytes + 127) / 128, 1, Geometry::Source::BankRows, {}};
+      if (before.wavefronts > before.ideal) {
+        std::vector<Remap> cands;
+        for (int b = 1; b <= 3; ++b) {
+          const auto mode = static_cast<model::TmaSwizzle>(b);
+          if (b == tile->mode ||
+              (tile->row_bytes && model::tma_swizzle_span(mode) < tile->row_bytes))
+            continue;
+          Remap r;
+          r.kind = FixKind::TmaSwizzle;
+          r.bits = b;
+          r.from = tile->mode;
+          r.origin = static_cast<std::uint32_t>(ar.offset);
+          cands.push_back(r);
+        }
+        af.suggestions =
+            rank(cands, reqs, ar, *af.geometry, before, af, kf, site_line, ptx, arch, in.top);
+      }
+      kf.arrays.push_back(std::move(af));
+      continue;
+    }
     af.geometry = find_geometry(af, ar, reqs, w, arch);
     if (!af.geometry || before.wavefronts == before.ideal) {  // no rows, or nothing to fix
       kf.arrays.push_back(std::move(af));
@@ -299,6 +362,13 @@ std::string not_applied_reason(const ArrayFix& af) {
 std::vector<std::string> not_applied(const std::vector<KernelFix>& fixes) {
   std::vector<std::string> out;
   for (const KernelFix& kf : fixes)
+    for (const GlobalFix& g : kf.globals)
+      if (!g.applicable)
+        out.push_back(fmt::format(
+            "the {} of '{}' in {} (line {}): {}", model::op_name(g.op),
+            g.pointer.empty() ? "global memory" : g.pointer, kf.kernel, g.line,
+            g.code_note.empty() ? "its change is described, not written" : g.code_note));
+  for (const KernelFix& kf : fixes)
     for (const ArrayFix& af : kf.arrays) {
       if (af.wavefronts <= af.ideal_wavefronts && af.error.empty()) continue;
       if (std::any_of(af.suggestions.begin(), af.suggestions.end(),
@@ -311,22 +381,38 @@ std::vector<std::string> not_applied(const std::vector<KernelFix>& fixes) {
   return out;
 }
 
+namespace {
+
+std::vector<std::string> split_lines(const std::string& source) {
+  std::vector<std::string> lines;
+  std::size_t p = 0;
+  while (p <= source.size()) {
+    const auto n = source.find('\n', p);
+    if (n == std::string::npos) {
+      lines.push_back(source.substr(p));
+      break;
+    }
+    lines.push_back(source.substr(p, n - p));
+    p = n + 1;
+  }
+  return lines;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    out += lines[i];
+    if (i + 1 < lines.size()) out += '\n';
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<std::string> apply_padding(const std::string& source,
                                          const std::vector<KernelFix>& fixes,
                                          std::vector<std::string>* applied) {
-  std::vector<std::string> lines;
-  {
-    std::size_t p = 0;
-    while (p <= source.size()) {
-      const auto n = source.find('\n', p);
-      if (n == std::string::npos) {
-        lines.push_back(source.substr(p));
-        break;
-      }
-      lines.push_back(source.substr(p, n - p));
-      p = n + 1;
-    }
-  }
+  std::vector<std::string> lines = split_lines(source);
   bool any = false;
   std::set<int> done;
   for (const auto& kf : fixes)
@@ -343,12 +429,34 @@ std::optional<std::string> apply_padding(const std::string& source,
         break;
       }
   if (!any) return std::nullopt;
-  std::string out;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    out += lines[i];
-    if (i + 1 < lines.size()) out += '\n';
-  }
-  return out;
+  return joined(lines);
+}
+
+std::optional<std::string> apply_fixes(const std::string& source,
+                                       const std::vector<KernelFix>& fixes,
+                                       std::vector<std::string>* applied) {
+  const std::optional<std::string> padded = apply_padding(source, fixes, applied);
+  std::vector<std::string> lines = split_lines(padded ? *padded : source);
+  bool any = padded.has_value();
+  for (const auto& kf : fixes)
+    for (const auto& g : kf.globals) {
+      if (!g.applicable || g.edits.empty()) continue;
+      // Written only where every line is still as the advice read it (another fix may have
+      // rewritten one of them).
+      const bool intact = std::all_of(g.edits.begin(), g.edits.end(), [&](const GlobalEdit& e) {
+        return e.line >= 1 && static_cast<std::size_t>(e.line) <= lines.size() &&
+               lines[static_cast<std::size_t>(e.line) - 1] == e.before;
+      });
+      if (!intact) continue;
+      for (const GlobalEdit& e : g.edits) lines[static_cast<std::size_t>(e.line) - 1] = e.after;
+      any = true;
+      if (applied)
+        applied->push_back(fmt::format("line {}: {} of '{}' ({} of {})", g.edits.front().line,
+                                       global_fix_kind_name(g.kind), g.pointer,
+                                       model::op_name(g.op), kf.kernel));
+    }
+  if (!any) return std::nullopt;
+  return joined(lines);
 }
 
 }  // namespace bankcheck::analysis

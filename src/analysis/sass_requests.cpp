@@ -6,6 +6,7 @@
 #include <bit>
 #include <iterator>
 #include <map>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -16,9 +17,12 @@ namespace bankcheck::analysis {
 
 namespace {
 
+// ld/st/atom/red.shared (not .shared::cluster, which ptxas issues as the generic LD, ST and
+// ATOM: their sites keep the line table's instructions, as generic accesses do).
 bool shared_access(const ptx::Instr& in) {
-  return in.space == ptx::Space::Shared && (in.op == ptx::Opc::Ld || in.op == ptx::Opc::St ||
-                                            in.op == ptx::Opc::Atom || in.op == ptx::Opc::Red);
+  return in.space == ptx::Space::Shared && (in.flags & ptx::kFlagCluster) == 0 &&
+         (in.op == ptx::Opc::Ld || in.op == ptx::Opc::St || in.op == ptx::Opc::Atom ||
+          in.op == ptx::Opc::Red);
 }
 
 int access_width(const ptx::Instr& in) { return ptx::ty_bytes(in.type) * in.vec; }
@@ -119,15 +123,32 @@ std::vector<int> removed_or_merged(const ptx::Kernel& k, const std::vector<int>&
       merged.insert(site);
     }
   }
+  // A site of the same family (operation and base register) and width that claims
+  // several instructions of its own width on its line: the line table can put a
+  // neighbour's instruction on it (the two LDS of `s[i] += s[i + k]`, both on the first
+  // load's PTX line), so one of them may be this site's.
+  const auto surplus_in_family = [&](const ptx::Instr& in) {
+    for (std::size_t other = 0; other < k.sites.size(); ++other) {
+      const SassSite& s = plan.sites[other];
+      const ptx::Instr& o = k.code[k.sites[other].instr];
+      if (s.kind == SassSite::Kind::Same && s.offsets.size() >= 2 && shared_access(o) &&
+          family_key(o) == family_key(in) && access_width(o) == access_width(in))
+        return true;
+    }
+    return false;
+  };
   // Removed: no instruction of the site's kind left over that it could have become.
   for (const int site : without_code) {
     if (merged.count(site)) continue;
     const ptx::Instr& in = k.code[k.sites[static_cast<std::size_t>(site)].instr];
-    const bool could_be = std::any_of(left.begin(), left.end(), [&](const SassAccess* a) {
-      return a->unit != sass::SharedOp::None
-                 ? unit_of(in) == a->unit
-                 : unit_of(in) == sass::SharedOp::None && same_kind(in, a->op);
-    });
+    const bool could_be =
+        std::any_of(left.begin(), left.end(),
+                    [&](const SassAccess* a) {
+                      return a->unit != sass::SharedOp::None
+                                 ? unit_of(in) == a->unit
+                                 : unit_of(in) == sass::SharedOp::None && same_kind(in, a->op);
+                    }) ||
+        (shared_access(in) && surplus_in_family(in));
     if (could_be) {
       rest.push_back(site);
       continue;
@@ -171,6 +192,9 @@ std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel) {
         case sass::SharedOp::STSM:
         case sass::SharedOp::LDGSTS:
           a.unit = in->shared;
+          a.predicated_bypass = in->shared == sass::SharedOp::LDGSTS && !in->zfill &&
+                                in->guard.predicate == 0 && !in->guard.negated &&
+                                a.opcode.find("BYPASS") != std::string::npos;
           break;
         default:
           continue;
@@ -208,6 +232,7 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass,
         s.kind = SassSite::Kind::Same;
         s.opcodes.push_back(a.opcode);
         s.offsets.push_back(a.offset);
+        s.predicated_bypass = s.predicated_bypass || a.predicated_bypass;
       } else {
         unclaimed.push_back(&a);
       }
@@ -321,6 +346,41 @@ void place_lineless_sites(const ptx::Kernel& k, const sass::Kernel& sk, SassPlan
       }
     }
   }
+}
+
+void place_wgmma_sites(const ptx::Kernel& k, const sass::Kernel& sk, SassPlan& plan) {
+  std::vector<std::size_t> sites;  // the wgmma.mma_async sites, in PTX order
+  for (std::size_t s = 0; s < k.sites.size() && s < plan.sites.size(); ++s) {
+    const ptx::Instr& in = k.code[k.sites[s].instr];
+    if (in.op == ptx::Opc::Wgmma && in.mod.wg.op == ptx::WgmmaOp::Mma &&
+        in.site == static_cast<int>(s))
+      sites.push_back(s);
+  }
+  std::stable_sort(sites.begin(), sites.end(), [&](std::size_t a, std::size_t b) {
+    return k.sites[a].ptx_line < k.sites[b].ptx_line;
+  });
+  std::vector<std::size_t> gmma;  // the GMMA instructions, in SASS order
+  for (std::size_t i = 0; i < sk.instructions.size(); ++i) {
+    const sass::Instruction& in = sk.instructions[i];
+    const std::string_view m = in.mnemonic;
+    if ((m == "HGMMA" || m == "QGMMA" || m == "IGMMA") && !in.guard.never()) gmma.push_back(i);
+  }
+  if (sites.empty() || gmma.empty()) return;
+  const auto give = [&](std::size_t site, std::size_t i) {
+    SassSite& s = plan.sites[site];
+    s.kind = SassSite::Kind::Same;
+    s.offsets.push_back(static_cast<std::uint32_t>(sk.instructions[i].offset));
+    s.opcodes.push_back(sass::opcode_text(sk.instructions[i]));
+  };
+  if (sites.size() == gmma.size()) {
+    for (std::size_t j = 0; j < sites.size(); ++j) give(sites[j], gmma[j]);
+    return;
+  }
+  for (const std::size_t site : sites)
+    for (const std::size_t i : gmma)
+      if (i < sk.ptx_lines.size() &&
+          sk.ptx_lines[i] == static_cast<std::uint32_t>(k.sites[site].ptx_line))
+        give(site, i);
 }
 
 SassRequests::SassRequests(const SassPlan& plan, emu::Listener& next) : plan_(plan), next_(next) {}

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/analysis/known_differences.hpp"
 #include "bankcheck/analysis/nsight_lines.hpp"
 #include "bankcheck/analysis/sass_requests.hpp"
 
@@ -147,6 +148,7 @@ void SiteCollector::report(KernelReport& rep) {
     sr.ptx_stats = pst;
     (st.seen ? rep.sites : rep.folded_sites).push_back(std::move(sr));
   }
+  note_known_differences(k, plan, rep);
   std::stable_sort(rep.sites.begin(), rep.sites.end(), [](const SiteReport& a, const SiteReport& b) {
     return std::tie(a.file, a.line, a.col) < std::tie(b.file, b.line, b.col);
   });

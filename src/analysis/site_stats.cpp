@@ -2,8 +2,10 @@
 #include "bankcheck/analysis/site_stats.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <iterator>
 
+#include "bankcheck/model/hopper.hpp"
 #include "bankcheck/model/matrix.hpp"
 
 namespace bankcheck::analysis {
@@ -153,6 +155,49 @@ void SiteStatsListener::add_copy_sectors(const emu::AccessEvent& e, const model:
   offer_worst_global(s, e.mask & e.reads, c.sectors, c.ideal, e.global_addr, e.cta, e.warp);
 }
 
+namespace {
+
+// Whether every active lane of `e` accesses an address of its own.
+bool distinct_addresses(const emu::AccessEvent& e) {
+  for (int a = 0; a < model::kWarpSize; ++a) {
+    if (!((e.mask >> a) & 1u)) continue;
+    for (int b = a + 1; b < model::kWarpSize; ++b)
+      if (((e.mask >> b) & 1u) && e.addr[a] == e.addr[b]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// The layout of a tensor copy's tile or a wgmma operand, for the fix advisor: its swizzle
+// mode, row bytes and the shared bytes it covers (the executing CTA's).
+void SiteStatsListener::note_layout(SiteStats& s, const emu::AccessEvent& e) {
+  if (e.swizzle < 0) return;
+  s.swizzle = e.swizzle;
+  if (e.row_bytes) s.row_bytes = e.row_bytes;
+  for (int l = 0; l < model::kWarpSize; ++l)
+    if ((e.mask >> l) & 1u && (e.addr[l] >> ptx::kClusterRankShift) == 0) {
+      s.shared_lo = std::min<std::uint64_t>(s.shared_lo, e.addr[l]);
+      s.shared_hi = std::max<std::uint64_t>(s.shared_hi, e.addr[l] + e.width);
+    }
+}
+
+// wgmma: each warp's execution is a request (counted above); the warpgroup's wavefronts
+// come once, with its first warp's first event (model::wgmma_request, measured: every
+// operand byte once, 128 bytes a wavefront, whatever the layout).
+void SiteStatsListener::on_wgmma(SiteStats& s, const emu::AccessEvent& e) {
+  note_layout(s, e);
+  if (e.continues || (e.wgmma_a_bytes == 0 && e.wgmma_b_bytes == 0)) return;
+  model::WgmmaOperands o;
+  o.a_bytes = e.wgmma_a_bytes;
+  o.b_bytes = e.wgmma_b_bytes;
+  const model::Verdict v = model::wgmma_request(o);
+  s.wavefronts += v.wavefronts;
+  s.ideal_wavefronts += v.ideal_wavefronts;
+  s.nsight_ideal_wavefronts += v.ideal_wavefronts;
+  s.ways = std::max(s.ways, v.ways);
+}
+
 void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   if (e.site < 0 || static_cast<std::size_t>(e.site) >= sites_.size()) return;
   SiteStats& s = sites_[static_cast<std::size_t>(e.site)];
@@ -160,10 +205,15 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   s.space = e.space;
   s.op = e.op;
   s.width = e.width;
-  ++s.requests;
+  if (!e.continues) ++s.requests;
+  if (e.kind == emu::AccessKind::Wgmma) {
+    on_wgmma(s, e);
+    return;
+  }
   if (e.space == ptx::Space::Global) {
-    // A cp.async's global side: its sectors come with its shared side (below).
-    if (e.kind == emu::AccessKind::Ldgsts) return;
+    // A cp.async's global side: its sectors come with its shared side (below). The TMA
+    // unit's copies list no sector (model::tma_copy_sectors, measured).
+    if (e.kind == emu::AccessKind::Ldgsts || e.kind == emu::AccessKind::Bulk) return;
     const SectorCount c = count_sectors(e);
     s.sectors += c.sectors;
     s.ideal_sectors += c.ideal;
@@ -176,11 +226,18 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   a.op = e.op;
   a.width = e.width;
   a.active = e.mask;
-  for (int l = 0; l < model::kWarpSize; ++l) a.addr[l] = static_cast<std::uint32_t>(e.addr[l]);
+  for (int l = 0; l < model::kWarpSize; ++l) {
+    a.addr[l] = static_cast<std::uint32_t>(e.addr[l]);
+    // Another CTA's shared memory (distributed shared memory): Nsight Compute lists such a
+    // request with nothing (model::cluster_request_counted; a warp whose lanes go to both
+    // was not measured: its own lanes are counted).
+    if ((e.addr[l] >> ptx::kClusterRankShift) != 0) a.active &= ~(1u << l);
+  }
+  if (e.mask != 0 && a.active == 0) return;
   model::Verdict v;
   if (e.kind == emu::AccessKind::Matrix) {
-    // ldmatrix/stmatrix (LDSM/STSM): the worst request is kept as the rows' request,
-    // which analyze() charges as analyze_matrix does.
+    // ldmatrix/stmatrix (LDSM/STSM). The worst request is kept as the rows' request, which
+    // analyze() charges as analyze_matrix does.
     model::MatrixAccess m;
     m.op = e.op == model::Op::Load ? model::MatrixOp::Load : model::MatrixOp::Store;
     m.matrices = e.matrices;
@@ -205,10 +262,10 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
     a.op = model::Op::Store;
     add_copy_sectors(e, cp);
   } else if (e.kind == emu::AccessKind::Bulk) {
-    // cp.async.bulk's shared side: the TMA unit writes (or reads) shared memory outside the
-    // LSU pipeline; counted as no wavefront and no conflict until measured (docs/model.md,
-    // bench/hardware/bulk).
-    v = model::Verdict{};
+    // A copy's shared side: the TMA unit writes (or reads) shared memory outside the LSU
+    // pipeline; no wavefront, no conflict (measured: model::tma_copy).
+    v = model::tma_copy();
+    note_layout(s, e);
   } else if (e.kind == emu::AccessKind::Atomic64) {
     if (arch_.atomics_modelled) {
       v = model::atomic64(a);
@@ -227,6 +284,16 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
   }
   s.wavefronts += v.wavefronts;
   s.ideal_wavefronts += v.ideal_wavefronts;
+  // Nsight's per-line ideal of a masked 8- or 16-byte request whose lanes each access their
+  // own address packs their bytes into 128-byte wavefronts (measured: the bitonic sort's
+  // STS.64, docs/model.md "Known differences"); elsewhere it is the ideal above (a full
+  // warp, or lanes sharing addresses, agree with the H100 per line).
+  if (e.kind == emu::AccessKind::Plain && e.width >= 8 && e.mask && e.mask != 0xFFFFFFFFu &&
+      distinct_addresses(e))
+    s.nsight_ideal_wavefronts += std::max<std::uint64_t>(
+        1, (static_cast<std::uint64_t>(std::popcount(e.mask)) * e.width + 127) / 128);
+  else
+    s.nsight_ideal_wavefronts += v.ideal_wavefronts;
   s.ways = std::max(s.ways, v.ways);
   offer_worst_shared(s, a, v, e.kind, e.cta, e.warp);
 }
@@ -249,6 +316,11 @@ void SiteStatsListener::merge(const SiteStatsListener& o) {
     s.requests += t.requests;
     s.wavefronts += t.wavefronts;
     s.ideal_wavefronts += t.ideal_wavefronts;
+    s.nsight_ideal_wavefronts += t.nsight_ideal_wavefronts;
+    if (t.swizzle >= 0) s.swizzle = t.swizzle;
+    s.row_bytes = std::max(s.row_bytes, t.row_bytes);
+    s.shared_lo = std::min(s.shared_lo, t.shared_lo);
+    s.shared_hi = std::max(s.shared_hi, t.shared_hi);
     s.ways = std::max(s.ways, t.ways);
     s.sectors += t.sectors;
     s.ideal_sectors += t.ideal_sectors;

@@ -19,6 +19,7 @@
 #include "bankcheck/driver/host_launch.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
 #include "splitmix.hpp"
+#include "tensor_map_arg.hpp"
 
 namespace bankcheck::driver {
 namespace {
@@ -459,12 +460,16 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
     std::optional<std::string> value;
     std::uint64_t offset = 0;  // in the parameter bytes, or a variable's address
     const ptx::GlobalVar* variable = nullptr;  // a pointer variable's (its address: offset)
+    // A CUtensorMap parameter (tensormap:...): the buffer is its tensor, the parameter the
+    // map encoded for it.
+    std::optional<TensorMapArg> map = {};
   };
   // Each parameter's name, value (the last given wins) and whether it is a buffer.
   struct Param {
     std::string name, type, where;
     std::optional<std::string> value;
     bool pointer = false;
+    bool tensor_map = false;  // tensormap:...: a map encoded for a buffer of its tensor
     // A struct: its layout from the source (nullopt: not found) and its fields' values.
     bool aggregate = false;
     std::optional<explain::RecordLayout> record;
@@ -502,6 +507,22 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
     }
     q.where = s.line ? fmt::format("{}:{}: arg {}", l.input, s.line, q.name)
                      : fmt::format("--arg {}", q.name);
+    if (q.aggregate && q.value && is_tensor_map_arg(*q.value)) {
+      if (p.size != 128)
+        throw DriverError(
+            fmt::format("{}: a tensor map is a 128-byte CUtensorMap; {} ({}) is {} "
+                        "bytes",
+                        q.where, q.name, q.type.empty() ? "a struct" : q.type, p.size));
+      const TensorMapArg map = parse_tensor_map_arg(*q.value, q.where);
+      q.aggregate = false;
+      q.tensor_map = true;
+      const std::string data =
+          map.data.starts_with("@") ? map.data : fmt::format("{}:{}", map.data, map.bytes);
+      pointers.push_back({q.name, map.element + "*", q.where, data,
+                          static_cast<std::uint64_t>(p.offset), nullptr, map});
+      ps.push_back(std::move(q));
+      continue;
+    }
     if (q.aggregate) {
       const std::string type_name = parse_kernel_name(q.type).base;
       if (!type_name.empty()) {
@@ -610,6 +631,8 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
         bind_pointer(ar, ptr.value, ptr.type, ptr.where, rng, o, sizes[next_buffer++], mem);
     if (ptr.variable)
       std::memcpy(mem.find(ptr.offset, 8)->data() + (ptr.offset - ptr.variable->address), &base, 8);
+    else if (ptr.map)
+      encode_tensor_map_arg(*ptr.map, base, params.data() + ptr.offset, ptr.where);
     else
       std::memcpy(params.data() + ptr.offset, &base, 8);
     reports.push_back(ar);
@@ -619,7 +642,7 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
     const auto& p = k.params[i];
     const Param& q = ps[i];
     std::uint8_t* slot = params.data() + p.offset;
-    if (q.pointer) {
+    if (q.pointer || q.tensor_map) {
       bind(pointers[next_buffer]);
       continue;
     }

@@ -21,6 +21,7 @@ KernelAnalysis::KernelAnalysis(const Loaded& l, const ptx::Kernel& k, const mode
   if (sk) {
     plan_ = analysis::plan_sass(k, analysis::sass_accesses(*sk), sk->ptx_lines);
     analysis::place_lineless_sites(k, *sk, plan_);
+    analysis::place_wgmma_sites(k, *sk, plan_);
   }
   context_.reset(new analysis::KernelContext{l.program, k, arch, plan_, sk, &l.sass_files});
   pipeline_ = std::make_unique<analysis::Pipeline>(plan_, make_collectors(*context_, o));
@@ -54,7 +55,8 @@ void KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
   // The CTAs of every analysed launch (check's one launch: its grid).
   if (first || analyse) report_.ctas_total += launch.grid.count();
   const std::optional<std::string> every("all");
-  const std::optional<std::string>& blocks = analyse ? kl.blocks : every;
+  // A cooperative launch runs every CTA together (its grid synchronizations need them all).
+  const std::optional<std::string>& blocks = analyse && !launch.cooperative ? kl.blocks : every;
   {
     // bankcheck's own buffers count against the budget; a running program's do not.
     std::vector<BufferUse> buffers;

@@ -268,6 +268,9 @@ bool is_field_path(std::string_view s) {
 
 // VALUE, or for a field VALUE[,VALUE...] (an array field's elements): each checked.
 void check_values(std::string_view value, bool list) {
+  // A tensor map (tensormap:TYPE,DIMS,BOX,...): read when its parameter is bound
+  // (tensor_map_arg.hpp), where its parts are checked and named.
+  if (value.substr(0, 10) == "tensormap:") return;
   if (!list) {
     arg_value_impl(value);
     return;
@@ -432,7 +435,7 @@ std::vector<LaunchSettings> parse_launch_comments(std::string_view source_text,
       LaunchSettings s;
       s.line = this_line;
       s.col = static_cast<int>(comment_at) + 1;
-      bool seen[7] = {};
+      bool seen[9] = {};
       bool any = false;
       while (true) {
         while (p < line.size() && is_blank(line[p])) ++p;
@@ -446,18 +449,19 @@ std::vector<LaunchSettings> parse_launch_comments(std::string_view source_text,
         auto eq = item.find('=');
         if (eq == std::string_view::npos)
           fail(item, fmt::format("missing '=' in '{}'; expected key=value (kernel=, grid=, "
-                                 "block=, smem=, arg=, var=, blocks=)",
+                                 "block=, smem=, arg=, var=, blocks=, cluster=, cooperative=)",
                                  item));
         std::string_view key = item.substr(0, eq);
         std::string_view value = item.substr(eq + 1);
-        static constexpr std::string_view kKeys[] = {"kernel", "grid",   "block", "smem",
-                                                     "arg",    "blocks", "var"};
+        static constexpr std::string_view kKeys[] = {
+            "kernel", "grid", "block", "smem", "arg", "blocks", "var", "cluster", "cooperative"};
+        constexpr int kCount = 9;
         int k = 0;
-        while (k < 7 && kKeys[k] != key) ++k;
+        while (k < kCount && kKeys[k] != key) ++k;
         if (key.empty()) fail(item, fmt::format("missing key before '=' in '{}'", item));
-        if (k == 7)
-          fail(key, fmt::format("unknown key '{}'; expected kernel, grid, block, smem, arg, var "
-                                "or blocks",
+        if (k == kCount)
+          fail(key, fmt::format("unknown key '{}'; expected kernel, grid, block, smem, arg, var, "
+                                "blocks, cluster or cooperative",
                                 key));
         if (value.empty()) fail(value, fmt::format("missing value after '{}='", key));
         if (k != 4 && k != 6 && seen[k])
@@ -502,6 +506,17 @@ std::vector<LaunchSettings> parse_launch_comments(std::string_view source_text,
             s.blocks = b.all ? std::string("all") : std::to_string(b.count);
             break;
           }
+          case 7:
+            s.cluster = parse(dim3_impl);
+            break;
+          case 8:
+            if (value == "1" || value == "true" || value == "yes")
+              s.cooperative = true;
+            else if (value == "0" || value == "false" || value == "no")
+              s.cooperative = false;
+            else
+              fail(value, fmt::format("cooperative={}: expected 1 or 0", value));
+            break;
           case 6: {
             auto var = parse(var_assignment_impl);
             for (const auto& [name, v] : s.vars)
@@ -515,7 +530,8 @@ std::vector<LaunchSettings> parse_launch_comments(std::string_view source_text,
       if (!any)
         throw DriverError(
             fmt::format("{}: empty launch comment; expected key=value items "
-                        "(kernel=, grid=, block=, smem=, arg=, var=, blocks=)",
+                        "(kernel=, grid=, block=, smem=, arg=, var=, blocks=, cluster=, "
+                        "cooperative=)",
                         where(s.col)));
       for (const auto& earlier : out) {
         if (s.kernel && earlier.kernel == s.kernel)
@@ -587,6 +603,8 @@ LaunchSettings merge(const LaunchSettings& flags, const LaunchSettings& comment)
   if (flags.block) m.block = flags.block;
   if (flags.smem) m.smem = flags.smem;
   if (flags.blocks) m.blocks = flags.blocks;
+  if (flags.cluster) m.cluster = flags.cluster;
+  if (flags.cooperative) m.cooperative = flags.cooperative;
   auto merge_named = [](const auto& from, auto& into) {
     for (const auto& [name, value] : from) {
       bool replaced = false;

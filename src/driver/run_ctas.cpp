@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_set>
 
 namespace bankcheck::driver {
 namespace {
@@ -63,10 +64,65 @@ struct Slot {
 
 }  // namespace
 
+namespace {
+
+// CTAs that must run together: a cluster's (the plan's first CTA of a cluster stands for
+// it; the cluster's other CTAs are dropped from the plan), or a cooperative launch's whole
+// grid (one item). `items` is the plan's order of such groups' first CTAs.
+struct Groups {
+  bool grouped = false;
+  emu::Dim3 cluster{1, 1, 1};
+  bool whole_grid = false;
+  std::vector<std::uint64_t> items;
+};
+
+Groups groups_of(const ptx::Kernel& k, const emu::Launch& launch, const CtaPlan& plan) {
+  Groups g;
+  g.cluster = emu::cluster_shape(k, launch);
+  g.whole_grid = launch.cooperative;
+  g.grouped = g.whole_grid || g.cluster.count() > 1;
+  if (!g.grouped) return g;
+  if (g.whole_grid) {
+    if (!plan.order.empty()) g.items.push_back(plan.order.front());
+    return g;
+  }
+  std::unordered_set<std::uint64_t> seen;
+  for (const std::uint64_t cta : plan.order) {
+    const emu::Dim3 id = cta_id(cta, launch.grid);
+    const std::uint64_t key =
+        (id.x / g.cluster.x) +
+        (std::uint64_t{launch.grid.x} + 1) *
+            ((id.y / g.cluster.y) + (std::uint64_t{launch.grid.y} + 1) * (id.z / g.cluster.z));
+    if (seen.insert(key).second) g.items.push_back(cta);
+  }
+  return g;
+}
+
+// The CTAs of the group `cta` stands for.
+std::vector<emu::Dim3> members(const Groups& g, std::uint64_t cta, const emu::Dim3& grid) {
+  std::vector<emu::Dim3> out;
+  if (g.whole_grid) {
+    for (std::uint64_t i = 0; i < grid.count(); ++i) out.push_back(cta_id(i, grid));
+    return out;
+  }
+  const emu::Dim3 id = cta_id(cta, grid);
+  const emu::Dim3 first{id.x / g.cluster.x * g.cluster.x, id.y / g.cluster.y * g.cluster.y,
+                        id.z / g.cluster.z * g.cluster.z};
+  for (std::uint32_t z = 0; z < g.cluster.z; ++z)
+    for (std::uint32_t y = 0; y < g.cluster.y; ++y)
+      for (std::uint32_t x = 0; x < g.cluster.x; ++x)
+        out.push_back({first.x + x, first.y + y, first.z + z});
+  return out;
+}
+
+}  // namespace
+
 CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::Launch& launch,
                 const CtaPlan& plan, analysis::Pipeline& pipeline, emu::GlobalMemory& mem,
                 const RunOptions& o, const std::string& input, const std::string& name) {
-  const auto& order = plan.order;
+  const Groups groups = groups_of(k, launch, plan);
+  const auto& order = groups.grouped ? groups.items : plan.order;
+  const std::uint64_t per_item = groups.whole_grid ? launch.grid.count() : groups.cluster.count();
   // No more emulators than CTAs to run: each one holds a CTA's state (check_cta_state).
   const unsigned threads = static_cast<unsigned>(std::max<std::uint64_t>(
       1, std::min<std::uint64_t>(o.threads ? o.threads : std::thread::hardware_concurrency(),
@@ -117,7 +173,7 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
   std::vector<std::unique_ptr<Slot>> spare;
   if (o.progress) {
     o.progress->ctas_done = 0;
-    o.progress->ctas_planned = plan.adaptive ? 0 : order.size();
+    o.progress->ctas_planned = plan.adaptive ? 0 : order.size() * per_item;
   }
   // Under the lock: whether the sample is complete before CTA `i` (first and last always).
   auto sampled_enough = [&](std::uint64_t i) {
@@ -163,7 +219,7 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
         stop = true;
         break;
       }
-      done += s.end - committed;
+      done += (s.end - committed) * per_item;
       if (o.progress) o.progress->ctas_done.store(done, std::memory_order_relaxed);
       committed = s.end;
       recycle(it);
@@ -209,11 +265,17 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
         for (std::uint64_t i = begin; i < slot->end; ++i) {
           const emu::Dim3 id = cta_id(order[static_cast<size_t>(i)], launch.grid);
           try {
-            lane.emu->run_cta(launch, id);
+            if (groups.grouped) {
+              const std::vector<emu::Dim3> together = members(groups, order[i], launch.grid);
+              lane.emu->run_ctas(launch, together.data(), together.size());
+            } else {
+              lane.emu->run_cta(launch, id);
+            }
           } catch (const emu::EmuError& e) {
-            slot->error = describe(program, k, input, e, id, name);
+            const emu::Dim3 at = e.in_group ? e.cta : id;
+            slot->error = describe(program, k, input, e, at, name);
             slot->cause = e;
-            slot->error_cta = id;
+            slot->error_cta = at;
             slot->end = i + 1;
             break;
           }

@@ -264,8 +264,18 @@ KernelLaunch bind_launch(const Loaded& l, const ptx::Kernel& k, const LaunchSett
   kl.launch.block = *s.block;
   kl.launch.dynamic_smem = s.smem.value_or(0);
   kl.launch.budget = o.budget;
+  if (s.cluster) kl.launch.cluster = *s.cluster;
+  kl.launch.cooperative = s.cooperative.value_or(false);
   kl.where = s.line ? fmt::format("{}:{}", l.input, s.line) : std::string("flags");
   check_launch(k, kl.launch, arch, kl.where);
+  // The cluster tiles the grid, as the driver requires (cudaErrorInvalidClusterSize).
+  const emu::Dim3 cl = emu::cluster_shape(k, kl.launch);
+  if (kl.launch.grid.x % cl.x || kl.launch.grid.y % cl.y || kl.launch.grid.z % cl.z ||
+      cl.count() > 16)
+    throw DriverError(fmt::format(
+        "{}: a cluster of {},{},{} CTAs {} (grid {},{},{})", kl.where, cl.x, cl.y, cl.z,
+        cl.count() > 16 ? "is larger than an sm_90 allows (16 CTAs)" : "does not tile the grid",
+        kl.launch.grid.x, kl.launch.grid.y, kl.launch.grid.z));
   kl.own_memory = std::make_unique<emu::GlobalMemory>();
   kl.memory = kl.own_memory.get();
   place_module_variables(l.program, *kl.memory);

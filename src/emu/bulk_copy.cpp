@@ -1,24 +1,30 @@
-// cp.async.bulk without a tensor map: the TMA unit's copies between global and shared
-// memory, each issued by one thread (every executing lane issues its own, in lane order).
+// cp.async.bulk and cp.reduce.async.bulk without a tensor map: the TMA unit's copies between
+// global and shared memory and between the shared memories of a cluster's CTAs, each issued
+// by one thread (every executing lane issues its own, in lane order).
 //
-// The copy is done when the instruction issues, as cp.async's is (async_copy.cpp): a
-// global-to-shared copy then performs complete_tx of its bytes on its mbarrier, so a thread
-// waiting on the phase sees the data once the phase completes, as on the GPU. bulk_group
-// copies to global memory need nothing at commit_group or wait_group.
+// The copy is done when the instruction issues, as cp.async's is (async_copy.cpp): a copy
+// into shared memory then performs complete_tx of its bytes on its mbarrier (in the
+// destination's CTA), so a thread waiting on the phase sees the data once the phase
+// completes, as on the GPU. bulk_group copies to global memory need nothing at commit_group
+// or wait_group. With .multicast::cluster the global bytes land at the same offset in every
+// CTA of the mask, and each of those CTAs' mbarrier at the mbarrier's offset completes them.
 //
 // The PTX ISA requires both addresses 16-byte aligned and the size a multiple of 16; a copy
 // that breaks this is a fault naming the lane. Each copy is sent as requests of 512 bytes
 // (the last one shorter), 16 bytes per lane in order, as if a warp moved them with 16-byte
-// vector accesses: the global side an ordinary request on Instr::site2 (a load, or a store
-// for a copy to global memory), so that its sectors are counted like any other; the shared
-// side a request of kind AccessKind::Bulk on Instr::site, which the TMA unit serves rather
-// than the LSU (docs/model.md: counted without bank conflicts, not yet measured).
+// vector accesses, of kind AccessKind::Bulk: the global side on Instr::site2 (a load, or a
+// store for a copy to global memory), the shared side on Instr::site. The TMA unit moves
+// them, not the LSU: Nsight Compute lists no wavefront and no sector for either side, one
+// execution per warp (measured: model::tma_copy; the warp's further events `continue` its
+// execution). Another CTA's shared bytes are sent with its rank bits
+// (ptx::kClusterRankShift).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 
 #include "cta.hpp"
+#include "values.hpp"
 
 namespace bankcheck::emu::detail {
 
@@ -27,68 +33,199 @@ namespace {
 constexpr std::uint64_t kChunk = 16;                           // bytes per lane of a request
 constexpr std::uint64_t kRequest = kChunk * model::kWarpSize;  // bytes per request
 
-// The requests of one copy of `n` bytes: global side, then shared side.
-void emit_copy(Ctx& c, const Instr& in, int w, std::uint64_t global, std::uint64_t shared,
-               std::uint64_t n, bool to_global) {
-  AccessEvent global_side, shared_side;
-  global_side.op = to_global ? model::Op::Store : model::Op::Load;
-  shared_side.kind = AccessKind::Bulk;
-  shared_side.op = to_global ? model::Op::Load : model::Op::Store;
-  std::uint64_t ga[32] = {}, sa[32] = {};
-  for (std::uint64_t at = 0; at < n; at += kRequest) {
+// The requests of one side of a copy of `n` bytes from `at`; `sent` says whether the warp's
+// execution already sent an event on `site` (the first one counts it).
+void emit_side(Ctx& c, const Instr& in, int site, int w, Space space, std::uint64_t at,
+               std::uint64_t n, AccessEvent proto, bool& sent) {
+  std::uint64_t a[32] = {};
+  for (std::uint64_t off = 0; off < n; off += kRequest) {
     std::uint32_t mask = 0;
-    for (std::uint64_t l = 0; l < 32 && at + l * kChunk < n; ++l) {
-      ga[l] = global + at + l * kChunk;
-      sa[l] = shared + at + l * kChunk;
+    for (std::uint64_t l = 0; l < 32 && off + l * kChunk < n; ++l) {
+      a[l] = at + off + l * kChunk;
       mask |= 1u << l;
     }
-    c.emit_kind(in, in.site2, w, mask, Space::Global, ga, kChunk, global_side);
-    c.emit_kind(in, in.site, w, mask, Space::Shared, sa, kChunk, shared_side);
+    proto.continues = sent;
+    c.emit_kind(in, site, w, mask, space, a, kChunk, proto);
+    sent = true;
   }
+}
+
+AccessEvent side(model::Op op) {
+  AccessEvent e;
+  e.kind = AccessKind::Bulk;
+  e.op = op;
+  return e;
+}
+
+// A shared address as events carry it: with the CTA's rank bits when it is another CTA's.
+std::uint64_t event_address(const Ctx& c, const Ctx& owner, std::uint64_t offset) {
+  return &owner == &c ? offset
+                      : offset | (std::uint64_t{owner.cluster_rank + 1} << ptx::kClusterRankShift);
+}
+
+// One element of a reducing copy: `to` combined with `from` by the reduction.
+void reduce_element(const ptx::MbarMods& m, std::uint8_t* to, const std::uint8_t* from) {
+  const Ty t = m.reduce_type;
+  const int bytes = ptx::ty_bytes(t);
+  std::uint64_t a = 0, b = 0;
+  std::memcpy(&a, to, static_cast<std::size_t>(bytes));
+  std::memcpy(&b, from, static_cast<std::size_t>(bytes));
+  std::uint64_t r = a;
+  if (ptx::ty_float(t)) {
+    Instr op;
+    op.op = m.reduce_op == ptx::AtomOp::Min   ? Opc::Min
+            : m.reduce_op == ptx::AtomOp::Max ? Opc::Max
+                                              : Opc::Add;
+    op.type = t;
+    op.mod.round = ptx::Round::Rn;
+    r = arith(op, a, b, 0);
+  } else {
+    const bool s = ptx::ty_signed(t);
+    const std::uint64_t mask = mask_of(t);
+    switch (m.reduce_op) {
+      case ptx::AtomOp::Add:
+        r = a + b;
+        break;
+      case ptx::AtomOp::Min:
+        r = s ? (sext(a, t) < sext(b, t) ? a : b) : std::min(a, b);
+        break;
+      case ptx::AtomOp::Max:
+        r = s ? (sext(a, t) > sext(b, t) ? a : b) : std::max(a, b);
+        break;
+      case ptx::AtomOp::Inc:
+        r = a >= b ? 0 : a + 1;
+        break;
+      case ptx::AtomOp::Dec:
+        r = (a == 0 || a > b) ? b : a - 1;
+        break;
+      case ptx::AtomOp::And:
+        r = a & b;
+        break;
+      case ptx::AtomOp::Or:
+        r = a | b;
+        break;
+      case ptx::AtomOp::Xor:
+        r = a ^ b;
+        break;
+      default:
+        break;
+    }
+    r &= mask;
+  }
+  std::memcpy(to, &r, static_cast<std::size_t>(bytes));
+}
+
+// `n` bytes from `from` to `to`: copied, or combined element by element.
+void move(const ptx::MbarMods& m, std::uint8_t* to, const std::uint8_t* from, std::uint64_t n) {
+  if (!m.reduce) {
+    std::memcpy(to, from, n);
+    return;
+  }
+  const auto bytes = static_cast<std::uint64_t>(ptx::ty_bytes(m.reduce_type));
+  for (std::uint64_t i = 0; i + bytes <= n; i += bytes) reduce_element(m, to + i, from + i);
 }
 
 }  // namespace
 
 void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
-  const bool to_global = in.mod.mbar.to_global;
+  const ptx::MbarMods& m = in.mod.mbar;
+  bool sent = false, sent2 = false;  // the warp's events on site and site2
   for (int l = 0; l < 32; ++l) {
     if (!((exec >> l) & 1u)) continue;
     const std::uint64_t dst = c.address(in, w, l);
     const std::uint64_t src = c.address_of(in.mem2, w, l);
     const std::uint64_t n = c.val(in.src[0], w, l) & 0xffffffffu;
-    const std::uint64_t shared = to_global ? src : dst, global = to_global ? dst : src;
+    const char* what = m.reduce ? "cp.reduce.async.bulk" : "cp.async.bulk";
     if (dst % 16 || src % 16 || n % 16)
       c.fail(EmuError::Kind::Misaligned, pc,
-             fmt::format("cp.async.bulk of {} bytes from 0x{:x} to 0x{:x} (lane {} of warp {}): "
-                         "the PTX ISA requires 16-byte aligned addresses and a size that is a "
-                         "multiple of 16",
-                         n, src, dst, l, w));
-    if (shared + n > c.shared.size() || shared + n < shared)
+             fmt::format("{} of {} bytes from 0x{:x} to 0x{:x} (lane {} of warp {}): the PTX ISA "
+                         "requires 16-byte aligned addresses and a size that is a multiple of 16",
+                         what, n, src, dst, l, w));
+    // The shared side (the source of a copy out of shared memory, else the destination).
+    Ctx* owner = nullptr;
+    std::uint64_t offset = 0;
+    const bool from_shared = m.to_global || m.to_cluster;
+    std::uint8_t* sp =
+        c.shared_range(in, pc, from_shared ? src : dst, n, w, l, what, owner, offset);
+    if (from_shared && owner != &c)
       c.fail(EmuError::Kind::OutOfBounds, pc,
-             fmt::format("cp.async.bulk shared memory out of bounds: bytes [{}, {}) of a {}-byte "
-                         "shared window (lane {} of warp {})",
-                         shared, shared + n, c.shared.size(), l, w));
+             fmt::format("{} reads shared::cta memory: 0x{:x} names another CTA (lane {} of warp "
+                         "{})",
+                         what, src, l, w));
+    if (m.to_cluster) {  // shared::cta to another CTA's shared memory
+      Ctx* to = nullptr;
+      std::uint64_t to_offset = 0;
+      std::uint8_t* dp = c.shared_range(in, pc, dst, n, w, l, what, to, to_offset);
+      if (n > 0) {
+        if (c.test_reads(in.site) && !c.written->test(offset, n)) c.read_unwritten_at(in.site);
+        to->written->mark(to_offset, n);
+        move(m, dp, sp, n);
+      }
+      if (c.has_listeners) {
+        emit_side(c, in, in.site, w, Space::Shared, offset, n, side(model::Op::Load), sent);
+        emit_side(c, in, in.site, w, Space::Shared, event_address(c, *to, to_offset), n,
+                  side(model::Op::Store), sent);
+      }
+      mbarrier_complete_tx(c, in, pc, c.address_of(in.mem3, w, l), Space::Shared, n, w, l);
+      continue;
+    }
+    const std::uint64_t global = m.to_global ? dst : src;
     GlobalMemory::Buffer* b = c.mem.find(global, std::max<std::uint64_t>(n, 1));
     if (!b)
       c.fail(EmuError::Kind::OutOfBounds, pc,
-             fmt::format("cp.async.bulk global memory outside every buffer: {} bytes at 0x{:x} "
-                         "(lane {} of warp {})",
-                         n, global, l, w));
+             fmt::format("{} global memory outside every buffer: {} bytes at 0x{:x} (lane {} of "
+                         "warp {})",
+                         what, n, global, l, w));
     const std::uint64_t off = global - b->base;
-    touch(*b, off + n, !to_global);
-    if (n > 0) {
-      if (to_global) {
-        if (c.test_reads(in.site) && !c.written->test(shared, n)) c.read_unwritten_at(in.site);
-        std::memcpy(b->data() + off, c.shared.data() + shared, n);
-      } else {
-        c.written->mark(shared, n);
-        std::memcpy(c.shared.data() + shared, b->data() + off, n);
+    touch(*b, off + n, !m.to_global);
+    if (m.to_global) {
+      if (n > 0) {
+        if (c.test_reads(in.site) && !c.written->test(offset, n)) c.read_unwritten_at(in.site);
+        move(m, b->data() + off, sp, n);
       }
+      if (c.has_listeners) {
+        emit_side(c, in, in.site2, w, Space::Global, global, n, side(model::Op::Store), sent2);
+        emit_side(c, in, in.site, w, Space::Shared, offset, n, side(model::Op::Load), sent);
+      }
+      continue;
     }
-    if (c.has_listeners) emit_copy(c, in, w, global, shared, n, to_global);
-    if (!to_global) {
-      const std::uint64_t mbar = c.address_of(in.mem3, w, l);
-      mbarrier_complete_tx(c, in, pc, mbar, Space::Shared, n, w, l);
+    // Into shared memory: the destination's CTA, or with .multicast::cluster every CTA of
+    // the mask at the same offset; each completes the bytes on its mbarrier.
+    const std::uint64_t mbar = c.address_of(in.mem3, w, l);
+    std::uint32_t targets = 0;
+    if (m.multicast) {
+      if (owner != &c)
+        c.fail(EmuError::Kind::OutOfBounds, pc,
+               fmt::format("cp.async.bulk .multicast::cluster to 0x{:x}: the destination is an "
+                           "offset in the issuing CTA's shared memory (lane {} of warp {})",
+                           dst, l, w));
+      targets = static_cast<std::uint32_t>(c.val(in.src[1], w, l) & 0xFFFFu);
+      if (c.cluster_size < 32) targets &= (1u << c.cluster_size) - 1;
+    }
+    if (c.has_listeners)
+      emit_side(c, in, in.site2, w, Space::Global, global, n, side(model::Op::Load), sent2);
+    const auto land = [&](Ctx& to, std::uint64_t at, std::uint64_t mbar_at) {
+      if (n > 0) {
+        to.written->mark(at, n);
+        std::memcpy(to.shared.data() + at, b->data() + off, n);
+      }
+      if (c.has_listeners)
+        emit_side(c, in, in.site, w, Space::Shared, event_address(c, to, at), n,
+                  side(model::Op::Store), sent);
+      mbarrier_complete_tx(c, in, pc, mbar_at, Space::Shared, n, w, l);
+    };
+    if (!m.multicast) {
+      land(*owner, offset, mbar);
+      continue;
+    }
+    const std::uint64_t mbar_offset = static_cast<std::uint32_t>(mbar) & ptx::kClusterOffsetMask;
+    for (std::uint32_t r = 0; r < c.cluster_size && r < 16; ++r) {
+      if (!((targets >> r) & 1u)) continue;
+      Ctx* to = nullptr;
+      std::uint64_t at = 0;
+      c.shared_range(in, pc, offset | (std::uint64_t{r + 1} << ptx::kClusterRankShift), n, w, l,
+                     what, to, at);
+      land(*to, at, mbar_offset | (std::uint64_t{r + 1} << ptx::kClusterRankShift));
     }
   }
 }

@@ -6,69 +6,17 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bankcheck/emu/emulator.hpp"
+#include "bankcheck/model/swizzle.hpp"
 #include "uop.hpp"
 #include "values.hpp"
 #include "written.hpp"
 
 namespace bankcheck::emu {
-
-// ---------------------------------------------------------------- CTA state
-
-struct Emulator::State {
-  // Thread indices of the block shape last set up (unchanged between CTAs of a launch).
-  std::uint32_t tid_dims[3] = {0, 0, 0};
-  struct Entry {
-    int pc;
-    std::uint32_t mask;
-    int rpc;  // pop when pc reaches it; -2: never (reconverges at exit)
-  };
-  struct Warp {
-    int id = 0;
-    std::uint32_t lanes = 0;  // lanes that exist
-    std::uint32_t exited = 0;
-    std::vector<Entry> stack;
-    bool at_barrier = false, done = false;
-    int barrier_instr = -1;
-    // At a barrier with a thread count (bar.sync a, b): released when b threads have
-    // arrived at barrier a, not when every warp waits.
-    bool counted = false;
-    std::uint32_t barrier_id = 0;
-    // bar.red: the lanes that reached the barrier and those whose predicate was true.
-    std::uint32_t red_lanes = 0, red_true = 0;
-    // An mbarrier wait whose phase had not completed (mbarrier.cpp): the warp stopped at
-    // it, with the CTA's mbarrier change count then, and runs again once that has moved.
-    // `give_up`: the next run of the wait returns false where the phase is incomplete;
-    // `gave_up_at`: the change count of the last such run (one per change).
-    bool at_mbarrier = false, give_up = false;
-    int mbarrier_instr = -1;
-    std::uint32_t mbarrier_exec = 0;
-    std::uint64_t mbarrier_seen = 0, gave_up_at = ~0ull;
-  };
-  // The threads arrived so far at each named barrier with a thread count (32 per warp, as
-  // the PTX ISA counts a warp's arrival), reset when it releases.
-  std::uint32_t bar_arrived[16] = {};
-  std::vector<std::uint64_t> regs;    // [warp][reg][lane]
-  std::vector<std::uint32_t> preds;   // [warp][pred]
-  std::vector<std::uint32_t> tid[3];  // per thread
-  std::vector<std::uint8_t> shared;
-  detail::WrittenBytes shared_written;  // reset per CTA like `shared` (written.hpp)
-  std::vector<std::uint8_t> local;      // [thread][local_bytes]
-  std::vector<Warp> warps;
-  // The kernel as micro-ops (uop.hpp) and the 32-lane arrays they read: broadcast
-  // immediates, the CTA's ntid/ctaid/nctaid (refilled per CTA) and lane numbers.
-  detail::Compiled compiled;
-  std::uint64_t cta_consts[9 * 32] = {};
-  // The block shape and register file size the tid slots were last filled for (nothing
-  // writes them, so they stay valid between CTAs of a launch).
-  std::size_t tid_regs_for = 0;
-  std::uint32_t tid_regs_dims[3] = {0, 0, 0};
-  std::uint64_t laneids[32] = {};
-  std::vector<GlobalMemory::Buffer*> buffer_of;  // per instruction (run_cta)
-};
 
 namespace detail {
 
@@ -94,9 +42,22 @@ struct Ctx {
   // those sites in the order found (Emulator::unwritten_shared_reads()).
   std::uint8_t* read_unwritten = nullptr;
   std::vector<int>* unwritten_sites = nullptr;
-  // How many times an mbarrier object of the CTA has changed (mbarrier.cpp): a warp waiting
-  // on a phase runs again only once it has.
-  std::uint64_t mbar_changes = 0;
+  // How many times an mbarrier object of the group has changed (mbarrier.cpp): a warp
+  // waiting on a phase runs again only once it has (another CTA of its cluster may complete
+  // its phase).
+  std::uint64_t* mbar_changes = nullptr;
+  // The CTA's cluster (a CTA without one is a cluster of one): the contexts of its CTAs by
+  // rank, this CTA's rank, and what the cluster special registers read.
+  Ctx* const* cluster_ctxs = nullptr;
+  std::uint32_t cluster_size = 1, cluster_rank = 0;
+  Dim3 cluster_dims{1, 1, 1}, cluster_ctaid{0, 0, 0}, clusterid{0, 0, 0}, nclusterid{1, 1, 1};
+  bool explicit_cluster = false;
+  // A cooperative launch: the address of the grid-synchronization workspace that %envreg1
+  // (high word) and %envreg2 (low word) hand to cooperative groups; 0 otherwise.
+  std::uint64_t grid_workspace = 0;
+  // The shared address the last resolve() of the shared space settled on: the offset in
+  // its CTA's shared memory, with the CTA's rank bits when it is another CTA's.
+  std::uint64_t resolved_shared = 0;
   // Survived global faults (memory.cpp), null when a fault ends the run; the faulting
   // lanes' bytes: zeros for a read, a write goes nowhere.
   std::vector<SurvivedFault>* faults = nullptr;
@@ -193,20 +154,55 @@ struct Ctx {
         return shared.size();
       case ptx::Special::Gridid:
         return 0;
-      // What the driver would set: no environment (%envreg: 0, so cooperative grid sync,
-      // which reads its workspace from %envreg1-2, is not analysed), no performance
-      // counters, the upper clock word 0, all shared memory the kernel's own.
+      // What the driver would set: %envreg1-2 the grid-sync workspace of a cooperative
+      // launch (0 otherwise: cooperative groups' grid.sync() then traps), no other
+      // environment, no performance counters, the upper clock word 0, all shared memory the
+      // kernel's own.
       case ptx::Special::Envreg:
+        return 0;
       case ptx::Special::Pm:
       case ptx::Special::ClockHi:
       case ptx::Special::ReservedSmem:
         return 0;
       case ptx::Special::AggrSmemSize:
         return shared.size();
+      case ptx::Special::ClusterCtarank:
+        return cluster_rank;
+      case ptx::Special::ClusterNctarank:
+        return cluster_size;
+      case ptx::Special::ClusterCtaidX:
+        return cluster_ctaid.x;
+      case ptx::Special::ClusterCtaidY:
+        return cluster_ctaid.y;
+      case ptx::Special::ClusterCtaidZ:
+        return cluster_ctaid.z;
+      case ptx::Special::ClusterNctaidX:
+        return cluster_dims.x;
+      case ptx::Special::ClusterNctaidY:
+        return cluster_dims.y;
+      case ptx::Special::ClusterNctaidZ:
+        return cluster_dims.z;
+      case ptx::Special::ClusteridX:
+        return clusterid.x;
+      case ptx::Special::ClusteridY:
+        return clusterid.y;
+      case ptx::Special::ClusteridZ:
+        return clusterid.z;
+      case ptx::Special::NclusteridX:
+        return nclusterid.x;
+      case ptx::Special::NclusteridY:
+        return nclusterid.y;
+      case ptx::Special::NclusteridZ:
+        return nclusterid.z;
+      case ptx::Special::IsExplicitCluster:
+        return explicit_cluster ? 1 : 0;
+      case ptx::Special::Envreg1:
+        return grid_workspace >> 32;
+      case ptx::Special::Envreg2:
+        return grid_workspace & 0xFFFFFFFFu;
     }
     return 0;
   }
-
   std::uint64_t val(const Opnd& o, int w, int lane) {
     switch (o.kind) {
       case Opnd::Kind::Reg:
@@ -254,8 +250,18 @@ struct Ctx {
   // warp at once, and hand any they cannot to load_store, which reports the fault here.
   std::uint8_t* resolve(const Instr& in, int pc, Space space, std::uint64_t a, unsigned size, int w,
                         int lane, Space& actual);
-  // The written-bytes record of a shared access that resolve() let through (memory.cpp).
-  void note_shared_access(const Instr& in, std::uint64_t a, unsigned size);
+  // The written-bytes record of a shared access that resolve() let through, in the
+  // record of the CTA whose memory it is (memory.cpp).
+  void note_shared_access(const Instr& in, std::uint64_t a, unsigned size, WrittenBytes& record);
+  // The CTA a shared address belongs to and the offset in its memory: a shared::cluster
+  // address (kClusterRankShift) names a CTA of the cluster by rank; one below it, this
+  // CTA. `cluster_space`: the instruction may name other CTAs (.shared::cluster or a
+  // generic address). Faults naming the lane when the rank is not in the cluster.
+  Ctx& shared_owner(const Instr& in, int pc, std::uint64_t& a, bool cluster_space, int w, int lane);
+  // [a, a + n) of shared memory, any CTA of the cluster: its bytes, bounds checked
+  // (`what` names the instruction in the fault); `owner` the CTA, `offset` the start.
+  std::uint8_t* shared_range(const Instr& in, int pc, std::uint64_t a, std::uint64_t n, int w,
+                             int lane, const char* what, Ctx*& owner, std::uint64_t& offset);
 
   // A load at `site` read bytes never written: recorded the first time only.
   void read_unwritten_at(int site) {
@@ -287,21 +293,29 @@ struct Ctx {
   // and its fields set, then back to a plain event for the next request.
   void emit_kind(const Instr& in, int site, int w, std::uint32_t exec, Space space,
                  const std::uint64_t* addrs, unsigned width, AccessEvent proto) {
-    if (listeners.empty() || !exec || site < 0) return;
+    // A wgmma warp with no operand rows to send still sends its execution (no lane).
+    if (listeners.empty() || (!exec && proto.kind != AccessKind::Wgmma) || site < 0) return;
     AccessEvent& e = event;
     e.kind = proto.kind;
+    e.continues = proto.continues;
+    e.wgmma_a_bytes = proto.wgmma_a_bytes;
+    e.wgmma_b_bytes = proto.wgmma_b_bytes;
     e.matrices = proto.matrices;
     e.trans = proto.trans;
     e.bypass = proto.bypass;
     e.src_size = proto.src_size;
     e.reads = proto.reads;
     e.global_site = proto.global_site;
+    e.operand = proto.operand;
+    e.swizzle = proto.swizzle;
+    e.row_bytes = proto.row_bytes;
     std::memcpy(e.global_addr, proto.global_addr, sizeof e.global_addr);
     e.site = site;
     e.cta = cta_linear;
     e.warp = w;
     e.space = space;
-    e.op = in.op == Opc::CpAsyncBulk ? proto.op
+    e.op = in.op == Opc::CpAsyncBulk || in.op == Opc::CpAsyncBulkTensor || in.op == Opc::Wgmma
+               ? proto.op
            : in.op == Opc::Ldmatrix || in.op == Opc::WmmaLoad ||
                    (in.op == Opc::CpAsync && space == Space::Global)
                ? model::Op::Load
@@ -315,6 +329,11 @@ struct Ctx {
     e.trans = e.bypass = e.src_size = false;
     e.reads = 0;
     e.global_site = -1;
+    e.operand = 0;
+    e.swizzle = -1;
+    e.row_bytes = 0;
+    e.continues = false;
+    e.wgmma_a_bytes = e.wgmma_b_bytes = 0;
   }
 
   // ld/st lane by lane (memory.cpp): the reference semantics of every load and store.
@@ -322,6 +341,104 @@ struct Ctx {
   // atom/red lane by lane, in lane order (atomic.cpp).
   void atomic(const Instr& in, int pc, int w, std::uint32_t exec);
 };
+
+}  // namespace detail
+
+// ---------------------------------------------------------------- CTA state
+
+struct Emulator::State {
+  // ---- The kernel's (kept between CTAs and launches).
+  // Thread indices of the block shape last set up (unchanged between CTAs of a launch).
+  std::uint32_t tid_dims[3] = {0, 0, 0};
+  struct Entry {
+    int pc;
+    std::uint32_t mask;
+    int rpc;  // pop when pc reaches it; -2: never (reconverges at exit)
+  };
+  struct Warp {
+    int id = 0;
+    std::uint32_t lanes = 0;  // lanes that exist
+    std::uint32_t exited = 0;
+    std::vector<Entry> stack;
+    bool at_barrier = false, done = false;
+    int barrier_instr = -1;
+    // At a barrier with a thread count (bar.sync a, b): released when b threads have
+    // arrived at barrier a, not when every warp waits.
+    bool counted = false;
+    std::uint32_t barrier_id = 0;
+    // bar.red: the lanes that reached the barrier and those whose predicate was true.
+    std::uint32_t red_lanes = 0, red_true = 0;
+    // An mbarrier wait whose phase had not completed (mbarrier.cpp): the warp stopped at
+    // it, with the group's mbarrier change count then, and runs again once that has moved.
+    // `give_up`: the next run of the wait returns false where the phase is incomplete;
+    // `gave_up_at`: the change count of the last such run (one per change).
+    bool at_mbarrier = false, give_up = false;
+    int mbarrier_instr = -1;
+    std::uint32_t mbarrier_exec = 0;
+    std::uint64_t mbarrier_seen = 0, gave_up_at = ~0ull;
+    // barrier.cluster (cluster.cpp): the lanes arrived in the cluster's current phase, the
+    // phase the warp last arrived in, and whether it waits at barrier.cluster.wait.
+    std::uint32_t cluster_arrived = 0;
+    std::uint64_t cluster_phase = 0;
+    bool at_cluster = false;
+    int cluster_instr = -1;
+    // A load of kFlagPoll in a group of CTAs: where the warp last read and a digest of what
+    // it read; `polling`: it stopped there, reading the same again, and runs once what it
+    // reads has changed; `poll_released`: the group had nothing else to run, so it reads
+    // once more without stopping (a flag in its own loop may move on).
+    int poll_pc = -1;
+    std::uint64_t poll_sig = 0, poll_gave_up_at = ~0ull;
+    std::uint32_t poll_exec = 0;
+    bool polling = false, poll_released = false;
+  };
+  std::vector<std::uint32_t> tid[3];  // per thread
+  // The kernel as micro-ops (uop.hpp) and the 32-lane arrays they read: broadcast
+  // immediates, the running CTA's ntid/ctaid/nctaid (refilled when another CTA runs) and
+  // lane numbers.
+  detail::Compiled compiled;
+  std::uint64_t cta_consts[9 * 32] = {};
+  const void* consts_for = nullptr;  // the CTA whose ctaid cta_consts holds
+  std::uint64_t laneids[32] = {};
+  std::vector<GlobalMemory::Buffer*> buffer_of;  // per instruction (run_ctas)
+
+  // ---- One CTA of the group being run (its storage kept for the next group).
+  struct Cluster;
+  struct Cta {
+    // The threads arrived so far at each named barrier with a thread count (32 per warp,
+    // as the PTX ISA counts a warp's arrival), reset when it releases.
+    std::uint32_t bar_arrived[16] = {};
+    std::vector<std::uint64_t> regs;   // [warp][reg][lane]
+    std::vector<std::uint32_t> preds;  // [warp][pred]
+    std::vector<std::uint8_t> shared;
+    detail::WrittenBytes shared_written;  // reset per CTA like `shared` (written.hpp)
+    std::vector<std::uint8_t> local;      // [thread][local_bytes]
+    std::vector<Warp> warps;
+    // The block shape and register file size the tid slots were last filled for (nothing
+    // writes them, so they stay valid between CTAs of a launch).
+    std::size_t tid_regs_for = 0;
+    std::uint32_t tid_regs_dims[3] = {0, 0, 0};
+    Dim3 ctaid;
+    std::uint64_t used = 0;  // warp instructions of this CTA (the budget)
+    bool done = false;
+    Cluster* cluster = nullptr;
+    std::optional<detail::Ctx> ctx;
+  };
+  std::vector<std::unique_ptr<Cta>> ctas;
+  // The clusters of the group (a CTA run alone: a cluster of one).
+  struct Cluster {
+    std::vector<Cta*> ctas;          // by rank
+    std::vector<detail::Ctx*> ctxs;  // by rank
+    std::uint64_t phase = 0;         // barrier.cluster phases completed
+  };
+  std::vector<Cluster> clusters;
+  std::uint64_t mbar_changes = 0;  // changes of any mbarrier of the group
+  // Progress of the group: a warp ran that was not released from a wait, a barrier
+  // released, a cluster phase completed (a spinning load reads again once per change).
+  std::uint64_t events = 0;
+  bool group = false;  // several CTAs run together
+};
+
+namespace detail {
 
 // The reference semantics (reference.cpp): every instruction the emulator knows, lane by
 // lane. Micro-ops of kind Slow, and every instruction with Options::fast off, come here.
@@ -373,6 +490,18 @@ void mbarrier_complete_tx(Ctx& c, const Instr& in, int pc, std::uint64_t addr, S
                           std::uint64_t bytes, int w, int lane);
 // cp.async.bulk (bulk_copy.cpp): each executing lane's copy, done at issue.
 void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
+// cp.async.bulk.tensor and cp.reduce.async.bulk.tensor with a tensor map (tensor_copy.cpp).
+void tensor_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
+// wgmma.mma_async and its fence, commit_group and wait_group (wgmma.cpp).
+void wgmma_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active);
+// mapa and getctarank (cluster.cpp): shared::cluster addresses.
+void cluster_address(Ctx& c, const Instr& in, int w, std::uint32_t exec);
+// A shared address under a swizzle mode of the TMA unit and wgmma's descriptors (B = 0
+// none, 1 32-byte, 2 64-byte, 3 128-byte): model/swizzle.hpp's, which keeps bits above 10.
+inline std::uint64_t swizzle_address(std::uint64_t a, unsigned bits) {
+  return (a & ~std::uint64_t{0x3FF}) | model::tma_swizzle(static_cast<std::uint32_t>(a & 0x3FF),
+                                                          static_cast<model::TmaSwizzle>(bits));
+}
 
 }  // namespace detail
 }  // namespace bankcheck::emu

@@ -1,13 +1,23 @@
-// The emulator and its warp loop: a kernel compiled once into micro-ops, then each CTA run
+// The emulator and its warp loop: a kernel compiled once into micro-ops, then its CTAs run
 // warp by warp; a SIMT stack per warp reconverging at immediate post-dominators; warps run
 // until a barrier, then released together. Instructions run as micro-ops (uop_run.hpp) or,
 // without a handler or with Options::fast off, by the reference semantics (reference.cpp).
+//
+// CTAs that run together (a cluster's, or a cooperative launch's whole grid: run_ctas):
+// each CTA runs until none of its warps can (they wait at a barrier, on an mbarrier, at
+// barrier.cluster.wait, or spin on a load whose bytes do not change), then the next; a
+// wait another CTA can end (a remote mbarrier arrive or complete_tx, the cluster barrier,
+// a write to the polled bytes) wakes the warp. When no CTA can run, each may release one
+// waiter (an mbarrier wait returns false, as try_wait may; a spinning load reads once
+// more), once per change of the group; when nothing is left to release, it is a deadlock,
+// named at the wait. One CTA alone (run_cta) takes the same path without the turns.
 #include "bankcheck/emu/emulator.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 #include "cta.hpp"
 #include "uop_run.hpp"
@@ -30,6 +40,13 @@ void merge_faults(std::vector<SurvivedFault>& into, const std::vector<SurvivedFa
   }
 }
 
+Dim3 cluster_shape(const ptx::Kernel& kernel, const Launch& launch) {
+  if (launch.cluster.count() > 1) return launch.cluster;
+  if (kernel.cluster[0] > 0)
+    return {kernel.cluster[0], std::max(kernel.cluster[1], 1u), std::max(kernel.cluster[2], 1u)};
+  return {1, 1, 1};
+}
+
 // The micro-op handlers and the CTA state.
 using namespace detail;  // NOLINT(google-build-using-namespace)
 
@@ -38,13 +55,13 @@ namespace {
 // The release of a barrier that reduces (bar.red, __syncthreads_count/and/or): every
 // waiting warp's lanes at a bar.red get the count of true predicates over the CTA, or
 // whether all or any were true.
-template <typename State>
-void release_bar_red(Ctx& c, State& st) {
+template <typename Cta, typename Code>
+void release_bar_red(Ctx& c, Cta& st, const Code& code) {
   std::uint32_t count = 0;
   bool all = true, any = false, reducing = false;
   for (const auto& wp : st.warps) {
     if (!wp.at_barrier ||
-        st.compiled.code[static_cast<size_t>(wp.barrier_instr)].mod.barred == ptx::BarRed::None)
+        code[static_cast<size_t>(wp.barrier_instr)].mod.barred == ptx::BarRed::None)
       continue;
     reducing = true;
     count += static_cast<std::uint32_t>(std::popcount(wp.red_true));
@@ -54,7 +71,7 @@ void release_bar_red(Ctx& c, State& st) {
   if (!reducing) return;
   for (auto& wp : st.warps) {
     if (!wp.at_barrier) continue;
-    const ptx::Instr& in = st.compiled.code[static_cast<size_t>(wp.barrier_instr)];
+    const ptx::Instr& in = code[static_cast<size_t>(wp.barrier_instr)];
     if (in.mod.barred == ptx::BarRed::None) continue;
     const std::uint64_t v = in.mod.barred == ptx::BarRed::Popc  ? count
                             : in.mod.barred == ptx::BarRed::And ? all
@@ -63,6 +80,30 @@ void release_bar_red(Ctx& c, State& st) {
       if ((wp.red_lanes >> l) & 1u) c.set(in.dst[0], wp.id, l, v, in.type);
     wp.red_lanes = wp.red_true = 0;
   }
+}
+
+// What a spinning load reads, as one number (its lanes' addresses and bytes): a warp that
+// reads the same again at the same load waits until it changes. kUnpollable for a load
+// whose bytes are not global memory (it never waits).
+constexpr std::uint64_t kUnpollable = ~std::uint64_t{0};
+std::uint64_t poll_signature(Ctx& c, const Instr& in, int w, std::uint32_t exec) {
+  const unsigned size = static_cast<unsigned>(ptx::ty_bytes(in.type)) * in.vec;
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  const auto mix = [&](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  for (int l = 0; l < 32; ++l) {
+    if (!((exec >> l) & 1u)) continue;
+    const std::uint64_t a = c.address(in, w, l);
+    if (a >= ptx::kSharedWindow && a < ptx::kBufferBase && a < ptx::kGlobalVarBase)
+      return kUnpollable;  // a window (shared, local, param): not another CTA's to change
+    GlobalMemory::Buffer* b = c.mem.find(a, size);
+    if (!b) return kUnpollable;
+    std::uint64_t v[2] = {};
+    std::memcpy(v, b->data() + (a - b->base), std::min<unsigned>(size, 16));
+    mix(a);
+    mix(v[0]);
+    mix(v[1]);
+  }
+  return h;
 }
 
 }  // namespace
@@ -85,32 +126,22 @@ Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, Globa
 }
 Emulator::~Emulator() = default;
 
-void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
-  State& st = *state_;
+void Emulator::run_cta(const Launch& launch, Dim3 ctaid) { run_ctas(launch, &ctaid, 1); }
+
+void Emulator::setup_cta(const Launch& launch, std::size_t i, Dim3 ctaid) {
+  State& ks = *state_;
+  State::Cta& st = *ks.ctas[i];
   const std::uint64_t threads = launch.block.count();
   const std::uint32_t nwarps = static_cast<std::uint32_t>((threads + 31) / 32);
   // Per warp: the kernel's register slots, then tid.x, tid.y, tid.z as three more (so that
   // micro-ops read them like registers); its predicates, then one that is always true.
-  const std::uint32_t kregs = st.compiled.slots;
+  const std::uint32_t kregs = ks.compiled.slots;
   const std::uint32_t kpreds = std::max<std::uint32_t>(kernel_.num_preds, 1);
   const std::uint32_t nregs = kregs + 3;
   const std::uint32_t npreds = kpreds + 1;
   // Registers start undefined in PTX: keep the storage between CTAs rather than clear it.
   st.regs.resize(static_cast<std::size_t>(nwarps) * nregs * 32);
   st.preds.resize(static_cast<std::size_t>(nwarps) * npreds);
-  if (st.tid_dims[0] != launch.block.x || st.tid_dims[1] != launch.block.y ||
-      st.tid_dims[2] != launch.block.z) {
-    for (auto& t : st.tid) t.assign(static_cast<std::size_t>(nwarps) * 32, 0);
-    for (std::uint64_t t = 0; t < threads; ++t) {
-      st.tid[0][t] = static_cast<std::uint32_t>(t % launch.block.x);
-      st.tid[1][t] = static_cast<std::uint32_t>((t / launch.block.x) % launch.block.y);
-      st.tid[2][t] =
-          static_cast<std::uint32_t>(t / (std::uint64_t{launch.block.x} * launch.block.y));
-    }
-    st.tid_dims[0] = launch.block.x;
-    st.tid_dims[1] = launch.block.y;
-    st.tid_dims[2] = launch.block.z;
-  }
   const bool has_extern = std::any_of(kernel_.shared.begin(), kernel_.shared.end(),
                                       [](const ptx::SharedVar& v) { return v.is_extern; });
   const std::uint64_t shared_bytes = has_extern || launch.dynamic_smem
@@ -129,6 +160,12 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
     wp.barrier_instr = -1;
     wp.at_mbarrier = wp.give_up = false;
     wp.gave_up_at = ~0ull;
+    wp.cluster_arrived = 0;
+    wp.cluster_phase = 0;
+    wp.at_cluster = false;
+    wp.poll_pc = -1;
+    wp.polling = wp.poll_released = false;
+    wp.poll_gave_up_at = ~0ull;
     wp.id = static_cast<int>(w);
     const std::uint64_t first = std::uint64_t{w} * 32;
     const std::uint64_t n = std::min<std::uint64_t>(32, threads - first);
@@ -137,39 +174,197 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
   }
   for (std::uint32_t w = 0; w < nwarps; ++w)
     st.preds[static_cast<std::size_t>(w) * npreds + kpreds] = 0xFFFFFFFFu;
-  if (st.tid_regs_for != st.regs.size() || st.tid_regs_dims[0] != st.tid_dims[0] ||
-      st.tid_regs_dims[1] != st.tid_dims[1] || st.tid_regs_dims[2] != st.tid_dims[2]) {
+  if (st.tid_regs_for != st.regs.size() || st.tid_regs_dims[0] != ks.tid_dims[0] ||
+      st.tid_regs_dims[1] != ks.tid_dims[1] || st.tid_regs_dims[2] != ks.tid_dims[2]) {
     for (std::uint32_t w = 0; w < nwarps; ++w)
       for (std::uint32_t d = 0; d < 3; ++d) {
         std::uint64_t* r = &st.regs[(static_cast<std::size_t>(w) * nregs + kregs + d) * 32];
-        for (std::size_t l = 0; l < 32; ++l) r[l] = st.tid[d][std::size_t{w} * 32 + l];
+        for (std::size_t l = 0; l < 32; ++l) r[l] = ks.tid[d][std::size_t{w} * 32 + l];
       }
     st.tid_regs_for = st.regs.size();
-    std::copy(st.tid_dims, st.tid_dims + 3, st.tid_regs_dims);
+    std::copy(ks.tid_dims, ks.tid_dims + 3, st.tid_regs_dims);
   }
-  const std::uint32_t cta_values[9] = {launch.block.x, launch.block.y, launch.block.z,
-                                       ctaid.x,        ctaid.y,        ctaid.z,
-                                       launch.grid.x,  launch.grid.y,  launch.grid.z};
-  for (int i = 0; i < 9; ++i)
-    for (int l = 0; l < 32; ++l) st.cta_consts[i * 32 + l] = cta_values[i];
+  st.ctaid = ctaid;
+  st.used = 0;
+  st.done = false;
   const std::uint64_t cta_linear =
       ctaid.x + std::uint64_t{launch.grid.x} * (ctaid.y + std::uint64_t{launch.grid.y} * ctaid.z);
-  Ctx c{kernel_, memory_,  launch, ctaid,     cta_linear, listeners_, executed_, notes_,
-        st.regs, st.preds, st.tid, st.shared, st.local,   nregs,      npreds,    nwarps};
-
+  st.ctx.reset();
+  st.ctx.emplace(kernel_, memory_, launch, ctaid, cta_linear, listeners_, executed_, notes_,
+                 st.regs, st.preds, ks.tid, st.shared, st.local, nregs, npreds, nwarps);
+  Ctx& c = *st.ctx;
   c.written = &st.shared_written;
   c.read_unwritten = read_unwritten_.data();
   c.unwritten_sites = &unwritten_sites_;
   if (!options_.stop_on_fault) c.faults = &faults_;
+  c.used = &st.used;
+  c.mbar_changes = &ks.mbar_changes;
+  c.grid_workspace = launch.cooperative ? grid_workspace_ : 0;
+  c.explicit_cluster = kernel_.explicit_cluster;
+}
 
-  const detail::Uop* uops = st.compiled.uops.data();
-  // Per instruction, the global buffer it hit last (reset per CTA: buffers may be added
+void Emulator::run_ctas(const Launch& launch, const Dim3* ids, std::size_t count) {
+  State& ks = *state_;
+  if (count == 0) return;
+  const std::uint64_t threads = launch.block.count();
+  const std::uint32_t nwarps = static_cast<std::uint32_t>((threads + 31) / 32);
+  if (ks.tid_dims[0] != launch.block.x || ks.tid_dims[1] != launch.block.y ||
+      ks.tid_dims[2] != launch.block.z) {
+    for (auto& t : ks.tid) t.assign(static_cast<std::size_t>(nwarps) * 32, 0);
+    for (std::uint64_t t = 0; t < threads; ++t) {
+      ks.tid[0][t] = static_cast<std::uint32_t>(t % launch.block.x);
+      ks.tid[1][t] = static_cast<std::uint32_t>((t / launch.block.x) % launch.block.y);
+      ks.tid[2][t] =
+          static_cast<std::uint32_t>(t / (std::uint64_t{launch.block.x} * launch.block.y));
+    }
+    ks.tid_dims[0] = launch.block.x;
+    ks.tid_dims[1] = launch.block.y;
+    ks.tid_dims[2] = launch.block.z;
+  }
+  // A cooperative launch's grid-sync workspace: {size, barrier word}, as cooperative
+  // groups reads it through %envreg1-2; zeroed for each launch.
+  if (launch.cooperative) {
+    if (!grid_workspace_) grid_workspace_ = memory_.add("grid synchronization workspace", 16);
+    GlobalMemory::Buffer* b = memory_.find(grid_workspace_, 16);
+    if (!b) grid_workspace_ = memory_.add("grid synchronization workspace", 16);
+    b = memory_.find(grid_workspace_, 16);
+    std::memset(b->data(), 0, 16);
+    const std::uint32_t size = 16;
+    std::memcpy(b->data(), &size, 4);
+  }
+  // Per instruction, the global buffer it hit last (reset per run: buffers may be added
   // between launches).
-  st.buffer_of.assign(st.compiled.uops.size(), nullptr);
-  GlobalMemory::Buffer** const buffer_of = st.buffer_of.data();
+  ks.buffer_of.assign(ks.compiled.uops.size(), nullptr);
+  while (ks.ctas.size() < count) ks.ctas.push_back(std::make_unique<State::Cta>());
+  ks.group = count > 1;
+  ks.mbar_changes = 0;
+  ks.events = 0;
+  ks.consts_for = nullptr;
+  for (std::size_t i = 0; i < count; ++i) setup_cta(launch, i, ids[i]);
+  // The clusters: each CTA's rank, its cluster's contexts by rank (a member not run here
+  // stays null: its memory and arrivals cannot be reached).
+  const Dim3 cl = cluster_shape(kernel_, launch);
+  const std::uint32_t size = cl.x * cl.y * cl.z;
+  ks.clusters.clear();
+  ks.clusters.reserve(count);
+  std::vector<std::pair<std::uint64_t, std::size_t>> by_cluster;  // cluster index -> slot
+  for (std::size_t i = 0; i < count; ++i) {
+    State::Cta& st = *ks.ctas[i];
+    Ctx& c = *st.ctx;
+    const Dim3 id = st.ctaid;
+    c.cluster_dims = cl;
+    c.cluster_size = size;
+    c.cluster_ctaid = {id.x % cl.x, id.y % cl.y, id.z % cl.z};
+    c.clusterid = {id.x / cl.x, id.y / cl.y, id.z / cl.z};
+    c.nclusterid = {std::max(launch.grid.x / cl.x, 1u), std::max(launch.grid.y / cl.y, 1u),
+                    std::max(launch.grid.z / cl.z, 1u)};
+    c.cluster_rank = c.cluster_ctaid.x + cl.x * (c.cluster_ctaid.y + cl.y * c.cluster_ctaid.z);
+    const std::uint64_t key =
+        c.clusterid.x + std::uint64_t{c.nclusterid.x} *
+                            (c.clusterid.y + std::uint64_t{c.nclusterid.y} * c.clusterid.z);
+    auto it = std::find_if(by_cluster.begin(), by_cluster.end(),
+                           [&](const auto& p) { return p.first == key; });
+    if (it == by_cluster.end()) {
+      ks.clusters.emplace_back();
+      ks.clusters.back().ctas.assign(size, nullptr);
+      ks.clusters.back().ctxs.assign(size, nullptr);
+      by_cluster.push_back({key, ks.clusters.size() - 1});
+      it = by_cluster.end() - 1;
+    }
+    State::Cluster& g = ks.clusters[it->second];
+    g.ctas[c.cluster_rank] = &st;
+    g.ctxs[c.cluster_rank] = &c;
+    st.cluster = &g;
+  }
+  for (std::size_t i = 0; i < count; ++i)
+    ks.ctas[i]->ctx->cluster_ctxs = ks.ctas[i]->cluster->ctxs.data();
+  const auto failed_in = [&](EmuError& e, std::size_t i) {
+    if (ks.group) {
+      e.in_group = true;
+      e.cta = ks.ctas[i]->ctaid;
+    }
+  };
+  if (!ks.group) {
+    try {
+      step(launch, 0, true, false);
+    } catch (EmuError& e) {
+      failed_in(e, 0);
+      throw;
+    }
+    return;
+  }
+  // Turns: every CTA that can run runs until it waits; when none can, each may release one
+  // waiter; when none has one to release, the first CTA still waiting names the deadlock.
+  for (;;) {
+    bool ran = false, left = false;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (ks.ctas[i]->done) continue;
+      try {
+        ran = step(launch, i, false, false) || ran;
+      } catch (EmuError& e) {
+        failed_in(e, i);
+        throw;
+      }
+      left = left || !ks.ctas[i]->done;
+    }
+    if (!left) return;
+    if (ran) continue;
+    bool released = false;
+    for (std::size_t i = 0; i < count && !released; ++i) {
+      if (ks.ctas[i]->done) continue;
+      try {
+        released = step(launch, i, false, true);
+      } catch (EmuError& e) {
+        failed_in(e, i);
+        throw;
+      }
+    }
+    if (released) continue;
+    for (std::size_t i = 0; i < count; ++i)
+      if (!ks.ctas[i]->done) {
+        try {
+          deadlock(i);
+        } catch (EmuError& e) {
+          failed_in(e, i);
+          throw;
+        }
+      }
+    return;
+  }
+}
+
+bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool release) {
+  State& ks = *state_;
+  State::Cta& st = *ks.ctas[i];
+  Ctx& c = *st.ctx;
+  if (ks.consts_for != &st) {  // the micro-ops read the running CTA's ntid/ctaid/nctaid
+    const std::uint32_t cta_values[9] = {launch.block.x, launch.block.y, launch.block.z,
+                                         st.ctaid.x,     st.ctaid.y,     st.ctaid.z,
+                                         launch.grid.x,  launch.grid.y,  launch.grid.z};
+    for (int v = 0; v < 9; ++v)
+      for (int l = 0; l < 32; ++l) ks.cta_consts[v * 32 + l] = cta_values[v];
+    ks.consts_for = &st;
+  }
+  const std::uint32_t nregs = c.nregs, npreds = c.npreds;
+  const detail::Uop* uops = ks.compiled.uops.data();
+  GlobalMemory::Buffer** const buffer_of = ks.buffer_of.data();
   GlobalMemory::Buffer* no_buffer = nullptr;  // shared accesses
-  std::uint64_t used = 0;                     // warp instructions of this CTA (the budget)
-  c.used = &used;
+  std::uint64_t& used = st.used;              // warp instructions of this CTA (the budget)
+  State::Cluster& cluster = *st.cluster;
+
+  // barrier.cluster: the phase completes when every thread of the cluster has arrived or
+  // exited; then each warp's arrivals start again.
+  const auto cluster_complete = [&](State::Cluster& g) {
+    for (const State::Cta* m : g.ctas) {
+      if (!m) return;
+      for (const auto& wp : m->warps)
+        if (wp.lanes & ~wp.exited & ~wp.cluster_arrived) return;
+    }
+    ++g.phase;
+    ++ks.events;
+    for (State::Cta* m : g.ctas)
+      for (auto& wp : m->warps) wp.cluster_arrived = 0;
+  };
 
   // bar.sync a, b / bar.arrive a, b: the warp counts 32 threads in at barrier a (the ISA
   // counts a warp's arrival as the warp size); when b have arrived, the warps waiting at
@@ -368,8 +563,43 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
             wp.at_mbarrier = true;
             wp.mbarrier_instr = pc;
             wp.mbarrier_exec = exec;
-            wp.mbarrier_seen = c.mbar_changes;
+            wp.mbarrier_seen = *c.mbar_changes;
             return;
+          case K::BarCluster:
+            if (!exec) break;
+            if (u.in->mod.bar_arrive) {  // the executing lanes count in
+              wp.cluster_arrived |= exec;
+              wp.cluster_phase = cluster.phase;
+              cluster_complete(cluster);
+              break;
+            }
+            if (cluster.phase > wp.cluster_phase) break;  // the phase it arrived in is over
+            top.pc = pc + 1;
+            wp.at_cluster = true;
+            wp.cluster_instr = pc;
+            return;
+          case K::LdPoll:
+            if (!exec) break;
+            used = n;
+            if (ks.group) {
+              // Reading the same bytes at the same load as last time: the warp spins on
+              // memory another CTA may change; it waits here until the bytes change.
+              const std::uint64_t sig = poll_signature(c, *u.in, w, exec);
+              if (wp.poll_released) {
+                wp.poll_released = false;
+              } else if (sig != kUnpollable && wp.poll_pc == pc && wp.poll_sig == sig &&
+                         wp.poll_exec == exec) {
+                used = --n;  // this run of the load does not count
+                top.pc = pc;
+                wp.polling = true;
+                return;
+              }
+              wp.poll_pc = pc;
+              wp.poll_sig = sig;
+              wp.poll_exec = exec;
+            }
+            c.load_store(*u.in, pc, w, exec);
+            break;
           default:
             break;
         }
@@ -384,43 +614,47 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
   };
 
   // Run every warp to its next barrier (or its end), and a warp waiting on an mbarrier
-  // again once an mbarrier has changed; when none can run, release the barrier if warps
-  // wait at one. Warps waiting on mbarriers then get a false result from their wait, each
-  // once per change of the mbarriers (test_wait and try_wait may return false); when none
-  // is left, nothing can complete their phases: a deadlock.
-  struct Count {  // adds this CTA's instructions to executed_ however the run ends
+  // again once an mbarrier has changed, at the cluster barrier once its phase completed,
+  // at a spinning load once its bytes changed. When none can run: release the CTA's
+  // barrier if every warp left waits at it; alone, or asked to (`release`), let a waiter
+  // go on (an mbarrier wait returns false, once per change of the mbarriers, as test_wait
+  // and try_wait may; a spinning load reads once more, once per change of the group); when
+  // none is left, nothing can wake them: a deadlock (alone), or the group's turn.
+  struct Count {  // adds this step's instructions to executed_ however it ends
     std::uint64_t& total;
     const std::uint64_t& used;
-    ~Count() { total += used; }
-  } count{executed_, used};
-  auto runnable = [&](const State::Warp& wp) {
-    return !wp.done && !wp.at_barrier &&
-           (!wp.at_mbarrier || wp.give_up || wp.mbarrier_seen != c.mbar_changes);
+    std::uint64_t before;
+    ~Count() { total += used - before; }
+  } count{executed_, used, used};
+  auto runnable = [&](State::Warp& wp) {
+    if (wp.done || wp.at_barrier) return false;
+    if (wp.at_mbarrier) return wp.give_up || wp.mbarrier_seen != *c.mbar_changes;
+    if (wp.at_cluster) return cluster.phase > wp.cluster_phase;
+    if (wp.polling)
+      return wp.poll_released ||
+             poll_signature(c, ks.compiled.code[static_cast<std::size_t>(wp.poll_pc)], wp.id,
+                            wp.poll_exec) != wp.poll_sig;
+    return true;
   };
+  bool ran_any = false, granted = false;
   while (true) {
     bool ran = false;
     for (auto& wp : st.warps)
       if (runnable(wp)) {
-        wp.at_mbarrier = false;
+        if (!wp.give_up && !wp.poll_released) ++ks.events;  // progress, not a release
+        wp.at_mbarrier = wp.at_cluster = wp.polling = false;
         run_warp(wp);
         ran = true;
       }
-    if (ran) continue;
-    State::Warp* gives_up = nullptr;
-    for (auto& wp : st.warps)
-      if (wp.at_mbarrier && wp.gave_up_at != c.mbar_changes) {
-        gives_up = &wp;
-        break;
-      }
-    if (gives_up) {
-      gives_up->give_up = true;
-      gives_up->gave_up_at = c.mbar_changes;
+    if (ran) {
+      ran_any = true;
       continue;
     }
-    bool any_waiting = false;
+    cluster_complete(cluster);  // warps that exited may have been the last it waited for
+    if (std::any_of(st.warps.begin(), st.warps.end(), runnable)) continue;
+    bool any_waiting = false, waits_elsewhere = false;
     int waiting_instr = -1;
-    std::uint32_t finished = 0, at_bar = 0;
-    const State::Warp* stuck = nullptr;
+    std::uint32_t finished = 0;
     const State::Warp* short_of = nullptr;  // at a barrier whose count cannot be reached
     for (auto& wp : st.warps) {
       if (wp.at_barrier && wp.counted) {
@@ -430,39 +664,125 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
       if (wp.at_barrier) {
         any_waiting = true;
         waiting_instr = wp.barrier_instr;
-        ++at_bar;
       }
-      if (wp.at_mbarrier && !stuck) stuck = &wp;
+      if (wp.at_mbarrier || wp.at_cluster || wp.polling) waits_elsewhere = true;
       if (wp.done) ++finished;
     }
-    if (stuck) {
-      c.fail(EmuError::Kind::Barrier, stuck->mbarrier_instr,
-             fmt::format("deadlock: {}, and no warp can complete its phase ({} of {} warps wait "
-                         "at bar.sync, {} finished)",
-                         mbarrier_waiting(
-                             c, st.compiled.code[static_cast<std::size_t>(stuck->mbarrier_instr)],
-                             stuck->mbarrier_instr, stuck->id, stuck->mbarrier_exec),
-                         at_bar, st.warps.size(), finished));
+    if (any_waiting && !waits_elsewhere) {  // every warp left is at bar.sync: release it
+      if (finished > 0)
+        notes_.push_back(
+            {waiting_instr,
+             fmt::format("barrier not reached by every warp: {} of {} warps exited before it",
+                         finished, st.warps.size())});
+      release_bar_red(c, st, ks.compiled.code);
+      st.shared_written.settle();
+      for (auto& wp : st.warps)
+        if (!wp.counted) wp.at_barrier = false;
+      ++ks.events;
+      continue;
     }
-    if (!any_waiting && short_of)
-      c.fail(EmuError::Kind::Barrier, short_of->barrier_instr,
-             fmt::format("deadlock: warp {} waits at barrier {} for {} threads, and only {} "
-                         "arrived ({} of {} warps finished)",
-                         short_of->id, short_of->barrier_id,
-                         c.val(st.compiled.code[static_cast<size_t>(short_of->barrier_instr)].src[1],
-                               short_of->id, 0),
-                         st.bar_arrived[short_of->barrier_id], finished, st.warps.size()));
-    if (!any_waiting) break;
-    if (finished > 0)
-      notes_.push_back(
-          {waiting_instr,
-           fmt::format("barrier not reached by every warp: {} of {} warps exited before it",
-                       finished, st.warps.size())});
-    release_bar_red(c, st);
-    st.shared_written.settle();
+    if (finished == st.warps.size()) break;
+    if (!alone && (!release || granted)) break;  // the group's turn
+    // Let one waiter go on: an mbarrier wait (once per change of the mbarriers), a spinning
+    // load (once per change of the group).
+    State::Warp* gives_up = nullptr;
     for (auto& wp : st.warps)
-      if (!wp.counted) wp.at_barrier = false;
+      if (wp.at_mbarrier && wp.gave_up_at != *c.mbar_changes) {
+        gives_up = &wp;
+        break;
+      }
+    if (gives_up) {
+      gives_up->give_up = true;
+      gives_up->gave_up_at = *c.mbar_changes;
+      granted = true;
+      continue;
+    }
+    State::Warp* reads_again = nullptr;
+    for (auto& wp : st.warps)
+      if (wp.polling && wp.poll_gave_up_at != ks.events) {
+        reads_again = &wp;
+        break;
+      }
+    if (reads_again) {
+      reads_again->poll_released = true;
+      reads_again->poll_gave_up_at = ks.events;
+      granted = true;
+      continue;
+    }
+    if (!alone) break;
+    if (!any_waiting && short_of && !waits_elsewhere)
+      c.fail(
+          EmuError::Kind::Barrier, short_of->barrier_instr,
+          fmt::format("deadlock: warp {} waits at barrier {} for {} threads, and only {} "
+                      "arrived ({} of {} warps finished)",
+                      short_of->id, short_of->barrier_id,
+                      c.val(ks.compiled.code[static_cast<size_t>(short_of->barrier_instr)].src[1],
+                            short_of->id, 0),
+                      st.bar_arrived[short_of->barrier_id], finished, st.warps.size()));
+    deadlock(i);
   }
+  st.done =
+      std::all_of(st.warps.begin(), st.warps.end(), [](const State::Warp& wp) { return wp.done; });
+  return ran_any;
+}
+
+void Emulator::deadlock(std::size_t i) {
+  State& ks = *state_;
+  State::Cta& st = *ks.ctas[i];
+  Ctx& c = *st.ctx;
+  std::uint32_t finished = 0, at_bar = 0;
+  for (const auto& wp : st.warps) {
+    if (wp.done) ++finished;
+    if (wp.at_barrier && !wp.counted) ++at_bar;
+  }
+  const std::string others = fmt::format("{} of {} warps wait at bar.sync, {} finished", at_bar,
+                                         st.warps.size(), finished);
+  for (const auto& wp : st.warps)
+    if (wp.at_mbarrier)
+      c.fail(EmuError::Kind::Barrier, wp.mbarrier_instr,
+             fmt::format(
+                 "deadlock: {}, and no warp can complete its phase ({})",
+                 mbarrier_waiting(c, ks.compiled.code[static_cast<std::size_t>(wp.mbarrier_instr)],
+                                  wp.mbarrier_instr, wp.id, wp.mbarrier_exec),
+                 others));
+  for (const auto& wp : st.warps)
+    if (wp.at_cluster) {
+      std::uint64_t arrived = 0, total = 0;
+      for (const State::Cta* m : st.cluster->ctas) {
+        if (!m) continue;
+        for (const auto& o : m->warps) {
+          arrived += static_cast<std::uint64_t>(std::popcount(o.cluster_arrived | o.exited));
+          total += static_cast<std::uint64_t>(std::popcount(o.lanes));
+        }
+      }
+      const auto missing = static_cast<std::size_t>(
+          std::count(st.cluster->ctas.begin(), st.cluster->ctas.end(), nullptr));
+      c.fail(EmuError::Kind::Barrier, wp.cluster_instr,
+             fmt::format("deadlock: warp {} waits at barrier.cluster.wait, and {} of the cluster's "
+                         "{} threads arrived{} ({})",
+                         wp.id, arrived, total,
+                         missing ? fmt::format(" ({} of its {} CTAs are not run with it)", missing,
+                                               st.cluster->ctas.size())
+                                 : "",
+                         others));
+    }
+  for (const auto& wp : st.warps)
+    if (wp.polling) {
+      const Instr& in = ks.compiled.code[static_cast<std::size_t>(wp.poll_pc)];
+      const int lane = std::countr_zero(wp.poll_exec);
+      const std::uint64_t a = c.address(in, wp.id, lane);
+      const bool grid = c.grid_workspace && a >= c.grid_workspace && a < c.grid_workspace + 16;
+      c.fail(EmuError::Kind::Barrier, wp.poll_pc,
+             grid ? fmt::format("deadlock: warp {} waits at a grid synchronization (cooperative "
+                                "groups' grid.sync()) that not every CTA of the grid reaches",
+                                wp.id)
+                  : fmt::format("deadlock: lane {} of warp {} spins on global memory at 0x{:x}, "
+                                "which no thread that can still run changes ({})",
+                                lane, wp.id, a, others));
+    }
+  c.fail(EmuError::Kind::Barrier, -1,
+         fmt::format("deadlock: no warp of CTA ({},{},{}) can run ({})", st.ctaid.x, st.ctaid.y,
+                     st.ctaid.z, others));
 }
 
 }  // namespace bankcheck::emu

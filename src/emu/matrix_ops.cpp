@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cta.hpp"
+#include "narrow_float.hpp"
 
 namespace bankcheck::emu::detail {
 
@@ -44,6 +45,10 @@ double mma_input(MmaElem e, std::uint32_t reg, int j) {
       return static_cast<std::uint8_t>(reg >> (8 * j));
     case MmaElem::S32:
       return static_cast<std::int32_t>(reg);
+    case MmaElem::E4M3:
+      return narrow_to_double(kE4M3, (reg >> (8 * j)) & 0xFFu);
+    case MmaElem::E5M2:
+      return narrow_to_double(kE5M2, (reg >> (8 * j)) & 0xFFu);
     case MmaElem::None:
       break;
   }

@@ -66,7 +66,7 @@ std::uint8_t* object(Ctx& c, const Instr& in, int pc, std::uint64_t a, Space spa
     c.fail(EmuError::Kind::Unsupported, pc,
            fmt::format("mbarrier object at 0x{:x} is not in shared memory (lane {} of warp {})", a,
                        lane, w));
-  offset = static_cast<std::uint64_t>(p - c.shared.data());
+  offset = c.resolved_shared;  // with the CTA's rank bits when it is another CTA's
   return p;
 }
 
@@ -78,7 +78,7 @@ State load(const std::uint8_t* p) {
 void store(Ctx& c, std::uint8_t* p, const State& s) {
   const std::uint64_t x = s.word();
   std::memcpy(p, &x, 8);
-  ++c.mbar_changes;
+  ++*c.mbar_changes;
 }
 
 [[noreturn]] void undefined(Ctx& c, int pc, std::uint64_t offset, int w, int lane,

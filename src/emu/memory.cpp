@@ -77,17 +77,52 @@ namespace detail {
 // returned) is tested before what it writes (a store, stmatrix, wmma.store, cp.async's
 // destination, an atomic) is marked, so an atomic on a byte never written counts as a read
 // of it.
-void Ctx::note_shared_access(const Instr& in, std::uint64_t a, unsigned size) {
+void Ctx::note_shared_access(const Instr& in, std::uint64_t a, unsigned size,
+                             WrittenBytes& record) {
   const bool atomic = in.op == Opc::Atom || in.op == Opc::Red;
   const bool load = in.op == Opc::Ld || in.op == Opc::Ldmatrix || in.op == Opc::WmmaLoad;
   const bool reads = load || (atomic && in.mod.atom != ptx::AtomOp::Exch);
   const bool writes = !load;
-  if (reads && test_reads(in.site) && !written->test(a, size)) read_unwritten_at(in.site);
-  if (writes) written->mark(a, size);
+  if (reads && test_reads(in.site) && !record.test(a, size)) read_unwritten_at(in.site);
+  if (writes) record.mark(a, size);
+}
+
+Ctx& Ctx::shared_owner(const Instr& in, int pc, std::uint64_t& a, bool cluster_space, int w,
+                       int lane) {
+  const std::uint64_t tag = a >> ptx::kClusterRankShift;
+  if (tag == 0) return *this;
+  const std::uint64_t rank = tag - 1;
+  if (!cluster_space || rank >= cluster_size)
+    fail_access(EmuError::Kind::OutOfBounds, pc,
+                fmt::format("shared memory access out of bounds at 0x{:x} (lane {} of warp {}): "
+                            "{}",
+                            a, lane, w,
+                            !cluster_space ? "a shared::cluster address in a .shared::cta access"
+                                           : fmt::format("it names CTA rank {} of a cluster of {}",
+                                                         rank, cluster_size)),
+                in, Space::Shared, 1, a, w, lane);
+  a &= ptx::kClusterOffsetMask;
+  return cluster_ctxs ? *cluster_ctxs[rank] : *this;
+}
+
+std::uint8_t* Ctx::shared_range(const Instr& in, int pc, std::uint64_t a, std::uint64_t n, int w,
+                                int lane, const char* what, Ctx*& owner, std::uint64_t& offset) {
+  a = static_cast<std::uint32_t>(a);
+  owner = &shared_owner(in, pc, a, true, w, lane);
+  if (a + n > owner->shared.size())
+    fail(EmuError::Kind::OutOfBounds, pc,
+         fmt::format("{} shared memory out of bounds: bytes [{}, {}) of a {}-byte shared window{} "
+                     "(lane {} of warp {})",
+                     what, a, a + n, owner->shared.size(),
+                     owner != this ? fmt::format(" of CTA rank {}", owner->cluster_rank) : "", lane,
+                     w));
+  offset = a;
+  return owner->shared.data() + a;
 }
 
 std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a, unsigned size,
                            int w, int lane, Space& actual) {
+  const bool generic = space == Space::Generic;
   if (space == Space::Generic) {
     if (a >= ptx::kSharedWindow && a < ptx::kSharedWindow + ptx::kWindowSize) {
       space = Space::Shared;
@@ -95,6 +130,9 @@ std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a
     } else if (a >= ptx::kLocalWindow && a < ptx::kLocalWindow + ptx::kWindowSize) {
       space = Space::Local;
       a -= ptx::kLocalWindow;
+    } else if (a >= ptx::kParamWindow && a < ptx::kParamWindow + ptx::kWindowSize) {
+      space = Space::Param;  // a kernel parameter's generic address (cvta.param)
+      a -= ptx::kParamWindow;
     } else {
       space = Space::Global;
     }
@@ -107,15 +145,30 @@ std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a
                             size, ptx::space_name(space), a, lane, w),
                 in, space, size, a, w, lane);
   switch (space) {
-    case Space::Shared:
-      if (a + size > shared.size() || a + size < a)
-        fail_access(EmuError::Kind::OutOfBounds, pc,
-                    fmt::format("shared memory access out of bounds: bytes [{}, {}) of a {}-byte "
-                                "shared window (lane {} of warp {})",
-                                a, a + size, shared.size(), lane, w),
-                    in, space, size, a, w, lane);
-      note_shared_access(in, a, size);
-      return shared.data() + a;
+    case Space::Shared: {
+      // A shared::cluster address may name another CTA of the cluster (generic addresses
+      // and .shared::cluster accesses only).
+      Ctx& owner = a >> ptx::kClusterRankShift
+                       ? shared_owner(in, pc, a,
+                                      generic || (in.flags & ptx::kFlagCluster) != 0 ||
+                                          in.op == Opc::Mbarrier || in.op == Opc::MbarrierWait,
+                                      w, lane)
+                       : *this;
+      if (a + size > owner.shared.size() || a + size < a)
+        fail_access(
+            EmuError::Kind::OutOfBounds, pc,
+            fmt::format("shared memory access out of bounds: bytes [{}, {}) of a {}-byte "
+                        "shared window{} (lane {} of warp {})",
+                        a, a + size, owner.shared.size(),
+                        &owner != this ? fmt::format(" of CTA rank {}", owner.cluster_rank) : "",
+                        lane, w),
+            in, space, size, a, w, lane);
+      note_shared_access(in, a, size, *owner.written);
+      resolved_shared = &owner == this
+                            ? a
+                            : a | (std::uint64_t{owner.cluster_rank + 1} << ptx::kClusterRankShift);
+      return owner.shared.data() + a;
+    }
     case Space::Local: {
       const std::uint64_t per = k.local_bytes;
       if (a + size > per)
@@ -192,11 +245,9 @@ void Ctx::load_store(const Instr& in, int pc, int w, std::uint32_t exec) {
     Space actual;
     std::uint8_t* p = resolve(in, pc, in.space, a, width, w, l, actual);
     by_space[static_cast<int>(actual)] |= 1u << l;
-    addrs[l] = actual == Space::Shared || actual == Space::Local
-                   ? (in.space == Space::Generic
-                          ? a - (actual == Space::Shared ? ptx::kSharedWindow : ptx::kLocalWindow)
-                          : a)
-                   : a;
+    addrs[l] = actual == Space::Shared  ? resolved_shared
+               : actual == Space::Local ? (in.space == Space::Generic ? a - ptx::kLocalWindow : a)
+                                        : a;
     for (unsigned v = 0; v < in.vec; ++v) {
       std::uint8_t* q = p + v * esize;
       if (in.op == Opc::Ld) {

@@ -63,13 +63,31 @@ void packed_compare(Ctx& c, const Instr& in, int w, std::uint32_t exec) {
 
 }  // namespace
 
+// Whether the kernel reads the grid-sync workspace (%envreg1-2): cooperative groups'
+// this_grid().sync() traps when a launch that is not cooperative leaves it null.
+static bool reads_grid_workspace(const ptx::Kernel& k) {
+  for (const Instr& in : k.code)
+    for (int i = 0; i < in.nsrc && i < 4; ++i)
+      if (in.src[i].kind == Opnd::Kind::Special &&
+          (in.src[i].reg == static_cast<std::uint32_t>(ptx::Special::Envreg1) ||
+           in.src[i].reg == static_cast<std::uint32_t>(ptx::Special::Envreg2)))
+        return true;
+  return false;
+}
+
 void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active) {
   if (in.op == Opc::Trap) {
-    if (exec)
-      c.fail(in.mod.assert_fail ? EmuError::Kind::Assert : EmuError::Kind::Trap, pc,
-             in.mod.assert_fail ? "assertion failed (assert() in the kernel)"
-                                : "the kernel executed trap");
-    return;
+    if (!exec) return;
+    if (!in.mod.assert_fail && c.grid_workspace == 0 && reads_grid_workspace(c.k))
+      c.fail(EmuError::Kind::Trap, pc,
+             "grid synchronization (cooperative groups' this_grid().sync()) in a launch that is "
+             "not cooperative: the kernel trapped because it has no grid workspace. Launch it "
+             "with cudaLaunchCooperativeKernel (or the cooperative launch attribute), where every "
+             "CTA is resident; bankcheck run then runs the grid's CTAs together, and check does "
+             "with --cooperative (or `cooperative` in a launch comment)");
+    c.fail(in.mod.assert_fail ? EmuError::Kind::Assert : EmuError::Kind::Trap, pc,
+           in.mod.assert_fail ? "assertion failed (assert() in the kernel)"
+                              : "the kernel executed trap");
   }
   if (!exec && in.op != Opc::Activemask) return;
 
@@ -177,6 +195,7 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
         std::uint64_t v = c.val(in.src[0], w, l);
         const std::uint64_t base = in.space == Space::Shared  ? ptx::kSharedWindow
                                    : in.space == Space::Local ? ptx::kLocalWindow
+                                   : in.space == Space::Param ? ptx::kParamWindow
                                                               : 0;
         v = in.mod.to_space ? v - base : v + base;
         c.set(in.dst[0], w, l, v, in.type);
@@ -454,6 +473,19 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
       break;
     case Opc::CpAsyncBulk:
       bulk_copy(c, in, pc, w, exec);
+      break;
+    case Opc::CpAsyncBulkTensor:
+      tensor_copy(c, in, pc, w, exec);
+      break;
+    case Opc::Wgmma:
+      wgmma_op(c, in, pc, w, exec, active);
+      break;
+    case Opc::Mapa:
+    case Opc::Getctarank:
+      cluster_address(c, in, w, exec);
+      break;
+    case Opc::Elect:
+      warp_op(c, in, w, exec, active);
       break;
     case Opc::Nop:
       break;

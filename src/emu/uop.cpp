@@ -110,6 +110,11 @@ struct Compiler {
         return K::Bar;
       case Opc::MbarrierWait:
         return K::MbarWait;
+      case Opc::BarCluster:
+        return K::BarCluster;
+      case Opc::Ld:
+        if (in.flags & ptx::kFlagPoll) return K::LdPoll;
+        break;
       case Opc::Bra:
         u.target = in.target < 0 || in.target >= static_cast<std::int32_t>(k.code.size())
                        ? static_cast<std::int32_t>(k.code.size())
@@ -468,7 +473,8 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast) {
     }
     Uop trial = u;
     const K kind = c.select(in, trial);
-    const bool control = kind == K::Bra || kind == K::Exit || kind == K::Bar || kind == K::MbarWait;
+    const bool control = kind == K::Bra || kind == K::Exit || kind == K::Bar ||
+                         kind == K::MbarWait || kind == K::BarCluster || kind == K::LdPoll;
     if (kind == K::Slow || (!fast && !control)) {
       u.kind = K::Slow;  // operands the slow path reads from the Instr
     } else {

@@ -20,7 +20,9 @@ enum class K : std::uint8_t {
   Bra,
   Exit,  // ret, exit
   Bar,
-  MbarWait,  // mbarrier.test_wait/try_wait: the warp yields until the phase can have changed
+  MbarWait,    // mbarrier.test_wait/try_wait: the warp yields until the phase can have changed
+  BarCluster,  // barrier.cluster.arrive/wait: the wait yields until the cluster's phase completes
+  LdPoll,      // a load another thread may change (kFlagPoll): in a group, a spinning warp yields
   Mov32,
   Mov64,
   Add32,

@@ -11,6 +11,21 @@ namespace bankcheck::emu::detail {
 
 void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t active) {
   switch (in.op) {
+    case Opc::Elect: {
+      // elect.sync d|p, membermask: the leader is the lowest executing lane of the mask;
+      // every executing lane gets its lane number in d, and p true in the leader alone.
+      std::uint32_t members = 0;
+      for (int l = 0; l < 32; ++l)
+        if ((exec >> l) & 1u) members |= static_cast<std::uint32_t>(c.val(in.src[0], w, l));
+      const std::uint32_t candidates = members & exec;
+      const int leader = candidates ? std::countr_zero(candidates) : -1;
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        c.set(in.dst[0], w, l, static_cast<std::uint64_t>(leader < 0 ? 0 : leader), Ty::U32);
+        c.set(in.dst[1], w, l, l == leader ? 1 : 0, Ty::Pred);
+      }
+      break;
+    }
     case Opc::Redux: {
       // redux.sync: every executing lane gets the reduction over the executing lanes (the
       // membermask must name exactly those; the warp loop runs them together).

@@ -81,7 +81,8 @@ void check_selection(const runtime::LaunchSelection& s) {
 
 int run(const Request& req) {
   const std::vector<std::string>& cmd = req.command;
-  if (cmd.empty()) throw LaunchError("run: no program given (bankcheck run -- PROGRAM [ARGS...])");
+  if (cmd.empty())
+    throw LaunchError("run: no program given (bankcheck run [OPTIONS] PROGRAM [ARGS...])");
   check_selection(req.options.selection);
   const std::string program = find_program(cmd[0]);
   GpuBackend gpu;
@@ -173,10 +174,11 @@ int run(const Request& req) {
     return code == 0 ? 2 : code;
   }
   const runtime::RunReportOutcome out =
-      runtime::write_run_reports(jr.reports, o, /*name_processes=*/jr.processes > 1);
+      runtime::write_run_reports(jr.reports, o, /*name_processes=*/jr.processes > 1, jr.fixes);
   if (signaled) return code;
   if (!jr.failures.empty() || !jr.problems.empty() || !out.errors.empty()) return 2;
   if (code != 0) return code;
+  if (out.nothing_applied) return 3;  // fix --apply PROGRAM wrote nothing (docs/fix.md)
   return out.gate ? 1 : 0;
 }
 

@@ -54,6 +54,21 @@ std::optional<Special> parse_special(std::string_view n) {
       {"%gridid", Special::Gridid},
       {"%clock_hi", Special::ClockHi},
       {"%aggr_smem_size", Special::AggrSmemSize},
+      {"%cluster_ctarank", Special::ClusterCtarank},
+      {"%cluster_nctarank", Special::ClusterNctarank},
+      {"%cluster_ctaid.x", Special::ClusterCtaidX},
+      {"%cluster_ctaid.y", Special::ClusterCtaidY},
+      {"%cluster_ctaid.z", Special::ClusterCtaidZ},
+      {"%cluster_nctaid.x", Special::ClusterNctaidX},
+      {"%cluster_nctaid.y", Special::ClusterNctaidY},
+      {"%cluster_nctaid.z", Special::ClusterNctaidZ},
+      {"%clusterid.x", Special::ClusteridX},
+      {"%clusterid.y", Special::ClusteridY},
+      {"%clusterid.z", Special::ClusteridZ},
+      {"%nclusterid.x", Special::NclusteridX},
+      {"%nclusterid.y", Special::NclusteridY},
+      {"%nclusterid.z", Special::NclusteridZ},
+      {"%is_explicit_cluster", Special::IsExplicitCluster},
   };
   for (auto& [s, v] : table)
     if (n == s) return v;
@@ -65,6 +80,8 @@ std::optional<Special> parse_special(std::string_view n) {
         return false;
     return true;
   };
+  if (n == "%envreg1") return Special::Envreg1;
+  if (n == "%envreg2") return Special::Envreg2;
   if (numbered("%envreg")) return Special::Envreg;
   if (numbered("%pm")) return Special::Pm;
   if (n.substr(0, 22) == "%reserved_smem_offset_") return Special::ReservedSmem;
@@ -177,6 +194,13 @@ class Decoder : private detail::OperandDecoder {
   Kernel decode_kernel(const Function& f) {
     Kernel k;
     k.name = f.name;
+    // The cluster shape the kernel requires (__cluster_dims__), and whether it names one.
+    for (const auto& [d, values] : f.directives) {
+      if (d == ".reqnctapercluster")
+        for (std::size_t i = 0; i < 3; ++i)
+          k.cluster[i] = i < values.size() ? static_cast<std::uint32_t>(values[i]) : 1;
+      if (d == ".explicitcluster") k.explicit_cluster = true;
+    }
     // Parameters.
     std::unordered_map<std::string, SymbolInfo> syms;
     int off = 0;
@@ -348,11 +372,14 @@ class Decoder : private detail::OperandDecoder {
       if (ins.op == Opc::Ld || ins.op == Opc::St || ins.op == Opc::Atom || ins.op == Opc::Red) {
         if (ins.space != Space::Param && !call_param_access_) ins.site = new_site();
       }
-      // The tensor-core data movers; cp.async and cp.async.bulk have two sites: their
-      // shared side (`site`: LDGSTS, or the TMA unit's side) and their global side (`site2`).
-      const bool copy = ins.op == Opc::CpAsync || ins.op == Opc::CpAsyncBulk;
+      // The tensor-core data movers; cp.async and cp.async.bulk (with or without a tensor
+      // map) have two sites: their shared side (`site`: LDGSTS, or the TMA unit's side)
+      // and their global side (`site2`); wgmma.mma_async one, its shared operands' reads.
+      const bool copy =
+          ins.op == Opc::CpAsync || ins.op == Opc::CpAsyncBulk || ins.op == Opc::CpAsyncBulkTensor;
+      const bool wgmma = ins.op == Opc::Wgmma && ins.mod.wg.op == WgmmaOp::Mma;
       if (ins.op == Opc::Ldmatrix || ins.op == Opc::Stmatrix || ins.op == Opc::WmmaLoad ||
-          ins.op == Opc::WmmaStore || copy)
+          ins.op == Opc::WmmaStore || copy || wgmma)
         ins.site = new_site();
       if (copy) ins.site2 = new_site();
       k.code.push_back(ins);

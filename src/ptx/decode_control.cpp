@@ -21,6 +21,10 @@ void Form::form_Barrier() {
     ins.op = Opc::Nop;
     return;
   }
+  if (op == "barrier" && has(in, ".cluster")) {
+    cluster_barrier();
+    return;
+  }
   if (has(in, ".red")) {
     // bar.red.popc.u32 d, 0, p; bar.red.and.pred d, 0, p; bar.red.or.pred d, 0, p
     // (__syncthreads_count/and/or): a barrier that also reduces p over the CTA.

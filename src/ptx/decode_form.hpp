@@ -74,6 +74,9 @@ class Form {
   BANKCHECK_FORM(Carry)
   BANKCHECK_FORM(Sad)
   BANKCHECK_FORM(Mbarrier)
+  // Clusters and warps (decode_cluster.cpp).
+  BANKCHECK_FORM(Mapa)
+  BANKCHECK_FORM(Elect)
 #undef BANKCHECK_FORM
 
   // .sat, .ftz, .NaN, .relu and .satfinite, read by the forms that allow them; what no
@@ -85,10 +88,13 @@ class Form {
     ins.mod.relu = has(in, ".relu");
     ins.mod.satfinite = has(in, ".satfinite");
     if (has(in, ".cc")) ins.flags |= kFlagCc;
+    if (has(in, ".shared::cluster")) ins.flags |= kFlagCluster;
     if (has(in, ".xorsign")) fail(in, "min/max .xorsign.abs is not supported");
   }
 
   void carry_operands();
+  // barrier.cluster.arrive / wait (decode_cluster.cpp), from form_Barrier.
+  void cluster_barrier();
   // wmma's two halves (form_Wmma): the loads and stores, and the multiply.
   void wmma_move(const std::string& form, const std::vector<MmaElem>& el, bool col,
                  const std::function<void()>& refuse);

@@ -32,6 +32,8 @@ std::optional<Ty> parse_ty(std::string_view modifier);
 void decode_mbarrier(const Instruction& in, OperandDecoder& decoder, Instr& ins);
 void decode_bulk_copy(const Instruction& in, OperandDecoder& decoder, Instr& ins);
 void decode_cp_async_arrive(const Instruction& in, OperandDecoder& decoder, Instr& ins);
+// cp.async.bulk.tensor and cp.reduce.async.bulk.tensor (decode_tensor_copy.cpp).
+void decode_tensor_copy(const Instruction& in, OperandDecoder& decoder, Instr& ins);
 
 // Throws DecodeError for an unknown mnemonic or a form the emulator does not support.
 Instr decode_instr(const Instruction& in, OperandDecoder& decoder);

@@ -1,6 +1,6 @@
 // The decoder's forms of mbarrier and cp.async.bulk (without a tensor map): their
-// modifiers and operands, as the PTX ISA writes them, into an Instr; the forms the emulator
-// does not run (multicast, shared-to-shared copies, cp.reduce.async.bulk) refused by name.
+// modifiers and operands, as the PTX ISA writes them, into an Instr (multicast, copies into
+// another CTA's shared memory and the reducing copies included).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -119,25 +119,26 @@ void decode_cp_async_arrive(const Instruction& in, OperandDecoder& d, Instr& ins
   ins.space = space;
 }
 
-// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]
-//   (and .shared::cta as the destination): global to shared, completing on the mbarrier;
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}
+//   [dst], [src], size, [mbar]{, ctaMask} (and .shared::cta as the destination): global to
+//   shared, completing on the mbarrier (in every CTA of the mask, at the same offsets);
+// cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [dst], [src], size,
+//   [mbar]: into another CTA's shared memory, completing on its mbarrier;
 // cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size: shared to global;
+// cp.reduce.async.bulk.{global.shared::cta.bulk_group | shared::cluster.shared::cta.
+//   mbarrier::complete_tx::bytes}.op.type: the same copies, combining with the destination;
 // cp.async.bulk.commit_group, wait_group{.read} N: nothing to do (copies complete at issue);
 // cp.async.bulk.prefetch.*: a hint.
 void decode_bulk_copy(const Instruction& in, OperandDecoder& d, Instr& ins) {
   const auto fail = [&](const std::string& m) { throw d.error(in, m); };
-  if (has(in, ".reduce"))
-    fail("cp.reduce.async.bulk is not emulated (the bulk copies cp.async.bulk are)");
   if (has(in, ".prefetch") || has(in, ".commit_group") || has(in, ".wait_group")) {
     ins.op = Opc::Nop;
     return;
   }
-  if (has(in, ".multicast::cluster"))
-    fail(
-        "cp.async.bulk with .multicast::cluster is not emulated: it writes the shared memory "
-        "of several CTAs of a cluster, and the emulator runs one CTA at a time");
   ins.op = Opc::CpAsyncBulk;
   MbarMods& m = ins.mod.mbar;
+  m.multicast = has(in, ".multicast::cluster");
+  m.reduce = has(in, ".reduce");
   // The modifiers in order: the first state space is the destination, the second the source.
   std::vector<std::string_view> spaces;
   for (const auto& x : in.modifiers)
@@ -145,23 +146,46 @@ void decode_bulk_copy(const Instruction& in, OperandDecoder& d, Instr& ins) {
       spaces.push_back(x);
   if (spaces.size() != 2) fail("cp.async.bulk needs a destination and a source state space");
   const bool dst_global = spaces[0] == ".global", src_global = spaces[1] == ".global";
-  if (dst_global == src_global)
-    fail(
-        "cp.async.bulk between two shared memories (shared::cta to shared::cluster) is not "
-        "emulated: it writes another CTA's shared memory");
+  if (dst_global && src_global) fail("cp.async.bulk copies between global and shared memory");
   m.to_global = dst_global;
+  m.to_cluster = !dst_global && !src_global;
+  if (m.to_cluster && spaces[0] != ".shared::cluster")
+    fail("cp.async.bulk between shared memories writes .shared::cluster from .shared::cta");
+  if (m.multicast && (m.to_global || m.to_cluster))
+    fail(".multicast::cluster applies to copies from global memory into shared memory");
+  if (m.reduce) {
+    if (!m.to_global && !m.to_cluster)
+      fail(
+          "cp.reduce.async.bulk reads shared::cta and combines into global or shared::cluster "
+          "memory");
+    static const std::pair<const char*, AtomOp> kOps[] = {
+        {".add", AtomOp::Add}, {".min", AtomOp::Min}, {".max", AtomOp::Max}, {".inc", AtomOp::Inc},
+        {".dec", AtomOp::Dec}, {".and", AtomOp::And}, {".or", AtomOp::Or},   {".xor", AtomOp::Xor}};
+    bool found = false;
+    for (const auto& [n, op] : kOps)
+      if (has(in, n)) {
+        m.reduce_op = op;
+        found = true;
+      }
+    for (const auto& x : in.modifiers)
+      if (auto t = parse_ty(x)) m.reduce_type = *t;
+    if (!found || m.reduce_type == Ty::None)
+      fail("cp.reduce.async.bulk needs its reduction (.add, .min, ...) and element type");
+    if (m.reduce_type == Ty::F16X2 || m.reduce_type == Ty::BF16X2 || ty_bytes(m.reduce_type) < 2)
+      fail("cp.reduce.async.bulk of this element type is not emulated");
+  }
   const bool mbar = has(in, ".mbarrier::complete_tx::bytes");
   if (m.to_global ? !has(in, ".bulk_group") : !mbar)
     fail(m.to_global ? "cp.async.bulk to global memory completes through .bulk_group"
                      : "cp.async.bulk to shared memory completes on an mbarrier "
                        "(.mbarrier::complete_tx::bytes)");
   if (has(in, ".cp_mask")) fail("cp.async.bulk with .cp_mask is not emulated");
-  const std::size_t want = mbar ? 4 : 3;
+  const std::size_t want = (mbar ? 4 : 3) + (m.multicast ? 1 : 0);
   const std::size_t with_policy = want + (has(in, ".L2::cache_hint") ? 1 : 0);
   if (in.operands.size() != with_policy)
     fail(fmt::format("'{}' takes {} operands, got {}", in.text, with_policy, in.operands.size()));
   Space dsp = m.to_global ? Space::Global : Space::Shared;
-  Space ssp = m.to_global ? Space::Shared : Space::Global;
+  Space ssp = m.to_global || m.to_cluster ? Space::Shared : Space::Global;
   ins.space = Space::Shared;
   ins.mem = d.memref(in, in.operands[0], dsp);
   ins.mem2 = d.memref(in, in.operands[1], ssp);
@@ -170,6 +194,7 @@ void decode_bulk_copy(const Instruction& in, OperandDecoder& d, Instr& ins) {
     Space msp = Space::Shared;
     ins.mem3 = d.memref(in, in.operands[3], msp);
   }
+  if (m.multicast) ins.src[ins.nsrc++] = d.operand(in, in.operands[4], Ty::U16);
 }
 
 }  // namespace bankcheck::ptx::detail

@@ -40,6 +40,13 @@ void Form::form_LoadStore() {
     if (m == ".v8") fail(in, ".v8 accesses are not supported");
   }
   need(2);
+  // A load another thread may change while this one spins on it: volatile, or ordered at
+  // a scope wider than the CTA (a grid barrier's flag, a producer's counter).
+  if (load && (ins.space == Space::Global || ins.space == Space::Generic) &&
+      (has(in, ".volatile") || has(in, ".acquire") ||
+       (has(in, ".relaxed") && (has(in, ".gpu") || has(in, ".sys")))))
+    ins.flags |= kFlagPoll;
+  ins.mod.evict_first = has(in, ".cs");
   const auto& data = in.operands[load ? 0 : 1];
   const auto& addr = in.operands[load ? 1 : 0];
   ins.mem = memref(in, addr, ins.space);
@@ -103,17 +110,15 @@ void Form::form_Atomic() {
 }
 
 // cp.async.{ca,cg}.shared.global [dst], [src], cp-size[, src-size]; commit_group;
-// wait_group N; wait_all. cp.async.bulk (the TMA unit): decode_mbarrier.cpp, but for the
-// tensor copies, refused with the reason.
+// wait_group N; wait_all. cp.async.bulk (the TMA unit): decode_mbarrier.cpp; its tensor
+// copies: decode_tensor_copy.cpp.
 void Form::form_CpAsync() {
   if (!has(in, ".async")) fail(in, "unsupported instruction 'cp' (only cp.async is)");
   if (has(in, ".bulk")) {
     if (has(in, ".tensor") && !has(in, ".prefetch"))
-      fail(in,
-           "cp.async.bulk.tensor is not analysed yet: its addresses come from a tensor map "
-           "(CUtensorMap) that the host builds with cuTensorMapEncode*, which a PTX-only run "
-           "does not have (docs/emulator.md, 'Tensor maps and wgmma')");
-    decode_bulk_copy(in, d_, ins);
+      decode_tensor_copy(in, d_, ins);
+    else
+      decode_bulk_copy(in, d_, ins);
     return;
   }
   if (has(in, ".commit_group")) {

@@ -1,5 +1,5 @@
 // The decoder's forms of the tensor cores: ldmatrix/stmatrix, mma, wmma (load, store and
-// multiply), and wgmma, refused with the reason.
+// multiply); wgmma's is in decode_wgmma.cpp.
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -129,16 +129,6 @@ void Form::form_Mma() {
       fail(in, fmt::format("mma operand {} takes {} registers", i + 1, counts[i]));
   }
   ins.frag_defs = mx.nd;
-}
-
-// wgmma reads its operands through shared-memory matrix descriptors and runs across a
-// warpgroup; it is refused with the reason.
-void Form::form_Wgmma() {
-  fail(in,
-       "wgmma is not analysed yet: its shared-memory operands are 64-bit matrix descriptors "
-       "(address, leading and stride byte offsets, swizzle mode) read by the warpgroup's "
-       "asynchronous tensor cores, not per-lane addresses; the plan is in docs/emulator.md "
-       "('Tensor maps and wgmma')");
 }
 
 // wmma.load.{a,b,c}.sync.aligned.layout.m16n16k16[.ss].type r, [p][, stride];

@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "bankcheck/model/swizzle.hpp"
 #include "bankcheck/report/check_view.hpp"  // tool_version
 
 namespace bankcheck::report {
@@ -239,6 +240,23 @@ std::string render_text(const ExplainResult& r, int columns) {
     }
     if (lines > 16) out += fmt::format("  ... {} more groups\n", lines - 16);
   }
+  if (r.swizzle >= 0)
+    out += fmt::format("\naddresses taken through {} (a tile a tensor copy writes in that mode)\n",
+                       model::tma_swizzle_name(static_cast<model::TmaSwizzle>(r.swizzle)));
+  if (!r.swizzle_options.empty()) {
+    out +=
+        "\nif a tensor copy (cp.async.bulk.tensor) writes this tile, its swizzle mode moves "
+        "the elements:\n";
+    for (const auto& o : r.swizzle_options) {
+      const auto mode = static_cast<model::TmaSwizzle>(o.mode);
+      out += fmt::format(
+          "  {}: {} wavefronts for an ideal of {} (now {}){}\n", model::tma_swizzle_name(mode),
+          o.wavefronts, o.ideal_wavefronts, r.total_wavefronts,
+          o.mode ? fmt::format("; wgmma descriptors' layout type {}, the tile aligned to {} bytes",
+                               model::wgmma_layout_type(mode), model::tma_swizzle_alignment(mode))
+                 : std::string());
+    }
+  }
   return out;
 }
 
@@ -261,6 +279,20 @@ nlohmann::json to_json(const ExplainResult& r) {
   j["total_wavefronts"] = r.total_wavefronts;
   j["total_ideal_wavefronts"] = r.total_ideal_wavefronts;
   j["total_excess"] = r.total_excess;
+  if (r.swizzle >= 0)
+    j["swizzle"] = model::tma_swizzle_name(static_cast<model::TmaSwizzle>(r.swizzle));
+  if (!r.swizzle_options.empty()) {
+    nlohmann::json opts = nlohmann::json::array();
+    for (const auto& o : r.swizzle_options) {
+      const auto mode = static_cast<model::TmaSwizzle>(o.mode);
+      opts.push_back({{"swizzle", model::tma_swizzle_name(mode)},
+                      {"total_wavefronts", o.wavefronts},
+                      {"total_ideal_wavefronts", o.ideal_wavefronts},
+                      {"wgmma_layout_type", model::wgmma_layout_type(mode)},
+                      {"alignment", model::tma_swizzle_alignment(mode)}});
+    }
+    j["swizzle_options"] = opts;
+  }
   json reqs = json::array();
   for (const auto& info : r.requests)
     reqs.push_back({{"label", info.label}, {"op", model::op_name(info.op)}, {"width", info.width}});

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "bankcheck/model/swizzle.hpp"
+
 namespace bankcheck::report {
 namespace {
 
@@ -61,6 +63,30 @@ std::string broken_widenings(const analysis::Suggestion& s) {
   return out;
 }
 
+// A tile of the TMA unit in another swizzle mode: what changes where (the tensor map, the
+// wgmma descriptors, the alignment, the readers).
+std::string tma_swizzle_change(const analysis::ArrayFix& af, const analysis::Remap& r) {
+  const auto mode = static_cast<model::TmaSwizzle>(r.bits);
+  const analysis::ArrayFix::Tile t = af.tile.value_or(analysis::ArrayFix::Tile{});
+  std::string where;
+  if (t.copy_line)
+    where += fmt::format(
+        "the tensor map of the copy on line {} (cuTensorMapEncodeTiled's swizzle "
+        "argument{})",
+        t.copy_line,
+        t.mode > 0 ? fmt::format(", now {}",
+                                 model::tma_swizzle_name(static_cast<model::TmaSwizzle>(t.mode)))
+                   : std::string(", now none"));
+  if (t.wgmma_line)
+    where += fmt::format("{}the wgmma descriptors of line {} (layout type {} in bits 62-63)",
+                         where.empty() ? "" : ", ", t.wgmma_line, model::wgmma_layout_type(mode));
+  return fmt::format(
+      "swizzle the tile with {}: {}{}align it to {} bytes (__align__({})), and address its "
+      "reads through the same swizzle",
+      model::tma_swizzle_name(mode), where, where.empty() ? "" : "; ",
+      model::tma_swizzle_alignment(mode), model::tma_swizzle_alignment(mode));
+}
+
 }  // namespace
 
 std::string suggestion_change(const analysis::ArrayFix& af, const analysis::Suggestion& s) {
@@ -111,6 +137,9 @@ std::string suggestion_change(const analysis::ArrayFix& af, const analysis::Sugg
                            c ? c->width : 0, c ? c->line : 0, r.width);
       break;
     }
+    case FixKind::TmaSwizzle:
+      change = tma_swizzle_change(af, r);
+      break;
   }
   if (!s.declaration.empty())
     change += ": " + without_indent(s.declaration);
@@ -172,6 +201,14 @@ std::string suggestion_formula(const analysis::ArrayFix& af, const analysis::Sug
           fmt::format("one {}-byte access -> {} {}-byte accesses", old_w, old_w / r.width, r.width);
       break;
     }
+    case FixKind::TmaSwizzle: {
+      const auto mode = static_cast<model::TmaSwizzle>(r.bits);
+      formula = fmt::format(
+          "shared byte address a -> a ^ (((a >> 7) & {}) << 4) (CuTe Swizzle<{},4,3> on shared "
+          "bytes; the pattern repeats every {} B)",
+          (1u << r.bits) - 1, r.bits, model::tma_swizzle_alignment(mode));
+      break;
+    }
   }
   if (r.split > 0)
     formula += fmt::format("; the {}-byte accesses become {}-byte ones", af.widest_access, r.split);
@@ -210,6 +247,48 @@ std::string data_dependence_text(const analysis::ArrayFix& af, const std::string
       break;
   }
   return t;
+}
+
+std::string global_change(const analysis::GlobalFix& g) {
+  using K = analysis::GlobalFixKind;
+  const std::string ptr = g.pointer.empty() ? std::string("the pointer") : "'" + g.pointer + "'";
+  const char* verb = g.op == model::Op::Store  ? "write"
+                     : g.op == model::Op::Load ? "read"
+                                               : "access";
+  switch (g.kind) {
+    case K::Vector:
+      return fmt::format(
+          "{} each thread's {} neighbouring elements of {} with one {}-byte access instead of {} "
+          "accesses of {} B",
+          verb, g.elements, ptr, g.vector_bytes, g.elements, g.width);
+    case K::Stage:
+      return fmt::format(
+          "stage the block's tile through shared memory, so that the {} walks rows of {} instead "
+          "of a column with lanes {} B apart",
+          model::op_name(g.op), ptr, g.stride);
+    case K::Pitch:
+      return fmt::format(
+          "make the rows {} B apart instead of {} B (a whole number of 128-byte lines: "
+          "cudaMallocPitch, or a leading dimension rounded up), so that each row's run of lanes "
+          "starts on a sector",
+          g.pitch_after, g.pitch);
+    case K::Align:
+      return fmt::format(
+          "align the address the lanes start at to 32 bytes (it is {} B past one): the base "
+          "pointer (cudaMalloc gives 256), or, for the rows of a 2-D array, a row pitch that is a "
+          "multiple of 32 B",
+          g.misalign);
+    case K::Layout:
+      return fmt::format(
+          "the lanes are {} B apart, each {} {} B: keep the field in an array of its own (a "
+          "structure of arrays), or {} each structure with one aligned access",
+          g.stride,
+          g.op == model::Op::Store  ? "writing"
+          : g.op == model::Op::Load ? "reading"
+                                    : "accessing",
+          g.width, verb);
+  }
+  return "";
 }
 
 }  // namespace bankcheck::report

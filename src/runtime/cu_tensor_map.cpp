@@ -1,25 +1,73 @@
-// Tensor memory access descriptors (cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col), which
-// programs and libraries reach through cuGetProcAddress (cudaGetDriverEntryPoint) to build
-// the 128-byte maps that TMA copies (cp.async.bulk.tensor) read. The emulator's own map layout
-// (emu/tensor_map.hpp) is what these will encode; until then they are named stubs.
-#include "driver.hpp"
-#include "stubs.hpp"
+// Tensor memory access descriptors (cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col,
+// cuTensorMapReplaceAddress), which programs and libraries (CUTLASS) reach through
+// cuGetProcAddress (cudaGetDriverEntryPoint) to build the 128-byte maps that TMA copies
+// (cp.async.bulk.tensor) read. The maps are bankcheck's own layout (emu/tensor_map.hpp), the
+// one the emulator decodes; a map the encoder refuses returns CUDA_ERROR_INVALID_VALUE, as the
+// driver does, and the first refusal of each function says the rule it broke. Encoding needs no
+// context: it is pure host work on the caller's values.
+#include <cstdint>
+#include <string>
 
-BANKCHECK_API CUresult cuTensorMapEncodeTiled(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                              const cuuint64_t*, const cuuint64_t*,
-                                              const cuuint32_t*, const cuuint32_t*,
-                                              CUtensorMapInterleave, CUtensorMapSwizzle,
-                                              CUtensorMapL2promotion, CUtensorMapFloatOOBfill) {
-  return static_cast<CUresult>(
-      bankcheck::runtime::unimplemented("cuTensorMapEncodeTiled", __builtin_return_address(0)));
+#include "bankcheck/emu/tensor_map.hpp"
+#include "driver.hpp"
+
+using namespace bankcheck::runtime;
+
+namespace {
+
+CUresult answer(int status, const char* name, const std::string& why) {
+  if (status != 0) {
+    // Once per function: a program that retries in a loop is told the rule once.
+    diagnose_once(name, std::string(name) + ": " + why);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
 }
 
-BANKCHECK_API CUresult cuTensorMapEncodeIm2col(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                               const cuuint64_t*, const cuuint64_t*, const int*,
-                                               const int*, cuuint32_t, cuuint32_t,
-                                               const cuuint32_t*, CUtensorMapInterleave,
-                                               CUtensorMapSwizzle, CUtensorMapL2promotion,
-                                               CUtensorMapFloatOOBfill) {
-  return static_cast<CUresult>(
-      bankcheck::runtime::unimplemented("cuTensorMapEncodeIm2col", __builtin_return_address(0)));
+std::uint64_t address_of(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+}  // namespace
+
+BANKCHECK_API CUresult cuTensorMapEncodeTiled(
+    CUtensorMap* tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+    void* globalAddress, const cuuint64_t* globalDim, const cuuint64_t* globalStrides,
+    const cuuint32_t* boxDim, const cuuint32_t* elementStrides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+    CUtensorMapFloatOOBfill oobFill) {
+  return query([&](Driver&) {
+    std::string why;
+    const int r = bankcheck::emu::encode_tiled(
+        tensorMap, static_cast<unsigned>(tensorDataType), tensorRank, address_of(globalAddress),
+        globalDim, globalStrides, boxDim, elementStrides, static_cast<unsigned>(interleave),
+        static_cast<unsigned>(swizzle), static_cast<unsigned>(l2Promotion),
+        static_cast<unsigned>(oobFill), &why);
+    return answer(r, "cuTensorMapEncodeTiled", why);
+  });
+}
+
+BANKCHECK_API CUresult cuTensorMapEncodeIm2col(
+    CUtensorMap* tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+    void* globalAddress, const cuuint64_t* globalDim, const cuuint64_t* globalStrides,
+    const int* pixelBoxLowerCorner, const int* pixelBoxUpperCorner, cuuint32_t channelsPerPixel,
+    cuuint32_t pixelsPerColumn, const cuuint32_t* elementStrides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+    CUtensorMapFloatOOBfill oobFill) {
+  return query([&](Driver&) {
+    std::string why;
+    const int r = bankcheck::emu::encode_im2col(
+        tensorMap, static_cast<unsigned>(tensorDataType), tensorRank, address_of(globalAddress),
+        globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel,
+        pixelsPerColumn, elementStrides, static_cast<unsigned>(interleave),
+        static_cast<unsigned>(swizzle), static_cast<unsigned>(l2Promotion),
+        static_cast<unsigned>(oobFill), &why);
+    return answer(r, "cuTensorMapEncodeIm2col", why);
+  });
+}
+
+BANKCHECK_API CUresult cuTensorMapReplaceAddress(CUtensorMap* tensorMap, void* globalAddress) {
+  return query([&](Driver&) {
+    std::string why;
+    const int r = bankcheck::emu::replace_address(tensorMap, address_of(globalAddress), &why);
+    return answer(r, "cuTensorMapReplaceAddress", why);
+  });
 }

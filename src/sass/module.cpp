@@ -235,8 +235,12 @@ std::vector<std::uint32_t> memory_instructions_at(const Kernel& kernel, std::uin
   for (std::size_t i = 0; i < kernel.instructions.size() && i < kernel.ptx_lines.size(); ++i) {
     if (kernel.ptx_lines[i] != ptx_line) continue;
     const std::string_view m = kernel.instructions[i].mnemonic;
+    // Also Hopper's: wgmma (the GMMA row holds its operand reads), the TMA unit's copies,
+    // st.async to a CTA of the cluster.
     if (m == "LD" || m == "ST" || m == "LDG" || m == "STG" || m == "REDG" || m == "ATOMG" ||
-        m == "LDS" || m == "STS")
+        m == "LDS" || m == "STS" || m == "HGMMA" || m == "QGMMA" || m == "IGMMA" ||
+        m == "UTMALDG" || m == "UTMASTG" || m == "UTMAREDG" || m == "UTMAPF" || m == "UBLKCP" ||
+        m == "UBLKPF" || m == "STAS")
       out.push_back(static_cast<std::uint32_t>(kernel.instructions[i].offset));
   }
   return out;

@@ -1,7 +1,8 @@
 // Driver functions asked for by name, as libraries do (cudaGetDriverEntryPoint): a library of
-// the program's own asks for cuTensorMapEncodeTiled and the program for cuMemCreate; both are
-// found, and each, not implemented by bankcheck's driver, returns CUDA_ERROR_NOT_SUPPORTED and
-// names its caller once. The program links cuBLAS too, uncalled.
+// the program's own asks for the tensor map encoders (served: asks.cpp) and for
+// cuTensorMapEncodeIm2colWide, the program for cuMemCreate; all are found, and those not
+// implemented by bankcheck's driver return CUDA_ERROR_NOT_SUPPORTED and name their caller once.
+// The program links cuBLAS too, uncalled.
 #include <cublas_v2.h>
 #include <cuda.h>
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -90,6 +91,18 @@ model::WarpAccess parse_addrs(const std::string& text, Op op, int width) {
   return a;
 }
 
+// --swizzle's mode: none, 32B, 64B, 128B (or the driver's names, CU_TENSOR_MAP_SWIZZLE_*).
+int parse_swizzle(std::string s) {
+  const std::string prefix = "CU_TENSOR_MAP_SWIZZLE_";
+  if (s.rfind(prefix, 0) == 0) s = s.substr(prefix.size());
+  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  if (s == "NONE" || s == "0") return 0;
+  if (s == "32B" || s == "32") return 1;
+  if (s == "64B" || s == "64") return 2;
+  if (s == "128B" || s == "128") return 3;
+  throw UserError(fmt::format("--swizzle: '{}' is not a swizzle mode (none, 32B, 64B, 128B)", s));
+}
+
 void check_width(int width) {
   if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16)
     throw UserError(fmt::format("--width: {} is not an access width (1, 2, 4, 8 or 16)", width));
@@ -167,6 +180,11 @@ void add_explain(CLI::App& app, ExplainOptions& o) {
   add_format_option(c, o.format, report::ReportKind::Explain, "text or json");
   c->add_option("-o,--output", o.output,
                 "write the report to this file instead of standard output");
+  c->add_option("--swizzle", o.swizzle,
+                "none, 32B, 64B or 128B: the array is a tile a tensor copy (cp.async.bulk.tensor) "
+                "writes in this swizzle mode of its tensor map (CU_TENSOR_MAP_SWIZZLE_*), so each "
+                "address is moved as the mode moves its element; the report then gives the "
+                "block's cost in the other modes that lower it");
   c->add_option("--columns", o.columns,
                 "columns the picture may take: a wider one is folded into groups of banks "
                 "(default: the terminal's width; a pipe: $COLUMNS when set; -o FILE and "
@@ -181,6 +199,7 @@ int run_explain(const ExplainOptions& o) {
   const model::Arch& arch = parse_arch(o.arch);
   analysis::ExplainResult r = build(o, arch);
   if (r.warps.empty()) throw UserError("explain: the block has no threads");
+  if (o.swizzle) analysis::apply_swizzle(r, parse_swizzle(*o.swizzle));
   const analysis::InvalidAccess bad = analysis::analyze_block(r);
   if (bad.request >= 0) {
     const auto& wr =
@@ -194,6 +213,7 @@ int run_explain(const ExplainOptions& o) {
                                 model::op_name(wr.access.op), static_cast<int>(wr.access.width),
                                 arch.name));
   }
+  if (o.swizzle) analysis::swizzle_options(r);
   write_output(
       report::view(o.format).explain(r, {.color = false,
                                          .columns = text_columns(o.columns, o.output,

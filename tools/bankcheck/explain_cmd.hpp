@@ -24,7 +24,8 @@ struct ExplainOptions {
   std::string arch = "sm_90";
   report::Format format = report::Format::Text;
   std::string output;
-  int columns = 0;  // --columns (0: not given)
+  int columns = 0;                     // --columns (0: not given)
+  std::optional<std::string> swizzle;  // --swizzle none|32B|64B|128B
 };
 
 void add_explain(CLI::App& app, ExplainOptions& opts);

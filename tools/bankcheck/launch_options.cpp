@@ -19,7 +19,7 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
   if (several_files)
     c->add_option("files", o.inputs,
                   "FILE.cu (compiled with nvcc), FILE.ptx, or a binary: an executable, object "
-                  "file, fat binary (" BANKCHECK_DOCDIR "/check.md); several are checked one after the other into "
+                  "file, fat binary (@DOCDIR@/check.md); several are checked one after the other into "
                   "one report; none with -p: every .cu file of the build");
   else
     c->add_option("file", o.input,
@@ -56,6 +56,13 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
                 "read at run time); it wins over what the host code assigns NAME");
   c->add_option("--blocks", o.blocks,
                 "CTAs to analyse: a count (first, last, spread between) or all");
+  c->add_option("--cluster", o.cluster,
+                "cluster shape X[,Y[,Z]] (a launch with cudaLaunchAttributeClusterDimension; "
+                "default: the kernel's __cluster_dims__, else none): a cluster's CTAs run "
+                "together");
+  c->add_flag("--cooperative", o.cooperative,
+              "a cooperative launch (cudaLaunchCooperativeKernel): the grid's CTAs run "
+              "together, so cooperative groups' grid.sync() works; every CTA is analysed");
   c->add_option("--arch", o.arch,
                 "architecture for nvcc and the bank model (default: with -p, sm_90 when the "
                 "compile command builds for it, else the highest it builds for; otherwise sm_90)");
@@ -69,7 +76,7 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
   c->add_option("--threads", o.threads, "worker threads (default: all cores; at most 256)");
   c->add_option("--max-memory", o.max_memory,
                 "memory budget for buffers, the CTA plan and the emulators (default 3G; K/M/G "
-                "suffixes; " BANKCHECK_DOCDIR "/limits.md)");
+                "suffixes; @DOCDIR@/limits.md)");
   c->add_option("--nvcc-timeout", o.nvcc_timeout,
                 "seconds nvcc may run before it is stopped (default 300; 0: no limit)")
       ->capture_default_str();
@@ -242,6 +249,8 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::stri
     driver::parse_blocks(o.blocks, "--blocks");
     co.flags.blocks = o.blocks;
   }
+  if (!o.cluster.empty()) co.flags.cluster = driver::parse_dim3(o.cluster, "--cluster");
+  if (o.cooperative) co.flags.cooperative = true;
   for (const auto& a : o.args) co.flags.args.push_back(driver::parse_arg_assignment(a, "--arg"));
   for (const auto& v : o.vars) co.flags.vars.push_back(driver::parse_var_assignment(v, "--var"));
   for (const auto& a : o.host_args) {

@@ -18,7 +18,8 @@ struct LaunchCmdOptions {
   std::string input;                // fix: the one file
   std::vector<std::string> inputs;  // check: the files (none with -p: the database's .cu files)
   std::string compile_db;           // -p: a build directory or its compile_commands.json
-  std::string kernel, grid, block, smem, blocks;
+  std::string kernel, grid, block, smem, blocks, cluster;
+  bool cooperative = false;
   std::vector<std::string> args;
   std::vector<std::string> vars;  // --var NAME=VALUE
   std::vector<std::string> host_args;  // --host-arg NAME=VALUE

@@ -41,6 +41,8 @@ struct ArgReport {
 struct NoteReport {
   int file = 0, line = 0, col = 0;  // source location of the instruction
   std::string message;
+  // A known difference from Nsight Compute (analysis/known_differences.hpp): its name.
+  std::string known = {};
 };
 
 // A global access outside every buffer that the analysis went on after (no --stop-on-fault),

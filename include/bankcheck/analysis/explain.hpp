@@ -41,7 +41,26 @@ struct ExplainResult {
   std::vector<WarpResult> warps;
   int worst_warp = 0;  // most excess, then most wavefronts, then lowest index
   std::uint64_t total_wavefronts = 0, total_ideal_wavefronts = 0, total_excess = 0;
+  // The TMA unit's swizzle mode (model::TmaSwizzle) the addresses were taken through
+  // (explain --swizzle; -1: none given), and, when the block conflicts and its array's rows
+  // are 32 bytes or wider, the block's cost in each other mode (a tile a tensor copy writes
+  // in that mode, read at the same positions): the modes that lower it, best first.
+  int swizzle = -1;
+  struct SwizzleOption {
+    int mode = 0;
+    std::uint64_t wavefronts = 0, ideal_wavefronts = 0;
+  };
+  std::vector<SwizzleOption> swizzle_options;
 };
+
+// Moves every lane's address through the swizzle mode (model::tma_swizzle), as a tile a
+// tensor copy writes in that mode places the element (explain --swizzle).
+void apply_swizzle(ExplainResult& r, int mode);
+
+// Fills r.swizzle_options: the block's cost in each mode other than r.swizzle (its
+// addresses un-swizzled, then swizzled by the mode) where it is lower. Call after
+// analyze_block; nothing when the block has no excess.
+void swizzle_options(ExplainResult& r);
 
 // Runs every warp's requests through the model (verdict and schedule), then fills the
 // per-warp sums, the worst warp and the block totals. Returns the first invalid access

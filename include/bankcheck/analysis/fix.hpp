@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/analysis/global_fix.hpp"
 #include "bankcheck/analysis/recorder.hpp"
 #include "bankcheck/analysis/shared_source.hpp"
 #include "bankcheck/model/arch.hpp"
@@ -32,7 +33,9 @@ struct Geometry {
   std::string describe() const;  // "4096 B, 32 rows of 128 B"
 };
 
-enum class FixKind { Pad, Swizzle, Rotate, Width };
+// TmaSwizzle: a tile a tensor copy writes (or wgmma reads) in another of the TMA unit's
+// swizzle modes (model/swizzle.hpp): the tensor map's, the descriptors' and the readers'.
+enum class FixKind { Pad, Swizzle, Rotate, Width, TmaSwizzle };
 const char* fix_kind_name(FixKind k);
 
 // A remap of byte offsets within the array (Pad, Swizzle, Rotate), or a narrower access
@@ -51,6 +54,10 @@ struct Remap {
   // `stride - unpad` bytes of data; the swizzle acts on the rows without their padding
   // (rows of stride - unpad bytes: a 144-byte padded row of 64 halves becomes 128 bytes).
   int unpad = 0, stride = 0;
+  // TmaSwizzle: the mode to use (`bits`, 1-3: 32B, 64B, 128B) and the one the tile has now
+  // (`from`, 0-3); the modes act on shared addresses, the array's starting at `origin`.
+  int from = 0;
+  std::uint32_t origin = 0;
 };
 
 // Whether a Swizzle's XORed bits all lie within a row of `g` (a tile inside a wide row:
@@ -119,6 +126,15 @@ struct ArrayFix {
   int widest_access = 0;   // bytes: the widest access of its requests
   std::uint64_t requests = 0, wavefronts = 0, ideal_wavefronts = 0;
   std::string error;  // why nothing is suggested (attribution or geometry), empty if none
+  // A tile a tensor copy (cp.async.bulk.tensor) writes or wgmma reads: the swizzle mode it
+  // has now (model::TmaSwizzle), the copy's box row in bytes (0: none), and the lines of the
+  // copy and of the wgmma. Its suggestions are the other swizzle modes (TmaSwizzle).
+  struct Tile {
+    int mode = 0;
+    std::uint32_t row_bytes = 0;
+    int copy_line = 0, wgmma_line = 0;
+  };
+  std::optional<Tile> tile;
   std::optional<DataDependence> data_dependent;  // set: nothing suggested, this is why
   std::vector<Suggestion> suggestions;           // best first
 };
@@ -138,6 +154,7 @@ struct KernelFix {
   std::uint64_t recorded_requests = 0, dropped_requests = 0;
   std::vector<ArrayFix> arrays;
   std::uint64_t unattributed_requests = 0;  // requests with a lane outside every array
+  std::vector<GlobalFix> globals;  // the global lines with sectors in excess (global_fix.hpp)
 };
 
 struct AdviseInput {
@@ -172,10 +189,17 @@ std::optional<std::string> apply_padding(const std::string& source,
                                          const std::vector<KernelFix>& fixes,
                                          std::vector<std::string>* applied);
 
+// apply_padding, then each global line's code that can be written (GlobalFix::applicable),
+// where its lines are still as the advice read them; `applied` gets one entry per change.
+std::optional<std::string> apply_fixes(const std::string& source,
+                                       const std::vector<KernelFix>& fixes,
+                                       std::vector<std::string>* applied);
+
 // Why --apply writes nothing for the conflicting arrays it leaves as they are: one line per
 // array with more wavefronts than ideal and no applicable suggestion, "'tile' of k (line 7):
 // REASON" (its error, the data dependence, a padding --apply cannot write alone, or
-// suggestions that rewrite index expressions only).
+// suggestions that rewrite index expressions only), and one per global line whose code is not
+// written.
 std::vector<std::string> not_applied(const std::vector<KernelFix>& fixes);
 
 }  // namespace bankcheck::analysis

@@ -38,6 +38,9 @@ struct SassAccess {
   // LDSM, STSM and LDGSTS: requests the emulator issues as the PTX does (ldmatrix,
   // stmatrix, cp.async); they only name their site's SASS. None for LDS, STS, ATOMS.
   sass::SharedOp unit = sass::SharedOp::None;
+  // An LDGSTS.E.BYPASS.128 (no ZFILL) guarded by @P0, which Nsight Compute reads as 0
+  // (analysis/known_differences.hpp).
+  bool predicated_bypass = false;
 };
 
 // The kernel's shared-memory instructions as SassAccess (in SASS order), from the decoded
@@ -74,6 +77,7 @@ struct SassSite {
   std::vector<std::string> opcodes;  // its own SASS instructions ("LDS.128"), in SASS order
   std::vector<std::uint32_t> offsets;  // and their byte offsets in the kernel's code
   bool carrier = false;  // Merged: the member whose executions the STS's are
+  bool predicated_bypass = false;      // one of its instructions is SassAccess::predicated_bypass
   // A site whose PTX has no source line (`.loc 1 0 0`): where Nsight Compute lists its
   // SASS (place_lineless_sites); Merged: the source line of the STS's PTX line; line 0
   // otherwise.
@@ -110,6 +114,15 @@ SassPlan plan_sass(const ptx::Kernel& kernel, const std::vector<SassAccess>& sas
 // that has one (bench/check/results_new/tuned: scan_count's unrolled loads). Sets
 // SassSite::placed of each such site that has SASS instructions, from its first one.
 void place_lineless_sites(const ptx::Kernel& kernel, const sass::Kernel& sass, SassPlan& plan);
+
+// wgmma.mma_async's SASS (HGMMA, QGMMA, IGMMA), whose row holds its operand reads: the line
+// table often ties a GMMA to the PTX of the code around it (its descriptors, a neighbouring
+// statement), not to the wgmma's own PTX line, but ptxas keeps a kernel's wgmmas in their
+// order. When the kernel has as many GMMA instructions (@!PT fillers aside) as wgmma.mma_async
+// sites, the k-th site in PTX order takes the k-th GMMA in SASS order (SassSite::offsets and
+// opcodes, kind Same); otherwise each site takes the GMMAs the line table ties to its own
+// PTX line, if any.
+void place_wgmma_sites(const ptx::Kernel& kernel, const sass::Kernel& sass, SassPlan& plan);
 
 // A listener between the emulator and the analysis: forwards non-shared events and sites
 // the plan does not change unchanged, and rewrites the others into the requests SASS

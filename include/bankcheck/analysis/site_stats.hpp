@@ -22,6 +22,16 @@ struct SiteStats {
   // shared
   std::uint64_t wavefronts = 0, ideal_wavefronts = 0;
   std::uint32_t ways = 0;
+  // The ideal Nsight Compute's Source Counters list: the active lanes' bytes packed into
+  // 128-byte wavefronts, one at least (differs from ideal_wavefronts for masked 8- and
+  // 16-byte accesses: analysis/known_differences.hpp).
+  std::uint64_t nsight_ideal_wavefronts = 0;
+  // A tensor copy's shared side or wgmma's operand reads: the layout's swizzle mode
+  // (model::TmaSwizzle, -1: none known), a copy's box row bytes, and the shared bytes
+  // [shared_lo, shared_hi) they touch.
+  std::int8_t swizzle = -1;
+  std::uint32_t row_bytes = 0;
+  std::uint64_t shared_lo = ~std::uint64_t{0}, shared_hi = 0;
   // global
   std::uint64_t sectors = 0, ideal_sectors = 0, lines128 = 0;
   // The global request with the most excess sectors (on ties: the lowest CTA, then warp,
@@ -93,6 +103,8 @@ class SiteStatsListener : public emu::Listener {
 
  private:
   void add_copy_sectors(const emu::AccessEvent& e, const model::AsyncCopy& cp);
+  void note_layout(SiteStats& s, const emu::AccessEvent& e);
+  void on_wgmma(SiteStats& s, const emu::AccessEvent& e);
   const model::Arch& arch_;
   VerdictMemo* memo_ = nullptr;
   std::vector<SiteStats> sites_;

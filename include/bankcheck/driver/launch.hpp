@@ -92,6 +92,8 @@ struct LaunchSettings {
   std::vector<std::pair<std::string, std::string>> vars;  // module variables: NAME, VALUE
   std::optional<std::string> blocks;  // "all" or a positive count, normalised (no sign,
                                       // no leading zeros)
+  std::optional<Dim3> cluster;        // the cluster shape (cudaLaunchAttributeClusterDimension)
+  std::optional<bool> cooperative;    // a cooperative launch (cudaLaunchCooperativeKernel)
   int line = 0;                       // of the comment, 0 for flags
   int col = 0;                        // of the comment's "//", 0 for flags
   int kernel_col = 0;                 // of the kernel= value, 0 when none

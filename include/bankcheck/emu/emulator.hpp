@@ -37,6 +37,9 @@ struct EmuError : std::runtime_error {
     std::uint64_t address = 0;
     int warp = 0, lane = 0;
   } access;
+  // The CTA the error happened in, when several ran together (Emulator::run_ctas).
+  bool in_group = false;
+  Dim3 cta;
 };
 
 // A global access outside every buffer that the run went on after (EmulatorOptions::
@@ -105,7 +108,19 @@ struct Launch {
   std::uint64_t dynamic_smem = 0;
   std::vector<std::uint8_t> params;    // the kernel's param buffer
   std::uint64_t budget = 200'000'000;  // warp instructions per CTA
+  // The cluster shape (cudaLaunchAttributeClusterDimension); 1,1,1 takes the kernel's own
+  // (.reqnctapercluster), a kernel without one runs in clusters of one CTA. The CTAs of a
+  // cluster run together (Emulator::run_ctas).
+  Dim3 cluster{1, 1, 1};
+  // A cooperative launch (cudaLaunchCooperativeKernel): every CTA is resident, so the
+  // grid's CTAs run together and cooperative groups' grid.sync() works; its workspace is
+  // a buffer of `memory` the emulator adds once.
+  bool cooperative = false;
 };
+
+// The cluster shape a launch of `kernel` has: the launch's, else the kernel's own, else one
+// CTA.
+Dim3 cluster_shape(const ptx::Kernel& kernel, const Launch& launch);
 
 class Emulator {
  public:
@@ -118,6 +133,13 @@ class Emulator {
   const Options& options() const { return options_; }
   // Runs CTA `ctaid` of the launch to completion. Throws EmuError.
   void run_cta(const Launch& launch, Dim3 ctaid);
+  // Runs the `count` CTAs at `ctaids` together, to completion: each runs until its warps
+  // wait, then the next; a barrier of a cluster (barrier.cluster), an mbarrier that
+  // another CTA completes, or a grid synchronization (a load spinning on memory another
+  // CTA writes) is where they take turns. Pass whole clusters: a CTA's cluster members
+  // that are not among them cannot be reached (their shared memory, their arrivals).
+  // Throws EmuError (a deadlock names the wait and what it waits for).
+  void run_ctas(const Launch& launch, const Dim3* ctaids, std::size_t count);
   std::uint64_t executed() const { return executed_; }  // warp instructions so far
   const std::vector<Note>& notes() const { return notes_; }
   // The sites (Kernel::sites) of the loads that read shared bytes no thread of their CTA
@@ -131,6 +153,12 @@ class Emulator {
 
  private:
   struct State;
+  // The CTAs of a group: set up CTA `i` (emulator.cpp); run it until no warp of it can run
+  // (`alone`: the only CTA, which ends in a deadlock error or done); true if it ran.
+  void setup_cta(const Launch& launch, std::size_t i, Dim3 ctaid);
+  bool step(const Launch& launch, std::size_t i, bool alone, bool release);
+  [[noreturn]] void deadlock(std::size_t i);
+  std::uint64_t grid_workspace_ = 0;  // a cooperative launch's grid-sync workspace buffer
   const ptx::Program& program_;
   const ptx::Kernel& kernel_;
   GlobalMemory& memory_;

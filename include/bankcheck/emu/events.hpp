@@ -19,13 +19,30 @@ using Dim3 = model::Dim3;
 // matrix m), or either side of a cp.async (LDGSTS: the shared side is analysed by
 // model::analyze_ldgsts, global_addr holding the lanes' global sources, and carries the
 // global side's sectors too, model::ldgsts_sectors; the global-side event only counts
-// the request), or the shared side of a cp.async.bulk, written or read
-// by the TMA unit and not the LSU (Bulk: 512 bytes of the copy per event, 16 per lane;
-// docs/model.md says how it is counted). The emulator sends the others; the SASS step
-// (analysis/sass_requests) marks 64-bit shared atomics as the cubin issues them: one
-// ATOMS.EXCH.64 or ATOMS.CAS.64 (Atomic64, model::atomic64), or an LDS.64 +
+// the request), or either side of a cp.async.bulk or cp.async.bulk.tensor, which the TMA
+// unit moves and not the LSU (Bulk: 16 bytes per lane, below). The emulator sends the
+// others; the SASS step (analysis/sass_requests) marks 64-bit shared atomics as the cubin
+// issues them: one ATOMS.EXCH.64 or ATOMS.CAS.64 (Atomic64, model::atomic64), or an LDS.64 +
 // ATOMS.CAST.SPIN.64 loop (CasLoop64, model::atomic64_spin on the event's `values`).
-enum class AccessKind : std::uint8_t { Plain, Matrix, Ldgsts, Bulk, Atomic64, CasLoop64 };
+//
+// Wgmma: the reads of a wgmma.mma_async's operands in shared memory, as the matrix
+// descriptors place them (src/emu/wgmma.cpp): 32 lanes of 16 bytes each, lane 8m + r the
+// address of row r of core matrix m (an 8x16-byte block), `operand` 0 for A (each warp its
+// 16 rows) or 1 for B (sent once per warpgroup, by its first warp). Their cost is the
+// measured one (model::wgmma_request, docs/model.md "Hopper"): each warp's execution is one
+// request, and the warpgroup's first warp carries the operand bytes (wgmma_a_bytes,
+// wgmma_b_bytes) whose wavefronts the warpgroup's execution costs; the rows only say where
+// the tile is (a warp with no rows to send, A from registers, sends one event of no lane).
+// Bulk: a tensor copy's or bulk copy's sides (the TMA unit: model::tma_copy, no wavefront and
+// no sector); the global side of a copy is a Bulk event in the global space on Instr::site2.
+// An instruction whose events continue a warp's execution (`continues`: a copy of 2 KiB is 4
+// events, several lanes issue copies of their own) is still one request, as Nsight Compute
+// lists one execution per warp.
+// Another CTA's shared memory (distributed shared memory) comes as Shared events whose
+// addresses carry the CTA's rank above bit 24 (ptx::kClusterRankShift); such a request costs
+// nothing (model::cluster_request_counted), one to the CTA's own shared memory is an ordinary
+// shared request.
+enum class AccessKind : std::uint8_t { Plain, Matrix, Ldgsts, Bulk, Atomic64, CasLoop64, Wgmma };
 
 // What an 8-byte shared atom/red works on, lane by lane: a CAS loop's passes depend on it.
 struct AtomicValues {
@@ -44,6 +61,18 @@ struct AccessEvent {
   bool src_size = false;      // Ldgsts: a src-size operand given
   std::uint32_t reads = 0;    // Ldgsts: the lanes that read global memory (src-size not 0)
   int global_site = -1;       // Ldgsts: the site of its global side (its sectors go there)
+  std::uint8_t operand = 0;   // Wgmma: 0 A, 1 B
+  // Bulk of a tensor copy, and Wgmma: the layout's swizzle mode (model::TmaSwizzle: 0 none,
+  // 1 32B, 2 64B, 3 128B); -1 where there is none (cp.async.bulk without a tensor map).
+  std::int8_t swizzle = -1;
+  std::uint16_t row_bytes = 0;  // Bulk of a tensor copy: the box's row (inner dimension) bytes
+  // Wgmma and Bulk: a further event of the same warp's execution of the instruction (the
+  // first one counts the request).
+  bool continues = false;
+  // Wgmma, on the first event of a warpgroup's first warp: the operand bytes the warpgroup
+  // reads from shared memory (model::wgmma_operands); 0 on every other event.
+  std::uint16_t wgmma_a_bytes = 0;
+  std::uint16_t wgmma_b_bytes = 0;
   std::uint64_t global_addr[model::kWarpSize] = {};  // Ldgsts: the global sources
   int site = -1;                          // index into Kernel::sites
   std::uint64_t cta = 0;                  // linear CTA index in the grid

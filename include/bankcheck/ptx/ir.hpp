@@ -183,7 +183,29 @@ enum class Special : std::uint8_t {
   Pm,
   ClockHi,
   AggrSmemSize,
-  ReservedSmem
+  ReservedSmem,
+  // Thread-block clusters (emu: the launch's cluster shape; a launch without one is a
+  // cluster of one CTA): the CTA's rank and position in its cluster, the cluster's shape,
+  // the cluster's position in the grid and the grid in clusters.
+  ClusterCtarank,
+  ClusterNctarank,
+  ClusterCtaidX,
+  ClusterCtaidY,
+  ClusterCtaidZ,
+  ClusterNctaidX,
+  ClusterNctaidY,
+  ClusterNctaidZ,
+  ClusteridX,
+  ClusteridY,
+  ClusteridZ,
+  NclusteridX,
+  NclusteridY,
+  NclusteridZ,
+  IsExplicitCluster,
+  // %envreg1 and %envreg2: the high and low words of a cooperative launch's grid-sync
+  // workspace (0 otherwise); the other %envreg read as Envreg.
+  Envreg1,
+  Envreg2
 };
 
 struct Opnd {
@@ -253,7 +275,8 @@ enum class MatchMode : std::uint8_t { Any, All };
 
 // The tensor-core data movers and mma (src/emu/matrix_ops.cpp, async_copy.cpp).
 // An element type of an mma fragment: the ISA's .f16/.bf16/.tf32/.f32/.s8/.u8/.s32.
-enum class MmaElem : std::uint8_t { None, F16, BF16, TF32, F32, S8, U8, S32 };
+// wgmma adds the 8-bit floats .e4m3 and .e5m2.
+enum class MmaElem : std::uint8_t { None, F16, BF16, TF32, F32, S8, U8, S32, E4M3, E5M2 };
 // The fragment a wmma.load or wmma.store moves: wmma.load.a, .b, .c and wmma.store.d.
 enum class WmmaFrag : std::uint8_t { None, A, B, C, D };
 struct MatrixMods {
@@ -298,6 +321,43 @@ struct MbarMods {
   // cp.async.bulk: shared::cta to global (a bulk_group copy), else global to shared
   // completing on the mbarrier at Instr::mem3.
   bool to_global = false;
+  // cp.async.bulk shared::cta to shared::cluster (a copy into another CTA's shared memory,
+  // completing on the mbarrier there).
+  bool to_cluster = false;
+  // .multicast::cluster: the copy lands in every CTA of src[0]'s mask, at the same offset,
+  // completing on each one's mbarrier at the same offset.
+  bool multicast = false;
+  // cp.async.bulk.tensor: the tensor's dimensions (1-5; 0: not a tensor copy), im2col mode
+  // (else tile), and how many im2col offsets follow the coordinates in Instr::frag; the
+  // tensor map's address is Instr::mem2.
+  std::uint8_t tensor_dims = 0;
+  bool im2col = false;
+  std::uint8_t im2col_offsets = 0;
+  // cp.reduce.async.bulk(.tensor): the reduction and its element type.
+  bool reduce = false;
+  AtomOp reduce_op = AtomOp::Add;
+  Ty reduce_type = Ty::None;
+};
+
+// wgmma (src/ptx/decode_wgmma.cpp, src/emu/wgmma.cpp): the warpgroup's matrix multiply
+// m64nNkK and its fence, commit_group and wait_group. The operands: Instr::frag holds D's
+// registers twice (written, then read: the accumulator is both), then A's four registers
+// when A comes from registers; src[0] is A's descriptor (when A comes from shared memory),
+// src[1] B's descriptor, src[2] scale-d (a predicate or an immediate: false gives D = A*B).
+enum class WgmmaOp : std::uint8_t { Mma, Fence, Commit, Wait };
+struct WgmmaMods {
+  WgmmaOp op = WgmmaOp::Mma;
+  std::uint16_t n = 0;  // 8..256
+  std::uint8_t k = 0;   // 8 (tf32), 16 (f16, bf16), 32 (e4m3, e5m2, s8, u8)
+  MmaElem a = MmaElem::None, b = MmaElem::None, d = MmaElem::None;
+  std::uint8_t nd = 0;      // D's registers: N/2 (f32, s32) or N/4 (f16 pairs)
+  bool a_regs = false;      // A from registers (four per thread) instead of a descriptor
+  bool trans_a = false;     // imm-trans-a: A is M-major (16-bit types only)
+  bool trans_b = false;     // imm-trans-b: B is N-major
+  bool neg_a = false;       // imm-scale-a -1
+  bool neg_b = false;       // imm-scale-b -1
+  bool satfinite = false;   // integer: clamp instead of wrapping
+  std::uint8_t wait_n = 0;  // wait_group N
 };
 
 // What PTX writes as opcode modifiers beyond the types and the state space. Each field
@@ -327,6 +387,8 @@ struct Modifiers {
   bool relu = false;                       // cvt, fma, min/max .relu: negative results give 0
   bool satfinite = false;                  // cvt .satfinite: out of range gives the largest finite
   MbarMods mbar;                           // mbarrier, mbarrier waits, cp.async.bulk
+  WgmmaMods wg;                            // wgmma
+  bool evict_first = false;                // ld/st .cs (__ldcs, __stcs): evict-first
 };
 
 struct Instr {
@@ -360,6 +422,13 @@ struct Instr {
 
 inline constexpr std::uint8_t kFlagSat = 1, kFlagFtz = 2, kFlagUni = 4, kFlagVolatile = 8,
                               kFlagCc = 16, kFlagAligned = 32;
+// A shared access of the .shared::cluster space (ld, st, atom, red, mbarrier, the bulk
+// copies' shared side): its address may name another CTA of the cluster (mapa).
+inline constexpr std::uint8_t kFlagCluster = 64;
+// A load another thread may be changing while this one waits (ld.volatile, ld.acquire and
+// ld.relaxed of gpu or sys scope on global or generic addresses): the emulator lets a warp
+// that spins on one yield to the CTAs that run with it (cooperative grid sync, flags).
+inline constexpr std::uint8_t kFlagPoll = 128;
 
 struct KernelParam {
   std::string name;  // PTX name (_Z6reducePKfPfi_param_0)
@@ -389,6 +458,10 @@ struct Kernel {
   std::uint64_t static_shared_bytes = 0;
   std::uint64_t dynamic_shared_offset = 0;  // where extern .shared arrays start
   std::uint64_t local_bytes = 0;            // per-thread .local depot
+  // .reqnctapercluster X, Y, Z (what __cluster_dims__ compiles to): the cluster shape every
+  // launch of the kernel has; 0, 0, 0 when the kernel names none. .explicitcluster.
+  std::uint32_t cluster[3] = {0, 0, 0};
+  bool explicit_cluster = false;
   std::vector<Instr> code;
   std::vector<Site> sites;
   std::vector<SourcePos> locs;     // per instruction (Instr::loc)
@@ -400,7 +473,14 @@ struct Kernel {
 // memory and the thread's local memory; module variables and kernel buffers live above.
 inline constexpr std::uint64_t kSharedWindow = 0x0000010000000000ull;  // + shared offset
 inline constexpr std::uint64_t kLocalWindow = 0x0000020000000000ull;   // + local offset
+inline constexpr std::uint64_t kParamWindow = 0x0000030000000000ull;   // + param offset
 inline constexpr std::uint64_t kWindowSize = 0x0000000100000000ull;
+// A shared address of the cluster (shared::cluster): the low 24 bits are the offset in a
+// CTA's shared memory, the bits above name the CTA, its rank in the cluster plus one; 0
+// names the executing CTA itself (every shared::cta address is a shared::cluster address of
+// its own CTA). mapa makes them; bankcheck's own encoding, as the ISA leaves it open.
+inline constexpr unsigned kClusterRankShift = 24;
+inline constexpr std::uint32_t kClusterOffsetMask = (1u << kClusterRankShift) - 1;
 inline constexpr std::uint64_t kGlobalVarBase = 0x0000100000000000ull;
 inline constexpr std::uint64_t kBufferBase = 0x0000200000000000ull;
 

@@ -64,7 +64,8 @@ struct LineAccesses {
 std::vector<LineAccesses> shared_by_ptx_line(const Kernel& kernel);
 
 // The byte offsets of the kernel's memory instructions (generic, global and shared loads,
-// stores and atomics) that the line table ties to one PTX line, in SASS order.
+// stores and atomics; wgmma's GMMA, the TMA unit's copies, STAS) that the line table ties to
+// one PTX line, in SASS order.
 std::vector<std::uint32_t> memory_instructions_at(const Kernel& kernel, std::uint32_t ptx_line);
 
 }  // namespace bankcheck::sass
