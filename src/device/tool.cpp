@@ -71,6 +71,7 @@ struct LaunchKernelExParams {
 };
 
 using CuDeviceGetAttribute = CUresult (*)(int*, CUdevice_attribute, CUdevice);
+using CuStreamIsCapturing = CUresult (*)(CUstream, CUstreamCaptureStatus*);
 
 // A module the program loaded: its cubin as the callback handed it over, read on first use.
 struct LoadedModule {
@@ -703,6 +704,21 @@ class Tool {
     return true;
   }
 
+  // Whether the stream is being captured into a graph (or cannot be asked): nothing is copied
+  // then, which could end the capture. Asked of the driver only where a read is due.
+  bool capturing(CUstream stream) {
+    if (!is_capturing_) {
+      void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+      is_capturing_ =
+          cuda ? reinterpret_cast<CuStreamIsCapturing>(::dlsym(cuda, "cuStreamIsCapturing"))
+               : nullptr;
+      if (!is_capturing_) return false;  // no driver to ask (the tests' fake sanitizer)
+    }
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return is_capturing_(stream, &status) != CUDA_SUCCESS ||
+           status != CU_STREAM_CAPTURE_STATUS_NONE;
+  }
+
   // Whether --kernel selects a kernel of this name (the ledger's filters, before the kernel is
   // known to it: its first launch's call).
   bool selected_name(const std::string& mangled) const {
@@ -787,8 +803,9 @@ class Tool {
     // this launch or a later one would lose them); with every launch analysed, at most once an
     // interval, so that no launch waits for the one before. Not inside a graph's launch, and
     // not at a launch call, which a stream being captured makes too (no launch begins then).
-    if (!graph_node && instrumentation_->read_launched(
-                           keep_patched() ? Instrumentation::Options{}.read_interval_s : 0.0))
+    if (!graph_node && instrumentation_->unread() && !capturing(d.stream) &&
+        instrumentation_->read_launched(keep_patched() ? Instrumentation::Options{}.read_interval_s
+                                                       : 0.0))
       settle_all(false);
     const Launch l = launch_of(d, graph_node);
     const auto mod = module_index_.find(d.module);
@@ -894,6 +911,7 @@ class Tool {
   bool active_ = false;
   bool root_ = true;
   const model::Arch* arch_ = nullptr;
+  CuStreamIsCapturing is_capturing_ = nullptr;
   std::mutex mutex_;
   std::vector<LoadedModule> modules_;
   std::map<CUmodule, std::size_t> module_index_;

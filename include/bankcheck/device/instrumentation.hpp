@@ -156,6 +156,8 @@ class Instrumentation {
   // a later fault (a sticky error) loses only the kernels that ran with it. Nothing is waited
   // for where no table has such launches. Whether a table was read.
   bool read_launched(double min_age_s);
+  // Whether read_launched() may have a table to read.
+  bool unread() const { return unread_; }
   // The program synchronized a stream (of `context`), or a context (every stream of it); a
   // null context: whichever context the stream is of.
   void stream_synchronized(Handle context, Handle stream);
