@@ -228,6 +228,20 @@ class Tool {
     closing_ = true;
     {
       Lock lock(mutex_);
+      // The analysed launches other threads began (under the lock: no more begin now) reach the
+      // driver's queue before the last waits and reads; their launch's end says so (it needs
+      // no lock). A second at most.
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      while (launching_.load() > (launching_here_ ? 1 : 0) &&
+             std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+      // Decided at their launch calls, begun only once the tool had stopped: not counted.
+      for (const std::uint64_t id : called_) {
+        const std::string why = "it was launched as the program ended, after bankcheck stopped";
+        ledger_.lost(id, why);
+        side_.lost(id, why);
+      }
+      called_.clear();
       if (instrumentation_) {
         instrumentation_->finish();
         settle_all(true);
@@ -361,6 +375,7 @@ class Tool {
     alias_.clear();
     pending_kernels_.clear();
     failures_.clear();
+    called_.clear();
     if (device_) make_instrumentation();
   }
 
@@ -397,6 +412,12 @@ class Tool {
   static void callback(void* self, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
                        const void* data) {
     auto* t = static_cast<Tool*>(self);
+    // An analysed launch of this thread is in the driver's queue now (finish() waits for that).
+    if (launching_here_ && domain == SANITIZER_CB_DOMAIN_LAUNCH &&
+        cbid == SANITIZER_CBID_LAUNCH_END) {
+      launching_here_ = false;
+      t->launching_.fetch_sub(1);
+    }
     if (Lock::held() || t->closing_) return;
     switch (domain) {
       case SANITIZER_CB_DOMAIN_DRIVER_API:
@@ -441,6 +462,7 @@ class Tool {
         // Decided at the call, never begun: the call was refused.
         Lock lock(mutex_);
         if (closing_) return;
+        called_.erase(call_.decision.id);
         const std::string why = "its launch call returned an error: it did not run";
         ledger_.lost(call_.decision.id, why);
         side_.lost(call_.decision.id, why);
@@ -498,7 +520,10 @@ class Tool {
     KernelState& k = it->second;
     call_.kernel = &k;
     call_.decision = ledger_.launch(k.ledger, {c.grid, c.block, c.smem});
-    if (call_.decision.analyse) side_.began(call_.decision.id, k.mangled);
+    if (call_.decision.analyse) {
+      side_.began(call_.decision.id, k.mangled);
+      called_.insert(call_.decision.id);
+    }
     const bool analyse = call_.decision.analyse && k.unusable.empty();
     if (!analyse && keep_patched()) return;
     if (std::string e = instrumentation_->prepare(k.handle, analyse, false); !e.empty()) once(e);
@@ -781,6 +806,7 @@ class Tool {
       forget_parent();
       call.kernel = nullptr;
     }
+    if (call.kernel && call.decision.analyse) called_.erase(call.decision.id);
     auto say = [&](const char* what, std::uint64_t number) {
       trace_(fmt::format("{} {} {}{} module {} stream {} grid {}x{}x{} block {}x{}x{}", what,
                          number, d.functionName ? d.functionName : "?",
@@ -884,6 +910,10 @@ class Tool {
     k.ctas += grid.count();
     k.pending.push_back(dec.id);
     pending_kernels_.insert(&k);
+    if (!graph_node && !launching_here_) {
+      launching_here_ = true;
+      launching_.fetch_add(1);
+    }
   }
 
   // The tool's exit handler registered again (at each module and each kernel first seen, a
@@ -919,11 +949,18 @@ class Tool {
   std::map<CUfunction, CUfunction> alias_;  // a launch call's handle -> the launch's function
   std::deque<KernelState> retired_;
   std::uint64_t late_ = 0;  // launches whose module was patched or unpatched only as they began
+  // Analysed launches begun (their table given) whose launch's end has not come, over all
+  // threads; whether this thread has one.
+  std::atomic<int> launching_{0};
+  static thread_local bool launching_here_;
+  // Analysed launches decided at their launch calls whose launch callbacks have not come.
+  std::set<std::uint64_t> called_;
   std::atomic<bool> closing_{false};   // finish() has begun: callbacks return at once
   std::atomic<bool> finished_{false};  // finish() was called
 };
 
 thread_local LaunchCall Tool::call_;
+thread_local bool Tool::launching_here_ = false;
 
 // Never destroyed: the report is written at exit, after the program's own static objects.
 Tool* the_tool = nullptr;

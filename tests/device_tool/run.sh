@@ -166,6 +166,10 @@ for s in ("thread", "thread_all"):
     check(f"{s}: the launching kernel reported, whole or named incomplete",
           b and shared_sites(b)
           and all(x["requests"] % 8 == 0 and x["requests"] > 0 for x in shared_sites(b)))
+    late = b.get("incomplete") or []
+    check(f"{s}: of the launching kernel, at most the launch made as the program ended is not "
+          f"counted ({late[:1]})",
+          len(late) <= 1 and all("as the program ended" in l["reason"] for l in late))
     after = open(os.path.join(work, s + ".after")).read().strip()
     check(f"{s}: nothing asked of the GPU after the runtime's exit handler ended its use ({after})",
           after == "0")
