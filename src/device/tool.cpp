@@ -412,9 +412,13 @@ class Tool {
   static void callback(void* self, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
                        const void* data) {
     auto* t = static_cast<Tool*>(self);
-    // An analysed launch of this thread is in the driver's queue now (finish() waits for that).
-    if (launching_here_ && domain == SANITIZER_CB_DOMAIN_LAUNCH &&
-        cbid == SANITIZER_CBID_LAUNCH_END) {
+    // This thread's analysed launch is in the driver's queue once its launch ends, its launch
+    // call returns or its next launch begins, whichever comes first (finish() waits for that).
+    if (launching_here_ &&
+        ((domain == SANITIZER_CB_DOMAIN_LAUNCH &&
+          (cbid == SANITIZER_CBID_LAUNCH_END || cbid == SANITIZER_CBID_LAUNCH_BEGIN)) ||
+         (domain == SANITIZER_CB_DOMAIN_DRIVER_API &&
+          static_cast<const Sanitizer_CallbackData*>(data)->callbackSite == SANITIZER_API_EXIT))) {
       launching_here_ = false;
       t->launching_.fetch_sub(1);
     }
