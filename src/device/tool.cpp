@@ -376,6 +376,8 @@ class Tool {
     pending_kernels_.clear();
     failures_.clear();
     called_.clear();
+    launching_ = 0;
+    launching_here_ = false;
     if (device_) make_instrumentation();
   }
 
