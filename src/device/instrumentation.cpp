@@ -262,8 +262,13 @@ void Instrumentation::read(KernelTable& t, Handle stream, const char* why) {
   t.dirty = t.exits_known && t.exited_threads < t.expected_threads;
   t.unreadable.clear();
   t.last_read_s = now();
-  say(fmt::format("read {} ({}): {} launches, {} of {} threads, {:.6f} s", t.mangled, why,
-                  t.launches, t.exited_threads, t.expected_threads, took));
+  // The record as the GPU has it (written before the first launch): a capacity or pc other
+  // than the one written says the writing had not landed when a launch read it.
+  const bool as_written = back.capacity == t.record.capacity && back.base_pc == t.record.base_pc &&
+                          back.counters == t.record.counters;
+  say(fmt::format("read {} ({}): {} launches, {} of {} threads, {} counters, record {}, {:.6f} s",
+                  t.mangled, why, t.launches, t.exited_threads, t.expected_threads,
+                  t.counts.counters.size(), as_written ? "as written" : "NOT as written", took));
 }
 
 void Instrumentation::read_quiet(Handle context, Handle stream, bool whole_context) {

@@ -750,6 +750,16 @@ class Tool {
            status != CU_STREAM_CAPTURE_STATUS_NONE;
   }
 
+  // Whether the function is loaded yet, as the sanitizer says (for the trace).
+  std::string loaded_status(CUfunction f) const {
+    Sanitizer_FunctionLoadedStatus st = SANITIZER_FUNCTION_NOT_LOADED;
+    if (!api_.function_loaded || api_.function_loaded(f, &st) != SANITIZER_SUCCESS)
+      return "of unknown loading";
+    return st == SANITIZER_FUNCTION_LOADED             ? "loaded"
+           : st == SANITIZER_FUNCTION_PARTIALLY_LOADED ? "partially loaded"
+                                                       : "NOT loaded";
+  }
+
   // Whether --kernel selects a kernel of this name (the ledger's filters, before the kernel is
   // known to it: its first launch's call).
   bool selected_name(const std::string& mangled) const {
@@ -911,7 +921,11 @@ class Tool {
       instrumentation_->begin_unanalysed(l);
       return;
     }
-    if (trace_.launches() || (trace_ && !k.table)) say("analysed launch", dec.id);
+    if (trace_.launches() || (trace_ && !k.table)) {
+      say("analysed launch", dec.id);
+      trace_(fmt::format("  its function {}, module {}", loaded_status(d.function),
+                         instrumentation_->patched(d.module) ? "patched" : "NOT patched"));
+    }
     k.table = table;
     k.ctas += grid.count();
     k.pending.push_back(dec.id);
