@@ -71,7 +71,8 @@ class FakeGpu : public bd::DeviceApi {
     return "";
   }
   std::string to_host(void* host, const void* device, std::size_t bytes, Handle stream) override {
-    run(stream);
+    if (faulted) return "an unknown internal error";
+    if (!fail_sync) run(stream);  // a stream that cannot be waited for: read as it is
     std::memcpy(host, device, bytes);
     ++copies_back;
     return "";
@@ -79,7 +80,8 @@ class FakeGpu : public bd::DeviceApi {
   std::string synchronize(Handle stream) override {
     ++syncs;
     if (fail_sync) return "the stream could not be synchronized";
-    run(stream);
+    if (faulted) return "an unknown internal error";
+    if (!fail_sync) run(stream);  // a stream that cannot be waited for: read as it is
     return "";
   }
   std::string set_launch_data(Handle launch, Handle, Handle, void* data) override {
@@ -140,6 +142,7 @@ class FakeGpu : public bd::DeviceApi {
   int loads = 0, patches = 0, unpatches = 0, syncs = 0, copies_back = 0;
   int unpatched_in_flight = 0, ran_patched = 0;
   bool fail_patch = false, fail_unpatch = false, fail_sync = false, no_exits = false;
+  bool faulted = false;  // a kernel faulted: the error is sticky, every copy and wait fails
 };
 
 // The tool's side: the launch call prepares the module, the launch callback begins it, the
@@ -294,6 +297,61 @@ TEST(DeviceInstrumentation, TablesAreReadAtTheProgramsSyncPointsAtMostSoOften) {
   EXPECT_EQ(a->read_launches, 2u);
   EXPECT_TRUE(b->read);
   EXPECT_TRUE(a->complete() && b->complete());
+}
+
+TEST(DeviceInstrumentation, TheNextLaunchCallReadsTheTablesSoALaterFaultLosesOnlyItsKernel) {
+  Harness x;
+  x.in.module_loaded(h(1), kA.module);
+  x.in.module_loaded(h(1), kC.module);
+  bd::KernelTable* a = x.launch(kA, s1, true);
+  x.in.read_launched(0);  // kC's launch begins
+  EXPECT_EQ(x.gpu.copies_back, 1);
+  bd::KernelTable* c = x.launch(kC, s1, true);
+  x.gpu.faulted = true;  // kC faults
+  x.in.context_synchronized(h(1));
+  x.in.finish();
+  EXPECT_TRUE(a->complete()) << a->incomplete_reason();
+  EXPECT_EQ(requests(*a), 2u * 1024 / 32);
+  EXPECT_FALSE(c->complete());
+  EXPECT_NE(c->incomplete_reason().find("could not be read back"), std::string::npos);
+  x.in.read_launched(0);  // nothing launched since: nothing read
+  EXPECT_EQ(x.gpu.copies_back, 1);
+}
+
+TEST(DeviceInstrumentation, WithEveryLaunchAnalysedTheLaunchCallsReadAtMostSoOften) {
+  Harness x;
+  x.in.module_loaded(h(1), kA.module);
+  bd::KernelTable* t = nullptr;
+  for (int i = 0; i < 100; ++i) {
+    x.clock = i * 0.01;
+    x.in.read_launched(0.25);
+    t = x.launch(kA, s1, true);
+  }
+  // At 0.01 s (the first launch never read), then at most every 0.25 s: no launch waits for
+  // the one before.
+  EXPECT_GE(x.gpu.copies_back, 3);
+  EXPECT_LE(x.gpu.copies_back, 5);
+  x.in.finish();
+  EXPECT_EQ(t->launches, 100u);
+  EXPECT_TRUE(t->complete()) << t->incomplete_reason();
+}
+
+TEST(DeviceInstrumentation, AReadThatSawEveryLaunchButNotEveryExitIsTakenAgainAtTheEnd) {
+  Harness x;
+  x.in.module_loaded(h(1), kA.module);
+  bd::KernelTable* t = x.launch(kA, s1, true, 1024, 0);
+  x.in.stream_synchronized(h(1), s1);  // read: none of the threads seen at their exit
+  EXPECT_TRUE(t->read);
+  EXPECT_FALSE(t->complete());
+  // The threads' exits land after that read (it came too early).
+  x.gpu.enqueue(s1, {[t] { static_cast<bd::LaunchRecord*>(t->device)->exited += 1024; }});
+  const int reads = x.gpu.copies_back;
+  x.in.read_launched(0);  // a launch does not wait for that
+  EXPECT_EQ(x.gpu.copies_back, reads);
+  const int syncs = x.gpu.syncs;
+  x.in.finish();  // waits for the launch's stream this time
+  EXPECT_EQ(x.gpu.syncs, syncs + 1);
+  EXPECT_TRUE(t->complete()) << t->incomplete_reason();
 }
 
 TEST(DeviceInstrumentation, ThreadsThatDidNotRunThePatchesToTheirExitMakeTheKernelIncomplete) {

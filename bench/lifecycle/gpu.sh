@@ -76,6 +76,11 @@ print(f"{state} agree {name}: {len(common) - len(diff)} of {len(common)} lines e
 PY
 }
 
+# The program alone, where its own ending is in question (exit() from another thread while the
+# main thread launches): the exit code the run should give back.
+timeout 60 "$bin/endings" thread >/dev/null 2>&1
+say "NOTE endings thread without bankcheck exits $?"
+
 # 1. Both backends on every ending and job; the exit code the program's.
 cases=("endings exit:0" "endings abort:134" "endings segv:139" "endings terminate:134"
        "endings _exit:3" "endings fatal:4" "endings thread:5" "endings streams:0"
@@ -85,8 +90,12 @@ for c in "${cases[@]}"; do
   args=${c%:*} want=${c##*:}
   name=$(echo "$args" | tr ' ' _)
   for backend in emulator $second; do
+    # The GPU tool's trace of what it saw (callbacks, patching, reads), for a failure's cause.
+    trace=()
+    [ "$backend" = gpu ] && trace=(env BANKCHECK_GPU_TRACE="$out/reports/$name.gpu.trace")
+    rm -f "$out/reports/$name.gpu.trace"
     # shellcheck disable=SC2086
-    timeout 120 "$bankcheck" run --no-progress --backend $backend --launches all --format json \
+    timeout 120 "${trace[@]}" "$bankcheck" run --no-progress --backend $backend --launches all --format json \
       -o "$out/reports/$name.$backend.json" -- "$bin"/$args \
       >"$out/reports/$name.$backend.out" 2>"$out/reports/$name.$backend.err"
     got=$?

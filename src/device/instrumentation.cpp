@@ -208,8 +208,10 @@ KernelTable* Instrumentation::begin(const Launch& l, const std::function<TableSe
     return nullptr;
   }
   ++t->launches;
+  unread_ = true;
   t->expected_threads += l.threads;
   t->in_flight.insert(l.stream);
+  t->last_stream = l.stream;
   t->dirty = true;
   m.in_flight.insert(l.stream);
   return t;
@@ -231,6 +233,7 @@ bool Instrumentation::any_unpatched() const {
 void Instrumentation::read(KernelTable& t, Handle stream, const char* why) {
   std::vector<unsigned char> bytes(t.read_bytes);
   const double t0 = now();
+  t.last_try_s = t0;
   const std::string e = api_.to_host(bytes.data(), t.device, bytes.size(), stream);
   const double took = now() - t0;
   ++stats_.reads;
@@ -254,19 +257,26 @@ void Instrumentation::read(KernelTable& t, Handle stream, const char* why) {
   t.read_launches = t.launches;
   t.read_expected = t.expected_threads;
   t.read = true;
-  t.dirty = false;
+  // A read that did not see every thread's exit is tried again at the next occasion (a later
+  // synchronization, the module's unloading, the exit): it may have come too early.
+  t.dirty = t.exits_known && t.exited_threads < t.expected_threads;
   t.unreadable.clear();
   t.last_read_s = now();
-  say(fmt::format("read {} ({}): {} launches, {} of {} threads, {:.6f} s", t.mangled, why,
-                  t.launches, t.exited_threads, t.expected_threads, took));
+  // The record as the GPU has it (written before the first launch): a capacity or pc other
+  // than the one written says the writing had not landed when a launch read it.
+  const bool as_written = back.capacity == t.record.capacity && back.base_pc == t.record.base_pc &&
+                          back.counters == t.record.counters;
+  say(fmt::format("read {} ({}): {} launches, {} of {} threads, {} counters, record {}, {:.6f} s",
+                  t.mangled, why, t.launches, t.exited_threads, t.expected_threads,
+                  t.counts.counters.size(), as_written ? "as written" : "NOT as written", took));
 }
 
 void Instrumentation::read_quiet(Handle context, Handle stream, bool whole_context) {
   const double at = now();
   for (auto& [f, t] : live_) {
-    if (t->context != context || !t->dirty || !t->in_flight.empty()) continue;
+    if ((context && t->context != context) || !t->dirty || !t->in_flight.empty()) continue;
     if (at - t->last_read_s < options_.read_interval_s) continue;
-    read(*t, whole_context ? nullptr : stream,
+    read(*t, whole_context ? t->last_stream : stream,
          whole_context ? "context synchronized" : "stream synchronized");
   }
 }
@@ -276,11 +286,41 @@ void Instrumentation::stream_synchronized(Handle context, Handle stream) {
   read_quiet(context, stream, false);
 }
 
+bool Instrumentation::read_launched(double min_age_s) {
+  if (!unread_) return false;  // the common case: nothing analysed since the last look
+  const double at = now();
+  bool left = false, any = false;
+  for (auto& [f, t] : live_) {
+    // Not again for a read that saw every launch but not every exit (the program's next
+    // synchronization or its exit tries again): no launch waits for that.
+    if (!t->dirty || (t->read && t->read_launches == t->launches)) continue;
+    if (at - t->last_try_s < min_age_s) {
+      left = true;
+      continue;
+    }
+    t->last_try_s = at;
+    // Read on a stream its launches ran on, once the others are known finished (a read on the
+    // NULL stream would wait for every blocking stream's work).
+    Handle on = t->in_flight.empty() ? t->last_stream : *t->in_flight.begin();
+    if (t->in_flight.size() > 1) {
+      std::set<Handle> others = t->in_flight;
+      others.erase(on);
+      wait_for(others);
+      if (t->in_flight.size() > 1) continue;  // a wait failed: read at a later occasion
+    }
+    read(*t, on, "launched before");
+    any = true;
+    if (t->read && t->unreadable.empty()) finished(on);
+  }
+  unread_ = left;
+  return any;
+}
+
 void Instrumentation::context_synchronized(Handle context) {
   for (auto& [h, m] : modules_)
-    if (m.context == context) m.in_flight.clear();
+    if (!context || m.context == context) m.in_flight.clear();
   for (KernelTable& t : tables_)
-    if (t.context == context) {
+    if (!context || t.context == context) {
       t.in_flight.clear();
       t.initialized = true;
     }
@@ -293,6 +333,15 @@ void Instrumentation::stream_destroying(Handle stream) {
   for (const KernelTable& t : tables_) busy = busy || (!t.initialized && t.init_stream == stream);
   if (busy) wait_for({stream});
   finished(stream);  // its handle is not used again, whatever the wait said
+  for (KernelTable& t : tables_)
+    if (t.last_stream == stream) t.last_stream = nullptr;
+}
+
+void Instrumentation::read_last(KernelTable& t, const char* why) {
+  // A read that saw every launch but not every thread's exit may have come before the launches
+  // ended: their stream is waited for this time.
+  if (t.read && t.read_launches == t.launches && t.in_flight.empty()) wait_for({t.last_stream});
+  read(t, t.last_stream, why);
 }
 
 void Instrumentation::module_unloading(Handle module) {
@@ -301,7 +350,7 @@ void Instrumentation::module_unloading(Handle module) {
   Module& m = it->second;
   if (!m.in_flight.empty()) wait_for(m.in_flight);
   for (KernelTable* t : m.tables) {
-    if (t->dirty || !t->read) read(*t, nullptr, "module unloading");
+    if (t->dirty || !t->read) read_last(*t, "module unloading");
     t->retired = true;
     live_.erase(t->function);
   }
@@ -321,7 +370,7 @@ void Instrumentation::finish() {
   for (auto& [h, m] : modules_) {
     if (!m.in_flight.empty()) wait_for(m.in_flight);
     for (KernelTable* t : m.tables)
-      if (t->dirty || !t->read) read(*t, nullptr, "exit");
+      if (t->dirty || !t->read) read_last(*t, "exit");
   }
 }
 

@@ -35,6 +35,8 @@ std::string SanitizerApi::load() {
   get(to_host, "sanitizerMemcpyDeviceToHost");
   get(synchronize, "sanitizerStreamSynchronize");
   get(result_string, "sanitizerGetResultString");
+  function_loaded =
+      reinterpret_cast<decltype(function_loaded)>(::dlsym(lib, "sanitizerGetFunctionLoadedStatus"));
   return missing.empty()
              ? ""
              : fmt::format("{} lacks entry points of the sanitizer API: {}", file, missing);

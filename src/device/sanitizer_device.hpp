@@ -29,6 +29,8 @@ struct SanitizerApi {
   decltype(&::sanitizerMemcpyDeviceToHost) to_host = nullptr;
   decltype(&::sanitizerStreamSynchronize) synchronize = nullptr;
   decltype(&::sanitizerGetResultString) result_string = nullptr;
+  // Optional (for the trace only): whether a function is loaded yet (lazy loading).
+  decltype(&::sanitizerGetFunctionLoadedStatus) function_loaded = nullptr;
 
   // Empty when every entry point was found (BANKCHECK_SANITIZER_LIB, else
   // libsanitizer-public.so on the library path); else why not.

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +34,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -70,6 +72,7 @@ struct LaunchKernelExParams {
 };
 
 using CuDeviceGetAttribute = CUresult (*)(int*, CUdevice_attribute, CUdevice);
+using CuStreamIsCapturing = CUresult (*)(CUstream, CUstreamCaptureStatus*);
 
 // A module the program loaded: its cubin as the callback handed it over, read on first use.
 struct LoadedModule {
@@ -216,10 +219,30 @@ class Tool {
   }
 
   // At the program's exit: the tables read a last time and every analysed launch counted or
-  // lost; then the process's last part of the job, or without a job the report.
+  // lost; then the process's last part of the job, or without a job the report. Once: from
+  // the first of the tool's exit handlers to run (register_exit_handler()). From then on the
+  // callbacks of the program's other threads, which may still be launching, return at once:
+  // nothing they would count could be in the report, and what they would use may be going.
   void finish() {
+    if (finished_.exchange(true)) return;
+    // Said before the lock is waited for: a callback that comes now does not wait for it.
+    closing_ = true;
     {
       Lock lock(mutex_);
+      // The analysed launches other threads began (under the lock: no more begin now) reach the
+      // driver's queue before the last waits and reads; their launch's end says so (it needs
+      // no lock). A second at most.
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      while (launching_.load() > (launching_here_ ? 1 : 0) &&
+             std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+      // Decided at their launch calls, begun only once the tool had stopped: not counted.
+      for (const std::uint64_t id : called_) {
+        const std::string why = "it was launched as the program ended, after bankcheck stopped";
+        ledger_.lost(id, why);
+        side_.lost(id, why);
+      }
+      called_.clear();
       if (instrumentation_) {
         instrumentation_->finish();
         settle_all(true);
@@ -324,8 +347,10 @@ class Tool {
                      "-lineinfo): its accesses are listed by SASS instruction\n",
                      options_.program.c_str());
       if (main_file < static_cast<int>(r.files.size())) {
-        std::ifstream src(r.files[main_file]);
-        for (std::string line; std::getline(src, line);) r.source_lines.push_back(line);
+        std::ifstream src(r.files[main_file], std::ios::binary);
+        std::stringstream text;
+        text << src.rdbuf();
+        r.source_lines = analysis::split_source_lines(text.str());
       }
       out.push_back(std::move(r));
     }
@@ -353,6 +378,9 @@ class Tool {
     alias_.clear();
     pending_kernels_.clear();
     failures_.clear();
+    called_.clear();
+    launching_ = 0;
+    launching_here_ = false;
     if (device_) make_instrumentation();
   }
 
@@ -388,8 +416,18 @@ class Tool {
 
   static void callback(void* self, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
                        const void* data) {
-    if (Lock::held()) return;
     auto* t = static_cast<Tool*>(self);
+    // This thread's analysed launch is in the driver's queue once its launch ends, its launch
+    // call returns or its next launch begins, whichever comes first (finish() waits for that).
+    if (launching_here_ &&
+        ((domain == SANITIZER_CB_DOMAIN_LAUNCH &&
+          (cbid == SANITIZER_CBID_LAUNCH_END || cbid == SANITIZER_CBID_LAUNCH_BEGIN)) ||
+         (domain == SANITIZER_CB_DOMAIN_DRIVER_API &&
+          static_cast<const Sanitizer_CallbackData*>(data)->callbackSite == SANITIZER_API_EXIT))) {
+      launching_here_ = false;
+      t->launching_.fetch_sub(1);
+    }
+    if (Lock::held() || t->closing_) return;
     switch (domain) {
       case SANITIZER_CB_DOMAIN_DRIVER_API:
         t->launch_call(cbid, *static_cast<const Sanitizer_CallbackData*>(data));
@@ -432,6 +470,8 @@ class Tool {
       if (call_.kernel && call_.decision.analyse) {
         // Decided at the call, never begun: the call was refused.
         Lock lock(mutex_);
+        if (closing_) return;
+        called_.erase(call_.decision.id);
         const std::string why = "its launch call returned an error: it did not run";
         ledger_.lost(call_.decision.id, why);
         side_.lost(call_.decision.id, why);
@@ -470,6 +510,7 @@ class Tool {
     c.valid = true;
     call_ = c;
     Lock lock(mutex_);
+    if (closing_) return;
     if (side_.forked_child()) forget_parent();
     if (!active_) return;
     CUfunction f = c.function;
@@ -488,7 +529,10 @@ class Tool {
     KernelState& k = it->second;
     call_.kernel = &k;
     call_.decision = ledger_.launch(k.ledger, {c.grid, c.block, c.smem});
-    if (call_.decision.analyse) side_.began(call_.decision.id, k.mangled);
+    if (call_.decision.analyse) {
+      side_.began(call_.decision.id, k.mangled);
+      called_.insert(call_.decision.id);
+    }
     const bool analyse = call_.decision.analyse && k.unusable.empty();
     if (!analyse && keep_patched()) return;
     if (std::string e = instrumentation_->prepare(k.handle, analyse, false); !e.empty()) once(e);
@@ -526,6 +570,7 @@ class Tool {
       case SANITIZER_CBID_RESOURCE_STREAM_DESTROY_STARTING: {
         const auto& s = *static_cast<const Sanitizer_ResourceStreamData*>(data);
         Lock lock(mutex_);
+        if (closing_) return;
         trace_(fmt::format("stream destroying {}", static_cast<const void*>(s.hStream)));
         if (instrumentation_) instrumentation_->stream_destroying(s.hStream);
         break;
@@ -550,7 +595,7 @@ class Tool {
 
   void synchronized(Sanitizer_CallbackId cbid, const Sanitizer_SynchronizeData& d) {
     Lock lock(mutex_);
-    if (!instrumentation_) return;
+    if (closing_ || !instrumentation_) return;
     if (cbid == SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED) {
       trace_(fmt::format("stream synchronized {}", static_cast<const void*>(d.hStream)));
       instrumentation_->stream_synchronized(d.context, d.hStream);
@@ -564,7 +609,8 @@ class Tool {
   // A module: its cubin kept, and patched for the first launches of its kernels.
   void module_loaded(const Sanitizer_ResourceModuleData& d) {
     Lock lock(mutex_);
-    if (!active_) return;
+    if (closing_ || !active_) return;
+    register_exit_handler();
     LoadedModule m;
     m.context = d.context;
     if (d.pCubin && d.cubinSize)
@@ -582,6 +628,7 @@ class Tool {
   // are retired (their counts stay for the report).
   void module_unloading(const Sanitizer_ResourceModuleData& d) {
     Lock lock(mutex_);
+    if (closing_) return;
     trace_(fmt::format("module unloading {}", static_cast<const void*>(d.module)));
     if (instrumentation_) {
       instrumentation_->module_unloading(d.module);
@@ -592,6 +639,7 @@ class Tool {
 
   void context_destroying(CUcontext context) {
     Lock lock(mutex_);
+    if (closing_) return;
     trace_(fmt::format("context destroying {}", static_cast<const void*>(context)));
     if (!instrumentation_) return;
     std::vector<CUmodule> gone;
@@ -690,6 +738,31 @@ class Tool {
     return true;
   }
 
+  // Whether the stream is being captured into a graph (or cannot be asked): nothing is copied
+  // then, which could end the capture. Asked of the driver only where a read is due.
+  bool capturing(CUstream stream) {
+    if (!is_capturing_) {
+      void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+      is_capturing_ =
+          cuda ? reinterpret_cast<CuStreamIsCapturing>(::dlsym(cuda, "cuStreamIsCapturing"))
+               : nullptr;
+      if (!is_capturing_) return false;  // no driver to ask (the tests' fake sanitizer)
+    }
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return is_capturing_(stream, &status) != CUDA_SUCCESS ||
+           status != CU_STREAM_CAPTURE_STATUS_NONE;
+  }
+
+  // Whether the function is loaded yet, as the sanitizer says (for the trace).
+  std::string loaded_status(CUfunction f) const {
+    Sanitizer_FunctionLoadedStatus st = SANITIZER_FUNCTION_NOT_LOADED;
+    if (!api_.function_loaded || api_.function_loaded(f, &st) != SANITIZER_SUCCESS)
+      return "of unknown loading";
+    return st == SANITIZER_FUNCTION_LOADED             ? "loaded"
+           : st == SANITIZER_FUNCTION_PARTIALLY_LOADED ? "partially loaded"
+                                                       : "NOT loaded";
+  }
+
   // Whether --kernel selects a kernel of this name (the ledger's filters, before the kernel is
   // known to it: its first launch's call).
   bool selected_name(const std::string& mangled) const {
@@ -747,10 +820,12 @@ class Tool {
     if (!graph_node) call_ = {};
     const std::uint64_t smem = call.smem;
     Lock lock(mutex_);
+    if (closing_) return;
     if (side_.forked_child()) {
       forget_parent();
       call.kernel = nullptr;
     }
+    if (call.kernel && call.decision.analyse) called_.erase(call.decision.id);
     auto say = [&](const char* what, std::uint64_t number) {
       trace_(fmt::format("{} {} {}{} module {} stream {} grid {}x{}x{} block {}x{}x{}", what,
                          number, d.functionName ? d.functionName : "?",
@@ -769,6 +844,14 @@ class Tool {
       if (!call.kernel) ledger_.launch_unknown();
       return;
     }
+    // The analysed launches made before are read back now that the program goes on (a fault of
+    // this launch or a later one would lose them); with every launch analysed, at most once an
+    // interval, so that no launch waits for the one before. Not inside a graph's launch, and
+    // not at a launch call, which a stream being captured makes too (no launch begins then).
+    if (!graph_node && instrumentation_->unread() && !capturing(d.stream) &&
+        instrumentation_->read_launched(keep_patched() ? Instrumentation::Options{}.read_interval_s
+                                                       : 0.0))
+      settle_all(false);
     const Launch l = launch_of(d, graph_node);
     const auto mod = module_index_.find(d.module);
     if (mod == module_index_.end() || !know_arch(d.device)) {
@@ -782,6 +865,7 @@ class Tool {
     auto [it, fresh] = kernels_.try_emplace(d.function);
     KernelState& k = it->second;
     if (fresh) {
+      register_exit_handler();
       k.module = mod->second;
       k.handle = d.module;
       k.mangled = l.mangled;
@@ -840,12 +924,28 @@ class Tool {
       instrumentation_->begin_unanalysed(l);
       return;
     }
-    if (trace_.launches() || (trace_ && !k.table)) say("analysed launch", dec.id);
+    if (trace_.launches() || (trace_ && !k.table)) {
+      say("analysed launch", dec.id);
+      trace_(fmt::format("  its function {}, module {}", loaded_status(d.function),
+                         instrumentation_->patched(d.module) ? "patched" : "NOT patched"));
+    }
     k.table = table;
     k.ctas += grid.count();
     k.pending.push_back(dec.id);
     pending_kernels_.insert(&k);
+    if (!graph_node && !launching_here_) {
+      launching_here_ = true;
+      launching_.fetch_add(1);
+    }
   }
+
+  // The tool's exit handler registered again (at each module and each kernel first seen, a
+  // bounded number of times): exit handlers run in the reverse order of their registering, so
+  // the last registered runs before those the CUDA runtime and the program registered when
+  // they began using CUDA (the runtime's unloads the modules, and may tear the context down)
+  // and before the objects first made after it are destroyed. The tables are read while all
+  // of that is still in place.
+  static void register_exit_handler();
 
   std::string error_;  // a problem with the options, said once made
   runtime::RunOptions options_;
@@ -864,6 +964,7 @@ class Tool {
   bool active_ = false;
   bool root_ = true;
   const model::Arch* arch_ = nullptr;
+  CuStreamIsCapturing is_capturing_ = nullptr;
   std::mutex mutex_;
   std::vector<LoadedModule> modules_;
   std::map<CUmodule, std::size_t> module_index_;
@@ -871,9 +972,18 @@ class Tool {
   std::map<CUfunction, CUfunction> alias_;  // a launch call's handle -> the launch's function
   std::deque<KernelState> retired_;
   std::uint64_t late_ = 0;  // launches whose module was patched or unpatched only as they began
+  // Analysed launches begun (their table given) whose launch's end has not come, over all
+  // threads; whether this thread has one.
+  std::atomic<int> launching_{0};
+  static thread_local bool launching_here_;
+  // Analysed launches decided at their launch calls whose launch callbacks have not come.
+  std::set<std::uint64_t> called_;
+  std::atomic<bool> closing_{false};   // finish() has begun: callbacks return at once
+  std::atomic<bool> finished_{false};  // finish() was called
 };
 
 thread_local LaunchCall Tool::call_;
+thread_local bool Tool::launching_here_ = false;
 
 // Never destroyed: the report is written at exit, after the program's own static objects.
 Tool* the_tool = nullptr;
@@ -882,6 +992,9 @@ void at_exit() {
   if (the_tool) the_tool->finish();
 }
 
+void Tool::register_exit_handler() { std::atexit(at_exit); }
+
+// Registered at load too: the handler that runs when no CUDA work registered a later one.
 __attribute__((constructor)) void start() {
   the_tool = new Tool;
   std::atexit(at_exit);

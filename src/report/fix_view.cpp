@@ -587,8 +587,11 @@ std::string render_occupancy_text(const model::Arch& arch, const model::Occupanc
                      o.warps_per_block);
   out += fmt::format("  registers:     {} blocks ({} registers per block allocated)\n",
                      lim(o.limit_registers), o.registers_per_block);
-  out += fmt::format("  shared memory: {} blocks ({} B per block allocated, carveout {} B)\n",
-                     lim(o.limit_shared), o.shared_bytes_per_block, o.carveout_bytes);
+  // Maxwell and Pascal have shared memory of their own, not a carveout of the L1.
+  const bool dedicated = model::sm_limits(arch.cc).num_carveouts == 1;
+  out += fmt::format("  shared memory: {} blocks ({} B per block allocated, {} {} B)\n",
+                     lim(o.limit_shared), o.shared_bytes_per_block,
+                     dedicated ? "of the SM's" : "carveout", o.carveout_bytes);
   out += fmt::format("  block slots:   {} blocks\n", lim(o.limit_blocks));
   return out;
 }

@@ -9,13 +9,16 @@
 // NAME=VALUE lines on standard output.
 #include <cuda.h>
 #include <sanitizer.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bankcheck/device/records.hpp"
@@ -30,6 +33,9 @@ int fake_launch(CUcontext, CUmodule, CUfunction, CUfunction api_function, const 
                 unsigned grid, unsigned block, Sanitizer_StreamHandle,
                 void (*run)(void* data, void* arg), void* arg);
 void fake_stream_synchronized(CUcontext, Sanitizer_StreamHandle);
+void fake_context_synchronized(CUcontext);
+void fake_fault();
+void fake_tear_down();
 long fake_count(const char* what);
 int fake_marked(CUmodule, int instruction);
 }
@@ -122,8 +128,44 @@ int main(int argc, char** argv) {
     ran += fake_launch(ctx, mod, f, api, k.name.c_str(), grid, block, s1, &count, &w);
   };
 
+  auto counts = [&] {
+    for (const char* what :
+         {"patches", "unpatches", "waits", "reads", "ran_patched", "patch_files"})
+      std::printf("%s=%ld\n", what, fake_count(what));
+    std::printf("launches_patched=%d\n", ran);
+    std::printf("exits_marked=%d\n", fake_marked(mod, SANITIZER_INSTRUCTION_BLOCK_EXIT));
+    std::printf("kernel_a=%s\nkernel_b=%s\nshared_a=%zu\nshared_b=%zu\n", a.name.c_str(),
+                b.name.c_str(), a.shared.size(), b.shared.size());
+    std::fflush(stdout);
+  };
+  // As the CUDA runtime does when a program begins: an exit handler that ends its use of the
+  // GPU (here: every later copy and wait refused), registered before the first module loads.
+  if (scenario == "worker" || scenario.starts_with("thread")) std::atexit(fake_tear_down);
   fake_module_loaded(ctx, mod, cubin.data(), cubin.size());
-  if (scenario == "benchmark") {
+  if (scenario == "worker") {
+    // A worker that launches and exits at once: its counts are read before the runtime's exit
+    // handler ends the GPU's use.
+    launch(a, fa, ka, 4, 256);
+    counts();
+    return 0;
+  } else if (scenario == "fatal" || scenario == "fatal_all") {
+    // a, then b, which faults: the error is sticky; the program's synchronization fails.
+    launch(a, fa, ka, 4, 256);
+    launch(b, fb, kb, 2, 128);
+    fake_fault();
+    fake_context_synchronized(ctx);
+    counts();
+    return 4;
+  } else if (scenario == "thread" || scenario == "thread_all") {
+    // Another thread ends the program with exit(5) while this one keeps launching.
+    launch(a, fa, ka, 4, 256);
+    counts();
+    std::thread([] {
+      usleep(100000);
+      std::exit(5);
+    }).detach();
+    for (;;) launch(b, fb, kb, 2, 128);
+  } else if (scenario == "benchmark") {
     // Validate, then time with many launches; a second configuration, validated and timed.
     launch(a, fa, ka, 4, 256);
     for (int i = 0; i < 100; ++i) launch(a, fa, ka, 4, 256);
@@ -150,12 +192,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
     return 2;
   }
-  for (const char* what : {"patches", "unpatches", "waits", "reads", "ran_patched", "patch_files"})
-    std::printf("%s=%ld\n", what, fake_count(what));
-  std::printf("launches_patched=%d\n", ran);
-  std::printf("exits_marked=%d\n", fake_marked(mod, SANITIZER_INSTRUCTION_BLOCK_EXIT));
-  std::printf("kernel_a=%s\nkernel_b=%s\nshared_a=%zu\nshared_b=%zu\n", a.name.c_str(),
-              b.name.c_str(), a.shared.size(), b.shared.size());
-  std::fflush(stdout);
+  counts();
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <sanitizer.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -33,16 +34,32 @@ struct Fake {
   std::map<Sanitizer_LaunchHandle, void*> launch_data;
   std::map<std::string, long> counts;
   std::uintptr_t next_launch = 1;
+  // A kernel faulted (a sticky error: every later copy and wait fails), or the context was
+  // torn down (as the CUDA runtime's exit handler may): copies and waits fail.
+  bool faulted = false, torn_down = false;
 };
 
 Fake& fake() {
-  static Fake* f = new Fake;
+  static Fake* f = [] {
+    auto* made = new Fake;
+    // Every count made now: a count of one thread never inserts into the map another reads.
+    for (const char* what :
+         {"patches", "unpatches", "waits", "reads", "ran_patched", "patch_files", "after_teardown"})
+      made->counts[what] = 0;
+    return made;
+  }();
   return *f;
 }
 
 bool enabled(int domain, unsigned cbid) {
   const Fake& f = fake();
   return f.callback && (f.enabled.count({domain, ~0u}) || f.enabled.count({domain, cbid}));
+}
+
+// A call the tool makes on the GPU after the runtime ended its use of it (counted: none should
+// come; on a GPU they fail, or worse).
+void touch() {
+  if (fake().torn_down) ++fake().counts["after_teardown"];
 }
 
 void emit(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
@@ -82,17 +99,20 @@ SanitizerResult sanitizerPatchInstructions(const Sanitizer_InstructionId id, CUm
   return SANITIZER_SUCCESS;
 }
 SanitizerResult sanitizerPatchModule(CUmodule module) {
+  touch();
   fake().patched.insert(module);
   ++fake().counts["patches"];
   return SANITIZER_SUCCESS;
 }
 SanitizerResult sanitizerUnpatchModule(CUmodule module) {
+  touch();
   fake().patched.erase(module);
   ++fake().counts["unpatches"];
   return SANITIZER_SUCCESS;
 }
 SanitizerResult sanitizerSetLaunchCallbackData(Sanitizer_LaunchHandle launch, CUfunction,
                                                Sanitizer_StreamHandle, const void* userdata) {
+  touch();
   fake().launch_data[launch] = const_cast<void*>(userdata);
   return SANITIZER_SUCCESS;
 }
@@ -103,26 +123,35 @@ SanitizerResult sanitizerGetFunctionPcAndSize(CUmodule, const char* name, uint64
   return SANITIZER_SUCCESS;
 }
 SanitizerResult sanitizerAlloc(CUcontext, void** ptr, size_t size) {
+  touch();
   *ptr = std::calloc(1, size);
   return SANITIZER_SUCCESS;
 }
 SanitizerResult sanitizerMemset(void* ptr, int value, size_t count, Sanitizer_StreamHandle) {
+  touch();
   std::memset(ptr, value, count);
   return SANITIZER_SUCCESS;
 }
 SanitizerResult sanitizerMemcpyHostToDeviceAsync(void* dst, void* src, size_t count,
                                                  Sanitizer_StreamHandle) {
+  touch();
   std::memcpy(dst, src, count);
   return SANITIZER_SUCCESS;
 }
 SanitizerResult sanitizerMemcpyDeviceToHost(void* dst, void* src, size_t count,
                                             Sanitizer_StreamHandle) {
+  touch();
+  if (fake().faulted) return SANITIZER_ERROR_UNKNOWN;
+  if (fake().torn_down) return SANITIZER_ERROR_NOT_READY;
   std::memcpy(dst, src, count);
   ++fake().counts["reads"];
   return SANITIZER_SUCCESS;
 }
 SanitizerResult sanitizerStreamSynchronize(Sanitizer_StreamHandle stream) {
+  touch();
   ++fake().counts["waits"];
+  if (fake().faulted) return SANITIZER_ERROR_UNKNOWN;
+  if (fake().torn_down) return SANITIZER_ERROR_NOT_READY;
   // As a driver may: the synchronization reported to the subscriber, on the waiting thread.
   Sanitizer_SynchronizeData d{};
   d.hStream = stream;
@@ -207,7 +236,26 @@ void fake_stream_synchronized(CUcontext context, Sanitizer_StreamHandle stream) 
   emit(SANITIZER_CB_DOMAIN_SYNCHRONIZE, SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED, &d);
 }
 
+void fake_context_synchronized(CUcontext context) {
+  Sanitizer_SynchronizeData d{};
+  d.context = context;
+  emit(SANITIZER_CB_DOMAIN_SYNCHRONIZE, SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED, &d);
+}
+
+void fake_fault() { fake().faulted = true; }
+void fake_tear_down() { fake().torn_down = true; }
+
 long fake_count(const char* what) { return fake().counts[what]; }
+
+// At the very end (the libraries' destructors, after every exit handler): the calls made after
+// the teardown, written to FAKE_AFTER_TEARDOWN_FILE.
+__attribute__((destructor)) static void say_after_teardown() {
+  if (const char* path = std::getenv("FAKE_AFTER_TEARDOWN_FILE"))
+    if (std::FILE* f = std::fopen(path, "w")) {
+      std::fprintf(f, "%ld\n", fake().counts["after_teardown"]);
+      std::fclose(f);
+    }
+}
 
 // Whether every instruction the tool counts (and the exits) was marked for patching in `module`.
 int fake_marked(CUmodule module, int instruction) {

@@ -30,6 +30,11 @@ run all_one_kernel ', "launches": 0, "kernels": ["block_sum"]'
 run incomplete ''
 run unload ''
 run missing '' FAKE_PATCHES_MISSING=1
+run worker ''
+run fatal ''
+run fatal_all ', "launches": 0'
+run thread '' FAKE_AFTER_TEARDOWN_FILE="$work/thread.after"
+run thread_all ', "launches": 0' FAKE_AFTER_TEARDOWN_FILE="$work/thread_all.after"
 # "missing" is no scenario of the driver's: it exits 2 after loading the module.
 exec python3 - "$work" <<'PY'
 import json, os, sys
@@ -67,6 +72,8 @@ check("benchmark exits 0", rc("benchmark") == 0)
 check(f"benchmark: patched at load and once again for the second configuration ({c['patches']})", c["patches"] == 2)
 check(f"benchmark: unpatched before each timing loop ({c['unpatches']})", c["unpatches"] == 2)
 check(f"benchmark: one wait per unpatching ({c['waits']})", c["waits"] == 2)
+check(f"benchmark: each analysed launch's table read as the next launch began ({c['reads']})",
+      c["reads"] == 2)
 check(f"benchmark: 2 of 202 launches ran the patches ({c['launches_patched']})", c["launches_patched"] == 2)
 check("benchmark: the exits are patched", c["exits_marked"] == 1)
 k = report("benchmark")[c["kernel_a"]]
@@ -126,6 +133,46 @@ check("unload: counted whole", k.get("incomplete") == [])
 
 err = open(os.path.join(work, "missing.err")).read()
 check("missing patches: said once", err.count("cannot load bankcheck's device functions") == 1)
+
+# A worker that launches and exits at once: read before the runtime's exit handler tears down.
+c = counts("worker")
+k = report("worker").get(c["kernel_a"], {})
+check(f"worker: exits 0 ({rc('worker')})", rc("worker") == 0)
+check(f"worker: counted whole ({k.get('incomplete')})", k.get("incomplete") == [])
+check("worker: its counts in the report",
+      shared_sites(k) and all(s["requests"] == 32 for s in shared_sites(k)))
+
+# A later kernel faults: the earlier one was read back before, only the faulting one is lost.
+for s in ("fatal", "fatal_all"):
+    c = counts(s)
+    r = report(s)
+    a, b = r.get(c["kernel_a"], {}), r.get(c["kernel_b"], {})
+    check(f"{s}: exits 4 ({rc(s)})", rc(s) == 4)
+    check(f"{s}: the kernel before the fault counted whole ({a.get('incomplete')})",
+          a.get("incomplete") == [] and shared_sites(a)
+          and all(x["requests"] == 32 for x in shared_sites(a)))
+    check(f"{s}: the faulting kernel named incomplete ({b.get('incomplete')})",
+          len(b.get("incomplete") or []) == 1)
+
+# exit() from another thread while this one launches: the program's code, a report, a's counts.
+for s in ("thread", "thread_all"):
+    c = counts(s)
+    r = report(s) if os.path.exists(os.path.join(work, s + ".json")) else {}
+    a, b = r.get(c["kernel_a"], {}), r.get(c["kernel_b"], {})
+    check(f"{s}: exits 5 as the program did ({rc(s)})", rc(s) == 5)
+    check(f"{s}: the first kernel counted whole ({a.get('incomplete')})",
+          a.get("incomplete") == [] and shared_sites(a)
+          and all(x["requests"] == 32 for x in shared_sites(a)))
+    check(f"{s}: the launching kernel reported, whole or named incomplete",
+          b and shared_sites(b)
+          and all(x["requests"] % 8 == 0 and x["requests"] > 0 for x in shared_sites(b)))
+    late = b.get("incomplete") or []
+    check(f"{s}: of the launching kernel, at most the launch made as the program ended is not "
+          f"counted ({late[:1]})",
+          len(late) <= 1 and all("as the program ended" in l["reason"] for l in late))
+    after = open(os.path.join(work, s + ".after")).read().strip()
+    check(f"{s}: nothing asked of the GPU after the runtime's exit handler ended its use ({after})",
+          after == "0")
 
 print(f"{len(failed)} failed")
 sys.exit(1 if failed else 0)

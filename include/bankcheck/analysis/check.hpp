@@ -283,4 +283,9 @@ void total(KernelReport& k, const model::Arch& arch);
 // (model::excess_of), never as a wrapped-around difference. Idempotent.
 void note_below_ideal(KernelReport& k);
 
+// A source file's text as CheckReport::source_lines holds it: one string a line, without its
+// line break, "\r\n" (a file saved on Windows) as well as "\n", so that no quoted line
+// carries a carriage return into the report.
+std::vector<std::string> split_source_lines(std::string_view text);
+
 }  // namespace bankcheck::analysis

@@ -8,7 +8,8 @@
 // launch patches it again. Nothing else happens for a launch that is not analysed.
 //
 // An analysed kernel has one table over all its analysed launches (counters add up on the GPU,
-// no launch waits for another): the table is read back when the program itself synchronized
+// no launch waits for another): the table is read back as the program's next launch begins
+// (read_launched: a later fault, sticky, would lose it), when the program itself synchronized
 // the streams its launches ran on (at most every Options::read_interval_s), before its module
 // is unloaded or its context destroyed, and at exit. Every thread of an analysed launch counts
 // its exit in the table (the patched block exit), so a read that did not see every thread of
@@ -95,9 +96,12 @@ struct KernelTable {
   std::uint64_t expected_threads = 0;  // their threads
   std::set<Handle> in_flight;          // streams of those launches not known to have finished
   Handle init_stream = nullptr;        // the stream the table was written on
-  bool initialized = false;            // that writing known to be done
-  bool dirty = false;                  // launches since the last read
+  Handle last_stream =
+      nullptr;               // of its last analysed launch (null once destroyed: the NULL stream)
+  bool initialized = false;  // that writing known to be done
+  bool dirty = false;        // launches since the last read, or a read that did not see them whole
   double last_read_s = -1e9;
+  double last_try_s = -1e9;  // the last attempt, read or not
   // The last read.
   KernelCounts counts;
   std::uint64_t read_launches = 0, read_expected = 0;  // launches and threads it covered
@@ -147,7 +151,15 @@ class Instrumentation {
   // table.
   void begin_unanalysed(const Launch& launch);
 
-  // The program synchronized a stream (of `context`), or a context (every stream of it).
+  // As a launch begins: the tables with analysed launches not read since are read back now
+  // (their streams waited for first), those last read or tried `min_age_s` ago or more, so that
+  // a later fault (a sticky error) loses only the kernels that ran with it. Nothing is waited
+  // for where no table has such launches. Whether a table was read.
+  bool read_launched(double min_age_s);
+  // Whether read_launched() may have a table to read.
+  bool unread() const { return unread_; }
+  // The program synchronized a stream (of `context`), or a context (every stream of it); a
+  // null context: whichever context the stream is of.
   void stream_synchronized(Handle context, Handle stream);
   void context_synchronized(Handle context);
   // A stream is about to be destroyed: the analysed launches on it are waited for.
@@ -177,6 +189,8 @@ class Instrumentation {
   void wait_for(const std::set<Handle>& streams);
   void finished(Handle stream);
   void read(KernelTable& t, Handle stream, const char* why);
+  // The last read of a table (its module unloading, the exit), on its last launch's stream.
+  void read_last(KernelTable& t, const char* why);
   void read_quiet(Handle context, Handle stream, bool whole_context);
   double now() const;
   void say(const std::string& line) const;
@@ -190,6 +204,7 @@ class Instrumentation {
   std::map<Handle, std::string> context_errors_;
   std::map<Handle, KernelTable*> live_;  // by function
   Handle unpatched_now_ = nullptr;       // the module the last prepare() unpatched
+  bool unread_ = false;  // analysed launches that read_launched() has not read (or left)
   std::deque<KernelTable> tables_;
   InstrumentationStats stats_;
 };
