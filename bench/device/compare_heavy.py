@@ -29,6 +29,7 @@ a failure.
 """
 import argparse
 import csv
+import gzip
 import json
 import os
 import sys
@@ -142,6 +143,18 @@ def compare(run, ours, noted, theirs, their_name):
     return rows, failed, len(both), missed, only_ours
 
 
+def kept(d, name):
+    """DIR/NAME, or DIR/NAME.gz where a large report was kept compressed; None if neither."""
+    for p in (os.path.join(d, name), os.path.join(d, name + ".gz")):
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def open_kept(path):
+    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+
+
 def replay(results):
     """Every kept run of heavy.sh under `results`: (rows, failed)."""
     rows, failed = [], 0
@@ -150,15 +163,16 @@ def replay(results):
         pairs = [("gpu.json", "ncu.source.csv.gz", "ncu"), ("gpu.json", "emu.json", "emulator"),
                  ("all.json", "emu_all.json", "emulator, all")]
         for mine, truth, what in pairs:
-            if not (os.path.exists(os.path.join(d, mine)) and os.path.exists(os.path.join(d, truth))):
+            mine_path, truth_path = kept(d, mine), kept(d, truth)
+            if not (mine_path and truth_path):
                 continue
-            with open(os.path.join(d, mine)) as f:
+            with open_kept(mine_path) as f:
                 ours, noted = report_kernels(json.load(f))
             if truth.endswith(".json"):
-                with open(os.path.join(d, truth)) as f:
+                with open_kept(truth_path) as f:
                     theirs, _ = report_kernels(json.load(f))
             else:
-                theirs = ncu_kernels(os.path.join(d, truth))
+                theirs = ncu_kernels(truth_path)
             r, bad, _, _, _ = compare(f"{name} ({what})", ours, noted, theirs, what)
             rows += r
             failed += bad
