@@ -109,3 +109,49 @@ TEST(SassCompiled, ALoadWhoseLdsIsOnItsNeighboursLineStaysCounted) {
     if (l.space == ptx::Space::Shared && l.line == 11) loop_wavefronts += l.wavefronts;
   EXPECT_EQ(loop_wavefronts, 8512u);
 }
+
+// cp.async.cg is costed in the form ptxas gave its LDGSTS, not by whether its PTX has a
+// src-size: a clean 512-byte tile per warp, 2 CTAs of 2 warps, each form on its own line.
+//   `16, 16` (line 14): ptxas drops the src-size, plain LDGSTS.E.BYPASS.128: 4 a warp
+//     (bench/hardware/cpasync zfill_cg16z16_c8_p128_plain: 4 for an ideal of 4);
+//   `selp.b32 z, 16, 0, p; ..., 0x10, z` (line 18, n = 40): the zero-fill predicate form,
+//     the lanes that read by the bypass rule and the others by the .ca rule: 4 a warp, the
+//     second warp too (8 lanes read: 1 + 3 rows of zeros), as the H200 counts Triton's
+//     (bench/hardware/hopper_truth_results/triton_dot: 4 every execution);
+//   a src-size from an argument (line 20, 16 at run time): .ZFILL, the bypass part plus the
+//     .ca part: 8 a warp (tile_cg16_c8_p128_plain_all 4 + tile_ca16_c8_p128_plain_all 4).
+// Before, every src-size counted as .ZFILL: 8 on each line.
+TEST(SassCompiled, AsyncCopyCostsTheFormPtxasGaveItsLdgsts) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc found";
+  const an::CheckReport r = check("cpasync_forms.cu");
+  ASSERT_EQ(r.kernels.size(), 1u);
+  const an::KernelReport& k = r.kernels[0];
+  struct Want {
+    int line;
+    const char* sass;
+    std::uint64_t wavefronts, sectors;
+  };
+  const Want want[] = {{14, "LDGSTS.E.BYPASS.128", 4 * 4, 4 * 16},
+                       {18, "LDGSTS.E.BYPASS.128", 4 * 4, 2 * (16 + 4)},
+                       {20, "LDGSTS.E.BYPASS.128.ZFILL", 4 * 8, 4 * 16}};
+  for (const Want& w : want) {
+    SCOPED_TRACE("line " + std::to_string(w.line));
+    int shared = 0, global = 0;
+    for (const an::LineReport& l : k.lines) {
+      if (l.line != w.line) continue;
+      if (l.space == ptx::Space::Shared) {
+        ++shared;
+        EXPECT_EQ(l.sass, w.sass);
+        EXPECT_EQ(l.requests, 4u);  // one per warp
+        EXPECT_EQ(l.wavefronts, w.wavefronts);
+        EXPECT_EQ(l.ideal_wavefronts, 4u * 4u);
+      } else if (l.space == ptx::Space::Global) {
+        ++global;
+        EXPECT_EQ(l.sectors, w.sectors);
+      }
+    }
+    EXPECT_EQ(shared, 1);
+    EXPECT_EQ(global, 1);
+  }
+  EXPECT_TRUE(k.faults.empty());
+}

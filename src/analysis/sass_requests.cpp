@@ -195,6 +195,7 @@ std::vector<SassAccess> sass_accesses(const sass::Kernel& kernel) {
           a.predicated_bypass = in->shared == sass::SharedOp::LDGSTS && !in->zfill &&
                                 in->guard.predicate == 0 && !in->guard.negated &&
                                 a.opcode.find("BYPASS") != std::string::npos;
+          a.zfill = in->shared == sass::SharedOp::LDGSTS && in->zfill;
           break;
         default:
           continue;
@@ -229,6 +230,12 @@ SassPlan plan_sass(const ptx::Kernel& k, const std::vector<SassAccess>& sass,
       if (it != unit_at_line.end() &&
           unit_of(k.code[k.sites[static_cast<std::size_t>(it->second)].instr]) == a.unit) {
         SassSite& s = plan.sites[static_cast<std::size_t>(it->second)];
+        if (a.unit == sass::SharedOp::LDGSTS) {
+          using Fill = SassSite::CopyFill;
+          const Fill f = a.zfill ? Fill::ZeroFill : Fill::Plain;
+          // The first LDGSTS sets it; one of the other form leaves the PTX's rule.
+          s.copy_fill = s.opcodes.empty() || s.copy_fill == f ? f : Fill::Unknown;
+        }
         s.kind = SassSite::Kind::Same;
         s.opcodes.push_back(a.opcode);
         s.offsets.push_back(a.offset);
@@ -446,9 +453,23 @@ void SassRequests::on_access(const emu::AccessEvent& e) {
   const SassSite& s = plan_.sites[static_cast<std::size_t>(e.site)];
   switch (s.kind) {
     case SassSite::Kind::Ptx:
-    case SassSite::Kind::Same:
       next_.on_access(e);
       return;
+    case SassSite::Kind::Same: {
+      // cp.async: costed in the form ptxas gave its LDGSTS (model::analyze_ldgsts, as the
+      // GPU backend costs it): a PTX src-size ptxas dropped or made a zero-fill predicate
+      // is no .ZFILL.
+      const bool zfill = s.copy_fill == SassSite::CopyFill::ZeroFill;
+      if (e.kind != emu::AccessKind::Ldgsts || s.copy_fill == SassSite::CopyFill::Unknown ||
+          e.src_size == zfill) {
+        next_.on_access(e);
+        return;
+      }
+      emu::AccessEvent r = e;
+      r.src_size = zfill;
+      next_.on_access(r);
+      return;
+    }
     case SassSite::Kind::PopcInc: {
       emu::AccessEvent r = e;
       model::WarpAccess a;

@@ -41,6 +41,7 @@ struct SassAccess {
   // An LDGSTS.E.BYPASS.128 (no ZFILL) guarded by @P0, which Nsight Compute reads as 0
   // (analysis/known_differences.hpp).
   bool predicated_bypass = false;
+  bool zfill = false;  // an LDGSTS with .ZFILL (its src-size kept by ptxas)
 };
 
 // The kernel's shared-memory instructions as SassAccess (in SASS order), from the decoded
@@ -74,10 +75,16 @@ struct SassSite {
   Kind kind = Kind::Ptx;
   int width = 0;    // bytes per lane of the SASS request (Widened: of the merged request)
   int family = -1;  // Widened: sites that merge with each other (same op and base register)
-  std::vector<std::string> opcodes;  // its own SASS instructions ("LDS.128"), in SASS order
+  std::vector<std::string> opcodes;    // its own SASS instructions ("LDS.128"), in SASS order
   std::vector<std::uint32_t> offsets;  // and their byte offsets in the kernel's code
-  bool carrier = false;  // Merged: the member whose executions the STS's are
+  bool carrier = false;                // Merged: the member whose executions the STS's are
   bool predicated_bypass = false;      // one of its instructions is SassAccess::predicated_bypass
+  // cp.async: the form of its LDGSTS. A PTX src-size operand does not say it: ptxas drops a
+  // literal one equal to the copy size (plain LDGSTS) and turns one selected between the
+  // size and 0 into the zero-fill predicate (no .ZFILL); only a src-size it cannot resolve
+  // stays .ZFILL. Unknown without SASS, or where its LDGSTS disagree.
+  enum class CopyFill : std::uint8_t { Unknown, Plain, ZeroFill };
+  CopyFill copy_fill = CopyFill::Unknown;
   // A site whose PTX has no source line (`.loc 1 0 0`): where Nsight Compute lists its
   // SASS (place_lineless_sites); Merged: the source line of the STS's PTX line; line 0
   // otherwise.
@@ -126,11 +133,12 @@ void place_wgmma_sites(const ptx::Kernel& kernel, const sass::Kernel& sass, Sass
 
 // A listener between the emulator and the analysis: forwards non-shared events and sites
 // the plan does not change unchanged, and rewrites the others into the requests SASS
-// issues. Widened: per warp, a site's request fills part of each lane's aligned window of
-// the family's width (the same part in every lane); once other requests of the family
-// with the same lanes have filled the rest, one request of the full width goes on, tied
-// to a member that has its own SASS instruction. Requests that cannot complete a window
-// go on as they came. One instance per thread; `finish()` flushes.
+// issues. A cp.async whose LDGSTS form is known (SassSite::copy_fill) goes on in that form
+// (AccessEvent::src_size: .ZFILL or not), whatever its PTX's src-size operand. Widened: per warp, a
+// site's request fills part of each lane's aligned window of the family's width (the same part in
+// every lane); once other requests of the family with the same lanes have filled the rest, one
+// request of the full width goes on, tied to a member that has its own SASS instruction. Requests
+// that cannot complete a window go on as they came. One instance per thread; `finish()` flushes.
 class SassRequests : public emu::Listener {
  public:
   SassRequests(const SassPlan& plan, emu::Listener& next);
