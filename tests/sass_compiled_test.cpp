@@ -120,7 +120,7 @@ TEST(SassCompiled, ALoadWhoseLdsIsOnItsNeighboursLineStaysCounted) {
 //     (bench/hardware/hopper_truth_results/triton_dot: 4 every execution);
 //   a src-size from an argument (line 20, 16 at run time): .ZFILL, the bypass part plus the
 //     .ca part: 8 a warp (tile_cg16_c8_p128_plain_all 4 + tile_ca16_c8_p128_plain_all 4).
-// Before, every src-size counted as .ZFILL: 8 on each line.
+// Taking every PTX src-size for .ZFILL gives 8 on each line (what counts at PTX level get).
 TEST(SassCompiled, AsyncCopyCostsTheFormPtxasGaveItsLdgsts) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc found";
   const an::CheckReport r = check("cpasync_forms.cu");
