@@ -135,11 +135,12 @@ TEST(SassPlan, OneBaseCanCarrySeveralWidths) {
       "  ld.shared.f32 %f3, [%r22+20];\n  ld.shared.f32 %f4, [%r22+24];\n"
       "  ld.shared.f32 %f5, [%r22+28];\n  ld.shared.f32 %f6, [%r22+32];\n"
       "  ld.shared.f32 %f7, [%r22+36];\n");
-  const an::SassPlan plan =
-      an::plan_sass(k.k(), {lds(k.line("[%r22+12]"), 4, "LDS"), lds(k.line("[%r22+16]"), 16, "LDS.128"),
-                            lds(k.line("[%r22+32]"), 8, "LDS.64")});
+  const an::SassPlan plan = an::plan_sass(
+      k.k(), {lds(k.line("[%r22+12]"), 4, "LDS"), lds(k.line("[%r22+16]"), 16, "LDS.128"),
+              lds(k.line("[%r22+32]"), 8, "LDS.64")});
   EXPECT_EQ(plan.families, 2);
-  EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site("[%r22+12]"))].kind, an::SassSite::Kind::Same);
+  EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site("[%r22+12]"))].kind,
+            an::SassSite::Kind::Same);
   for (const char* s : {"[%r22+16]", "[%r22+20]", "[%r22+28]"})
     EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site(s))].width, 16) << s;
   for (const char* s : {"[%r22+32]", "[%r22+36]"})
@@ -178,8 +179,8 @@ TEST(SassPlan, StoresOfOneAddressInAnotherLinesStsAreMerged) {
   an::SassAccess sts = lds(k.line("[%r22+128]") - 1, 4, "STS");  // the add.s32's line
   sts.op = bankcheck::model::Op::Store;
   const int load_line = k.line("[%r22+128]");
-  const an::SassPlan plan = an::plan_sass(k.k(), {sts, lds(load_line, 4, "LDS")},
-                                          code_lines({sts.ptx_line, load_line}));
+  const an::SassPlan plan =
+      an::plan_sass(k.k(), {sts, lds(load_line, 4, "LDS")}, code_lines({sts.ptx_line, load_line}));
   const an::SassSite& first = plan.sites[static_cast<std::size_t>(k.site("[%r22], %r23"))];
   const an::SassSite& second = plan.sites[static_cast<std::size_t>(k.site("[%r22], %r2;"))];
   EXPECT_EQ(first.kind, an::SassSite::Kind::Merged);
@@ -263,7 +264,8 @@ TEST(SassPlan, WidenedSitesWithoutCodeAreNotRemoved) {
   const int line = k.line("[%r22]");
   const an::SassPlan plan = an::plan_sass(k.k(), {lds(line, 16, "LDS.128")}, code_lines({line}));
   for (const char* s : {"[%r22+4]", "[%r22+8]", "[%r22+12]"})
-    EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site(s))].kind, an::SassSite::Kind::Widened) << s;
+    EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site(s))].kind, an::SassSite::Kind::Widened)
+        << s;
 }
 
 TEST(SassPlan, AnInstructionOfAnotherKindOnTheLineIsIgnored) {
@@ -483,4 +485,45 @@ TEST(SassPlan, SixtyFourBitAtomicsOfFormsCu) {
   for (const auto& ops : loops)
     EXPECT_EQ(ops, (std::vector<std::string>{"LDS.64", "ATOMS.CAST.SPIN.64"}));
   EXPECT_EQ(native, (std::vector<std::vector<std::string>>{{"ATOMS.EXCH.64"}, {"ATOMS.CAS.64"}}));
+}
+
+// cp.async.cg with a src-size register: its requests go on in the form of its LDGSTS
+// (AccessEvent::src_size, which analyze_ldgsts costs as .ZFILL or not), not its PTX's.
+TEST(SassRequests, AsyncCopyTakesItsLdgstsForm) {
+  const Kernel k = load(
+      "  .reg .b64 %rd<4>;\n  ld.param.u64 %rd1, [p_out];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+      "  shl.b32 %r21, %r2, 4;\n  add.s32 %r22, %r20, %r21;\n  cvt.u64.u32 %rd3, %r21;\n"
+      "  add.s64 %rd3, %rd2, %rd3;\n  mov.u32 %r23, 16;\n"
+      "  cp.async.cg.shared.global [%r22], [%rd3], 16, %r23;\n  cp.async.wait_all;\n");
+  const int line = k.line("cp.async.cg");
+  an::SassAccess plain = lds(line, 16, "LDGSTS.E.BYPASS.128");
+  plain.op = bankcheck::model::Op::Store;
+  plain.unit = bankcheck::sass::SharedOp::LDGSTS;
+  an::SassAccess zfill = plain;
+  zfill.opcode = "LDGSTS.E.BYPASS.128.ZFILL";
+  zfill.zfill = true;
+  using Fill = an::SassSite::CopyFill;
+  struct Case {
+    std::vector<an::SassAccess> sass;
+    Fill fill;
+    bool src_size;
+  };
+  const Case cases[] = {{{plain}, Fill::Plain, false},
+                        {{zfill}, Fill::ZeroFill, true},
+                        {{plain, zfill}, Fill::Unknown, true},  // they disagree: the PTX's
+                        {{}, Fill::Unknown, true}};             // no SASS: the PTX's
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.sass.size());
+    const an::SassPlan plan = an::plan_sass(k.k(), c.sass);
+    const std::size_t site = static_cast<std::size_t>(k.site("cp.async.cg"));
+    ASSERT_LT(site, plan.sites.size());
+    EXPECT_EQ(plan.sites[site].copy_fill, c.fill);
+    const auto events = run(k, plan);
+    ASSERT_EQ(events.size(), 2u);  // one per warp
+    for (const emu::AccessEvent& e : events) {
+      EXPECT_EQ(e.kind, emu::AccessKind::Ldgsts);
+      EXPECT_EQ(e.src_size, c.src_size);
+      EXPECT_EQ(e.reads, 0xFFFFFFFFu);
+    }
+  }
 }
