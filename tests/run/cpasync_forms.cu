@@ -5,13 +5,13 @@
 
 #include "../data/sass/cpasync_forms.cu"
 
-#define CHECK(call)                                                \
-  do {                                                             \
-    cudaError_t e = (call);                                        \
-    if (e != cudaSuccess) {                                        \
+#define CHECK(call)                                               \
+  do {                                                            \
+    cudaError_t e = (call);                                       \
+    if (e != cudaSuccess) {                                       \
       std::printf("%s failed: %s\n", #call, cudaGetErrorName(e)); \
-      return 1;                                                    \
-    }                                                              \
+      return 1;                                                   \
+    }                                                             \
   } while (0)
 
 int main() {

@@ -4,7 +4,7 @@
 //   src-size selected 16 or 0 by a predicate (Triton's and CUTLASS's zero fill): the
 //     zero-fill predicate form, LDGSTS.E.BYPASS.128 [..], [..], P;
 //   a src-size ptxas cannot know: LDGSTS.E.BYPASS.128.ZFILL.
-// bankcheck: kernel=cpasync_forms grid=2 block=64 arg=out=zeros:3072 arg=in=iota:3072 arg=n=40 arg=size=16
+// bankcheck: grid=2 block=64 arg=out=zeros:3K arg=in=iota:3K arg=n=40 arg=size=16
 __global__ void cpasync_forms(float* out, const float* in, unsigned n, unsigned size) {
   __shared__ __align__(128) float s[3][256];
   const unsigned t = threadIdx.x;
