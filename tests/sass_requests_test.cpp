@@ -135,12 +135,11 @@ TEST(SassPlan, OneBaseCanCarrySeveralWidths) {
       "  ld.shared.f32 %f3, [%r22+20];\n  ld.shared.f32 %f4, [%r22+24];\n"
       "  ld.shared.f32 %f5, [%r22+28];\n  ld.shared.f32 %f6, [%r22+32];\n"
       "  ld.shared.f32 %f7, [%r22+36];\n");
-  const an::SassPlan plan = an::plan_sass(
-      k.k(), {lds(k.line("[%r22+12]"), 4, "LDS"), lds(k.line("[%r22+16]"), 16, "LDS.128"),
-              lds(k.line("[%r22+32]"), 8, "LDS.64")});
+  const an::SassPlan plan =
+      an::plan_sass(k.k(), {lds(k.line("[%r22+12]"), 4, "LDS"), lds(k.line("[%r22+16]"), 16, "LDS.128"),
+                            lds(k.line("[%r22+32]"), 8, "LDS.64")});
   EXPECT_EQ(plan.families, 2);
-  EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site("[%r22+12]"))].kind,
-            an::SassSite::Kind::Same);
+  EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site("[%r22+12]"))].kind, an::SassSite::Kind::Same);
   for (const char* s : {"[%r22+16]", "[%r22+20]", "[%r22+28]"})
     EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site(s))].width, 16) << s;
   for (const char* s : {"[%r22+32]", "[%r22+36]"})
@@ -179,8 +178,8 @@ TEST(SassPlan, StoresOfOneAddressInAnotherLinesStsAreMerged) {
   an::SassAccess sts = lds(k.line("[%r22+128]") - 1, 4, "STS");  // the add.s32's line
   sts.op = bankcheck::model::Op::Store;
   const int load_line = k.line("[%r22+128]");
-  const an::SassPlan plan =
-      an::plan_sass(k.k(), {sts, lds(load_line, 4, "LDS")}, code_lines({sts.ptx_line, load_line}));
+  const an::SassPlan plan = an::plan_sass(k.k(), {sts, lds(load_line, 4, "LDS")},
+                                          code_lines({sts.ptx_line, load_line}));
   const an::SassSite& first = plan.sites[static_cast<std::size_t>(k.site("[%r22], %r23"))];
   const an::SassSite& second = plan.sites[static_cast<std::size_t>(k.site("[%r22], %r2;"))];
   EXPECT_EQ(first.kind, an::SassSite::Kind::Merged);
@@ -264,8 +263,7 @@ TEST(SassPlan, WidenedSitesWithoutCodeAreNotRemoved) {
   const int line = k.line("[%r22]");
   const an::SassPlan plan = an::plan_sass(k.k(), {lds(line, 16, "LDS.128")}, code_lines({line}));
   for (const char* s : {"[%r22+4]", "[%r22+8]", "[%r22+12]"})
-    EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site(s))].kind, an::SassSite::Kind::Widened)
-        << s;
+    EXPECT_EQ(plan.sites[static_cast<std::size_t>(k.site(s))].kind, an::SassSite::Kind::Widened) << s;
 }
 
 TEST(SassPlan, AnInstructionOfAnotherKindOnTheLineIsIgnored) {
