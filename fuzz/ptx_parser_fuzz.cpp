@@ -1,5 +1,6 @@
 // libFuzzer target for the PTX parser (bankcheck::ptx::parse): every input must either
-// parse or throw ParseError naming a real position and its line. Any other exception, a
+// parse or throw ParseError naming a real position and its line, read whole and with every
+// other kernel's body skipped. Any other exception, a
 // crash, a hang or a sanitizer report is a bug. Built by fuzz/run.sh; replayed by CTest.
 #include <cstddef>
 #include <cstdint>
@@ -31,14 +32,21 @@ void check(bool ok) {
   if (!ok) __builtin_trap();
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
+// One parse of `text`, read whole or with every other kernel's body skipped
+// (ParseOptions::keep_entry): the postconditions hold either way, and a skipped body lies in
+// the text, from its `{` to its `}`.
+void parse_and_check(std::string_view text, bool skip_some) {
+  bankcheck::ptx::ParseOptions options;
+  int entries = 0;
+  if (skip_some) options.keep_entry = [&entries](std::string_view) { return entries++ % 2 == 0; };
   try {
-    const bankcheck::ptx::Module m = bankcheck::ptx::parse(text, "fuzz.ptx");
+    const bankcheck::ptx::Module m = bankcheck::ptx::parse(text, "fuzz.ptx", options);
     const int lines = count_lines(text);
     for (const auto& f : m.functions) {
+      if (f.body_skipped) {
+        check(f.body.empty() && f.body_begin < f.body_end && f.body_end <= text.size());
+        check(text[f.body_begin] == '{' && text[f.body_end - 1] == '}');
+      }
       for (const auto& s : f.body) {
         if (s.is_label) {
           check(!s.label.empty());
@@ -60,5 +68,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(e.line_text == line);
     check(e.what()[0] != '\0');
   }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  parse_and_check(text, false);
+  parse_and_check(text, true);
   return 0;
 }

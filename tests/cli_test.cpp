@@ -2,6 +2,11 @@
 // crash; JSON carries the contract's fields.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "run_tool.hpp"
@@ -164,6 +169,66 @@ TEST(Cli, AskingForARefusedKernelFails) {
   EXPECT_NE(r.err.find("mixed_support.cu:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("kernel counted_reduction is not analysed"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("bar.red.popc.u32"), std::string::npos) << r.err;
+}
+
+// A grid whose CTAs all together cost no more than the run's sample budget is analysed whole,
+// though the run's four kernels share that budget; a large grid is still sampled.
+TEST(Cli, SmallGridsAreAnalysedWhole) {
+  const auto r =
+      run_tool({"check", std::string(BANKCHECK_SOURCE_DIR) + "/tests/data/check/small_grids.cu",
+                "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out)["files"][0]["kernels"];
+  ASSERT_EQ(j.size(), 4u);
+  for (const auto& k : j) {
+    SCOPED_TRACE(k["name"].get<std::string>());
+    if (k["name"] == "big") {
+      EXPECT_LT(k["ctas_analysed"].get<int>(), 4096);
+    } else {
+      EXPECT_EQ(k["ctas_analysed"].get<int>(), 64);
+      EXPECT_GT(k["warp_instructions"].get<std::uint64_t>(), 4'000'000u / 4);  // over its share
+    }
+  }
+}
+
+// A --kernel name that matches several kernels (overloads, a template's instantiations) is
+// refused with the exact name of each; an exact name checks that kernel, its parameters
+// named from its own overload.
+TEST(Cli, AmbiguousKernelNamesAreRefusedWithTheExactNames) {
+  const std::string dir =
+      ::testing::TempDir() + "bankcheck_overloads_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string file = dir + "/ovl.cu";
+  std::ofstream(file)
+      << "__global__ void scale(float* p, int n) { __shared__ float s[64]; "
+         "s[threadIdx.x] = p[threadIdx.x]; __syncthreads(); if (threadIdx.x < n) p[threadIdx.x] "
+         "= s[63 - threadIdx.x]; }\n"
+         "__global__ void scale(int* q, int m) { __shared__ int s[64]; s[threadIdx.x * 2 % 64] "
+         "= q[threadIdx.x]; __syncthreads(); if (threadIdx.x < m) q[threadIdx.x] = s[0]; }\n"
+         "template <int B> __global__ void red(float* p) { __shared__ float s[B]; "
+         "s[threadIdx.x % B] = p[threadIdx.x]; __syncthreads(); p[threadIdx.x] = s[0]; }\n"
+         "template __global__ void red<32>(float*);\ntemplate __global__ void red<64>(float*);\n";
+  const auto overloads =
+      run_tool({"check", file, "--kernel", "scale", "--grid", "1", "--block", "32"});
+  EXPECT_EQ(overloads.exit_code, 2);
+  EXPECT_NE(overloads.err.find("--kernel scale: the name matches 2 kernels; give one of them:\n"
+                               "  --kernel 'scale(float*, int)'  (scale(float*, int))\n"
+                               "  --kernel 'scale(int*, int)'    (scale(int*, int))"),
+            std::string::npos)
+      << overloads.err;
+  const auto templates =
+      run_tool({"check", file, "--kernel", "red", "--grid", "1", "--block", "32"});
+  EXPECT_EQ(templates.exit_code, 2);
+  EXPECT_NE(templates.err.find("  --kernel 'red<64>'  (void red<64>(float*))"), std::string::npos)
+      << templates.err;
+  // The exact name: one kernel, its own parameter names (m, not n).
+  const auto exact = run_tool({"check", file, "--kernel", "scale(int*, int)", "--grid", "1",
+                               "--block", "32", "--arg", "m=32", "--format", "json"});
+  ASSERT_EQ(exact.exit_code, 0) << exact.err;
+  const auto k = nlohmann::json::parse(exact.out)["files"][0]["kernels"];
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_EQ(k[0]["args"][1]["name"], "m");
+  std::filesystem::remove_all(dir);
 }
 
 // Every document a help text names exists: run from the build tree, the source tree's docs/

@@ -517,6 +517,13 @@ TEST(ParamNames, PlainAndQualified) {
   EXPECT_EQ(bc::kernel_param_names(src, "reduce(float const*, float*, int)"),
             (Names{"in", "out", "n"}));
   EXPECT_EQ(bc::kernel_param_names(src, "reduc"), Names{});
+  // Overloads: the signature's types pick the definition (cv-qualifiers and restrict aside).
+  const std::string overloads =
+      "__global__ void f(const float* __restrict__ a, int n) {}\n"
+      "__global__ void f(int* b, int m) {}\n";
+  EXPECT_EQ(bc::kernel_param_names(overloads, "f"), Names{});  // ambiguous
+  EXPECT_EQ(bc::kernel_param_names(overloads, "f(float const*, int)"), (Names{"a", "n"}));
+  EXPECT_EQ(bc::kernel_param_names(overloads, "f(int*, int)"), (Names{"b", "m"}));
   EXPECT_EQ(bc::kernel_param_names("", "reduce"), Names{});
 }
 

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "run_tool.hpp"
 
@@ -98,6 +98,98 @@ int main(int argc, char** argv) {
   EXPECT_EQ(ls[0].args[0].value, "null");
   EXPECT_EQ(ls[0].args[1].value, "0");  // a literal 0: an integer here; binding makes it null
   EXPECT_FALSE(ls[0].args[2].value);
+}
+
+// A program that reads its sizes from its command line: the names asked are the integers
+// (W, H, rows), not argv, i or a getenv pointer; each with the source's own default (the
+// initialiser before the loop, the branch of `?:` that evaluates, a launcher's default
+// argument); expressions quoted as written.
+TEST(HostLaunch, MissingNamesWithTheSourcesDefaults) {
+  const auto ls = bc::find_host_launches(R"(
+__global__ void k(float* p, int w, int h) {}
+void launch(float* p, int m = 64 * 4) { k<<<m, 32>>>(p, m, m); }
+int main(int argc, char** argv) {
+  int W = 1024, H = 512;
+  const char* env = getenv("ROWS");   // a pointer: never asked
+  const int rows = env ? atoi(env) : 8;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "-w")) W = atoi(argv[++i]);  /* a comment */
+    else if (!strcmp(argv[i], "-h")) H = atoi(argv[++i]);
+  }
+  k<<<dim3(W / 32, H / 32), dim3(32, rows)>>>(nullptr, W, H);
+})",
+                                         "");
+  ASSERT_EQ(ls.size(), 2u);
+  const bc::HostLaunch& l = ls[1];
+  EXPECT_FALSE(l.grid);
+  EXPECT_EQ(l.needs.at("grid"), (std::vector<std::string>{"W", "H"}));
+  EXPECT_EQ(l.needs.at("block"), (std::vector<std::string>{"rows"}));
+  EXPECT_EQ(l.why.at("W"), "`atoi(argv[++i])` at line 9, which bankcheck does not evaluate");
+  EXPECT_EQ(l.why.at("rows"), "`env ? atoi(env) : 8` at line 7, which bankcheck does not evaluate");
+  EXPECT_EQ(l.why.count("argv"), 0u);
+  EXPECT_EQ(l.why.count("env"), 0u);
+  EXPECT_EQ(l.why.count("i"), 0u);
+  ASSERT_EQ(l.defaults.count("W"), 1u);
+  EXPECT_EQ(l.defaults.at("W").value, 1024);
+  EXPECT_EQ(l.defaults.at("W").where, "line 5");
+  EXPECT_EQ(l.defaults.at("H").value, 512);
+  EXPECT_EQ(l.defaults.at("rows").value, 8);
+  EXPECT_EQ(l.defaults.at("rows").where, "line 7");
+  // The launcher nobody calls: its parameter's default argument.
+  const bc::HostLaunch& in_launcher = ls[0];
+  ASSERT_EQ(in_launcher.defaults.count("m"), 1u);
+  EXPECT_EQ(in_launcher.defaults.at("m").value, 256);
+  EXPECT_EQ(in_launcher.grid_expr, "m");
+}
+
+// Every kernel's missing settings in one message: kernels that lack the same said once, the
+// host names merged, one command with the defaults filled in, and `bankcheck run`.
+TEST(HostLaunch, MissingSettingsMergedAcrossKernels) {
+  bc::LaunchSettings s;
+  s.block = bc::Dim3{32, 8, 1};
+  s.unresolved = {{"grid", "grid"}, {"arg W", "W"}};
+  s.unresolved_needs = {{"grid", {"W", "H"}}, {"arg W", {"W"}}};
+  s.host_why = {{"W", "`atoi(argv[++i])` at line 9, which bankcheck does not evaluate"},
+                {"H", "`atoi(argv[++i])` at line 10, which bankcheck does not evaluate"}};
+  s.host_defaults = {{"W", {1024, "line 5"}}};
+  bc::MissingContext c;
+  c.rerun = bc::Rerun{"t.cu", {"bankcheck", "check", "t.cu"}, {}};
+  c.program = "PROGRAM";
+  const std::vector<bc::KernelSettings> ks{
+      {"naive", &s, {"out", "W"}, {"float*", "int"}, {true, false}},
+      {"tiled", &s, {"out", "W"}, {"float*", "int"}, {true, false}}};
+  const auto msg = bc::missing_settings(c, ks);
+  ASSERT_TRUE(msg);
+  EXPECT_NE(msg->find("2 of the 2 kernels lack launch settings:\nkernels naive, tiled: 2 launch "
+                      "settings missing each:"),
+            std::string::npos)
+      << *msg;
+  EXPECT_NE(msg->find("  W: `atoi(argv[++i])` at line 9, which bankcheck does not evaluate; the "
+                      "source's default: 1024 (line 5)"),
+            std::string::npos)
+      << *msg;
+  EXPECT_NE(msg->find("\n  bankcheck check t.cu --host-arg W=1024 --host-arg H=VALUE\n"),
+            std::string::npos)
+      << *msg;
+  EXPECT_EQ(msg->find("--kernel"), std::string::npos) << *msg;
+  EXPECT_EQ(msg->find("the host code does not determine:"),
+            msg->rfind("the host code does not determine:"))
+      << *msg;
+  EXPECT_NE(msg->find("bankcheck run -- PROGRAM [ARGS...]"), std::string::npos) << *msg;
+  // A setting no host name gives is one kernel's flag: a command per kernel, with --kernel.
+  bc::LaunchSettings t = s;
+  t.unresolved_needs.erase("arg W");
+  const auto per =
+      bc::missing_settings(c, {{"naive", &s, {"out", "W"}, {"float*", "int"}, {true, false}},
+                               {"tiled", &t, {"out", "W"}, {"float*", "int"}, {true, false}}});
+  ASSERT_TRUE(per);
+  EXPECT_NE(per->find("one command per kernel"), std::string::npos) << *per;
+  EXPECT_NE(per->find("t.cu --kernel tiled --host-arg W=1024 --host-arg H=VALUE --arg W=VALUE"),
+            std::string::npos)
+      << *per;
+  EXPECT_NE(per->find("t.cu --kernel naive --host-arg W=1024 --host-arg H=VALUE\n"),
+            std::string::npos)
+      << *per;
 }
 
 TEST(HostLaunch, MissingSettingsAreListedAtOnce) {
@@ -311,7 +403,8 @@ int occupancy_grid(float* p) {
   EXPECT_NE(ls[1].why.at("per_sm").find("cudaOccupancyMaxActiveBlocksPerMultiprocessor"),
             std::string::npos);
   // --host-arg M=4096 N=2048 sms=132 per_sm=2: every value known.
-  const auto given = bc::find_host_launches(src, "", {}, {{"M", 4096}, {"N", 2048}, {"sms", 132}, {"per_sm", 2}});
+  const auto given =
+      bc::find_host_launches(src, "", {}, {{"M", 4096}, {"N", 2048}, {"sms", 132}, {"per_sm", 2}});
   ASSERT_EQ(given.size(), 2u);
   EXPECT_EQ(given[0].grid, (bc::Dim3{32, 16, 1}));
   EXPECT_EQ(given[0].args[2].value, "4096");
@@ -336,19 +429,19 @@ TEST(HostLaunch, LaunchesInAnIncludedCuFileWithTheirLines) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("bankcheck_included_cu_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "src");
-  std::ofstream(dir / "src" / "kernels.cu")
-      << "#pragma once\n"
-         "__global__ void k(float* p, int n) {}\n"
-         "void run_k(float* p, int n) {\n"
-         "  k<<<(n + 255) / 256, 256>>>(p, n);\n"
-         "}\n";
+  std::ofstream(dir / "src" / "kernels.cu") << "#pragma once\n"
+                                               "__global__ void k(float* p, int n) {}\n"
+                                               "void run_k(float* p, int n) {\n"
+                                               "  k<<<(n + 255) / 256, 256>>>(p, n);\n"
+                                               "}\n";
   const std::string main_cu =
       "#include \"kernels.cu\"\n"
       "#include \"kernels.cu\"\n"  // once, as #pragma once has it
       "int main() {\n"
       "  run_k(nullptr, 4096);\n"
       "}\n";
-  const auto hs = bc::with_included_cu(main_cu, (dir / "main.cu").string(), {(dir / "src").string()});
+  const auto hs =
+      bc::with_included_cu(main_cu, (dir / "main.cu").string(), {(dir / "src").string()});
   ASSERT_EQ(hs.origin.size(), 5u + 3u);  // kernels.cu's 5 lines, then main.cu's 2 to 5
   const auto ls = bc::find_host_launches(hs, "");
   ASSERT_EQ(ls.size(), 1u);
@@ -428,6 +521,28 @@ TEST(AppExamples, HistogramFromMacrosAndManagedMemory) {
   EXPECT_TRUE(all_from_host(k));
 }
 
+// The note on a data-dependent address asks for `random` with the size the host code
+// allocates; a `random` given without a size takes that size (not the default gigabyte).
+TEST(AppExamples, RandomDataTakesTheHostCodesSize) {
+  const auto zeros = check_json("histogram_managed.cu")["kernels"][0];
+  bool hinted = false;
+  for (const auto& n : zeros["notes"])
+    hinted =
+        hinted || n["message"].get<std::string>().find("--arg in=random:64K,") != std::string::npos;
+  EXPECT_TRUE(hinted) << zeros["notes"].dump();
+  const auto k = check_json("histogram_managed.cu", {"--arg", "in=random"})["kernels"][0];
+  EXPECT_EQ(arg(k, "in"), "random:65536");
+  bool sized = false;
+  for (const auto& s : k["settings_from"])
+    if (s["setting"] == "arg in")
+      sized = s["from"] == "flag" &&
+              s["where"].get<std::string>().find("of the size of its cudaMalloc, 65536 bytes") !=
+                  std::string::npos;
+  EXPECT_TRUE(sized) << k["settings_from"].dump();
+  EXPECT_TRUE(k["notes"].empty() || k["notes"].dump().find("all-equal data") == std::string::npos)
+      << k["notes"].dump();
+}
+
 TEST(AppExamples, TransposeFromDim3Variables) {
   const auto k = check_json("transpose_dim3.cu")["kernels"][0];
   EXPECT_EQ(dims(k["grid"]), (std::vector<int>{16, 8, 1}));
@@ -452,11 +567,19 @@ TEST(AppExamples, TemplateReduceThroughATemplateLauncherChecksBothInstantiations
   ASSERT_EQ(two["kernels"].size(), 1u);
   EXPECT_EQ(two["kernels"][0]["name"], "reduce<256, float>");
   // --kernel reduce names both instantiations and says so.
-  const auto named = check_json("reduce_template.cu", {"--kernel", "reduce"});
-  ASSERT_EQ(named["kernels"].size(), 2u);
-  EXPECT_NE(named["kernels"][0]["settings_from"][0]["where"].get<std::string>().find(
-                "one of the 2 kernels"),
-            std::string::npos);
+  // --kernel reduce names both: refused, with the exact name of each; one of them is checked
+  // with its own launch.
+  const auto both =
+      run_tool({"check", std::string(BANKCHECK_SOURCE_DIR) + "/examples/app/reduce_template.cu",
+                "--kernel", "reduce"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("--kernel reduce: the name matches 2 kernels; give one of them:\n"
+                          "  --kernel 'reduce<128, float>'"),
+            std::string::npos)
+      << both.err;
+  const auto one = check_json("reduce_template.cu", {"--kernel", "reduce<256, float>"});
+  ASSERT_EQ(one["kernels"].size(), 1u);
+  EXPECT_EQ(one["kernels"][0]["name"], "reduce<256, float>");
 }
 
 TEST(AppExamples, StencilThroughALauncherWithDynamicSharedMemory) {
@@ -516,7 +639,9 @@ TEST(AppExamples, EveryMissingSettingAtOnce) {
   EXPECT_NE(r.err.find("n: `atoi(argv[1])` at line 4, which bankcheck does not evaluate"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find(" --kernel k --host-arg n=VALUE\n"), std::string::npos) << r.err;
+  // One kernel, settled by --host-arg alone: the command needs no --kernel.
+  EXPECT_NE(r.err.find("runtime.cu --host-arg n=VALUE\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bankcheck run -- PROGRAM"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("argc=VALUE"), std::string::npos) << r.err;
   std::filesystem::remove_all(dir);
 }
@@ -537,8 +662,31 @@ std::vector<std::string> shell_words(const std::string& line) {
   return words;
 }
 
+// The message of a program that reads its sizes from argv: one command for both kernels,
+// which, pasted as it is (the source's defaults filled in), checks them.
+TEST(AppExamples, TheMissingSettingsCommandRunsAsPasted) {
+  const std::string file = std::string(BANKCHECK_SOURCE_DIR) + "/tests/data/check/argv_main.cu";
+  const auto r = run_tool({"check", file});
+  ASSERT_EQ(r.exit_code, 2);
+  std::vector<std::string> commands;
+  std::istringstream lines(r.err);
+  for (std::string l; std::getline(lines, l);)
+    if (l.starts_with("  bankcheck check ")) commands.push_back(l.substr(2));
+  ASSERT_EQ(commands.size(), 1u) << r.err;
+  EXPECT_EQ(r.err.find("argv="), std::string::npos) << r.err;
+  std::vector<std::string> words = shell_words(commands[0]);
+  ASSERT_GE(words.size(), 3u);
+  EXPECT_EQ(words, (std::vector<std::string>{"bankcheck", "check", file, "--host-arg", "W=1024",
+                                             "--host-arg", "H=512", "--host-arg", "rows=8"}));
+  words.erase(words.begin());  // `bankcheck`: the binary under test
+  const auto pasted = run_tool(words);
+  EXPECT_NE(pasted.exit_code, 2) << pasted.err;
+  EXPECT_NE(pasted.out.find("[transpose]"), std::string::npos) << pasted.out;
+}
+
 TEST(HostLaunch, ShellQuotingReadsBackTheSameWords) {
-  const std::vector<std::string> words{"k<16, 8, 16>", "a b", "it's", "$HOME", "-DX=\"q\"", "plain/p.cu", "*"};
+  const std::vector<std::string> words{"k<16, 8, 16>", "a b",        "it's", "$HOME",
+                                       "-DX=\"q\"",    "plain/p.cu", "*"};
   bc::Rerun r{"x.cu", {"bankcheck", "check"}, {"-std=c++17", "-DY=a;b"}};
   const std::string line = bc::rerun_line(r, words);
   std::vector<std::string> expected{"bankcheck", "check"};
@@ -560,7 +708,8 @@ TEST(AppExamples, LaunchersNobodyCallsTakeHostArgs) {
   std::ofstream(dir / "inc dir" / "tiles.cuh") << "#define TILE 64\n";
   std::ofstream(file)
       << "#include \"tiles.cuh\"\n"
-         "template <int BM, int BK> __global__ void gemm(const float* A, float* C, int M, int N) {\n"
+         "template <int BM, int BK> __global__ void gemm(const float* A, float* C, int M, int N) "
+         "{\n"
          "  __shared__ float t[BM][BK];\n"
          "  t[threadIdx.x % BM][0] = A[threadIdx.x];\n  __syncthreads();\n"
          "  if (threadIdx.x < M && blockIdx.y < N) C[threadIdx.x] = t[0][threadIdx.x % BK];\n}\n"
@@ -571,29 +720,29 @@ TEST(AppExamples, LaunchersNobodyCallsTakeHostArgs) {
          "  gemm<TILE, 16><<<grid, 256, 0, s>>>(A, C, M, N);\n}\n"
          "void launch_scale(float* p, int n) { scale<<<(n + 255) / 256, 256>>>(p, n); }\n";
   const std::string inc = (dir / "inc dir").string();
-  const auto r = run_tool({"check", file.string(), "-I", inc, "-D", "UNUSED=a b", "--", "-std=c++17"});
+  const auto r =
+      run_tool({"check", file.string(), "-I", inc, "-D", "UNUSED=a b", "--", "-std=c++17"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("2 of the 2 kernels lack launch settings"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("M: a parameter of launch_gemm, which no function of the file calls"),
             std::string::npos)
       << r.err;
-  // Each kernel's command, read back by the shell, is the user's own plus what to add.
-  const std::vector<std::string> flags{"-I", inc, "-D", "UNUSED=a b", file.string()};
-  for (const auto& [kernel, add] :
-       std::vector<std::pair<std::string, std::vector<std::string>>>{
-           {"gemm<64, 16>", {"--host-arg", "M=VALUE", "--host-arg", "N=VALUE"}},
-           {"scale", {"--host-arg", "n=VALUE"}}}) {
-    std::vector<std::string> expected{"bankcheck", "check"};
-    expected.insert(expected.end(), flags.begin(), flags.end());
-    expected.insert(expected.end(), {"--kernel", kernel});
-    expected.insert(expected.end(), add.begin(), add.end());
-    expected.insert(expected.end(), {"--", "-std=c++17"});
-    bool found = false;
-    std::istringstream lines(r.err);
-    for (std::string l; std::getline(lines, l);)
-      if (l.starts_with("  bankcheck check ") && shell_words(l) == expected) found = true;
-    EXPECT_TRUE(found) << kernel << "\n" << r.err;
-  }
+  // One command for both kernels, read back by the shell: the user's own plus the launchers'
+  // parameters, merged.
+  const std::vector<std::string> expected{"bankcheck", "check",      "-I",          inc,
+                                          "-D",        "UNUSED=a b", file.string(), "--host-arg",
+                                          "M=VALUE",   "--host-arg", "N=VALUE",     "--host-arg",
+                                          "n=VALUE",   "--",         "-std=c++17"};
+  int commands = 0;
+  bool found = false;
+  std::istringstream lines(r.err);
+  for (std::string l; std::getline(lines, l);)
+    if (l.starts_with("  bankcheck check ")) {
+      ++commands;
+      found = found || shell_words(l) == expected;
+    }
+  EXPECT_TRUE(found) << r.err;
+  EXPECT_EQ(commands, 1) << r.err;
   const auto ok = run_tool({"check", file.string(), "-I", inc, "--format", "json", "--host-arg",
                             "M=4096", "--host-arg", "N=1K", "--host-arg", "n=512"});
   ASSERT_EQ(ok.exit_code, 0) << ok.err;

@@ -29,6 +29,28 @@ cudaOccDeviceProp device(int cc) {
   p.warpSize = 32;
   p.sharedMemPerBlock = 49152;
   switch (cc) {
+    // Maxwell and Pascal: 48 KB per block, no opt-in above it (sharedMemPerBlockOptin is
+    // sharedMemPerBlock); the Tegra parts have 32K registers per block.
+    case 50:  // GeForce GTX 750 Ti
+    case 52:  // GeForce GTX 980
+    case 53:  // Jetson TX1
+    case 60:  // Tesla P100
+    case 61:  // GeForce GTX 1080
+    case 62:  // Jetson TX2
+      p.maxThreadsPerMultiprocessor = 2048;
+      p.sharedMemPerMultiprocessor = cc == 52 || cc == 61 ? 98304 : 65536;
+      p.sharedMemPerBlockOptin = 49152;
+      p.reservedSharedMemPerBlock = 0;
+      if (cc == 53 || cc == 62) p.regsPerBlock = 32768;
+      p.numSms = cc == 50 ? 5 : cc == 52 ? 16 : cc == 60 ? 56 : cc == 61 ? 20 : 2;
+      break;
+    case 72:  // Jetson AGX Xavier
+      p.maxThreadsPerMultiprocessor = 2048;
+      p.sharedMemPerMultiprocessor = 98304;
+      p.sharedMemPerBlockOptin = 98304;
+      p.reservedSharedMemPerBlock = 0;
+      p.numSms = 8;
+      break;
     case 70:  // Tesla V100-SXM2
       p.maxThreadsPerMultiprocessor = 2048;
       p.sharedMemPerMultiprocessor = 98304;
@@ -262,6 +284,14 @@ TEST(OccupancyVsCuda, HandCases) {
       {90, launch(1024, 65), 0},
       {90, launch(800, 80), 0},
       {90, launch(257, 255), 0},
+      // Maxwell and Pascal: the whole 64 or 96 KB whatever the preference, 48 KB per block.
+      {50, launch(256, 32, 16384), 4},
+      {52, launch(256, 32, 16384, 0, 0), 6},
+      {61, launch(128, 32, 0, 49152), 2},
+      {61, launch(128, 32, 0, 49153), 0},
+      {53, launch(1024, 40), 0},  // 32K registers per block on the Tegra part
+      {60, launch(1024, 32), 2},
+      {72, launch(256, 32, 100), 8},
   };
   for (const Case& c : cases) {
     EXPECT_TRUE(agree(c.cc, sm_limits(c.cc), device(c.cc), c.in));

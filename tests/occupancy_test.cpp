@@ -28,7 +28,7 @@ static_assert(compute_occupancy(90, launch(1024, 32, 16384)).blocks_per_sm == 2)
 static_assert(compute_occupancy(90, launch(1024, 32, 16384)).limiter == Limiter::Warps);
 static_assert(compute_occupancy(sm_limits(80), launch(256, 64)).warps_per_sm == 32);
 static_assert(find_sm_limits("sm_90").shared_per_block_optin == 232448);
-static_assert(!sm_limits(61).known());
+static_assert(sm_limits(61).known() && !sm_limits(37).known());
 static_assert(preferred_carveout(sm_limits(90), 50) == 132 * 1024);
 constexpr Occupancy kConstant = compute_occupancy(75, launch(128, 32));
 static_assert(kConstant.ok() && kConstant.occupancy == 1.0);
@@ -41,11 +41,21 @@ TEST(OccupancyLimits, NumbersPerArchitecture) {
     int cc;
     const char* name;
     int warps, blocks, l1_kb, shared_per_sm, optin, reserved, granule, carveouts;
+    int registers_per_block = 65536, sub_partitions = 4;
   };
   // Programming Guide "Technical Specifications per Compute Capability"; cudaDeviceProp of
   // V100, T4, A100, RTX 3090, Orin, L40, H100; cuda_occupancy.h for granules and carveouts.
   constexpr Row rows[] = {
+      // Maxwell and Pascal: dedicated shared memory (one size), 48 KB per block; the Tegra
+      // parts (5.3, 6.2) 32K registers per block; GP100 (6.0) 2 sub-partitions.
+      {50, "sm_50", 64, 32, 64, 65536, 49152, 0, 256, 1},
+      {52, "sm_52", 64, 32, 96, 98304, 49152, 0, 256, 1},
+      {53, "sm_53", 64, 32, 64, 65536, 49152, 0, 256, 1, 32768},
+      {60, "sm_60", 64, 32, 64, 65536, 49152, 0, 256, 1, 65536, 2},
+      {61, "sm_61", 64, 32, 96, 98304, 49152, 0, 256, 1},
+      {62, "sm_62", 64, 32, 64, 65536, 49152, 0, 256, 1, 32768},
       {70, "sm_70", 64, 32, 128, 98304, 98304, 0, 256, 6},
+      {72, "sm_72", 64, 32, 128, 98304, 98304, 0, 256, 6},
       {75, "sm_75", 32, 16, 96, 65536, 65536, 0, 256, 2},
       {80, "sm_80", 64, 32, 192, 167936, 166912, 1024, 128, 8},
       {86, "sm_86", 48, 16, 128, 102400, 101376, 1024, 128, 6},
@@ -72,11 +82,11 @@ TEST(OccupancyLimits, NumbersPerArchitecture) {
     EXPECT_EQ(sm.max_warps_per_sm, row.warps);
     EXPECT_EQ(sm.max_blocks_per_sm, row.blocks);
     EXPECT_EQ(sm.registers_per_sm, 65536);
-    EXPECT_EQ(sm.max_registers_per_block, 65536);
+    EXPECT_EQ(sm.max_registers_per_block, row.registers_per_block);
     EXPECT_EQ(sm.max_registers_per_thread, 255);
     EXPECT_EQ(sm.register_alloc_unit, 256);
-    EXPECT_EQ(sm.warp_alloc_granularity, 4);
-    EXPECT_EQ(sm.sub_partitions, 4);
+    EXPECT_EQ(sm.warp_alloc_granularity, row.sub_partitions);
+    EXPECT_EQ(sm.sub_partitions, row.sub_partitions);
     EXPECT_EQ(sm.l1_shared_bytes, row.l1_kb * 1024);
     EXPECT_EQ(sm.shared_per_sm, row.shared_per_sm);
     EXPECT_EQ(sm.shared_per_block, 49152);
@@ -111,7 +121,9 @@ TEST(OccupancyLimits, LookupByName) {
   EXPECT_EQ(find_sm_limits("sm_90a").cc, 90);
   EXPECT_EQ(find_sm_limits("compute_86").cc, 86);
   EXPECT_EQ(find_sm_limits("sm_75").cc, 75);
-  EXPECT_FALSE(find_sm_limits("sm_61").known());  // not in the calculator
+  EXPECT_EQ(find_sm_limits("sm_61").cc, 61);
+  EXPECT_EQ(find_sm_limits("compute_50").cc, 50);
+  EXPECT_FALSE(find_sm_limits("sm_37").known());  // Kepler: not in the calculator
   EXPECT_EQ(find_sm_limits("sm_100").cc, 100);
   EXPECT_EQ(find_sm_limits("sm_100a").cc, 100);
   EXPECT_EQ(find_sm_limits("sm_100f").cc, 100);
@@ -533,7 +545,7 @@ TEST(OccupancyProperties, Invariants) {
 
 TEST(OccupancyErrors, InvalidInputs) {
   auto error = [](int cc, OccupancyInput in) { return compute_occupancy(cc, in).error; };
-  EXPECT_EQ(error(61, launch(128, 32)), OccupancyError::UnknownArch);
+  EXPECT_EQ(error(37, launch(128, 32)), OccupancyError::UnknownArch);
   EXPECT_EQ(error(90, launch(0, 32)), OccupancyError::InvalidInput);
   EXPECT_EQ(error(90, launch(-32, 32)), OccupancyError::InvalidInput);
   EXPECT_EQ(error(90, launch(128, -1)), OccupancyError::InvalidInput);

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "bankcheck/model/analyze.hpp"
+
 namespace bankcheck::analysis {
 
 bool complete(const CheckReport& report) {
@@ -93,6 +95,18 @@ void note_faults(KernelReport& report) {
                      f.access == "read" ? "read zeros" : "wrote nothing (their writes are dropped)")});
 }
 
+namespace {
+
+// A byte count as --arg reads it back, with the largest K, M or G suffix that divides it.
+std::string byte_count(std::uint64_t bytes) {
+  for (const auto& [shift, suffix] : {std::pair{30, 'G'}, std::pair{20, 'M'}, std::pair{10, 'K'}})
+    if (bytes % (std::uint64_t{1} << shift) == 0)
+      return fmt::format("{}{}", bytes >> shift, suffix);
+  return std::to_string(bytes);
+}
+
+}  // namespace
+
 void note_zero_filled_inputs(const ptx::Kernel& k, KernelReport& report) {
   const bool any = std::any_of(report.args.begin(), report.args.end(),
                                [](const ArgReport& a) { return a.zero_filled && a.has_pointer; });
@@ -136,6 +150,9 @@ void note_zero_filled_inputs(const ptx::Kernel& k, KernelReport& report) {
       give += a->pointer.space == ptx::Space::Param ? "--arg " : "--var ";
       give += a->name;
       give += "=random";
+      // The size bankcheck knows (the host code's cudaMalloc, a flag's), so that the buffer
+      // filled is that one and not the default gigabyte.
+      if (!a->defaulted && a->bytes > 0) give += ":" + byte_count(a->bytes);
     }
     report.notes.push_back(
         {l.file, l.line, l.col,
@@ -185,7 +202,7 @@ void total(KernelReport& k, const model::Arch& arch) {
     l->lines128 += st.lines128;
     if (st.has_worst_global) {
       const auto excess = [&](const SiteStats& x) {
-        return x.worst_global_sectors - x.worst_global_ideal;
+        return model::excess_of(x.worst_global_sectors, x.worst_global_ideal);
       };
       if (l->worst_global_site < 0 ||
           excess(st) > excess(k.sites[static_cast<size_t>(l->worst_global_site)].stats)) {
@@ -252,6 +269,40 @@ void total(KernelReport& k, const model::Arch& arch) {
     if (l.rewritten && l.ptx_width == l.width && l.ptx_requests == l.requests &&
         l.ptx_wavefronts == l.wavefronts && l.ptx_ideal_wavefronts == l.ideal_wavefronts)
       l.rewritten = false;
+  note_below_ideal(k);
+}
+
+void note_below_ideal(KernelReport& k) {
+  const auto note = [&](const LineReport& l, std::uint64_t cost, std::uint64_t ideal,
+                        const char* unit) {
+    const std::string message = fmt::format(
+        "{} {} of {} byte{}: {} {} for an ideal of {}, below the ideal, which the hardware "
+        "cannot do: a counting error of bankcheck's, not a property of the code (its excess is "
+        "shown as 0)",
+        ptx::space_name(l.space), model::op_name(l.op), l.width, l.width == 1 ? "" : "s", cost,
+        unit, ideal);
+    const bool known = std::any_of(k.notes.begin(), k.notes.end(), [&](const NoteReport& n) {
+      return n.file == l.file && n.line == l.line && n.message == message;
+    });
+    if (!known) k.notes.push_back({l.file, l.line, l.col, message});
+  };
+  for (const LineReport& l : k.lines) {
+    if (l.wavefronts < l.ideal_wavefronts) note(l, l.wavefronts, l.ideal_wavefronts, "wavefronts");
+    if (l.sectors < l.ideal_sectors) note(l, l.sectors, l.ideal_sectors, "sectors");
+  }
+}
+
+std::vector<std::string> split_source_lines(std::string_view text) {
+  std::vector<std::string> lines;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.emplace_back(line);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return lines;
 }
 
 }  // namespace bankcheck::analysis

@@ -34,6 +34,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -346,8 +347,10 @@ class Tool {
                      "-lineinfo): its accesses are listed by SASS instruction\n",
                      options_.program.c_str());
       if (main_file < static_cast<int>(r.files.size())) {
-        std::ifstream src(r.files[main_file]);
-        for (std::string line; std::getline(src, line);) r.source_lines.push_back(line);
+        std::ifstream src(r.files[main_file], std::ios::binary);
+        std::stringstream text;
+        text << src.rdbuf();
+        r.source_lines = analysis::split_source_lines(text.str());
       }
       out.push_back(std::move(r));
     }

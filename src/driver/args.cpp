@@ -6,18 +6,19 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
-#include <thread>
 
+#include "bankcheck/driver/host_launch.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/limits.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/explain/records.hpp"
-#include "bankcheck/driver/host_launch.hpp"
-#include "bankcheck/driver/kernel_names.hpp"
+#include "fills.hpp"
 #include "splitmix.hpp"
 #include "tensor_map_arg.hpp"
 
@@ -49,60 +50,6 @@ int pointee_size(const std::string& type) {
   if (type.find("short") != std::string::npos || type.find("half") != std::string::npos) return 2;
   if (type.find("char") != std::string::npos || type.find("bool") != std::string::npos) return 1;
   return 4;
-}
-
-// `random`: floats uniform in [-1000, 1000] in steps of 0.001, integers in [0, 1000).
-// Chunks of 1M elements, each from its own seed, filled on all cores: the same bytes
-// whatever the number of threads.
-void fill_random(std::uint8_t* data, std::uint64_t bytes, int es, bool is_float, std::uint64_t seed,
-                 unsigned threads) {
-  const std::uint64_t n = bytes / static_cast<std::uint64_t>(es);
-  constexpr std::uint64_t kChunk = 1u << 20;
-  const std::uint64_t chunks = (n + kChunk - 1) / kChunk;
-  std::atomic<std::uint64_t> next_chunk{0};
-  auto fill = [&]() {
-    for (std::uint64_t c; (c = next_chunk.fetch_add(1)) < chunks;) {
-      SplitMix64 gen{seed ^ (c * 0xD1B54A32D192ED03ull)};
-      const std::uint64_t from = c * kChunk, to = std::min(n, from + kChunk);
-      if (is_float && es == 4) {
-        auto* p = reinterpret_cast<float*>(data);  // calloc'd: aligned for any element type
-        for (std::uint64_t i = from; i < to; ++i)
-          p[i] = static_cast<float>(below(gen(), 2000001)) / 1000.0f - 1000.0f;
-      } else if (is_float && es == 8) {
-        auto* p = reinterpret_cast<double*>(data);
-        for (std::uint64_t i = from; i < to; ++i)
-          p[i] = static_cast<double>(below(gen(), 2000001)) / 1000.0 - 1000.0;
-      } else {
-        for (std::uint64_t i = from; i < to; ++i) {
-          const std::uint64_t r = below(gen(), 1000);
-          std::memcpy(data + i * static_cast<std::uint64_t>(es), &r, static_cast<size_t>(es));
-        }
-      }
-    }
-  };
-  const unsigned fillers = static_cast<unsigned>(std::min<std::uint64_t>(
-      chunks, std::max(1u, threads ? threads : std::thread::hardware_concurrency())));
-  std::vector<std::thread> pool;
-  try {
-    for (unsigned t = 1; t < fillers; ++t) pool.emplace_back(fill);
-  } catch (...) {  // fewer fillers than asked: the started ones and this thread finish the work
-  }
-  fill();
-  for (auto& th : pool) th.join();
-}
-
-// `iota`: element i holds i (as a float for float buffers).
-void fill_iota(std::uint8_t* data, std::uint64_t bytes, int es, bool is_float) {
-  std::uint64_t idx = 0;
-  for (std::uint64_t off = 0; off + static_cast<std::uint64_t>(es) <= bytes;
-       off += static_cast<std::uint64_t>(es), ++idx) {
-    if (is_float && es == 4) {
-      const float f = static_cast<float>(idx);
-      std::memcpy(data + off, &f, 4);
-    } else {
-      std::memcpy(data + off, &idx, static_cast<size_t>(es));
-    }
-  }
 }
 
 // A pointer parameter: a buffer in `mem` named after it, filled as `value` says.
@@ -138,7 +85,7 @@ std::uint64_t bind_pointer(analysis::ArgReport& ar, const std::optional<std::str
   if (v.fill == ArgValue::Fill::Random) {
     const bool is_float =
         type.find("float") != std::string::npos || type.find("double") != std::string::npos;
-    fill_random(b->data(), bytes, es, is_float, rng(), o.threads);
+    fill_random(b->data(), bytes, es, is_float, rng(), o.threads, o.progress);
   } else if (v.fill == ArgValue::Fill::Iota) {
     fill_iota(b->data(), bytes, es, type.find("float") != std::string::npos);
   } else if (v.fill == ArgValue::Fill::File) {
@@ -173,6 +120,23 @@ void check_scalar_fits(const ArgValue& v, const std::string& value, const std::s
         fmt::format("{}: {} does not fit {} ({}, {} to {})", arg_where, value, name, type, lo, hi));
 }
 
+// A float must fit its parameter too: 1e39 for a `float` would run as infinity and 1e-50 as
+// 0, while the report shows what was typed. inf and nan given as such are taken as they are.
+void check_float_fits(double d, const std::string& value, int size, const std::string& name,
+                      const std::string& type, const std::string& where) {
+  if (size != 4 || !std::isfinite(d) || d == 0) return;
+  const float f = static_cast<float>(d);
+  if (std::isinf(f))
+    throw DriverError(fmt::format("{}: {} does not fit {} ({}, {:g} to {:g})", where, value, name,
+                                  type, -std::numeric_limits<float>::max(),
+                                  std::numeric_limits<float>::max()));
+  if (f == 0)
+    throw DriverError(
+        fmt::format("{}: {} is too small for {} ({}: it would read as 0; the smallest "
+                    "magnitude is {:g})",
+                    where, value, name, type, std::numeric_limits<float>::denorm_min()));
+}
+
 // A scalar parameter: its bytes in `slot`.
 void bind_scalar(const analysis::ArgReport& ar, const std::string& value, const std::string& type,
                  const ptx::KernelParam& p, const std::string& arg_where, std::uint8_t* slot) {
@@ -183,6 +147,7 @@ void bind_scalar(const analysis::ArgReport& ar, const std::string& value, const 
                                   ar.name, type.empty() ? p.type : type));
   if (is_float) {
     const double d = v.kind == ArgValue::Kind::Float ? v.f : static_cast<double>(v.i);
+    check_float_fits(d, value, p.size, ar.name, type.empty() ? p.type : type, arg_where);
     if (p.size == 4) {
       const float f = static_cast<float>(d);
       std::memcpy(slot, &f, 4);
@@ -268,6 +233,7 @@ void bind_field_values(const explain::RecordField& f, const std::string& value,
           fmt::format("{}: '{}' is a buffer, but {} is a scalar ({})", where, items[e], f.name, f.type));
     if (f.kind == explain::RecordField::Kind::Float) {
       const double d = v.kind == ArgValue::Kind::Float ? v.f : static_cast<double>(v.i);
+      check_float_fits(d, items[e], static_cast<int>(f.element), f.name, f.type, where);
       if (f.element == 4) {
         const float x = static_cast<float>(d);
         std::memcpy(out, &x, 4);
@@ -449,7 +415,7 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
                          const CheckOptions& o, emu::GlobalMemory& mem,
                          std::vector<std::uint8_t>& params) {
   BoundArgs out;
-  const auto names = param_names(l, k, name, o);
+  const auto names = param_names(l, k, signature, o);
   const auto types = signature_params(signature);
   params.assign(static_cast<size_t>(k.param_bytes), 0);
   std::vector<bool> used(s.args.size(), false);
@@ -464,7 +430,8 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
     // map encoded for it.
     std::optional<TensorMapArg> map = {};
   };
-  // Each parameter's name, value (the last given wins) and whether it is a buffer.
+  // Each parameter's name, value (a flag's over the launch comment's) and whether it is a
+  // buffer.
   struct Param {
     std::string name, type, where;
     std::optional<std::string> value;
@@ -485,11 +452,25 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
     q.type = i < types.size() ? types[i] : "";
     q.aggregate = is_aggregate(p) && q.type.find('*') == std::string::npos;
     const std::string alias = fmt::format("p{}", i);
+    std::optional<std::size_t> given;  // the entry of s.args that gave the value
+    auto from_flag = [&](std::size_t a) {
+      return std::any_of(o.flags.args.begin(), o.flags.args.end(),
+                         [&](const auto& f) { return f.first == s.args[a].first; });
+    };
     for (size_t a = 0; a < s.args.size(); ++a) {
       const std::string& an = s.args[a].first;
       if (an == q.name || an == alias) {
-        q.value = s.args[a].second;
+        // By name and as pN: two flags are one parameter given twice; a flag wins over the
+        // launch comment.
+        if (given && from_flag(*given) && from_flag(a))
+          throw DriverError(fmt::format(
+              "--arg {}={} and --arg {}={} both give parameter {} ({}): "
+              "give it once",
+              s.args[*given].first, s.args[*given].second, an, s.args[a].second, q.name, alias));
         used[a] = true;
+        if (given && from_flag(*given)) continue;
+        given = a;
+        q.value = s.args[a].second;
       } else if (q.aggregate) {
         for (const std::string& prefix : {q.name, alias})
           if (an.size() > prefix.size() && an.starts_with(prefix) && an[prefix.size()] == '.') {
@@ -505,8 +486,10 @@ BoundArgs bind_arguments(const Loaded& l, const ptx::Kernel& k, const LaunchSett
           }
       }
     }
-    q.where = s.line ? fmt::format("{}:{}: arg {}", l.input, s.line, q.name)
-                     : fmt::format("--arg {}", q.name);
+    // Where the value was given: the launch comment's line, or --arg when a flag gave it.
+    q.where = s.line && !(given && from_flag(*given))
+                  ? fmt::format("{}:{}: arg {}", l.input, s.line, q.name)
+                  : fmt::format("--arg {}", q.name);
     if (q.aggregate && q.value && is_tensor_map_arg(*q.value)) {
       if (p.size != 128)
         throw DriverError(

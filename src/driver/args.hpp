@@ -18,6 +18,7 @@ std::vector<std::string> signature_params(const std::string& sig);
 
 // The kernel's parameter names from the .cu, else from the local headers it includes (a
 // kernel defined in a header); empty when neither declares it with k's parameter count.
+// `name`: its base name or, to tell overloads apart, its demangled signature.
 std::vector<std::string> param_names(const Loaded& l, const ptx::Kernel& k, const std::string& name,
                                      const CheckOptions& o);
 

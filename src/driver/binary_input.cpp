@@ -252,11 +252,28 @@ Loaded load_binary(const CheckOptions& o, InputKind kind) {
     return s;
   };
   if (o.flags.kernel) {
+    std::vector<const BinaryUnit*> having;
     for (const auto& u : units)
-      if (!unit && std::any_of(u.kernels.begin(), u.kernels.end(), [&](const std::string& k) {
-            return kernel_matches(k, *o.flags.kernel);
-          }))
-        unit = &u;
+      if (std::any_of(u.kernels.begin(), u.kernels.end(),
+                      [&](const std::string& k) { return kernel_matches(k, *o.flags.kernel); }))
+        having.push_back(&u);
+    // Kernels of that name in several translation units: which one is meant, no name says
+    // (a static kernel of the same name in two files); refused, not the first picked.
+    if (having.size() > 1) {
+      std::string where;
+      for (const BinaryUnit* u : having) {
+        where +=
+            fmt::format("\n  {}:", u->source.empty() ? "(no line table)" : shown_path(u->source));
+        for (const auto& k : u->kernels)
+          if (kernel_matches(k, *o.flags.kernel)) where += "\n    " + demangle(k);
+      }
+      throw DriverError(fmt::format(
+          "{}: --kernel '{}' matches kernels in {} translation units; check the object file of "
+          "the one meant (nvcc -c FILE.cu, then bankcheck check FILE.o --kernel ...) or its "
+          "source:{}",
+          o.input, *o.flags.kernel, having.size(), where));
+    }
+    if (!having.empty()) unit = having.front();
     if (!unit) {
       for (const auto& k : code.sass_only_kernels)
         if (kernel_matches(k, *o.flags.kernel))

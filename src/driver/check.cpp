@@ -44,9 +44,7 @@ analysis::CheckReport start_report(const Loaded& l, const CheckOptions& o,
   r.arch = &arch;
   r.level = l.sass ? analysis::CountLevel::Sass : analysis::CountLevel::Ptx;
   r.level_reason = l.ptx_level_reason;
-  std::istringstream ss(l.source_text);
-  std::string line;
-  while (std::getline(ss, line)) r.source_lines.push_back(line);
+  r.source_lines = analysis::split_source_lines(l.source_text);
   for (const auto& u : l.program.unsupported)
     r.unsupported.push_back({base_name(demangle(u.name)), u.reason, u.pos.file, u.pos.line,
                              u.ptx_line, u.ptx, selected(l, o, u.name), u.pos.col, u.families});
@@ -60,6 +58,7 @@ void run_selected(const Loaded& l, const CheckOptions& o, const model::Arch& arc
   if (count == 0) return;       // --kernel names none here (kernel_may_be_absent)
   CheckOptions per_kernel = o;  // the default sample budget is shared by the run's kernels
   per_kernel.sample_instructions = std::max<std::uint64_t>(o.sample_instructions / count, 1);
+  per_kernel.whole_grid_instructions = std::max(o.whole_grid_instructions, o.sample_instructions);
   if (o.progress) o.progress->kernels = static_cast<int>(count);
   while (std::optional<KernelLaunch> kl = launches->next()) {
     if (o.progress) ++o.progress->kernel;

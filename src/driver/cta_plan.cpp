@@ -50,6 +50,7 @@ std::vector<std::uint64_t> evenly_spaced(std::uint64_t n, std::uint64_t total) {
 CtaPlan plan_ctas(std::uint64_t total, const std::optional<std::string>& blocks) {
   CtaPlan plan;
   plan.adaptive = !blocks;
+  plan.grid_ctas = total;
   if (!blocks) {
     plan.order = sample_order(total);
     return plan;

@@ -14,6 +14,7 @@ namespace bankcheck::driver {
 struct CtaPlan {
   std::vector<std::uint64_t> order;  // linear CTA indices, in the order they are handed out
   bool adaptive = true;              // stop once the sample's instruction budget has run
+  std::uint64_t grid_ctas = 0;       // the grid's CTAs (`order` lists all of them or fewer)
 };
 
 // Without --blocks: first, last, then the midpoints of the largest gaps (at most 4096), so

@@ -78,6 +78,7 @@ void KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
   RunOptions ro;
   ro.threads = options_.threads;
   ro.sample_instructions = options_.sample_instructions;
+  ro.whole_grid_instructions = options_.whole_grid_instructions;
   ro.progress = options_.progress;
   ro.emulator = options_.emulator;
   CtaRun r = run_ctas(loaded_.program, kernel_, launch, plan, analyse ? *pipeline_ : *execute_only_,

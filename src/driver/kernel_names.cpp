@@ -6,6 +6,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <memory>
 
@@ -46,8 +47,26 @@ std::vector<std::string> comma_parts(std::string_view text) {
 
 struct Candidate {
   std::vector<std::string> names;
+  std::vector<std::string> types;  // each parameter's type, as same_type compares it
   bool definition = false;
 };
+
+// A parameter's type reduced to what a demangled signature and a declaration both spell the
+// same way: its words and `*`/`&` without cv-qualifiers, restrict, `struct`, blanks.
+// "const float* __restrict__" and "float const*" are both "float*".
+std::string type_key(std::string_view type) {
+  std::string out;
+  for (const explain::Token& t : explain::tokenize(type)) {
+    if (t.is("const") || t.is("volatile") || t.is("__restrict__") || t.is("__restrict") ||
+        t.is("restrict") || t.is("struct") || t.is("class") || t.is("typename"))
+      continue;
+    if (!out.empty() && t.ident() &&
+        (std::isalnum(static_cast<unsigned char>(out.back())) || out.back() == '_'))
+      out += ' ';
+    out += t.text;
+  }
+  return out;
+}
 
 // Reads the parameter list that opens at toks[open] ("(") and what follows it.
 Candidate read_candidate(TokenSpan toks, std::size_t open) {
@@ -59,7 +78,20 @@ Candidate read_candidate(TokenSpan toks, std::size_t open) {
   const bool no_params =
       params.empty() || (params.size() == 1 && params[0].size() == 1 && params[0][0].is("void"));
   if (!no_params)
-    for (TokenSpan p : params) cand.names.push_back(explain::parameter_name(p));
+    for (TokenSpan p : params) {
+      cand.names.push_back(explain::parameter_name(p));
+      // The type: the parameter's text without its name (the last occurrence of it).
+      std::string type;
+      bool named = false;
+      for (std::size_t q = p.size(); q-- > 0;) {
+        if (!named && !cand.names.back().empty() && p[q].is(cand.names.back())) {
+          named = true;
+          continue;
+        }
+        type = std::string(p[q].text) + " " + type;
+      }
+      cand.types.push_back(type_key(type));
+    }
 
   for (std::size_t j = close + 1; j < toks.size(); ++j) {
     if (toks[j].is("{")) {
@@ -207,6 +239,16 @@ std::vector<std::string> kernel_param_names(std::string_view source_text,
 
   std::vector<const Candidate*> defs, decls;
   for (const auto& c : found) (c.definition ? defs : decls).push_back(&c);
+  // Overloads: the definition whose parameter types are the signature's, when it gives them.
+  const KernelName k = parse_kernel_name(kernel_base);
+  if (defs.size() > 1 && k.has_params) {
+    std::vector<std::string> want;
+    for (const auto& t : k.params) want.push_back(type_key(t));
+    std::vector<const Candidate*> same;
+    for (const Candidate* d : defs)
+      if (d->types == want) same.push_back(d);
+    if (same.size() == 1) return same[0]->names;
+  }
   if (defs.size() == 1) return defs[0]->names;
   if (!defs.empty() || decls.empty()) return {};
   // Declarations only (prototypes, explicit instantiations): they must agree.

@@ -230,9 +230,21 @@ ArgValue arg_value_impl(std::string_view text) {
   }
 
   // Floats: what from_chars accepts (1.5, .5, 5., 1e-3, inf, nan), with an optional f/F.
-  std::optional<double> f = parse_double(text);
-  if (!f && (text.back() == 'f' || text.back() == 'F') && text.size() > 1)
-    f = parse_double(text.substr(0, text.size() - 1));
+  std::string_view number = text;
+  std::optional<double> f = parse_double(number);
+  if (!f && (text.back() == 'f' || text.back() == 'F') && text.size() > 1) {
+    number = text.substr(0, text.size() - 1);
+    f = parse_double(number);
+  }
+  if (!f) {
+    // A number no double holds (1e400, 1e-400): said so, not "not a value".
+    double v = 0;
+    const std::string_view digits = number.starts_with('+') ? number.substr(1) : number;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec == std::errc::result_out_of_range && end == digits.data() + digits.size())
+      bad(0, fmt::format("'{}' is out of the range of a double (magnitudes 2.2e-308 to 1.8e308)",
+                         text));
+  }
   if (!f) bad(0, fmt::format("'{}' is not a value; {}", text, kArgExpected));
   a.kind = ArgValue::Kind::Float;
   a.f = *f;

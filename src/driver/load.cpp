@@ -28,6 +28,32 @@ std::string read_file(const std::string& path, const std::string& what) {
   return ss.str();
 }
 
+// With --kernel, the other kernels' bodies are not read (ptx::ParseOptions): a module of
+// thousands of kernels, or of a few enormous ones, costs one scan of the others' text.
+ptx::ParseOptions parse_options(const CheckOptions& o) {
+  ptx::ParseOptions p;
+  if (o.flags.kernel)
+    p.keep_entry = [wanted = *o.flags.kernel](std::string_view name) {
+      return kernel_matches(std::string(name), wanted);
+    };
+  return p;
+}
+
+// The PTX ptxas assembles: the text as it is, or with the bodies the parser skipped blanked
+// (their line breaks kept, so that the cubin's line table still names the text's lines):
+// ptxas reads a whole module even when --entry names one kernel.
+std::string assembled_text(const Loaded& l) {
+  std::string text;
+  for (const ptx::Function& f : l.module.functions) {
+    if (!f.body_skipped || f.body_end <= f.body_begin + 2 || f.body_end > l.ptx_text.size())
+      continue;
+    if (text.empty()) text = l.ptx_text;
+    for (std::size_t i = f.body_begin + 1; i + 1 < f.body_end; ++i)
+      if (text[i] != '\n') text[i] = ' ';
+  }
+  return text.empty() ? l.ptx_text : text;
+}
+
 // The cubin ptxas builds from the same PTX: its SASS, where shared requests are counted as
 // the GPU issues them (decoding covers Hopper, sm_90), and each kernel's registers (the
 // ELF's EIATTR_REGCOUNT, what `ptxas -v` prints) for fix's occupancy. Without SASS the
@@ -61,8 +87,8 @@ void read_cubin(Loaded& l, const CheckOptions& o, std::span<const std::uint8_t> 
     }
     // ptxas of the toolkit that compiled the file (the nvcc of --nvcc's or the build's
     // command).
-    const Assembled a =
-        assemble(l.ptx_text, o.arch, nvcc_of(nvcc_command(o.nvcc)), entries, o.nvcc.cache);
+    const Assembled a = assemble(assembled_text(l), o.arch, nvcc_of(nvcc_command(o.nvcc)), entries,
+                                 o.nvcc.cache, o.nvcc.timeout_seconds);
     auto m = sass::read_module(a.cubin, decoder);
     if (!m.ok()) return unavailable("the cubin could not be read: " + m.error().message);
     for (const sass::Kernel& k : m.value().kernels)
@@ -131,7 +157,6 @@ std::vector<int> program_files_of_sass(const Loaded& l) {
   return out;
 }
 
-
 // Each kernel's demangled signature, base name, and parameter names and types.
 std::vector<KernelSignature> kernel_signatures(const Loaded& l, const CheckOptions& o) {
   std::vector<KernelSignature> out;
@@ -140,7 +165,7 @@ std::vector<KernelSignature> kernel_signatures(const Loaded& l, const CheckOptio
     s.mangled = k.name;
     s.signature = demangle(k.name);
     s.name = base_name(s.signature);
-    s.param_names = param_names(l, k, s.name, o);
+    s.param_names = param_names(l, k, s.signature, o);  // the signature tells overloads apart
     s.param_types = signature_params(s.signature);
     out.push_back(std::move(s));
   }
@@ -161,6 +186,7 @@ std::vector<std::string> Loaded::kernel_names() const {
   std::vector<std::string> names;
   for (const auto& k : program.kernels) names.push_back(k.name);
   for (const auto& u : program.unsupported) names.push_back(u.name);
+  for (const auto& k : program.skipped) names.push_back(k);
   return names;
 }
 
@@ -170,6 +196,9 @@ const KernelSignature& Loaded::signature(const ptx::Kernel& k) const {
 }
 
 Loaded load(const CheckOptions& o) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(o.input, ec))  // read as empty, it had "no kernel"
+    throw DriverError(fmt::format("{}: cannot read: is a directory", o.input));
   const InputKind kind = input_kind(o.input);
   if (is_binary(kind)) return load_binary(o, kind);
   Loaded l;
@@ -189,10 +218,10 @@ Loaded load(const CheckOptions& o) {
     if (!said.empty() && o.nvcc_output) o.nvcc_output(said);
   }
   l.ptx_text = ptx_text;
-  l.module =
-      ptx::parse(ptx_text, ptx ? o.input : o.input + " (PTX from nvcc)");
+  l.module = ptx::parse(ptx_text, ptx ? o.input : o.input + " (PTX from nvcc)", parse_options(o));
   l.program = ptx::decode(l.module, o.input, ptx ? "" : o.input);
-  read_cubin(l, o, {}, assembled_entries(l, o));
+  // Nothing to assemble when no kernel was decoded (--kernel names none of them).
+  if (!l.program.kernels.empty()) read_cubin(l, o, {}, assembled_entries(l, o));
   finish_load(l, o);
   if (!l.comments.empty()) check_comment_kernels(l.comments, l.kernel_names(), o.input);
   return l;
@@ -203,11 +232,12 @@ Loaded load_ptx(const PtxSource& src, const CheckOptions& o) {
   l.input = src.input;
   l.source_text = src.source_text;
   l.ptx_text = src.ptx_text;
+  // A running program's module (place_globals) is read whole: its launches pick the kernels.
+  l.module = ptx::parse(l.ptx_text, src.input + " (PTX from the fat binary)",
+                        src.place_globals ? ptx::ParseOptions{} : parse_options(o));
   read_cubin(l, o, src.cubin);
-  l.module = ptx::parse(l.ptx_text, src.input + " (PTX from the fat binary)");
-  const std::uint64_t base = src.place_globals
-                                 ? src.place_globals(ptx::globals_extent(l.module))
-                                 : ptx::kGlobalVarBase;
+  const std::uint64_t base =
+      src.place_globals ? src.place_globals(ptx::globals_extent(l.module)) : ptx::kGlobalVarBase;
   l.program = ptx::decode(l.module, src.input, src.main_file, base);
   if (src.read_source && l.source_text.empty() && !src.main_file.empty()) {
     const auto main = static_cast<std::size_t>(l.program.main_file);

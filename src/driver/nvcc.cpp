@@ -197,10 +197,28 @@ RunResult run(const std::vector<std::string>& argv, const std::string& dir,
   if (g_signal != 0)
     throw DriverError(
         fmt::format("interrupted by signal {} while {} ran", static_cast<int>(g_signal), what));
-  if (timed_out)
+  if (timed_out) {
+    // The command as a shell would read it, the private directory's paths as DIR.
+    std::string command;
+    for (const std::string& a : argv) {
+      std::string w = a;
+      for (std::size_t at; (at = w.find(dir)) != std::string::npos;)
+        w.replace(at, dir.size(), "DIR");
+      const bool plain =
+          !w.empty() && w.find_first_of(" \t\n'\"\\$`;&|<>()*?[]{}") == std::string::npos;
+      if (!plain) {
+        std::string q = "'";
+        for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        w = q + "'";
+      }
+      (command += command.empty() ? "" : " ") += w;
+    }
+    if (command.size() > 400) command = command.substr(0, 400) + " ...";
     throw DriverError(fmt::format(
-        "{} did not finish within {} seconds and was stopped; raise --nvcc-timeout (0: no limit)",
-        what, timeout_seconds));
+        "{} did not finish within {} seconds and was stopped, with every process it started: "
+        "{}\n(a compile that needs longer: --nvcc-timeout SECONDS, 0 for no limit)",
+        what, timeout_seconds, command));
+  }
   result.out = read_file(out_path);
   result.err = read_file(err_path);
   return result;
@@ -571,7 +589,8 @@ std::string find_ptxas(const std::string& nvcc) {
 }  // namespace
 
 Assembled assemble(const std::string& ptx, const std::string& arch, const std::string& nvcc_flag,
-                   const std::vector<std::string>& entries, bool cache_it) {
+                   const std::vector<std::string>& entries, bool cache_it,
+                   unsigned timeout_seconds) {
   const std::string ptxas = find_ptxas(find_nvcc(nvcc_flag));
   const CompileCache cache(cache_it ? compile_cache_dir() : std::string());
   std::vector<std::string> key_fields = {"ptxas cubin 1", file_identity(ptxas), arch,
@@ -604,7 +623,7 @@ Assembled assemble(const std::string& ptx, const std::string& arch, const std::s
     argv.push_back(list);
   }
   for (const std::string& a : {in, std::string("-o"), cubin}) argv.push_back(a);
-  RunResult result = run(argv, tmp.path(), "ptxas");
+  RunResult result = run(argv, tmp.path(), "ptxas", timeout_seconds);
   const int code = WIFEXITED(result.wait_status) ? WEXITSTATUS(result.wait_status) : -1;
   if (code != 0)
     throw DriverError(fmt::format("ptxas failed (exit {}):\n{}", code,

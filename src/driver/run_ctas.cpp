@@ -175,9 +175,22 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
     o.progress->ctas_done = 0;
     o.progress->ctas_planned = plan.adaptive ? 0 : order.size() * per_item;
   }
+  // The instructions the sample runs: the kernel's share of the run's budget, or the whole
+  // budget for a grid whose CTAs all together are estimated (from the committed ones) to cost
+  // no more than that: a grid that small is analysed whole, whatever the other kernels of the
+  // run take. Raised at the end of a round only, from committed CTAs: the same on any number
+  // of threads.
+  std::uint64_t budget = o.sample_instructions;
+  auto raise_budget = [&] {
+    if (!plan.adaptive || committed == 0 || order.size() != plan.grid_ctas ||
+        o.whole_grid_instructions <= budget)
+      return;
+    const std::uint64_t per_cta = (executed + committed - 1) / committed;
+    if (per_cta <= o.whole_grid_instructions / order.size()) budget = o.whole_grid_instructions;
+  };
   // Under the lock: whether the sample is complete before CTA `i` (first and last always).
   auto sampled_enough = [&](std::uint64_t i) {
-    return plan.adaptive && i > 1 && executed >= o.sample_instructions;
+    return plan.adaptive && i > 1 && executed >= budget;
   };
   // Under the lock: merges the slots that are next in the plan, in order.
   // The CTAs of the round after the sample was complete still run, uncounted: which of them
@@ -225,10 +238,11 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
       recycle(it);
     }
     if (committed >= order.size()) stop = true;
+    if (!stop && committed == round_end && !sample_done) raise_budget();
     if (!stop && committed == round_end && (sample_done || sampled_enough(committed))) stop = true;
     if (!stop && committed == round_end) {  // the next round, from the committed CTAs alone
       const std::uint64_t per_cta = std::max<std::uint64_t>(1, executed / committed);
-      const std::uint64_t need = (o.sample_instructions - executed + per_cta - 1) / per_cta;
+      const std::uint64_t need = (budget - executed + per_cta - 1) / per_cta;
       round_end = std::min<std::uint64_t>(order.size(), committed + std::max<std::uint64_t>(1, need));
     }
   };

@@ -17,6 +17,9 @@ namespace bankcheck::driver {
 struct RunOptions {
   unsigned threads = 0;                         // 0: all cores
   std::uint64_t sample_instructions = 4'000'000;  // an adaptive plan stops after about this many
+  // An adaptive plan over the whole grid whose CTAs are estimated to cost at most this many
+  // in all runs whole (CheckOptions::whole_grid_instructions); 0: no such raise.
+  std::uint64_t whole_grid_instructions = 0;
   Progress* progress = nullptr;
   emu::EmulatorOptions emulator;
 };

@@ -2,14 +2,16 @@
 // code's launches, the only kernel), each with its settings merged (flags over comments over
 // the host code), validated against the architecture and bound (scalars, buffers filled).
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 
 #include "args.hpp"
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/driver/binary_input.hpp"
 #include "bankcheck/driver/engine.hpp"
-#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/host_launch.hpp"
+#include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/explain/cuda_source.hpp"
 #include "bankcheck/explain/tokens.hpp"
 #include "bankcheck/model/launch_limits.hpp"
@@ -33,10 +35,9 @@ std::string unsupported_message(const Loaded& l, const ptx::UnsupportedKernel& u
       u.pos.line > 0 && u.pos.file >= 0 && static_cast<size_t>(u.pos.file) < l.program.files.size()
           ? fmt::format("{}:{}:{}", loc_file(l, u.pos.file), u.pos.line, std::max(u.pos.col, 1))
           : l.input;
-  return fmt::format(
-      "{}: kernel {} is not analysed: {}", where, base_name(demangle(u.name)),
-      analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families,
-                             [&](int file) { return loc_file(l, file); }));
+  return fmt::format("{}: kernel {} is not analysed: {}", where, base_name(demangle(u.name)),
+                     analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families,
+                                            [&](int file) { return loc_file(l, file); }));
 }
 
 // Launch validation: the block's threads and the shared memory per block against the
@@ -78,7 +79,8 @@ std::string extern_shared_where(const Loaded& l, const std::string& ptx_name) {
     if (!shared || name.empty() || j >= t.size()) continue;
     if (ptx_name == name || ptx_name.ends_with(std::to_string(name.size()) + name)) {
       const std::size_t pos = t[j - 1].pos;
-      const auto line = std::count(code.begin(), code.begin() + static_cast<std::ptrdiff_t>(pos), '\n');
+      const auto line =
+          std::count(code.begin(), code.begin() + static_cast<std::ptrdiff_t>(pos), '\n');
       const std::size_t bol = code.rfind('\n', pos);
       return fmt::format("{}:{}:{}", l.input, line + 1,
                          pos - (bol == std::string::npos ? 0 : bol + 1) + 1);
@@ -112,9 +114,22 @@ std::optional<std::string> binary_source(const Loaded& l) {
   return l.source_text.empty() ? std::string() : l.input;
 }
 
-// Every setting the kernel lacks (missing_settings), with the command that adds them.
-std::optional<std::string> missing_for(const Loaded& l, const ptx::Kernel& k,
-                                       const LaunchSettings& s, const CheckOptions& o) {
+// The shortest name that --kernel matches to `mangled` alone among `names`: its qualified
+// name with template arguments ("reduce<128, float>"), else its signature
+// ("scale(float*, int)"), else the mangled name.
+std::string exact_name(const std::string& mangled, const std::vector<std::string>& names) {
+  const std::string signature = demangle(mangled);
+  for (const std::string& candidate : {base_name(signature), signature}) {
+    const auto matching = std::count_if(names.begin(), names.end(), [&](const std::string& n) {
+      return kernel_matches(n, candidate);
+    });
+    if (matching == 1) return candidate;
+  }
+  return mangled;
+}
+
+// What missing_settings needs of one kernel.
+KernelSettings kernel_settings(const Loaded& l, const ptx::Kernel& k, const LaunchSettings& s) {
   const KernelSignature& sig = l.signature(k);
   std::vector<bool> pointer;
   for (std::size_t i = 0; i < k.params.size(); ++i)
@@ -124,10 +139,57 @@ std::optional<std::string> missing_for(const Loaded& l, const ptx::Kernel& k,
                       (i < sig.param_types.size()
                            ? sig.param_types[i].find('*') != std::string::npos
                            : k.params[i].is_pointer_sized));
-  Rerun rerun = o.rerun;
-  if (rerun.input.empty()) rerun.input = o.input;
-  return missing_settings(rerun, sig.name, s, sig.param_names, sig.param_types, pointer,
-                          binary_source(l));
+  return {sig.name,        &s,      sig.param_names,
+          sig.param_types, pointer, exact_name(k.name, l.kernel_names())};
+}
+
+// Where the message of missing settings points: the run's command, a binary's source, the
+// program `bankcheck run` would take (a .cu's, an executable given as input).
+MissingContext missing_context(const Loaded& l, const CheckOptions& o, std::size_t selected) {
+  MissingContext c;
+  c.rerun = o.rerun;
+  if (c.rerun.input.empty()) c.rerun.input = o.input;
+  c.binary_source = binary_source(l);
+  const InputKind kind = input_kind(o.input);
+  if (kind == InputKind::Source)
+    c.program = "PROGRAM";
+  else if (kind == InputKind::HostElf && ::access(o.input.c_str(), X_OK) == 0)
+    c.program = o.input.find('/') == std::string::npos ? "./" + o.input : o.input;
+  c.kernels_selected = selected;
+  return c;
+}
+
+// Every setting the kernel lacks (missing_settings), with the command that adds them.
+std::optional<std::string> missing_for(const Loaded& l, const ptx::Kernel& k,
+                                       const LaunchSettings& s, const CheckOptions& o) {
+  return missing_settings(missing_context(l, o, 1), {kernel_settings(l, k, s)});
+}
+
+// A --kernel name that matches several kernels (overloads, a template's instantiations) is
+// refused with the exact name of each: one of them picked, or all of them run with the same
+// --grid, --block and --arg, would each be wrong for some. Throws DriverError.
+void refuse_ambiguous_kernel(const std::string& wanted,
+                             const std::vector<const ptx::Kernel*>& matched,
+                             const std::vector<const ptx::UnsupportedKernel*>& refused,
+                             const std::vector<std::string>& names) {
+  std::vector<std::string> all;
+  for (const auto* k : matched) all.push_back(k->name);
+  for (const auto* u : refused) all.push_back(u->name);
+  if (all.size() < 2) return;
+  std::string msg = fmt::format("--kernel {}: the name matches {} kernels; give one of them:",
+                                shell_quote(wanted), all.size());
+  std::vector<std::string> exact;
+  std::size_t width = 0;
+  for (const auto& m : all) {
+    exact.push_back("--kernel " + shell_quote(exact_name(m, names)));
+    width = std::max(width, exact.back().size());
+  }
+  for (std::size_t i = 0; i < all.size(); ++i)
+    msg += fmt::format("\n  {:<{}}  ({})", exact[i], width, demangle(all[i]));
+  msg +=
+      "\n(without --kernel, the kernels the host code launches or the launch comments name are "
+      "checked, each with its own launch)";
+  throw DriverError(msg);
 }
 
 }  // namespace
@@ -144,9 +206,10 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
   std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> out;
   const auto& ks = l.program.kernels;
   const std::vector<std::string> names = l.kernel_names();
-  auto list = [&]() {
+  auto list = [&]() {  // the first 40 of a module of thousands
     std::string s;
-    for (const auto& k : names) s += "\n  " + demangle(k);
+    for (std::size_t i = 0; i < names.size() && i < 40; ++i) s += "\n  " + demangle(names[i]);
+    if (names.size() > 40) s += fmt::format("\n  ... ({} kernels in all)", names.size());
     return s;
   };
   // A file of a multi-file run without kernels (a .cu of host code only) is reported as
@@ -171,10 +234,10 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
   // binary's are not read: the host code's values depend on how it was built, which the
   // binary does not record.
   if (!l.binary.empty() && o.launch > 0)
-    throw DriverError(fmt::format(
-        "--launch {}: the launches of a binary's host code are not read ({}); give the "
-        "launch as --kernel, --grid, --block and --arg, or in a comment in its source",
-        o.launch, l.binary));
+    throw DriverError(
+        fmt::format("--launch {}: the launches of a binary's host code are not read ({}); give the "
+                    "launch as --kernel, --grid, --block and --arg, or in a comment in its source",
+                    o.launch, l.binary));
   const std::vector<HostLaunch> launches =
       l.source_text.empty() || !l.binary.empty()
           ? std::vector<HostLaunch>{}
@@ -185,10 +248,10 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
   if (o.launch > 0 && static_cast<std::size_t>(o.launch) > launches.size()) {
     std::string found;
     for (const auto& h : launches)
-      found += fmt::format("\n  {}: {} at {} in {}", h.index, h.written(),
-                           h.file.empty() ? fmt::format("line {}", h.line)
-                                          : fmt::format("{}:{}", h.file, h.line),
-                           h.via);
+      found += fmt::format(
+          "\n  {}: {} at {} in {}", h.index, h.written(),
+          h.file.empty() ? fmt::format("line {}", h.line) : fmt::format("{}:{}", h.file, h.line),
+          h.via);
     throw DriverError(fmt::format("--launch {}: the host code of {} has {} launch{}{}", o.launch,
                                   o.input, launches.size(), launches.size() == 1 ? "" : "es",
                                   found));
@@ -209,22 +272,14 @@ std::vector<std::pair<const ptx::Kernel*, LaunchSettings>> select_kernels(const 
     for (const auto& k : ks)
       if (kernel_matches(k.name, *o.flags.kernel) && (o.launch == 0 || launch_for(k)))
         matched.push_back(&k);
+    refuse_ambiguous_kernel(*o.flags.kernel, matched, refused, names);
     stop_if_only_refused(matched.size());
     if (matched.empty() && o.kernel_may_be_absent) return out;
     if (matched.empty())
       throw DriverError(fmt::format(
           "--kernel: no kernel named '{}'{}; the kernels are:{}", *o.flags.kernel,
           o.launch ? fmt::format(" launched by --launch {}", o.launch) : std::string(), list()));
-    // Every instantiation a name matches is checked; the report says which.
-    std::string which;
-    for (const auto* k : matched) which += (which.empty() ? "" : "; ") + demangle(k->name);
-    for (const auto* k : matched) {
-      LaunchSettings s = settings_for(*k, comment_of(*k));
-      if (matched.size() > 1)
-        s.sources.front().where += fmt::format(" (one of the {} kernels it names, all checked: {})",
-                                               matched.size(), which);
-      out.push_back({k, std::move(s)});
-    }
+    out.push_back({matched[0], settings_for(*matched[0], comment_of(*matched[0]))});
     return out;
   }
   // The kernels launch comments name, in the program's order; then the other kernels the
@@ -279,7 +334,8 @@ KernelLaunch bind_launch(const Loaded& l, const ptx::Kernel& k, const LaunchSett
   kl.own_memory = std::make_unique<emu::GlobalMemory>();
   kl.memory = kl.own_memory.get();
   place_module_variables(l.program, *kl.memory);
-  BoundArgs args = bind_arguments(l, k, s, sig.name, sig.signature, o, *kl.memory, kl.launch.params);
+  BoundArgs args =
+      bind_arguments(l, k, s, sig.name, sig.signature, o, *kl.memory, kl.launch.params);
   kl.args = std::move(args.reports);
   kl.buffers = std::move(args.buffers);
   return kl;
@@ -293,16 +349,12 @@ class SettingsLaunches : public LaunchSource {
  public:
   SettingsLaunches(const Loaded& l, const CheckOptions& o, const model::Arch& arch)
       : loaded_(l), options_(o), arch_(arch), selected_(select_kernels(l, o)) {
-    // Every kernel's missing settings at once, before any kernel runs.
-    std::vector<std::string> missing;
+    // Every kernel's missing settings at once, in one message, before any kernel runs.
+    std::vector<KernelSettings> kernels;
     for (const auto& [kernel, settings] : selected_)
-      if (auto m = missing_for(l, *kernel, settings, o)) missing.push_back(std::move(*m));
-    if (missing.size() == 1) throw DriverError(missing[0]);
-    if (missing.empty()) return;
-    std::string msg = fmt::format("{} of the {} kernels lack launch settings:", missing.size(),
-                                  selected_.size());
-    for (const auto& m : missing) msg += "\n" + m;
-    throw DriverError(msg);
+      kernels.push_back(kernel_settings(l, *kernel, settings));
+    if (auto m = missing_settings(missing_context(l, o, selected_.size()), kernels))
+      throw DriverError(*m);
   }
   std::optional<KernelLaunch> next() override {
     if (next_ >= selected_.size()) return std::nullopt;

@@ -256,11 +256,26 @@ Lowered lower(const ExplainInput& in) {
 }
 
 std::string caret_line(const ExprError& e) {
-  std::string out = e.text;
+  // A control byte is shown as \xNN (it would drive the terminal), the caret moved with it.
+  auto shown = [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      return std::string("\\x") + hex[u >> 4] + hex[u & 15];
+    }
+    return std::string(1, c);
+  };
+  std::string out;
+  for (char c : e.text) out += shown(c);
   if (e.column <= 0) return out;
   out += '\n';
-  for (int i = 0; i + 1 < e.column; ++i)
-    out += (i < static_cast<int>(e.text.size()) && e.text[i] == '\t') ? '\t' : ' ';
+  for (int i = 0; i + 1 < e.column; ++i) {
+    const bool in_text = i < static_cast<int>(e.text.size());
+    if (in_text && e.text[i] == '\t')
+      out += '\t';
+    else
+      out += std::string(in_text ? shown(e.text[i]).size() : 1, ' ');
+  }
   out += '^';
   return out;
 }

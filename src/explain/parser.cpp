@@ -96,7 +96,11 @@ std::vector<Token> lex(std::string_view text) {
       t.kind = TokKind::Punct;  // a C++ punctuator no expression has is a syntax error
     } else {
       t.kind = TokKind::Bad;
-      t.text = "unexpected character '" + s.text + "'";
+      const auto u = s.text.empty() ? 0u : static_cast<unsigned char>(s.text[0]);
+      static const char* hex = "0123456789abcdef";
+      t.text = u >= 0x21 && u < 0x7f
+                   ? "unexpected character '" + s.text + "'"
+                   : std::string("unexpected byte 0x") + hex[u >> 4] + hex[u & 15];
     }
     out.push_back(std::move(t));
     if (out.back().kind == TokKind::Bad) break;  // nothing after a lexical error is looked at

@@ -19,12 +19,17 @@
 namespace bankcheck::launch {
 
 std::string find_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
+  std::error_code ec;
+  if (name.find('/') != std::string::npos) {
+    if (std::filesystem::is_directory(name, ec))
+      throw LaunchError(fmt::format("{}: is a directory, not a program", name));
+    return name;
+  }
   const char* path = std::getenv("PATH");
   std::istringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
   for (std::string dir; std::getline(dirs, dir, ':');) {
     const std::string f = (dir.empty() ? std::string(".") : dir) + "/" + name;
-    if (::access(f.c_str(), X_OK) == 0) return f;
+    if (::access(f.c_str(), X_OK) == 0 && !std::filesystem::is_directory(f, ec)) return f;
   }
   throw LaunchError(fmt::format("{}: no such program on PATH", name));
 }

@@ -14,6 +14,7 @@
 #include "bankcheck/ptx/ir.hpp"
 #include "decode_instr.hpp"
 #include "inline_calls.hpp"
+#include "post_dominators.hpp"
 
 namespace bankcheck::ptx {
 namespace {
@@ -141,6 +142,10 @@ class Decoder : private detail::OperandDecoder {
     }
     for (const auto& f : m_.functions) {
       if (!f.is_entry || f.is_extern) continue;
+      if (f.body_skipped) {
+        prog_.skipped.push_back(f.name);
+        continue;
+      }
       // An unsupported construct stops its own kernel only: the others are still analysed.
       try {
         prog_.kernels.push_back(decode_kernel(detail::inline_calls(
@@ -615,72 +620,9 @@ class Decoder : private detail::OperandDecoder {
       }
     }
     // The immediate post-dominator of every block in the graph `g` (exit_node: the exit;
-    // -1: the block cannot reach the exit in `g`). Post-dominator sets by iteration
-    // (bitsets); block counts are small.
-    const int words = (nb + 1 + 63) / 64;
-    auto ipdoms = [&](const std::vector<std::vector<int>>& g) {
-      std::vector<char> reaches(static_cast<size_t>(nb) + 1, 0);
-      reaches[static_cast<size_t>(exit_node)] = 1;
-      for (bool grew = true; grew;) {
-        grew = false;
-        for (int b = 0; b < nb; ++b)
-          if (!reaches[static_cast<size_t>(b)])
-            for (int t : g[static_cast<size_t>(b)])
-              if (reaches[static_cast<size_t>(t)]) {
-                reaches[static_cast<size_t>(b)] = 1;
-                grew = true;
-                break;
-              }
-      }
-      std::vector<std::vector<std::uint64_t>> pdom(
-          static_cast<size_t>(nb) + 1,
-          std::vector<std::uint64_t>(static_cast<size_t>(words), ~0ull));
-      auto set_only = [&](int node) {
-        std::fill(pdom[static_cast<size_t>(node)].begin(), pdom[static_cast<size_t>(node)].end(),
-                  0ull);
-        pdom[static_cast<size_t>(node)][static_cast<size_t>(node) / 64] |= 1ull << (node % 64);
-      };
-      set_only(exit_node);
-      bool changed = true;
-      while (changed) {
-        changed = false;
-        for (int b = nb - 1; b >= 0; --b) {
-          std::vector<std::uint64_t> acc(static_cast<size_t>(words), ~0ull);
-          if (g[static_cast<size_t>(b)].empty()) std::fill(acc.begin(), acc.end(), 0ull);
-          for (int t : g[static_cast<size_t>(b)])
-            for (int w = 0; w < words; ++w)
-              acc[static_cast<size_t>(w)] &= pdom[static_cast<size_t>(t)][static_cast<size_t>(w)];
-          acc[static_cast<size_t>(b) / 64] |= 1ull << (b % 64);
-          if (acc != pdom[static_cast<size_t>(b)]) {
-            pdom[static_cast<size_t>(b)] = std::move(acc);
-            changed = true;
-          }
-        }
-      }
-      auto in_set = [&](int node, int x) {
-        return (pdom[static_cast<size_t>(node)][static_cast<size_t>(x) / 64] >> (x % 64)) & 1ull;
-      };
-      auto count = [&](int node) {
-        int c = 0;
-        for (auto w : pdom[static_cast<size_t>(node)]) c += __builtin_popcountll(w);
-        return c;
-      };
-      std::vector<int> out(static_cast<size_t>(nb), -1);
-      for (int b = 0; b < nb; ++b) {
-        if (!reaches[static_cast<size_t>(b)]) continue;
-        // The immediate post-dominator: the strict post-dominator with the largest set.
-        int best = -1, best_count = -1;
-        for (int x = 0; x <= nb; ++x) {
-          if (x == b || !in_set(b, x)) continue;
-          const int c = count(x);
-          if (c > best_count) {
-            best = x;
-            best_count = c;
-          }
-        }
-        out[static_cast<size_t>(b)] = best < 0 ? exit_node : best;
-      }
-      return out;
+    // -1: the block cannot reach the exit in `g`).
+    auto ipdoms = [](const std::vector<std::vector<int>>& g) {
+      return detail::immediate_post_dominators(g);
     };
     // Lanes that branch to a block that only returns (nvcc merges a kernel's returns into
     // one `ret` block) leave the warp there: like the hardware, which exits them, the

@@ -99,6 +99,35 @@ void Lexer::skip_space_and_comments() {
   }
 }
 
+std::size_t Lexer::skip_braced() {
+  const std::size_t n = src_.size();
+  const char* s = src_.data();
+  int depth = 1;
+  while (i_ < n) {
+    const char c = s[i_];
+    if (c == '\n') {
+      ++i_;
+      ++line_;
+      line_start_ = i_;
+    } else if (c == '{') {
+      ++depth;
+      ++i_;
+    } else if (c == '}') {
+      ++i_;
+      if (--depth == 0) return i_;
+    } else if (c == '"') {  // a string ends at its unescaped quote or at the line's end
+      for (++i_; i_ < n && s[i_] != '"' && s[i_] != '\n'; ++i_)
+        if (s[i_] == '\\' && i_ + 1 < n && s[i_ + 1] != '\n') ++i_;
+      if (i_ < n && s[i_] == '"') ++i_;
+    } else if (c == '/' && i_ + 1 < n && (s[i_ + 1] == '/' || s[i_ + 1] == '*')) {
+      skip_space_and_comments();
+    } else {
+      ++i_;
+    }
+  }
+  return 0;
+}
+
 Token Lexer::next() {
   skip_space_and_comments();
   const std::size_t n = src_.size();

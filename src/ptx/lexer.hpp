@@ -51,6 +51,12 @@ class Lexer {
 
   std::string_view text() const { return src_; }
 
+  // Right after next() returned a `{`: moves past its matching `}` without making tokens
+  // (nested braces, comments and strings followed as next() would read them, lines counted)
+  // and returns the offset one past that `}`; 0 when the input ends first. What lies between
+  // is not checked: the parser skips the bodies of kernels nobody asked for this way.
+  std::size_t skip_braced();
+
  private:
   void skip_space_and_comments();
 

@@ -49,7 +49,8 @@ enum class DeclKind { Param, Variable, Register };
 
 class Parser {
  public:
-  Parser(std::string_view text, std::string_view source) : lex_(text, source) {
+  Parser(std::string_view text, std::string_view source, const ParseOptions& options)
+      : lex_(text, source), options_(options) {
     tok_ = lex_.next();
   }
 
@@ -193,6 +194,12 @@ class Parser {
     if (tok_.kind != Tok::Dot && tok_.kind != Tok::Word) fail_expected("a section name");
     advance();
     const Token open = tok_;
+    if (open.is('{') && !has_ahead_) {  // debug sections run to megabytes: scanned, not lexed
+      const bool closed = lex_.skip_braced() != 0;
+      advance();
+      if (!closed) fail_unclosed(open, ".section");
+      return;
+    }
     expect('{');
     int depth = 1;
     while (depth > 0) {
@@ -531,7 +538,16 @@ class Parser {
       f.directives.push_back(std::move(dir));
     }
     bool has_body = false;
-    if (tok_.is('{')) {
+    if (tok_.is('{') && entry && !has_ahead_ && options_.keep_entry &&
+        !options_.keep_entry(f.name)) {
+      const Token open = tok_;
+      f.body_begin = open.offset;
+      f.body_end = lex_.skip_braced();
+      advance();
+      if (f.body_end == 0) fail_unclosed(open, "function body");
+      f.body_skipped = true;
+      has_body = true;
+    } else if (tok_.is('{')) {
       body(f);
       has_body = true;
     } else if (tok_.is(';')) {
@@ -566,6 +582,7 @@ class Parser {
   void body(Function& f) {
     loc_.clear();
     names_.enter_function();
+    f.body_begin = tok_.offset;
     std::vector<Token> opens{tok_};
     advance();  // {
     for (;;) {
@@ -576,6 +593,7 @@ class Parser {
           if (tok_.is('}')) {
             names_.close();
             opens.pop_back();
+            if (opens.empty()) f.body_end = tok_.end();
             advance();
             if (opens.empty()) {
               names_.rename_label_uses([&](std::size_t st, std::size_t op) -> std::string& {
@@ -916,6 +934,7 @@ class Parser {
   Token tok_;
   Token ahead_;
   bool has_ahead_ = false;
+  ParseOptions options_;
   Module mod_;
   NameMap<std::pair<std::size_t, bool>> functions_;  // name -> index, has a body
   std::vector<SourceLoc> loc_;                       // .loc chain in force
@@ -924,8 +943,8 @@ class Parser {
 
 }  // namespace
 
-Module parse(std::string_view text, std::string_view source) {
-  Parser p(text, source);
+Module parse(std::string_view text, std::string_view source, const ParseOptions& options) {
+  Parser p(text, source, options);
   return p.run();
 }
 

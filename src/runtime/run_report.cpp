@@ -31,8 +31,7 @@ analysis::CheckReport check_report(ModuleReport& m, const RunOptions& o, const m
     r.main_file = l->program.main_file;
     r.level = l->sass ? analysis::CountLevel::Sass : analysis::CountLevel::Ptx;
     r.level_reason = l->ptx_level_reason;
-    std::istringstream ss(l->source_text);
-    for (std::string line; std::getline(ss, line);) r.source_lines.push_back(line);
+    r.source_lines = analysis::split_source_lines(l->source_text);
   }
   for (auto& [first, k] : m.kernels) r.kernels.push_back(std::move(k));
   r.unsupported = m.refused;

@@ -89,7 +89,25 @@ t atfile_devzero 2 "is not a regular file" '$B check $D/k.cu --arg out=@/dev/zer
 t scalar_u32 2 'does not fit n (unsigned int, 0 to 4294967295)' '$B check $D/scalars.cu --arg n=4294967297 --arg c=1 --arg w=1'
 t scalar_s8 2 'does not fit c (signed char, -128 to 127)' '$B check $D/scalars.cu --arg n=1 --arg c=300 --arg w=1'
 t scalar_s64 0 '"w"' '$B check $D/scalars.cu --arg n=1 --arg c=-128 --arg w=-9223372036854775808 --format json'
-t repeated_arg_last_wins 0 '"value": "7"' '$B check $D/k.cu --arg n=3 --arg n=7 --format json'
+# An option given twice is refused, naming both values (one winning silently hid the other).
+t repeated_arg 2 '--arg n is given twice, --arg n=3 and --arg n=7: give it once' '$B check $D/k.cu --arg n=3 --arg n=7 --format json'
+t repeated_arg_alias 2 '--arg n=3 and --arg p1=7 both give parameter n (p1)' '$B check $D/k.cu --arg n=3 --arg p1=7'
+t repeated_host_arg 2 '--host-arg n is given twice' '$B check $D/k.cu --host-arg n=1 --host-arg n=2'
+t repeated_grid 2 '--grid is given twice, --grid 1 and --grid 2: give it once' '$B check $D/k.cu --grid 1 --grid 2'
+t repeated_set 2 '--set s is given twice, --set s=1 and --set s=2' '$B explain --decl "float t[32][33]" --expr "t[s][lane]" --set s=1 --set s=2'
+# A float argument outside its type's range is refused with the range, not run as inf or 0.
+t float_range 2 '--arg f: 1e39 does not fit f (float, -3.40282e+38 to 3.40282e+38)' '$B check $D/scalars.cu --arg n=1 --arg c=1 --arg w=1 --arg f=1e39'
+t float_tiny 2 'is too small for f (float: it would read as 0' '$B check $D/scalars.cu --arg n=1 --arg c=1 --arg w=1 --arg f=1e-50'
+t double_range 2 "'1e400' is out of the range of a double" '$B check $D/scalars.cu --arg n=1 --arg c=1 --arg w=1 --arg f=1e400'
+# A directory given as input: said so, whatever its name.
+t dir_ptx 2 'd.ptx: cannot read: is a directory' 'mkdir d.ptx && $B check d.ptx'
+t dir_cu 2 'd.cu: cannot read: is a directory' 'mkdir d.cu && $B check d.cu'
+t dir_program 2 './d: is a directory, not a program' 'mkdir d && $B run -- ./d'
+# A control byte of the command line is echoed escaped (an ESC would drive the terminal).
+t control_byte_expr 2 'unexpected byte 0x01' '$B explain --type int --expr "$(printf "lane\001+1")" 2>err; r=$?; grep -q "$(printf "\001")" err && exit 99; cat err; exit $r'
+t control_byte_kernel 2 "no kernel named 'k\x1b[31m'" '$B check $D/k.cu --kernel "$(printf "k\033[31m")" 2>&1 | cat; exit ${PIPESTATUS[0]}'
+# A source saved with CRLF line ends is quoted without its carriage returns.
+t crlf_quote 0 'crlf.cu:5:3' 'sed "s/\$/\r/" $D/k.cu >crlf.cu && $B check crlf.cu >out; r=$?; grep -q "$(printf "\r")" out && exit 99; cat out; exit $r'
 t arch_shared_limit 2 'on sm_75' '$B check $D/k.cu --arch sm_75 --smem 70K'
 
 # --- unclear -------------------------------------------------------------------------
@@ -106,9 +124,29 @@ t fatbin_huge 2 'its fat binary cannot be read' \
 t elf_no_cuda 2 'no CUDA code in' 'cp /bin/true app && $B check app --kernel k'
 t quote_name 0 "it's.cu:5" "cp \$D/k.cu \"it's.cu\" && \$B check \"it's.cu\""
 
+# 100 MB of PTX, 1.6 million lines, one small kernel asked for: the other kernel's body is
+# skipped unread and blanked for ptxas, in seconds (it took minutes, and 5 GB, to decode).
+t ptx_100mb 0 'kernel small' \
+  'python3 $D/big_ptx.py big.ptx && timeout 60 $B check big.ptx --kernel small --grid 1 --block 32 --arg p0=zeros:4K'
+
+# --kernel names of several kernels: refused with each one's exact name, never one picked
+# (overloads; a template's instantiations; the same name in two translation units).
+t kernel_overloads 2 "--kernel 'scale(int*, int)'" \
+  'printf "__global__ void scale(float* p, int n) { p[n] = 1; }\n__global__ void scale(int* p, int n) { p[n] = 2; }\n" >o.cu && $B check o.cu --kernel scale --grid 1 --block 32 --arg n=1'
+t kernel_two_units 2 'matches kernels in 2 translation units' \
+  'for u in a b; do printf "namespace { __global__ void k(int* p) { p[threadIdx.x] = 1; } }\nvoid run_$u(int* p) { k<<<1, 32>>>(p); }\n" >$u.cu; done; printf "void run_a(int*); void run_b(int*);\nint main() { run_a(0); run_b(0); }\n" >m.cu; ${NVCC:-/usr/local/cuda/bin/nvcc} -arch=sm_90 -lineinfo a.cu b.cu m.cu -o app && $B check app --kernel k --grid 1 --block 32'
+
 # --- hang, signals, injection --------------------------------------------------------
-t nvcc_timeout 2 'did not finish within 2 seconds' \
+t nvcc_timeout 2 'nvcc did not finish within 2 seconds and was stopped, with every process it started: ./fake -ptx' \
   'mkdir tmp; printf "#!/bin/sh\nsleep 100\n" >fake; chmod +x fake; TMPDIR=$PWD/tmp $B check $D/k.cu --nvcc ./fake --nvcc-timeout 2; r=$?; [ -z "$(ls -A tmp)" ] || exit 99; exit $r'
+# A compiler that starts a child and never returns: the child (sleep) is killed with it, not
+# left running; the message names the command.
+t nvcc_timeout_children 2 'did not finish within 2 seconds' \
+  'printf "#!/bin/sh\nsleep \$((90 + 7)) &\nwait\n" >fake; chmod +x fake; $B check $D/k.cu --nvcc ./fake --nvcc-timeout 2; r=$?; sleep 0.5; pgrep -f "sleep 9[7]" >/dev/null && exit 99; exit $r'
+# A ptxas that never returns (beside the nvcc given): stopped the same way, and the counts
+# stay at PTX level with that reason.
+t ptxas_timeout 0 'ptxas did not finish within 2 seconds' \
+  'mkdir bin; printf "#!/bin/sh\nexec ${NVCC:-/usr/local/cuda/bin/nvcc} \"\$@\"\n" >bin/nvcc; printf "#!/bin/sh\nsleep 100\n" >bin/ptxas; chmod +x bin/*; ${NVCC:-/usr/local/cuda/bin/nvcc} -ptx -arch=sm_90 -lineinfo $D/k.cu -o k.ptx && $B check k.ptx --kernel k --grid 1 --block 32 --arg p0=zeros:1K --arg p1=1 --nvcc ./bin/nvcc --nvcc-timeout 2 --no-cache'
 t sigterm_cleans 0 'clean' \
   'mkdir tmp; printf "#!/bin/sh\nsleep 100\n" >fake; chmod +x fake; TMPDIR=$PWD/tmp $B check $D/k.cu --nvcc ./fake & p=$!; sleep 1; kill -TERM $p; wait $p; [ -z "$(ls -A tmp)" ] && echo clean'
 t injection 0 'k' 'cp $D/k.cu "inj\$(touch X).cu" && $B check "inj\$(touch X).cu" && test ! -e X'

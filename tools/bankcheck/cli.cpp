@@ -181,7 +181,62 @@ std::string exit_codes(const std::string& zero, const std::string& one, const st
   return s + "  2  " + two;
 }
 
+// CLI11's "--grid: At Most 1 required but received 2" for an option that takes one value,
+// said with the values given: "--grid is given twice, --grid 1 and --grid 2: give it once".
+std::optional<std::string> given_twice(int argc, char** argv, const std::string& message) {
+  const std::string marker = ": At Most 1 required but received ";
+  const std::size_t at = message.find(marker);
+  if (at == std::string::npos || message.rfind("-", 0) != 0) return std::nullopt;
+  const std::string flag = message.substr(0, at);
+  std::vector<std::string> values;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == flag && i + 1 < argc)
+      values.push_back(flag + " " + argv[++i]);
+    else if (a.rfind(flag + "=", 0) == 0)
+      values.push_back(a);
+  }
+  if (values.size() < 2) return std::nullopt;
+  std::string list;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == values.size() ? " and " : ", ") + values[i];
+  return fmt::format("{} is given {}, {}: give it once", flag,
+                     values.size() == 2 ? "twice" : fmt::format("{} times", values.size()), list);
+}
+
+void refuse_repeated_names(const std::string& flag, const std::vector<std::string>& assignments) {
+  auto name_of = [](const std::string& a) {
+    std::string n = a.substr(0, a.find('='));
+    while (!n.empty() && n.back() == ' ') n.pop_back();
+    while (!n.empty() && n.front() == ' ') n.erase(0, 1);
+    return n;
+  };
+  for (std::size_t i = 0; i < assignments.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (name_of(assignments[j]) == name_of(assignments[i]) && !name_of(assignments[i]).empty())
+        throw UserError(fmt::format("{} {} is given twice, {} {} and {} {}: give it once", flag,
+                                    name_of(assignments[i]), flag, assignments[j], flag,
+                                    assignments[i]));
+}
+
+std::string printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out;
+}
+
 std::string error_message(const std::exception_ptr& failure) {
+  return printable(error_text(failure));
+}
+
+std::string error_text(const std::exception_ptr& failure) {
   try {
     std::rethrow_exception(failure);
   } catch (const explain::ExprError& e) {
@@ -272,7 +327,7 @@ int run(int argc, char** argv) {
     std::fprintf(stderr,
                  "bankcheck: error: unknown subcommand '%s' (expected explain, check, fix, "
                  "occupancy, run or diff)\n(run 'bankcheck --help' for usage)\n",
-                 argv[1]);
+                 printable(argv[1]).c_str());
     return 2;
   }
   // run, and fix of a program: the program and its arguments, from the first word that is
@@ -300,7 +355,9 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "bankcheck: error: %s\n(run 'bankcheck --help' for usage)\n", e.what());
+    const std::string message = given_twice(argc, argv, e.what()).value_or(e.what());
+    std::fprintf(stderr, "bankcheck: error: %s\n(run 'bankcheck --help' for usage)\n",
+                 printable(message).c_str());
     return 2;
   }
   try {

@@ -25,6 +25,11 @@ struct UserError : std::runtime_error {
 
 int run(int argc, char** argv);
 
+// A repeatable NAME=VALUE option (--arg, --var, --host-arg, --set) that gives one NAME twice
+// is refused, naming both: one value winning silently hides the other. `assignments` are
+// the option's values as given ("n=1"); the name is what comes before the first '='.
+void refuse_repeated_names(const std::string& flag, const std::vector<std::string>& assignments);
+
 // --format NAME: one of the formats whose view renders `kind` (report/views.hpp), stored
 // parsed in `format` (its value there is the default); the help lists them and another
 // name is refused with parse_format's message.
@@ -77,8 +82,13 @@ void add_progress_flag(CLI::App* c, bool& progress);
 std::string exit_codes(const std::string& zero, const std::string& one, const std::string& two);
 
 // What `bankcheck: error: ` is followed by for a failure: its located message (with the
-// source line and a caret where there is one). Used for the run's error and for each
-// file's error in a run over several files.
+// source line and a caret where there is one), printable(). Used for the run's error and
+// for each file's error in a run over several files.
 std::string error_message(const std::exception_ptr& failure);
+// The same as the failure says it, control bytes and all.
+std::string error_text(const std::exception_ptr& failure);
+// `text` with its control bytes but line breaks and tabs written as \xNN: an input's byte
+// 0x1b or 0x07 echoed in a message would drive the terminal, not be read.
+std::string printable(const std::string& text);
 
 }  // namespace bankcheck::tools

@@ -131,6 +131,7 @@ analysis::ExplainResult build(const ExplainOptions& o, const model::Arch& arch) 
   in.active = o.active;
   in.op = op;
   in.block = explain::parse_block(o.block);
+  refuse_repeated_names("--set", o.sets);
   for (const auto& s : o.sets) in.vars.insert(explain::parse_set(s));
   explain::Lowered low = explain::lower(in);
   if (o.width && (low.requests.size() != 1 || low.requests[0].width != o.width))

@@ -150,6 +150,7 @@ int run_fix(const FixCmdOptions& o) {
   refuse_input_as_output(o.output, o.input);
   driver::FixOptions fo;
   fo.check = to_check_options(o);
+  fo.check.rerun.words[1] = "fix";  // the command that adds what is missing is fix's own
   fo.top = o.top;
   fo.apply = o.apply || !o.apply_to.empty();
   fo.apply_to = o.apply_to;

@@ -30,8 +30,10 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
                 "BUILD_DIR (or its compile_commands.json): compile each .cu with the include "
                 "directories, definitions, -std and architecture of its entry there");
   c->add_option("--kernel", o.kernel,
-                "kernel to check: its name (every instantiation of a template), base name with "
-                "template arguments, or signature; default: those the file's host code launches");
+                "kernel to check: its name, base name with template arguments ('reduce<256, "
+                "float>') or signature ('scale(float*, int)'), matching one kernel (a name of "
+                "several is refused with each one's exact name); default: those the file's host "
+                "code launches");
   c->add_option("--launch", o.launch,
                 "use the N-th launch the host code makes (1-based, in file order; default: each "
                 "kernel's first)")
@@ -42,7 +44,7 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
   c->add_option("--arg", o.args,
                 "NAME=VALUE: a scalar (K/M/G suffixes), or for pointers zeros|random|iota[:BYTES], "
                 "@FILE (a regular, non-empty file) or null; a scalar must fit its parameter's "
-                "type; given twice, the last wins (and a flag wins over the launch comment). A "
+                "type; one NAME given twice is refused (a flag wins over the launch comment). A "
                 "struct passed by value: NAME=@FILE (its bytes) or NAME.FIELD=VALUE per field "
                 "(an array field: VALUE,VALUE,...; fields not given are 0, pointers zeros)");
   c->add_option("--var", o.vars,
@@ -78,7 +80,8 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
                 "memory budget for buffers, the CTA plan and the emulators (default 3G; K/M/G "
                 "suffixes; @DOCDIR@/limits.md)");
   c->add_option("--nvcc-timeout", o.nvcc_timeout,
-                "seconds nvcc may run before it is stopped (default 300; 0: no limit)")
+                "seconds nvcc, and then ptxas, may run before it is stopped with every process "
+                "it started (0: no limit)")
       ->capture_default_str();
   c->add_flag("--stop-on-fault", o.stop_on_fault,
               "stop at the first global access outside every buffer (exit 2), instead of "
@@ -251,6 +254,9 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::stri
   }
   if (!o.cluster.empty()) co.flags.cluster = driver::parse_dim3(o.cluster, "--cluster");
   if (o.cooperative) co.flags.cooperative = true;
+  refuse_repeated_names("--arg", o.args);
+  refuse_repeated_names("--var", o.vars);
+  refuse_repeated_names("--host-arg", o.host_args);
   for (const auto& a : o.args) co.flags.args.push_back(driver::parse_arg_assignment(a, "--arg"));
   for (const auto& v : o.vars) co.flags.vars.push_back(driver::parse_var_assignment(v, "--var"));
   for (const auto& a : o.host_args) {
@@ -280,6 +286,7 @@ driver::CheckOptions to_check_options(const LaunchCmdOptions& o, const std::stri
   if (o.launch) add("--launch", std::to_string(o.launch));
   co.rerun.words.push_back(input);
   co.rerun.nvcc = o.nvcc_flags;
+  co.rerun.kernel = o.kernel;
   return co;
 }
 

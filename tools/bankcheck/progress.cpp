@@ -56,8 +56,14 @@ void ProgressLine::loop() {
   while (!cv_.wait_for(lock, kTick, [this] { return stop_; })) {
     if (std::chrono::steady_clock::now() - start < kDelay) continue;
     const int kernel = progress_.kernel.load(std::memory_order_relaxed);
+    const auto fill_total = progress_.fill_total.load(std::memory_order_relaxed);
     std::string line;
-    if (kernel == 0) {
+    if (fill_total > 0) {  // a `random` buffer of a gigabyte takes a second or more
+      const auto fill_done = progress_.fill_done.load(std::memory_order_relaxed);
+      line = fmt::format("bankcheck: filling a buffer with random data: {} of {} MiB ({:.0f}%)",
+                         thousands(fill_done >> 20), thousands(fill_total >> 20),
+                         100.0 * static_cast<double>(fill_done) / static_cast<double>(fill_total));
+    } else if (kernel == 0) {
       line = "bankcheck: compiling and loading ...";
     } else {
       const auto done = progress_.ctas_done.load(std::memory_order_relaxed);

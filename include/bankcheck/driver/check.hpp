@@ -30,6 +30,8 @@ struct Progress {
   std::atomic<int> kernels{0};  // how many the run checks
   std::atomic<std::uint64_t> ctas_done{0};
   std::atomic<std::uint64_t> ctas_planned{0};  // 0 when sampling until the instruction budget
+  // A buffer being filled (`random`): bytes done of the total; total 0 when none is.
+  std::atomic<std::uint64_t> fill_done{0}, fill_total{0};
 };
 
 struct CheckOptions {
@@ -51,6 +53,10 @@ struct CheckOptions {
   // instructions have run, shared among the run's kernels: deterministic, unlike a time
   // limit, and about a second of emulation.
   std::uint64_t sample_instructions = 4'000'000;
+  // A kernel's sample may grow to this many when its whole grid is estimated to cost no more
+  // (a small grid is analysed whole even when the run's kernels share sample_instructions);
+  // run_selected sets it to the run's budget. 0: never.
+  std::uint64_t whole_grid_instructions = 0;
   // Without --blocks, for the kernels named here (mangled): exactly the first N CTAs of the
   // sample order instead of an instruction budget. `fix --apply` re-checks its copy on the
   // CTAs its prediction counted: the copy's kernels run other instructions, and a budget

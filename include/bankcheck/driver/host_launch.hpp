@@ -44,6 +44,7 @@ struct HostLaunch {
   // --host-arg NAME=VALUE (HostValues) gives one.
   std::map<std::string, std::vector<std::string>> needs;
   std::map<std::string, std::string> why;
+  std::map<std::string, HostDefault> defaults;  // for names in `why` that have one
   std::vector<std::string> host_values_used;  // the HostValues names its settings used
   // Kernel name with the evaluated template arguments: "reduce<256>".
   std::string written() const;
@@ -94,6 +95,9 @@ LaunchSettings settle(const LaunchSettings& flags, const std::optional<LaunchSet
                       const HostLaunch* launch, const std::vector<std::string>& params,
                       std::string_view file);
 
+// Whether `s` gives the argument `name` (by name or as pINDEX).
+bool gives_arg(const LaunchSettings& s, const std::string& name, std::size_t index);
+
 // The words as a line to paste into a POSIX shell: each quoted where it needs it
 // ('k<16, 8>', 'a b', 'it'\''s'), `extra` between the words and `-- NVCC...`.
 std::string rerun_line(const Rerun& r, const std::vector<std::string>& extra);
@@ -101,13 +105,40 @@ std::string rerun_line(const Rerun& r, const std::vector<std::string>& extra);
 // and _ @ % + = : , . / -, else in single quotes (a ' as '\'').
 std::string shell_quote(const std::string& word);
 
-// Every setting the kernel still lacks (grid, block, each scalar argument), at once, with
-// what the host code had there, the host code's names it lacks and why, and a command to
-// paste (`rerun` with --kernel and the flags to add: --host-arg NAME=VALUE for a setting that
-// lacks host names, else --grid, --block, --arg); nullopt when none is missing. `types` are
-// the parameter types from the demangled signature (may be empty). `binary_source`: set when
-// the input is a binary (binary_input.hpp), whose host code is not read: the source file its
-// PTX names when that exists, else "".
+// One kernel whose missing settings are to be said: its name as reports show it, its settled
+// settings, its parameters' names and types (from the demangled signature; may be empty) and
+// which parameters take buffers (no value needed).
+struct KernelSettings {
+  std::string kernel;
+  const LaunchSettings* settings = nullptr;
+  std::vector<std::string> params, types;
+  std::vector<bool> is_pointer;
+  std::string flag_name;  // what --kernel takes for it alone ("" : `kernel`)
+};
+
+// Where missing_settings' command and hints point.
+struct MissingContext {
+  Rerun rerun;  // the run's own command, repeated with what to add
+  // Set when the input is a binary (binary_input.hpp), whose host code is not read: the
+  // source file its PTX names when that exists, else "".
+  std::optional<std::string> binary_source;
+  // The program `bankcheck run` would take ("PROGRAM" for a .cu, the path of an executable);
+  // "" when there is none (a .ptx, an object file).
+  std::string program;
+  std::size_t kernels_selected = 0;  // of the run (0: as many as `kernels`)
+};
+
+// Every setting the kernels still lack (grid, block, each scalar argument), at once, in one
+// message: per kernel (kernels that lack the same said once) what the host code had there;
+// the host code's names they lack, merged across kernels, each with why and the source's own
+// default when it has one (an initialiser, a branch of `?:`, a default argument); one command
+// to paste (`rerun` with --host-arg NAME=DEFAULT or NAME=VALUE; with --kernel and --grid,
+// --block, --arg per kernel where a setting lacks no host name); and `bankcheck run`, which
+// needs none of it. nullopt when nothing is missing.
+std::optional<std::string> missing_settings(const MissingContext& context,
+                                            const std::vector<KernelSettings>& kernels);
+
+// The same for one kernel.
 std::optional<std::string> missing_settings(
     const Rerun& rerun, const std::string& kernel, const LaunchSettings& s,
     const std::vector<std::string>& params, const std::vector<std::string>& types,

@@ -61,8 +61,10 @@ bool kernel_matches(const std::string& mangled, const std::string& wanted);
 // arguments is compared) in `source_text`, in order; "" for a parameter without a name.
 // Comments, strings and preprocessor lines are skipped; __launch_bounds__(...) and other
 // __x__(...) attributes, templates, line breaks are handled. The definition is preferred
-// over declarations and explicit instantiations. Empty when the kernel is not found, has
-// no parameters, or is ambiguous (several definitions, e.g. overloads).
+// over declarations and explicit instantiations; of several definitions (overloads), the
+// one whose parameter types are those of `kernel_base` when it is a signature
+// ("scale(float*, int)"; cv-qualifiers, restrict and blanks aside). Empty when the kernel is
+// not found, has no parameters, or is ambiguous.
 std::vector<std::string> kernel_param_names(std::string_view source_text,
                                             std::string_view kernel_base);
 

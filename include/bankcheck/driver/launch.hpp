@@ -84,6 +84,14 @@ std::pair<std::string, std::string> parse_arg_assignment(std::string_view text,
 std::pair<std::string, std::string> parse_var_assignment(std::string_view text,
                                                          std::string_view where);
 
+// A value the source gives a name of the host code where the value it uses is not a constant:
+// an earlier assignment or initialiser, a branch of `?:`, a default argument; offered in the
+// message that asks for the name, never used on its own.
+struct HostDefault {
+  std::int64_t value = 0;
+  std::string where;  // "line 29", "kernels.cu:12"
+};
+
 struct LaunchSettings {
   std::optional<std::string> kernel;
   std::optional<Dim3> grid, block;
@@ -105,6 +113,7 @@ struct LaunchSettings {
   // each name why (HostLaunch::needs, ::why): a --host-arg NAME=VALUE gives one.
   std::map<std::string, std::vector<std::string>> unresolved_needs;
   std::map<std::string, std::string> host_why;
+  std::map<std::string, HostDefault> host_defaults;  // for names of host_why that have one
 };
 
 // The command that checks the same input again, for a message that says what to add: its
@@ -113,6 +122,7 @@ struct LaunchSettings {
 struct Rerun {
   std::string input;
   std::vector<std::string> words, nvcc;
+  std::string kernel;  // the run's --kernel ("": none), not among `words`
 };
 
 

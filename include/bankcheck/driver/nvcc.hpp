@@ -11,9 +11,11 @@
 
 namespace bankcheck::driver {
 
-// Seconds nvcc may run (--nvcc-timeout): a large kernel compiles in under a minute; a hung
-// host compiler or a network file system otherwise hangs the run.
-inline constexpr unsigned kDefaultNvccTimeout = 300;
+// Seconds nvcc (and then ptxas) may run (--nvcc-timeout): a hung host compiler, a wrapper
+// that never returns or a network file system otherwise hangs the run. Ten minutes: the
+// largest template-heavy translation units (attention kernels with every head size) take
+// several minutes for one architecture.
+inline constexpr unsigned kDefaultNvccTimeout = 600;
 
 struct NvccOptions {
   // --nvcc: nvcc, or a command that runs it ("ccache nvcc", "/opt/wrap.sh nvcc -ccbin g++"),
@@ -94,9 +96,11 @@ struct Assembled {
 // Assembles `ptx` with `ptxas -lineinfo -arch=ARCH`, the ptxas beside the nvcc
 // find_nvcc picks, so the cubin is what that toolkit would run; with `entries` (mangled
 // kernel names), `--entry NAME,...`: those kernels only, the others not compiled. Throws
-// DriverError ("ptxas ...") when it cannot run or fails. With `cache`, the compile cache's
-// cubin of the same PTX, architecture, entries and ptxas, ptxas not run.
+// DriverError ("ptxas ...") when it cannot run, fails or runs past `timeout_seconds` (0: no
+// limit; its process group is killed). With `cache`, the compile cache's cubin of the same
+// PTX, architecture, entries and ptxas, ptxas not run.
 Assembled assemble(const std::string& ptx, const std::string& arch, const std::string& nvcc_flag,
-                   const std::vector<std::string>& entries = {}, bool cache = true);
+                   const std::vector<std::string>& entries = {}, bool cache = true,
+                   unsigned timeout_seconds = kDefaultNvccTimeout);
 
 }  // namespace bankcheck::driver

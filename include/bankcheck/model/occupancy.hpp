@@ -1,8 +1,8 @@
 // Occupancy: how many blocks of a kernel are resident on one SM, and which resource runs out
 // first. A constexpr re-statement of NVIDIA's own calculator, cuda_occupancy.h (CUDA 13.0,
-// cudaOccMaxActiveBlocksPerMultiprocessor), for sm_70, sm_75, sm_80, sm_86, sm_87, sm_89,
-// sm_90, sm_100, sm_103, sm_120 and sm_121. tests/occupancy_cuda_test.cpp checks it against
-// that header over a large sweep.
+// cudaOccMaxActiveBlocksPerMultiprocessor), for sm_50, sm_52, sm_53, sm_60, sm_61, sm_62,
+// sm_70, sm_72, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_100, sm_103, sm_120 and sm_121.
+// tests/occupancy_cuda_test.cpp checks it against that header over a large sweep.
 //
 // The algorithm (cuda_occupancy.h, functions named in brackets):
 //   warps   warps per block = ceil(threads / 32); blocks = max warps per SM / warps per block;
@@ -10,10 +10,12 @@
 //   blocks  the per-SM block slot count.                   [cudaOccMaxBlocksPerMultiprocessor]
 //   regs    registers per warp = roundup(regs x 32, 256); a block gets that per warp. The launch
 //           fails (0 blocks) when regs per thread > the per-thread maximum or when the block's
-//           registers, with the warp count also rounded up to the 4 sub-partitions, exceed the
-//           per-block register file limit. Otherwise each of the 4 sub-partitions holds
-//           floor((registers per SM / 4) / registers per warp) warps, and
-//           blocks = 4 x that / warps per block. 0 registers: no limit.
+//           registers, with the warp count also rounded up to the sub-partitions (4; 2 on
+//           sm_60), exceed the per-block register file limit. Otherwise each sub-partition
+//           holds floor((registers per SM / sub-partitions) / registers per warp) warps, and
+//           blocks = sub-partitions x that / warps per block. 0 registers: no limit. sm_60
+//           (GP100) also requires the block to fit the 4 sub-partitions of its GP10x siblings
+//           (cudaOccMaxActiveBlocksPerMultiprocessor's "forward compatibility within Pascal").
 //                                                            [cudaOccMaxBlocksPerSMRegsLimit]
 //   shared  bytes per block = roundup(static + dynamic + reserved, granule); 0 blocks if that
 //           exceeds the per-block limit (opt-in maximum + reserve). The carveout (the part of the
@@ -22,7 +24,9 @@
 //           percent x max shared per SM / 100 (integer division). If a single block does not fit
 //           the preferred carveout, the driver takes the smallest carveout that holds one block.
 //           blocks = carveout / bytes per block; no limit when a block needs 0 bytes (only
-//           possible before sm_80, which has no reserve).
+//           possible before sm_80, which has no reserve). Maxwell and Pascal (5.x, 6.x) have
+//           shared memory of their own, not a carveout of the L1: one size, whatever the
+//           preference, and 48 KB per block.                         [cudaOccSMemPreference]
 //                                  [cudaOccMaxBlocksPerSMSmemLimit, cudaOccSMemPerBlock,
 //                                   cudaOccSMemPreferenceVoltaPlus,
 //                                   cudaOccAlignUpShmemSizeVoltaPlus]
@@ -67,7 +71,8 @@ inline constexpr int kCarveoutDefault = -1;
 inline constexpr int kMaxCarveouts = 10;
 
 // The architectures the calculator knows, by compute capability x 10.
-inline constexpr int kOccupancyArchs[] = {70, 75, 80, 86, 87, 89, 90, 100, 103, 120, 121};
+inline constexpr int kOccupancyArchs[] = {50, 52, 53, 60, 61, 62, 70,  72,  75,
+                                          80, 86, 87, 89, 90, 100, 103, 120, 121};
 
 // Per-SM limits of one architecture. The numbers and their sources are in sm_limits() below.
 struct SmLimits {
@@ -131,6 +136,18 @@ BANKCHECK_HD constexpr SmLimits make(const char* name, int cc, Common c, int n,
   return s;
 }
 
+// Maxwell and Pascal: 64 warps and 32 blocks per SM, dedicated shared memory (one
+// "carveout", its whole size), 48 KB per block, no reserve, 256-byte granule.
+BANKCHECK_HD constexpr SmLimits make_dedicated(const char* name, int cc, int shared_kb,
+                                               int registers_per_block, int sub_partitions) {
+  const int one[kMaxCarveouts] = {shared_kb};
+  SmLimits s = make(name, cc, {64, 32, shared_kb, shared_kb, 48, 0, 256}, 1, one);
+  s.max_registers_per_block = registers_per_block;
+  s.sub_partitions = sub_partitions;
+  s.warp_alloc_granularity = sub_partitions;
+  return s;
+}
+
 }  // namespace occ_detail
 
 // The limits of an architecture by compute capability x 10 (kOccupancyArchs); known() is
@@ -176,12 +193,41 @@ BANKCHECK_HD constexpr SmLimits make(const char* name, int cc, Common c, int n,
 //   reserve, granule             1 KB per block (reservedSharedMemPerBlock from cc 8.0), 128 B
 //                                (cudaOccSMemAllocationGranularity for cc 8 to 12)
 // 11.0 (Jetson Thor, formerly 10.1) is left out: its warps per SM are not in these sources.
+// Maxwell and Pascal (5.x, 6.x), from cuda_occupancy.h (CUDA 13.0, which still has their
+// rules) and the Programming Guide's table:
+//   shared per SM                64 KB (5.0, 5.3, 6.0, 6.2) or 96 KB (5.2, 6.1), dedicated
+//                                (cudaOccSMemPreference: "Maxwell and Pascal have dedicated
+//                                shared memory"); 48 KB per block, no opt-in
+//                                (cudaOccSMemPerBlock returns sharedMemPerBlock)
+//   registers per block          64K, but 32K on the Tegra parts 5.3 (TX1) and 6.2 (TX2)
+//   sub-partitions               4, but 2 on 6.0 (cudaOccSubPartitionsPerMultiprocessor)
+//   warps / blocks per SM        64 / 32 (cudaOccMaxBlocksPerMultiprocessor)
+//   granule                      256 B (cudaOccSMemAllocationGranularity)
+//   L1 + shared                  the shared memory alone (L1 is the texture cache's, apart)
+// 7.2 (Jetson AGX Xavier) as 7.0 (cuda_occupancy.h gives 7.x other than 7.5 Volta's rules).
+// Partitioned global caching (5.2, 5.3, 6.1, 6.2) is off unless a kernel asks for it, as the
+// runtime's default; with it on, a block would be held to half an SM.
 BANKCHECK_HD constexpr SmLimits sm_limits(int cc) {
   using occ_detail::make;
+  using occ_detail::make_dedicated;
   //                                 warps blocks L1KB shKB optinKB reserve granule
   switch (cc) {
+    case 50:  // Maxwell (GTX 750 Ti)
+      return make_dedicated("sm_50", 50, 64, 65536, 4);
+    case 52:  // Maxwell (GTX 980, Titan X)
+      return make_dedicated("sm_52", 52, 96, 65536, 4);
+    case 53:  // Maxwell (Jetson TX1)
+      return make_dedicated("sm_53", 53, 64, 32768, 4);
+    case 60:  // Pascal GP100 (P100)
+      return make_dedicated("sm_60", 60, 64, 65536, 2);
+    case 61:  // Pascal GP10x (GTX 1080, P40)
+      return make_dedicated("sm_61", 61, 96, 65536, 4);
+    case 62:  // Pascal (Jetson TX2)
+      return make_dedicated("sm_62", 62, 64, 32768, 4);
     case 70:  // Volta (V100)
       return make("sm_70", 70, {64, 32, 128, 96, 96, 0, 256}, 6, {0, 8, 16, 32, 64, 96});
+    case 72:  // Volta (Jetson AGX Xavier)
+      return make("sm_72", 72, {64, 32, 128, 96, 96, 0, 256}, 6, {0, 8, 16, 32, 64, 96});
     case 75:  // Turing (T4, RTX 20xx)
       return make("sm_75", 75, {32, 16, 96, 64, 64, 0, 256}, 2, {32, 64});
     case 80:  // Ampere GA100 (A100)
@@ -405,6 +451,14 @@ BANKCHECK_HD constexpr Occupancy compute_occupancy(const SmLimits& sm, const Occ
   } else {
     const long long warps_per_sub = (sm.registers_per_sm / sm.sub_partitions) / regs_per_warp;
     r.limit_registers = static_cast<int>(warps_per_sub * sm.sub_partitions / warps);
+    // GP100 runs only what its 4-sub-partition GP10x siblings run.
+    if (sm.cc == 60 && r.limit_registers > 0) {
+      const long long per_sub = (sm.registers_per_sm / 4) / regs_per_warp;
+      if (regs_per_warp * round_up(warps, 4) > sm.max_registers_per_block || per_sub * 4 / warps == 0) {
+        r.limit_registers = 0;
+        if (err == OccupancyError::None) err = OccupancyError::TooManyRegistersPerBlock;
+      }
+    }
   }
 
   // Shared memory.

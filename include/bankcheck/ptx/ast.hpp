@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -117,6 +118,11 @@ struct Function {
   // Performance directives as written: ".maxntid", ".reqntid", ".minnctapersm", ...
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> directives;
   PtxPos pos;
+  // The body's bytes in the text: from its `{` to one past its `}` (0, 0: none).
+  std::size_t body_begin = 0, body_end = 0;
+  // A kernel ParseOptions::keep_entry turned down: its body was skipped unread (`body` is
+  // empty); it is named, never decoded.
+  bool body_skipped = false;
 };
 
 struct Module {
@@ -140,7 +146,14 @@ struct ParseError : std::runtime_error {
   std::string line_text;  // the PTX line, for a caret
 };
 
+struct ParseOptions {
+  // When set, the kernels (.entry) whose names it turns down keep their names, parameters
+  // and directives but not their bodies, which are skipped unread (Function::body_skipped):
+  // one kernel of a module of thousands, or of a few enormous ones, costs a scan of the rest.
+  std::function<bool(std::string_view name)> keep_entry;
+};
+
 // Parses a whole PTX module. `source` names it in errors. Throws ParseError.
-Module parse(std::string_view text, std::string_view source);
+Module parse(std::string_view text, std::string_view source, const ParseOptions& options = {});
 
 }  // namespace bankcheck::ptx

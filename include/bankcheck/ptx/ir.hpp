@@ -523,6 +523,7 @@ struct UnsupportedKernel {
 struct Program {
   std::vector<Kernel> kernels;
   std::vector<UnsupportedKernel> unsupported;  // kernels refused, in PTX order
+  std::vector<std::string> skipped;  // kernels whose bodies were not read (ParseOptions)
   std::vector<GlobalVar> globals;
   std::vector<std::string> files;  // index -> path
   int main_file = 0;               // the user's file (locations are resolved into it)

@@ -1,1 +1,1 @@
-occupancy --arch sm_61 --threads 128
+occupancy --arch sm_35 --threads 128

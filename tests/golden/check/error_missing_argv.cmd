@@ -1,0 +1,1 @@
+check tests/data/check/argv_main.cu
