@@ -56,23 +56,25 @@ class FakeGpu : public bd::DeviceApi {
   }
   std::string alloc(Handle, std::size_t bytes, void*& device) override {
     memory.push_back(std::make_unique<unsigned char[]>(bytes));
-    std::memset(memory.back().get(), 0xab, bytes);  // garbage until written
+    // Garbage until written (zeros where the writes come late: a record with no counters).
+    std::memset(memory.back().get(), late_writes ? 0 : 0xab, bytes);
     device = memory.back().get();
     return "";
   }
   std::string zero(void* device, std::size_t bytes, Handle stream) override {
-    enqueue(stream, {[=] { std::memset(device, 0, bytes); }});
+    enqueue(late_writes ? kCopies : stream, {[=] { std::memset(device, 0, bytes); }});
     return "";
   }
   std::string to_device(void* device, const void* host, std::size_t bytes, Handle stream) override {
     auto copy = std::make_shared<std::vector<unsigned char>>(
         static_cast<const unsigned char*>(host), static_cast<const unsigned char*>(host) + bytes);
-    enqueue(stream, {[=] { std::memcpy(device, copy->data(), bytes); }});
+    enqueue(late_writes ? kCopies : stream, {[=] { std::memcpy(device, copy->data(), bytes); }});
     return "";
   }
   std::string to_host(void* host, const void* device, std::size_t bytes, Handle stream) override {
     if (faulted) return "an unknown internal error";
     if (!fail_sync) run(stream);  // a stream that cannot be waited for: read as it is
+    run(kCopies);                 // the late writes land after the launches, before a read
     std::memcpy(host, device, bytes);
     ++copies_back;
     return "";
@@ -81,7 +83,8 @@ class FakeGpu : public bd::DeviceApi {
     ++syncs;
     if (fail_sync) return "the stream could not be synchronized";
     if (faulted) return "an unknown internal error";
-    if (!fail_sync) run(stream);  // a stream that cannot be waited for: read as it is
+    run(stream);
+    if (!stream) run(kCopies);  // the whole device
     return "";
   }
   std::string set_launch_data(Handle launch, Handle, Handle, void* data) override {
@@ -124,6 +127,7 @@ class FakeGpu : public bd::DeviceApi {
                          for (unsigned i = 0; i < r->capacity && !c; ++i)
                            if (r->counters[i].pc == pc || r->counters[i].pc == 0)
                              c = &r->counters[i];
+                         if (!c) continue;
                          c->pc = pc;
                          c->space = 0;
                          c->requests += threads / 32;
@@ -143,6 +147,10 @@ class FakeGpu : public bd::DeviceApi {
   int unpatched_in_flight = 0, ran_patched = 0;
   bool fail_patch = false, fail_unpatch = false, fail_sync = false, no_exits = false;
   bool faulted = false;  // a kernel faulted: the error is sticky, every copy and wait fails
+  // The writes to the GPU are not ordered before the launches made after them on the stream
+  // (they land when the whole device is waited for).
+  bool late_writes = false;
+  static inline const Handle kCopies = reinterpret_cast<Handle>(std::uintptr_t{0xc0});
 };
 
 // The tool's side: the launch call prepares the module, the launch callback begins it, the
@@ -151,7 +159,10 @@ struct Harness {
   FakeGpu gpu;
   double clock = 0;
   std::vector<std::string> trace;
-  bd::Instrumentation in{gpu, bd::Instrumentation::Options{0.25},
+  // The tables' writing checked only where a test says so (it adds a wait and a read).
+  explicit Harness(bool check = false) : check_written(check) {}
+  bool check_written;
+  bd::Instrumentation in{gpu, bd::Instrumentation::Options{0.25, check_written},
                          [this](const std::string& s) { trace.push_back(s); },
                          [this] { return clock; }};
   std::uintptr_t next_launch = 1000;
@@ -352,6 +363,21 @@ TEST(DeviceInstrumentation, AReadThatSawEveryLaunchButNotEveryExitIsTakenAgainAt
   x.in.finish();  // waits for the launch's stream this time
   EXPECT_EQ(x.gpu.syncs, syncs + 1);
   EXPECT_TRUE(t->complete()) << t->incomplete_reason();
+}
+
+TEST(DeviceInstrumentation, ATableIsOnTheGpuAsWrittenBeforeALaunchIsGivenIt) {
+  for (const bool check : {false, true}) {
+    Harness x(check);
+    x.gpu.late_writes = true;
+    x.in.module_loaded(h(1), kA.module);
+    bd::KernelTable* t = x.launch(kA, s1, true);
+    ASSERT_NE(t, nullptr) << x.last_error;
+    x.in.finish();
+    x.gpu.run_all();
+    // Unchecked, the launch ran before the table's writing, which then wrote over its counts.
+    EXPECT_EQ(t->complete(), check) << t->incomplete_reason();
+    EXPECT_EQ(requests(*t), check ? 2u * 1024 / 32 : 0u);
+  }
 }
 
 TEST(DeviceInstrumentation, ThreadsThatDidNotRunThePatchesToTheirExitMakeTheKernelIncomplete) {

@@ -77,9 +77,11 @@ PY
 }
 
 # The program alone, where its own ending is in question (exit() from another thread while the
-# main thread launches): the exit code the run should give back.
+# main thread launches: on an H200 the CUDA runtime's teardown then kills it with SIGSEGV): the
+# exit code a GPU run should give back. The emulator, its own CUDA, exits 5 as the program asks.
 timeout 60 "$bin/endings" thread >/dev/null 2>&1
-say "NOTE endings thread without bankcheck exits $?"
+thread_plain=$?
+say "NOTE endings thread without bankcheck exits $thread_plain"
 
 # 1. Both backends on every ending and job; the exit code the program's.
 cases=("endings exit:0" "endings abort:134" "endings segv:139" "endings terminate:134"
@@ -99,13 +101,24 @@ for c in "${cases[@]}"; do
       -o "$out/reports/$name.$backend.json" -- "$bin"/$args \
       >"$out/reports/$name.$backend.out" 2>"$out/reports/$name.$backend.err"
     got=$?
+    [ "$name" = endings_thread ] && [ "$backend" = gpu ] && want=$thread_plain
     if [ "$got" = "$want" ]; then
       say "PASS exit $name $backend: $got"
     else
       say "FAIL exit $name $backend: $got, expected $want (see $out/reports/$name.$backend.err)"
     fi
   done
-  if [ -s "$out/reports/$name.emulator.json" ] && [ -s "$out/reports/$name.$second.json" ]; then
+  if [ "$name" = endings_thread ]; then
+    # How many launches the main thread makes before the other's exit() is a race.
+    say "SKIP agree $name: not compared: nondeterministic (the launches made before exit())"
+    for backend in emulator $second; do
+      if [ -s "$out/reports/$name.$backend.json" ]; then
+        say "PASS report $name $backend: written"
+      else
+        say "FAIL report $name $backend: none written"
+      fi
+    done
+  elif [ -s "$out/reports/$name.emulator.json" ] && [ -s "$out/reports/$name.$second.json" ]; then
     compare "$name" "$out/reports/$name.emulator.json" "$out/reports/$name.$second.json" |
       tee -a "$summary"
   else

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <utility>
@@ -187,12 +188,16 @@ KernelTable* Instrumentation::begin(const Launch& l, const std::function<TableSe
     if (e.empty() && !t->forms.empty())
       e = api_.to_device(base + t->read_bytes, t->forms.data(), t->forms.size(), l.stream);
     if (e.empty()) e = api_.to_device(base, &t->record, sizeof(LaunchRecord), l.stream);
+    // Not inside a graph's launch, where nothing waits.
+    const bool check = options_.check_written && !l.graph_node;
+    if (e.empty() && check) e = written(*t, l.stream);
     if (!e.empty()) {
       t->retired = true;  // never given to a launch
       error = "cannot write its counter table: " + e;
       return nullptr;
     }
     t->init_stream = l.stream;
+    t->initialized = check;
     live_[l.function] = t;
     m.tables.push_back(t);
     say(fmt::format("table for {} ({} counters, {} bytes)", l.mangled, s.capacity, bytes));
@@ -215,6 +220,36 @@ KernelTable* Instrumentation::begin(const Launch& l, const std::function<TableSe
   t->dirty = true;
   m.in_flight.insert(l.stream);
   return t;
+}
+
+// The sanitizer's copies on a stream are not always done before a launch made on it after
+// them (seen on an H200 with several processes on the GPU: a launch that read the table before
+// its writing, the record then written over its counts). The table is waited for, and read
+// back until it is as written, before any launch is given it: once per kernel.
+std::string Instrumentation::written(KernelTable& t, Handle stream) {
+  const std::size_t bytes = t.read_bytes + t.forms.size();
+  std::vector<unsigned char> back(bytes);
+  std::string e;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const double t0 = now();
+    e = api_.synchronize(stream);
+    if (e.empty() && attempt > 0) e = api_.synchronize(nullptr);
+    ++stats_.waits;
+    stats_.wait_s += now() - t0;
+    if (e.empty()) e = api_.to_host(back.data(), t.device, bytes, stream);
+    if (!e.empty()) return e;
+    const unsigned char* counters = back.data() + sizeof(LaunchRecord);
+    const unsigned char* counters_end = back.data() + t.read_bytes;
+    const bool as_written =
+        std::memcmp(back.data(), &t.record, sizeof(LaunchRecord)) == 0 &&
+        std::all_of(counters, counters_end, [](unsigned char c) { return c == 0; }) &&
+        (t.forms.empty() ||
+         std::memcmp(back.data() + t.read_bytes, t.forms.data(), t.forms.size()) == 0);
+    say(fmt::format("table for {} written: {} (attempt {})", t.mangled,
+                    as_written ? "as written" : "NOT as written yet", attempt + 1));
+    if (as_written) return "";
+  }
+  return "it was not on the GPU as written after waiting for it";
 }
 
 void Instrumentation::begin_unanalysed(const Launch& l) {

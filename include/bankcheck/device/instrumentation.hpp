@@ -128,6 +128,8 @@ class Instrumentation {
   struct Options {
     double read_interval_s =
         0.25;  // at the program's sync points, a table is read at most this often
+    // A new table waited for and read back until it is as written before a launch is given it.
+    bool check_written = true;
   };
   // `trace` (may be empty) gets one line per decision: patch, unpatch, wait, read.
   Instrumentation(DeviceApi& api, Options options,
@@ -189,6 +191,8 @@ class Instrumentation {
   void wait_for(const std::set<Handle>& streams);
   void finished(Handle stream);
   void read(KernelTable& t, Handle stream, const char* why);
+  // A new table waited for on `stream` and read back until it is as written ("" or why not).
+  std::string written(KernelTable& t, Handle stream);
   // The last read of a table (its module unloading, the exit), on its last launch's stream.
   void read_last(KernelTable& t, const char* why);
   void read_quiet(Handle context, Handle stream, bool whole_context);
