@@ -77,6 +77,7 @@ using CuStreamIsCapturing = CUresult (*)(CUstream, CUstreamCaptureStatus*);
 // A module the program loaded: its cubin as the callback handed it over, read on first use.
 struct LoadedModule {
   CUcontext context = nullptr;
+  std::uint64_t image = 0;  // a hash of its cubin: the same image loaded again has the same
   std::vector<std::uint8_t> cubin;
   std::shared_ptr<const sass::Module> sass;
   std::string unreadable;  // why the cubin could not be read
@@ -301,7 +302,7 @@ class Tool {
     }
     std::vector<analysis::CheckReport> out;
     for (const auto& group : ledger_.report_order()) {
-      const std::size_t m = by_ledger_.at(group.front())->module;
+      const std::size_t m = by_ledger_.at(group.front()).front()->module;
       const sass::Module* sm = modules_[m].sass.get();
       if (!sm) continue;
       analysis::CheckReport r;
@@ -310,13 +311,27 @@ class Tool {
       r.files = sm->source_files;
       std::map<int, std::uint64_t> sites_in;
       for (const runtime::LaunchLedger::Kernel lk : group) {
-        KernelState* k = by_ledger_.at(lk);
+        // The kernel's states over the loads of its module (a device reset loads it again):
+        // their counts added up at the first one's addresses.
+        const std::vector<KernelState*>& states = by_ledger_.at(lk);
+        KernelState* k = states.front();
+        KernelCounts counts;
+        std::uint64_t ctas = 0;
+        for (const KernelState* st : states) {
+          ctas += st->ctas;
+          if (!st->table) continue;
+          KernelCounts c = st->table->counts;
+          if (!counts.counters.empty() || !counts.mangled.empty()) {
+            for (PcCounter& x : c.counters) x.pc = x.pc - c.base_pc + counts.base_pc;
+            c.base_pc = counts.base_pc;
+          }
+          merge_counts(counts, c);
+        }
         const runtime::LaunchLedger::Entry e = ledger_.entry(lk);
         analysis::KernelReport kr;
         if (k->kernel) {
           std::uint64_t lost = 0;
-          kr = kernel_report(*sm, *k->kernel, k->table ? k->table->counts : KernelCounts{}, arch,
-                             &lost);
+          kr = kernel_report(*sm, *k->kernel, counts, arch, &lost);
           if (unplaced) *unplaced += lost;
         }
         kr.mangled = k->mangled;
@@ -324,7 +339,7 @@ class Tool {
         kr.name = driver::base_name(kr.signature);
         kr.launches = e.configurations;
         kr.incomplete = ledger_.incomplete(lk, pending);
-        kr.ctas_total = kr.ctas_analysed = k->ctas;
+        kr.ctas_total = kr.ctas_analysed = ctas;
         if (!e.configurations.empty()) {
           kr.grid = e.configurations.front().grid;
           kr.block = e.configurations.front().block;
@@ -373,6 +388,7 @@ class Tool {
   void forget_parent() {
     ledger_.reset();
     by_ledger_.clear();
+    kernel_keys_.clear();
     kernels_.clear();
     retired_.clear();
     alias_.clear();
@@ -616,6 +632,8 @@ class Tool {
     if (d.pCubin && d.cubinSize)
       m.cubin.assign(reinterpret_cast<const std::uint8_t*>(d.pCubin),
                      reinterpret_cast<const std::uint8_t*>(d.pCubin) + d.cubinSize);
+    m.image = 14695981039346656037ull;  // FNV-1a
+    for (const std::uint8_t b : m.cubin) m.image = (m.image ^ b) * 1099511628211ull;
     module_index_[d.module] = modules_.size();
     modules_.push_back(std::move(m));
     const std::string e = instrumentation_->module_loaded(d.context, d.module);
@@ -668,9 +686,9 @@ class Tool {
     }
     for (auto it = kernels_.begin(); it != kernels_.end();) {
       if (it->second.module == mod->second) {
-        ledger_.retire(it->first);
         retired_.push_back(std::move(it->second));
-        by_ledger_[retired_.back().ledger] = &retired_.back();
+        for (KernelState*& st : by_ledger_[retired_.back().ledger])
+          if (st == &it->second) st = &retired_.back();
         it = kernels_.erase(it);
       } else {
         ++it;
@@ -869,8 +887,12 @@ class Tool {
       k.module = mod->second;
       k.handle = d.module;
       k.mangled = l.mangled;
-      k.ledger = ledger_.kernel(d.function, k.mangled, k.module);
-      by_ledger_[k.ledger] = &k;
+      // The ledger's kernel is the module image's kernel of this name: loaded again (after a
+      // device reset, say), it is the same kernel, as for the emulator.
+      std::unique_ptr<char>& key = kernel_keys_[{modules_[k.module].image, k.mangled}];
+      if (!key) key = std::make_unique<char>();
+      k.ledger = ledger_.kernel(key.get(), k.mangled, k.module);
+      by_ledger_[k.ledger].push_back(&k);
       if (const sass::Module* sm = module_sass(k.module)) k.kernel = sm->find(k.mangled);
       if (!k.kernel)
         k.unusable = fmt::format(
@@ -955,7 +977,10 @@ class Tool {
   std::unique_ptr<SanitizerDevice> device_;
   std::unique_ptr<Instrumentation> instrumentation_;
   Trace trace_;
-  std::map<runtime::LaunchLedger::Kernel, KernelState*> by_ledger_;
+  // The kernel's states, one per load of its module, the first first.
+  std::map<runtime::LaunchLedger::Kernel, std::vector<KernelState*>> by_ledger_;
+  // The ledger's key of a kernel: (its module's image, its mangled name).
+  std::map<std::pair<std::uint64_t, std::string>, std::unique_ptr<char>> kernel_keys_;
   std::set<KernelState*> pending_kernels_;  // with analysed launches neither counted nor lost
   std::set<std::size_t> said_no_lines_;     // modules named for their missing line information
   bool said_overflow_ = false;

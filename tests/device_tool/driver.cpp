@@ -165,6 +165,16 @@ int main(int argc, char** argv) {
       std::exit(5);
     }).detach();
     for (;;) launch(b, fb, kb, 2, 128);
+  } else if (scenario == "reset") {
+    // A device reset between two launches of a: its module loaded again, as a new module with
+    // new handles; the same kernel for the ledger (one configuration: one launch analysed).
+    launch(a, fa, ka, 4, 256);
+    fake_module_unloading(ctx, mod);
+    const auto mod2 = handle<CUmodule>(0x21);
+    const auto fa2 = handle<CUfunction>(0x32);
+    fake_module_loaded(ctx, mod2, cubin.data(), cubin.size());
+    Work w{&a, 4 * 256, 4 * 256};
+    ran += fake_launch(ctx, mod2, fa2, ka, a.name.c_str(), 4, 256, s1, &count, &w);
   } else if (scenario == "benchmark") {
     // Validate, then time with many launches; a second configuration, validated and timed.
     launch(a, fa, ka, 4, 256);

@@ -31,6 +31,7 @@ run incomplete ''
 run unload ''
 run missing '' FAKE_PATCHES_MISSING=1
 run worker ''
+run reset ''
 run fatal ''
 run fatal_all ', "launches": 0'
 run thread '' FAKE_AFTER_TEARDOWN_FILE="$work/thread.after"
@@ -137,6 +138,15 @@ check("unload: counted whole", k.get("incomplete") == [])
 
 err = open(os.path.join(work, "missing.err")).read()
 check("missing patches: said once", err.count("cannot load bankcheck's device functions") == 1)
+
+# A device reset: the module loaded again is the same kernel's (one launch per configuration).
+c = counts("reset")
+k = report("reset").get(c["kernel_a"], {})
+conf = [(l["launches"], l["analysed"]) for l in k.get("launches", [])]
+check(f"reset: one kernel, 2 launches of its configuration, 1 analysed ({conf})", conf == [(2, 1)])
+check("reset: its one analysed launch counted (32 warps a site)",
+      shared_sites(k) and all(x["requests"] == 32 for x in shared_sites(k)))
+check(f"reset: counted whole ({k.get('incomplete')})", k.get("incomplete") == [])
 
 # A worker that launches and exits at once: read before the runtime's exit handler tears down.
 c = counts("worker")
