@@ -7,25 +7,28 @@
 #      configuration, the launches `bankcheck run` analyses by default:
 #        ncu --section SourceCounters --filter-mode per-launch-config --launch-count 1
 #            --page source --csv --print-source cuda,sass --cache-control none
-#            --clock-control none PROGRAM
-#      with the program's default arguments: every variant and block size validated, then
-#      timed over 1000 launches each, those unprofiled;
+#            --clock-control none PROGRAM 0 0 0
+#      Those are the validation's launches (every variant and block size); the arguments
+#      `0 0 0` (every variant, every block size, no timed launches) leave out the timing
+#      loop, whose launches all repeat a validated configuration and are never profiled:
+#      the same launches are profiled as with the default arguments, in less time (the
+#      timing loop of matmul_forward alone takes 50 s on an H200);
 #   2. the same launches' IDs, kernels, grids, blocks and kernel-level shared-memory counters
-#      (ncu --metrics ... --csv, same filter), with the timing loop off (argument REPEATS 0):
-#      the profiled launches are the validation's, the same ones in the same order;
-#   3. the plain run, timed (the program's own timing table).
+#      (ncu --metrics ... --csv, same filter and arguments);
+#   3. the plain run with the default arguments, timed (the program's own timing table).
 # bench/run/launch_lines.py then makes the per-line tables of the profiled launches.
 #
 # Run from the repository root on a machine with an sm_90 GPU, the CUDA toolkit (nvcc, ncu),
 # CMake and python3:
 #   bash bench/run/launch_heavy_truth.sh [OUTDIR] [PROGRAM ...]   (default: all of them)
-# OUTDIR defaults to $OUT, then /tmp/bankcheck-launch-heavy-truth. BUDGET_S (default 210):
-# no step starts after it, counted from the start (the whole set takes about 4 minutes);
+# OUTDIR defaults to $OUT, then /tmp/bankcheck-launch-heavy-truth. BUDGET_S (default 200):
+# no step starts after it, counted from the start (the whole set took 250 s on an H200 with
+# the timing loops under ncu, 55 s of them matmul_forward's; about 3 minutes without);
 # STEP_S (default 120): each command's own limit. NCU: the profiler. DRY_RUN=1 builds and
 # stops (for machines without a GPU).
 # Writes OUTDIR/launch_heavy_results.tar.gz (results/, below) and OUTDIR/truth.log.
 #
-# results/:
+# results/ (measured on an H200: bench/run/measured/launch_heavy/):
 #   env.txt, timings.tsv (program, step, rc, wall_s), build.txt
 #   NAME.source.csv[.gz]   step 1's CSV; NAME.source.app.txt: the program's output, rc=, passed=
 #   NAME.launches.csv      step 2's CSV; NAME.launches.app.txt
@@ -36,7 +39,7 @@ set -uo pipefail
 
 out=${1:-${OUT:-/tmp/bankcheck-launch-heavy-truth}}
 [ $# -gt 0 ] && shift
-budget=${BUDGET_S:-210}
+budget=${BUDGET_S:-200}
 step_s=${STEP_S:-120}
 NCU=${NCU:-ncu}
 root=$(pwd)
@@ -113,7 +116,7 @@ for p in "${programs[@]}"; do
   if over_budget; then echo "== $p: skipped, time budget"; continue; fi
   (cd "$work" && timed "$p" ncu_source timeout "$step_s" "$NCU" --section SourceCounters \
       "${filter[@]}" --page source --csv --print-source cuda,sass --cache-control none \
-      --clock-control none --log-file "$res/$p.source.csv" "$bin") > "$res/$p.source.app.txt" 2>&1
+      --clock-control none --log-file "$res/$p.source.csv" "$bin" 0 0 0) > "$res/$p.source.app.txt" 2>&1
   echo "rc=$? passed=$(passed "$res/$p.source.app.txt")" >> "$res/$p.source.app.txt"
   echo "== $p source counters: $(tail -1 "$res/$p.source.app.txt"), $(elapsed) s"
 
