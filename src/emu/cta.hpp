@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bankcheck/emu/emulator.hpp"
+#include "bankcheck/emu/footprint.hpp"
 #include "uop.hpp"
 #include "values.hpp"
 #include "written.hpp"
@@ -100,6 +101,8 @@ struct Ctx {
   // Survived global faults (memory.cpp), null when a fault ends the run; the faulting
   // lanes' bytes: zeros for a read, a write goes nowhere.
   std::vector<SurvivedFault>* faults = nullptr;
+  // Where every global access is marked (EmulatorOptions::footprint), null when none.
+  Footprint* footprint = nullptr;
   static constexpr std::uint64_t kFaultMappedDistance = 2u << 20;
   std::vector<std::uint8_t> fault_scratch = {};
   int last_fault_pc = -1, last_fault_warp = -1, last_fault_lane = -1;
@@ -322,6 +325,9 @@ struct Ctx {
   // atom/red lane by lane, in lane order (atomic.cpp).
   void atomic(const Instr& in, int pc, int w, std::uint32_t exec);
 };
+
+// What `in` does to the global bytes it resolves (memory.cpp), for the footprint.
+Footprint::Access footprint_access(const Instr& in);
 
 // The reference semantics (reference.cpp): every instruction the emulator knows, lane by
 // lane. Micro-ops of kind Slow, and every instruction with Options::fast off, come here.

@@ -161,6 +161,7 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
   c.read_unwritten = read_unwritten_.data();
   c.unwritten_sites = &unwritten_sites_;
   if (!options_.stop_on_fault) c.faults = &faults_;
+  c.footprint = options_.footprint;
 
   const detail::Uop* uops = st.compiled.uops.data();
   // Per instruction, the global buffer it hit last (reset per CTA: buffers may be added

@@ -396,6 +396,9 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
       }
     }
     touch(*b, hi ? hi + width - b->base : 0, Load);
+    if (c.footprint)
+      c.footprint->mark_lanes(*b, addrs, exec, width,
+                              Load ? Footprint::Access::Read : Footprint::Access::Write);
     basep = b->data() - b->base;
   }
   for (unsigned v = 0; v < vec; ++v) {

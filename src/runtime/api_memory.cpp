@@ -13,9 +13,17 @@ namespace {
 
 std::size_t round_up(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
 
+// Every write to the program's memory is reported to the executor (ExecutorConfig::
+// reports_writes): `bytes` from `p`, the whole span of a 2D or 3D region.
+void written(Runtime& rt, const void* p, std::size_t bytes) {
+  if (!bytes) return;
+  if (Executor* ex = rt.executor()) ex->memory_written(p, bytes);
+}
+
 cudaError_t copy(Runtime& rt, void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
   if (const cudaError_t e = check_copy(rt, dst, count, src, count, kind)) return e;
   if (count) std::memmove(dst, src, count);
+  written(rt, dst, count);
   return cudaSuccess;
 }
 
@@ -33,6 +41,7 @@ cudaError_t copy_2d(Runtime& rt, void* dst, std::size_t dpitch, const void* src,
   for (std::size_t row = 0; row < height && width; ++row)
     std::memmove(static_cast<char*>(dst) + row * dpitch,
                  static_cast<const char*>(src) + row * spitch, width);
+  written(rt, dst, span_2d(dpitch, width, height));
   return cudaSuccess;
 }
 
@@ -40,6 +49,7 @@ cudaError_t fill(Runtime& rt, void* p, int value, std::size_t count) {
   if (count == 0) return cudaSuccess;
   if (!device_range(rt, p, count)) return cudaErrorInvalidValue;
   std::memset(p, value, count);
+  written(rt, p, count);
   return cudaSuccess;
 }
 
@@ -50,6 +60,7 @@ cudaError_t fill_2d(Runtime& rt, void* p, std::size_t pitch, int value, std::siz
   if (!device_range(rt, p, span_2d(pitch, width, height))) return cudaErrorInvalidValue;
   for (std::size_t row = 0; row < height; ++row)
     std::memset(static_cast<char*>(p) + row * pitch, value, width);
+  written(rt, p, span_2d(pitch, width, height));
   return cudaSuccess;
 }
 
@@ -417,6 +428,7 @@ cudaError_t copy_3d(Runtime& rt, const cudaMemcpy3DParms* p) {
   for (std::size_t z = 0; z < e.depth; ++z)
     for (std::size_t y = 0; y < e.height; ++y)
       std::memmove(dst + z * d_slice + y * d.pitch, src + z * s_slice + y * s.pitch, e.width);
+  written(rt, dst, d_span);
   return cudaSuccess;
 }
 
@@ -429,6 +441,7 @@ cudaError_t fill_3d(Runtime& rt, cudaPitchedPtr p, int value, cudaExtent e) {
   for (std::size_t z = 0; z < e.depth; ++z)
     for (std::size_t y = 0; y < e.height; ++y)
       std::memset(static_cast<char*>(p.ptr) + z * slice + y * p.pitch, value, e.width);
+  written(rt, p.ptr, slice * (e.depth - 1) + p.pitch * (e.height - 1) + e.width);
   return cudaSuccess;
 }
 

@@ -38,13 +38,12 @@ struct KernelState {
   bool analysed = false;    // some launch was analysed
   std::uint64_t first = 0;  // its first launch's number, for the report's order
   std::vector<analysis::LaunchSummary> configurations;
-  // Per configuration: the argument bytes of launches already run (--repeats skip).
-  std::vector<std::vector<std::vector<std::uint8_t>>> seen;
 };
 
 class EmulatingExecutor final : public Executor {
  public:
   explicit EmulatingExecutor(const ExecutorConfig& config) : device_(config.device) {
+    memory_.writes_reported = config.reports_writes;
     std::string error;
     options_ = run_options_from_environment(error);
     if (!error.empty()) failure(error);
@@ -80,8 +79,14 @@ class EmulatingExecutor final : public Executor {
     return {reinterpret_cast<std::byte*>(f.variable->address), f.variable->bytes};
   }
 
-  void memory_allocated(void* address, std::size_t bytes, MemoryKind) override {
+  void memory_allocated(void* address, std::size_t bytes, MemoryKind kind) override {
     memory_.add_external(fmt::format("allocation at {}", address), address, bytes);
+    // Only the runtime's calls and kernels write device memory; the host writes the others
+    // through its own pointers too.
+    memory_.buffers().back()->host_writable = kind != MemoryKind::Device;
+  }
+  void memory_written(const void* address, std::size_t bytes) override {
+    memory_.written(reinterpret_cast<std::uint64_t>(address), bytes);
   }
   void memory_freed(void* address) override {
     memory_.remove(reinterpret_cast<std::uint64_t>(address));
@@ -108,7 +113,10 @@ class EmulatingExecutor final : public Executor {
 
   LaunchResult launch(const LaunchRequest& r) override;
 
-  void device_reset() override { modules_->reset_variables(); }
+  void device_reset() override {
+    modules_->reset_variables();
+    ++memory_.epoch;  // the variables' bytes, restored
+  }
 
   void finish() override {
     progress_->stop();
@@ -299,27 +307,13 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
          !(ks.configurations[c].grid == r.grid && ks.configurations[c].block == r.block &&
            ks.configurations[c].dynamic_smem == r.dynamic_shared_bytes))
     ++c;
-  if (c == ks.configurations.size()) {
+  if (c == ks.configurations.size())
     ks.configurations.push_back({r.grid, r.block, r.dynamic_shared_bytes, 0, 0, 0, {}});
-    ks.seen.emplace_back();
-  }
   analysis::LaunchSummary& summary = ks.configurations[c];
   ++summary.launches;
   std::vector<std::uint8_t> params = parameter_bytes(k, r.args);
   const bool analyse =
       ks.selected && (options_.launches == 0 || summary.analysed < options_.launches);
-  if (options_.skip_repeats) {
-    auto& seen = ks.seen[c];
-    if (!analyse && std::find(seen.begin(), seen.end(), params) != seen.end()) {
-      if (summary.skipped++ == 0)
-        say(fmt::format("{}: launches identical to an earlier one (grid {},{},{}, block {},{},{}, "
-                        "the same arguments) are not executed (--repeats skip): their results "
-                        "are the earlier launch's",
-                        shown, r.grid.x, r.grid.y, r.grid.z, r.block.x, r.block.y, r.block.z));
-      return {};
-    }
-    if (std::find(seen.begin(), seen.end(), params) == seen.end()) seen.push_back(params);
-  }
   driver::KernelLaunch kl;
   kl.kernel = &k;
   kl.launch.grid = r.grid;
@@ -333,7 +327,7 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
   kl.launch.params = std::move(params);
   f.unit->options.progress = progress_->start(shown, number, r.grid.count(), analyse);
   try {
-    ks.analysis->run(kl, analyse);
+    if (!ks.analysis->run(kl, analyse)) ++summary.skipped;  // its results were in memory
   } catch (const driver::EmulationError& e) {
     progress_->stop();
     const LaunchResult result = fault_result(e, k, l, r, memory_, shown);

@@ -49,10 +49,10 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
       "  nvcc -cudart shared -lineinfo -gencode arch=compute_90,code=[sm_90,compute_90] ...\n"
       "  (CMake: CUDA_RUNTIME_LIBRARY Shared, CUDA_ARCHITECTURES 90-real;90-virtual)\n"
       "\n"
-      "Every launch executes. The first --launches of each kernel and configuration (grid,\n"
-      "block, dynamic shared memory) are analysed on every CTA; later ones only execute, or\n"
-      "with --repeats skip are not run when identical to an earlier one. The program's standard\n"
-      "output is untouched: the text report goes to standard error, or to -o FILE.\n"
+      "The first --launches of each kernel and configuration (grid, block, dynamic shared\n"
+      "memory) are analysed on every CTA; later ones only execute, or do not run at all when\n"
+      "their results are provably in memory already (--repeats). The program's standard output\n"
+      "is untouched: the text report goes to standard error, or to -o FILE.\n"
       "\n" +
           exit_codes("the program's own exit code (0 when it succeeded)",
                      "a --fail-on threshold was crossed (and the program succeeded)",
@@ -80,9 +80,9 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
                 "execute)")
       ->capture_default_str();
   c->add_option("--repeats", o.repeats,
-                "execute (every launch runs) or skip (a launch identical to an earlier one of "
-                "its kernel, beyond those analysed, is not run: faster, and its results are the "
-                "earlier launch's)")
+                "skip (a launch beyond those analysed does not run when it repeats an earlier "
+                "one, the same arguments, on inputs unchanged since, whose results are still in "
+                "memory: invisible to the program) or execute (every launch runs)")
       ->check(CLI::IsMember({"execute", "skip"}))
       ->capture_default_str();
   c->add_option("--threads", o.threads, "worker threads (default: all cores; at most 256)");

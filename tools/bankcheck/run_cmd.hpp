@@ -24,7 +24,7 @@ struct RunCmdOptions {
   std::vector<std::string> fail_on;
   std::string baseline;
   std::string launches = "1";
-  std::string repeats = "execute";
+  std::string repeats = "skip";
   unsigned threads = 0;
   bool progress = true;
   bool ptx_level = false;

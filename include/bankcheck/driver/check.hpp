@@ -66,6 +66,10 @@ struct CheckOptions {
   bool sass = true;
   // How the emulators run (the differential tests turn the fast tier off).
   emu::EmulatorOptions emulator;
+  // A launch that is not analysed and whose results are provably in memory already (it
+  // repeats an earlier execution whose reads are unchanged and whose writes still hold:
+  // src/driver/repeats.hpp) is not run (bankcheck run --repeats skip).
+  bool skip_repeats = false;
   Progress* progress = nullptr;  // updated while the run goes, when given
   // With --kernel: a file without a kernel of that name gives a report with no kernels
   // instead of an error (a run over several files, where the name need match in one only);

@@ -5,6 +5,7 @@
 namespace bankcheck::emu {
 
 class Listener;
+class Footprint;
 
 struct EmulatorOptions {
   // The micro-op tier (whole-warp handlers, src/emu/uop.hpp) where an instruction has one;
@@ -20,6 +21,9 @@ struct EmulatorOptions {
   // the fault is recorded (Emulator::faults()). True: it ends the run with an EmuError, as
   // accesses far from every buffer, shared, local and misaligned faults always do.
   bool stop_on_fault = false;
+  // Where every global access is marked (footprint.hpp), when given: the record of what the
+  // execution read and wrote. Shared by the emulators of one execution.
+  Footprint* footprint = nullptr;
 };
 
 }  // namespace bankcheck::emu

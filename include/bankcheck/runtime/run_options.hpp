@@ -24,9 +24,10 @@ struct RunOptions {
   // Launches analysed per kernel and configuration (grid, block, dynamic shared memory),
   // the first ones; 0: all.
   std::uint64_t launches = 1;
-  // A launch identical to an earlier one of its kernel (configuration and argument bytes)
-  // beyond those analysed is not executed at all.
-  bool skip_repeats = false;
+  // A launch beyond those analysed whose results are provably in memory already (it repeats
+  // an earlier execution whose reads are unchanged and whose writes still hold:
+  // src/driver/repeats.hpp) is not executed; false: every launch runs.
+  bool skip_repeats = true;
   std::vector<std::string> fail_on;  // --fail-on specifications
   std::string baseline;              // --baseline: an earlier JSON report (absolute path)
   std::string status;                // the file `bankcheck run` reads back (empty: none)
