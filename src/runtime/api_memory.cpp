@@ -2,6 +2,10 @@
 // copies and fills (1D, 2D, 3D; their Async forms run at once, in order), variables by
 // symbol, and what a pointer is. Device pointers are host addresses (memory.hpp), so a copy is
 // a memmove once its checks pass.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstring>
 
 #include "memory.hpp"
@@ -45,10 +49,30 @@ cudaError_t copy_2d(Runtime& rt, void* dst, std::size_t dpitch, const void* src,
   return cudaSuccess;
 }
 
+// Zeros [p, p + count) of an anonymous private mapping: its whole pages are given back
+// (they read as zeros again, and cost nothing until touched), the partial ones at the ends
+// cleared. Benchmarks clear a buffer the size of the L2 cache before every timed launch:
+// 50 MB of stores each time, against one system call over pages already given back.
+void zero_mapped(void* p, std::size_t count) {
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(p), end = begin + count;
+  const std::uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
+  if (first >= last || madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED) != 0) {
+    std::memset(p, 0, count);
+    return;
+  }
+  std::memset(p, 0, first - begin);
+  std::memset(reinterpret_cast<void*>(last), 0, end - last);
+}
+
 cudaError_t fill(Runtime& rt, void* p, int value, std::size_t count) {
   if (count == 0) return cudaSuccess;
   if (!device_range(rt, p, count)) return cudaErrorInvalidValue;
-  std::memset(p, value, count);
+  const Allocation* a = rt.allocation_of(p, count);
+  if (value == 0 && a->owned && a->mapped)  // the runtime's own mmap (memory.cpp)
+    zero_mapped(p, count);
+  else
+    std::memset(p, value, count);
   written(rt, p, count);
   return cudaSuccess;
 }
