@@ -75,15 +75,16 @@ void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
                          "(lane {} of warp {})",
                          n, global, l, w));
     const std::uint64_t off = global - b->base;
-    touch(*b, off + n, !to_global);
+    if (c.bookkeeping) touch(*b, off + n, !to_global);
     if (c.footprint)
       c.footprint->mark(*b, off, n, to_global ? Footprint::Access::Write : Footprint::Access::Read);
     if (n > 0) {
       if (to_global) {
-        if (c.test_reads(in.site) && !c.written->test(shared, n)) c.read_unwritten_at(in.site);
+        if (c.bookkeeping && c.test_reads(in.site) && !c.written->test(shared, n))
+          c.read_unwritten_at(in.site);
         std::memcpy(b->data() + off, c.shared.data() + shared, n);
       } else {
-        c.written->mark(shared, n);
+        if (c.bookkeeping) c.written->mark(shared, n);
         std::memcpy(c.shared.data() + shared, b->data() + off, n);
       }
     }

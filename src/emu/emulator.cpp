@@ -81,7 +81,7 @@ Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, Globa
   layout.num_preds = std::max<std::uint32_t>(kernel.num_preds, 1);
   layout.cta = state_->cta_consts;
   layout.laneid = state_->laneids;
-  state_->compiled = detail::compile(kernel, layout, options.fast);
+  state_->compiled = detail::compile(kernel, layout, options.fast, options.lanes);
 }
 Emulator::~Emulator() = default;
 
@@ -117,7 +117,7 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
                                          ? kernel_.dynamic_shared_offset + launch.dynamic_smem
                                          : kernel_.static_shared_bytes;
   st.shared.assign(shared_bytes, 0);
-  st.shared_written.reset(shared_bytes);
+  if (!options_.execute_only) st.shared_written.reset(shared_bytes);
   st.local.assign(static_cast<std::size_t>(nwarps) * 32 * kernel_.local_bytes, 0);
   st.warps.resize(nwarps);
   std::fill(std::begin(st.bar_arrived), std::end(st.bar_arrived), 0u);
@@ -162,6 +162,8 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
   c.unwritten_sites = &unwritten_sites_;
   if (!options_.stop_on_fault) c.faults = &faults_;
   c.footprint = options_.footprint;
+  c.bookkeeping = !options_.execute_only;
+  c.has_listeners = c.has_listeners && c.bookkeeping;
 
   const detail::Uop* uops = st.compiled.uops.data();
   // Per instruction, the global buffer it hit last (reset per CTA: buffers may be added
@@ -216,7 +218,7 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
     const std::uint64_t budget = launch.budget;
     // Whether shared bytes may still be unwritten: it changes only at barriers, which end
     // this call.
-    const bool unwritten = !st.shared_written.all();
+    const bool unwritten = c.bookkeeping && !st.shared_written.all();
     std::uint64_t n = used;
     struct Flush {
       std::uint64_t& to;
@@ -460,7 +462,7 @@ void Emulator::run_cta(const Launch& launch, Dim3 ctaid) {
            fmt::format("barrier not reached by every warp: {} of {} warps exited before it",
                        finished, st.warps.size())});
     release_bar_red(c, st);
-    st.shared_written.settle();
+    if (c.bookkeeping) st.shared_written.settle();
     for (auto& wp : st.warps)
       if (!wp.counted) wp.at_barrier = false;
   }

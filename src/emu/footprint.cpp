@@ -91,6 +91,12 @@ void Footprint::mark(GlobalMemory::Buffer& b, std::uint64_t offset, std::uint64_
 void Footprint::mark_lanes(GlobalMemory::Buffer& b, const std::uint64_t* addrs, std::uint32_t exec,
                            unsigned width, Access a) {
   if (!exec) return;
+  if (exec == 0xFFFFFFFFu) {  // lane l at addrs[0] + l * width: one range
+    std::uint64_t apart = 0;
+    for (int l = 1; l < 32; ++l)
+      apart |= addrs[l] - addrs[0] - static_cast<std::uint64_t>(l) * width;
+    if (apart == 0) return mark(b, addrs[0] - b.base, 32 * std::uint64_t{width}, a);
+  }
   Marks& m = marks(b);
   if (!m.read) return;
   // Lanes' granules gathered word by word: a coalesced request sets one or two words.

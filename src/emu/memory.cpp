@@ -110,6 +110,7 @@ Footprint::Access footprint_access(const Instr& in) {
 // destination, an atomic) is marked, so an atomic on a byte never written counts as a read
 // of it.
 void Ctx::note_shared_access(const Instr& in, std::uint64_t a, unsigned size) {
+  if (!bookkeeping) return;
   const bool atomic = in.op == Opc::Atom || in.op == Opc::Red;
   const bool load = in.op == Opc::Ld || in.op == Opc::Ldmatrix || in.op == Opc::WmmaLoad;
   const bool reads = load || (atomic && in.mod.atom != ptx::AtomOp::Exch);
@@ -176,7 +177,8 @@ std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a
                                 size, a, lane, w),
                     in, Space::Global, size, a, w, lane);
       const std::uint64_t off = a - b->base;
-      touch(*b, off + size, in.op == Opc::Ld || in.op == Opc::CpAsync || in.op == Opc::WmmaLoad);
+      if (bookkeeping)
+        touch(*b, off + size, in.op == Opc::Ld || in.op == Opc::CpAsync || in.op == Opc::WmmaLoad);
       if (footprint) footprint->mark(*b, off, size, footprint_access(in));
       return b->data() + off;
     }
