@@ -82,6 +82,10 @@ bool KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
   ro.sample_instructions = options_.sample_instructions;
   ro.progress = options_.progress;
   ro.emulator = options_.emulator;
+  if (!analyse) {  // nothing reads its events: the fast tier, or the tier before it
+    ro.emulator.execute_only = options_.fast_tier;
+    ro.emulator.lanes = options_.fast_tier && options_.emulator.lanes;
+  }
   // What this execution reads and writes, when it runs every CTA: what a later launch that
   // repeats it needs to know (repeats.hpp).
   const bool whole = !plan.adaptive && plan.order.size() == launch.grid.count();

@@ -110,6 +110,7 @@ void RunModules::load(RunUnit& u, std::size_t index, std::size_t units) {
   u.options.threads = options_.threads;
   u.options.emulator.stop_on_fault = options_.stop_on_fault;
   u.options.skip_repeats = options_.skip_repeats;
+  u.options.fast_tier = options_.fast_tier;
   u.options.nvcc.nvcc = options_.nvcc;
   u.options.input = src.input;
   try {

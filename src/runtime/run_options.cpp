@@ -41,6 +41,7 @@ std::map<std::string, std::string> run_environment(const RunOptions& o) {
       {"BANKCHECK_RUN_KERNELS", joined(o.kernels)},
       {"BANKCHECK_RUN_LAUNCHES", o.launches == 0 ? "all" : std::to_string(o.launches)},
       {"BANKCHECK_RUN_REPEATS", o.skip_repeats ? "skip" : "execute"},
+      {"BANKCHECK_RUN_TIER", o.fast_tier ? "fast" : "today"},
       {"BANKCHECK_RUN_FAIL_ON", joined(o.fail_on)},
       {"BANKCHECK_RUN_BASELINE", o.baseline},
       {"BANKCHECK_RUN_STATUS", o.status},
@@ -105,6 +106,12 @@ RunOptions run_options_from_environment(std::string& error) {
       o.skip_repeats = r == "skip";
     else
       bad("BANKCHECK_RUN_REPEATS", r);
+  }
+  if (const std::string t = env("BANKCHECK_RUN_TIER"); !t.empty()) {
+    if (t == "fast" || t == "today")
+      o.fast_tier = t == "fast";
+    else
+      bad("BANKCHECK_RUN_TIER", t);
   }
   o.fail_on = lines(env("BANKCHECK_RUN_FAIL_ON"));
   o.baseline = env("BANKCHECK_RUN_BASELINE");

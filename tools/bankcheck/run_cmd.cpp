@@ -86,6 +86,11 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
       ->check(CLI::IsMember({"execute", "skip"}))
       ->capture_default_str();
   c->add_option("--threads", o.threads, "worker threads (default: all cores; at most 256)");
+  // Hidden: the tier of launches not analysed, `today` the one before the fast tier
+  // (bench/run/throughput.sh compares them in one run).
+  c->add_option("--tier", o.tier, "launches not analysed: fast, or today (the tier before it)")
+      ->check(CLI::IsMember({"fast", "today"}))
+      ->group("");
   add_progress_flag(c, o.progress);
   c->add_flag("--stop-on-fault", o.stop_on_fault,
               "end the analysis at a kernel's first global access outside every buffer "
@@ -284,6 +289,7 @@ int run_program(const RunCmdOptions& o) {
   ro.kernels = o.kernels;
   ro.launches = o.launches == "all" ? 0 : std::strtoull(o.launches.c_str(), nullptr, 10);
   ro.skip_repeats = o.repeats == "skip";
+  ro.fast_tier = o.tier == "fast";
   ro.fail_on = o.fail_on;
   ro.baseline = o.baseline.empty() ? "" : std::filesystem::absolute(o.baseline).string();
   ro.status = status_path;

@@ -25,6 +25,7 @@ struct RunCmdOptions {
   std::string baseline;
   std::string launches = "1";
   std::string repeats = "skip";
+  std::string tier = "fast";  // hidden --tier: the throughput benchmark's baseline
   unsigned threads = 0;
   bool progress = true;
   bool ptx_level = false;

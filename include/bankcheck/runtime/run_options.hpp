@@ -28,6 +28,8 @@ struct RunOptions {
   // an earlier execution whose reads are unchanged and whose writes still hold:
   // src/driver/repeats.hpp) is not executed; false: every launch runs.
   bool skip_repeats = true;
+  // Launches not analysed run on the fast tier (driver CheckOptions::fast_tier).
+  bool fast_tier = true;
   std::vector<std::string> fail_on;  // --fail-on specifications
   std::string baseline;              // --baseline: an earlier JSON report (absolute path)
   std::string status;                // the file `bankcheck run` reads back (empty: none)
