@@ -15,8 +15,9 @@ declare -A allowed=(
   [analysis]="model ptx explain emu/events.hpp sass analysis"
   [report]="model ptx analysis report version.hpp"
   [driver]="model ptx explain emu sass analysis driver"
-  [runtime]="model ptx explain emu sass analysis report driver runtime"
-  [device]="model ptx explain emu sass analysis report driver runtime device"
+  [runtime]="model ptx explain emu sass analysis report driver nvtx runtime"
+  [device]="model ptx explain emu sass analysis report driver nvtx runtime device"
+  [launch]="model ptx explain emu sass analysis report driver nvtx runtime launch"
 )
 bad=0
 for layer in "${!allowed[@]}"; do
@@ -42,8 +43,9 @@ declare -A layer_of=(
   [bankcheck_model]=model [bankcheck_ptx]=ptx [bankcheck_ir]=ptx [bankcheck_explain]=explain
   [bankcheck_emu]=emu [bankcheck_sass]=sass [bankcheck_analysis]=analysis
   [bankcheck_report]=report [bankcheck_driver]=driver [bankcheck_check]=driver
-  [bankcheck_runtime_core]=runtime [bankcheck_cudart]=runtime
+  [bankcheck_runtime_core]=runtime [bankcheck_cudart]=runtime [bankcheck_nvtx_ranges]=runtime [bankcheck_run_agent]=runtime
   [bankcheck_device_core]=device [bankcheck_gpu]=device
+  [bankcheck_launch]=launch
 )
 # target_link_libraries(TARGET [PUBLIC|PRIVATE|INTERFACE] LIBS...), possibly over lines.
 links=$(sed -e 's/#.*//' "$root"/src/CMakeLists.txt "$root"/src/*/CMakeLists.txt "$root/CMakeLists.txt" |

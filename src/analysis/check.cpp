@@ -9,6 +9,13 @@
 
 namespace bankcheck::analysis {
 
+bool complete(const CheckReport& report) {
+  if (report.process && !report.process->incomplete.empty()) return false;
+  for (const KernelReport& k : report.kernels)
+    if (!k.incomplete.empty()) return false;
+  return true;
+}
+
 std::string refusal_text(const std::string& reason, int ptx_line, const std::string& ptx,
                          const std::vector<ptx::RefusedFamily>& families,
                          const std::function<std::string(int file)>& path) {

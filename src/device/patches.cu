@@ -1,6 +1,7 @@
 // The GPU backend's device functions: the compute-sanitizer API patches every shared-memory,
-// global-memory, ldmatrix/stmatrix and cp.async instruction of the program's kernels to call
-// one of these with the lane's address. The active lanes of the warp gather their addresses
+// global-memory, ldmatrix/stmatrix, cp.async, wgmma, bulk-copy and cluster instruction of the
+// program's kernels to call one of these with the lane's address (or the instruction's
+// operands). The active lanes of the warp gather their addresses
 // to the lowest one, which costs the request with the model (warp_request.hpp, the rules the
 // CPU uses) and adds it to the instruction's counter; nothing else leaves the GPU.
 //
@@ -12,6 +13,7 @@
 
 #include "bankcheck/device/records.hpp"
 #include "bankcheck/device/warp_request.hpp"
+#include "bankcheck/model/hopper.hpp"
 #include "bankcheck/model/matrix.hpp"
 
 namespace bd = bankcheck::device;
@@ -180,8 +182,40 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(
   return SANITIZER_PATCH_SUCCESS;
 }
 
-// What the LSU does not serve, counted as warp executions only (the report names them as not
-// counted): wgmma reading its operands from shared memory, and the bulk (TMA) copies.
+// wgmma (HGMMA, QGMMA, IGMMA): each of the warpgroup's four warps calls this; each is one
+// execution, as Nsight Compute counts them, and the warpgroup's first warp adds the operand
+// reads (model::wgmma_request: every operand byte once, 128 a wavefront, whatever the
+// descriptors say; bench/hardware/wgmma). N and A's source come from the SASS (the form);
+// without a form, the operand sizes the sanitizer hands over (bytes) stand in.
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_wgmma(
+    void* userdata, uint64_t pc, uint32_t, uint32_t size_a, uint32_t, uint32_t size_b, uint32_t,
+    uint32_t warp_mask) {
+  auto* r = static_cast<bd::LaunchRecord*>(userdata);
+  if (!r) return SANITIZER_PATCH_SUCCESS;
+  const unsigned mask = __activemask();
+  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
+  const unsigned form = form_of(r, pc);
+  bm::WgmmaOperands o;
+  if (form & bd::kGmma) {
+    o = bm::wgmma_operands(bd::gmma_form_n(form), !(form & bd::kGmmaARegisters));
+  } else {
+    o.a_bytes = size_a;
+    o.b_bytes = size_b;
+  }
+  const unsigned thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  bd::RequestCost cost;
+  if (warp_mask != 0 && (thread / 32) % bm::kWgmmaWarps == 0) {
+    const bm::Verdict v = bm::wgmma_request(o);
+    cost.wavefronts = v.wavefronts;
+    cost.ideal = v.ideal_wavefronts;
+    cost.ways = v.ways;
+  }
+  add(r, pc, bd::Space::Shared, bd::Access::Load, 16, form, cost);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// What Nsight Compute lists with no shared wavefront and no sector (model/hopper.hpp): the TMA
+// unit's bulk copies and requests to another CTA's shared memory. Counted as warp executions.
 __device__ __forceinline__ void count_other(void* userdata, uint64_t pc, bd::OtherKind kind) {
   auto* r = static_cast<bd::LaunchRecord*>(userdata);
   if (!r) return;
@@ -189,12 +223,6 @@ __device__ __forceinline__ void count_other(void* userdata, uint64_t pc, bd::Oth
   if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return;
   bd::PcCounter* c = counter_of(r, pc, bd::Space::Other, static_cast<bd::Access>(kind), 0, 0);
   if (c) atomicAdd(&c->requests, 1ull);
-}
-
-extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_wgmma(
-    void* userdata, uint64_t pc, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) {
-  count_other(userdata, pc, bd::OtherKind::Wgmma);
-  return SANITIZER_PATCH_SUCCESS;
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_bulk_to_shared(
@@ -206,5 +234,47 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_bulk_to_shared
 extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_bulk_to_global(
     void* userdata, uint64_t pc, uint64_t, uint32_t, uint32_t) {
   count_other(userdata, pc, bd::OtherKind::BulkToGlobal);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_bulk_to_cluster(
+    void* userdata, uint64_t pc, uint32_t, uint32_t, uint32_t, uint32_t) {
+  count_other(userdata, pc, bd::OtherKind::BulkToCluster);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// st.async (STAS) into a CTA of the cluster: measured to another CTA, where Nsight Compute
+// lists nothing (bench/hardware/dsmem).
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_store(
+    void* userdata, uint64_t pc, uint32_t, uint32_t, void*, uint32_t) {
+  count_other(userdata, pc, bd::OtherKind::AsyncStore);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// ld/st/atom to a shared::cluster address the sanitizer names remote. To another CTA's shared
+// memory Nsight Compute lists nothing; to the CTA itself (through the cluster window) the
+// request is an ordinary shared one (bench/hardware/dsmem). The CTA is the address's bits 24
+// and up, as ptxas forms the window (SR_CgaCtaId << 24).
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_remote_shared(
+    void* userdata, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void*) {
+  auto* r = static_cast<bd::LaunchRecord*>(userdata);
+  if (!r) return SANITIZER_PATCH_SUCCESS;
+  const unsigned mask = __activemask();
+  const auto mine = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(ptr));
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  const bool own = bm::cluster_request_counted(rank, mine >> 24);
+  // Every lane of a request names one CTA; lanes that differ count where the leader's goes.
+  std::uint32_t addr[32];
+  for (int l = 0; l < 32; ++l) addr[l] = __shfl_sync(mask, mine & 0xFFFFFFu, l);
+  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
+  if (!own) {
+    count_other(userdata, pc, bd::OtherKind::RemoteShared);
+    return SANITIZER_PATCH_SUCCESS;
+  }
+  const bd::Access access = access_of(flags);
+  const int width = bd::instruction_width(size);
+  add(r, pc, bd::Space::Shared, access, static_cast<unsigned>(width), 0,
+      bd::shared_request(addr, mask, width, access, bd::Form::Plain, r->arch));
   return SANITIZER_PATCH_SUCCESS;
 }

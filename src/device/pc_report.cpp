@@ -47,6 +47,11 @@ std::vector<unsigned char> instruction_forms(const sass::Kernel& k) {
         forms[slot] = static_cast<unsigned char>((in.bypass ? kBypass : 0) | (in.zfill ? kZfill : 0));
       continue;
     }
+    if (in.gmma_n) {
+      const std::size_t slot = static_cast<std::size_t>(in.offset / 16);
+      if (slot < forms.size()) forms[slot] = gmma_form(in.gmma_n, in.gmma_a_registers);
+      continue;
+    }
     if (in.shared != sass::SharedOp::ATOMS) continue;
     Form f = Form::Plain;
     if (in.atom == sass::AtomOp::PopcInc) f = Form::PopcInc;
@@ -132,7 +137,9 @@ analysis::KernelReport kernel_report(const sass::Module& module, const sass::Ker
                    });
   for (std::size_t i = 0; i < rep.sites.size(); ++i) rep.sites[i].site = static_cast<int>(i);
   analysis::total(rep, arch);
-  // What moves shared memory outside the LSU: one note per line and kind, in code order.
+  // What Nsight Compute lists with no shared wavefront and no sector (model/hopper.hpp): the
+  // TMA unit's copies and requests to another CTA's shared memory. One note per line and kind,
+  // in code order.
   std::sort(other.begin(), other.end(),
             [](const auto& a, const auto& b) { return a.second < b.second; });
   struct Group {
@@ -162,18 +169,17 @@ analysis::KernelReport kernel_report(const sass::Module& module, const sass::Ker
     const auto kind = static_cast<OtherKind>(c->access);
     Group& g = group_of(i, kind, false);
     std::string op = sass::opcode_text(kernel.instructions[i]);
-    if (op == "?") op = kind == OtherKind::Wgmma ? "HGMMA" : "a bulk copy";
+    if (op == "?") op = kind == OtherKind::RemoteShared ? "a cluster request" : "a bulk copy";
     ++g.opcodes[op];
     g.executions += c->requests;
   }
-  // TMA instructions the patches did not see (tensor-map copies): named from the SASS, with
-  // no execution count.
+  // TMA instructions the patches do not see (tensor-map copies and prefetches: the sanitizer
+  // of CUDA 13.0 has no patch for them): named from the SASS, with no execution count.
   std::set<std::size_t> seen;
   for (const auto& [c, i] : other) seen.insert(i);
   for (std::size_t i = 0; i < kernel.instructions.size(); ++i) {
     const std::string_view m = kernel.instructions[i].mnemonic;
-    if (seen.count(i) || !(m == "UBLKCP" || m == "UTMALDG" || m == "UTMASTG" || m == "UTMAREDG"))
-      continue;
+    if (seen.count(i) || !(m == "UBLKCP" || m == "UBLKPF" || m.starts_with("UTMA"))) continue;
     const OtherKind kind = m == "UTMASTG" || m == "UTMAREDG" ? OtherKind::BulkToGlobal
                                                               : OtherKind::BulkToShared;
     ++group_of(i, kind, true).opcodes[sass::opcode_text(kernel.instructions[i])];
@@ -183,27 +189,16 @@ analysis::KernelReport kernel_report(const sass::Module& module, const sass::Ker
     for (const auto& [op, n] : g.opcodes) ops += fmt::format("{}{}{}", ops.empty() ? "" : ",", op, n > 1 ? fmt::format("*{}", n) : "");
     const std::string what =
         g.unobserved ? ops : fmt::format("{} ({} warp executions)", ops, g.executions);
-    switch (g.kind) {
-      case OtherKind::Wgmma:
-        g.note.message = fmt::format(
-            "not counted: {}: wgmma reads its operands from shared memory through the tensor "
-            "cores, not as LSU requests; Nsight Compute lists those reads as this line's shared "
-            "wavefronts, which bankcheck does not model",
-            what);
-        break;
-      case OtherKind::BulkToShared:
-        g.note.message = fmt::format(
-            "not counted: {}: a bulk or tensor-map copy into shared memory, made by the TMA "
-            "unit, not the LSU",
-            what);
-        break;
-      case OtherKind::BulkToGlobal:
-        g.note.message = fmt::format(
-            "not counted: {}: a bulk or tensor-map copy out of shared memory, made by the TMA "
-            "unit, not the LSU",
-            what);
-        break;
-    }
+    const bool remote = g.kind == OtherKind::RemoteShared || g.kind == OtherKind::AsyncStore;
+    g.note.message =
+        remote ? fmt::format("{}: requests to another CTA's shared memory (distributed shared "
+                             "memory): Nsight Compute lists no shared wavefront and no sector "
+                             "for them (measured, bench/hardware/dsmem)",
+                             what)
+               : fmt::format("{}: copies of the TMA unit, not LSU requests: Nsight Compute "
+                             "lists no shared wavefront and no sector for them (measured, "
+                             "bench/hardware/tma)",
+                             what);
     rep.notes.push_back(std::move(g.note));
   }
   if (unplaced) *unplaced = lost;

@@ -1,9 +1,11 @@
 // The GPU backend's tool: a library `bankcheck run --backend gpu` preloads into the program.
 // Through the compute-sanitizer API (libsanitizer-public.so, opened at load time) it patches
-// every module the program loads so that its shared, global, ldmatrix/stmatrix and cp.async
-// instructions call bankcheck's device functions (patches.cu), gives each analysed launch a
-// table of per-instruction counters, reads the table back when the launch ends, and at the
-// program's exit writes the report through the views `check` uses (write_run_reports).
+// every module the program loads so that its shared, global, ldmatrix/stmatrix, cp.async,
+// wgmma, bulk-copy and cluster instructions call bankcheck's device functions (patches.cu),
+// gives each analysed launch a table of per-instruction counters, reads the table back when the
+// launch ends. Which launches are analysed, and what is counted whole, is the launch ledger's
+// (runtime/launch_ledger.hpp, as for the emulator); the process's part of the job is written as
+// it goes (runtime/program_side.hpp), or without a job the report at exit (write_run_reports).
 //
 // Lines come from the cubin the module callback hands over, read by the project's own reader
 // (sass::read_module): the same .debug_line rows Nsight Compute lists each SASS instruction
@@ -33,6 +35,9 @@
 #include "bankcheck/device/records.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/model/arch.hpp"
+#include "bankcheck/runtime/launch_ledger.hpp"
+#include "bankcheck/runtime/nvtx_ranges.hpp"
+#include "bankcheck/runtime/program_side.hpp"
 #include "bankcheck/runtime/run_options.hpp"
 #include "bankcheck/runtime/run_report.hpp"
 #include "bankcheck/sass/decoder.hpp"
@@ -116,27 +121,38 @@ struct LoadedModule {
   bool read = false;
 };
 
-// One kernel of one module in one context, over the program's launches.
+// One kernel of one module in one context, over the program's launches (its launches,
+// selection and completeness are the ledger's).
 struct KernelState {
   std::size_t module = 0;
   std::string mangled;
   const sass::Kernel* kernel = nullptr;  // in the module's sass (null: not found)
-  bool selected = true;
+  runtime::LaunchLedger::Kernel ledger = 0;
+  std::string unusable;  // why its launches cannot be counted (set once, then every time said)
   // Device memory: the launch record, then the counter table, then the forms.
   void* device = nullptr;
   LaunchRecord record{};  // the host copy written before each analysed launch
   std::size_t table_bytes = 0;
   KernelCounts counts;
-  std::vector<analysis::LaunchSummary> configurations;
-  std::uint64_t first = ~0ull;  // the program's launch number of its first analysed launch
-  std::uint64_t ctas = 0;       // of its analysed launches (every CTA of each is counted)
-  bool analysed = false;
+  std::uint64_t ctas = 0;  // of its analysed launches (every CTA of each is counted)
 };
 
 struct Pending {
   KernelState* kernel = nullptr;
   Sanitizer_StreamHandle stream = nullptr;
+  std::uint64_t id = 0;  // the ledger's number of the launch
 };
+
+// The ledger of the options' selection (bankcheck run checked it; a bad one is said and the
+// default taken).
+runtime::LaunchLedger make_ledger(const runtime::LaunchSelection& s, std::string& error) {
+  try {
+    return runtime::LaunchLedger(s);
+  } catch (const std::invalid_argument& e) {
+    error = std::string("--kernel: ") + e.what();
+    return runtime::LaunchLedger(runtime::LaunchSelection{});
+  }
+}
 
 unsigned next_power_of_two(std::size_t n) {
   unsigned p = 64;
@@ -146,14 +162,18 @@ unsigned next_power_of_two(std::size_t n) {
 
 class Tool {
  public:
-  Tool() {
+  Tool()
+      : options_(runtime::run_options_from_environment(error_)),
+        ledger_(make_ledger(options_.selection, error_)),
+        side_(options_, "gpu", [this](runtime::ProcessPart& part, runtime::SnapshotFrom from) {
+          return snapshot(part, from);
+        }) {
     // The program's children inherit the tool: only the program itself (or a child that runs
     // kernels) speaks and reports.
-    const char* root = std::getenv("BANKCHECK_RUN_ROOT");
-    root_ = !root || std::strtoll(root, nullptr, 10) == ::getpid();
-    std::string error;
-    options_ = runtime::run_options_from_environment(error);
-    if (!error.empty()) failures_.push_back(error);
+    root_ = options_.job.empty() || options_.root;
+    if (!error_.empty()) failures_.push_back(error_);
+    if (const std::string why = runtime::connect_nvtx(options_.selection); !why.empty())
+      failures_.push_back(why);
     const std::string why = api_.load();
     if (!why.empty()) {
       fail(why + "; no kernel is analysed");
@@ -179,79 +199,25 @@ class Tool {
     active_ = true;
   }
 
-  // At the program's exit: the report.
+  // At the program's exit: the process's last part of the job, or without a job the report.
   void finish() {
+    if (side_.in_job()) {
+      side_.exited();
+      return;
+    }
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!root_ && launches_ == 0) return;
+    if (!root_ && ledger_.launches() == 0) return;
     if (!root_)
       for (const auto& f : failures_) std::fprintf(stderr, "bankcheck: error: %s\n", f.c_str());
     std::fflush(stdout);
-    const model::Arch& arch = arch_ ? *arch_ : model::kDefaultArch;
-    // One report per module with an analysed kernel, in the order of their first launches.
-    std::map<std::size_t, std::vector<KernelState*>> by_module;
-    for (auto& [fn, k] : kernels_)
-      if (k.analysed && k.kernel) by_module[k.module].push_back(&k);
-    for (KernelState& k : retired_)
-      if (k.analysed && k.kernel) by_module[k.module].push_back(&k);
-    std::vector<std::pair<std::uint64_t, analysis::CheckReport>> ordered;
     std::uint64_t unplaced = 0;
-    for (auto& [m, ks] : by_module) {
-      std::stable_sort(ks.begin(), ks.end(),
-                       [](const KernelState* a, const KernelState* b) { return a->first < b->first; });
-      const sass::Module& sm = *modules_[m].sass;
-      analysis::CheckReport r;
-      r.arch = &arch;
-      r.level = analysis::CountLevel::Sass;
-      r.files = sm.source_files;
-      std::map<int, std::uint64_t> sites_in;
-      for (KernelState* k : ks) {
-        std::uint64_t lost = 0;
-        analysis::KernelReport kr = kernel_report(sm, *k->kernel, k->counts, arch, &lost);
-        unplaced += lost;
-        kr.signature = driver::demangle(k->mangled);
-        kr.name = driver::base_name(kr.signature);
-        kr.launches = k->configurations;
-        kr.ctas_total = kr.ctas_analysed = k->ctas;
-        if (!k->configurations.empty()) {
-          kr.grid = k->configurations.front().grid;
-          kr.block = k->configurations.front().block;
-          kr.dynamic_smem = k->configurations.front().dynamic_smem;
-        }
-        for (const auto& s : kr.sites) ++sites_in[s.file];
-        r.kernels.push_back(std::move(kr));
-      }
-      // The file most of its accesses are in is the report's own (quoted from disk).
-      int main_file = 0;
-      std::uint64_t most = 0;
-      for (const auto& [f, n] : sites_in)
-        if (n > most) most = n, main_file = f;
-      r.main_file = main_file;
-      r.input = main_file < static_cast<int>(r.files.size()) ? r.files[main_file] : options_.program;
-      if (!sm.has_line_info)
-        std::fprintf(stderr,
-                     "bankcheck: a module of %s has no line information (build it with "
-                     "-lineinfo): its accesses are listed by SASS instruction\n",
-                     options_.program.c_str());
-      if (main_file < static_cast<int>(r.files.size())) {
-        std::ifstream src(r.files[main_file]);
-        for (std::string line; std::getline(src, line);) r.source_lines.push_back(line);
-      }
-      ordered.emplace_back(ks.front()->first, std::move(r));
-    }
-    std::stable_sort(ordered.begin(), ordered.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<analysis::CheckReport> reports;
-    for (auto& [first, r] : ordered) reports.push_back(std::move(r));
-    if (overflowed_)
-      fail(fmt::format("{} requests found no free counter (a kernel with more memory "
-                       "instructions than its table holds); their counts are missing",
-                       overflowed_));
+    std::vector<analysis::CheckReport> r = reports(runtime::kNotReadBack, &unplaced);
     if (unplaced)
       std::fprintf(stderr,
                    "bankcheck: %llu requests of instructions outside their kernel's code (called "
                    "functions) are not in the report\n",
                    static_cast<unsigned long long>(unplaced));
-    runtime::write_run_reports(reports, options_, failures_);
+    runtime::write_run_reports(r, options_);
   }
 
  private:
@@ -297,6 +263,95 @@ class Tool {
     }
   }
 
+  // The reports so far: one per module with an analysed kernel, in the order of their first
+  // analysed launches (the ledger's); analysed launches not read back are each kernel's
+  // `incomplete`, with `pending` as their reason. The caller holds mutex_.
+  std::vector<analysis::CheckReport> reports(const std::string& pending, std::uint64_t* unplaced) {
+    const model::Arch& arch = arch_ ? *arch_ : model::kDefaultArch;
+    if (overflowed_ && !said_overflow_) {
+      said_overflow_ = true;
+      fail(
+          fmt::format("{} requests found no free counter (a kernel with more memory "
+                      "instructions than its table holds); their counts are missing",
+                      overflowed_));
+    }
+    std::vector<analysis::CheckReport> out;
+    for (const auto& group : ledger_.report_order()) {
+      const std::size_t m = by_ledger_.at(group.front())->module;
+      const sass::Module* sm = modules_[m].sass.get();
+      if (!sm) continue;
+      analysis::CheckReport r;
+      r.arch = &arch;
+      r.level = analysis::CountLevel::Sass;
+      r.files = sm->source_files;
+      std::map<int, std::uint64_t> sites_in;
+      for (const runtime::LaunchLedger::Kernel lk : group) {
+        KernelState* k = by_ledger_.at(lk);
+        const runtime::LaunchLedger::Entry e = ledger_.entry(lk);
+        analysis::KernelReport kr;
+        if (k->kernel) {
+          std::uint64_t lost = 0;
+          kr = kernel_report(*sm, *k->kernel, k->counts, arch, &lost);
+          if (unplaced) *unplaced += lost;
+        }
+        kr.mangled = k->mangled;
+        kr.signature = driver::demangle(k->mangled);
+        kr.name = driver::base_name(kr.signature);
+        kr.launches = e.configurations;
+        kr.incomplete = ledger_.incomplete(lk, pending);
+        kr.ctas_total = kr.ctas_analysed = k->ctas;
+        if (!e.configurations.empty()) {
+          kr.grid = e.configurations.front().grid;
+          kr.block = e.configurations.front().block;
+          kr.dynamic_smem = e.configurations.front().dynamic_smem;
+        }
+        for (const auto& s : kr.sites) ++sites_in[s.file];
+        r.kernels.push_back(std::move(kr));
+      }
+      // The file most of its accesses are in is the report's own (quoted from disk).
+      int main_file = 0;
+      std::uint64_t most = 0;
+      for (const auto& [f, n] : sites_in)
+        if (n > most) most = n, main_file = f;
+      r.main_file = main_file;
+      r.input =
+          main_file < static_cast<int>(r.files.size()) ? r.files[main_file] : options_.program;
+      if (!sm->has_line_info && said_no_lines_.insert(m).second)
+        std::fprintf(stderr,
+                     "bankcheck: a module of %s has no line information (build it with "
+                     "-lineinfo): its accesses are listed by SASS instruction\n",
+                     options_.program.c_str());
+      if (main_file < static_cast<int>(r.files.size())) {
+        std::ifstream src(r.files[main_file]);
+        for (std::string line; std::getline(src, line);) r.source_lines.push_back(line);
+      }
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+  // The process's part of the job (ProgramSide's snapshot).
+  bool snapshot(runtime::ProcessPart& part, runtime::SnapshotFrom from) {
+    std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+    if (from == runtime::SnapshotFrom::Outside) lock.lock();
+    if (from == runtime::SnapshotFrom::Ending && !lock.try_lock()) return false;
+    part.reports = reports(runtime::kPendingLaunch, nullptr);
+    part.failures = failures_;
+    part.launches = ledger_.launches();
+    part.analysed = ledger_.analysed();
+    return true;
+  }
+
+  // A forked child's tool starts its own ledger: the parent's launches are the parent's.
+  void forget_parent() {
+    ledger_.reset();
+    by_ledger_.clear();
+    kernels_.clear();
+    retired_.clear();
+    pending_.clear();
+    failures_.clear();
+  }
+
   void fail(const std::string& sentence) {
     if (root_) std::fprintf(stderr, "bankcheck: error: %s\n", sentence.c_str());
     failures_.push_back(sentence);
@@ -333,7 +388,7 @@ class Tool {
     struct Patch {
       Sanitizer_InstructionId id;
       const char* function;
-      bool required;  // the counted accesses; the rest only name what is not counted
+      bool required;  // the LSU's accesses; the rest (Hopper's) only where the driver has them
     };
     for (const Patch& p :
          {Patch{SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, "bankcheck_shared_access", true},
@@ -342,7 +397,13 @@ class Tool {
           Patch{SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "bankcheck_async_copy", true},
           Patch{SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, "bankcheck_wgmma", false},
           Patch{SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, "bankcheck_bulk_to_shared", false},
-          Patch{SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, "bankcheck_bulk_to_global", false}})
+          Patch{SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, "bankcheck_bulk_to_global", false},
+          Patch{SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_GLOBAL, "bankcheck_bulk_to_global",
+                false},
+          Patch{SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_SHARED, "bankcheck_bulk_to_cluster", false},
+          Patch{SANITIZER_INSTRUCTION_ASYNC_STORE, "bankcheck_async_store", false},
+          Patch{SANITIZER_INSTRUCTION_REMOTE_SHARED_MEMORY_ACCESS, "bankcheck_remote_shared",
+                false}})
       if (const SanitizerResult r = api_.patch_instructions(p.id, d.module, p.function);
           r != SANITIZER_SUCCESS && p.required) {
         fail(fmt::format("cannot patch a module's instructions with {}: {}", p.function, api_.why(r)));
@@ -360,7 +421,11 @@ class Tool {
     // stay for the report).
     for (auto it = kernels_.begin(); it != kernels_.end();) {
       if (it->second.module == mod->second) {
+        ledger_.retire(it->first);
         retired_.push_back(std::move(it->second));
+        by_ledger_[retired_.back().ledger] = &retired_.back();
+        for (auto& [h, p] : pending_)
+          if (p.kernel == &it->second) p.kernel = &retired_.back();
         it = kernels_.erase(it);
       } else {
         ++it;
@@ -410,21 +475,18 @@ class Tool {
     return true;
   }
 
-  bool selected(const std::string& mangled) const {
-    if (options_.kernels.empty()) return true;
-    for (const auto& w : options_.kernels)
-      if (driver::kernel_matches(mangled, w)) return true;
-    return false;
-  }
-
   void launch_begin(const Sanitizer_LaunchData& d) {
     const std::uint64_t smem = dynamic_smem_;
     dynamic_smem_ = 0;
     std::lock_guard<std::mutex> lock(mutex_);
-    const std::uint64_t number = launches_++;
-    if (!active_) return;
+    if (side_.forked_child()) forget_parent();
+    if (!active_) {
+      ledger_.launch_unknown();
+      return;
+    }
     const auto mod = module_index_.find(d.module);
     if (mod == module_index_.end() || !know_arch(d.device)) {
+      ledger_.launch_unknown();
       api_.set_launch_data(d.hLaunch, d.function, d.hStream, nullptr);
       return;
     }
@@ -433,39 +495,31 @@ class Tool {
     if (fresh) {
       k.module = mod->second;
       k.mangled = d.functionName ? d.functionName : "";
-      k.selected = selected(k.mangled);
+      k.ledger = ledger_.kernel(d.function, k.mangled, k.module);
+      by_ledger_[k.ledger] = &k;
       if (const sass::Module* sm = module_sass(k.module)) k.kernel = sm->find(k.mangled);
-      else if (k.selected)
-        fail(fmt::format("cannot read the cubin of {}: {}", driver::demangle(k.mangled),
-                         modules_[k.module].unreadable));
+      if (!k.kernel)
+        k.unusable = fmt::format(
+            "the cubin of {} could not be read{}", driver::demangle(k.mangled),
+            modules_[k.module].unreadable.empty() ? "" : ": " + modules_[k.module].unreadable);
+      if (!k.kernel && ledger_.selected(k.ledger)) fail(k.unusable);
     }
-    // Its configuration, as the emulator backend counts them.
-    const emu::Dim3 grid{d.gridDim_x, d.gridDim_y, d.gridDim_z};
-    const emu::Dim3 block{d.blockDim_x, d.blockDim_y, d.blockDim_z};
-    analysis::LaunchSummary* summary = nullptr;
-    for (auto& s : k.configurations)
-      if (s.grid == grid && s.block == block && s.dynamic_smem == smem) summary = &s;
-    if (!summary) {
-      k.configurations.emplace_back();
-      summary = &k.configurations.back();
-      summary->grid = grid;
-      summary->block = block;
-      summary->dynamic_smem = smem;
-    }
-    ++summary->launches;
-    const bool analyse = k.selected && k.kernel &&
-                         (options_.launches == 0 || summary->analysed < options_.launches);
-    if (!analyse || !prepare(k, d)) {
+    // Its configuration, as the emulator backend counts them; whether it is analysed.
+    const model::Dim3 grid{d.gridDim_x, d.gridDim_y, d.gridDim_z};
+    const model::Dim3 block{d.blockDim_x, d.blockDim_y, d.blockDim_z};
+    const runtime::LaunchLedger::Decision dec = ledger_.launch(k.ledger, {grid, block, smem});
+    if (dec.analyse) side_.began(dec.id, k.mangled);
+    if (!dec.analyse || !k.unusable.empty() || !prepare(k, d)) {
+      if (dec.analyse) {  // chosen, but it cannot be counted
+        ledger_.lost(dec.id, k.unusable);
+        side_.lost(dec.id, k.unusable);
+      }
       api_.set_launch_data(d.hLaunch, d.function, d.hStream, nullptr);
       return;
     }
-    ++summary->analysed;
-    summary->analysed_ids.push_back(number);
-    k.analysed = true;
-    k.first = std::min(k.first, number);
     k.ctas += grid.count();
     api_.set_launch_data(d.hLaunch, d.function, d.hStream, k.device);
-    pending_[d.hLaunch] = {&k, d.hStream};
+    pending_[d.hLaunch] = {&k, d.hStream, dec.id};
   }
 
   // The kernel's device memory (allocated on its first analysed launch) cleared and its
@@ -475,15 +529,17 @@ class Tool {
       std::uint64_t pc = 0, size = 0;
       if (const SanitizerResult r = api_.function_pc(d.module, k.mangled.c_str(), &pc, &size);
           r != SANITIZER_SUCCESS) {
-        fail(fmt::format("cannot find the code of {}: {}", driver::demangle(k.mangled), api_.why(r)));
-        k.selected = false;
+        k.unusable =
+            fmt::format("cannot find the code of {}: {}", driver::demangle(k.mangled), api_.why(r));
+        fail(k.unusable);
         return false;
       }
       std::size_t memory_instructions = 0;
       for (const auto& in : k.kernel->instructions) {
         const std::string_view m = in.mnemonic;
         memory_instructions += m.starts_with("LD") || m.starts_with("ST") ||
-                               m.starts_with("ATOM") || m.starts_with("RED");
+                               m.starts_with("ATOM") || m.starts_with("RED") ||
+                               m.ends_with("GMMA") || m.starts_with("UBLK");
       }
       const std::vector<unsigned char> forms = instruction_forms(*k.kernel);
       // Half full at most; called functions' instructions share the table.
@@ -491,9 +547,9 @@ class Tool {
       k.table_bytes = sizeof(PcCounter) * k.record.capacity;
       const std::size_t bytes = sizeof(LaunchRecord) + k.table_bytes + forms.size();
       if (const SanitizerResult r = api_.alloc(d.context, &k.device, bytes); r != SANITIZER_SUCCESS) {
-        fail(fmt::format("cannot allocate {} bytes of GPU memory for {}'s counters: {}", bytes,
-                         driver::demangle(k.mangled), api_.why(r)));
-        k.selected = false;
+        k.unusable = fmt::format("cannot allocate {} bytes of GPU memory for {}'s counters: {}",
+                                 bytes, driver::demangle(k.mangled), api_.why(r));
+        fail(k.unusable);
         k.device = nullptr;
         return false;
       }
@@ -536,10 +592,18 @@ class Tool {
                  k.table_bytes, p.stream);
     overflowed_ += back.overflowed;
     merge_counts(k.counts, launch);
+    ledger_.counted(p.id);
+    side_.counted(p.id);
   }
 
   Api api_;
+  std::string error_;  // a problem with the options, said once made
   runtime::RunOptions options_;
+  runtime::LaunchLedger ledger_;
+  runtime::ProgramSide side_;
+  std::map<runtime::LaunchLedger::Kernel, KernelState*> by_ledger_;
+  std::set<std::size_t> said_no_lines_;  // modules named for their missing line information
+  bool said_overflow_ = false;
   std::vector<std::string> failures_;
   std::string patches_;
   bool active_ = false;
@@ -553,7 +617,6 @@ class Tool {
   std::deque<KernelState> retired_;
   std::map<Sanitizer_LaunchHandle, Pending> pending_;
   std::vector<std::vector<unsigned char>> forms_;
-  std::uint64_t launches_ = 0;
   std::uint64_t overflowed_ = 0;
 };
 

@@ -39,12 +39,54 @@ std::string quote(const analysis::CheckReport& r, int file, int line, int col, c
 
 const char* tool_version() { return BANKCHECK_VERSION; }
 
+std::vector<std::string> incompleteness(const analysis::CheckReport& r) {
+  std::vector<std::string> out;
+  if (r.process) out = r.process->incomplete;
+  for (const auto& k : r.kernels) {
+    // One sentence per reason, its launches in order.
+    std::vector<std::pair<std::string, std::vector<std::uint64_t>>> by_reason;
+    for (const auto& l : k.incomplete) {
+      auto it = std::find_if(by_reason.begin(), by_reason.end(),
+                             [&](const auto& b) { return b.first == l.reason; });
+      if (it == by_reason.end()) it = by_reason.insert(by_reason.end(), {l.reason, {}});
+      it->second.push_back(l.id);
+    }
+    for (const auto& [reason, ids] : by_reason) {
+      std::string list;
+      const std::size_t shown = std::min<std::size_t>(ids.size(), 8);
+      for (std::size_t i = 0; i < shown; ++i)
+        list += fmt::format("{}{}", i == 0 ? "" : i + 1 == ids.size() ? " and " : ", ", ids[i]);
+      if (shown < ids.size()) list += fmt::format(", ... ({} in all)", ids.size());
+      out.push_back(fmt::format("kernel {}: launch{} {} {} not counted whole: {}", k.name,
+                                ids.size() == 1 ? "" : "es", list, ids.size() == 1 ? "is" : "are",
+                                reason));
+    }
+  }
+  return out;
+}
+
+std::string process_line(const analysis::ProcessInfo& p) {
+  std::string command;
+  for (const auto& a : p.command) command += (command.empty() ? "" : " ") + a;
+  std::string rank;
+  if (!p.rank.empty())
+    rank = fmt::format(" (rank {})", p.rank);
+  else if (!p.local_rank.empty())
+    rank = fmt::format(" (local rank {})", p.local_rank);
+  return fmt::format("process {}{}: {}{}", p.pid, rank, command.empty() ? "?" : command,
+                     p.ending.empty() ? "" : "; " + p.ending);
+}
+
 std::string render_check_text(const analysis::CheckReport& r, const TextOptions& options) {
   const Paint paint{options.color};
   std::vector<Suppression> sups;
   std::vector<SuppressionNote> sup_notes;
   const std::vector<Finding> all = findings(r, sups, sup_notes);
   std::string out;
+  // What the report leaves out comes first: its counts are not the whole run's.
+  for (const std::string& s : incompleteness(r))
+    out += fmt::format("{} {} incomplete: {}\n", paint.locus(r.input + ":"),
+                       paint.severity(Severity::Warning), s);
   for (size_t ki = 0; ki < r.kernels.size(); ++ki) {
     const auto& k = r.kernels[ki];
     for (const Finding& f : all) {
@@ -199,6 +241,21 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
   j["arch"] = r.arch->name;
   j["level"] = analysis::count_level_name(r.level);
   if (!r.level_reason.empty()) j["level_reason"] = r.level_reason;
+  if (r.process) {  // bankcheck run: the process, and whether the report is all of its work
+    const analysis::ProcessInfo& p = *r.process;
+    json pj = {{"pid", p.pid},
+               {"ppid", p.ppid},
+               {"command", p.command},
+               {"root", p.root},
+               {"ending", p.ending}};
+    if (!p.rank.empty()) pj["rank"] = p.rank, pj["rank_variable"] = p.rank_variable;
+    if (!p.local_rank.empty()) pj["local_rank"] = p.local_rank;
+    if (p.exit_code >= 0) pj["exit_code"] = p.exit_code;
+    if (p.signal) pj["signal"] = p.signal;
+    j["process"] = pj;
+    j["complete"] = analysis::complete(r);
+    j["incomplete"] = incompleteness(r);
+  }
   std::vector<Suppression> sups;
   std::vector<SuppressionNote> sup_notes;
   const std::vector<Finding> all = findings(r, sups, sup_notes);
@@ -230,6 +287,13 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
                             {"skipped", l.skipped},
                             {"analysed_ids", l.analysed_ids}});
       kj["launches"] = launches;
+    }
+    if (!k.launches.empty() || !k.incomplete.empty()) {  // bankcheck run: counted whole or not
+      json incomplete = json::array();
+      for (const auto& l : k.incomplete)
+        incomplete.push_back({{"launch", l.id}, {"reason", l.reason}});
+      kj["complete"] = k.incomplete.empty();
+      kj["incomplete"] = incomplete;
     }
     if (!k.analyses.empty()) {  // registered analyses without a view of their own
       json analyses = json::object();

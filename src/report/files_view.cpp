@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "bankcheck/report/findings.hpp"
@@ -54,15 +55,22 @@ std::string render_files_text(const std::vector<FileResult>& files, const TextOp
 
 json files_to_json(const std::vector<FileResult>& files) {
   json list = json::array();
+  bool run = false, complete = true;  // bankcheck run: every file's report counted whole
   for (const FileResult& f : files) {
     if (f.report)
       list.push_back(check_to_json(*f.report));
     else
       list.push_back({{"input", f.input}, {"error", f.error}});
+    if (f.report && f.report->process) {
+      run = true;
+      complete = complete && analysis::complete(*f.report);
+    }
   }
-  return {{"schema_version", kCheckJsonSchemaVersion},
-          {"tool", {{"name", "bankcheck"}, {"version", tool_version()}}},
-          {"files", list}};
+  json j = {{"schema_version", kCheckJsonSchemaVersion},
+            {"tool", {{"name", "bankcheck"}, {"version", tool_version()}}},
+            {"files", list}};
+  if (run) j["complete"] = complete;
+  return j;
 }
 
 json files_to_sarif(const std::vector<FileResult>& files, const SarifOptions& options) {
@@ -104,9 +112,31 @@ json files_to_sarif(const std::vector<FileResult>& files, const SarifOptions& op
   }
   run["artifacts"] = artifacts;
   run["results"] = results;
-  json invocation = {{"executionSuccessful", notifications.empty()}};
-  if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
-  run["invocations"] = json::array({invocation});
+  // bankcheck run: an invocation per process of the job, with what its reports leave out.
+  json invocations = json::array();
+  std::vector<std::int64_t> pids;
+  for (const FileResult& f : files) {
+    if (!f.report || !f.report->process) continue;
+    const std::int64_t pid = f.report->process->pid;
+    const auto at = std::find(pids.begin(), pids.end(), pid);
+    if (at == pids.end()) {
+      pids.push_back(pid);
+      invocations.push_back(sarif_invocation(*f.report));
+    } else {
+      json& inv = invocations[static_cast<std::size_t>(at - pids.begin())];
+      for (json& n : sarif_incompleteness(*f.report)) {
+        auto& list = inv["toolExecutionNotifications"];
+        if (std::find(list.begin(), list.end(), n) == list.end()) list.push_back(std::move(n));
+      }
+    }
+  }
+  if (invocations.empty()) invocations.push_back({{"executionSuccessful", true}});
+  if (!notifications.empty()) {
+    json& first = invocations[0];
+    first["executionSuccessful"] = false;
+    for (json& n : notifications) first["toolExecutionNotifications"].push_back(std::move(n));
+  }
+  run["invocations"] = invocations;
   json props = {{"inputs", inputs}};
   if (archs.size() == 1)
     props["arch"] = archs[0];

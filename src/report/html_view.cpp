@@ -36,6 +36,7 @@ table.summary td, table.summary th { border: 1px solid #ddd; }
 .sev.suppressed { background: #9e9e9e; }
 table.src tr.error { background: #f6c9c5; } table.src tr.warning { background: #fbe8b8; }
 table.src tr.note { background: #e6ecef; }
+.incomplete { color: #8a5a00; }
 ol.findings li { margin: 0.3em 0; }
 table.src { font: 12px/1.35 ui-monospace, monospace; width: 100%; }
 table.src td { padding: 0 6px; vertical-align: top; }
@@ -134,6 +135,15 @@ std::string render_check_html(const analysis::CheckReport& r) {
   o += fmt::format(
       "<p class=\"meta\">architecture {} &middot; bankcheck {} &middot; {} finding{}</p>\n",
       E(r.arch->name), tool_version(), all.size(), all.size() == 1 ? "" : "s");
+
+  if (r.process) o += fmt::format("<p class=\"meta\">{}</p>\n", E(process_line(*r.process)));
+  // What the report leaves out, before any count.
+  if (const std::vector<std::string> missing = incompleteness(r); !missing.empty()) {
+    o += "<h2 id=\"incomplete\">Incomplete</h2>\n<p class=\"incomplete\">The counts below are not "
+         "the whole run's:</p>\n<ul class=\"incomplete\">\n";
+    for (const std::string& m : missing) o += fmt::format("<li>{}</li>\n", E(m));
+    o += "</ul>\n";
+  }
 
   // Kernel summary.
   o +=

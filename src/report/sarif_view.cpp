@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -302,8 +303,39 @@ json uri_base_ids(const SarifOptions& options) {
             {"description", {{"text", "The root of the checked sources."}}}}}};
 }
 
-nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<SarifFix>* fixes,
-                              const SarifOptions& options) {
+nlohmann::json sarif_incompleteness(const analysis::CheckReport& r) {
+  json list = json::array();
+  for (const std::string& s : incompleteness(r))
+    list.push_back({{"level", "warning"}, {"message", {{"text", "incomplete: " + s}}}});
+  return list;
+}
+
+json sarif_invocation(const analysis::CheckReport& r) {
+  json inv = {{"executionSuccessful", true}};
+  if (!r.process) return inv;
+  const analysis::ProcessInfo& p = *r.process;
+  std::string command;
+  for (const auto& a : p.command) command += (command.empty() ? "" : " ") + a;
+  inv["processId"] = p.pid;
+  inv["commandLine"] = command;
+  inv["arguments"] = p.command;
+  if (p.exit_code >= 0) inv["exitCode"] = p.exit_code;
+  if (p.signal) {
+    inv["exitSignalNumber"] = p.signal;
+    if (const char* name = sigabbrev_np(p.signal))
+      inv["exitSignalName"] = std::string("SIG") + name;
+  }
+  json notes = sarif_incompleteness(r);
+  if (!notes.empty()) inv["toolExecutionNotifications"] = notes;
+  json props = {{"root", p.root}};
+  if (!p.rank.empty()) props["rank"] = p.rank;
+  if (!p.local_rank.empty()) props["localRank"] = p.local_rank;
+  inv["properties"] = props;
+  return inv;
+}
+
+json check_to_sarif(const analysis::CheckReport& r, const std::vector<SarifFix>* fixes,
+                    const SarifOptions& options) {
   Artifacts artifacts{options, {}};
   std::vector<Suppression> sups;
   std::vector<SuppressionNote> sup_notes;
@@ -409,7 +441,7 @@ nlohmann::json check_to_sarif(const analysis::CheckReport& r, const std::vector<
                   {"version", tool_version()},
                   {"semanticVersion", tool_version()},
                   {"rules", rules}}}}},
-              {"invocations", json::array({{{"executionSuccessful", true}}})},
+              {"invocations", json::array({sarif_invocation(r)})},
               {"artifacts", arts},
               {"results", results},
               {"properties", {{"input", r.input}, {"arch", r.arch->name}}}};

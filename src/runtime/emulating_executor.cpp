@@ -1,6 +1,7 @@
 // The executor of `bankcheck run` on the CPU (emulating_executor.hpp): registrations kept,
-// memory announced to the emulator, each launch executed (and analysed as the options say),
-// one report at exit.
+// memory announced to the emulator, each launch executed (and analysed as the launch ledger
+// decides), the process's part of the job written as it goes (or, without a job, one report
+// at exit).
 #include "emulating_executor.hpp"
 
 #include <fmt/format.h>
@@ -12,13 +13,17 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "bankcheck/analysis/check.hpp"
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
+#include "bankcheck/runtime/launch_ledger.hpp"
+#include "bankcheck/runtime/nvtx_ranges.hpp"
+#include "bankcheck/runtime/program_side.hpp"
+#include "bankcheck/runtime/run_options.hpp"
 #include "fault_report.hpp"
 #include "run_modules.hpp"
-#include "bankcheck/runtime/run_options.hpp"
 #include "run_progress.hpp"
 #include "run_report.hpp"
 
@@ -29,24 +34,36 @@ void say(const std::string& sentence) {
   std::fprintf(stderr, "bankcheck: %s\n", sentence.c_str());
 }
 
-// One kernel over the program's launches.
+// One kernel over the program's launches (the ledger keeps its launches and selection).
 struct KernelState {
   RunUnit* unit = nullptr;
   const ptx::Kernel* kernel = nullptr;
   std::unique_ptr<driver::KernelAnalysis> analysis;
-  bool selected = true;     // --kernel names it (or no --kernel)
-  bool analysed = false;    // some launch was analysed
-  std::uint64_t first = 0;  // its first launch's number, for the report's order
-  std::vector<analysis::LaunchSummary> configurations;
+  LaunchLedger::Kernel ledger = 0;
 };
+
+// The ledger of the options' selection; a selection that does not parse (bankcheck run checked
+// it) is said, and the default taken.
+LaunchLedger make_ledger(const LaunchSelection& s, std::string& error) {
+  try {
+    return LaunchLedger(s);
+  } catch (const std::invalid_argument& e) {
+    if (error.empty()) error = std::string("--kernel: ") + e.what();
+    return LaunchLedger(LaunchSelection{});
+  }
+}
 
 class EmulatingExecutor final : public Executor {
  public:
-  explicit EmulatingExecutor(const ExecutorConfig& config) : device_(config.device) {
+  explicit EmulatingExecutor(const ExecutorConfig& config)
+      : device_(config.device),
+        options_(run_options_from_environment(error_)),
+        ledger_(make_ledger(options_.selection, error_)),
+        side_(options_, "emulator",
+              [this](ProcessPart& part, SnapshotFrom from) { return snapshot(part, from); }) {
     memory_.writes_reported = config.reports_writes;
-    std::string error;
-    options_ = run_options_from_environment(error);
-    if (!error.empty()) failure(error);
+    if (!error_.empty()) failure(error_);
+    if (const std::string why = connect_nvtx(options_.selection); !why.empty()) failure(why);
     arch_ = device_.board.arch;
     modules_ = std::make_unique<RunModules>(options_, arch_, static_cast<std::uint32_t>(device_.sm.cc),
                                             memory_);
@@ -122,35 +139,33 @@ class EmulatingExecutor final : public Executor {
     progress_->stop();
     // What the program printed so far comes first, as it would have on a terminal.
     std::fflush(stdout);
-    // One report per translation unit with an analysed kernel, in the order of their first
-    // launches; each unit's kernels in the order of theirs.
-    std::map<RunUnit*, ModuleReport> by_unit;
-    for (auto& [kernel, ks] : kernels_) {
-      if (!ks.analysed) continue;
-      ModuleReport& mr = by_unit[ks.unit];
-      mr.unit = ks.unit;
-      mr.first = mr.kernels.empty() ? ks.first : std::min(mr.first, ks.first);
-      analysis::KernelReport k = ks.analysis->report();
-      k.launches = ks.configurations;
-      mr.kernels.emplace_back(ks.first, std::move(k));
+    if (side_.in_job()) {
+      side_.exited();  // bankcheck writes the report from the job
+      return;
     }
-    for (const auto& [key, refused] : refused_) {
-      ModuleReport& mr = by_unit[key.first];
-      if (!mr.unit) {
-        mr.unit = key.first;
-        mr.first = ~0ull;
-      }
-      mr.refused.push_back(refused);
+    std::lock_guard<std::mutex> lock(state_);
+    std::vector<analysis::CheckReport> r = reports(kNotReadBack);
+    // What the program asked for that was not run is said where a job's report would say it.
+    if (!not_run_.empty()) {
+      analysis::ProcessInfo p = this_process();
+      p.root = true;
+      p.ending = "exited";
+      p.incomplete = not_run_;
+      if (r.empty())
+        r.emplace_back().input = options_.program.empty() ? "the program" : options_.program;
+      for (auto& one : r) one.process = p;
     }
-    std::vector<ModuleReport> reports;
-    for (auto& [unit, mr] : by_unit) {
-      std::stable_sort(mr.kernels.begin(), mr.kernels.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      reports.push_back(std::move(mr));
-    }
-    std::stable_sort(reports.begin(), reports.end(),
-                     [](const ModuleReport& a, const ModuleReport& b) { return a.first < b.first; });
-    write_run_report(reports, options_, *find_arch_or_default(arch_), failures_);
+    write_run_reports(r, options_);
+  }
+
+  void not_run(std::string_view function) override {
+    std::lock_guard<std::mutex> lock(state_);
+    const std::string sentence = fmt::format(
+        "the program called {}, which bankcheck's CUDA runtime does not implement: the kernels "
+        "it would have run were not run, and are not in the report",
+        function);
+    if (std::find(not_run_.begin(), not_run_.end(), sentence) == not_run_.end())
+      not_run_.push_back(sentence);
   }
 
  private:
@@ -172,15 +187,62 @@ class EmulatingExecutor final : public Executor {
     const model::Arch* a = model::find_arch(arch);
     return a ? a : &model::kDefaultArch;
   }
-  bool selected(const ptx::Kernel& k) const {
-    if (options_.kernels.empty()) return true;
-    for (const auto& name : options_.kernels)
-      if (driver::kernel_matches(k.name, name)) return true;
-    return false;
+  // The reports so far, one per translation unit with an analysed (or refused) kernel, in the
+  // order of their first analysed launches; analysed launches not counted whole are each
+  // kernel's `incomplete` (those pending with `pending`). The caller holds state_.
+  std::vector<analysis::CheckReport> reports(const std::string& pending) {
+    std::vector<ModuleReport> modules;
+    std::map<RunUnit*, std::size_t> index;
+    for (const auto& group : ledger_.report_order())
+      for (const LaunchLedger::Kernel lk : group) {
+        KernelState* ks = by_ledger_.at(lk);
+        const auto [it, fresh] = index.emplace(ks->unit, modules.size());
+        if (fresh) modules.push_back({ks->unit, 0, {}, {}});
+        const LaunchLedger::Entry e = ledger_.entry(lk);
+        analysis::KernelReport k = ks->analysis->report();
+        k.launches = e.configurations;
+        k.incomplete = ledger_.incomplete(lk, pending);
+        modules[it->second].kernels.emplace_back(e.first_analysed, std::move(k));
+      }
+    for (const auto& [key, refused] : refused_) {
+      const auto [it, fresh] = index.emplace(key.first, modules.size());
+      if (fresh) modules.push_back({key.first, ~0ull, {}, {}});
+      modules[it->second].refused.push_back(refused);
+    }
+    return module_reports(modules, options_, *find_arch_or_default(arch_));
+  }
+
+  // The process's part of the job (ProgramSide's snapshot).
+  bool snapshot(ProcessPart& part, SnapshotFrom from) {
+    std::unique_lock<std::mutex> lock(state_, std::defer_lock);
+    if (from == SnapshotFrom::Outside) lock.lock();
+    if (from == SnapshotFrom::Ending && !lock.try_lock()) return false;
+    part.reports = reports(kPendingLaunch);
+    part.failures = failures_;
+    part.not_run = not_run_;
+    part.launches = ledger_.launches();
+    part.analysed = ledger_.analysed();
+    return true;
+  }
+
+  // A forked child's executor starts its own ledger: the parent's launches are the parent's.
+  void forget_parent() {
+    ledger_.reset();
+    kernels_.clear();
+    by_ledger_.clear();
+    refused_.clear();
+    failures_.clear();
+    not_run_.clear();
   }
 
   DeviceProfile device_;
+  std::string error_;  // a problem with the options, said once made
   RunOptions options_;
+  LaunchLedger ledger_;
+  // The executor's state for snapshots taken outside a launch (exit, a fatal signal): launch()
+  // holds it throughout.
+  std::mutex state_;
+  ProgramSide side_;
   std::string arch_;
   emu::GlobalMemory memory_;
   std::unique_ptr<RunModules> modules_;
@@ -188,10 +250,12 @@ class EmulatingExecutor final : public Executor {
   std::map<const void*, Function> functions_;
   std::map<const void*, Variable> variables_;
   std::map<const ptx::Kernel*, KernelState> kernels_;
+  std::map<LaunchLedger::Kernel, KernelState*> by_ledger_;
+  std::set<RunUnit*> said_no_lines_;  // units named for their missing line information
+  std::vector<std::string> not_run_;  // what the program asked for that was not run
   // Kernels the emulator refused that the program launched: (unit, kernel), the sentence.
   std::map<std::pair<RunUnit*, std::string>, analysis::UnsupportedKernelReport> refused_;
   std::vector<std::string> failures_;  // bankcheck's own errors during the run
-  std::uint64_t launches_ = 0;         // the program's launches so far
 };
 
 // The bytes of the kernel's parameters, from the program's argument array.
@@ -257,15 +321,19 @@ void describe_arguments(const driver::Loaded& l, const ptx::Kernel& k,
 }
 
 LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
-  const std::uint64_t number = launches_++;
+  std::lock_guard<std::mutex> lock(state_);
+  if (side_.forked_child()) forget_parent();
   const auto fn = functions_.find(r.function);
-  if (fn == functions_.end())
+  if (fn == functions_.end()) {
+    ledger_.launch_unknown();
     return {LaunchStatus::NotSupported, FaultKind::IllegalAddress,
             "the program launched a function it never registered"};
+  }
   std::string why;
   const Found f = modules_->kernel(fn->second.module, fn->second.name, why);
   const std::string shown = driver::base_name(driver::demangle(fn->second.name));
   if (f.unsupported) {
+    ledger_.launch_unknown();
     const ptx::UnsupportedKernel& u = *f.unsupported;
     const auto& files = f.unit->loaded->program.files;
     const auto path = [&](int file) {
@@ -284,6 +352,7 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
     return {LaunchStatus::NotSupported, FaultKind::IllegalAddress, sentence};
   }
   if (!f.kernel) {
+    ledger_.launch_unknown();
     const std::string sentence =
         fmt::format("kernel {} cannot be emulated: {}", shown,
                     why.empty() ? "its module does not define it" : why);
@@ -296,24 +365,24 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
   if (!ks.analysis) {
     ks.unit = f.unit;
     ks.kernel = &k;
-    ks.first = number;
-    ks.selected = selected(k);
+    ks.ledger = ledger_.kernel(&k, k.name, reinterpret_cast<std::uintptr_t>(f.unit));
+    by_ledger_[ks.ledger] = &ks;
     ks.analysis = std::make_unique<driver::KernelAnalysis>(
         l, k, *find_arch_or_default(arch_), f.unit->options);
   }
-  // Its configuration, and whether this launch is analysed, executed only, or skipped.
-  std::size_t c = 0;
-  while (c < ks.configurations.size() &&
-         !(ks.configurations[c].grid == r.grid && ks.configurations[c].block == r.block &&
-           ks.configurations[c].dynamic_smem == r.dynamic_shared_bytes))
-    ++c;
-  if (c == ks.configurations.size())
-    ks.configurations.push_back({r.grid, r.block, r.dynamic_shared_bytes, 0, 0, 0, {}});
-  analysis::LaunchSummary& summary = ks.configurations[c];
-  ++summary.launches;
+  // Whether this launch is analysed, executed only, or skipped.
+  const LaunchLedger::Decision d =
+      ledger_.launch(ks.ledger, {r.grid, r.block, r.dynamic_shared_bytes});
   std::vector<std::uint8_t> params = parameter_bytes(k, r.args);
-  const bool analyse =
-      ks.selected && (options_.launches == 0 || summary.analysed < options_.launches);
+  if (d.analyse) {
+    side_.began(d.id, k.name);
+    // Without -lineinfo the PTX has no .loc: sites can be placed by PTX line only.
+    if (l.program.files.empty() && said_no_lines_.insert(f.unit).second)
+      say(
+          fmt::format("{} has no line information: build it with -lineinfo to see its source "
+                      "lines (the report places each access at line 0)",
+                      l.input));
+  }
   driver::KernelLaunch kl;
   kl.kernel = &k;
   kl.launch.grid = r.grid;
@@ -322,28 +391,39 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
   kl.launch.budget = f.unit->options.budget;
   kl.blocks = "all";
   kl.memory = &memory_;
-  kl.where = fmt::format("launch {}", number);
+  kl.where = fmt::format("launch {}", d.id);
   describe_arguments(l, k, params, memory_, kl);
   kl.launch.params = std::move(params);
-  f.unit->options.progress = progress_->start(shown, number, r.grid.count(), analyse);
+  f.unit->options.progress = progress_->start(shown, d.id, r.grid.count(), d.analyse);
+  // An analysed launch that does not finish is lost: its counts are partial.
+  auto lose = [&](const std::string& reason) {
+    if (!d.analyse) return;
+    ledger_.lost(d.id, reason);
+    side_.lost(d.id, reason);
+  };
   try {
-    if (!ks.analysis->run(kl, analyse)) ++summary.skipped;  // its results were in memory
+    // Not run when its results are provably in memory already (driver/repeats.hpp).
+    if (!ks.analysis->run(kl, d.analyse)) ledger_.skipped(ks.ledger, d.config);
   } catch (const driver::EmulationError& e) {
     progress_->stop();
     const LaunchResult result = fault_result(e, k, l, r, memory_, shown);
     if (result.status != LaunchStatus::Fault) failures_.push_back(result.message);
+    lose(result.status == LaunchStatus::Fault
+             ? fmt::format("the kernel faulted ({}): the GPU would have ended it there",
+                           result.message.substr(0, result.message.find('\n')))
+             : "it could not be emulated");
     return result;
   } catch (const std::exception& e) {
     progress_->stop();
     const std::string sentence = fmt::format("kernel {} was not run: {}", shown, e.what());
     failures_.push_back(sentence);
+    lose("it could not be emulated");
     return {LaunchStatus::NotSupported, FaultKind::IllegalAddress, sentence};
   }
   progress_->stop();
-  if (analyse) {
-    ++summary.analysed;
-    summary.analysed_ids.push_back(number);
-    ks.analysed = true;
+  if (d.analyse) {
+    ledger_.counted(d.id);
+    side_.counted(d.id);
   }
   return {};
 }

@@ -1,8 +1,13 @@
-// The options of `bankcheck run` through the environment (run_options.hpp).
+// The options of `bankcheck run` in the job's options file (run_options.hpp): one table of
+// fields (each_field), read and written by the same two visitors.
 #include "bankcheck/runtime/run_options.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
-#include <sstream>
+#include <fstream>
+#include <optional>
 #include <stdexcept>
 
 #include "bankcheck/report/views.hpp"
@@ -10,130 +15,187 @@
 namespace bankcheck::runtime {
 namespace {
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
+using nlohmann::json;
+
+struct Choices {
+  std::vector<std::string_view> names;  // empty: any value
+};
+const Choices kAny{};
+const Choices kColors{{"auto", "always", "never"}};
+
+// The protocol's table: every option, its name in the file and its type (the visitor's
+// overload). Formats are the views table's names, checked where read.
+template <class Options, class Visit>
+void each_field(Options& o, Visit&& v) {
+  v("format", o.format, kAny);
+  v("output", o.output, kAny);
+  v("color", o.color, kColors);
+  v("columns", o.columns);
+  v("quiet", o.quiet);
+  v("kernels", o.selection.kernels);
+  v("kernel_name_base", o.selection.name_base);
+  v("filter_mode", o.selection.mode);
+  v("launch_skip", o.selection.skip);
+  v("launch_count", o.selection.count);
+  v("launches", o.selection.launches);
+  v("nvtx_include", o.selection.nvtx_include);
+  v("nvtx_exclude", o.selection.nvtx_exclude);
+  v("skip_repeats", o.skip_repeats);
+  v("fast_tier", o.fast_tier);
+  v("fail_on", o.fail_on);
+  v("baseline", o.baseline, kAny);
+  v("threads", o.threads);
+  v("progress", o.progress);
+  v("sass", o.sass);
+  v("stop_on_fault", o.stop_on_fault);
+  v("nvcc", o.nvcc, kAny);
+  v("program", o.program, kAny);
 }
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back(line);
-  return out;
-}
+struct Writer {
+  json& j;
+  void operator()(const char* name, const std::string& s, const Choices&) { j[name] = s; }
+  void operator()(const char* name, const std::vector<std::string>& v) { j[name] = v; }
+  void operator()(const char* name, bool b) { j[name] = b; }
+  void operator()(const char* name, int n) { j[name] = n; }
+  void operator()(const char* name, unsigned n) { j[name] = n; }
+  void operator()(const char* name, std::uint64_t n) { j[name] = n; }
+  void operator()(const char* name, const std::optional<std::uint64_t>& n) {
+    j[name] = n ? json(*n) : json(nullptr);
+  }
+  void operator()(const char* name, FilterMode m) { j[name] = filter_mode_name(m); }
+  void operator()(const char* name, KernelNameBase b) { j[name] = kernel_name_base_name(b); }
+};
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += x + "\n";
-  return s;
-}
+struct Reader {
+  const json& j;
+  std::string& error;
+  const json* get(const char* name) {
+    const auto it = j.find(name);
+    return it == j.end() ? nullptr : &*it;
+  }
+  void bad(const char* name, const json& value, const char* want) {
+    if (error.empty())
+      error = std::string("the option '") + name + "' is " + value.dump() + ", not " + want;
+  }
+  void operator()(const char* name, std::string& s, const Choices& c) {
+    const json* v = get(name);
+    if (!v) return;
+    if (!v->is_string()) return bad(name, *v, "a string");
+    const std::string t = v->get<std::string>();
+    if (!c.names.empty() && std::find(c.names.begin(), c.names.end(), t) == c.names.end())
+      return bad(name, *v, "one of the values it takes");
+    s = t;
+  }
+  void operator()(const char* name, std::vector<std::string>& out) {
+    const json* v = get(name);
+    if (!v) return;
+    std::vector<std::string> got;
+    if (!v->is_array()) return bad(name, *v, "a list of strings");
+    for (const json& e : *v) {
+      if (!e.is_string()) return bad(name, *v, "a list of strings");
+      got.push_back(e.get<std::string>());
+    }
+    out = std::move(got);
+  }
+  void operator()(const char* name, bool& b) {
+    const json* v = get(name);
+    if (!v) return;
+    if (!v->is_boolean()) return bad(name, *v, "true or false");
+    b = v->get<bool>();
+  }
+  template <class N>
+  bool count(const char* name, const json& v, N& n, std::uint64_t most) {
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() > most) {
+      bad(name, v, "a count");
+      return false;
+    }
+    n = static_cast<N>(v.get<std::uint64_t>());
+    return true;
+  }
+  void operator()(const char* name, int& n) {
+    if (const json* v = get(name)) count(name, *v, n, 100000);
+  }
+  void operator()(const char* name, unsigned& n) {
+    if (const json* v = get(name)) count(name, *v, n, 4096);
+  }
+  void operator()(const char* name, std::uint64_t& n) {
+    if (const json* v = get(name)) count(name, *v, n, ~0ull);
+  }
+  void operator()(const char* name, std::optional<std::uint64_t>& n) {
+    const json* v = get(name);
+    if (!v) return;
+    if (v->is_null()) {
+      n.reset();
+      return;
+    }
+    std::uint64_t x = 0;
+    if (count(name, *v, x, ~0ull)) n = x;
+  }
+  void operator()(const char* name, FilterMode& m) {
+    const json* v = get(name);
+    if (!v) return;
+    const auto p = v->is_string() ? parse_filter_mode(v->get<std::string>()) : std::nullopt;
+    if (!p) return bad(name, *v, "per-launch-config or global");
+    m = *p;
+  }
+  void operator()(const char* name, KernelNameBase& b) {
+    const json* v = get(name);
+    if (!v) return;
+    const auto p = v->is_string() ? parse_kernel_name_base(v->get<std::string>()) : std::nullopt;
+    if (!p) return bad(name, *v, "function, demangled or mangled");
+    b = *p;
+  }
+};
 
 }  // namespace
 
-std::map<std::string, std::string> run_environment(const RunOptions& o) {
-  return {
-      {"BANKCHECK_RUN_FORMAT", o.format},
-      {"BANKCHECK_RUN_OUTPUT", o.output},
-      {"BANKCHECK_RUN_COLOR", o.color},
-      {"BANKCHECK_RUN_COLUMNS", std::to_string(o.columns)},
-      {"BANKCHECK_RUN_QUIET", o.quiet ? "1" : "0"},
-      {"BANKCHECK_RUN_KERNELS", joined(o.kernels)},
-      {"BANKCHECK_RUN_LAUNCHES", o.launches == 0 ? "all" : std::to_string(o.launches)},
-      {"BANKCHECK_RUN_REPEATS", o.skip_repeats ? "skip" : "execute"},
-      {"BANKCHECK_RUN_TIER", o.fast_tier ? "fast" : "today"},
-      {"BANKCHECK_RUN_FAIL_ON", joined(o.fail_on)},
-      {"BANKCHECK_RUN_BASELINE", o.baseline},
-      {"BANKCHECK_RUN_STATUS", o.status},
-      {"BANKCHECK_RUN_THREADS", std::to_string(o.threads)},
-      {"BANKCHECK_RUN_PROGRESS", o.progress ? "1" : "0"},
-      {"BANKCHECK_RUN_LEVEL", o.sass ? "sass" : "ptx"},
-      {"BANKCHECK_RUN_STOP_ON_FAULT", o.stop_on_fault ? "1" : "0"},
-      {"BANKCHECK_RUN_NVCC", o.nvcc},
-      {"BANKCHECK_RUN_PROGRAM", o.program},
-  };
+json run_options_to_json(const RunOptions& o) {
+  json j = json::object();
+  each_field(o, Writer{j});
+  return j;
+}
+
+RunOptions run_options_from_json(const json& j, std::string& error) {
+  RunOptions o;
+  if (!j.is_object()) {
+    error = "the options are not a JSON object";
+    return o;
+  }
+  each_field(o, Reader{j, error});
+  try {
+    report::parse_format(o.format, report::ReportKind::Check);
+  } catch (const std::invalid_argument& e) {
+    if (error.empty()) error = std::string("the option 'format': ") + e.what();
+    o.format = "text";
+  }
+  return o;
+}
+
+void write_run_options(const std::string& job, const RunOptions& o) {
+  const std::string path = job + "/" + kOptionsFile;
+  std::ofstream f(path, std::ios::trunc);
+  f << run_options_to_json(o).dump(1) << "\n";
+  f.close();
+  if (!f) throw std::runtime_error("cannot write " + path);
 }
 
 RunOptions run_options_from_environment(std::string& error) {
-  RunOptions o;
-  auto bad = [&](const char* name, const std::string& value) {
-    if (error.empty()) error = std::string(name) + "='" + value + "' is not a value it takes";
-  };
-  if (const std::string f = env("BANKCHECK_RUN_FORMAT"); !f.empty()) {
-    try {
-      report::parse_format(f, report::ReportKind::Check);
-      o.format = f;
-    } catch (const std::invalid_argument&) {
-      bad("BANKCHECK_RUN_FORMAT", f);
-    }
+  const char* job = std::getenv(kJobVariable);
+  if (!job || !*job) return {};
+  const std::string path = std::string(job) + "/" + kOptionsFile;
+  std::ifstream f(path);
+  json j;
+  try {
+    j = json::parse(f);
+  } catch (const json::exception&) {
+    error = "cannot read " + path + " (bankcheck run's options for this program)";
+    return {};
   }
-  o.output = env("BANKCHECK_RUN_OUTPUT");
-  if (const std::string c = env("BANKCHECK_RUN_COLOR"); !c.empty()) {
-    if (c == "auto" || c == "always" || c == "never")
-      o.color = c;
-    else
-      bad("BANKCHECK_RUN_COLOR", c);
-  }
-  if (const std::string n = env("BANKCHECK_RUN_COLUMNS"); !n.empty()) {
-    char* end = nullptr;
-    const long v = std::strtol(n.c_str(), &end, 10);
-    if (end && *end == 0 && v >= 0 && v < 100000)
-      o.columns = static_cast<int>(v);
-    else
-      bad("BANKCHECK_RUN_COLUMNS", n);
-  }
-  if (const std::string q = env("BANKCHECK_RUN_QUIET"); !q.empty()) {
-    if (q == "0" || q == "1")
-      o.quiet = q == "1";
-    else
-      bad("BANKCHECK_RUN_QUIET", q);
-  }
-  o.kernels = lines(env("BANKCHECK_RUN_KERNELS"));
-  if (const std::string n = env("BANKCHECK_RUN_LAUNCHES"); !n.empty()) {
-    if (n == "all") {
-      o.launches = 0;
-    } else {
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(n.c_str(), &end, 10);
-      if (end && *end == 0 && v > 0 && n[0] != '-')
-        o.launches = v;
-      else
-        bad("BANKCHECK_RUN_LAUNCHES", n);
-    }
-  }
-  if (const std::string r = env("BANKCHECK_RUN_REPEATS"); !r.empty()) {
-    if (r == "skip" || r == "execute")
-      o.skip_repeats = r == "skip";
-    else
-      bad("BANKCHECK_RUN_REPEATS", r);
-  }
-  if (const std::string t = env("BANKCHECK_RUN_TIER"); !t.empty()) {
-    if (t == "fast" || t == "today")
-      o.fast_tier = t == "fast";
-    else
-      bad("BANKCHECK_RUN_TIER", t);
-  }
-  o.fail_on = lines(env("BANKCHECK_RUN_FAIL_ON"));
-  o.baseline = env("BANKCHECK_RUN_BASELINE");
-  o.status = env("BANKCHECK_RUN_STATUS");
-  if (const std::string t = env("BANKCHECK_RUN_THREADS"); !t.empty()) {
-    char* end = nullptr;
-    const unsigned long v = std::strtoul(t.c_str(), &end, 10);
-    if (end && *end == 0 && v <= 4096 && t[0] != '-')
-      o.threads = static_cast<unsigned>(v);
-    else
-      bad("BANKCHECK_RUN_THREADS", t);
-  }
-  o.progress = env("BANKCHECK_RUN_PROGRESS") != "0";
-  o.stop_on_fault = env("BANKCHECK_RUN_STOP_ON_FAULT") == "1";
-  if (const std::string l = env("BANKCHECK_RUN_LEVEL"); !l.empty()) {
-    if (l == "sass" || l == "ptx")
-      o.sass = l == "sass";
-    else
-      bad("BANKCHECK_RUN_LEVEL", l);
-  }
-  o.nvcc = env("BANKCHECK_RUN_NVCC");
-  o.program = env("BANKCHECK_RUN_PROGRAM");
+  RunOptions o = run_options_from_json(j, error);
+  o.job = job;
+  const char* root = std::getenv(kRootVariable);
+  o.root = root && std::strtoll(root, nullptr, 10) == ::getpid();
   return o;
 }
 

@@ -1,4 +1,4 @@
-// The report of `bankcheck run` (run_report.hpp).
+// The report of `bankcheck run` (run_report.hpp, and the emulator's module reports).
 #include "run_report.hpp"
 
 #include <fmt/format.h>
@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/diff.hpp"
 #include "bankcheck/report/gate.hpp"
 #include "bankcheck/report/views.hpp"
@@ -47,7 +48,7 @@ bool use_color(const RunOptions& o) {
 // The reports through the format's view: one report as `check` renders one file, several as
 // it renders several files.
 std::string render(const std::vector<analysis::CheckReport>& reports, const RunOptions& o,
-                   std::vector<std::string>& errors) {
+                   bool name_processes, std::vector<std::string>& errors) {
   report::Format format = report::Format::Text;
   try {
     format = report::parse_format(o.format, report::ReportKind::Check);
@@ -57,7 +58,7 @@ std::string render(const std::vector<analysis::CheckReport>& reports, const RunO
   const report::View& v = report::view(format);
   const report::TextOptions text{
       .color = use_color(o), .columns = o.columns, .quiet = o.quiet, .source_root = {}};
-  if (reports.size() == 1) return v.check(reports[0], nullptr, text);
+  if (reports.size() == 1 && !name_processes) return v.check(reports[0], nullptr, text);
   if (reports.empty() && format == report::Format::Text)
     return "bankcheck: the program launched no kernel that was analysed\n";
   if (!v.files) {
@@ -65,7 +66,9 @@ std::string render(const std::vector<analysis::CheckReport>& reports, const RunO
     return "";
   }
   std::vector<report::FileResult> files;
-  for (const auto& r : reports) files.push_back({r.input, &r, "", "", nullptr});
+  for (const auto& r : reports)
+    files.push_back({r.input, &r, "",
+                     name_processes && r.process ? report::process_line(*r.process) : "", nullptr});
   return v.files(files, text);
 }
 
@@ -84,11 +87,11 @@ void write(const std::string& text, const RunOptions& o, std::vector<std::string
 
 }  // namespace
 
-void write_run_reports(const std::vector<analysis::CheckReport>& reports, const RunOptions& o,
-                       const std::vector<std::string>& failures) {
-  std::vector<std::string> errors;
-  write(render(reports, o, errors), o, errors);
-  bool crossed = false;
+RunReportOutcome write_run_reports(const std::vector<analysis::CheckReport>& reports,
+                                   const RunOptions& o, bool name_processes) {
+  RunReportOutcome out;
+  std::vector<std::string>& errors = out.errors;
+  write(render(reports, o, name_processes, errors), o, errors);
   std::vector<report::Gate> gates;
   for (const auto& spec : o.fail_on) try {
       gates.push_back(report::parse_gate(spec));
@@ -113,31 +116,17 @@ void write_run_reports(const std::vector<analysis::CheckReport>& reports, const 
           report::crossed_gates(r, one, baseline ? &*baseline : nullptr, o.baseline);
       if (lines.empty()) continue;
       std::fprintf(stderr, "bankcheck: %s\n", lines[0].c_str());
-      said[gi] = crossed = true;
+      said[gi] = out.gate = true;
     }
   for (const auto& e : errors) std::fprintf(stderr, "bankcheck: error: %s\n", e.c_str());
-  if (o.status.empty()) return;
-  std::ofstream status(o.status, std::ios::trunc);
-  if (crossed) status << "gate\n";
-  for (const auto& f : failures) status << "error: " << f << "\n";
-  for (const auto& e : errors) status << "error: " << e << "\n";
-  status << "done\n";
+  return out;
 }
 
-void write_run_report(std::vector<ModuleReport>& modules, const RunOptions& o,
-                      const model::Arch& arch, const std::vector<std::string>& failures) {
+std::vector<analysis::CheckReport> module_reports(std::vector<ModuleReport>& modules,
+                                                  const RunOptions& o, const model::Arch& arch) {
   std::vector<analysis::CheckReport> reports;
-  for (auto& m : modules) {
-    reports.push_back(check_report(m, o, arch));
-    // Without -lineinfo the PTX has no .loc: sites can be placed by PTX line only.
-    const driver::Loaded* l = m.unit ? m.unit->loaded.get() : nullptr;
-    if (l && l->program.files.empty())
-      std::fprintf(stderr,
-                   "bankcheck: %s has no line information: build it with -lineinfo to see its "
-                   "source lines (the report places each access at line 0)\n",
-                   reports.back().input.c_str());
-  }
-  write_run_reports(reports, o, failures);
+  for (auto& m : modules) reports.push_back(check_report(m, o, arch));
+  return reports;
 }
 
 }  // namespace bankcheck::runtime

@@ -1,6 +1,6 @@
-// The emulator's report of `bankcheck run` at exit: one CheckReport per translation unit
-// whose kernels were analysed (or refused), in the order of their first launches, written by
-// write_run_reports (bankcheck/runtime/run_report.hpp).
+// The emulator's reports of `bankcheck run`: one CheckReport per translation unit whose
+// kernels were analysed (or refused), in the order of their first analysed launches: the
+// process's part of the job, or at exit its own report (bankcheck/runtime/run_report.hpp).
 #pragma once
 
 #include <cstdint>
@@ -23,8 +23,10 @@ struct ModuleReport {
   std::vector<analysis::UnsupportedKernelReport> refused;  // launched, not emulated
 };
 
-// The reports of `modules`, written (and the gates applied) by write_run_reports.
-void write_run_report(std::vector<ModuleReport>& modules, const RunOptions& options,
-                      const model::Arch& arch, const std::vector<std::string>& failures);
+// One CheckReport per module, with its input, files, level and source lines (the kernels'
+// reports moved into it).
+std::vector<analysis::CheckReport> module_reports(std::vector<ModuleReport>& modules,
+                                                  const RunOptions& options,
+                                                  const model::Arch& arch);
 
 }  // namespace bankcheck::runtime

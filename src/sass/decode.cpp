@@ -94,7 +94,9 @@ constexpr OpName kOpcodes[] = {
     {0x148, "WARPSYNC"},
     {0x14d, "EXIT"},
     {0x150, "RET"},
-    {0x180, "LD"},  // generic: wmma.load of a generic address (bf16 fragments)
+    {0x180, "LD"},  // generic: wmma.load of a generic address (bf16 fragments), ld.shared::cluster
+    {0x185, "ST"},    // generic: st.shared::cluster (bench/hardware/dsmem)
+    {0x18a, "ATOM"},  // generic: atom/red.shared::cluster
     {0x181, "LDG"},
     {0x182, "LDC"},
     {0x183, "LDL"},  // local memory (register spills)
@@ -118,8 +120,16 @@ constexpr OpName kOpcodes[] = {
     {0x1b2, "SYNCS"},
     {0x1ba, "UBLKCP"},
     {0x1b4, "UTMALDG"},  // a tensor-map copy into shared memory (Triton's descriptor loads)
-    // wgmma: reads its operands from shared memory through the tensor cores.
-    {0x1f0, "HGMMA"},
+    {0x1b5, "UTMASTG"},   // bench/hardware/tma/measured/sass.txt.gz, every one below
+    {0x1b6, "UTMAREDG"},
+    {0x1b8, "UTMAPF"},
+    {0x1bc, "UBLKPF"},
+    {0x1bd, "STAS"},  // st.async to a CTA of the cluster (bench/hardware/dsmem)
+    // wgmma: reads its operands from shared memory through the tensor cores
+    // (bench/hardware/wgmma/measured/sass.txt.gz).
+    {0x1f0, "HGMMA"},  // f16, bf16, tf32
+    {0x1f1, "IGMMA"},  // s8, u8
+    {0x1f3, "QGMMA"},  // e4m3, e5m2
 };
 
 const char* name_of(std::uint16_t opcode) {
@@ -209,6 +219,23 @@ void decode_ldgsts(Instruction& i) {
   i.zfill_predicate = std::uint8_t(bits(i.hi, 87 - 64, 3));
 }
 
+// wgmma's N (the B operand's rows) and whether A comes from registers, from every GMMA of
+// bench/hardware/wgmma/measured/sass.txt.gz: HGMMA and QGMMA keep N / 8 - 1 in bits 53-57
+// (N 8 to 256, 16 listings); IGMMA, whose N are 8, 16, 24, 32, 48, 64, 80, ... 256, keeps
+// three times N's index in that list in bits 53-58 (8: 0, 16: 3, 24: 6, 64: 15, 256: 51); A
+// from registers sets bit 10 (all three). An IGMMA field off that pattern leaves N unknown (0).
+void decode_gmma(Instruction& i) {
+  i.gmma_a_registers = bits(i.lo, 10, 1);
+  if (i.opcode != 0x1f1) {
+    i.gmma_n = std::uint16_t((bits(i.lo, 53, 5) + 1) * 8);
+    return;
+  }
+  const std::uint64_t e = bits(i.lo, 53, 6);
+  if (e % 3 != 0 || e / 3 > 17) return;
+  const std::uint64_t idx = e / 3;
+  i.gmma_n = std::uint16_t(idx < 4 ? 8 * (idx + 1) : 48 + 16 * (idx - 4));
+}
+
 }  // namespace
 
 Instruction decode_hopper(std::uint64_t lo, std::uint64_t hi, std::uint64_t offset) {
@@ -246,6 +273,11 @@ Instruction decode_hopper(std::uint64_t lo, std::uint64_t hi, std::uint64_t offs
     case 0x1ae:
       i.shared = SharedOp::LDGSTS;
       decode_ldgsts(i);
+      break;
+    case 0x1f0:
+    case 0x1f1:
+    case 0x1f3:
+      decode_gmma(i);
       break;
     default:
       break;

@@ -4,6 +4,8 @@
 # Usage: check_run.sh BANKCHECK [OPTION...] -- [RUN OPTION...] -- PROGRAM [ARG...]
 #   --exit N            bankcheck's exit code (default 0)
 #   --stdout TEXT       the program's whole standard output, one line (default: empty)
+#   --stdout-has TEXT   standard output has a line containing TEXT (repeatable; then --stdout
+#                       is not checked)
 #   --stderr-has TEXT   standard error has a line containing TEXT (repeatable)
 #   --stderr-lacks TEXT no line of standard error contains TEXT (repeatable)
 #   --json EXPR         with the run option --format json -o FILE added: the Python expression
@@ -13,11 +15,12 @@
 set -u
 bankcheck=$1
 shift
-exit_want=0 stdout_want="" has=() lacks=() json=()
+exit_want=0 stdout_want="" has=() lacks=() json=() out_has=()
 while [ $# -gt 0 ]; do
   case $1 in
     --exit) exit_want=$2; shift 2 ;;
     --stdout) stdout_want=$2; shift 2 ;;
+    --stdout-has) out_has+=("$2"); shift 2 ;;
     --stderr-has) has+=("$2"); shift 2 ;;
     --stderr-lacks) lacks+=("$2"); shift 2 ;;
     --json) json+=("$2"); shift 2 ;;
@@ -36,7 +39,11 @@ status=$?
 bad=0
 fail() { echo "FAIL: $*"; bad=1; }
 [ "$status" = "$exit_want" ] || fail "exit code $status, expected $exit_want"
-if [ -n "$stdout_want" ]; then
+if [ ${#out_has[@]} -gt 0 ]; then
+  for t in "${out_has[@]}"; do
+    grep -qF -- "$t" "$work/stdout" || fail "standard output has no line with '$t'"
+  done
+elif [ -n "$stdout_want" ]; then
   [ "$(cat "$work/stdout")" = "$stdout_want" ] || fail "standard output is not '$stdout_want'"
 else
   [ -s "$work/stdout" ] && fail "standard output is not empty"

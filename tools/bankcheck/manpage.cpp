@@ -98,7 +98,9 @@ is
 .BR dumb .
 .TP
 .B TMPDIR
-Where nvcc's temporary files go (inside a private directory bankcheck removes).
+Where nvcc's temporary files go (inside a private directory bankcheck removes), and
+.BR run 's
+job directory (the processes' parts of the report).
 .TP
 .B BANKCHECK_CUDART_DIR
 .BR run :
@@ -106,6 +108,18 @@ the directory of bankcheck's
 .I libcudart.so.13
 (default: beside the executable,
 .IR @CUDARTDIR@ ).
+.TP
+.B BANKCHECK_RUN_AGENT_DIR
+.BR run :
+the directory of bankcheck's run agent
+.I libbankcheck-run.so
+(default: beside the executable).
+.TP
+.B BANKCHECK_NVTX_DIR
+.BR "run \-\-nvtx\-include" :
+the directory of bankcheck's NVTX injection library
+.I libbankcheck-nvtx.so
+(default: beside the executable).
 .TP
 .B BANKCHECK_SANITIZER_DIR
 .BR "run \-\-backend gpu" :

@@ -1,6 +1,7 @@
 // `bankcheck run`: the user's own program, its kernels analysed where they run.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,12 @@ struct RunCmdOptions {
   bool quiet = false;   // --quiet
   std::vector<std::string> fail_on;
   std::string baseline;
-  std::string launches = "1";
+  std::string kernel_name_base = "function";
+  std::string launches;  // N or all; empty: not given (1, or all with --filter-mode global)
+  std::uint64_t launch_skip = 0;
+  std::string launch_count;  // empty: not given
+  std::string filter_mode = "per-launch-config";
+  std::vector<std::string> nvtx_include, nvtx_exclude;
   std::string repeats = "skip";
   std::string tier = "fast";  // hidden --tier: the throughput benchmark's baseline
   unsigned threads = 0;

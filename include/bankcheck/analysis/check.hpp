@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -117,6 +118,13 @@ struct LaunchSummary {
   std::vector<std::uint64_t> analysed_ids;
 };
 
+// An analysed launch of a running program whose counts are not all in the report, and why
+// (bankcheck run: the program ended while it ran, its counts were never read back, it faulted).
+struct IncompleteLaunch {
+  std::uint64_t id = 0;  // its number among the program's launches, as analysed_ids counts
+  std::string reason;
+};
+
 // What an analysis without a view of its own found: named counts, in its order.
 struct AnalysisCounts {
   std::string analysis;
@@ -155,6 +163,9 @@ struct KernelReport {
   // bankcheck run: the kernel's launches by configuration, in the order first seen (empty
   // for check, whose one launch is grid, block and dynamic_smem above).
   std::vector<LaunchSummary> launches;
+  // bankcheck run: its analysed launches whose counts are partial or missing, in launch
+  // order; empty when every analysed launch is counted whole.
+  std::vector<IncompleteLaunch> incomplete;
 };
 
 // A kernel of the file that was not analysed: the decoder refused one of its instructions.
@@ -187,6 +198,24 @@ constexpr std::string_view count_level_name(CountLevel level) {
   return level == CountLevel::Sass ? "sass" : "ptx";
 }
 
+// The process a report of `bankcheck run` comes from: a job of several processes has a report
+// per process (each with its own).
+struct ProcessInfo {
+  std::int64_t pid = 0, ppid = 0;
+  std::vector<std::string> command;  // its command line (argv)
+  // Its rank as the environment gives one (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK,
+  // SLURM_PROCID; LOCAL_RANK and the like for local_rank), with the variable it came from;
+  // empty when none does.
+  std::string rank, rank_variable, local_rank;
+  bool root = false;   // the program bankcheck started, not one of its descendants
+  std::string ending;  // how it ended, in words: "exited with code 3", "killed by SIGSEGV ..."
+  int exit_code = -1;  // when it exited (-1: it did not, or it is not known)
+  int signal = 0;      // the signal that ended it (0: none)
+  // Why its report is not the whole of what it did (it was killed while kernels may still
+  // have been launched, a launch's counts were lost); empty: complete.
+  std::vector<std::string> incomplete;
+};
+
 struct CheckReport {
   std::string input;               // the .cu or .ptx given
   std::vector<std::string> files;  // index -> path (from the PTX .file table)
@@ -197,7 +226,13 @@ struct CheckReport {
   std::string level_reason;
   std::vector<KernelReport> kernels;
   std::vector<UnsupportedKernelReport> unsupported;  // the file's kernels not analysed
+  // bankcheck run: the process the report comes from (absent for check).
+  std::optional<ProcessInfo> process;
 };
+
+// Whether every analysed launch of the report is counted whole and its process ended as
+// reports of complete runs do (no ProcessInfo::incomplete, no KernelReport::incomplete).
+bool complete(const CheckReport& report);
 
 // The note of each source line whose loads read shared memory never written: `sites` are
 // the emulator's (Emulator::unwritten_shared_reads()); one UnwrittenReadReport and one note

@@ -18,12 +18,31 @@ enum class Form : std::uint8_t { Plain = 0, PopcInc = 1, Aggregated = 2, Cas = 3
 inline constexpr unsigned char kBypass = 4, kZfill = 8;
 // ATOMS.CAST.SPIN: one pass of a CAS loop (with Form::Cas).
 inline constexpr unsigned char kSpin = 16;
+// wgmma (HGMMA, QGMMA, IGMMA): kGmma, N / 8 - 1 in bits 0-4, kGmmaARegisters when A comes from
+// registers. A wgmma whose N the SASS does not give has no form: the patch costs the operand
+// sizes the sanitizer hands it instead.
+inline constexpr unsigned char kGmma = 0x80, kGmmaARegisters = 0x40;
+
+BANKCHECK_HD constexpr unsigned char gmma_form(int n, bool a_registers) {
+  return static_cast<unsigned char>(kGmma | (a_registers ? kGmmaARegisters : 0) |
+                                    ((n / 8 - 1) & 0x1f));
+}
+BANKCHECK_HD constexpr int gmma_form_n(unsigned form) {
+  return static_cast<int>((form & 0x1f) + 1) * 8;
+}
 
 // The kind of access a counter holds (what the instruction is, as the patch saw it). Other:
-// an instruction that moves shared memory outside the LSU (its `access` an OtherKind), counted
-// only as warp executions, for the report to name as not counted.
+// an instruction whose row Nsight Compute lists with no shared wavefront and no sector (its
+// `access` an OtherKind): a TMA copy, or a request to another CTA's shared memory, counted as
+// warp executions. A wgmma is a Shared counter: its operand reads are costed.
 enum class Space : std::uint8_t { Shared = 0, Global = 1, Other = 2 };
-enum class OtherKind : std::uint8_t { Wgmma = 0, BulkToShared = 1, BulkToGlobal = 2 };
+enum class OtherKind : std::uint8_t {
+  BulkToShared = 1,   // cp.async.bulk global to shared (UBLKCP.S.G), multicast or not
+  BulkToGlobal = 2,   // cp.async.bulk shared to global (UBLKCP.G.S), bulk reductions
+  BulkToCluster = 3,  // cp.async.bulk shared::cta to another CTA's shared::cluster (UBLKCP.S.S)
+  RemoteShared = 4,   // ld/st/atom to another CTA's shared memory (generic LD/ST/ATOM)
+  AsyncStore = 5,     // st.async (STAS)
+};
 enum class Access : std::uint8_t { Load = 0, Store = 1, Atomic = 2 };
 
 // One SASS instruction's counts over a launch. `pc` is the instruction's address; 0 marks a

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "bankcheck/analysis/check.hpp"
 
@@ -23,6 +24,15 @@ struct TextOptions {
   // SARIF: where paths are rooted (SarifOptions::source_root; empty: none).
   std::string source_root{};
 };
+
+// What a report of `bankcheck run` leaves out, one sentence each, for every view: the
+// process's reasons (it was killed, it ended while a launch ran) and each kernel's analysed
+// launches not counted whole ("kernel k: launches 3 and 8 are not counted whole: REASON").
+// Empty for a complete report.
+std::vector<std::string> incompleteness(const analysis::CheckReport& r);
+
+// The process of a report in words: "process 4242 (rank 1): ./app --size 8; killed by SIGKILL".
+std::string process_line(const analysis::ProcessInfo& p);
 
 // GCC/Clang diagnostic lines (`file:line:col: warning: ...`, `...: note: ...`), each with
 // the source line, a caret and, for bank conflicts, the worst request's bank picture;

@@ -51,6 +51,14 @@ nlohmann::json check_to_sarif(const analysis::CheckReport& r,
                               const std::vector<SarifFix>* fixes = nullptr,
                               const SarifOptions& options = {});
 
+// bankcheck run: the invocation of a report's process (processId, commandLine, arguments,
+// exitCode or exitSignalNumber and exitSignalName), with a warning notification for each
+// sentence of incompleteness() (the run's counts are not the whole of what it did); only
+// {"executionSuccessful": true} for a report without a process.
+nlohmann::json sarif_invocation(const analysis::CheckReport& r);
+// Those notifications alone.
+nlohmann::json sarif_incompleteness(const analysis::CheckReport& r);
+
 // A file path as a SARIF URI: a relative reference for a relative path (percent-encoded),
 // file:// for an absolute one.
 std::string path_to_uri(const std::string& path);

@@ -183,6 +183,11 @@ class Executor {
 
   // Once, at exit (see the lifetime note above). Nothing is called afterwards.
   virtual void finish() = 0;
+
+  // The program called `function`, which this runtime does not implement and through which
+  // it meant to run kernels (a graph's launch): those kernels were not run, and a report
+  // must say it does not cover them.
+  virtual void not_run(std::string_view function) { static_cast<void>(function); }
 };
 
 // Makes an executor; one factory per implementation, chosen with BANKCHECK_EXECUTOR

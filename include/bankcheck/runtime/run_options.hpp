@@ -1,16 +1,30 @@
-// What `bankcheck run` asks of the executor inside the program: the report's format and
-// destination, which kernels and launches to analyse, the gates, where to leave the status.
-// `bankcheck run` passes them in the environment (BANKCHECK_RUN_*, set_run_environment);
-// a program started under the library without it gets the defaults (a text report on
-// standard error).
+// The protocol between `bankcheck run` and the program's side (the emulator's executor in
+// bankcheck's CUDA library, the GPU tool): what the program's side is asked to do.
+//
+//   bankcheck run ──writes──▶ JOB/options.json (run_options_to_json: one member per field of
+//                             the one table, typed) and sets BANKCHECK_RUN_JOB=JOB
+//   each process of the program ──reads──▶ run_options_from_environment()
+//
+// A program started under bankcheck's library without `bankcheck run` (no BANKCHECK_RUN_JOB)
+// gets the defaults: a text report on standard error at exit. What the program's side answers
+// (its reports, how it ended) is a part of the job: run_job.hpp.
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "bankcheck/runtime/launch_ledger.hpp"
+
 namespace bankcheck::runtime {
+
+// The environment variables of the protocol: the job directory, and the pid of the program
+// `bankcheck run` started (its descendants are the other processes of the job).
+inline constexpr const char* kJobVariable = "BANKCHECK_RUN_JOB";
+inline constexpr const char* kRootVariable = "BANKCHECK_RUN_ROOT";
+// The file in the job directory that holds the options.
+inline constexpr const char* kOptionsFile = "options.json";
 
 struct RunOptions {
   std::string format = "text";  // a format's name (report/views.hpp)
@@ -18,12 +32,9 @@ struct RunOptions {
   std::string color = "auto";   // auto, always or never (text on standard error)
   int columns = 0;              // text: columns a bank picture may take (0: no limit)
   bool quiet = false;           // text: the findings only (report::TextOptions::quiet)
-  // --kernel: analyse only the kernels these name (as `check --kernel` matches); the others
-  // still execute. Empty: every kernel.
-  std::vector<std::string> kernels;
-  // Launches analysed per kernel and configuration (grid, block, dynamic shared memory),
-  // the first ones; 0: all.
-  std::uint64_t launches = 1;
+  // Which launches are analysed: --kernel, --kernel-name-base, --filter-mode, --launch-skip,
+  // --launch-count, --launches, --nvtx-include, --nvtx-exclude (launch_ledger.hpp).
+  LaunchSelection selection;
   // A launch beyond those analysed whose results are provably in memory already (it repeats
   // an earlier execution whose reads are unchanged and whose writes still hold:
   // src/driver/repeats.hpp) is not executed; false: every launch runs.
@@ -32,20 +43,28 @@ struct RunOptions {
   bool fast_tier = true;
   std::vector<std::string> fail_on;  // --fail-on specifications
   std::string baseline;              // --baseline: an earlier JSON report (absolute path)
-  std::string status;                // the file `bankcheck run` reads back (empty: none)
   unsigned threads = 0;              // 0: every core
   bool progress = true;              // a progress line on a terminal
   bool sass = true;                  // false: --ptx-level
   bool stop_on_fault = false;        // --stop-on-fault
   std::string nvcc;                  // for ptxas, when a cubin must be built
   std::string program;               // the program as the user named it
+
+  // Not in the file: where it came from.
+  std::string job;   // the job directory (empty: no `bankcheck run`)
+  bool root = true;  // this process is the program bankcheck started (not a descendant)
 };
 
-// The environment variables that carry `options` (for `bankcheck run` to set).
-std::map<std::string, std::string> run_environment(const RunOptions& options);
+// The options as the job's options file holds them, and back. A missing member keeps its
+// default; a member of the wrong type or value is named in `error` (the default kept).
+nlohmann::json run_options_to_json(const RunOptions& options);
+RunOptions run_options_from_json(const nlohmann::json& j, std::string& error);
 
-// The options from this process's environment; a bad value is an error message in `error`
-// (the defaults are kept for it).
+// Writes JOB/options.json. Throws std::runtime_error when it cannot.
+void write_run_options(const std::string& job, const RunOptions& options);
+
+// This process's options: the job BANKCHECK_RUN_JOB names (root when BANKCHECK_RUN_ROOT is this
+// process's pid), or the defaults without one; a problem is a sentence in `error`.
 RunOptions run_options_from_environment(std::string& error);
 
 }  // namespace bankcheck::runtime

@@ -1,7 +1,8 @@
-// The one report of `bankcheck run`, written in the program at its exit by whichever backend
-// ran the kernels (the emulator's executor, the GPU tool): the reports rendered by the same
-// views as `check` (one section per source file when there are several), the --fail-on
-// gates applied, and the status `bankcheck run` reads back for its exit code.
+// The one report of `bankcheck run`, rendered by the same views as `check` (one section per
+// source file when there are several; with several processes, each file's section names its
+// process), the --fail-on gates applied over it. bankcheck writes it from the job's parts
+// (job_reports); a program run under bankcheck's library without `bankcheck run` writes its
+// own at exit.
 #pragma once
 
 #include <string>
@@ -12,9 +13,15 @@
 
 namespace bankcheck::runtime {
 
-// The status file's lines: "gate" when a --fail-on gate (or --baseline alone) was crossed, "error: SENTENCE" for
-// each of `failures` (bankcheck's own) and each failure to write, then "done".
-void write_run_reports(const std::vector<analysis::CheckReport>& reports, const RunOptions& options,
-                       const std::vector<std::string>& failures);
+// What writing the report came to: whether a --fail-on gate (or --baseline alone) was
+// crossed, and bankcheck's own errors in writing it (each also said on standard error).
+struct RunReportOutcome {
+  bool gate = false;
+  std::vector<std::string> errors;
+};
+
+// `name_processes`: the reports come from several processes; each section names its own.
+RunReportOutcome write_run_reports(const std::vector<analysis::CheckReport>& reports,
+                                   const RunOptions& options, bool name_processes = false);
 
 }  // namespace bankcheck::runtime

@@ -76,6 +76,11 @@ struct Instruction {
   bool zfill = false;                  // LDGSTS .ZFILL: zero-fill where `zfill_predicate` says
   std::uint8_t zfill_predicate = kPT;  // cp.async's src-size operand, as a predicate
 
+  // wgmma (HGMMA, QGMMA, IGMMA): N, the B operand's rows (0 when not a wgmma or not known),
+  // and whether A comes from registers rather than shared memory.
+  std::uint16_t gmma_n = 0;
+  bool gmma_a_registers = false;
+
   // Set by mark_aggregated() (module.hpp), not by decode(): this ATOMS performs the whole
   // warp's update from one elected lane (ptxas's warp-aggregated atomic).
   bool aggregated = false;

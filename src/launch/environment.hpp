@@ -1,0 +1,25 @@
+// The program's environment under `bankcheck run`: bankcheck's own environment less every
+// variable of the protocol (an outer bankcheck's included), then the protocol's variables as
+// one table says: the job, the backend's library and the run agent preloaded (before the
+// user's own preloads), the library path, the backend's settings.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace bankcheck::launch {
+
+struct EnvironmentPlan {
+  std::string job;                     // BANKCHECK_RUN_JOB
+  std::vector<std::string> preload;    // LD_PRELOAD, in order, before the user's
+  std::vector<std::string> libraries;  // LD_LIBRARY_PATH, in order, before the user's
+  std::string arch;                    // BANKCHECK_ARCH (the emulator's device); empty: unset
+  std::string gpu_patches;             // BANKCHECK_GPU_PATCHES; empty: unset
+  std::string nvtx_injection;          // NVTX_INJECTION64_PATH; empty: the user's own stays
+};
+
+// `inherited`: the environment as environ holds it ("NAME=VALUE").
+std::vector<std::string> program_environment(const std::vector<std::string>& inherited,
+                                             const EnvironmentPlan& plan);
+
+}  // namespace bankcheck::launch
