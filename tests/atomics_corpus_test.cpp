@@ -1,5 +1,5 @@
 // The shared-atomics corpus replayed: for each of the H100's measured patterns
-// (bench/hardware/corpora_results/summary.txt.gz, lanes from bench/hardware/atomics/
+// (bench/hardware/measured/corpora/summary.txt.gz, lanes from bench/hardware/atomics/
 // patterns.txt) the atom wavefronts bankcheck predicts for the SASS form ptxas produced
 // (decoded from the committed cuobjdump listing, atomics_sass.txt) equal the measured ones.
 #include <gtest/gtest.h>
@@ -66,7 +66,7 @@ struct Measured {
 // inst_executed shared_wavefronts.
 std::vector<Measured> read_summary() {
   std::vector<Measured> out;
-  gzFile f = gzopen((kDir + "corpora_results/summary.txt.gz").c_str(), "rb");
+  gzFile f = gzopen((kDir + "measured/corpora/summary.txt.gz").c_str(), "rb");
   EXPECT_NE(f, nullptr);
   if (!f) return out;
   char buf[4096];
@@ -87,7 +87,7 @@ std::vector<Measured> read_summary() {
 
 // Each kernel's one atomic ATOMS, decoded from the listing, aggregation marked.
 std::map<std::string, sass::Instruction> read_atoms() {
-  std::ifstream in(kDir + "corpora_results/atomics_sass.txt");
+  std::ifstream in(kDir + "measured/corpora/atomics_sass.txt");
   EXPECT_TRUE(in.good());
   std::map<std::string, sass::Kernel> kernels;
   std::string name;

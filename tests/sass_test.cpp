@@ -71,17 +71,17 @@ std::vector<Listed> read_listing(const fs::path& p) {
 
 std::vector<fs::path> listings() {
   std::vector<fs::path> out;
-  for (auto& e : fs::directory_iterator(kSource / "bench/check/results"))
+  for (auto& e : fs::directory_iterator(kSource / "bench/check/measured/h100"))
     if (e.path().string().ends_with(".sass.txt")) out.push_back(e.path());
-  out.push_back(kSource / "bench/hardware/results/sass.txt");
-  out.push_back(kSource / "bench/hardware/results_merge/sass.txt");
-  for (auto& e : fs::directory_iterator(kSource / "bench/sass/results"))
+  out.push_back(kSource / "bench/hardware/measured/patterns/sass.txt");
+  out.push_back(kSource / "bench/hardware/measured/patterns_merge/sass.txt");
+  for (auto& e : fs::directory_iterator(kSource / "bench/sass/measured"))
     if (e.path().string().ends_with(".sass.txt")) out.push_back(e.path());
-  out.push_back(kSource / "bench/hardware/corpora_results/atomics_sass.txt");
-  out.push_back(kSource / "bench/hardware/corpora_results/matrix_sass.txt");
-  out.push_back(kSource / "bench/hardware/corpora_results/cg_from_sass.txt");
-  out.push_back(kSource / "bench/hardware/corpora_results/ca_from_sass.txt");
-  for (auto& e : fs::recursive_directory_iterator(kSource / "bench/check/results_new"))
+  out.push_back(kSource / "bench/hardware/measured/corpora/atomics_sass.txt");
+  out.push_back(kSource / "bench/hardware/measured/corpora/matrix_sass.txt");
+  out.push_back(kSource / "bench/hardware/measured/corpora/cg_from_sass.txt");
+  out.push_back(kSource / "bench/hardware/measured/corpora/ca_from_sass.txt");
+  for (auto& e : fs::recursive_directory_iterator(kSource / "bench/check/measured/h100_run_new"))
     if (e.path().string().ends_with(".sass.txt")) out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
@@ -273,10 +273,10 @@ TEST(SassListing, EveryInstructionDecodesAsCuobjdumpPrintsIt) {
 // do that: exactly the ATOMS whose guard comes from such an election.
 TEST(SassListing, AggregatedAtomicsAreTheElectedOnes) {
   std::map<std::string, std::vector<Instruction>> kernels;
-  for (const fs::path& p : {kSource / "bench/hardware/corpora_results/atomics_sass.txt",
-                            kSource / "bench/sass/results/forms.sass.txt",
-                            kSource / "bench/sass/results/histogram.sass.txt",
-                            kSource / "bench/sass/results/tensor_warp_reduce.sass.txt"})
+  for (const fs::path& p : {kSource / "bench/hardware/measured/corpora/atomics_sass.txt",
+                            kSource / "bench/sass/measured/forms.sass.txt",
+                            kSource / "bench/sass/measured/histogram.sass.txt",
+                            kSource / "bench/sass/measured/tensor_warp_reduce.sass.txt"})
     for (const Listed& l : read_listing(p))
       kernels[l.file + " " + l.function].push_back(decode_hopper(l.lo, l.hi, l.offset));
   std::map<std::string, int> aggregated;
@@ -484,7 +484,7 @@ TEST(SassCubin, ExamplesMatchListingsAndPtxasRegisterCounts) {
       else if (std::regex_search(l, mm, used))
         regs[current] = std::stoul(mm[1]);
     }
-    auto listed = read_listing(kSource / "bench/check/results" / (std::string(ex) + ".sass.txt"));
+    auto listed = read_listing(kSource / "bench/check/measured/h100" / (std::string(ex) + ".sass.txt"));
     for (const Kernel& k : m.value().kernels) {
       SCOPED_TRACE(std::string(ex) + " " + k.name);
       ASSERT_TRUE(regs.count(k.name));
@@ -504,12 +504,12 @@ TEST(SassCubin, ExamplesMatchListingsAndPtxasRegisterCounts) {
 // Hostile input: every truncation and thousands of bit flips of a real cubin either
 // parse or give an error with a message; none crashes (run under the sanitizer build too).
 // The cubin's .debug_line rows per instruction, where Nsight Compute lists it: the H100
-// runs' cubins (bench/check/results_new/tuned), against the per-line source counters there.
+// runs' cubins (bench/check/measured/h100_run_new/tuned), against the per-line source counters there.
 TEST(SassCubin, SourceLinesAreTheDebugLineRowsAtTheAddress) {
   const auto lines_at = [](const std::string& cubin, const std::string& kernel,
                            std::uint64_t offset) {
     std::set<std::string> out;
-    auto m = read_module(bytes_of(kSource / "bench/check/results_new/tuned" / cubin), kHopper);
+    auto m = read_module(bytes_of(kSource / "bench/check/measured/h100_run_new/tuned" / cubin), kHopper);
     EXPECT_TRUE(m.ok());
     if (!m.ok()) return out;
     for (const auto& k : m.value().kernels)
