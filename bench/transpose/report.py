@@ -80,9 +80,11 @@ def number(s):
 
 def read_bankcheck(path):
     """{kernel: (worst ways of shared stores, of shared loads)} over the tile's lines."""
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        path += ".gz"
     if not os.path.exists(path):
         return {}
-    with open(path) as f:
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
         data = json.load(f)
     out = {}
     # schema_version 2 has `files`; a report of version 1 (one file) the kernels at the top.
