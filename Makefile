@@ -34,7 +34,7 @@ test-sanitize: deps
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  BANKCHECK_HOSTILE_NO_ULIMIT=1 ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS)
 
-# Only what the demo runs: bankcheck, its libcudart.so.13 and one bundled program.
+# Only what the demo runs: bankcheck, its libcuda.so.1 and one bundled program.
 demo: configure
 	cmake --build $(BUILD) -j $(JOBS) --target bankcheck_demo
 	@scripts/demo.sh $(BANKCHECK)

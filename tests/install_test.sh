@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `cmake --install` of this build into a scratch prefix, as `make install PREFIX=...` does:
 # bankcheck runs from the prefix (--version; `run` of a bundled program with the installed
-# libcudart.so.13 when the build has both); the manual page, the bash completion, the
+# run agent and libcuda.so.1 when the build has both, nothing of an older bankcheck CUDA
+# runtime installed); the manual page, the bash completion, the
 # documentation and the JSON Schemas are where the install rules put them; the page is the
 # one bankcheck generates, renders without a warning and documents every option of every
 # subcommand --help lists; the completion is valid bash, completes subcommands, values and
@@ -23,9 +24,13 @@ for f in "$bankcheck" "$man" "$completion" "$p/share/doc/bankcheck/check.md" \
          "$p/share/doc/bankcheck/README.md" \
          "$p/share/doc/bankcheck/schema/check.schema.json" "$p/share/doc/bankcheck/schema/fix.schema.json" \
          "$p/share/doc/bankcheck/schema/explain.schema.json" \
-         "$p/share/doc/bankcheck/schema/occupancy.schema.json"; do
+         "$p/share/doc/bankcheck/schema/occupancy.schema.json" \
+         "$p/lib/bankcheck-run/libbankcheck-run.so"; do
   [ -s "$f" ] || bad "missing after install: ${f#$p/}"
 done
+# bankcheck's CUDA driver replaced its CUDA runtime: no libcudart of bankcheck's is installed.
+leftover=$(find "$p" -name '*bankcheck-cudart*' -o -name 'libcudart*' | head -3)
+[ -z "$leftover" ] || bad "installed, though bankcheck no longer has a CUDA runtime: $leftover"
 # Every document and schema of the source tree, none left behind.
 for f in docs/*.md docs/schema/*.schema.json; do
   [ -e "$p/share/doc/bankcheck/${f#docs/}" ] || bad "not installed: $f"
@@ -37,19 +42,19 @@ version=$(cd / && "$bankcheck" --version) || bad "bankcheck --version failed"
 [ "$(cd / && "$bankcheck" explain --addrs "$(seq -s, 0 128 3968)" --format json |
      grep -o '"ways": *[0-9]*' | head -1 | tr -d ' ')" = '"ways":32' ] ||
   bad "the installed bankcheck does not explain a 32-way column read"
-# `run` finds the installed libcudart.so.13 beside the installed executable (not the build's).
+# `run` finds the installed libcuda.so.1 beside the installed executable (not the build's).
 program=$build/examples/run/bin/transpose
-if [ -x "$program" ] && [ -e "$p/lib/bankcheck-cudart/libcudart.so.13" ]; then
+if [ -x "$program" ] && [ -e "$p/lib/bankcheck-cuda/libcuda.so.1" ]; then
   out=$(cd examples/run/transpose && "$bankcheck" run --no-progress -o "$work/run.json" \
         --format json -- "$program" 500 300 1 2>&1) || bad "bankcheck run from the install failed: $out"
   grep -q '"kernels"' "$work/run.json" 2>/dev/null || bad "bankcheck run from the install: no report"
-  mv "$p/lib/bankcheck-cudart" "$work/cudart.away"
+  mv "$p/lib/bankcheck-cuda" "$work/cuda.away"
   out=$("$bankcheck" run --no-progress -- "$program" 500 300 1 2>&1) &&
-    bad "bankcheck run without its libcudart.so.13 succeeded"
-  grep -q "libcudart.so.13) was not found" <<<"$out" || bad "run without libcudart.so.13: $out"
-  mv "$work/cudart.away" "$p/lib/bankcheck-cudart"
+    bad "bankcheck run without its libcuda.so.1 succeeded"
+  grep -q "libcuda.so.1) was not found" <<<"$out" || bad "run without libcuda.so.1: $out"
+  mv "$work/cuda.away" "$p/lib/bankcheck-cuda"
 else
-  echo "install_test: no bundled program or libcudart.so.13 in this build: 'run' not tested"
+  echo "install_test: no bundled program or libcuda.so.1 in this build: 'run' not tested"
 fi
 
 # The manual page: the one bankcheck generates now (not a stale copy).
@@ -75,7 +80,7 @@ fi
 # PREFIX=... configures it), not this scratch one.
 prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
 for s in NAME SYNOPSIS DESCRIPTION COMMANDS "EXIT STATUS" ENVIRONMENT FILES EXAMPLES "SEE ALSO" \
-         "bankcheck check app.cu" "$prefix/share/doc/bankcheck" "$prefix/lib/bankcheck-cudart"; do
+         "bankcheck check app.cu" "$prefix/share/doc/bankcheck" "$prefix/lib/bankcheck-cuda"; do
   grep -qF -- "$s" <<<"$text" || bad "the manual page does not mention '$s'"
 done
 grep -q "docs/" <<<"$text" && bad "the manual page names the source tree's docs/: $(grep docs/ <<<"$text")"
@@ -147,9 +152,10 @@ if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null && command -v d
              share/doc/bankcheck/check.md share/doc/bankcheck/schema/check.schema.json; do
       grep -qx ".$prefix/$f" <<<"$contents" || bad "the .deb lacks $prefix/$f"
     done
-    if [ -e "$p/lib/bankcheck-cudart/libcudart.so.13" ]; then
-      grep -q "/bankcheck-cudart/libcudart.so.13$" <<<"$contents" || bad "the .deb lacks libcudart.so.13"
+    if [ -e "$p/lib/bankcheck-cuda/libcuda.so.1" ]; then
+      grep -q "/bankcheck-cuda/libcuda.so.1$" <<<"$contents" || bad "the .deb lacks libcuda.so.1"
     fi
+    grep -q "/bankcheck-run/libbankcheck-run.so$" <<<"$contents" || bad "the .deb lacks the run agent"
     depends=$(dpkg-deb -f "$deb" Depends)
     for lib in libfmt libc6 libstdc++6; do
       grep -q "$lib" <<<"$depends" || bad "the .deb does not depend on $lib: $depends"

@@ -43,7 +43,7 @@ declare -A layer_of=(
   [bankcheck_model]=model [bankcheck_ptx]=ptx [bankcheck_ir]=ptx [bankcheck_explain]=explain
   [bankcheck_emu]=emu [bankcheck_sass]=sass [bankcheck_analysis]=analysis
   [bankcheck_report]=report [bankcheck_driver]=driver [bankcheck_check]=driver
-  [bankcheck_runtime_core]=runtime [bankcheck_cudart]=runtime [bankcheck_nvtx_ranges]=runtime [bankcheck_run_agent]=runtime
+  [bankcheck_runtime_core]=runtime [bankcheck_cuda]=runtime [bankcheck_nvtx_ranges]=runtime [bankcheck_run_agent]=runtime
   [bankcheck_device_core]=device [bankcheck_gpu]=device
   [bankcheck_launch]=launch
 )

@@ -1,8 +1,10 @@
-// The parts of bankcheck's CUDA runtime that need no CUDA header: the device table and the
-// record executor's reading of parameter sizes from mangled kernel names.
+// The parts of bankcheck's CUDA driver that need no CUDA header: the device table, the record
+// executor's reading of parameter sizes from mangled kernel names, and MD2 under the
+// integrity check's answer.
 #include <cxxabi.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +16,7 @@
 
 #include "bankcheck/model/occupancy.hpp"
 #include "bankcheck/runtime/device.hpp"
+#include "integrity.hpp"
 #include "mangled_params.hpp"
 
 namespace bankcheck::runtime {
@@ -165,6 +168,78 @@ TEST(ParameterSizes, AgreeWithTheDemanglerOnEveryKernelOfTheProject) {
     for (std::size_t i = 0; i < params.size(); ++i)
       EXPECT_EQ((*sizes)[i], expected_size(params[i])) << params[i];
   }
+}
+
+std::string hex(const std::array<std::uint8_t, 16>& d) {
+  std::string out;
+  for (const std::uint8_t b : d) {
+    static const char digits[] = "0123456789abcdef";
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+  return out;
+}
+
+std::string md2(std::string_view text) {
+  Md2 h;
+  h.update({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+  return hex(h.digest());
+}
+
+// RFC 1319's test suite.
+TEST(Md2, Rfc1319TestSuite) {
+  EXPECT_EQ(md2(""), "8350e5a3e24c153df2275c9f80692773");
+  EXPECT_EQ(md2("a"), "32ec01ec4a6dac72c0ab96fb34c0b5d1");
+  EXPECT_EQ(md2("abc"), "da853b0d3f88d99b30283a69e6ded6bb");
+  EXPECT_EQ(md2("message digest"), "ab4f496bfb2a530b219ff33031fe06b0");
+  EXPECT_EQ(md2("abcdefghijklmnopqrstuvwxyz"), "4e8ddff3650292ab5a4108c3aa47940b");
+  EXPECT_EQ(md2("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"),
+            "da33def2a42df13975352846c30338cd");
+  EXPECT_EQ(md2("123456789012345678901234567890123456789012345678901234567890123456789012345678"
+                "90"),
+            "d5976f79d83d3a0dc9806c3c66f3efd8");
+}
+
+// Fed in pieces or at once, the digest is the same (the 16-byte blocks straddle the pieces).
+TEST(Md2, PiecesMakeTheSameDigest) {
+  const std::string text = "the integrity check hashes a 48-byte header and 28 bytes per device";
+  for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+    Md2 h;
+    h.update({reinterpret_cast<const std::uint8_t*>(text.data()), cut});
+    h.update({reinterpret_cast<const std::uint8_t*>(text.data()) + cut, text.size() - cut});
+    EXPECT_EQ(hex(h.digest()), md2(text)) << cut;
+  }
+}
+
+// The runtime's first two questions have fixed answers; the third is a keyed hash of every
+// input, so that changing any of them changes it.
+TEST(Integrity, FixedAnswersAndAHashOfEveryInput) {
+  IntegrityQuestion q;
+  q.driver_version = 13000;
+  q.code = 13000;
+  const auto fixed = integrity_answer(q);
+  EXPECT_EQ(hex(fixed), "5c67cb031c184133e8d14c1faa83d38e");
+  q.code = 13001;
+  const auto second = integrity_answer(q);
+  EXPECT_EQ(second[7], 24);
+  q.code = 13002;
+  q.timestamp = 0x6b0b77ca;
+  IntegrityDevice dev;
+  q.devices = {&dev, 1};
+  const auto base = integrity_answer(q);
+  EXPECT_NE(base, fixed);
+  IntegrityQuestion other = q;
+  other.timestamp += 1;
+  EXPECT_NE(integrity_answer(other), base);
+  other = q;
+  other.thread ^= 1;
+  EXPECT_NE(integrity_answer(other), base);
+  IntegrityDevice moved = dev;
+  moved.pci_bus = 1;
+  other = q;
+  other.devices = {&moved, 1};
+  EXPECT_NE(integrity_answer(other), base);
+  EXPECT_EQ(integrity_answer(q), base);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ if [ -n "${BUILD:-}" ]; then
   :
 elif echo "building bankcheck (GPU backend) in $out/build" >&2 && ! { cmake -S "$root" -B "$out/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBANKCHECK_BUILD_TESTS=OFF \
          >"$out/cmake.log" 2>&1 &&
-       cmake --build "$out/build" --target bankcheck bankcheck_cudart bankcheck_run_agent \
+       cmake --build "$out/build" --target bankcheck bankcheck_cuda bankcheck_run_agent \
          $([ "$second" = gpu ] && echo bankcheck_gpu) >"$out/build.log" 2>&1; }; then
   say "FAIL build: see $out/build.log"
   tail -30 "$out/build.log"
@@ -43,7 +43,7 @@ bankcheck=$build/tools/bankcheck/bankcheck
 bin=$out/bin
 sm90=(-gencode arch=compute_90,code=[sm_90,compute_90])
 for p in endings family conflicts; do
-  nvcc -std=c++17 "${sm90[@]}" -lineinfo -cudart shared -o "$bin/$p" "$root/tests/run/$p.cu" \
+  nvcc -std=c++17 "${sm90[@]}" -lineinfo -o "$bin/$p" "$root/tests/run/$p.cu" \
     >>"$out/build.log" 2>&1 || say "FAIL nvcc $p"
 done
 

@@ -7,7 +7,7 @@
 #
 # Run from the repository root on the GPU machine, after bench/run/truth.sh:
 #   bash bench/run/speed.sh CARRY TIMINGS [OUTDIR] [REPS]
-# CARRY holds a bankcheck built elsewhere (bankcheck, lib/bankcheck-cudart/libcudart.so.13 and
+# CARRY holds a bankcheck built elsewhere (bankcheck, lib/bankcheck-cuda/libcuda.so.1 and
 # the shared libraries they need: libfmt.so.9, libzstd.so.1, liblz4.so.1). TIMINGS is truth.sh's
 # results/timings.tsv. Writes OUTDIR/speed.tsv and OUTDIR/speed.txt (the table).
 set -uo pipefail
@@ -18,7 +18,7 @@ reps=${4:-3}
 root=$(pwd)
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$carry${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export BANKCHECK_CUDART_DIR="$carry/lib/bankcheck-cudart"
+export BANKCHECK_CUDA_DIR="$carry/lib/bankcheck-cuda"
 bankcheck=$carry/bankcheck
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

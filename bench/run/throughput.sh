@@ -26,7 +26,7 @@
 #    Each prints its ratios and their geometric mean against the target of 5x.
 #
 #   bash bench/run/throughput.sh [BUILD] [REPS]    BUILD: a build tree (default build) with
-#        bankcheck, its libcudart, examples/launch_heavy's bin-shared/ and examples/run's scan
+#        bankcheck, its libcuda, examples/launch_heavy's bin/ (static runtime) and examples/run's scan
 # PARTS (default "1 2a 2b"), PROGRAMS (default: the launch-heavy programs but matmul_forward,
 # whose validation alone runs for minutes), REPEATS_TODAY (default 3) choose what runs.
 set -uo pipefail
@@ -34,8 +34,8 @@ build=$(readlink -f "${1:-build}")
 reps=${2:-2}
 parts=${PARTS:-1 2a 2b}
 b=$build/tools/bankcheck/bankcheck
-lib=$build/lib/bankcheck-cudart
-lh=$build/examples/launch_heavy/bin-shared
+lib=$build/lib/bankcheck-cuda
+lh=$build/examples/launch_heavy/bin
 scan=$build/examples/run/bin/scan
 programs=${PROGRAMS:-encoder_forward layernorm_forward gelu_residual_forward attention_forward crossentropy_forward}
 repeats_today=${REPEATS_TODAY:-3}
@@ -49,7 +49,7 @@ if [[ " $parts " == *" 1 "* ]]; then
     -o "$work/transpose" examples/transpose.cu || exit 1
   echo "rep host_only_s run_s check_front_s check_s"
   for i in $(seq 1 "$reps"); do
-    h=$(t env BANKCHECK_EXECUTOR=none LD_PRELOAD="$lib/libcudart.so.13" LD_LIBRARY_PATH="$lib" "$work/transpose")
+    h=$(t env BANKCHECK_EXECUTOR=none LD_PRELOAD="$lib/libcuda.so.1" LD_LIBRARY_PATH="$lib" "$work/transpose")
     r=$(t "$b" run --backend emulator --launches all --no-progress --format json -o "$work/r.json" -- "$work/transpose")
     f=$(t "$b" check examples/transpose.cu --kernel no_such_kernel --no-progress)
     c=$(t sh -c "'$b' check examples/transpose.cu --blocks all --no-progress --format json > '$work/c.json'")
@@ -72,7 +72,7 @@ fi
 host() {
   local rec=$work/record.txt s
   rm -f "$rec"
-  s=$(t env BANKCHECK_EXECUTOR=record BANKCHECK_RECORD="$rec" LD_PRELOAD="$lib/libcudart.so.13" \
+  s=$(t env BANKCHECK_EXECUTOR=record BANKCHECK_RECORD="$rec" LD_PRELOAD="$lib/libcuda.so.1" \
         LD_LIBRARY_PATH="$lib" "$@")
   echo "$s $(grep -c '^launch ' "$rec" 2>/dev/null || echo 0)"
 }

@@ -11,6 +11,7 @@ namespace bankcheck::analysis {
 
 bool complete(const CheckReport& report) {
   if (report.process && !report.process->incomplete.empty()) return false;
+  if (!report.not_run.empty()) return false;
   for (const KernelReport& k : report.kernels)
     if (!k.incomplete.empty()) return false;
   return true;
@@ -36,6 +37,16 @@ std::string refusal_text(const std::string& reason, int ptx_line, const std::str
                        f.family, f.count, f.count == 1 ? "" : "s", f.ptx_line, f.ptx, f.reason);
   }
   return out;
+}
+
+std::string not_run_text(const NotRunReport& n) {
+  std::string when = fmt::format("{} launch{}", n.launches, n.launches == 1 ? "" : "es");
+  if (!n.call_site.empty()) when += ", called from " + n.call_site;
+  // A call the driver does not implement names no kernel: its launches did not run.
+  const std::string what = n.name.empty() ? std::string("a launch") : "kernel " + n.name;
+  return fmt::format("{}: {} did not run ({}): {}; {} returned {} and the program went on",
+                     n.library, what, when, n.reason,
+                     n.launches == 1 ? "the launch" : "each launch", n.error);
 }
 
 void note_unwritten_shared_reads(const ptx::Kernel& k, const std::vector<int>& sites,

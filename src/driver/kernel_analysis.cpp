@@ -63,13 +63,16 @@ bool KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
   const std::optional<std::string> every("all");
   const std::optional<std::string>& blocks = analyse ? kl.blocks : every;
   {
-    std::uint64_t buffer_bytes = 0;
-    for (const auto& a : kl.args) buffer_bytes += a.is_buffer ? a.bytes : 0;
+    // bankcheck's own buffers count against the budget; a running program's do not.
+    std::vector<BufferUse> buffers;
+    if (!kl.program_memory)
+      for (const auto& a : kl.args)
+        if (a.is_buffer) buffers.push_back({a.name, a.bytes});
     const std::uint64_t planned = planned_ctas(launch.grid.count(), blocks);
     const unsigned cores = options_.threads ? options_.threads : std::thread::hardware_concurrency();
     check_run_memory(kernel_, launch,
                      static_cast<unsigned>(std::min<std::uint64_t>(std::max(1u, cores), planned)),
-                     planned, buffer_bytes, options_.max_memory, report_.name);
+                     planned, buffers, options_.max_memory, report_.name);
   }
   CtaPlan plan = plan_ctas(launch.grid.count(), blocks);
   if (const auto it = options_.sampled_ctas.find(kernel_.name);

@@ -77,26 +77,46 @@ std::uint64_t cta_state_bytes(const ptx::Kernel& k, const emu::Launch& launch) {
   return add(add(local, regs), shared);
 }
 
+// "the buffers a (2.0 GiB) and b (1.3 GiB) take 3.3 GiB", "the buffer a takes 2.0 GiB".
+std::string buffers_phrase(const std::vector<BufferUse>& buffers, std::uint64_t total) {
+  if (buffers.size() == 1)
+    return fmt::format("the buffer {} takes {}", buffers[0].name, human(buffers[0].bytes));
+  std::string list;
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    if (i > 0) list += i + 1 == buffers.size() ? " and " : ", ";
+    list += fmt::format("{} ({})", buffers[i].name, human(buffers[i].bytes));
+  }
+  return fmt::format("the buffers {} take {}", list, human(total));
+}
+
 void check_run_memory(const ptx::Kernel& k, const emu::Launch& launch, unsigned workers,
-                      std::uint64_t planned, std::uint64_t buffer_bytes, std::uint64_t budget,
-                      const std::string& kernel) {
+                      std::uint64_t planned, const std::vector<BufferUse>& buffers,
+                      std::uint64_t budget, const std::string& kernel) {
+  std::uint64_t buffer_bytes = 0;
+  for (const BufferUse& b : buffers) buffer_bytes = add(buffer_bytes, b.bytes);
   const std::uint64_t left = budget > buffer_bytes ? budget - buffer_bytes : 0;
+  // What the buffers took of the budget, when they took anything.
+  const std::string taken = buffers.empty()
+                                ? ""
+                                : fmt::format(" ({} of it, leaving {})",
+                                              buffers_phrase(buffers, buffer_bytes), human(left));
   const std::uint64_t plan_bytes = mul(planned, 8);
   if (plan_bytes > left / 2)
     throw DriverError(fmt::format(
         "kernel {}: {} CTAs to run need {} for the plan, more than half of what the memory "
-        "budget ({}) leaves after the buffers; give --blocks COUNT (a sample) or raise "
-        "--max-memory",
-        kernel, planned, human(plan_bytes), human(budget)));
+        "budget ({}) has for it{}; give --blocks COUNT (a sample){} or raise --max-memory",
+        kernel, planned, human(plan_bytes), human(budget), taken,
+        buffers.empty() ? "" : ", smaller buffers"));
   const std::uint64_t per_cta = cta_state_bytes(k, launch);
   const std::uint64_t state = mul(per_cta, std::max(1u, workers));
   if (state > left - plan_bytes) {
     const std::uint64_t fit = per_cta ? (left - plan_bytes) / per_cta : 0;
     throw DriverError(fmt::format(
         "kernel {}: one CTA needs {} of emulator state ({} bytes of local memory per thread, "
-        "{} threads); {} worker threads need {}, more than the memory budget ({}) leaves; {}",
+        "{} threads); {} worker threads need {}, more than the memory budget ({}) has for "
+        "them{}; {}",
         kernel, human(per_cta), k.local_bytes, launch.block.count(), std::max(1u, workers),
-        human(state), human(budget),
+        human(state), human(budget), taken,
         fit >= 1 ? fmt::format("give --threads {} or raise --max-memory", fit)
                  : std::string("raise --max-memory, or shrink the kernel's local arrays or the "
                                "block")));

@@ -106,12 +106,13 @@ int run(const Request& req) {
     plan.libraries.push_back(gpu.sanitizer);
     plan.gpu_patches = gpu.tool_dir + "/bankcheck-patches.fatbin";
   } else {
-    // The emulator needs the shared runtime and PTX (the GPU runs the program as it is built).
+    // The emulator needs PTX (the GPU runs the program as it is built). The program's own CUDA
+    // runtime, static or shared, and those inside its libraries run on bankcheck's driver.
     check_for_emulator(program, cmd[0], req.arch);
     const std::string lib =
-        required_dir("BANKCHECK_CUDART_DIR", "bankcheck-cudart", "libcudart.so.13",
-                     "bankcheck's CUDA runtime (built only where the CUDA toolkit's headers are)");
-    plan.preload.push_back(lib + "/libcudart.so.13");
+        required_dir("BANKCHECK_CUDA_DIR", "bankcheck-cuda", "libcuda.so.1",
+                     "bankcheck's CUDA driver (built only where the CUDA toolkit's headers are)");
+    plan.preload.push_back(lib + "/libcuda.so.1");
     plan.libraries.push_back(lib);
     plan.arch = req.arch;
   }
@@ -161,8 +162,8 @@ int run(const Request& req) {
                    cmd[0].c_str());
     else
       std::fprintf(stderr,
-                   "bankcheck: %s made no call to the CUDA runtime that reached bankcheck's (no "
-                   "kernel ran under bankcheck, so there is no report)\n",
+                   "bankcheck: %s made no call that reached bankcheck's CUDA driver (no kernel "
+                   "ran under bankcheck, so there is no report)\n",
                    cmd[0].c_str());
     return code == 0 ? 2 : code;
   }

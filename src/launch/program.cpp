@@ -38,12 +38,6 @@ void check_for_emulator(const std::string& path, const std::string& shown,
   const auto elf = sass::read_cuda_elf(bytes);
   if (!elf.ok()) return;
   const sass::CudaElf& e = elf.value();
-  if (e.runtime == sass::CudaRuntimeLink::Static)
-    throw LaunchError(fmt::format(
-        "{} is linked with the static CUDA runtime (nvcc's default), which bankcheck cannot "
-        "stand in for: rebuild it with -cudart shared (CMake: set_target_properties(TARGET "
-        "PROPERTIES CUDA_RUNTIME_LIBRARY Shared))",
-        shown));
   if (e.fatbin.empty() && e.relocatable_fatbin.empty()) return;  // its libraries' kernels, if any
   // Its kernels as `check` reads a binary: PTX for the architecture, or the -gencode to add.
   try {

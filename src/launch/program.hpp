@@ -10,9 +10,9 @@ namespace bankcheck::launch {
 // The program's file, as execvp would find `name`. Throws LaunchError.
 std::string find_program(const std::string& name);
 
-// For the emulator: throws LaunchError when the program is an ELF file linked with the static
-// CUDA runtime, or whose kernels have no PTX for `arch`. A file that is not ELF (a script), or
-// has no CUDA code of its own, runs as it is.
+// For the emulator: throws LaunchError when the program is an ELF file whose kernels have no
+// PTX for `arch`. A file that is not ELF (a script), or has no CUDA code of its own, runs as it
+// is; so does any CUDA runtime, static or shared (it runs on bankcheck's driver).
 void check_for_emulator(const std::string& path, const std::string& shown, const std::string& arch);
 
 // The directory of one of bankcheck's libraries (`file` in it): `env` names it, else beside an

@@ -42,6 +42,7 @@ const char* tool_version() { return BANKCHECK_VERSION; }
 std::vector<std::string> incompleteness(const analysis::CheckReport& r) {
   std::vector<std::string> out;
   if (r.process) out = r.process->incomplete;
+  for (const auto& n : r.not_run) out.push_back(analysis::not_run_text(n));
   for (const auto& k : r.kernels) {
     // One sentence per reason, its launches in order.
     std::vector<std::pair<std::string, std::vector<std::uint64_t>>> by_reason;
@@ -519,6 +520,18 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
                     {"families", fams}});
     }
     j["unsupported_kernels"] = uj;
+  }
+  if (!r.not_run.empty()) {  // absent when every launch ran
+    json nr = json::array();
+    for (const auto& n : r.not_run)
+      nr.push_back({{"library", n.library},
+                    {"name", n.name},
+                    {"mangled", n.mangled},
+                    {"reason", n.reason},
+                    {"launches", n.launches},
+                    {"call_site", n.call_site},
+                    {"error", n.error}});
+    j["not_run"] = nr;
   }
   return j;
 }

@@ -47,7 +47,8 @@ std::string render_files_text(const std::vector<FileResult>& files, const TextOp
     if (!f.note.empty()) out += fmt::format("{}: note: {}\n", f.input, f.note);
     if (!f.error.empty())
       out += fmt::format("bankcheck: error: {}\n", f.error);
-    else if (f.report && (!f.report->kernels.empty() || !f.report->unsupported.empty()))
+    else if (f.report && (!f.report->kernels.empty() || !f.report->unsupported.empty() ||
+                          !f.report->not_run.empty()))
       out += render_check_text(*f.report, options);
   }
   return out;
@@ -81,9 +82,11 @@ json files_to_sarif(const std::vector<FileResult>& files, const SarifOptions& op
   std::map<json, int> artifact_of;  // artifact location (uri, uriBaseId) -> index in the run
   json inputs = json::array();
   std::vector<std::string> archs;
+  bool failed = false;
   for (const FileResult& f : files) {
     inputs.push_back(f.input);
     if (!f.report) {
+      failed = true;
       // A file that could not be checked is an error on the one scale (the run exits 2).
       notifications.push_back(
           {{"level", severity_name(Severity::Error)},
@@ -112,11 +115,19 @@ json files_to_sarif(const std::vector<FileResult>& files, const SarifOptions& op
   }
   run["artifacts"] = artifacts;
   run["results"] = results;
-  // bankcheck run: an invocation per process of the job, with what its reports leave out.
-  json invocations = json::array();
+  // bankcheck run: an invocation per process of the job, with what its reports leave out; what
+  // reports without a process leave out (launches that did not run) goes to the first.
+  json invocations = json::array(), unowned = json::array();
   std::vector<std::int64_t> pids;
+  const auto add_new = [](json& list, json&& n) {
+    if (std::find(list.begin(), list.end(), n) == list.end()) list.push_back(std::move(n));
+  };
   for (const FileResult& f : files) {
-    if (!f.report || !f.report->process) continue;
+    if (!f.report) continue;
+    if (!f.report->process) {
+      for (json& n : sarif_incompleteness(*f.report)) add_new(unowned, std::move(n));
+      continue;
+    }
     const std::int64_t pid = f.report->process->pid;
     const auto at = std::find(pids.begin(), pids.end(), pid);
     if (at == pids.end()) {
@@ -124,18 +135,15 @@ json files_to_sarif(const std::vector<FileResult>& files, const SarifOptions& op
       invocations.push_back(sarif_invocation(*f.report));
     } else {
       json& inv = invocations[static_cast<std::size_t>(at - pids.begin())];
-      for (json& n : sarif_incompleteness(*f.report)) {
-        auto& list = inv["toolExecutionNotifications"];
-        if (std::find(list.begin(), list.end(), n) == list.end()) list.push_back(std::move(n));
-      }
+      for (json& n : sarif_incompleteness(*f.report))
+        add_new(inv["toolExecutionNotifications"], std::move(n));
     }
   }
   if (invocations.empty()) invocations.push_back({{"executionSuccessful", true}});
-  if (!notifications.empty()) {
-    json& first = invocations[0];
-    first["executionSuccessful"] = false;
-    for (json& n : notifications) first["toolExecutionNotifications"].push_back(std::move(n));
-  }
+  json& first = invocations[0];
+  if (failed) first["executionSuccessful"] = false;
+  for (json& n : notifications) first["toolExecutionNotifications"].push_back(std::move(n));
+  for (json& n : unowned) first["toolExecutionNotifications"].push_back(std::move(n));
   run["invocations"] = invocations;
   json props = {{"inputs", inputs}};
   if (archs.size() == 1)

@@ -262,6 +262,16 @@ BANKCHECK_FIELDS(analysis::UnsupportedKernelReport) {
   v("families", s.families);
 }
 
+BANKCHECK_FIELDS(analysis::NotRunReport) {
+  v("library", s.library);
+  v("name", s.name);
+  v("mangled", s.mangled);
+  v("reason", s.reason);
+  v("launches", s.launches);
+  v("call_site", s.call_site);
+  v("error", s.error);
+}
+
 BANKCHECK_FIELDS(analysis::ProcessInfo) {
   v("pid", s.pid);
   v("ppid", s.ppid);
@@ -286,6 +296,7 @@ BANKCHECK_FIELDS(analysis::CheckReport) {
   v("level_reason", s.level_reason);
   v("kernels", s.kernels);
   v("unsupported", s.unsupported);
+  v("not_run", s.not_run);
   v("process", s.process);
 }
 

@@ -305,13 +305,28 @@ json uri_base_ids(const SarifOptions& options) {
 
 nlohmann::json sarif_incompleteness(const analysis::CheckReport& r) {
   json list = json::array();
-  for (const std::string& s : incompleteness(r))
-    list.push_back({{"level", "warning"}, {"message", {{"text", "incomplete: " + s}}}});
+  const std::vector<std::string> sentences = incompleteness(r);
+  // The launches that did not run come after the process's reasons (incompleteness()); each
+  // also names its library, kernel and the program's call site as data.
+  const std::size_t first_not_run = r.process ? r.process->incomplete.size() : 0;
+  for (std::size_t i = 0; i < sentences.size(); ++i) {
+    json n = {{"level", "warning"}, {"message", {{"text", "incomplete: " + sentences[i]}}}};
+    if (i >= first_not_run && i - first_not_run < r.not_run.size()) {
+      const analysis::NotRunReport& nr = r.not_run[i - first_not_run];
+      n["descriptor"] = {{"id", "not-run"}};
+      n["properties"] = {{"library", nr.library},    {"kernel", nr.name},
+                         {"mangled", nr.mangled},    {"launches", nr.launches},
+                         {"callSite", nr.call_site}, {"error", nr.error}};
+    }
+    list.push_back(std::move(n));
+  }
   return list;
 }
 
 json sarif_invocation(const analysis::CheckReport& r) {
   json inv = {{"executionSuccessful", true}};
+  json notes = sarif_incompleteness(r);
+  if (!notes.empty()) inv["toolExecutionNotifications"] = notes;
   if (!r.process) return inv;
   const analysis::ProcessInfo& p = *r.process;
   std::string command;
@@ -325,8 +340,6 @@ json sarif_invocation(const analysis::CheckReport& r) {
     if (const char* name = sigabbrev_np(p.signal))
       inv["exitSignalName"] = std::string("SIG") + name;
   }
-  json notes = sarif_incompleteness(r);
-  if (!notes.empty()) inv["toolExecutionNotifications"] = notes;
   json props = {{"root", p.root}};
   if (!p.rank.empty()) props["rank"] = p.rank;
   if (!p.local_rank.empty()) props["localRank"] = p.local_rank;

@@ -1,5 +1,5 @@
-// What the device reports: cudaDeviceGetAttribute's value for every attribute, and
-// cudaDeviceProp built from those same values, so that the two never disagree.
+// What the device reports: cuDeviceGetAttribute's value for every attribute (the CUDA
+// runtime builds cudaDeviceProp and answers cudaDeviceGetAttribute from these).
 #include "device_properties.hpp"
 
 #include <algorithm>
@@ -286,129 +286,52 @@ std::optional<long long> device_attribute(const DeviceProfile& d, cudaDeviceAttr
   }
 }
 
-void fill_properties(const DeviceProfile& d, cudaDeviceProp& p) {
-  std::memset(&p, 0, sizeof p);
-  auto a = [&](cudaDeviceAttr attr) { return static_cast<int>(device_attribute(d, attr).value()); };
-  std::strncpy(p.name, d.board.name, sizeof p.name - 1);
-  // A fixed identifier per architecture: "bankcheck" and the compute capability.
-  std::memcpy(p.uuid.bytes, "bankcheck-sm", 12);
-  p.uuid.bytes[12] = static_cast<char>(d.sm.cc);
-  p.totalGlobalMem = d.board.global_bytes;
-  p.sharedMemPerBlock = static_cast<std::size_t>(a(cudaDevAttrMaxSharedMemoryPerBlock));
-  p.regsPerBlock = a(cudaDevAttrMaxRegistersPerBlock);
-  p.warpSize = a(cudaDevAttrWarpSize);
-  p.memPitch = static_cast<std::size_t>(a(cudaDevAttrMaxPitch));
-  p.maxThreadsPerBlock = a(cudaDevAttrMaxThreadsPerBlock);
-  p.maxThreadsDim[0] = a(cudaDevAttrMaxBlockDimX);
-  p.maxThreadsDim[1] = a(cudaDevAttrMaxBlockDimY);
-  p.maxThreadsDim[2] = a(cudaDevAttrMaxBlockDimZ);
-  p.maxGridSize[0] = a(cudaDevAttrMaxGridDimX);
-  p.maxGridSize[1] = a(cudaDevAttrMaxGridDimY);
-  p.maxGridSize[2] = a(cudaDevAttrMaxGridDimZ);
-  p.totalConstMem = static_cast<std::size_t>(a(cudaDevAttrTotalConstantMemory));
-  p.major = d.major();
-  p.minor = d.minor();
-  p.textureAlignment = static_cast<std::size_t>(a(cudaDevAttrTextureAlignment));
-  p.texturePitchAlignment = static_cast<std::size_t>(a(cudaDevAttrTexturePitchAlignment));
-  p.multiProcessorCount = a(cudaDevAttrMultiProcessorCount);
-  p.integrated = a(cudaDevAttrIntegrated);
-  p.canMapHostMemory = a(cudaDevAttrCanMapHostMemory);
-  p.maxTexture1D = a(cudaDevAttrMaxTexture1DWidth);
-  p.maxTexture1DMipmap = a(cudaDevAttrMaxTexture1DMipmappedWidth);
-  p.maxTexture2D[0] = a(cudaDevAttrMaxTexture2DWidth);
-  p.maxTexture2D[1] = a(cudaDevAttrMaxTexture2DHeight);
-  p.maxTexture2DMipmap[0] = a(cudaDevAttrMaxTexture2DMipmappedWidth);
-  p.maxTexture2DMipmap[1] = a(cudaDevAttrMaxTexture2DMipmappedHeight);
-  p.maxTexture2DLinear[0] = a(cudaDevAttrMaxTexture2DLinearWidth);
-  p.maxTexture2DLinear[1] = a(cudaDevAttrMaxTexture2DLinearHeight);
-  p.maxTexture2DLinear[2] = a(cudaDevAttrMaxTexture2DLinearPitch);
-  p.maxTexture2DGather[0] = a(cudaDevAttrMaxTexture2DGatherWidth);
-  p.maxTexture2DGather[1] = a(cudaDevAttrMaxTexture2DGatherHeight);
-  p.maxTexture3D[0] = a(cudaDevAttrMaxTexture3DWidth);
-  p.maxTexture3D[1] = a(cudaDevAttrMaxTexture3DHeight);
-  p.maxTexture3D[2] = a(cudaDevAttrMaxTexture3DDepth);
-  p.maxTexture3DAlt[0] = a(cudaDevAttrMaxTexture3DWidthAlt);
-  p.maxTexture3DAlt[1] = a(cudaDevAttrMaxTexture3DHeightAlt);
-  p.maxTexture3DAlt[2] = a(cudaDevAttrMaxTexture3DDepthAlt);
-  p.maxTextureCubemap = a(cudaDevAttrMaxTextureCubemapWidth);
-  p.maxTexture1DLayered[0] = a(cudaDevAttrMaxTexture1DLayeredWidth);
-  p.maxTexture1DLayered[1] = a(cudaDevAttrMaxTexture1DLayeredLayers);
-  p.maxTexture2DLayered[0] = a(cudaDevAttrMaxTexture2DLayeredWidth);
-  p.maxTexture2DLayered[1] = a(cudaDevAttrMaxTexture2DLayeredHeight);
-  p.maxTexture2DLayered[2] = a(cudaDevAttrMaxTexture2DLayeredLayers);
-  p.maxTextureCubemapLayered[0] = a(cudaDevAttrMaxTextureCubemapLayeredWidth);
-  p.maxTextureCubemapLayered[1] = a(cudaDevAttrMaxTextureCubemapLayeredLayers);
-  p.maxSurface1D = a(cudaDevAttrMaxSurface1DWidth);
-  p.maxSurface2D[0] = a(cudaDevAttrMaxSurface2DWidth);
-  p.maxSurface2D[1] = a(cudaDevAttrMaxSurface2DHeight);
-  p.maxSurface3D[0] = a(cudaDevAttrMaxSurface3DWidth);
-  p.maxSurface3D[1] = a(cudaDevAttrMaxSurface3DHeight);
-  p.maxSurface3D[2] = a(cudaDevAttrMaxSurface3DDepth);
-  p.maxSurface1DLayered[0] = a(cudaDevAttrMaxSurface1DLayeredWidth);
-  p.maxSurface1DLayered[1] = a(cudaDevAttrMaxSurface1DLayeredLayers);
-  p.maxSurface2DLayered[0] = a(cudaDevAttrMaxSurface2DLayeredWidth);
-  p.maxSurface2DLayered[1] = a(cudaDevAttrMaxSurface2DLayeredHeight);
-  p.maxSurface2DLayered[2] = a(cudaDevAttrMaxSurface2DLayeredLayers);
-  p.maxSurfaceCubemap = a(cudaDevAttrMaxSurfaceCubemapWidth);
-  p.maxSurfaceCubemapLayered[0] = a(cudaDevAttrMaxSurfaceCubemapLayeredWidth);
-  p.maxSurfaceCubemapLayered[1] = a(cudaDevAttrMaxSurfaceCubemapLayeredLayers);
-  p.surfaceAlignment = static_cast<std::size_t>(a(cudaDevAttrSurfaceAlignment));
-  p.concurrentKernels = a(cudaDevAttrConcurrentKernels);
-  p.ECCEnabled = a(cudaDevAttrEccEnabled);
-  p.pciBusID = a(cudaDevAttrPciBusId);
-  p.pciDeviceID = a(cudaDevAttrPciDeviceId);
-  p.pciDomainID = a(cudaDevAttrPciDomainId);
-  p.tccDriver = a(cudaDevAttrTccDriver);
-  p.asyncEngineCount = a(cudaDevAttrAsyncEngineCount);
-  p.unifiedAddressing = a(cudaDevAttrUnifiedAddressing);
-  p.memoryBusWidth = a(cudaDevAttrGlobalMemoryBusWidth);
-  p.l2CacheSize = a(cudaDevAttrL2CacheSize);
-  p.persistingL2CacheMaxSize = a(cudaDevAttrMaxPersistingL2CacheSize);
-  p.maxThreadsPerMultiProcessor = a(cudaDevAttrMaxThreadsPerMultiProcessor);
-  p.streamPrioritiesSupported = a(cudaDevAttrStreamPrioritiesSupported);
-  p.globalL1CacheSupported = a(cudaDevAttrGlobalL1CacheSupported);
-  p.localL1CacheSupported = a(cudaDevAttrLocalL1CacheSupported);
-  p.sharedMemPerMultiprocessor =
-      static_cast<std::size_t>(a(cudaDevAttrMaxSharedMemoryPerMultiprocessor));
-  p.regsPerMultiprocessor = a(cudaDevAttrMaxRegistersPerMultiprocessor);
-  p.managedMemory = a(cudaDevAttrManagedMemory);
-  p.isMultiGpuBoard = a(cudaDevAttrIsMultiGpuBoard);
-  p.multiGpuBoardGroupID = a(cudaDevAttrMultiGpuBoardGroupID);
-  p.hostNativeAtomicSupported = a(cudaDevAttrHostNativeAtomicSupported);
-  p.pageableMemoryAccess = a(cudaDevAttrPageableMemoryAccess);
-  p.concurrentManagedAccess = a(cudaDevAttrConcurrentManagedAccess);
-  p.computePreemptionSupported = a(cudaDevAttrComputePreemptionSupported);
-  p.canUseHostPointerForRegisteredMem = a(cudaDevAttrCanUseHostPointerForRegisteredMem);
-  p.cooperativeLaunch = a(cudaDevAttrCooperativeLaunch);
-  p.sharedMemPerBlockOptin = static_cast<std::size_t>(a(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-  p.pageableMemoryAccessUsesHostPageTables = a(cudaDevAttrPageableMemoryAccessUsesHostPageTables);
-  p.directManagedMemAccessFromHost = a(cudaDevAttrDirectManagedMemAccessFromHost);
-  p.maxBlocksPerMultiProcessor = a(cudaDevAttrMaxBlocksPerMultiprocessor);
-  p.accessPolicyMaxWindowSize = a(cudaDevAttrMaxAccessPolicyWindowSize);
-  p.reservedSharedMemPerBlock =
-      static_cast<std::size_t>(a(cudaDevAttrReservedSharedMemoryPerBlock));
-  p.hostRegisterSupported = a(cudaDevAttrHostRegisterSupported);
-  p.sparseCudaArraySupported = a(cudaDevAttrSparseCudaArraySupported);
-  p.hostRegisterReadOnlySupported = a(cudaDevAttrHostRegisterReadOnlySupported);
-  p.timelineSemaphoreInteropSupported = a(cudaDevAttrTimelineSemaphoreInteropSupported);
-  p.memoryPoolsSupported = a(cudaDevAttrMemoryPoolsSupported);
-  p.gpuDirectRDMASupported = a(cudaDevAttrGPUDirectRDMASupported);
-  p.gpuDirectRDMAFlushWritesOptions =
-      static_cast<unsigned>(a(cudaDevAttrGPUDirectRDMAFlushWritesOptions));
-  p.gpuDirectRDMAWritesOrdering = a(cudaDevAttrGPUDirectRDMAWritesOrdering);
-  p.memoryPoolSupportedHandleTypes =
-      static_cast<unsigned>(a(cudaDevAttrMemoryPoolSupportedHandleTypes));
-  p.deferredMappingCudaArraySupported = a(cudaDevAttrDeferredMappingCudaArraySupported);
-  p.ipcEventSupported = a(cudaDevAttrIpcEventSupport);
-  p.clusterLaunch = a(cudaDevAttrClusterLaunch);
-  p.unifiedFunctionPointers = 0;
-  p.deviceNumaConfig = a(cudaDevAttrNumaConfig);
-  p.deviceNumaId = a(cudaDevAttrNumaId);
-  p.mpsEnabled = a(cudaDevAttrMpsEnabled);
-  p.hostNumaId = a(cudaDevAttrHostNumaId);
-  p.gpuPciDeviceID = static_cast<unsigned>(a(cudaDevAttrGpuPciDeviceId));
-  p.gpuPciSubsystemID = static_cast<unsigned>(a(cudaDevAttrGpuPciSubsystemId));
-  p.hostNumaMultinodeIpcSupported = a(cudaDevAttrHostNumaMultinodeIpcSupported);
+std::optional<long long> driver_attribute(const DeviceProfile& d, CUdevice_attribute attr) {
+  // The driver's attributes are the runtime's, value for value, and a few more.
+  switch (attr) {
+    case CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER:
+      return 1;
+    // Virtual memory management (cuMemCreate, cuMemMap), exportable handles, compression and
+    // dma-buf are not offered: programs and libraries ask and take their other path.
+    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK:
+    case CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH:
+    case CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED:
+    // Stream memory operations (cuStreamWaitValue32, ...), multi-device cooperative launches,
+    // dma-buf, fabric handles, multicast, unified function pointers and host virtual memory
+    // management are not offered either.
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1:
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1:
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1:
+    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH:
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS:
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR:
+    case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS:
+    case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+      return 0;
+    // Tensor memory access (TMA) is the architecture's, from sm_90.
+    case CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED:
+      return d.sm.cc >= 90 ? 1 : 0;
+    default:
+      return device_attribute(d, static_cast<cudaDeviceAttr>(attr));
+  }
+}
+
+std::array<unsigned char, 16> device_uuid(const DeviceProfile& d) {
+  // A fixed identifier per architecture: "bankcheck-sm" and the compute capability.
+  std::array<unsigned char, 16> u{};
+  std::memcpy(u.data(), "bankcheck-sm", 12);
+  u[12] = static_cast<unsigned char>(d.sm.cc);
+  return u;
 }
 
 }  // namespace bankcheck::runtime

@@ -22,6 +22,7 @@
 #include "bankcheck/runtime/nvtx_ranges.hpp"
 #include "bankcheck/runtime/program_side.hpp"
 #include "bankcheck/runtime/run_options.hpp"
+#include "call_site.hpp"
 #include "fault_report.hpp"
 #include "run_modules.hpp"
 #include "run_progress.hpp"
@@ -70,29 +71,48 @@ class EmulatingExecutor final : public Executor {
     progress_ = std::make_unique<RunProgress>(options_.progress);
   }
 
-  void register_module(ModuleId module, const ModuleImage& image) override {
+  bool register_module(ModuleId module, const ModuleImage& image) override {
     modules_->add(module, image);
+    return true;
   }
-  void register_function(ModuleId module, const void* host, std::string_view name) override {
-    functions_[host] = {module, std::string(name)};
-  }
-  void register_variable(ModuleId module, const void* host, std::string_view name,
-                         std::size_t bytes, VariableKind) override {
-    variables_[host] = {module, std::string(name), bytes};
-  }
-  void module_complete(ModuleId) override {}
-  void unregister_module(ModuleId) override {}
+  void unregister_module(ModuleId module) override { modules_->remove(module); }
 
-  std::span<std::byte> variable_storage(const void* host) override {
-    const auto it = variables_.find(host);
-    if (it == variables_.end()) return {};
+  std::optional<FunctionInfo> function(ModuleId module, std::string_view name) override {
     std::string why;
-    const Found f = modules_->variable(it->second.module, it->second.name, why);
-    if (!f.variable) {
-      say(fmt::format("variable {} cannot be placed: {}", it->second.name,
-                      why.empty() ? "its module does not define it" : why));
-      return {};
+    const Found f = modules_->kernel(module, std::string(name), why);
+    FunctionInfo info;
+    if (f.kernel) {
+      info.attributes = attributes(*f.unit, f.kernel->name, f.kernel);
+      std::vector<ParamSlot> slots;
+      for (const ptx::KernelParam& p : f.kernel->params)
+        slots.push_back({static_cast<std::size_t>(p.offset), static_cast<std::size_t>(p.size)});
+      info.params = std::move(slots);
+      return info;
     }
+    if (f.unsupported) {
+      info.attributes = attributes(*f.unit, f.unsupported->name, nullptr);
+      return info;
+    }
+    if (f.sass_only) {
+      FunctionAttributes a;
+      a.registers_per_thread = static_cast<int>(f.registers);
+      a.ptx_version = device_.sm.cc;
+      a.binary_version = device_.sm.cc;
+      info.attributes = a;
+      return info;
+    }
+    // A module that could not be read may define it: its launch says why it cannot run.
+    if (!why.empty()) return info;
+    return std::nullopt;
+  }
+  std::vector<std::string> functions(ModuleId module) override {
+    return modules_->kernel_names(module);
+  }
+
+  std::span<std::byte> variable_storage(ModuleId module, std::string_view name) override {
+    std::string why;
+    const Found f = modules_->variable(module, std::string(name), why);
+    if (!f.variable) return {};
     return {reinterpret_cast<std::byte*>(f.variable->address), f.variable->bytes};
   }
 
@@ -109,26 +129,9 @@ class EmulatingExecutor final : public Executor {
     memory_.remove(reinterpret_cast<std::uint64_t>(address));
   }
 
-  std::optional<FunctionAttributes> function_attributes(const void* host) override {
-    const auto it = functions_.find(host);
-    if (it == functions_.end()) return std::nullopt;
-    std::string why;
-    const Found f = modules_->kernel(it->second.module, it->second.name, why);
-    if (!f.unit || !f.unit->loaded) return std::nullopt;
-    FunctionAttributes a;
-    const driver::Loaded& l = *f.unit->loaded;
-    if (const auto r = l.registers.find(it->second.name); r != l.registers.end())
-      a.registers_per_thread = r->second;
-    if (f.kernel) {
-      a.static_shared_bytes = f.kernel->static_shared_bytes;
-      a.local_bytes = f.kernel->local_bytes;
-    }
-    a.ptx_version = device_.sm.cc;
-    a.binary_version = device_.sm.cc;
-    return a;
-  }
-
   LaunchResult launch(const LaunchRequest& r) override;
+  LaunchResult no_binary(const LaunchRequest& r, RunUnit& unit, const std::string& name,
+                         const std::string& shown);
 
   void device_reset() override {
     modules_->reset_variables();
@@ -144,52 +147,56 @@ class EmulatingExecutor final : public Executor {
       return;
     }
     std::lock_guard<std::mutex> lock(state_);
-    std::vector<analysis::CheckReport> r = reports(kNotReadBack);
-    // What the program asked for that was not run is said where a job's report would say it.
-    if (!not_run_.empty()) {
-      analysis::ProcessInfo p = this_process();
-      p.root = true;
-      p.ending = "exited";
-      p.incomplete = not_run_;
-      if (r.empty())
-        r.emplace_back().input = options_.program.empty() ? "the program" : options_.program;
-      for (auto& one : r) one.process = p;
-    }
-    write_run_reports(r, options_);
+    write_run_reports(reports(kNotReadBack), options_);
   }
 
-  void not_run(std::string_view function) override {
+  void not_run(std::string_view function, std::string_view caller) override {
     std::lock_guard<std::mutex> lock(state_);
-    const std::string sentence = fmt::format(
-        "the program called {}, which bankcheck's CUDA runtime does not implement: the kernels "
-        "it would have run were not run, and are not in the report",
-        function);
-    if (std::find(not_run_.begin(), not_run_.end(), sentence) == not_run_.end())
-      not_run_.push_back(sentence);
+    if (side_.forked_child()) forget_parent();
+    ledger_.launch_unknown();
+    const std::string library = caller.empty() ? options_.program : std::string(caller);
+    const NotRunKey key{nullptr, std::string(function) + '\n' + library};
+    auto [it, first] = not_run_.try_emplace(key);
+    analysis::NotRunReport& n = it->second;
+    ++n.launches;
+    if (!first) return;
+    n.library = library;
+    n.reason =
+        fmt::format("it called {}, which bankcheck's CUDA driver does not implement", function);
+    n.error = "CUDA_ERROR_NOT_SUPPORTED";
+    // The first frame of the program's own code: the caller's, unless it is NVIDIA's.
+    n.call_site = program_call_site({});
+    not_run_order_.push_back(key);
   }
 
  private:
-  struct Function {
-    ModuleId module = 0;
-    std::string name;
-  };
-  struct Variable {
-    ModuleId module = 0;
-    std::string name;
-    std::size_t bytes = 0;
-  };
-
   void failure(const std::string& sentence) {
     say(sentence);
     failures_.push_back(sentence);
+  }
+  // A kernel's resources as its unit's cubin and PTX give them.
+  FunctionAttributes attributes(const RunUnit& u, const std::string& name,
+                                const ptx::Kernel* k) const {
+    FunctionAttributes a;
+    if (u.loaded)
+      if (const auto r = u.loaded->registers.find(name); r != u.loaded->registers.end())
+        a.registers_per_thread = r->second;
+    if (k) {
+      a.static_shared_bytes = k->static_shared_bytes;
+      a.local_bytes = k->local_bytes;
+    }
+    a.ptx_version = device_.sm.cc;
+    a.binary_version = device_.sm.cc;
+    return a;
   }
   static const model::Arch* find_arch_or_default(const std::string& arch) {
     const model::Arch* a = model::find_arch(arch);
     return a ? a : &model::kDefaultArch;
   }
   // The reports so far, one per translation unit with an analysed (or refused) kernel, in the
-  // order of their first analysed launches; analysed launches not counted whole are each
-  // kernel's `incomplete` (those pending with `pending`). The caller holds state_.
+  // order of their first analysed launches, then one per library with kernels that did not
+  // run; analysed launches not counted whole are each kernel's `incomplete` (those pending with
+  // `pending`). The caller holds state_.
   std::vector<analysis::CheckReport> reports(const std::string& pending) {
     std::vector<ModuleReport> modules;
     std::map<RunUnit*, std::size_t> index;
@@ -197,7 +204,7 @@ class EmulatingExecutor final : public Executor {
       for (const LaunchLedger::Kernel lk : group) {
         KernelState* ks = by_ledger_.at(lk);
         const auto [it, fresh] = index.emplace(ks->unit, modules.size());
-        if (fresh) modules.push_back({ks->unit, 0, {}, {}});
+        if (fresh) modules.push_back({ks->unit, 0, {}, {}, {}});
         const LaunchLedger::Entry e = ledger_.entry(lk);
         analysis::KernelReport k = ks->analysis->report();
         k.launches = e.configurations;
@@ -206,10 +213,33 @@ class EmulatingExecutor final : public Executor {
       }
     for (const auto& [key, refused] : refused_) {
       const auto [it, fresh] = index.emplace(key.first, modules.size());
-      if (fresh) modules.push_back({key.first, ~0ull, {}, {}});
+      if (fresh) modules.push_back({key.first, ~0ull, {}, {}, {}});
       modules[it->second].refused.push_back(refused);
     }
-    return module_reports(modules, options_, *find_arch_or_default(arch_));
+    // Kernels that did not run, in the order of their first launches: a library's in one
+    // section, whatever modules of it they came from; calls the driver does not implement in
+    // the first report (or one of the program's own).
+    std::map<std::string, RunUnit*> library_unit;
+    std::vector<analysis::NotRunReport> calls;
+    for (const NotRunKey& key : not_run_order_) {
+      const analysis::NotRunReport& n = not_run_.at(key);
+      if (!key.first) {
+        calls.push_back(n);
+        continue;
+      }
+      RunUnit* unit = library_unit.try_emplace(n.library, key.first).first->second;
+      const auto [it, fresh] = index.emplace(unit, modules.size());
+      if (fresh) modules.push_back({unit, ~0ull, {}, {}, {}});
+      modules[it->second].not_run.push_back(n);
+    }
+    std::vector<analysis::CheckReport> out =
+        module_reports(modules, options_, *find_arch_or_default(arch_));
+    if (!calls.empty()) {
+      if (out.empty())
+        out.emplace_back().input = options_.program.empty() ? "the program" : options_.program;
+      out.front().not_run.insert(out.front().not_run.end(), calls.begin(), calls.end());
+    }
+    return out;
   }
 
   // The process's part of the job (ProgramSide's snapshot).
@@ -219,7 +249,6 @@ class EmulatingExecutor final : public Executor {
     if (from == SnapshotFrom::Ending && !lock.try_lock()) return false;
     part.reports = reports(kPendingLaunch);
     part.failures = failures_;
-    part.not_run = not_run_;
     part.launches = ledger_.launches();
     part.analysed = ledger_.analysed();
     return true;
@@ -233,6 +262,7 @@ class EmulatingExecutor final : public Executor {
     refused_.clear();
     failures_.clear();
     not_run_.clear();
+    not_run_order_.clear();
   }
 
   DeviceProfile device_;
@@ -247,14 +277,18 @@ class EmulatingExecutor final : public Executor {
   emu::GlobalMemory memory_;
   std::unique_ptr<RunModules> modules_;
   std::unique_ptr<RunProgress> progress_;
-  std::map<const void*, Function> functions_;
-  std::map<const void*, Variable> variables_;
   std::map<const ptx::Kernel*, KernelState> kernels_;
   std::map<LaunchLedger::Kernel, KernelState*> by_ledger_;
   std::set<RunUnit*> said_no_lines_;  // units named for their missing line information
-  std::vector<std::string> not_run_;  // what the program asked for that was not run
   // Kernels the emulator refused that the program launched: (unit, kernel), the sentence.
   std::map<std::pair<RunUnit*, std::string>, analysis::UnsupportedKernelReport> refused_;
+  // Launches that did not run, and what became of them: kernels with no code to run (a
+  // library's SASS-only ones) by (unit, kernel); calls the driver does not implement through
+  // which kernels would have run by (null, function and caller). In the order of their first
+  // launches.
+  using NotRunKey = std::pair<RunUnit*, std::string>;
+  std::map<NotRunKey, analysis::NotRunReport> not_run_;
+  std::vector<NotRunKey> not_run_order_;
   std::vector<std::string> failures_;  // bankcheck's own errors during the run
 };
 
@@ -323,15 +357,11 @@ void describe_arguments(const driver::Loaded& l, const ptx::Kernel& k,
 LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
   std::lock_guard<std::mutex> lock(state_);
   if (side_.forked_child()) forget_parent();
-  const auto fn = functions_.find(r.function);
-  if (fn == functions_.end()) {
-    ledger_.launch_unknown();
-    return {LaunchStatus::NotSupported, FaultKind::IllegalAddress,
-            "the program launched a function it never registered"};
-  }
+  const std::string name(r.function);
   std::string why;
-  const Found f = modules_->kernel(fn->second.module, fn->second.name, why);
-  const std::string shown = driver::base_name(driver::demangle(fn->second.name));
+  const Found f = modules_->kernel(r.module, name, why);
+  const std::string shown = driver::base_name(driver::demangle(name));
+  if (f.sass_only) return no_binary(r, *f.unit, name, shown);
   if (f.unsupported) {
     ledger_.launch_unknown();
     const ptx::UnsupportedKernel& u = *f.unsupported;
@@ -346,16 +376,15 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
         fmt::format("kernel {} cannot be emulated: {}", shown,
                     analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families, path));
     refused_.try_emplace({f.unit, u.name}, analysis::UnsupportedKernelReport{
-                                               shown, u.reason, u.pos.file, u.pos.line,
-                                               u.ptx_line, u.ptx, true, u.pos.col, u.families});
+                                               shown, u.reason, u.pos.file, u.pos.line, u.ptx_line,
+                                               u.ptx, true, u.pos.col, u.families});
     failures_.push_back(sentence);
     return {LaunchStatus::NotSupported, FaultKind::IllegalAddress, sentence};
   }
   if (!f.kernel) {
     ledger_.launch_unknown();
-    const std::string sentence =
-        fmt::format("kernel {} cannot be emulated: {}", shown,
-                    why.empty() ? "its module does not define it" : why);
+    const std::string sentence = fmt::format("kernel {} cannot be emulated: {}", shown,
+                                             why.empty() ? "its module does not define it" : why);
     failures_.push_back(sentence);
     return {LaunchStatus::NotSupported, FaultKind::IllegalAddress, sentence};
   }
@@ -367,8 +396,8 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
     ks.kernel = &k;
     ks.ledger = ledger_.kernel(&k, k.name, reinterpret_cast<std::uintptr_t>(f.unit));
     by_ledger_[ks.ledger] = &ks;
-    ks.analysis = std::make_unique<driver::KernelAnalysis>(
-        l, k, *find_arch_or_default(arch_), f.unit->options);
+    ks.analysis = std::make_unique<driver::KernelAnalysis>(l, k, *find_arch_or_default(arch_),
+                                                           f.unit->options);
   }
   // Whether this launch is analysed, executed only, or skipped.
   const LaunchLedger::Decision d =
@@ -391,6 +420,7 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
   kl.launch.budget = f.unit->options.budget;
   kl.blocks = "all";
   kl.memory = &memory_;
+  kl.program_memory = true;
   kl.where = fmt::format("launch {}", d.id);
   describe_arguments(l, k, params, memory_, kl);
   kl.launch.params = std::move(params);
@@ -426,6 +456,35 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
     side_.counted(d.id);
   }
   return {};
+}
+
+// A kernel with no code the emulator runs (a library's SASS-only cubin): the launch gets the
+// driver's error for a kernel image the device cannot run, and the report lists it. The
+// launch is numbered, as Nsight Compute would count it on a GPU that runs it. The caller holds
+// state_.
+LaunchResult EmulatingExecutor::no_binary(const LaunchRequest& r, RunUnit& unit,
+                                          const std::string& name, const std::string& shown) {
+  ledger_.launch_unknown();
+  const NotRunKey key{&unit, name};
+  auto [it, first] = not_run_.try_emplace(key);
+  analysis::NotRunReport& n = it->second;
+  ++n.launches;
+  if (first) {
+    const RunModule* m = modules_->get(r.module);
+    n.library = m && m->library ? m->origin : options_.program;
+    n.name = shown;
+    n.mangled = name;
+    n.reason = unit.why_not;
+    n.error = "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    const std::vector<std::string> skip{n.library};
+    n.call_site = program_call_site(skip);
+    not_run_order_.push_back(key);
+  }
+  // Said once per kernel by the driver, at its first launch; the report counts them all.
+  const std::string sentence = fmt::format(
+      "{}: kernel {} did not run{}: {}; the launch returned {} and the program goes on", n.library,
+      n.name, n.call_site.empty() ? "" : " (called from " + n.call_site + ")", n.reason, n.error);
+  return {LaunchStatus::NoBinary, FaultKind::IllegalAddress, sentence};
 }
 
 }  // namespace

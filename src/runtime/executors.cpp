@@ -13,39 +13,26 @@ namespace bankcheck::runtime {
 
 namespace {
 
-// Keeps variables (so that symbol copies work) and refuses every launch.
+// Knows no module's contents: every function a program asks for exists, with unknown
+// resources and parameters, and every launch is refused; no variable exists.
 class NoExecutor final : public Executor {
  public:
-  void register_module(ModuleId, const ModuleImage&) override {}
-  void register_function(ModuleId, const void*, std::string_view) override {}
-  void register_variable(ModuleId, const void* host_shadow, std::string_view, std::size_t bytes,
-                         VariableKind) override {
-    storage_[host_shadow].assign(bytes, std::byte{0});
-  }
-  void module_complete(ModuleId) override {}
+  bool register_module(ModuleId, const ModuleImage&) override { return true; }
   void unregister_module(ModuleId) override {}
-  std::span<std::byte> variable_storage(const void* host_shadow) override {
-    const auto it = storage_.find(host_shadow);
-    if (it == storage_.end()) return {};
-    return it->second;
+  std::optional<FunctionInfo> function(ModuleId, std::string_view) override {
+    return FunctionInfo{};
   }
+  std::vector<std::string> functions(ModuleId) override { return {}; }
+  std::span<std::byte> variable_storage(ModuleId, std::string_view) override { return {}; }
   void memory_allocated(void*, std::size_t, MemoryKind) override {}
   void memory_freed(void*) override {}
-  std::optional<FunctionAttributes> function_attributes(const void*) override {
-    return std::nullopt;
-  }
   LaunchResult launch(const LaunchRequest&) override {
     return {LaunchStatus::NotSupported, FaultKind::IllegalAddress,
-            "this libcudart.so.13 has no kernel executor built in "
+            "this libcuda.so.1 has no kernel executor built in "
             "(BANKCHECK_EXECUTOR=record selects the test double)"};
   }
-  void device_reset() override {
-    for (auto& [shadow, bytes] : storage_) bytes.assign(bytes.size(), std::byte{0});
-  }
+  void device_reset() override {}
   void finish() override {}
-
- private:
-  std::map<const void*, std::vector<std::byte>> storage_;
 };
 
 struct Entry {

@@ -1,7 +1,7 @@
-// Which Executor the runtime uses: BANKCHECK_EXECUTOR names one of the table in
+// Which Executor the driver uses: BANKCHECK_EXECUTOR names one of the table in
 // executors.cpp; unset, the first that is not a test double, or none. Without an executor
-// the runtime still registers, allocates and copies, and each launch fails with
-// cudaErrorNotSupported and a sentence saying why.
+// the driver still loads, allocates and copies, and each launch fails with
+// CUDA_ERROR_NOT_SUPPORTED and a sentence saying why.
 #pragma once
 
 #include <memory>

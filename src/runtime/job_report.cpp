@@ -132,7 +132,6 @@ JobReports job_reports(const std::vector<JobProcess>& job, const WaitStatuses& s
     else if (!e.known)
       info.incomplete.push_back(fmt::format(
           "{} {}: what it analysed after its last record is missing", program, e.words));
-    for (const auto& n : part.not_run) info.incomplete.push_back(n);
     for (const auto& f : part.failures) out.failures.push_back(f);
 
     std::vector<analysis::CheckReport> reports = part.reports;

@@ -1,29 +1,32 @@
-// The memory behind every device pointer: ordinary host memory, listed in the Runtime's
+// The memory behind every device pointer: ordinary host memory, listed in the Driver's
 // allocation table and announced to the executor, so that the program, its copies and the
-// kernels all reach the same bytes at the same address.
+// kernels all reach the same bytes at the same address. Copies and fills in one place, for
+// the API's calls and for graph nodes alike.
 #pragma once
 
-#include "runtime.hpp"
+#include "driver.hpp"
 
 namespace bankcheck::runtime {
 
-// Allocations are 256-byte aligned (cudaMalloc's guarantee) and zero-filled, so that a
+// Allocations are 256-byte aligned (cuMemAlloc's guarantee) and zero-filled, so that a
 // program reading memory it never wrote sees the same bytes on every run.
 inline constexpr std::size_t kAllocationAlignment = 256;
-// Rows of cudaMallocPitch and cudaMalloc3D start at multiples of this (the device's texture
-// alignment).
+// Rows of cuMemAllocPitch start at multiples of this (the device's texture alignment).
 inline constexpr std::size_t kPitchAlignment = 512;
 
-// Allocates `bytes` (0 gives a null pointer and cudaSuccess) of `kind`: Device, Managed or
-// PinnedHost. Device and managed memory count against the device's global memory. `*out` is
-// written only on success.
-cudaError_t allocate(Runtime& rt, void** out, std::size_t bytes, AllocationKind kind,
-                     unsigned flags = 0);
+// Allocates `bytes` (0: CUDA_ERROR_INVALID_VALUE, as the driver answers) of `kind`: Device,
+// Managed or PinnedHost. Device and managed memory count against the device's global memory
+// (CUDA_ERROR_OUT_OF_MEMORY beyond it); any large allocation is reserved, not committed: only
+// the pages the program and its kernels touch cost host memory. `*out` is written only on
+// success.
+CUresult allocate(Driver& d, void** out, std::size_t bytes, AllocationKind kind, unsigned flags = 0,
+                  CUmemoryPool pool = nullptr);
 // Frees the allocation starting at `p` when its kind is one of `kinds` (a bit per
-// AllocationKind); cudaErrorInvalidValue otherwise. A null pointer is fine.
-cudaError_t release(Runtime& rt, void* p, unsigned kinds);
-// cudaDeviceReset: every allocation freed, every registration undone (variables stay).
-void release_all_memory(Runtime& rt);
+// AllocationKind); CUDA_ERROR_INVALID_VALUE otherwise.
+CUresult release(Driver& d, const void* p, unsigned kinds);
+// The primary context's reset: every allocation freed, every registration undone (module
+// variables stay).
+void release_all_memory(Driver& d);
 
 inline constexpr unsigned kind_bit(AllocationKind k) { return 1u << static_cast<unsigned>(k); }
 // Memory a kernel (and a device-side copy) may use: everything but plain program memory.
@@ -33,13 +36,20 @@ inline constexpr unsigned kDeviceAccessible =
     kind_bit(AllocationKind::Symbol);
 
 // Whether [p, p + bytes) lies in one device-accessible allocation.
-bool device_range(const Runtime& rt, const void* p, std::size_t bytes);
+bool device_range(const Driver& d, const void* p, std::size_t bytes);
 
-// The checks of a copy of `bytes` in direction `kind` from [src, ...) to [dst, ...): the
-// direction is one cudaMemcpyKind names, and each side the direction says is on the device
-// lies in device memory. `src_span`/`dst_span` are the bytes each side covers (for 2D copies,
-// more than `bytes`).
-cudaError_t check_copy(const Runtime& rt, const void* dst, std::size_t dst_span, const void* src,
-                       std::size_t src_span, cudaMemcpyKind kind);
+// A copy as CUDA_MEMCPY3D describes one (1D and 2D copies are its special cases): each side
+// its memory type (host, device or unified; arrays are not implemented:
+// CUDA_ERROR_INVALID_HANDLE), its pointer, pitch and rows per slice, and a start (x in bytes,
+// y, z). The side a type says is device memory must lie in one allocation
+// (CUDA_ERROR_INVALID_VALUE), a width wider than a pitch is kInvalidPitch.
+CUresult copy_3d(Driver& d, const CUDA_MEMCPY3D& p);
+// A 1D copy of `bytes` from `src` to `dst`, of the given memory types.
+CUDA_MEMCPY3D linear_copy(void* dst, CUmemorytype dst_type, const void* src, CUmemorytype src_type,
+                          std::size_t bytes);
+
+// A fill of `height` rows of `width` elements of `element_size` (1, 2 or 4) bytes, `pitch`
+// bytes apart, with `value` (its low bytes), as a memset node describes one.
+CUresult fill_2d(Driver& d, const CUDA_MEMSET_NODE_PARAMS& p);
 
 }  // namespace bankcheck::runtime

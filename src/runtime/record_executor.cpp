@@ -1,14 +1,18 @@
-// The record executor (record_executor.hpp): one line per call, variables as zero-filled
-// buffers, failures on request.
+// The record executor (record_executor.hpp): one line per call, functions and variables as
+// the module's PTX declares them (variables zero-filled), failures on request.
 #include "record_executor.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "bankcheck/ptx/ast.hpp"
+#include "bankcheck/sass/fatbin.hpp"
+#include "bankcheck/sass/fatbin_select.hpp"
 #include "mangled_params.hpp"
 
 namespace bankcheck::runtime {
@@ -22,18 +26,6 @@ std::string env(const char* name) {
 
 std::string dims(const Dim3& d) {
   return std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z);
-}
-
-const char* kind_name(VariableKind k) {
-  switch (k) {
-    case VariableKind::Global:
-      return "global";
-    case VariableKind::Constant:
-      return "constant";
-    case VariableKind::Managed:
-      return "managed";
-  }
-  return "?";
 }
 
 const char* kind_name(MemoryKind k) {
@@ -83,10 +75,63 @@ FunctionAttributes attributes_for(std::string_view name, std::string_view spec) 
   return a;
 }
 
+// What a PTX module defines: each entry's parameters (offset and size) and each module
+// variable's size.
+struct ModuleInfo {
+  std::map<std::string, std::vector<ParamSlot>, std::less<>> functions;
+  std::map<std::string, std::pair<std::string, std::size_t>, std::less<>>
+      variables;  // space, bytes
+};
+
+std::size_t type_bytes(std::string_view type) {
+  if (type == ".pred") return 1;
+  const std::size_t bits = std::strtoul(std::string(type.substr(2)).c_str(), nullptr, 10);
+  return bits ? bits / 8 : 0;
+}
+
+void read_ptx(std::string_view text, ModuleInfo& out) {
+  const ptx::Module m = ptx::parse(text, "module");
+  for (const ptx::Variable& v : m.variables) {
+    if (v.space != ptx::StateSpace::Global && v.space != ptx::StateSpace::Const) continue;
+    std::size_t bytes = type_bytes(v.type) * static_cast<std::size_t>(v.vector);
+    for (const std::int64_t dim : v.dims) bytes *= dim > 0 ? static_cast<std::size_t>(dim) : 0;
+    out.variables[v.name] = {v.space == ptx::StateSpace::Const ? "constant" : "global", bytes};
+  }
+  for (const ptx::Function& f : m.functions) {
+    if (!f.is_entry || f.is_extern) continue;
+    std::vector<ParamSlot> slots;
+    std::size_t offset = 0;
+    for (const ptx::Param& p : f.params) {
+      std::size_t bytes = type_bytes(p.type);
+      for (const std::int64_t dim : p.dims) bytes *= static_cast<std::size_t>(dim);
+      const std::size_t align = p.align ? static_cast<std::size_t>(p.align) : type_bytes(p.type);
+      if (align > 1) offset = (offset + align - 1) / align * align;
+      slots.push_back({offset, bytes});
+      offset += bytes;
+    }
+    out.functions[f.name] = std::move(slots);
+  }
+}
+
+// The PTX of one fat binary container for `sm`, read into `out`; nothing when it has none.
+void read_container(const void* data, std::size_t bytes, std::uint32_t sm, ModuleInfo& out) {
+  std::uint64_t size = bytes;
+  if (size == 0) {
+    auto s = sass::fatbin_container_size(data, std::uint64_t(4) << 30);
+    if (!s.ok()) return;
+    size = s.value();
+  }
+  auto entries = sass::read_fatbin({static_cast<const std::uint8_t*>(data), size});
+  if (!entries.ok()) return;
+  const sass::FatbinSelection pick = sass::select_for_arch(entries.value(), sm);
+  if (pick.ptx) read_ptx(pick.ptx->text(), out);
+}
+
 class RecordExecutor final : public Executor {
  public:
   explicit RecordExecutor(const ExecutorConfig& config)
-      : fault_(env("BANKCHECK_RECORD_FAULT")),
+      : sm_(static_cast<std::uint32_t>(config.device.sm.cc)),
+        fault_(env("BANKCHECK_RECORD_FAULT")),
         unsupported_(env("BANKCHECK_RECORD_UNSUPPORTED")),
         attrs_(env("BANKCHECK_RECORD_ATTRS")) {
     const std::string path = env("BANKCHECK_RECORD");
@@ -98,29 +143,51 @@ class RecordExecutor final : public Executor {
     line("device " + std::string(config.device.board.arch) + " " + config.device.board.name);
   }
 
-  void register_module(ModuleId module, const ModuleImage& image) override {
-    line("module " + std::to_string(module) + " fatbin " + std::to_string(image.bytes) +
-         " prelinked " + std::to_string(image.prelinked.size()));
-  }
-  void register_function(ModuleId module, const void* host_function,
-                         std::string_view device_name) override {
-    names_[host_function] = std::string(device_name);
-    line("function " + std::to_string(module) + " " + std::string(device_name));
-  }
-  void register_variable(ModuleId module, const void* host_shadow, std::string_view device_name,
-                         std::size_t bytes, VariableKind kind) override {
-    storage_[host_shadow] = std::vector<std::byte>(bytes);
-    line("variable " + std::to_string(module) + " " + std::string(device_name) + " " +
-         kind_name(kind) + " " + std::to_string(bytes));
-  }
-  void module_complete(ModuleId module) override {
-    line("module-complete " + std::to_string(module));
+  bool register_module(ModuleId module, const ModuleImage& image) override {
+    static const char* const kinds[] = {"fatbin", "ptx", "cubin"};
+    line("module " + std::to_string(module) + " " + kinds[static_cast<int>(image.kind)] + " " +
+         std::to_string(image.bytes) + " prelinked " + std::to_string(image.prelinked.size()));
+    ModuleInfo& info = modules_[module];
+    try {
+      if (image.kind == ImageKind::Fatbin) {
+        read_container(image.data, image.bytes, sm_, info);
+        for (const void* object : image.prelinked) read_container(object, 0, sm_, info);
+      } else if (image.kind == ImageKind::Ptx) {
+        read_ptx({static_cast<const char*>(image.data), image.bytes}, info);
+      }
+    } catch (const std::exception& e) {
+      line(std::string("unreadable ") + e.what());
+    }
+    return true;
   }
   void unregister_module(ModuleId module) override { line("unregister " + std::to_string(module)); }
 
-  std::span<std::byte> variable_storage(const void* host_shadow) override {
-    const auto it = storage_.find(host_shadow);
-    if (it == storage_.end()) return {};
+  std::optional<FunctionInfo> function(ModuleId module, std::string_view name) override {
+    const auto m = modules_.find(module);
+    if (m == modules_.end()) return std::nullopt;
+    const auto f = m->second.functions.find(name);
+    if (f == m->second.functions.end()) return std::nullopt;
+    line("function " + std::to_string(module) + " " + std::string(name));
+    return FunctionInfo{attributes_for(name, attrs_), f->second};
+  }
+  std::vector<std::string> functions(ModuleId module) override {
+    std::vector<std::string> names;
+    if (const auto m = modules_.find(module); m != modules_.end())
+      for (const auto& [name, slots] : m->second.functions) names.push_back(name);
+    return names;
+  }
+
+  std::span<std::byte> variable_storage(ModuleId module, std::string_view name) override {
+    const auto m = modules_.find(module);
+    if (m == modules_.end()) return {};
+    const auto v = m->second.variables.find(name);
+    if (v == m->second.variables.end()) return {};
+    auto [it, added] = storage_.try_emplace({module, std::string(name)});
+    if (added) {
+      it->second.assign(v->second.second, std::byte{0});
+      line("variable " + std::to_string(module) + " " + std::string(name) + " " + v->second.first +
+           " " + std::to_string(v->second.second));
+    }
     return it->second;
   }
 
@@ -135,12 +202,8 @@ class RecordExecutor final : public Executor {
     line(std::string("free ") + text);
   }
 
-  std::optional<FunctionAttributes> function_attributes(const void* host_function) override {
-    return attributes_for(name_of(host_function), attrs_);
-  }
-
   LaunchResult launch(const LaunchRequest& r) override {
-    const std::string name = name_of(r.function);
+    const std::string name(r.function);
     std::string text = "launch " + name + " grid " + dims(r.grid) + " block " + dims(r.block) +
                        " shared " + std::to_string(r.dynamic_shared_bytes) + " stream " +
                        std::to_string(r.stream) + " cooperative " + (r.cooperative ? "1" : "0") +
@@ -157,7 +220,7 @@ class RecordExecutor final : public Executor {
   }
 
   void device_reset() override {
-    for (auto& [shadow, bytes] : storage_) std::memset(bytes.data(), 0, bytes.size());
+    for (auto& [key, bytes] : storage_) std::memset(bytes.data(), 0, bytes.size());
     line("reset");
   }
 
@@ -168,21 +231,17 @@ class RecordExecutor final : public Executor {
   }
 
  private:
+  std::uint32_t sm_;
   std::FILE* out_ = nullptr;
   const char* prefix_ = "";
   std::string fault_, unsupported_, attrs_;
-  std::map<const void*, std::string> names_;
-  std::map<const void*, std::vector<std::byte>> storage_;
+  std::map<ModuleId, ModuleInfo> modules_;
+  std::map<std::pair<ModuleId, std::string>, std::vector<std::byte>> storage_;
 
   void line(const std::string& text) {
     if (!out_) return;
     std::fprintf(out_, "%s%s\n", prefix_, text.c_str());
     std::fflush(out_);
-  }
-
-  std::string name_of(const void* host_function) const {
-    const auto it = names_.find(host_function);
-    return it == names_.end() ? "?" : it->second;
   }
 
   // " 0000803f 64000000": each argument's bytes in memory order, sizes from the name.

@@ -1,7 +1,8 @@
 // The record executor: the test double of the Executor seam. It runs nothing; it writes one
-// line per call it receives (registrations, allocations, launches with their argument
-// bytes), keeps zero-filled storage for variables, and fails launches where asked, so that
-// the runtime's own behaviour can be tested without the emulator.
+// line per call it receives (modules, functions and variables looked up, allocations,
+// launches with their argument bytes), reads a module's functions and variables from its
+// PTX (variables zero-filled), and fails launches where asked, so that the driver's own
+// behaviour can be tested without the emulator.
 //
 // Selected with BANKCHECK_EXECUTOR=record. Its settings:
 //   BANKCHECK_RECORD=FILE            where the lines go (default: standard error, each line

@@ -24,7 +24,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kPartVersion = 1;
+constexpr int kPartVersion = 2;
 
 std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -100,7 +100,6 @@ json part_to_json(const ProcessPart& p) {
           {"status", p.status},
           {"reports", reports},
           {"failures", p.failures},
-          {"not_run", p.not_run},
           {"launches", p.launches},
           {"analysed", p.analysed}};
 }
@@ -131,7 +130,6 @@ ProcessPart part_from_json(const json& j, const std::string& what) {
     p.reports.push_back(
         report::report_from_data(reports[i], fmt::format("{}: report {}", what, i)));
   p.failures = field<std::vector<std::string>>(j, "failures", what);
-  p.not_run = field<std::vector<std::string>>(j, "not_run", what);
   p.launches = field<std::uint64_t>(j, "launches", what);
   p.analysed = field<std::uint64_t>(j, "analysed", what);
   return p;

@@ -7,7 +7,9 @@
 #include <cstring>
 
 #include "bankcheck/ptx/ast.hpp"
+#include "bankcheck/sass/elf.hpp"
 #include "bankcheck/sass/fatbin_select.hpp"
+#include "bankcheck/sass/module.hpp"
 
 namespace bankcheck::runtime {
 namespace {
@@ -30,7 +32,63 @@ std::string first_line(std::string s) {
   return s;
 }
 
+// A PTX or cubin image as the one entry of a unit, as a fat binary would hold it.
+sass::FatbinEntry single_entry(const ModuleImage& image, std::uint32_t sm) {
+  sass::FatbinEntry e;
+  const auto* bytes = static_cast<const std::uint8_t*>(image.data);
+  e.payload.assign(bytes, bytes + image.bytes);
+  if (image.kind == ImageKind::Ptx) {
+    e.kind = sass::FatbinKind::Ptx;
+    e.kind_number = 1;
+    // The architecture its .target names (sm_90a: arch-specific), else any.
+    const std::string_view text = e.text();
+    if (const auto t = text.find(".target"); t != std::string_view::npos) {
+      const auto sm_at = text.find("sm_", t);
+      if (sm_at != std::string_view::npos && sm_at < text.find('\n', t)) {
+        e.sm =
+            static_cast<std::uint32_t>(std::atoi(std::string(text.substr(sm_at + 3, 4)).c_str()));
+        const std::size_t digits = std::to_string(e.sm).size();
+        if (sm_at + 3 + digits < text.size() && text[sm_at + 3 + digits] == 'a')
+          e.variant = sass::ArchVariant::ArchSpecific;
+      }
+    }
+  } else {
+    e.kind = sass::FatbinKind::Cubin;
+    e.kind_number = 2;
+    e.sm = sm;  // a cubin loaded on its own is the device's (the driver checks no more)
+  }
+  return e;
+}
+
 }  // namespace
+
+void RunModules::place_cubin_variables(RunUnit& u, std::span<const std::uint8_t> cubin) {
+  const auto elf = sass::read_elf(cubin);
+  if (!elf.ok()) return;
+  const sass::ElfFile& e = elf.value();
+  for (const sass::Symbol& sym : e.symbols) {
+    constexpr std::uint8_t kObject = 1;  // STT_OBJECT
+    if (sym.type != kObject || sym.size == 0 || sym.section >= e.sections.size()) continue;
+    const sass::Section& sec = e.sections[sym.section];
+    const bool global = sec.name.starts_with(".nv.global");
+    if (!global && !sec.name.starts_with(".nv.constant")) continue;
+    ptx::GlobalVar g;
+    g.name = sym.name;
+    g.bytes = sym.size;
+    g.space = global ? ptx::Space::Global : ptx::Space::Const;
+    const auto bytes = e.bytes(sec);  // empty for .nv.global (zero-filled)
+    if (sym.value + sym.size <= bytes.size())
+      g.init.assign(bytes.begin() + static_cast<std::ptrdiff_t>(sym.value),
+                    bytes.begin() + static_cast<std::ptrdiff_t>(sym.value + sym.size));
+    auto storage = std::make_unique<std::uint8_t[]>(sym.size);
+    std::memset(storage.get(), 0, sym.size);
+    std::memcpy(storage.get(), g.init.data(), g.init.size());
+    g.address = reinterpret_cast<std::uint64_t>(storage.get());
+    memory_.add_external(g.name, storage.get(), g.bytes);
+    u.sass_storage.push_back(std::move(storage));
+    u.sass_variables.push_back(std::move(g));
+  }
+}
 
 RunModules::RunModules(const RunOptions& options, const std::string& arch, std::uint32_t sm,
                        emu::GlobalMemory& memory)
@@ -39,21 +97,31 @@ RunModules::RunModules(const RunOptions& options, const std::string& arch, std::
 void RunModules::add(ModuleId id, const ModuleImage& image) {
   auto m = std::make_unique<RunModule>();
   m->id = id;
+  m->kind = image.kind;
+  m->origin = image.origin;
+  m->library = image.library;
   auto add_unit = [&](const void* data, std::size_t bytes) {
-    auto entries = read_image(data, bytes);
-    if (!entries.ok()) {
-      m->read_error = "its fat binary could not be read: " + entries.error().message;
-      return;
-    }
     auto u = std::make_unique<RunUnit>();
-    u->entries = std::move(entries.value());
+    u->data = data;
+    u->bytes = bytes;
     m->units.push_back(std::move(u));
   };
-  add_unit(image.fatbin, image.bytes);
-  // -rdc=true: the device-linked image has the linked cubin and no PTX; each object's own
-  // container has its PTX (and a cubin built from it, whose lines name that PTX).
-  for (const void* object : image.prelinked) add_unit(object, 0);
+  if (image.kind == ImageKind::Fatbin) {
+    add_unit(image.data, image.bytes);
+    // -rdc=true: the device-linked image has the linked cubin and no PTX; each object's own
+    // container has its PTX (and a cubin built from it, whose lines name that PTX).
+    for (const void* object : image.prelinked) add_unit(object, 0);
+  } else {
+    add_unit(nullptr, 0);
+    m->units.back()->entries.push_back(single_entry(image, sm_));
+  }
   modules_[id] = std::move(m);
+}
+
+void RunModules::remove(ModuleId id) {
+  // What was loaded stays for the report; the image itself may go now.
+  if (const auto it = modules_.find(id); it != modules_.end())
+    for (auto& u : it->second->units) u->data = nullptr;
 }
 
 RunModule* RunModules::get(ModuleId id) {
@@ -71,26 +139,54 @@ std::vector<RunModule*> RunModules::all() {
 
 void RunModules::load(RunModule& m) {
   m.loaded = true;
-  for (std::size_t i = 0; i < m.units.size(); ++i) load(*m.units[i], i, m.units.size());
+  for (auto& u : m.units) {
+    if (!u->data) continue;  // a single PTX or cubin image: its entry is already there
+    auto entries = read_image(u->data, u->bytes);
+    if (!entries.ok()) {
+      m.read_error = "its fat binary could not be read: " + entries.error().message;
+      continue;
+    }
+    u->entries = std::move(entries.value());
+  }
+  for (std::size_t i = 0; i < m.units.size(); ++i) load(*m.units[i], m, i);
 }
 
-void RunModules::load(RunUnit& u, std::size_t index, std::size_t units) {
+void RunModules::load(RunUnit& u, const RunModule& m, std::size_t index) {
   const sass::FatbinSelection pick = sass::select_for_arch(u.entries, sm_);
   if (!pick.ptx) {
     // A unit with a cubin and no PTX beside objects that have PTX is the device link's
     // (-rdc=true): nothing to say about it.
-    if (units > 1 && index == 0) return;
-    std::string why = fmt::format("its fat binary has no PTX that an {} device can run", arch_);
-    for (const auto& s : pick.missing) why += "; " + s;
+    if (m.units.size() > 1 && index == 0) return;
+    u.options.input = m.library ? m.origin : options_.program;
+    std::string why;
+    if (m.library && pick.cubin) {
+      // A library's: what it holds, without the advice to rebuild that a program's gets.
+      why = fmt::format("its module has {} SASS and no PTX, and bankcheck emulates PTX only",
+                        pick.cubin->arch_name());
+    } else {
+      why = fmt::format("{} has no PTX that an {} device can run",
+                        m.kind == ImageKind::Cubin ? "its module is a cubin: it" : "its fat binary",
+                        arch_);
+      if (m.kind == ImageKind::Fatbin)
+        for (const auto& s : pick.missing) why += "; " + s;
+    }
     u.why_not = why;
+    // Its kernels and variables exist all the same when the cubin for the device is there.
+    if (pick.cubin) {
+      const auto cubin = sass::read_module(pick.cubin->payload, nullptr);
+      if (cubin.ok())
+        for (const sass::Kernel& k : cubin.value().kernels) u.sass_only[k.name] = k.registers;
+      place_cubin_variables(u, pick.cubin->payload);
+    }
     return;
   }
   driver::PtxSource src;
-  src.input = pick.ptx->identifier.empty()
-                  ? fmt::format("{} (module {})", options_.program.empty() ? "the program"
-                                                                           : options_.program,
-                                index + 1)
-                  : pick.ptx->identifier;
+  // Named after its source file (nvcc's -lineinfo keeps it), else after who loaded it.
+  const std::string who = m.library                  ? m.origin
+                          : options_.program.empty() ? "the program"
+                                                     : options_.program;
+  src.input = pick.ptx->identifier.empty() ? fmt::format("{} (module {})", who, m.id)
+                                           : pick.ptx->identifier;
   while (!src.input.empty() && src.input.back() == ' ') src.input.pop_back();
   src.ptx_text = std::string(pick.ptx->text());
   src.main_file = src.input;
@@ -142,7 +238,7 @@ Found RunModules::kernel(ModuleId id, const std::string& name, std::string& why)
   if (!m->read_error.empty()) why = m->read_error;
   for (auto& u : m->units) {
     if (!u->loaded) {
-      if (why.empty()) why = u->why_not;
+      if (why.empty() && u->sass_only.empty()) why = u->why_not;
       continue;
     }
     for (const auto& k : u->loaded->program.kernels)
@@ -150,7 +246,28 @@ Found RunModules::kernel(ModuleId id, const std::string& name, std::string& why)
     for (const auto& k : u->loaded->program.unsupported)
       if (k.name == name) return {u.get(), nullptr, &k, nullptr};
   }
+  for (auto& u : m->units)
+    if (const auto it = u->sass_only.find(name); it != u->sass_only.end()) {
+      f.unit = u.get();
+      f.sass_only = true;
+      f.registers = it->second;
+      return f;
+    }
   return f;
+}
+
+std::vector<std::string> RunModules::kernel_names(ModuleId id) {
+  std::vector<std::string> names;
+  RunModule* m = get(id);
+  if (!m) return names;
+  for (auto& u : m->units) {
+    if (u->loaded) {
+      for (const auto& k : u->loaded->program.kernels) names.push_back(k.name);
+      for (const auto& k : u->loaded->program.unsupported) names.push_back(k.name);
+    }
+    for (const auto& [name, regs] : u->sass_only) names.push_back(name);
+  }
+  return names;
 }
 
 Found RunModules::variable(ModuleId id, const std::string& name, std::string& why) {
@@ -166,14 +283,23 @@ Found RunModules::variable(ModuleId id, const std::string& name, std::string& wh
     for (const auto& g : u->loaded->program.globals)
       if (g.name == name) return {u.get(), nullptr, nullptr, &g};
   }
+  for (auto& u : m->units)
+    for (const auto& g : u->sass_variables)
+      if (g.name == name) return {u.get(), nullptr, nullptr, &g};
   return f;
 }
 
 void RunModules::reset_variables() {
   for (auto& [id, m] : modules_)
-    for (auto& u : m->units)
+    for (auto& u : m->units) {
       if (u->globals && !u->initial.empty())
         std::memcpy(u->globals.get(), u->initial.data(), u->initial.size());
+      for (const auto& g : u->sass_variables) {
+        auto* at = reinterpret_cast<std::uint8_t*>(g.address);
+        std::memset(at, 0, g.bytes);
+        std::memcpy(at, g.init.data(), g.init.size());
+      }
+    }
 }
 
 }  // namespace bankcheck::runtime

@@ -1,8 +1,10 @@
-// The modules a running program registers, as the emulator needs them: each fat binary's
-// entries read at registration (the image may go away at exit), and on first use the PTX
-// to emulate loaded like `check` loads a file, its module variables placed in host memory
-// of their own (so the address a kernel uses is the address the runtime copies to), its
-// SASS from the program's own cubin for the architecture.
+// The modules a running program (or a library in it) loads, as the emulator needs them: each
+// image's fat binary entries read when first used (cuBLAS loads hundreds of modules and uses
+// a few), the PTX to emulate loaded like `check` loads a file, its module variables placed in
+// host memory of their own (so the address a kernel uses is the address the driver copies
+// to), its SASS from the module's own cubin for the architecture. A module with a cubin for
+// the architecture and no PTX (a library's SASS-only code) has kernels that exist and cannot
+// run here.
 #pragma once
 
 #include <cstddef>
@@ -23,10 +25,20 @@ namespace bankcheck::runtime {
 // One translation unit's PTX, loaded: a module has one, or one per object file for a
 // program linked with -rdc=true.
 struct RunUnit {
-  std::vector<sass::FatbinEntry> entries;  // of its one container
+  const void* data = nullptr;  // its one container (entries read when first used)
+  std::size_t bytes = 0;       // 0: from the container's header
+  std::vector<sass::FatbinEntry> entries;
   driver::CheckOptions options;            // input named after it; what its analyses take
   std::unique_ptr<driver::Loaded> loaded;  // null until loaded, or when it cannot be
   std::string why_not;                     // why it cannot be loaded
+  // The kernels of its cubin for the architecture when it has no PTX: they exist, and have
+  // no code the emulator runs (a library's SASS-only kernels), with their registers.
+  std::map<std::string, std::uint32_t, std::less<>> sass_only;
+  // Its cubin's variables when it has no PTX (__device__ and __constant__ symbols, with their
+  // initial bytes), each in host memory of its own: the program's CUDA runtime asks for them
+  // when it starts.
+  std::vector<ptx::GlobalVar> sass_variables;
+  std::vector<std::unique_ptr<std::uint8_t[]>> sass_storage;
   // Its module variables' memory (host memory at the addresses kernels use), and their
   // initial bytes for cudaDeviceReset.
   std::unique_ptr<std::uint8_t, void (*)(void*)> globals{nullptr, std::free};
@@ -36,6 +48,9 @@ struct RunUnit {
 
 struct RunModule {
   ModuleId id = 0;
+  ImageKind kind = ImageKind::Fatbin;
+  std::string origin;  // the file that loaded it (a library's name; empty: the program)
+  bool library = false;
   std::string read_error;  // the fat binary could not be read
   std::vector<std::unique_ptr<RunUnit>> units;
   bool loaded = false;  // load() ran
@@ -47,6 +62,8 @@ struct Found {
   const ptx::Kernel* kernel = nullptr;                  // a kernel the emulator can run
   const ptx::UnsupportedKernel* unsupported = nullptr;  // a kernel it refused
   const ptx::GlobalVar* variable = nullptr;
+  bool sass_only = false;       // a kernel of its cubin, with no PTX to emulate
+  std::uint32_t registers = 0;  // a SASS-only kernel's
 };
 
 class RunModules {
@@ -54,19 +71,23 @@ class RunModules {
   RunModules(const RunOptions& options, const std::string& arch, std::uint32_t sm,
              emu::GlobalMemory& memory);
   void add(ModuleId id, const ModuleImage& image);
+  void remove(ModuleId id);
   // The module, loaded (every unit tried once); null for an id never registered.
   RunModule* get(ModuleId id);
   // The unit that defines `name` (a kernel's mangled name or a variable's), or why none does
-  // in `why` (empty: not there at all).
+  // in `why` (empty: not there at all; set: the module could not be read, so it may).
   Found kernel(ModuleId id, const std::string& name, std::string& why);
   Found variable(ModuleId id, const std::string& name, std::string& why);
   // Every variable back to its initial bytes.
   void reset_variables();
+  // Every kernel the module defines, emulated or not.
+  std::vector<std::string> kernel_names(ModuleId id);
   std::vector<RunModule*> all();
 
  private:
   void load(RunModule& m);
-  void load(RunUnit& u, std::size_t index, std::size_t units);
+  void load(RunUnit& u, const RunModule& m, std::size_t index);
+  void place_cubin_variables(RunUnit& u, std::span<const std::uint8_t> cubin);
 
   const RunOptions& options_;
   std::string arch_;

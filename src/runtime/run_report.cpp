@@ -34,6 +34,7 @@ analysis::CheckReport check_report(ModuleReport& m, const RunOptions& o, const m
   }
   for (auto& [first, k] : m.kernels) r.kernels.push_back(std::move(k));
   r.unsupported = m.refused;
+  r.not_run = m.not_run;
   return r;
 }
 

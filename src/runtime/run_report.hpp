@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/runtime/run_options.hpp"
 #include "bankcheck/runtime/run_report.hpp"
 #include "run_modules.hpp"
-#include "bankcheck/runtime/run_options.hpp"
 
 namespace bankcheck::runtime {
 
@@ -21,6 +21,7 @@ struct ModuleReport {
   // Its analysed kernels with their first launches' numbers.
   std::vector<std::pair<std::uint64_t, analysis::KernelReport>> kernels;
   std::vector<analysis::UnsupportedKernelReport> refused;  // launched, not emulated
+  std::vector<analysis::NotRunReport> not_run;             // launched, no code to run
 };
 
 // One CheckReport per module, with its input, files, level and source lines (the kernels'

@@ -1,27 +1,30 @@
-// The behaviour of every unimplemented export (stubs.hpp).
+// The stubs' one message (stubs.hpp).
 #include "stubs.hpp"
 
+#include <fmt/format.h>
+
 #include <mutex>
-#include <string>
 #include <string_view>
 
-#include "runtime.hpp"
+#include "driver.hpp"
 
 namespace bankcheck::runtime {
 
-int unimplemented(const char* name) {
-  diagnose_once(std::string("stub ") + name,
-                std::string("the program called ") + name +
-                    ", which bankcheck's CUDA runtime does not implement; it returned "
-                    "cudaErrorNotSupported");
-  // A graph's launch runs kernels the report then does not cover.
-  const std::string_view n(name);
-  if (n.starts_with("cudaGraphLaunch")) {
-    Runtime& rt = Runtime::get();
-    std::lock_guard<std::mutex> lock(rt.mutex);
-    if (Executor* e = rt.executor()) e->not_run(n);
-  }
-  return record(cudaErrorNotSupported);
+int unimplemented(const char* name, const void* caller) {
+  const CodeOwner who = owner_of(caller);
+  diagnose_once(name, fmt::format("{} was called{}, which bankcheck's CUDA driver does not "
+                                  "implement; it returned CUDA_ERROR_NOT_SUPPORTED",
+                                  name, who.name.empty() ? "" : " by " + who.name));
+  // A launch through an entry point of its own (cuLaunchGrid, cuLaunchCooperativeKernelMultiDevice)
+  // ran nothing: the report lists it with the launches that did not run.
+  if (std::string_view(name).starts_with("cuLaunch")) try {
+      Driver& d = Driver::get();
+      std::lock_guard<std::recursive_mutex> lock(d.mutex);
+      if (Executor* e = d.executor()) e->not_run(name, who.name);
+    } catch (...) {
+      // The call's answer stands; only the report misses it.
+    }
+  return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 }  // namespace bankcheck::runtime

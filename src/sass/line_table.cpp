@@ -2,6 +2,7 @@
 // bounds-checked: a truncated or corrupted program ends in an Error.
 #include "bankcheck/sass/line_table.hpp"
 
+#include <cstring>
 #include <map>
 
 namespace bankcheck::sass {
@@ -85,22 +86,35 @@ std::map<std::uint64_t, std::int64_t> relocations(const ElfFile& elf, std::strin
   return out;
 }
 
-// Skips one attribute value of a DWARF 5 entry format; false for a form not expected in
-// a line table header.
-bool skip_form(Cursor& c, std::uint64_t form, bool dwarf64, std::string* out) {
+// The NUL-terminated string at `offset` of `section`; empty when it lies outside.
+std::string string_at(const ElfFile& elf, std::string_view section, std::uint64_t offset) {
+  const Section* s = elf.find(section);
+  if (!s) return "";
+  const auto bytes = elf.bytes(*s);
+  if (offset >= bytes.size()) return "";
+  const auto* begin = reinterpret_cast<const char*>(bytes.data()) + offset;
+  return std::string(begin, strnlen(begin, bytes.size() - offset));
+}
+
+// Reads one attribute value of a DWARF 5 entry format (strings into `out`, numbers into
+// `number`); false for a form not expected in a line table header. Host compilers write
+// names as offsets into .debug_line_str (line_strp) or .debug_str (strp).
+bool skip_form(const ElfFile& elf, Cursor& c, std::uint64_t form, bool dwarf64, std::string* out,
+               std::uint64_t* number) {
   switch (form) {
     case 0x08:
       *out = c.cstr();
       return true;  // DW_FORM_string
     case 0x0e:
     case 0x1f:
-      c.skip(dwarf64 ? 8 : 4);
+      *out =
+          string_at(elf, form == 0x1f ? ".debug_line_str" : ".debug_str", c.fixed(dwarf64 ? 8 : 4));
       return true;  // strp, line_strp
     case 0x0b:
-      c.skip(1);
+      *number = c.fixed(1);
       return true;  // data1
     case 0x05:
-      c.skip(2);
+      *number = c.fixed(2);
       return true;  // data2
     case 0x06:
       c.skip(4);
@@ -112,7 +126,7 @@ bool skip_form(Cursor& c, std::uint64_t form, bool dwarf64, std::string* out) {
       c.skip(16);
       return true;  // data16 (MD5)
     case 0x0f:
-      c.uleb();
+      *number = c.uleb();
       return true;  // udata
     case 0x09:
       c.skip(c.uleb());
@@ -174,19 +188,29 @@ Result<LineTable> read_line_table(const ElfFile& elf, std::string_view section) 
       }
       u.skip(1);
     } else {
+      std::vector<std::string> dirs;
       for (int table_kind = 0; table_kind < 2 && !u.bad; ++table_kind) {
         std::vector<std::pair<std::uint64_t, std::uint64_t>> formats(u.fixed(1));
         for (auto& f : formats) f = {u.uleb(), u.uleb()};
         std::uint64_t count = u.uleb();
         for (std::uint64_t i = 0; i < count && !u.bad; ++i) {
           std::string name;
+          std::uint64_t dir = 0;
           for (auto [content, form] : formats) {
             std::string value;
-            if (!skip_form(u, form, dwarf64, &value))
+            std::uint64_t number = 0;
+            if (!skip_form(elf, u, form, dwarf64, &value, &number))
               return Error{where + "unsupported DWARF 5 form " + std::to_string(form)};
             if (content == 1) name = value;  // DW_LNCT_path
+            if (content == 2) dir = number;  // DW_LNCT_directory_index
           }
-          if (table_kind == 1) table.files.push_back(std::move(name));
+          if (table_kind == 0) {
+            dirs.push_back(std::move(name));
+          } else {
+            if (dir < dirs.size() && !dirs[dir].empty() && !name.empty() && !name.starts_with("/"))
+              name = dirs[dir] + "/" + name;
+            table.files.push_back(std::move(name));
+          }
         }
       }
     }

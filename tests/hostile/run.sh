@@ -76,9 +76,11 @@ t local_4m_fits 0 'loc' '$B check $D/local4m.cu --arg i=0 --threads 2'
 t six_pointers 0 'lazily allocated' '$B check $D/six.cu --format json'
 t million_ctas 0 '1048576 of 1048576 CTAs analysed' \
   '$B check $D/k.cu --grid 1048576 --block 32 --blocks all --arg out=zeros:128M'
-t billion_ctas 2 'give --blocks COUNT (a sample) or raise --max-memory' \
+t billion_ctas 2 'give --blocks COUNT (a sample), smaller buffers or raise --max-memory' \
   '$B check $D/k.cu --grid 1048576,1024 --block 32 --blocks all --arg out=zeros:128M'
 t max_memory_small 2 'raise --max-memory' '$B check $D/k.cu --max-memory 64M --arg out=zeros:128M'
+t plan_names_buffers 2 '(the buffer out takes 1.0 MiB of it, leaving 39.0 MiB); give --blocks COUNT (a sample), smaller buffers or raise --max-memory' \
+  '$B check $D/k.cu --grid 1048576,4 --block 32 --blocks all --arg out=zeros:1M --max-memory 40M'
 
 # --- silently wrong ------------------------------------------------------------------
 t atfile_dir 2 "is not a regular file" '$B check $D/k.cu --arg out=@.'

@@ -71,7 +71,18 @@ ana::CheckReport with_run_fields() {
   p.incomplete = {"the process was killed by SIGKILL (Killed)"};
   r.process = p;
   r.unsupported.push_back({"refused", "an instruction", 0, 12, 40, "bar.arrive", true, 3, {}});
+  r.not_run.push_back({"libcublasLt.so.13", "sm90_gemm", "_Z9sm90_gemmv",
+                       "its module has SASS for sm_90 and no PTX", 3, "gemm.cu:42 (main)",
+                       "CUDA_ERROR_NO_BINARY_FOR_GPU"});
   return r;
+}
+
+// How many times `needle` occurs in `text`.
+std::size_t occurrences(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++n;
+  return n;
 }
 
 // Every rendering of `r` a user can ask for.
@@ -124,6 +135,51 @@ TEST(ReportData, RunFieldsRenderTheSameReadBack) {
   EXPECT_EQ(back.process->command, r.process->command);
   EXPECT_EQ(back.kernels.back().incomplete.at(0).reason, r.kernels.back().incomplete.at(0).reason);
   EXPECT_EQ(back.kernels.back().launches.at(0).analysed_ids, (std::vector<std::uint64_t>{3, 5, 8}));
+  ASSERT_EQ(back.not_run.size(), 1u);
+  EXPECT_EQ(back.not_run[0].call_site, "gemm.cu:42 (main)");
+  EXPECT_EQ(back.not_run[0].launches, 3u);
+}
+
+// Launches that did not run make a report incomplete, and each view says so once: among the
+// text's and the HTML's incompleteness, as the JSON's `incomplete` sentence beside its
+// `not_run` data, as one SARIF notification with the same data.
+TEST(ReportData, LaunchesThatDidNotRunAreSaidOnceInEveryView) {
+  ana::CheckReport r;
+  r.input = "app";
+  r.not_run.push_back({"libcublasLt.so.13", "sm90_gemm", "_Z9sm90_gemmv",
+                       "its module has SASS for sm_90 and no PTX", 2, "gemm.cu:42 (main)",
+                       "CUDA_ERROR_NO_BINARY_FOR_GPU"});
+  r.not_run.push_back({"app", "", "",
+                       "it called cuLaunchGrid, which bankcheck's CUDA driver does not implement",
+                       1, "", "CUDA_ERROR_NOT_SUPPORTED"});
+  EXPECT_FALSE(ana::complete(r));
+  const std::string gemm = ana::not_run_text(r.not_run[0]);
+  EXPECT_EQ(gemm,
+            "libcublasLt.so.13: kernel sm90_gemm did not run (2 launches, called from gemm.cu:42 "
+            "(main)): its module has SASS for sm_90 and no PTX; each launch returned "
+            "CUDA_ERROR_NO_BINARY_FOR_GPU and the program went on");
+  const std::string grid = ana::not_run_text(r.not_run[1]);
+  EXPECT_EQ(grid.substr(0, grid.find(':', 5)), "app: a launch did not run (1 launch)");
+  for (const rep::Format f : {rep::Format::Text, rep::Format::Html}) {
+    const std::string out = rep::view(f).check(r, nullptr, {});
+    EXPECT_EQ(occurrences(out, "kernel sm90_gemm did not run"), 1u) << rep::format_name(f);
+    EXPECT_EQ(occurrences(out, "a launch did not run"), 1u) << rep::format_name(f);
+  }
+  r.process = ana::ProcessInfo{};
+  const json doc = json::parse(rep::view(rep::Format::Json).check(r, nullptr, {}));
+  EXPECT_FALSE(doc["complete"]);
+  const json& j = doc["files"][0];
+  EXPECT_FALSE(j["complete"]);
+  EXPECT_EQ(j["incomplete"], json::array({gemm, grid}));
+  ASSERT_EQ(j["not_run"].size(), 2u);
+  EXPECT_EQ(j["not_run"][0]["call_site"], "gemm.cu:42 (main)");
+  const json sarif = json::parse(rep::view(rep::Format::Sarif).check(r, nullptr, {}));
+  const json& notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0]["message"]["text"], "incomplete: " + gemm);
+  EXPECT_EQ(notes[0]["descriptor"]["id"], "not-run");
+  EXPECT_EQ(notes[0]["properties"]["callSite"], "gemm.cu:42 (main)");
+  EXPECT_EQ(notes[1]["properties"]["error"], "CUDA_ERROR_NOT_SUPPORTED");
 }
 
 TEST(ReportData, WorstRequestsSchedulesAreTheModels) {

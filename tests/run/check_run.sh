@@ -4,8 +4,8 @@
 # Usage: check_run.sh BANKCHECK [OPTION...] -- [RUN OPTION...] -- PROGRAM [ARG...]
 #   --exit N            bankcheck's exit code (default 0)
 #   --stdout TEXT       the program's whole standard output, one line (default: empty)
-#   --stdout-has TEXT   standard output has a line containing TEXT (repeatable; then --stdout
-#                       is not checked)
+#   --stdout-has TEXT   standard output has a line containing TEXT (repeatable; then the
+#                       output need not be one line)
 #   --stderr-has TEXT   standard error has a line containing TEXT (repeatable)
 #   --stderr-lacks TEXT no line of standard error contains TEXT (repeatable)
 #   --json EXPR         with the run option --format json -o FILE added: the Python expression
@@ -39,15 +39,14 @@ status=$?
 bad=0
 fail() { echo "FAIL: $*"; bad=1; }
 [ "$status" = "$exit_want" ] || fail "exit code $status, expected $exit_want"
-if [ ${#out_has[@]} -gt 0 ]; then
-  for t in "${out_has[@]}"; do
-    grep -qF -- "$t" "$work/stdout" || fail "standard output has no line with '$t'"
-  done
-elif [ -n "$stdout_want" ]; then
+if [ -n "$stdout_want" ]; then
   [ "$(cat "$work/stdout")" = "$stdout_want" ] || fail "standard output is not '$stdout_want'"
-else
+elif [ ${#out_has[@]} -eq 0 ]; then
   [ -s "$work/stdout" ] && fail "standard output is not empty"
 fi
+for t in "${out_has[@]+"${out_has[@]}"}"; do
+  grep -qF -- "$t" "$work/stdout" || fail "standard output has no line with '$t'"
+done
 for t in "${has[@]}"; do
   grep -qF -- "$t" "$work/stderr" || fail "standard error has no line with '$t'"
 done

@@ -1,6 +1,6 @@
 // A program for `bankcheck run`'s own tests of repeated launches: launches that repeat an
 // earlier one on unchanged inputs, and the changes that make a repeat run again (inputs
-// copied in, outputs overwritten, managed memory written by the host), kernels that update
+// copied in, outputs overwritten, a large input cleared, managed memory written by the host), kernels that update
 // their data in place, count with atomics or read the clock. It checks every result, so a
 // launch skipped that should have run shows as a wrong value; prints "done" on success.
 #include <cstdio>
@@ -76,6 +76,30 @@ int main() {
   twice<<<n / 256, 256>>>(out, in);
   expect(
       out, [](int i) { return 6.0f * i; }, "twice once more");
+
+  // A buffer of the driver's own mappings (1 MiB and more) cleared with zeros but for 100
+  // floats at each end: its whole pages given back, the fill reported all the same. 3
+  // launches, 1 repeat with nothing changed.
+  constexpr int big = 1 << 18;
+  float *bin, *bout;
+  CHECK(cudaMalloc(&bin, big * sizeof(float)));
+  CHECK(cudaMalloc(&bout, big * sizeof(float)));
+  static float hbig[big];
+  for (int i = 0; i < big; ++i) hbig[i] = static_cast<float>(i % 1000);
+  CHECK(cudaMemcpy(bin, hbig, sizeof hbig, cudaMemcpyHostToDevice));
+  twice<<<big / 256, 256>>>(bout, bin);
+  twice<<<big / 256, 256>>>(bout, bin);
+  CHECK(cudaMemset(bin + 100, 0, (big - 200) * sizeof(float)));
+  twice<<<big / 256, 256>>>(bout, bin);
+  CHECK(cudaMemcpy(hbig, bout, sizeof hbig, cudaMemcpyDeviceToHost));
+  for (int i = 0; i < big; ++i) {
+    const float want = i < 100 || i >= big - 100 ? 2.0f * (i % 1000) : 0.0f;
+    if (hbig[i] != want) {
+      std::printf("twice after a memset of a large input: out[%d] is %g, not %g\n", i, hbig[i],
+                  want);
+      return 1;
+    }
+  }
 
   // Managed memory the host writes itself: 4 launches, 2 repeats with nothing changed.
   for (int i = 0; i < n; ++i) min[i] = static_cast<float>(i);

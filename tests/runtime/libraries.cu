@@ -1,7 +1,9 @@
-// Libraries beside the program: it links cuBLAS (which carries its own runtime and needs the
-// real driver) without calling it, and a library of its own that asks the runtime for a driver
-// function; the program asks for one too. It must run, and bankcheck must say who asked.
+// Driver functions asked for by name, as libraries do (cudaGetDriverEntryPoint): a library of
+// the program's own asks for cuTensorMapEncodeTiled and the program for cuMemCreate; both are
+// found, and each, not implemented by bankcheck's driver, returns CUDA_ERROR_NOT_SUPPORTED and
+// names its caller once. The program links cuBLAS too, uncalled.
 #include <cublas_v2.h>
+#include <cuda.h>
 
 #include "check.h"
 
@@ -13,15 +15,23 @@ int main(int argc, char**) {
     cublasCreate(&handle);
   }
   CHECK_EQ(ask_for_driver_function(), 0);
+  CHECK_EQ(ask_for_driver_function(), 0);  // said once
   void* fn = nullptr;
-  cudaDriverEntryPointQueryResult status;
-  // The unversioned form is deprecated in CUDA 12.5 but still called by older code.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-  EXPECT_ERR(cudaGetDriverEntryPoint("cuMemCreate", &fn, cudaEnableDefault, &status),
-             cudaErrorNotSupported);
-#pragma GCC diagnostic pop
-  cudaGetLastError();
+  cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+  EXPECT_OK(
+      cudaGetDriverEntryPointByVersion("cuMemCreate", &fn, 12000, cudaEnableDefault, &status));
+  CHECK(fn != nullptr && status == cudaDriverEntryPointSuccess);
+  if (fn) {
+    CUmemGenericAllocationHandle handle;
+    CUmemAllocationProp prop = {};
+    CHECK_EQ(reinterpret_cast<decltype(&cuMemCreate)>(fn)(&handle, 4096, &prop, 0),
+             CUDA_ERROR_NOT_SUPPORTED);
+  }
+  // An unknown name is not found.
+  EXPECT_ERR(
+      cudaGetDriverEntryPointByVersion("cuNoSuchFunction", &fn, 12000, cudaEnableDefault, &status),
+      cudaErrorSymbolNotFound);
+  CHECK(fn == nullptr && status == cudaDriverEntryPointSymbolNotFound);
   int* p = nullptr;
   EXPECT_OK(cudaMalloc(&p, 16));
   EXPECT_OK(cudaFree(p));

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs a test program on bankcheck's libcudart.so.13 and checks what it did.
+# Runs a test program on bankcheck's libcuda.so.1 (under the program's own CUDA runtime) and
+# checks what it did.
 #
 # Usage: run.sh LIBDIR preload|path [OPTION...] -- PROGRAM [ARG...]
 #   preload: LD_PRELOAD names the library; path: LD_LIBRARY_PATH names its directory.
@@ -32,7 +33,7 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 case $mode in
-  preload) envs+=("LD_PRELOAD=$lib/libcudart.so.13") ;;
+  preload) envs+=("LD_PRELOAD=$lib/libcuda.so.1") ;;
   path) envs+=("LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}") ;;
   *) echo "run.sh: mode must be preload or path" >&2; exit 2 ;;
 esac

@@ -15,7 +15,7 @@ namespace bankcheck::tools {
 namespace {
 
 // ---- the prose (roff): NAME and DESCRIPTION before the commands, the rest after them.
-// @DOCDIR@, @CUDARTDIR@ and @COMPLETION@ are the installed paths.
+// @DOCDIR@, @CUDADIR@ and @COMPLETION@ are the installed paths.
 
 constexpr const char* kName =
     R"(bankcheck \- find, explain and fix shared-memory bank conflicts in CUDA kernels, without a GPU
@@ -38,7 +38,7 @@ issues (ptxas run on the same PTX;
 .B \-\-ptx\-level
 counts the PTX's own);
 .B run
-runs a whole program against bankcheck's own CUDA runtime.
+runs a whole program over bankcheck's own CUDA driver.
 No GPU is needed.
 .PP
 The per-line wavefronts and ideal equal Nsight Compute's per-instruction source counters
@@ -102,12 +102,12 @@ Where nvcc's temporary files go (inside a private directory bankcheck removes), 
 .BR run 's
 job directory (the processes' parts of the report).
 .TP
-.B BANKCHECK_CUDART_DIR
+.B BANKCHECK_CUDA_DIR
 .BR run :
 the directory of bankcheck's
-.I libcudart.so.13
+.I libcuda.so.1
 (default: beside the executable,
-.IR @CUDARTDIR@ ).
+.IR @CUDADIR@ ).
 .TP
 .B BANKCHECK_RUN_AGENT_DIR
 .BR run :
@@ -135,10 +135,10 @@ The documentation (check.md, fix.md, json.md, reports.md, limits.md, .\|.\|.) an
 Schemas of the reports
 .RI ( schema/*.schema.json ).
 .TP
-.I @CUDARTDIR@/libcudart.so.13
-bankcheck's own CUDA runtime, which
+.I @CUDADIR@/libcuda.so.1
+bankcheck's own CUDA driver, on which
 .B run
-puts in place of the toolkit's.
+runs the program's CUDA runtime and its kernels on the CPU.
 .TP
 .I @COMPLETION@
 Completion of subcommands, options and their values in
@@ -173,7 +173,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 std::string paths(std::string s) {
   s = replace_all(s, "@DOCDIR@", BANKCHECK_DOCDIR);
-  s = replace_all(s, "@CUDARTDIR@", BANKCHECK_LIBDIR "/bankcheck-cudart");
+  s = replace_all(s, "@CUDADIR@", BANKCHECK_LIBDIR "/bankcheck-cuda");
   return replace_all(s, "@COMPLETION@", BANKCHECK_DATADIR "/bash-completion/completions/bankcheck");
 }
 

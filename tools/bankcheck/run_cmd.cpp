@@ -26,11 +26,12 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
       "\n"
       "  bankcheck run -- ./app --size 4096\n"
       "\n"
-      "The program runs on the CPU: its CUDA runtime calls go to bankcheck's own runtime and its\n"
-      "kernels to the emulator, with the program's own launches, arguments and data. Build it as\n"
-      "usual with the shared CUDA runtime and line information:\n"
-      "  nvcc -cudart shared -lineinfo -gencode arch=compute_90,code=[sm_90,compute_90] ...\n"
-      "  (CMake: CUDA_RUNTIME_LIBRARY Shared, CUDA_ARCHITECTURES 90-real;90-virtual)\n"
+      "The program runs on the CPU: its CUDA runtime (static or shared, and those inside\n"
+      "libraries such as cuBLAS) runs on bankcheck's own CUDA driver, and its kernels in the\n"
+      "emulator, with the program's own launches, arguments and data. Build it as usual, with\n"
+      "line information and PTX for the architecture:\n"
+      "  nvcc -lineinfo -gencode arch=compute_90,code=[sm_90,compute_90] ...\n"
+      "  (CMake: CUDA_ARCHITECTURES 90-real;90-virtual)\n"
       "\n"
       "The first --launches of each kernel and configuration (grid, block, dynamic shared\n"
       "memory) are analysed on every CTA; later ones only execute, or do not run at all when\n"
@@ -46,8 +47,8 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
       "\n" +
           exit_codes("the program's own exit code (0 when it succeeded)",
                      "a --fail-on threshold was crossed (and the program succeeded)",
-                     "bankcheck's own failure: a program it cannot run (statically linked "
-                     "runtime, no PTX), a kernel it could not emulate") +
+                     "bankcheck's own failure: a program it cannot run (no PTX), a kernel it "
+                     "could not emulate") +
           "\n  128+N  the program was killed by signal N\n");
   c->add_option("--backend", o.backend,
                 "where kernels run: emulator (the CPU, any machine), gpu (the real run, "

@@ -4,7 +4,7 @@ style of LLM-training kernel tests: each variant is checked against the CPU for 
 block sizes, then timed.
 
 Compile example:
-nvcc -O3 -lineinfo -cudart shared softmax_forward.cu -o softmax_forward
+nvcc -O3 -lineinfo softmax_forward.cu -o softmax_forward
 
 version 1 is naive port from CPU code to kernel: parallelizes over N, one thread per row
 (three passes over a row: neighbouring threads read C floats apart)

@@ -180,6 +180,21 @@ struct UnsupportedKernelReport {
   std::vector<ptx::RefusedFamily> families;  // every unsupported family it uses
 };
 
+// bankcheck run: launches the program made that did not run: a kernel whose module has no
+// code the emulator runs (a library's SASS-only cubin, as cuBLAS ships its kernels), or a
+// launch through a driver entry point bankcheck does not implement (cuLaunchGrid; no kernel
+// named). Each returned `error` to the program, which went on. The report does not cover them:
+// it is not complete().
+struct NotRunReport {
+  std::string library;  // the file holding the kernel, or whose code called ("libcublasLt.so.13")
+  std::string name;     // demangled base name; empty for a launch through an unimplemented call
+  std::string mangled;
+  std::string reason;  // why it could not run ("its module has SASS for sm_90 and no PTX")
+  std::uint64_t launches = 0;
+  std::string call_site;  // the program's call: "gemm.cu:42 (main)", "main+0x1f (app)"; "" unknown
+  std::string error;      // what each launch returned ("CUDA_ERROR_NO_BINARY_FOR_GPU")
+};
+
 // The sentence that says why a kernel is not analysed, after "kernel NAME is not analysed: ":
 // one refused instruction as "REASON (PTX line N: TEXT)"; several, or several families,
 // as a count and one line per family, "  FILE:LINE:COL: FAMILY: N instructions, the first
@@ -226,13 +241,20 @@ struct CheckReport {
   std::string level_reason;
   std::vector<KernelReport> kernels;
   std::vector<UnsupportedKernelReport> unsupported;  // the file's kernels not analysed
+  std::vector<NotRunReport> not_run;                 // run: launches that did not run
   // bankcheck run: the process the report comes from (absent for check).
   std::optional<ProcessInfo> process;
 };
 
-// Whether every analysed launch of the report is counted whole and its process ended as
-// reports of complete runs do (no ProcessInfo::incomplete, no KernelReport::incomplete).
+// Whether the report covers every launch of its process and counts each analysed one whole:
+// its process ended as reports of complete runs do (no ProcessInfo::incomplete), every launch
+// ran (no not_run) and every analysed launch is counted whole (no KernelReport::incomplete).
 bool complete(const CheckReport& report);
+
+// "libcublasLt.so.13: kernel K did not run (3 launches, called from gemm.cu:42 (main)): REASON;
+// each launch returned CUDA_ERROR_NO_BINARY_FOR_GPU and the program went on": the one sentence
+// every view writes for a kernel that did not run (one of the report's incompleteness).
+std::string not_run_text(const NotRunReport& n);
 
 // The note of each source line whose loads read shared memory never written: `sites` are
 // the emulator's (Emulator::unwritten_shared_reads()); one UnwrittenReadReport and one note

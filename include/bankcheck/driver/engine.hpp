@@ -109,6 +109,9 @@ struct KernelLaunch {
   std::string where;                   // "FILE:LINE" of its comment, or "flags"
   emu::GlobalMemory* memory = nullptr;  // where the buffers are
   std::unique_ptr<emu::GlobalMemory> own_memory;  // when the source made one for it
+  // The buffers are a running program's own allocations (bankcheck run): memory it reserved,
+  // of which only what it touches costs, and none of bankcheck's memory budget.
+  bool program_memory = false;
 };
 
 // Where launches come from: flags and launch comments, the host code's launches, or the

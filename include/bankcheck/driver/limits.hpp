@@ -36,11 +36,18 @@ std::vector<std::uint64_t> buffer_sizes(const std::vector<std::string>& names,
 // registers, shared memory.
 std::uint64_t cta_state_bytes(const ptx::Kernel& k, const emu::Launch& launch);
 
+// A buffer held within the budget: its name and size.
+struct BufferUse {
+  std::string name;
+  std::uint64_t bytes = 0;
+};
+
 // `workers` emulators at once, and a plan of `planned` CTAs (8 bytes each), within what
-// the buffers (`buffer_bytes`) left of the budget.
+// `buffers` (bankcheck's own, as `check` allocates them; a running program's are none of the
+// budget's) left of the budget. Throws DriverError naming the buffers and their sizes.
 void check_run_memory(const ptx::Kernel& k, const emu::Launch& launch, unsigned workers,
-                      std::uint64_t planned, std::uint64_t buffer_bytes, std::uint64_t budget,
-                      const std::string& kernel);
+                      std::uint64_t planned, const std::vector<BufferUse>& buffers,
+                      std::uint64_t budget, const std::string& kernel);
 
 // --threads: at most kMaxThreads.
 void check_threads(unsigned threads);

@@ -26,9 +26,10 @@ struct TextOptions {
 };
 
 // What a report of `bankcheck run` leaves out, one sentence each, for every view: the
-// process's reasons (it was killed, it ended while a launch ran) and each kernel's analysed
-// launches not counted whole ("kernel k: launches 3 and 8 are not counted whole: REASON").
-// Empty for a complete report.
+// process's reasons (it was killed, it ended while a launch ran), the launches that did not
+// run (analysis::not_run_text, in the order of CheckReport::not_run) and each kernel's
+// analysed launches not counted whole ("kernel k: launches 3 and 8 are not counted whole:
+// REASON"). Empty for a complete report.
 std::vector<std::string> incompleteness(const analysis::CheckReport& r);
 
 // The process of a report in words: "process 4242 (rank 1): ./app --size 8; killed by SIGKILL".

@@ -53,8 +53,10 @@ nlohmann::json check_to_sarif(const analysis::CheckReport& r,
 
 // bankcheck run: the invocation of a report's process (processId, commandLine, arguments,
 // exitCode or exitSignalNumber and exitSignalName), with a warning notification for each
-// sentence of incompleteness() (the run's counts are not the whole of what it did); only
-// {"executionSuccessful": true} for a report without a process.
+// sentence of incompleteness() (the run's counts are not the whole of what it did; a launch
+// that did not run also has the descriptor "not-run" and its library, kernel, mangled name,
+// launches, callSite and error as properties); only {"executionSuccessful": true} and those
+// notifications for a report without a process.
 nlohmann::json sarif_invocation(const analysis::CheckReport& r);
 // Those notifications alone.
 nlohmann::json sarif_incompleteness(const analysis::CheckReport& r);

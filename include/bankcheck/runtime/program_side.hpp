@@ -41,7 +41,7 @@ enum class SnapshotFrom : std::uint8_t {
 
 class ProgramSide {
  public:
-  // Fills `part.reports`, `failures`, `not_run`, `launches`, `analysed`; false when it could
+  // Fills `part.reports`, `failures`, `launches`, `analysed`; false when it could
   // not (the lock was taken).
   using Snapshot = std::function<bool(ProcessPart& part, SnapshotFrom from)>;
 

@@ -56,9 +56,6 @@ struct ProcessPart {
   // `incomplete`, pending ones with the reason kPendingLaunch.
   std::vector<analysis::CheckReport> reports;
   std::vector<std::string> failures;  // bankcheck's own errors: the run exits 2
-  // What the program asked for that bankcheck did not do, whose launches are therefore not
-  // in the report ("cudaGraphLaunch: ..."): the report is incomplete for them.
-  std::vector<std::string> not_run;
   std::uint64_t launches = 0, analysed = 0;
 };
 
@@ -116,8 +113,8 @@ using WaitStatuses = std::map<std::int64_t, int>;
 
 // The job's reports, each with its process (ending, incompleteness in words) and the launches
 // its process analysed after its last part placed among its kernels' incomplete ones.
-// `failures` gets every process's own errors, `not_run` what the processes asked for that was
-// not done. Reports of several processes come in the order of read_job.
+// `failures` gets every process's own errors. Launches that did not run are in the reports
+// (CheckReport::not_run). Reports of several processes come in the order of read_job.
 struct JobReports {
   std::vector<analysis::CheckReport> reports;
   std::vector<std::string> failures;  // the processes' own errors (each said by its process)

@@ -15,7 +15,7 @@ namespace bankcheck::sass {
 
 enum class CudaRuntimeLink {
   None,      // no fat binary and no libcudart: not a CUDA program (or one that dlopens it)
-  Shared,    // DT_NEEDED libcudart.so.*: `-cudart shared`, the runtime bankcheck can stand in for
+  Shared,    // DT_NEEDED libcudart.so.*: `-cudart shared`
   Static,    // the runtime is inside the file (nvcc's default, `-cudart static`)
   Unlinked,  // an object file (ET_REL): the link decides
 };
