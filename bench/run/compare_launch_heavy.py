@@ -18,8 +18,8 @@ compared over those launches, as bench/run/compare.py compares them.
 
 Usage: compare_launch_heavy.py BANKCHECK PROGRAMS_DIR [--programs P1,P2] [--results DIR]
        [--known FILE] [--markdown FILE]
-PROGRAMS_DIR holds the programs built with the shared runtime (bankcheck's runtime stands
-in for libcudart.so) or, once bankcheck serves the driver API, the static ones.
+PROGRAMS_DIR holds the programs (the static-runtime builds, as CMake builds them; the
+shared-runtime copies work the same).
 Prints the table and "N passed, M failed"; exits 1 on a difference.
 """
 import argparse
