@@ -163,8 +163,9 @@ refused two_units_which 2 "2 translation units with kernels" two_units
 refused two_units_list 2 "scale_reversed(float*, float)" two_units
 refused no_kernel 2 "no kernel named 'nope'" app --kernel nope
 
-# fix reads a binary too; --apply wants the source: it writes nothing, says why, exits 3.
-"$bankcheck" fix app "${flags[@]}" --apply > fix.txt 2> fix.err
+# fix reads a binary too (an executable with --no-run: without it, fix runs the program as run
+# does); --apply wants the source: it writes nothing, says why, exits 3.
+"$bankcheck" fix --no-run app "${flags[@]}" --apply > fix.txt 2> fix.err
 [ $? = 3 ] || { fail "fix app --apply: exit not 3"; cat fix.err; }
 grep -q "needs the .cu source (the input is a binary: give its source src/kernels.cu)" fix.txt fix.err ||
   fail "fix --apply on a binary: no note naming the source"

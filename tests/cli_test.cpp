@@ -165,3 +165,36 @@ TEST(Cli, AskingForARefusedKernelFails) {
   EXPECT_NE(r.err.find("kernel counted_reduction is not analysed"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("bar.red.popc.u32"), std::string::npos) << r.err;
 }
+
+// Every document a help text names exists: run from the build tree, the source tree's docs/
+// (nothing is installed there); installed, the install's (install_test.sh).
+TEST(Cli, HelpTextsNameDocumentsThatExist) {
+  int named = 0;
+  for (const char* sub : {"check", "fix", "run", "diff", "occupancy"}) {
+    const auto r = run_tool({sub, "--help"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // Each "/...*.md" path in the text, where a line break may not split it.
+    for (std::size_t at = r.out.find(".md"); at != std::string::npos;
+         at = r.out.find(".md", at + 3)) {
+      std::size_t begin = at;
+      while (begin > 0 && r.out[begin - 1] != ' ' && r.out[begin - 1] != '(') --begin;
+      const std::string path = r.out.substr(begin, at + 3 - begin);
+      if (path.front() != '/') continue;
+      ++named;
+      EXPECT_TRUE(std::ifstream(path).good()) << sub << " --help names " << path;
+    }
+  }
+  EXPECT_GE(named, 5);
+}
+
+// run: a program is required; an option of bankcheck's before it is still checked.
+TEST(Cli, RunWithoutAProgram) {
+  expect_error({"run", "--format", "json"}, "run: no program given");
+  expect_error({"run", "--bogus", "./app", "-h"}, "--bogus");
+}
+
+// fix: nothing to fix is said with both ways in.
+TEST(Cli, FixWithoutInput) {
+  expect_error({"fix", "--top", "2"}, "fix: no input: give FILE.cu");
+  expect_error({"fix", "--grid", "4", "--", "/bin/true"}, "--grid sets a launch for a file");
+}

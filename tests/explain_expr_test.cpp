@@ -418,6 +418,12 @@ TEST(ExplainExprErrors, UnknownIdentifier) {
   expect_error(decl_input("float tile[32][33]", "tile[threadIdx.x][threadIdx.w]"), "--expr", 19,
                "unknown identifier 'threadIdx.w'");
   expect_error(type_input("int", "lane + n"), "--expr", 8, "unknown identifier 'n'");
+  // A name of the user's code gets the flag that gives it a value, ready to paste; a misspelt
+  // built-in (threadIdx.w) does not.
+  expect_error(type_input("int", "lane * stride + j"), "--expr", 8,
+               "unknown identifier 'stride' (give its value with --set stride=VALUE)");
+  EXPECT_EQ(std::string(error_of(type_input("int", "threadIdx.w")).what()),
+            "unknown identifier 'threadIdx.w'");
   expect_error(type_input("int", "s[tid]"), "--expr", 1, "unknown identifier 's' (with --type");
   ExplainInput a = type_input("int", "tid");
   a.active = "lane < lanes";

@@ -8,6 +8,7 @@ root=$1
 # layer: the bankcheck/<dir>/ headers it may include (its own included).
 declare -A allowed=(
   [model]="model"
+  [nvtx]="nvtx"
   [ptx]="ptx"
   [explain]="model explain"
   [emu]="model ptx emu"
@@ -45,6 +46,7 @@ declare -A layer_of=(
   [bankcheck_report]=report [bankcheck_driver]=driver [bankcheck_check]=driver
   [bankcheck_runtime_core]=runtime [bankcheck_cuda]=runtime [bankcheck_nvtx_ranges]=runtime [bankcheck_run_agent]=runtime
   [bankcheck_device_core]=device [bankcheck_gpu]=device
+  [bankcheck_nvtx]=nvtx [bankcheck_nvtx_client]=nvtx
   [bankcheck_launch]=launch
 )
 # target_link_libraries(TARGET [PUBLIC|PRIVATE|INTERFACE] LIBS...), possibly over lines.

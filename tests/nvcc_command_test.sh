@@ -67,7 +67,7 @@ out=$(cd "$tmp/proj" && "$bin" check -p . --blocks 1 2>"$tmp/err"); rc=$?
   say "-p: the entry's launcher was not called for both files: $(cat "$tmp/calls" 2>&1)"
 printf '%s\n' "$out" | grep -q '^host.cu: note: no kernels' || say "-p: no 'no kernels' note for host.cu:
 $out"
-printf '%s\n' "$out" | grep -q '^k.cu:7:3: error: 32-way bank conflict' || say "-p: k.cu not checked:
+printf '%s\n' "$out" | grep -q '^k.cu:7:41: error: 32-way bank conflict' || say "-p: k.cu not checked:
 $out"
 # The same file named alone keeps the error: a file given without kernels is a mistake.
 (cd "$tmp/proj" && "$bin" check host.cu 2>"$tmp/err" >/dev/null); rc=$?

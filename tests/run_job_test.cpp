@@ -306,6 +306,38 @@ TEST(Launcher, TheEnvironmentFromItsTable) {
             1);
 }
 
+// On the GPU the real driver serves the program: bankcheck's own libcuda.so.1, where an outer
+// run left it in LD_PRELOAD or LD_LIBRARY_PATH, is withheld; the user's other items stay.
+TEST(Launcher, TheGpuEnvironmentWithholdsBankchecksDriver) {
+  launch::EnvironmentPlan plan;
+  plan.job = "/tmp/job";
+  plan.preload = {"/bc/lib/bankcheck-run/libbankcheck-run.so",
+                  "/bc/lib/bankcheck-gpu/libbankcheck-gpu.so"};
+  plan.libraries = {"/cuda/compute-sanitizer"};
+  plan.withheld = {"/bc/lib/bankcheck-cuda"};
+  const std::vector<std::string> env = launch::program_environment(
+      {"LD_PRELOAD=/bc/lib/bankcheck-cuda/libcuda.so.1 /user/x.so:/bc/lib/bankcheck-cuda/../"
+       "bankcheck-cuda/libcuda.so.1",
+       "LD_LIBRARY_PATH=/bc/lib/bankcheck-cuda/:/user/lib::/bc/lib/bankcheck-cuda", "HOME=/h"},
+      plan);
+  EXPECT_EQ(env, (std::vector<std::string>{
+                     "HOME=/h", "BANKCHECK_RUN_JOB=/tmp/job",
+                     "LD_PRELOAD=/bc/lib/bankcheck-run/libbankcheck-run.so "
+                     "/bc/lib/bankcheck-gpu/libbankcheck-gpu.so /user/x.so",
+                     "LD_LIBRARY_PATH=/cuda/compute-sanitizer:/user/lib:"}));  // "": the cwd
+  // Nothing of the user's left: only bankcheck's own items.
+  const std::vector<std::string> only_ours =
+      launch::program_environment({"LD_PRELOAD=/bc/lib/bankcheck-cuda/libcuda.so.1"}, plan);
+  EXPECT_EQ(only_ours[1],
+            "LD_PRELOAD=/bc/lib/bankcheck-run/libbankcheck-run.so "
+            "/bc/lib/bankcheck-gpu/libbankcheck-gpu.so");
+  // Without a withheld directory the user's lists stay as written.
+  plan.withheld.clear();
+  const std::vector<std::string> as_written =
+      launch::program_environment({"LD_LIBRARY_PATH=/a;/b::/c"}, plan);
+  EXPECT_EQ(as_written.back(), "LD_LIBRARY_PATH=/cuda/compute-sanitizer:/a;/b::/c");
+}
+
 TEST(Launcher, RefusesSelectionsBeforeStarting) {
   auto error_of = [](LaunchSelection s) {
     try {

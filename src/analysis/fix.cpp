@@ -299,6 +299,13 @@ std::string not_applied_reason(const ArrayFix& af) {
 std::vector<std::string> not_applied(const std::vector<KernelFix>& fixes) {
   std::vector<std::string> out;
   for (const KernelFix& kf : fixes)
+    for (const GlobalFix& g : kf.globals)
+      if (!g.applicable)
+        out.push_back(fmt::format(
+            "the {} of '{}' in {} (line {}): {}", model::op_name(g.op),
+            g.pointer.empty() ? "global memory" : g.pointer, kf.kernel, g.line,
+            g.code_note.empty() ? "its change is described, not written" : g.code_note));
+  for (const KernelFix& kf : fixes)
     for (const ArrayFix& af : kf.arrays) {
       if (af.wavefronts <= af.ideal_wavefronts && af.error.empty()) continue;
       if (std::any_of(af.suggestions.begin(), af.suggestions.end(),
@@ -311,22 +318,38 @@ std::vector<std::string> not_applied(const std::vector<KernelFix>& fixes) {
   return out;
 }
 
+namespace {
+
+std::vector<std::string> split_lines(const std::string& source) {
+  std::vector<std::string> lines;
+  std::size_t p = 0;
+  while (p <= source.size()) {
+    const auto n = source.find('\n', p);
+    if (n == std::string::npos) {
+      lines.push_back(source.substr(p));
+      break;
+    }
+    lines.push_back(source.substr(p, n - p));
+    p = n + 1;
+  }
+  return lines;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    out += lines[i];
+    if (i + 1 < lines.size()) out += '\n';
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<std::string> apply_padding(const std::string& source,
                                          const std::vector<KernelFix>& fixes,
                                          std::vector<std::string>* applied) {
-  std::vector<std::string> lines;
-  {
-    std::size_t p = 0;
-    while (p <= source.size()) {
-      const auto n = source.find('\n', p);
-      if (n == std::string::npos) {
-        lines.push_back(source.substr(p));
-        break;
-      }
-      lines.push_back(source.substr(p, n - p));
-      p = n + 1;
-    }
-  }
+  std::vector<std::string> lines = split_lines(source);
   bool any = false;
   std::set<int> done;
   for (const auto& kf : fixes)
@@ -343,12 +366,34 @@ std::optional<std::string> apply_padding(const std::string& source,
         break;
       }
   if (!any) return std::nullopt;
-  std::string out;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    out += lines[i];
-    if (i + 1 < lines.size()) out += '\n';
-  }
-  return out;
+  return joined(lines);
+}
+
+std::optional<std::string> apply_fixes(const std::string& source,
+                                       const std::vector<KernelFix>& fixes,
+                                       std::vector<std::string>* applied) {
+  const std::optional<std::string> padded = apply_padding(source, fixes, applied);
+  std::vector<std::string> lines = split_lines(padded ? *padded : source);
+  bool any = padded.has_value();
+  for (const auto& kf : fixes)
+    for (const auto& g : kf.globals) {
+      if (!g.applicable || g.edits.empty()) continue;
+      // Written only where every line is still as the advice read it (another fix may have
+      // rewritten one of them).
+      const bool intact = std::all_of(g.edits.begin(), g.edits.end(), [&](const GlobalEdit& e) {
+        return e.line >= 1 && static_cast<std::size_t>(e.line) <= lines.size() &&
+               lines[static_cast<std::size_t>(e.line) - 1] == e.before;
+      });
+      if (!intact) continue;
+      for (const GlobalEdit& e : g.edits) lines[static_cast<std::size_t>(e.line) - 1] = e.after;
+      any = true;
+      if (applied)
+        applied->push_back(fmt::format("line {}: {} of '{}' ({} of {})", g.edits.front().line,
+                                       global_fix_kind_name(g.kind), g.pointer,
+                                       model::op_name(g.op), kf.kernel));
+    }
+  if (!any) return std::nullopt;
+  return joined(lines);
 }
 
 }  // namespace bankcheck::analysis

@@ -2,25 +2,34 @@
 #include "bankcheck/analysis/recorder.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace bankcheck::analysis {
 namespace {
 
+// Every shared request of a run is hashed (the recorder's lookup): the 32 addresses go
+// through four independent multiply chains, two lanes a word, so that the multiplies overlap
+// instead of waiting on each other.
 std::uint64_t hash_request(const RecordedRequest& r) {
-  std::uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](std::uint64_t v) {
-    h ^= v;
-    h *= 1099511628211ull;
-    h ^= h >> 29;
-  };
-  mix(static_cast<std::uint64_t>(r.site));
-  mix(static_cast<std::uint64_t>(r.access.op) << 8 | r.access.width);
-  mix(r.access.active);
-  for (int l = 0; l < model::kWarpSize; ++l) mix(r.access.addr[l]);
-  mix(static_cast<std::uint64_t>(r.kind) << 16 | std::uint64_t{r.matrices} << 8 |
-      std::uint64_t{r.bypass} << 1 | std::uint64_t{r.src_size});
-  for (std::uint32_t g : r.global) mix(g);
-  return h;
+  constexpr std::uint64_t k = 0x9E3779B97F4A7C15ull;
+  std::uint64_t h[4] = {static_cast<std::uint64_t>(r.site) * k,
+                        (static_cast<std::uint64_t>(r.access.op) << 8 | r.access.width) + k,
+                        std::uint64_t{r.access.active} ^ k,
+                        static_cast<std::uint64_t>(r.kind) << 16 | std::uint64_t{r.matrices} << 8 |
+                            std::uint64_t{r.bypass} << 1 | std::uint64_t{r.src_size}};
+  const std::uint32_t* a = r.access.addr;
+  for (int l = 0; l < model::kWarpSize; l += 8)
+    for (int j = 0; j < 4; ++j) {
+      const std::uint64_t w = a[l + 2 * j] | std::uint64_t{a[l + 2 * j + 1]} << 32;
+      h[j] = (h[j] ^ w) * k;
+      h[j] ^= h[j] >> 31;
+    }
+  for (std::uint32_t g : r.global) h[0] = ((h[0] ^ g) * k) ^ (h[0] >> 29);
+  std::uint64_t x = h[0] ^ std::rotl(h[1], 17) ^ std::rotl(h[2], 31) ^ std::rotl(h[3], 47);
+  x ^= x >> 33;
+  x *= 0xFF51AFD7ED558CCDull;
+  x ^= x >> 33;
+  return x;
 }
 
 bool same(const RecordedRequest& a, const RecordedRequest& b) {
@@ -59,11 +68,29 @@ void SharedRecorder::on_access(const emu::AccessEvent& e) {
   add(r);
 }
 
+void SharedRecorder::grow() {
+  const std::size_t size = slot_index_.empty() ? 1024 : slot_index_.size() * 2;
+  std::vector<std::uint64_t> hashes(size, 0);
+  std::vector<std::uint32_t> indices(size, 0);
+  for (std::size_t s = 0; s < slot_index_.size(); ++s) {
+    if (!slot_index_[s]) continue;
+    std::size_t i = slot_hash_[s] & (size - 1);
+    while (indices[i]) i = (i + 1) & (size - 1);
+    hashes[i] = slot_hash_[s];
+    indices[i] = slot_index_[s];
+  }
+  slot_hash_ = std::move(hashes);
+  slot_index_ = std::move(indices);
+}
+
 void SharedRecorder::add(const RecordedRequest& r) {
+  if (slot_index_.empty()) grow();
   const std::uint64_t h = hash_request(r);
-  auto [from, to] = index_.equal_range(h);
-  for (auto it = from; it != to; ++it) {
-    RecordedRequest& kept = requests_[it->second];
+  const std::size_t mask = slot_index_.size() - 1;
+  std::size_t i = h & mask;
+  for (; slot_index_[i]; i = (i + 1) & mask) {
+    if (slot_hash_[i] != h) continue;
+    RecordedRequest& kept = requests_[slot_index_[i] - 1];
     if (same(kept, r)) {
       kept.count += r.count;
       return;
@@ -73,8 +100,10 @@ void SharedRecorder::add(const RecordedRequest& r) {
     dropped_ += r.count;
     return;
   }
-  index_.emplace(h, static_cast<std::uint32_t>(requests_.size()));
   requests_.push_back(r);
+  slot_hash_[i] = h;
+  slot_index_[i] = static_cast<std::uint32_t>(requests_.size());
+  if (2 * requests_.size() > slot_index_.size()) grow();
 }
 
 void SharedRecorder::merge(const SharedRecorder& other) {

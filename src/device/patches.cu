@@ -1,9 +1,10 @@
 // The GPU backend's device functions: the compute-sanitizer API patches every shared-memory,
 // global-memory, ldmatrix/stmatrix, cp.async, wgmma, bulk-copy and cluster instruction of the
-// program's kernels to call one of these with the lane's address (or the instruction's
-// operands). The active lanes of the warp gather their addresses
-// to the lowest one, which costs the request with the model (warp_request.hpp, the rules the
-// CPU uses) and adds it to the instruction's counter; nothing else leaves the GPU.
+// analysed kernels' modules to call one of these with the lane's address (or the
+// instruction's operands), and every thread's exit to count it. The active lanes of the warp
+// gather their addresses to the lowest one, which costs the request with the model
+// (warp_request.hpp, the rules the CPU uses) and adds it to the instruction's counter; nothing
+// else leaves the GPU.
 //
 // Built with: nvcc --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch
 // (src/device/CMakeLists.txt), loaded by the tool (tool.cpp) with sanitizerAddPatchesFromFile.
@@ -179,6 +180,19 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(
   cost.sectors = sc.sectors;
   cost.ideal_sectors = sc.ideal;
   add(r, pc, bd::Space::Shared, bd::Access::Store, size, form, cost);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// A thread's exit (the patched block exit): the threads of the analysed launches that ran the
+// patched code to their end, so that the host knows a count that is not whole
+// (instrumentation.hpp). The active lanes are counted by the lowest.
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_block_exit(void* userdata,
+                                                                             uint64_t) {
+  auto* r = static_cast<bd::LaunchRecord*>(userdata);
+  if (!r) return SANITIZER_PATCH_SUCCESS;
+  const unsigned mask = __activemask();
+  if (lane_id() == static_cast<unsigned>(__ffs(mask) - 1))
+    atomicAdd(&r->exited, static_cast<unsigned long long>(__popc(mask)));
   return SANITIZER_PATCH_SUCCESS;
 }
 

@@ -1,21 +1,28 @@
 // The GPU backend's tool: a library `bankcheck run --backend gpu` preloads into the program.
-// Through the compute-sanitizer API (libsanitizer-public.so, opened at load time) it patches
-// every module the program loads so that its shared, global, ldmatrix/stmatrix, cp.async,
-// wgmma, bulk-copy and cluster instructions call bankcheck's device functions (patches.cu),
-// gives each analysed launch a table of per-instruction counters, reads the table back when the
-// launch ends. Which launches are analysed, and what is counted whole, is the launch ledger's
-// (runtime/launch_ledger.hpp, as for the emulator); the process's part of the job is written as
-// it goes (runtime/program_side.hpp), or without a job the report at exit (write_run_reports).
+// Through the compute-sanitizer API (libsanitizer-public.so, opened at load time) it learns of
+// the modules, launches, synchronizations and graph launches of the program, and patches its
+// shared, global, ldmatrix/stmatrix, cp.async, wgmma, bulk-copy and cluster instructions to call
+// bankcheck's device functions (patches.cu); which launches are analysed is decided here, and
+// how (which modules carry bankcheck's patches when, the analysed kernels' counter tables on the
+// GPU, when those are read back) by the instrumentation (instrumentation.hpp): a launch that is
+// not analysed runs the program's own code. At the program's exit the report is written
+// through the views `check` uses (write_run_reports). Which launches are analysed, and what
+// was counted whole, is the launch ledger's (runtime/launch_ledger.hpp, as for the emulator);
+// in a job the process's part is written as it goes (runtime/program_side.hpp).
 //
 // Lines come from the cubin the module callback hands over, read by the project's own reader
 // (sass::read_module): the same .debug_line rows Nsight Compute lists each SASS instruction
 // under. Nothing but the counters leaves the GPU.
+//
+// BANKCHECK_GPU_TRACE=FILE appends a line per callback and per instrumentation decision to
+// FILE (what the tool saw, in order, with times: for finding why a count is incomplete).
 #include <dlfcn.h>
-#include <unistd.h>
 #include <fmt/format.h>
 #include <sanitizer.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,12 +32,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
-#include <string>
 #include <set>
-#include <tuple>
+#include <string>
+#include <thread>
 #include <vector>
 
+#include "bankcheck/device/instrumentation.hpp"
 #include "bankcheck/device/pc_report.hpp"
 #include "bankcheck/device/records.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
@@ -38,66 +45,16 @@
 #include "bankcheck/runtime/launch_ledger.hpp"
 #include "bankcheck/runtime/nvtx_ranges.hpp"
 #include "bankcheck/runtime/program_side.hpp"
+#include "bankcheck/runtime/run_job.hpp"
 #include "bankcheck/runtime/run_options.hpp"
 #include "bankcheck/runtime/run_report.hpp"
 #include "bankcheck/sass/decoder.hpp"
+#include "bankcheck/sass/elf.hpp"
 #include "bankcheck/sass/module.hpp"
+#include "sanitizer_device.hpp"
 
 namespace bankcheck::device {
 namespace {
-
-// The sanitizer API, from libsanitizer-public.so (the toolkit's compute-sanitizer folder,
-// found on LD_LIBRARY_PATH or through BANKCHECK_SANITIZER_LIB).
-struct Api {
-  decltype(&::sanitizerSubscribe) subscribe = nullptr;
-  decltype(&::sanitizerEnableDomain) enable_domain = nullptr;
-  decltype(&::sanitizerEnableCallback) enable_callback = nullptr;
-  decltype(&::sanitizerAddPatchesFromFile) add_patches = nullptr;
-  decltype(&::sanitizerPatchInstructions) patch_instructions = nullptr;
-  decltype(&::sanitizerPatchModule) patch_module = nullptr;
-  decltype(&::sanitizerSetLaunchCallbackData) set_launch_data = nullptr;
-  decltype(&::sanitizerGetFunctionPcAndSize) function_pc = nullptr;
-  decltype(&::sanitizerAlloc) alloc = nullptr;
-  decltype(&::sanitizerMemset) memset = nullptr;
-  decltype(&::sanitizerMemcpyHostToDeviceAsync) to_device = nullptr;
-  decltype(&::sanitizerMemcpyDeviceToHost) to_host = nullptr;
-  decltype(&::sanitizerStreamSynchronize) synchronize = nullptr;
-  decltype(&::sanitizerGetResultString) result_string = nullptr;
-
-  // Empty when every entry point was found; else why not.
-  std::string load() {
-    const char* named = std::getenv("BANKCHECK_SANITIZER_LIB");
-    const char* file = named && *named ? named : "libsanitizer-public.so";
-    void* lib = ::dlopen(file, RTLD_NOW | RTLD_GLOBAL);
-    if (!lib) return fmt::format("cannot open {}: {}", file, ::dlerror());
-    bool all = true;
-    auto get = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, name));
-      all = all && fn;
-    };
-    get(subscribe, "sanitizerSubscribe");
-    get(enable_domain, "sanitizerEnableDomain");
-    get(enable_callback, "sanitizerEnableCallback");
-    get(add_patches, "sanitizerAddPatchesFromFile");
-    get(patch_instructions, "sanitizerPatchInstructions");
-    get(patch_module, "sanitizerPatchModule");
-    get(set_launch_data, "sanitizerSetLaunchCallbackData");
-    get(function_pc, "sanitizerGetFunctionPcAndSize");
-    get(alloc, "sanitizerAlloc");
-    get(memset, "sanitizerMemset");
-    get(to_device, "sanitizerMemcpyHostToDeviceAsync");
-    get(to_host, "sanitizerMemcpyDeviceToHost");
-    get(synchronize, "sanitizerStreamSynchronize");
-    get(result_string, "sanitizerGetResultString");
-    return all ? "" : fmt::format("{} lacks an entry point of the sanitizer API", file);
-  }
-
-  std::string why(SanitizerResult r) const {
-    const char* s = nullptr;
-    if (result_string && result_string(r, &s) == SANITIZER_SUCCESS && s) return s;
-    return fmt::format("sanitizer error {}", static_cast<int>(r));
-  }
-};
 
 // The parameters of the launch calls, laid out as the toolkit's generated_cuda_meta.h has
 // them (cuLaunchKernel_params, cuLaunchCooperativeKernel_params, cuLaunchKernelEx_params);
@@ -109,38 +66,46 @@ struct LaunchKernelParams {
 };
 struct LaunchKernelExParams {
   const CUlaunchConfig* config;
+  CUfunction f;
 };
 
 using CuDeviceGetAttribute = CUresult (*)(int*, CUdevice_attribute, CUdevice);
 
 // A module the program loaded: its cubin as the callback handed it over, read on first use.
 struct LoadedModule {
+  CUcontext context = nullptr;
   std::vector<std::uint8_t> cubin;
   std::shared_ptr<const sass::Module> sass;
   std::string unreadable;  // why the cubin could not be read
   bool read = false;
+  std::vector<std::string> names;  // its kernels' mangled names, sorted (when asked for)
+  bool named = false;
 };
 
 // One kernel of one module in one context, over the program's launches (its launches,
 // selection and completeness are the ledger's).
 struct KernelState {
   std::size_t module = 0;
+  CUmodule handle = nullptr;
   std::string mangled;
   const sass::Kernel* kernel = nullptr;  // in the module's sass (null: not found)
   runtime::LaunchLedger::Kernel ledger = 0;
   std::string unusable;  // why its launches cannot be counted (set once, then every time said)
-  // Device memory: the launch record, then the counter table, then the forms.
-  void* device = nullptr;
-  LaunchRecord record{};  // the host copy written before each analysed launch
-  std::size_t table_bytes = 0;
-  KernelCounts counts;
-  std::uint64_t ctas = 0;  // of its analysed launches (every CTA of each is counted)
+  KernelTable* table = nullptr;  // its counters on the GPU, from its first analysed launch
+  std::uint64_t ctas = 0;        // of its analysed launches (every CTA of each is counted)
+  // Its analysed launches given the table and not yet counted or lost (the ledger's numbers).
+  std::vector<std::uint64_t> pending;
 };
 
-struct Pending {
+// A launch as its launch call gives it, for the launch callback that follows on this thread.
+struct LaunchCall {
+  bool valid = false;
+  CUfunction function = nullptr;
+  model::Dim3 grid{}, block{};
+  std::uint64_t smem = 0;
+  // Decided at the call, for a kernel launched before: the ledger's decision for `kernel`.
   KernelState* kernel = nullptr;
-  Sanitizer_StreamHandle stream = nullptr;
-  std::uint64_t id = 0;  // the ledger's number of the launch
+  runtime::LaunchLedger::Decision decision;
 };
 
 // The ledger of the options' selection (bankcheck run checked it; a bad one is said and the
@@ -159,6 +124,53 @@ unsigned next_power_of_two(std::size_t n) {
   while (p < n && p < (1u << 24)) p <<= 1;
   return p;
 }
+
+// BANKCHECK_GPU_TRACE: one line per event, with the seconds since the tool started (launches
+// that are not analysed only with BANKCHECK_GPU_TRACE_LAUNCHES=1: a timed loop's thousands of
+// lines would slow the run they describe).
+class Trace {
+ public:
+  Trace() {
+    const char* path = std::getenv("BANKCHECK_GPU_TRACE");
+    if (path && *path) file_ = std::fopen(path, "a");
+    const char* all = std::getenv("BANKCHECK_GPU_TRACE_LAUNCHES");
+    launches_ = file_ && all && std::strcmp(all, "1") == 0;
+    start_ = std::chrono::steady_clock::now();
+  }
+  explicit operator bool() const { return file_ != nullptr; }
+  bool launches() const { return launches_; }
+  void operator()(const std::string& line) {
+    if (!file_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    const double t =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::fprintf(file_, "%.6f [%d] %s\n", t, static_cast<int>(::gettid()), line.c_str());
+    std::fflush(file_);
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  bool launches_ = false;
+  std::mutex mutex_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// The tool's lock. A callback that comes on the thread holding it comes from the tool's own
+// sanitizer calls (a synchronization it waits for, say), not from the program: it is passed
+// over, which also keeps the lock from being taken twice.
+class Lock {
+ public:
+  explicit Lock(std::mutex& m) : lock_(m) { held_ = true; }
+  ~Lock() { held_ = false; }
+  Lock(const Lock&) = delete;
+  Lock& operator=(const Lock&) = delete;
+  static bool held() { return held_; }
+
+ private:
+  std::lock_guard<std::mutex> lock_;
+  static thread_local bool held_;
+};
+thread_local bool Lock::held_ = false;
 
 class Tool {
  public:
@@ -179,16 +191,20 @@ class Tool {
       fail(why + "; no kernel is analysed");
       return;
     }
-    patches_ = patches_file();
+    device_ = std::make_unique<SanitizerDevice>(api_, patches_file());
+    make_instrumentation();
     Sanitizer_SubscriberHandle handle = nullptr;
     if (const SanitizerResult r = api_.subscribe(&handle, &Tool::callback, this);
         r != SANITIZER_SUCCESS) {
       fail("the sanitizer API refused a subscriber: " + api_.why(r));
       return;
     }
-    api_.enable_domain(1, handle, SANITIZER_CB_DOMAIN_RESOURCE);
-    api_.enable_domain(1, handle, SANITIZER_CB_DOMAIN_LAUNCH);
-    // The launch calls, for the dynamic shared memory a launch callback does not carry.
+    for (const Sanitizer_CallbackDomain domain :
+         {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CB_DOMAIN_SYNCHRONIZE,
+          SANITIZER_CB_DOMAIN_GRAPHS})
+      api_.enable_domain(1, handle, domain);
+    // The launch calls: the dynamic shared memory a launch callback does not carry, and the
+    // launch known before it begins (the module's code made right there).
     for (const Sanitizer_CallbackId id :
          {SANITIZER_CBID_DRIVER_API_cuLaunchKernel, SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz,
           SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx,
@@ -199,13 +215,27 @@ class Tool {
     active_ = true;
   }
 
-  // At the program's exit: the process's last part of the job, or without a job the report.
+  // At the program's exit: the tables read a last time and every analysed launch counted or
+  // lost; then the process's last part of the job, or without a job the report.
   void finish() {
+    {
+      Lock lock(mutex_);
+      if (instrumentation_) {
+        instrumentation_->finish();
+        settle_all(true);
+        const InstrumentationStats& s = instrumentation_->stats();
+        trace_(fmt::format(
+            "stats: {} patches ({:.3f} s), {} unpatches ({:.3f} s), {} waits ({:.3f} s), {} reads "
+            "({:.3f} s), {} launches, {} made right only as they began",
+            s.patches, s.patch_s, s.unpatches, s.unpatch_s, s.waits, s.wait_s, s.reads, s.read_s,
+            ledger_.launches(), late_));
+      }
+    }
     if (side_.in_job()) {
       side_.exited();
       return;
     }
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(mutex_);
     if (!root_ && ledger_.launches() == 0) return;
     if (!root_)
       for (const auto& f : failures_) std::fprintf(stderr, "bankcheck: error: %s\n", f.c_str());
@@ -221,46 +251,12 @@ class Tool {
   }
 
  private:
-  static void callback(void* self, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
-                       const void* data) {
-    auto* t = static_cast<Tool*>(self);
-    if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
-      t->module_loaded(*static_cast<const Sanitizer_ResourceModuleData*>(data));
-    else if (domain == SANITIZER_CB_DOMAIN_RESOURCE &&
-             cbid == SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING)
-      t->module_unloading(*static_cast<const Sanitizer_ResourceModuleData*>(data));
-    else if (domain == SANITIZER_CB_DOMAIN_DRIVER_API)
-      launch_call(cbid, *static_cast<const Sanitizer_CallbackData*>(data));
-    else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN)
-      t->launch_begin(*static_cast<const Sanitizer_LaunchData*>(data));
-    else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END)
-      t->launch_end(*static_cast<const Sanitizer_LaunchData*>(data));
-  }
-
-  // The dynamic shared memory of the launch this thread is making (the launch callback that
-  // follows reads it).
-  static thread_local std::uint64_t dynamic_smem_;
-
-  static void launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData& d) {
-    if (d.callbackSite != SANITIZER_API_ENTER || !d.functionParams) return;
-    switch (cbid) {
-      case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
-      case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz:
-        dynamic_smem_ = static_cast<const LaunchKernelParams*>(d.functionParams)->shared_bytes;
-        break;
-      case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
-      case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz:
-        dynamic_smem_ = static_cast<const LaunchKernelParams*>(d.functionParams)->shared_bytes;
-        break;
-      case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
-      case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
-        const auto* p = static_cast<const LaunchKernelExParams*>(d.functionParams);
-        if (p->config) dynamic_smem_ = p->config->sharedMemBytes;
-        break;
-      }
-      default:
-        break;
-    }
+  void make_instrumentation() {
+    instrumentation_ = std::make_unique<Instrumentation>(
+        *device_, Instrumentation::Options{},
+        trace_
+            ? std::function<void(const std::string&)>([this](const std::string& s) { trace_(s); })
+            : std::function<void(const std::string&)>());
   }
 
   // The reports so far: one per module with an analysed kernel, in the order of their first
@@ -268,12 +264,17 @@ class Tool {
   // `incomplete`, with `pending` as their reason. The caller holds mutex_.
   std::vector<analysis::CheckReport> reports(const std::string& pending, std::uint64_t* unplaced) {
     const model::Arch& arch = arch_ ? *arch_ : model::kDefaultArch;
-    if (overflowed_ && !said_overflow_) {
+    std::uint64_t overflowed = 0;
+    for (const auto& [f, k] : kernels_)
+      if (k.table) overflowed += k.table->overflowed;
+    for (const KernelState& k : retired_)
+      if (k.table) overflowed += k.table->overflowed;
+    if (overflowed && !said_overflow_) {
       said_overflow_ = true;
       fail(
           fmt::format("{} requests found no free counter (a kernel with more memory "
                       "instructions than its table holds); their counts are missing",
-                      overflowed_));
+                      overflowed));
     }
     std::vector<analysis::CheckReport> out;
     for (const auto& group : ledger_.report_order()) {
@@ -291,7 +292,8 @@ class Tool {
         analysis::KernelReport kr;
         if (k->kernel) {
           std::uint64_t lost = 0;
-          kr = kernel_report(*sm, *k->kernel, k->counts, arch, &lost);
+          kr = kernel_report(*sm, *k->kernel, k->table ? k->table->counts : KernelCounts{}, arch,
+                             &lost);
           if (unplaced) *unplaced += lost;
         }
         kr.mangled = k->mangled;
@@ -330,7 +332,7 @@ class Tool {
     return out;
   }
 
-  // The process's part of the job (ProgramSide's snapshot).
+  // The process's part of the job (ProgramSide's snapshot): the counts as last read back.
   bool snapshot(runtime::ProcessPart& part, runtime::SnapshotFrom from) {
     std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
     if (from == runtime::SnapshotFrom::Outside) lock.lock();
@@ -348,13 +350,159 @@ class Tool {
     by_ledger_.clear();
     kernels_.clear();
     retired_.clear();
-    pending_.clear();
+    alias_.clear();
+    pending_kernels_.clear();
     failures_.clear();
+    if (device_) make_instrumentation();
+  }
+
+  // The analysed launches a read covered, counted when the read saw them whole; `final` (their
+  // module unloaded, the program ending): the others lost, with the reason.
+  void settle(KernelState& k, bool final) {
+    if (k.pending.empty() || !k.table) return;
+    if (k.table->complete()) {
+      for (const std::uint64_t id : k.pending) {
+        ledger_.counted(id);
+        side_.counted(id);
+      }
+    } else if (final) {
+      const std::string why = k.table->incomplete_reason();
+      for (const std::uint64_t id : k.pending) {
+        ledger_.lost(id, why);
+        side_.lost(id, why);
+      }
+      if (root_)
+        std::fprintf(stderr, "bankcheck: the counts of %s are incomplete: %s\n",
+                     driver::base_name(driver::demangle(k.mangled)).c_str(), why.c_str());
+    } else {
+      return;
+    }
+    k.pending.clear();
+    pending_kernels_.erase(&k);
+  }
+  void settle_all(bool final) {
+    for (KernelState* k :
+         std::vector<KernelState*>(pending_kernels_.begin(), pending_kernels_.end()))
+      settle(*k, final);
+  }
+
+  static void callback(void* self, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
+                       const void* data) {
+    if (Lock::held()) return;
+    auto* t = static_cast<Tool*>(self);
+    switch (domain) {
+      case SANITIZER_CB_DOMAIN_DRIVER_API:
+        t->launch_call(cbid, *static_cast<const Sanitizer_CallbackData*>(data));
+        break;
+      case SANITIZER_CB_DOMAIN_LAUNCH:
+        if (cbid == SANITIZER_CBID_LAUNCH_BEGIN)
+          t->launch_begin(*static_cast<const Sanitizer_LaunchData*>(data), false);
+        else if (cbid == SANITIZER_CBID_LAUNCH_END && t->trace_.launches()) {
+          const char* name = static_cast<const Sanitizer_LaunchData*>(data)->functionName;
+          t->trace_(fmt::format("launch end {}", name ? name : "?"));
+        }
+        break;
+      case SANITIZER_CB_DOMAIN_GRAPHS:
+        if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN) {
+          const auto& n = *static_cast<const Sanitizer_GraphNodeLaunchData*>(data);
+          if (n.nodeType == CU_GRAPH_NODE_TYPE_KERNEL && !n.isGraphUpload)
+            t->launch_begin(n.launchData, true);
+        }
+        break;
+      case SANITIZER_CB_DOMAIN_SYNCHRONIZE:
+        t->synchronized(cbid, *static_cast<const Sanitizer_SynchronizeData*>(data));
+        break;
+      case SANITIZER_CB_DOMAIN_RESOURCE:
+        t->resource(cbid, data);
+        break;
+      default:
+        break;
+    }
+  }
+
+  // The launch this thread is making, from its launch call (the launch callback that follows
+  // reads it).
+  static thread_local LaunchCall call_;
+
+  // A launch call's entry: its dynamic shared memory kept for the launch callback, and, for a
+  // kernel launched before, the module made right for it now (the launch is decided here as
+  // the launch callback will decide it).
+  void launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData& d) {
+    if (d.callbackSite == SANITIZER_API_EXIT) {
+      if (call_.kernel && call_.decision.analyse) {
+        // Decided at the call, never begun: the call was refused.
+        Lock lock(mutex_);
+        const std::string why = "its launch call returned an error: it did not run";
+        ledger_.lost(call_.decision.id, why);
+        side_.lost(call_.decision.id, why);
+      }
+      call_ = {};  // a call that launched nothing leaves nothing for the next one
+      return;
+    }
+    if (!d.functionParams) return;
+    LaunchCall c;
+    switch (cbid) {
+      case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
+      case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz:
+      case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
+      case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz: {
+        const auto* p = static_cast<const LaunchKernelParams*>(d.functionParams);
+        c.function = p->f;
+        c.grid = {p->grid_x, p->grid_y, p->grid_z};
+        c.block = {p->block_x, p->block_y, p->block_z};
+        c.smem = p->shared_bytes;
+        break;
+      }
+      case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
+      case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
+        const auto* p = static_cast<const LaunchKernelExParams*>(d.functionParams);
+        if (!p->config) return;
+        const CUlaunchConfig& g = *p->config;
+        c.function = p->f;
+        c.grid = {g.gridDimX, g.gridDimY, g.gridDimZ};
+        c.block = {g.blockDimX, g.blockDimY, g.blockDimZ};
+        c.smem = g.sharedMemBytes;
+        break;
+      }
+      default:
+        return;
+    }
+    c.valid = true;
+    call_ = c;
+    Lock lock(mutex_);
+    if (side_.forked_child()) forget_parent();
+    if (!active_) return;
+    CUfunction f = c.function;
+    if (const auto a = alias_.find(f); a != alias_.end()) f = a->second;
+    const auto it = kernels_.find(f);
+    if (it == kernels_.end()) {
+      // The kernel's first launch, analysed if it is selected: its module, found by the
+      // kernel's name, is patched now if it is not (it was unpatched for another kernel).
+      if (d.symbolName && selected_name(d.symbolName) && instrumentation_->any_unpatched())
+        for (const auto& [h, i] : module_index_)
+          if (!instrumentation_->patched(h) && module_has(i, d.symbolName))
+            if (std::string e = instrumentation_->prepare(h, true, false); !e.empty()) once(e);
+      return;
+    }
+    // A kernel launched before: the ledger decides now, the launch callback takes the decision.
+    KernelState& k = it->second;
+    call_.kernel = &k;
+    call_.decision = ledger_.launch(k.ledger, {c.grid, c.block, c.smem});
+    if (call_.decision.analyse) side_.began(call_.decision.id, k.mangled);
+    const bool analyse = call_.decision.analyse && k.unusable.empty();
+    if (!analyse && keep_patched()) return;
+    if (std::string e = instrumentation_->prepare(k.handle, analyse, false); !e.empty()) once(e);
   }
 
   void fail(const std::string& sentence) {
     if (root_) std::fprintf(stderr, "bankcheck: error: %s\n", sentence.c_str());
     failures_.push_back(sentence);
+  }
+
+  // A problem of the instrumentation that does not stop the analysis, said once.
+  void once(const std::string& sentence) {
+    if (!said_.insert(sentence).second) return;
+    if (root_) std::fprintf(stderr, "bankcheck: %s\n", sentence.c_str());
   }
 
   // BANKCHECK_GPU_PATCHES, else bankcheck-patches.fatbin beside this library.
@@ -367,71 +515,137 @@ class Tool {
     return "bankcheck-patches.fatbin";
   }
 
-  void module_loaded(const Sanitizer_ResourceModuleData& d) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!active_) return;
-    if (!patched_contexts_.count(d.context)) {
-      if (const SanitizerResult r = api_.add_patches(patches_.c_str(), d.context);
-          r != SANITIZER_SUCCESS) {
-        fail(fmt::format("cannot load bankcheck's device functions ({}): {}", patches_, api_.why(r)));
-        active_ = false;
-        return;
+  void resource(Sanitizer_CallbackId cbid, const void* data) {
+    switch (cbid) {
+      case SANITIZER_CBID_RESOURCE_MODULE_LOADED:
+        module_loaded(*static_cast<const Sanitizer_ResourceModuleData*>(data));
+        break;
+      case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
+        module_unloading(*static_cast<const Sanitizer_ResourceModuleData*>(data));
+        break;
+      case SANITIZER_CBID_RESOURCE_STREAM_DESTROY_STARTING: {
+        const auto& s = *static_cast<const Sanitizer_ResourceStreamData*>(data);
+        Lock lock(mutex_);
+        trace_(fmt::format("stream destroying {}", static_cast<const void*>(s.hStream)));
+        if (instrumentation_) instrumentation_->stream_destroying(s.hStream);
+        break;
       }
-      patched_contexts_.insert(d.context);
+      case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+        context_destroying(static_cast<const Sanitizer_ResourceContextData*>(data)->context);
+        break;
+      case SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_LOADED:
+      case SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_PATCHED:
+        if (trace_) {
+          const auto& f = *static_cast<const Sanitizer_ResourceFunctionsLazyLoadedData*>(data);
+          trace_(fmt::format(
+              "functions lazily {} in module {}: {}",
+              cbid == SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_LOADED ? "loaded" : "patched",
+              static_cast<const void*>(f.module), f.numFunctions));
+        }
+        break;
+      default:
+        break;
     }
+  }
+
+  void synchronized(Sanitizer_CallbackId cbid, const Sanitizer_SynchronizeData& d) {
+    Lock lock(mutex_);
+    if (!instrumentation_) return;
+    if (cbid == SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED) {
+      trace_(fmt::format("stream synchronized {}", static_cast<const void*>(d.hStream)));
+      instrumentation_->stream_synchronized(d.context, d.hStream);
+    } else if (cbid == SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED) {
+      trace_(fmt::format("context synchronized {}", static_cast<const void*>(d.context)));
+      instrumentation_->context_synchronized(d.context);
+    }
+    settle_all(false);
+  }
+
+  // A module: its cubin kept, and patched for the first launches of its kernels.
+  void module_loaded(const Sanitizer_ResourceModuleData& d) {
+    Lock lock(mutex_);
+    if (!active_) return;
     LoadedModule m;
+    m.context = d.context;
     if (d.pCubin && d.cubinSize)
       m.cubin.assign(reinterpret_cast<const std::uint8_t*>(d.pCubin),
                      reinterpret_cast<const std::uint8_t*>(d.pCubin) + d.cubinSize);
     module_index_[d.module] = modules_.size();
     modules_.push_back(std::move(m));
-    struct Patch {
-      Sanitizer_InstructionId id;
-      const char* function;
-      bool required;  // the LSU's accesses; the rest (Hopper's) only where the driver has them
-    };
-    for (const Patch& p :
-         {Patch{SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, "bankcheck_shared_access", true},
-          Patch{SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, "bankcheck_global_access", true},
-          Patch{SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, "bankcheck_matrix_access", true},
-          Patch{SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "bankcheck_async_copy", true},
-          Patch{SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, "bankcheck_wgmma", false},
-          Patch{SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, "bankcheck_bulk_to_shared", false},
-          Patch{SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, "bankcheck_bulk_to_global", false},
-          Patch{SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_GLOBAL, "bankcheck_bulk_to_global",
-                false},
-          Patch{SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_SHARED, "bankcheck_bulk_to_cluster", false},
-          Patch{SANITIZER_INSTRUCTION_ASYNC_STORE, "bankcheck_async_store", false},
-          Patch{SANITIZER_INSTRUCTION_REMOTE_SHARED_MEMORY_ACCESS, "bankcheck_remote_shared",
-                false}})
-      if (const SanitizerResult r = api_.patch_instructions(p.id, d.module, p.function);
-          r != SANITIZER_SUCCESS && p.required) {
-        fail(fmt::format("cannot patch a module's instructions with {}: {}", p.function, api_.why(r)));
-        return;
-      }
-    if (const SanitizerResult r = api_.patch_module(d.module); r != SANITIZER_SUCCESS)
-      fail(fmt::format("cannot patch a module: {}", api_.why(r)));
+    const std::string e = instrumentation_->module_loaded(d.context, d.module);
+    trace_(fmt::format("module loaded {} ({} bytes){}", static_cast<const void*>(d.module),
+                       d.cubinSize, e.empty() ? "" : ": " + e));
+    if (!e.empty()) once(e + "; its kernels are not analysed");
   }
 
+  // Its tables read a last time; its kernels' handles may be reused by a later module: they
+  // are retired (their counts stay for the report).
   void module_unloading(const Sanitizer_ResourceModuleData& d) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto mod = module_index_.find(d.module);
+    Lock lock(mutex_);
+    trace_(fmt::format("module unloading {}", static_cast<const void*>(d.module)));
+    if (instrumentation_) {
+      instrumentation_->module_unloading(d.module);
+      device_->forget(d.module);
+    }
+    retire(d.module);
+  }
+
+  void context_destroying(CUcontext context) {
+    Lock lock(mutex_);
+    trace_(fmt::format("context destroying {}", static_cast<const void*>(context)));
+    if (!instrumentation_) return;
+    std::vector<CUmodule> gone;
+    for (const auto& [h, i] : module_index_)
+      if (modules_[i].context == context) gone.push_back(h);
+    instrumentation_->context_destroying(context);
+    for (CUmodule h : gone) {
+      device_->forget(h);
+      retire(h);
+    }
+  }
+
+  // The module's kernels: their analysed launches counted or lost (their tables were read a
+  // last time), their entries kept for the report, their handles free for a later module.
+  void retire(CUmodule module) {
+    const auto mod = module_index_.find(module);
     if (mod == module_index_.end()) return;
-    // Its kernels' handles may be reused by a later module: they are retired (their counts
-    // stay for the report).
+    for (auto& [f, k] : kernels_)
+      if (k.module == mod->second) settle(k, true);
+    for (auto it = alias_.begin(); it != alias_.end();) {
+      const auto k = kernels_.find(it->second);
+      if (k == kernels_.end() || k->second.module == mod->second)
+        it = alias_.erase(it);
+      else
+        ++it;
+    }
     for (auto it = kernels_.begin(); it != kernels_.end();) {
       if (it->second.module == mod->second) {
         ledger_.retire(it->first);
         retired_.push_back(std::move(it->second));
         by_ledger_[retired_.back().ledger] = &retired_.back();
-        for (auto& [h, p] : pending_)
-          if (p.kernel == &it->second) p.kernel = &retired_.back();
         it = kernels_.erase(it);
       } else {
         ++it;
       }
     }
     module_index_.erase(mod);
+  }
+
+  // Whether the module has a kernel of this mangled name (its names read once: from its SASS
+  // when read, else from the cubin's .text sections).
+  bool module_has(std::size_t index, std::string_view mangled) {
+    LoadedModule& m = modules_[index];
+    if (!m.named) {
+      m.named = true;
+      if (m.sass) {
+        for (const auto& k : m.sass->kernels) m.names.push_back(k.name);
+      } else if (auto elf = sass::read_elf(m.cubin); elf.ok()) {
+        for (const auto& sec : elf.value().sections)
+          if (sec.name.starts_with(".text.")) m.names.push_back(sec.name.substr(6));
+      }
+      std::sort(m.names.begin(), m.names.end());
+    }
+    return std::binary_search(m.names.begin(), m.names.end(), mangled, std::less<>());
   }
 
   // The module's cubin read with the device's decoder (once).
@@ -467,34 +681,110 @@ class Tool {
     arch_ = model::find_arch(name);
     if (!arch_) arch_ = &model::kDefaultArch;
     if (arch_->sass == model::SassFamily::None) {
-      fail(fmt::format("the GPU is {}: the GPU backend reads Hopper (sm_90) SASS only; use "
-                       "--backend emulator",
-                       name));
+      fail(
+          fmt::format("the GPU is {}: the GPU backend reads Hopper (sm_90) SASS only; use "
+                      "--backend emulator",
+                      name));
       return false;
     }
     return true;
   }
 
-  void launch_begin(const Sanitizer_LaunchData& d) {
-    const std::uint64_t smem = dynamic_smem_;
-    dynamic_smem_ = 0;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (side_.forked_child()) forget_parent();
+  // Whether --kernel selects a kernel of this name (the ledger's filters, before the kernel is
+  // known to it: its first launch's call).
+  bool selected_name(const std::string& mangled) const {
+    if (options_.selection.kernels.empty()) return true;
+    for (const auto& w : options_.selection.kernels) {
+      try {
+        if (runtime::parse_kernel_filter(w).matches(mangled, options_.selection.name_base))
+          return true;
+      } catch (const std::invalid_argument&) {
+      }
+    }
+    return false;
+  }
+
+  // Every launch analysed (--launches all, or the global filter with no count): every module
+  // stays patched (a launch the filters leave out runs the patches with no table) so that no
+  // launch waits for another.
+  bool keep_patched() const {
+    const runtime::LaunchSelection& s = options_.selection;
+    return s.per_configuration() == 0 && s.in_all() == 0;
+  }
+
+  static Launch launch_of(const Sanitizer_LaunchData& d, bool graph_node) {
+    Launch l;
+    l.context = d.context;
+    l.module = d.module;
+    l.function = d.function;
+    l.stream = d.hStream;
+    l.handle = d.hLaunch;
+    l.mangled = d.functionName ? d.functionName : "";
+    l.threads = std::uint64_t{d.gridDim_x} * d.gridDim_y * d.gridDim_z * d.blockDim_x *
+                d.blockDim_y * d.blockDim_z;
+    l.graph_node = graph_node;
+    return l;
+  }
+
+  // What the kernel's table is made from: a slot per memory instruction (half full at most;
+  // called functions' instructions share it), its SASS forms, the device's bank rules.
+  TableSetup setup_of(const KernelState& k) const {
+    TableSetup s;
+    std::size_t memory_instructions = 0;
+    for (const auto& in : k.kernel->instructions) {
+      const std::string_view m = in.mnemonic;
+      memory_instructions += m.starts_with("LD") || m.starts_with("ST") || m.starts_with("ATOM") ||
+                             m.starts_with("RED") || m.ends_with("GMMA") || m.starts_with("UBLK");
+    }
+    s.capacity = next_power_of_two(2 * memory_instructions + 256);
+    s.forms = instruction_forms(*k.kernel);
+    s.arch = arch_ ? *arch_ : model::kDefaultArch;
+    return s;
+  }
+
+  void launch_begin(const Sanitizer_LaunchData& d, bool graph_node) {
+    LaunchCall call = graph_node ? LaunchCall{} : call_;
+    if (!graph_node) call_ = {};
+    const std::uint64_t smem = call.smem;
+    Lock lock(mutex_);
+    if (side_.forked_child()) {
+      forget_parent();
+      call.kernel = nullptr;
+    }
+    auto say = [&](const char* what, std::uint64_t number) {
+      trace_(fmt::format("{} {} {}{} module {} stream {} grid {}x{}x{} block {}x{}x{}", what,
+                         number, d.functionName ? d.functionName : "?",
+                         graph_node ? " (graph node)" : "", static_cast<const void*>(d.module),
+                         static_cast<const void*>(d.hStream), d.gridDim_x, d.gridDim_y, d.gridDim_z,
+                         d.blockDim_x, d.blockDim_y, d.blockDim_z));
+    };
+    // A decision of the launch call that this launch does not take: that launch did not run.
+    auto drop_call = [&](const char* why) {
+      if (call.kernel && call.decision.analyse) {
+        ledger_.lost(call.decision.id, why);
+        side_.lost(call.decision.id, why);
+      }
+    };
     if (!active_) {
-      ledger_.launch_unknown();
+      if (!call.kernel) ledger_.launch_unknown();
       return;
     }
+    const Launch l = launch_of(d, graph_node);
     const auto mod = module_index_.find(d.module);
     if (mod == module_index_.end() || !know_arch(d.device)) {
-      ledger_.launch_unknown();
-      api_.set_launch_data(d.hLaunch, d.function, d.hStream, nullptr);
+      drop_call("its module is not one bankcheck can read");
+      const std::uint64_t number = ledger_.launch_unknown();
+      if (trace_.launches()) say("launch (unknown)", number);
+      if (!keep_patched()) instrumentation_->prepare(d.module, false, graph_node);
+      instrumentation_->begin_unanalysed(l);
       return;
     }
     auto [it, fresh] = kernels_.try_emplace(d.function);
     KernelState& k = it->second;
     if (fresh) {
       k.module = mod->second;
-      k.mangled = d.functionName ? d.functionName : "";
+      k.handle = d.module;
+      k.mangled = l.mangled;
       k.ledger = ledger_.kernel(d.function, k.mangled, k.module);
       by_ledger_[k.ledger] = &k;
       if (const sass::Module* sm = module_sass(k.module)) k.kernel = sm->find(k.mangled);
@@ -504,123 +794,86 @@ class Tool {
             modules_[k.module].unreadable.empty() ? "" : ": " + modules_[k.module].unreadable);
       if (!k.kernel && ledger_.selected(k.ledger)) fail(k.unusable);
     }
-    // Its configuration, as the emulator backend counts them; whether it is analysed.
+    // The launch call's handle (a CUkernel where the runtime launches through one) names it.
+    if (call.valid && call.function != d.function) alias_[call.function] = d.function;
+    // Its configuration, as the emulator backend counts them; whether it is analysed (decided
+    // at the launch call for a kernel launched before).
     const model::Dim3 grid{d.gridDim_x, d.gridDim_y, d.gridDim_z};
     const model::Dim3 block{d.blockDim_x, d.blockDim_y, d.blockDim_z};
-    const runtime::LaunchLedger::Decision dec = ledger_.launch(k.ledger, {grid, block, smem});
-    if (dec.analyse) side_.began(dec.id, k.mangled);
-    if (!dec.analyse || !k.unusable.empty() || !prepare(k, d)) {
+    runtime::LaunchLedger::Decision dec;
+    if (call.kernel == &k) {
+      dec = call.decision;
+    } else {
+      drop_call("the launch began as another kernel");
+      dec = ledger_.launch(k.ledger, {grid, block, smem});
+      if (dec.analyse) side_.began(dec.id, k.mangled);
+    }
+    if (trace_.launches()) say("launch", dec.id);
+    const bool analyse = dec.analyse && k.unusable.empty();
+    // The module's code should be right already (made so at the launch call); a change now may
+    // come too late for this launch, which the exits counted show.
+    if (instrumentation_->patched(d.module) != analyse && (analyse || !keep_patched())) {
+      ++late_;
+      if (trace_)
+        say(analyse ? "patched only at launch begin:" : "unpatched only at launch begin:", dec.id);
+    }
+    if (!analyse) {
       if (dec.analyse) {  // chosen, but it cannot be counted
         ledger_.lost(dec.id, k.unusable);
         side_.lost(dec.id, k.unusable);
       }
-      api_.set_launch_data(d.hLaunch, d.function, d.hStream, nullptr);
+      if (std::string e =
+              keep_patched() ? "" : instrumentation_->prepare(d.module, false, graph_node);
+          !e.empty())
+        once(e + "; launches of it that are not analysed run bankcheck's patches with no table");
+      instrumentation_->begin_unanalysed(l);
       return;
     }
-    k.ctas += grid.count();
-    api_.set_launch_data(d.hLaunch, d.function, d.hStream, k.device);
-    pending_[d.hLaunch] = {&k, d.hStream, dec.id};
-  }
-
-  // The kernel's device memory (allocated on its first analysed launch) cleared and its
-  // record written, on the launch's stream before the launch.
-  bool prepare(KernelState& k, const Sanitizer_LaunchData& d) {
-    if (!k.device) {
-      std::uint64_t pc = 0, size = 0;
-      if (const SanitizerResult r = api_.function_pc(d.module, k.mangled.c_str(), &pc, &size);
-          r != SANITIZER_SUCCESS) {
-        k.unusable =
-            fmt::format("cannot find the code of {}: {}", driver::demangle(k.mangled), api_.why(r));
-        fail(k.unusable);
-        return false;
-      }
-      std::size_t memory_instructions = 0;
-      for (const auto& in : k.kernel->instructions) {
-        const std::string_view m = in.mnemonic;
-        memory_instructions += m.starts_with("LD") || m.starts_with("ST") ||
-                               m.starts_with("ATOM") || m.starts_with("RED") ||
-                               m.ends_with("GMMA") || m.starts_with("UBLK");
-      }
-      const std::vector<unsigned char> forms = instruction_forms(*k.kernel);
-      // Half full at most; called functions' instructions share the table.
-      k.record.capacity = next_power_of_two(2 * memory_instructions + 256);
-      k.table_bytes = sizeof(PcCounter) * k.record.capacity;
-      const std::size_t bytes = sizeof(LaunchRecord) + k.table_bytes + forms.size();
-      if (const SanitizerResult r = api_.alloc(d.context, &k.device, bytes); r != SANITIZER_SUCCESS) {
-        k.unusable = fmt::format("cannot allocate {} bytes of GPU memory for {}'s counters: {}",
-                                 bytes, driver::demangle(k.mangled), api_.why(r));
-        fail(k.unusable);
-        k.device = nullptr;
-        return false;
-      }
-      auto* base = static_cast<unsigned char*>(k.device);
-      k.record.counters = reinterpret_cast<PcCounter*>(base + sizeof(LaunchRecord));
-      k.record.base_pc = pc;
-      k.record.forms = forms.empty() ? nullptr : base + sizeof(LaunchRecord) + k.table_bytes;
-      k.record.forms_count = static_cast<unsigned>(forms.size());
-      k.record.arch = arch_ ? *arch_ : model::kDefaultArch;
-      k.counts.mangled = k.mangled;
-      k.counts.base_pc = pc;
-      if (!forms.empty()) {
-        forms_.push_back(forms);  // the copy is asynchronous: its source stays
-        api_.to_device(base + sizeof(LaunchRecord) + k.table_bytes, forms_.back().data(),
-                       forms.size(), d.hStream);
-      }
+    std::string error;
+    KernelTable* table = instrumentation_->begin(
+        l, [&] { return setup_of(k); }, error);
+    if (!table) {
+      k.unusable = fmt::format("{} is not analysed: {}", driver::demangle(k.mangled), error);
+      fail(k.unusable);
+      ledger_.lost(dec.id, k.unusable);
+      side_.lost(dec.id, k.unusable);
+      instrumentation_->begin_unanalysed(l);
+      return;
     }
-    k.record.overflowed = 0;
-    api_.memset(static_cast<unsigned char*>(k.device) + sizeof(LaunchRecord), 0, k.table_bytes,
-                d.hStream);
-    api_.to_device(k.device, &k.record, sizeof(LaunchRecord), d.hStream);
-    return true;
+    if (trace_.launches() || (trace_ && !k.table)) say("analysed launch", dec.id);
+    k.table = table;
+    k.ctas += grid.count();
+    k.pending.push_back(dec.id);
+    pending_kernels_.insert(&k);
   }
 
-  void launch_end(const Sanitizer_LaunchData& d) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = pending_.find(d.hLaunch);
-    if (it == pending_.end()) return;
-    const Pending p = it->second;
-    pending_.erase(it);
-    KernelState& k = *p.kernel;
-    api_.synchronize(p.stream);
-    LaunchRecord back{};
-    KernelCounts launch;
-    launch.mangled = k.mangled;
-    launch.base_pc = k.counts.base_pc;
-    launch.counters.resize(k.record.capacity);
-    api_.to_host(&back, k.device, sizeof(LaunchRecord), p.stream);
-    api_.to_host(launch.counters.data(), static_cast<unsigned char*>(k.device) + sizeof(LaunchRecord),
-                 k.table_bytes, p.stream);
-    overflowed_ += back.overflowed;
-    merge_counts(k.counts, launch);
-    ledger_.counted(p.id);
-    side_.counted(p.id);
-  }
-
-  Api api_;
   std::string error_;  // a problem with the options, said once made
   runtime::RunOptions options_;
   runtime::LaunchLedger ledger_;
   runtime::ProgramSide side_;
+  SanitizerApi api_;
+  std::unique_ptr<SanitizerDevice> device_;
+  std::unique_ptr<Instrumentation> instrumentation_;
+  Trace trace_;
   std::map<runtime::LaunchLedger::Kernel, KernelState*> by_ledger_;
-  std::set<std::size_t> said_no_lines_;  // modules named for their missing line information
+  std::set<KernelState*> pending_kernels_;  // with analysed launches neither counted nor lost
+  std::set<std::size_t> said_no_lines_;     // modules named for their missing line information
   bool said_overflow_ = false;
   std::vector<std::string> failures_;
-  std::string patches_;
+  std::set<std::string> said_;
   bool active_ = false;
   bool root_ = true;
   const model::Arch* arch_ = nullptr;
   std::mutex mutex_;
-  std::set<CUcontext> patched_contexts_;
   std::vector<LoadedModule> modules_;
   std::map<CUmodule, std::size_t> module_index_;
   std::map<CUfunction, KernelState> kernels_;
+  std::map<CUfunction, CUfunction> alias_;  // a launch call's handle -> the launch's function
   std::deque<KernelState> retired_;
-  std::map<Sanitizer_LaunchHandle, Pending> pending_;
-  std::vector<std::vector<unsigned char>> forms_;
-  std::uint64_t overflowed_ = 0;
+  std::uint64_t late_ = 0;  // launches whose module was patched or unpatched only as they began
 };
 
-thread_local std::uint64_t Tool::dynamic_smem_ = 0;
+thread_local LaunchCall Tool::call_;
 
 // Never destroyed: the report is written at exit, after the program's own static objects.
 Tool* the_tool = nullptr;

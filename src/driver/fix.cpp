@@ -10,9 +10,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "bankcheck/driver/engine.hpp"
+#include "bankcheck/driver/global_code.hpp"
 #include "bankcheck/driver/host_launch.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/driver/shared_source.hpp"
@@ -41,6 +43,56 @@ void rename_input(analysis::CheckReport& r, const std::string& from, const std::
 }
 
 }  // namespace
+
+void write_fixed_copy(const std::string& path, const std::string& content, bool force,
+                      const std::function<void(const std::string& tmp)>& check) {
+  // Never over an existing file or through a symbolic link unless --force: hand edits
+  // in an earlier X.fixed.cu would be lost, a link's target overwritten.
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && !force)
+    throw DriverError(
+        fmt::format("--apply: '{}' {}; give --force to replace it or --apply-to another path", path,
+                    S_ISLNK(st.st_mode) ? "is a symbolic link" : "exists"));
+  // Written to a temporary file beside it, checked, then renamed: the path holds either
+  // nothing or a copy that was checked.
+  const std::filesystem::path target(path);
+  std::string tmp = (target.parent_path() / (target.stem().string() + ".tmp-XXXXXX")).string();
+  const std::string ext = target.extension().string();
+  tmp += ext;
+  const int fd = ::mkstemps(tmp.data(), static_cast<int>(ext.size()));
+  if (fd < 0)
+    throw DriverError(
+        fmt::format("--apply: cannot write beside '{}': {}", path, std::strerror(errno)));
+  {
+    const mode_t mask = ::umask(0);  // the mode a plain create would give, not 0600
+    ::umask(mask);
+    ::fchmod(fd, 0666 & ~mask);
+  }
+  struct Remove {
+    std::string path;
+    ~Remove() {
+      if (!path.empty()) ::unlink(path.c_str());
+    }
+  } remove_tmp{tmp};
+  {
+    std::size_t done = 0;
+    while (done < content.size()) {
+      const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const int err = errno;
+        ::close(fd);
+        throw DriverError(fmt::format("--apply: cannot write '{}': {}", tmp, std::strerror(err)));
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0)
+      throw DriverError(fmt::format("--apply: cannot write '{}': {}", tmp, std::strerror(errno)));
+  }
+  if (check) check(tmp);
+  if (!force ? ::link(tmp.c_str(), path.c_str()) != 0 : ::rename(tmp.c_str(), path.c_str()) != 0)
+    throw DriverError(fmt::format("--apply: cannot write '{}': {}", path, std::strerror(errno)));
+}
 
 FixReport fix(const FixOptions& o) {
   const model::Arch* arch = &find_arch(o.check);
@@ -81,6 +133,11 @@ FixReport fix(const FixOptions& o) {
                               : l.registers_note;
     }
     fr.kernels.push_back(analysis::advise(in));
+    // Global lines with sectors in excess: the change, and its code where it can be written.
+    fr.kernels.back().globals = analysis::advise_global(r.kernels.back());
+    for (analysis::GlobalFix& g : fr.kernels.back().globals)
+      write_global_code(g, r.source_lines, r.main_file, r.kernels.back(), l.signature(kernel),
+                        *arch);
   });
   if (o.apply) {
     if (!l.binary.empty()) {
@@ -89,7 +146,7 @@ FixReport fix(const FixOptions& o) {
     } else if (l.source_text.empty()) {
       fr.apply_note = "--apply needs the .cu source (the input is PTX)";
     } else if (auto patched =
-                   analysis::apply_padding(l.source_text, fr.kernels, &fr.applied_changes)) {
+                   analysis::apply_fixes(l.source_text, fr.kernels, &fr.applied_changes)) {
       std::filesystem::path in(co.input);
       fr.patched_path =
           !o.apply_to.empty()
@@ -100,74 +157,31 @@ FixReport fix(const FixOptions& o) {
           std::filesystem::equivalent(fr.patched_path, co.input))
         throw DriverError(
             fmt::format("--apply: '{}' is the input; give another path", fr.patched_path));
-      // Never over an existing file or through a symbolic link unless --force: hand edits
-      // in an earlier X.fixed.cu would be lost, a link's target overwritten.
-      struct stat st {};
-      if (::lstat(fr.patched_path.c_str(), &st) == 0 && !o.force)
-        throw DriverError(
-            fmt::format("--apply: '{}' {}; give --force to replace it or --apply-to another path",
-                        fr.patched_path, S_ISLNK(st.st_mode) ? "is a symbolic link" : "exists"));
-      // Written to a temporary file beside it, checked, then renamed: the path holds either
-      // nothing or a copy that nvcc compiled and bankcheck ran.
-      const std::filesystem::path target(fr.patched_path);
-      std::string tmp = (target.parent_path() / (target.stem().string() + ".tmp-XXXXXX")).string();
-      const std::string ext = target.extension().string();
-      tmp += ext;
-      const int fd = ::mkstemps(tmp.data(), static_cast<int>(ext.size()));
-      if (fd < 0)
-        throw DriverError(fmt::format("--apply: cannot write beside '{}': {}", fr.patched_path,
-                                      std::strerror(errno)));
-      {
-        const mode_t mask = ::umask(0);  // the mode a plain create would give, not 0600
-        ::umask(mask);
-        ::fchmod(fd, 0666 & ~mask);
-      }
-      struct Remove {
-        std::string path;
-        ~Remove() {
-          if (!path.empty()) ::unlink(path.c_str());
-        }
-      } remove_tmp{tmp};
-      {
-        std::size_t done = 0;
-        while (done < patched->size()) {
-          const ssize_t n = ::write(fd, patched->data() + done, patched->size() - done);
-          if (n < 0 && errno == EINTR) continue;
-          if (n <= 0) {
-            const int err = errno;
-            ::close(fd);
-            throw DriverError(
-                fmt::format("--apply: cannot write '{}': {}", tmp, std::strerror(err)));
-          }
-          done += static_cast<std::size_t>(n);
-        }
-        if (::fsync(fd) != 0 || ::close(fd) != 0)
-          throw DriverError(
-              fmt::format("--apply: cannot write '{}': {}", tmp, std::strerror(errno)));
-      }
       CheckOptions again = o.check;
-      again.input = tmp;
       again.sampled_ctas = sampled;
-      try {
-        fr.recheck = check(again);
-      } catch (const EmulationError& e) {
-        throw EmulationError(renamed(e.what(), tmp, fr.patched_path), e);
-      } catch (const DriverError& e) {
-        throw DriverError(renamed(e.what(), tmp, fr.patched_path));
-      }
-      rename_input(*fr.recheck, tmp, fr.patched_path);
-      if (!o.force ? ::link(tmp.c_str(), fr.patched_path.c_str()) != 0
-                   : ::rename(tmp.c_str(), fr.patched_path.c_str()) != 0)
-        throw DriverError(
-            fmt::format("--apply: cannot write '{}': {}", fr.patched_path, std::strerror(errno)));
+      write_fixed_copy(fr.patched_path, *patched, o.force, [&](const std::string& tmp) {
+        again.input = tmp;
+        try {
+          fr.recheck = check(again);
+        } catch (const EmulationError& e) {
+          throw EmulationError(renamed(e.what(), tmp, fr.patched_path), e);
+        } catch (const DriverError& e) {
+          throw DriverError(renamed(e.what(), tmp, fr.patched_path));
+        }
+        rename_input(*fr.recheck, tmp, fr.patched_path);
+      });
       fr.applied = true;
       fr.apply_skipped = analysis::not_applied(fr.kernels);
     } else {
       const std::vector<std::string> why = analysis::not_applied(fr.kernels);
       if (why.empty()) {
-        fr.apply_note = "no shared array has bank conflicts to remove";
+        fr.apply_note =
+            "no shared array has bank conflicts to remove, and no global line "
+            "sectors to save";
       } else {
-        fr.apply_note = "no array has a declaration padding bankcheck can write:";
+        fr.apply_note =
+            "no change bankcheck can write (a declaration padding, a global "
+            "line's code):";
         for (const auto& w : why) fr.apply_note += "\n  " + w;
       }
     }

@@ -313,7 +313,11 @@ NodePtr Parser::resolve(const std::string& name, int pos) const {
   }
   if (name == "warpSize") return number(model::kWarpSize, pos);
   std::string message = "unknown identifier '" + name + "'";
-  if (!scope_.hint_name.empty() && name == scope_.hint_name) message += scope_.hint;
+  if (!scope_.hint_name.empty() && name == scope_.hint_name)
+    message += scope_.hint;
+  else if (name.find('.') == std::string::npos)
+    // A name of the user's code (a loop variable, a size): explain takes its value as a flag.
+    message += " (give its value with --set " + name + "=VALUE)";
   fail(pos, message);
 }
 

@@ -1,6 +1,8 @@
 // The program's environment (environment.hpp).
 #include "environment.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <string_view>
 
 #include "bankcheck/runtime/run_options.hpp"
@@ -30,6 +32,43 @@ constexpr Variable kVariables[] = {
     {"NVTX_INJECTION64_PATH", How::ValueIfGiven, 0,
      [](const EnvironmentPlan& p) { return p.nvtx_injection; }, nullptr},
 };
+
+// The user's list less its items in a withheld directory: LD_PRELOAD's files (separated by
+// spaces or colons, as ld.so reads them) and LD_LIBRARY_PATH's directories (colons or
+// semicolons). Unchanged, as written, when nothing is withheld.
+std::string without_withheld(const std::string& list, const Variable& v,
+                             const std::vector<std::string>& withheld) {
+  if (withheld.empty() || v.how != How::List) return list;
+  const bool files = std::string_view(v.name) == "LD_PRELOAD";
+  const char* separators = files ? " :" : ":;";
+  auto same_dir = [](const std::filesystem::path& a, const std::string& b) {
+    std::error_code ec;
+    const std::filesystem::path na = (a / "").lexically_normal(),
+                                nb = (std::filesystem::path(b) / "").lexically_normal();
+    return na == nb || std::filesystem::equivalent(a, b, ec);
+  };
+  // An empty item of LD_LIBRARY_PATH is the working directory: it stays; LD_PRELOAD's are none.
+  std::vector<std::string> kept;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t end = std::min(list.find_first_of(separators, at), list.size());
+    const std::string item = list.substr(at, end - at);
+    at = end + 1;
+    if (item.empty()) {
+      if (!files) kept.push_back(item);
+      continue;
+    }
+    const std::filesystem::path dir =
+        files ? std::filesystem::path(item).parent_path() : std::filesystem::path(item);
+    bool drop = false;
+    for (const std::string& w : withheld) drop = drop || (!dir.empty() && same_dir(dir, w));
+    if (!drop) kept.push_back(item);
+  }
+  std::string joined;
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    joined += (i ? std::string(1, v.separator) : "") + kept[i];
+  return joined;
+}
 
 // Variables of an outer `bankcheck run` or of a library's tests, never the program's.
 bool stale(std::string_view name) {
@@ -61,7 +100,8 @@ std::vector<std::string> program_environment(const std::vector<std::string>& inh
     if (v.how == How::List) {
       for (const std::string& item : v.list(plan))
         if (!item.empty()) value += (value.empty() ? "" : std::string(1, v.separator)) + item;
-      if (!user[i].empty()) value += (value.empty() ? "" : std::string(1, v.separator)) + user[i];
+      const std::string own = without_withheld(user[i], v, plan.withheld);
+      if (!own.empty()) value += (value.empty() ? "" : std::string(1, v.separator)) + own;
     } else {
       value = v.value(plan);
     }

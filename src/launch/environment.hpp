@@ -1,7 +1,8 @@
 // The program's environment under `bankcheck run`: bankcheck's own environment less every
 // variable of the protocol (an outer bankcheck's included), then the protocol's variables as
 // one table says: the job, the backend's library and the run agent preloaded (before the
-// user's own preloads), the library path, the backend's settings.
+// user's own preloads, less those in a withheld directory), the library path (likewise), the
+// backend's settings.
 #pragma once
 
 #include <string>
@@ -16,6 +17,10 @@ struct EnvironmentPlan {
   std::string arch;                    // BANKCHECK_ARCH (the emulator's device); empty: unset
   std::string gpu_patches;             // BANKCHECK_GPU_PATCHES; empty: unset
   std::string nvtx_injection;          // NVTX_INJECTION64_PATH; empty: the user's own stays
+  // Directories of bankcheck's own libraries the program must not get from the user's
+  // LD_PRELOAD and LD_LIBRARY_PATH (e.g. those of an outer `bankcheck run`): on the GPU,
+  // bankcheck's CUDA driver, which would stand in for the real one.
+  std::vector<std::string> withheld;
 };
 
 // `inherited`: the environment as environ holds it ("NAME=VALUE").

@@ -81,7 +81,8 @@ void check_selection(const runtime::LaunchSelection& s) {
 
 int run(const Request& req) {
   const std::vector<std::string>& cmd = req.command;
-  if (cmd.empty()) throw LaunchError("run: no program given (bankcheck run -- PROGRAM [ARGS...])");
+  if (cmd.empty())
+    throw LaunchError("run: no program given (bankcheck run [OPTIONS] PROGRAM [ARGS...])");
   check_selection(req.options.selection);
   const std::string program = find_program(cmd[0]);
   GpuBackend gpu;
@@ -105,6 +106,11 @@ int run(const Request& req) {
     plan.preload.push_back(gpu.tool_dir + "/libbankcheck-gpu.so");
     plan.libraries.push_back(gpu.sanitizer);
     plan.gpu_patches = gpu.tool_dir + "/bankcheck-patches.fatbin";
+    // The real driver serves a GPU run: bankcheck's own, where an outer run put it in the
+    // environment, is withheld.
+    if (std::string d = library_dir("BANKCHECK_CUDA_DIR", "bankcheck-cuda", "libcuda.so.1");
+        !d.empty())
+      plan.withheld.push_back(d);
   } else {
     // The emulator needs PTX (the GPU runs the program as it is built). The program's own CUDA
     // runtime, static or shared, and those inside its libraries run on bankcheck's driver.
@@ -168,10 +174,11 @@ int run(const Request& req) {
     return code == 0 ? 2 : code;
   }
   const runtime::RunReportOutcome out =
-      runtime::write_run_reports(jr.reports, o, /*name_processes=*/jr.processes > 1);
+      runtime::write_run_reports(jr.reports, o, /*name_processes=*/jr.processes > 1, jr.fixes);
   if (signaled) return code;
   if (!jr.failures.empty() || !jr.problems.empty() || !out.errors.empty()) return 2;
   if (code != 0) return code;
+  if (out.nothing_applied) return 3;  // fix --apply PROGRAM wrote nothing (docs/fix.md)
   return out.gate ? 1 : 0;
 }
 

@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "bankcheck/report/explain_view.hpp"
 #include "bankcheck/report/findings.hpp"
+#include "bankcheck/report/fix_wording.hpp"
 #include "bankcheck/report/suppressions.hpp"
 #include "bankcheck/version.hpp"
 #include "paint.hpp"
@@ -35,9 +37,116 @@ std::string quote(const analysis::CheckReport& r, int file, int line, int col, c
                      std::string(col > 1 ? static_cast<size_t>(col) - 1 : 0, ' '), paint.caret());
 }
 
+// The suggestion fix's report has for a finding, in a line or two: the best change of the
+// conflicting array the finding's line touches, or the code of its global line; and the
+// command that writes it. Empty when there is none.
+std::string fix_lines(const analysis::CheckReport& r, const Finding& f,
+                      const analysis::KernelFix& kf, const TextOptions& options) {
+  const auto& k = r.kernels[f.kernel];
+  const std::string base =
+      options.fix_command.empty() ? std::string("bankcheck fix") : options.fix_command;
+  const auto command = [&](bool applicable) {
+    // "bankcheck fix ARGS" -> "bankcheck fix --apply ARGS" where --apply writes it.
+    if (!applicable) return fmt::format("`{}` shows the code", base);
+    const std::string prefix = "bankcheck fix";
+    return base.starts_with(prefix)
+               ? fmt::format("`{} --apply{}` writes it", prefix, base.substr(prefix.size()))
+               : fmt::format("`{} --apply` writes it", base);
+  };
+  if (f.kind == FindingKind::BankConflict) {
+    for (const analysis::ArrayFix& af : kf.arrays) {
+      const bool here = std::any_of(af.sites.begin(), af.sites.end(), [&](int site) {
+        return std::any_of(k.sites.begin(), k.sites.end(), [&](const analysis::SiteReport& s) {
+          return s.site == site && s.file == f.file && s.line == f.line;
+        });
+      });
+      if (!here) continue;
+      if (af.data_dependent)
+        return fmt::format(
+            "  fix: no layout of '{}' removes it: its conflicts follow the input data; `{}` says "
+            "what does\n",
+            af.name, base);
+      if (af.suggestions.empty() || !af.geometry) continue;
+      const analysis::Suggestion& best = af.suggestions.front();
+      std::string out = fmt::format("  fix: {} ('{}': {} -> {} wavefronts); {}\n",
+                                    suggestion_change(af, best), af.name, best.wavefronts_before,
+                                    best.wavefronts_after, command(best.applicable));
+      // The best of those --apply can write, when the best is not one.
+      const auto written = std::find_if(af.suggestions.begin(), af.suggestions.end(),
+                                        [](const analysis::Suggestion& x) { return x.applicable; });
+      if (!best.applicable && written != af.suggestions.end())
+        out += fmt::format("       or {} ({} wavefronts); {}\n", suggestion_change(af, *written),
+                           written->wavefronts_after, command(true));
+      return out;
+    }
+    return "";
+  }
+  for (const analysis::GlobalFix& g : kf.globals)
+    if (g.file == f.file && g.line == f.line && !f.lines.empty() &&
+        k.lines[f.lines.front()].op == g.op)
+      return fmt::format("  fix: {} ({} -> {} sectors, predicted); {}\n", global_change(g),
+                         g.sectors, g.sectors_after, command(g.applicable));
+  return "";
+}
+
 }  // namespace
 
 const char* tool_version() { return BANKCHECK_VERSION; }
+
+std::string display_path(const std::string& path, const std::string& working_dir) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  if (!p.is_absolute()) return path;
+  const std::string normal = p.lexically_normal().string();
+  std::error_code ec;
+  const fs::path dir = working_dir.empty() ? fs::current_path(ec) : fs::path(working_dir);
+  if (ec || dir.empty()) return normal;
+  const fs::path rel = p.lexically_normal().lexically_relative(dir.lexically_normal());
+  if (rel.empty() || rel.native().starts_with("..")) return normal;
+  return rel.string();
+}
+
+std::string summary_line(const analysis::CheckReport& r) { return summary_line({&r}); }
+
+bool quiet_has_findings(const analysis::CheckReport& r) {
+  std::vector<Suppression> sups;
+  std::vector<SuppressionNote> notes;
+  for (const Finding& f : findings(r, sups, notes))
+    if (!f.suppressed && f.severity != Severity::Note) return true;
+  return false;
+}
+
+std::string summary_line(const std::vector<const analysis::CheckReport*>& reports) {
+  std::uint64_t count[3] = {0, 0, 0}, suppressed = 0, unsupported = 0;
+  std::size_t n = 0;
+  for (const analysis::CheckReport* r : reports) {
+    std::vector<Suppression> sups;
+    std::vector<SuppressionNote> notes;
+    for (const Finding& f : findings(*r, sups, notes))
+      if (f.suppressed)
+        ++suppressed;
+      else
+        ++count[static_cast<int>(f.severity)];
+    n += r->kernels.size();
+    unsupported += r->unsupported.size();
+  }
+  std::vector<std::string> parts;
+  const auto add = [&](std::uint64_t n, const char* one, const char* many) {
+    if (n) parts.push_back(fmt::format("{} {}", n, n == 1 ? one : many));
+  };
+  add(count[static_cast<int>(Severity::Error)], "error", "errors");
+  add(count[static_cast<int>(Severity::Warning)], "warning", "warnings");
+  add(count[static_cast<int>(Severity::Note)], "note", "notes");
+  add(suppressed, "suppressed", "suppressed");
+  std::string what;
+  for (std::size_t i = 0; i < parts.size(); ++i) what += (i ? ", " : "") + parts[i];
+  std::string line =
+      n == 0 ? std::string("no kernel analysed") : fmt::format("{} kernel{}", n, n == 1 ? "" : "s");
+  if (reports.size() > 1) line = fmt::format("{} files, {}", reports.size(), line);
+  line += ": " + (what.empty() ? std::string("no findings") : what);
+  if (unsupported) line += fmt::format(" ({} not analysed)", unsupported);
+  return line;
+}
 
 std::vector<std::string> incompleteness(const analysis::CheckReport& r) {
   std::vector<std::string> out;
@@ -78,24 +187,30 @@ std::string process_line(const analysis::ProcessInfo& p) {
                      p.ending.empty() ? "" : "; " + p.ending);
 }
 
-std::string render_check_text(const analysis::CheckReport& r, const TextOptions& options) {
+std::string render_check_text(const analysis::CheckReport& r, const TextOptions& options,
+                              const analysis::FixReport* fix) {
   const Paint paint{options.color};
   std::vector<Suppression> sups;
   std::vector<SuppressionNote> sup_notes;
   const std::vector<Finding> all = findings(r, sups, sup_notes);
+  // Paths as the reader's directory has them (display_path).
+  const auto path_of = [&](int file) {
+    return display_path(source_path(r, file), options.working_dir);
+  };
   std::string out;
   // What the report leaves out comes first: its counts are not the whole run's.
   for (const std::string& s : incompleteness(r))
-    out += fmt::format("{} {} incomplete: {}\n", paint.locus(r.input + ":"),
+    out += fmt::format("{} {} incomplete: {}\n",
+                       paint.locus(display_path(r.input, options.working_dir) + ":"),
                        paint.severity(Severity::Warning), s);
   for (size_t ki = 0; ki < r.kernels.size(); ++ki) {
     const auto& k = r.kernels[ki];
     for (const Finding& f : all) {
       if (f.kernel != ki || f.suppressed) continue;
       if (options.quiet && f.severity == Severity::Note) continue;
-      out += fmt::format(
-          "{} {} {}", paint.locus(fmt::format("{}:{}:{}:", source_path(r, f.file), f.line, f.col)),
-          paint.severity(f.severity), f.message);
+      out += fmt::format("{} {} {}",
+                         paint.locus(fmt::format("{}:{}:{}:", path_of(f.file), f.line, f.col)),
+                         paint.severity(f.severity), f.message);
       if (f.kind == FindingKind::BankConflict) out += fmt::format(" [{}]", k.name);
       out += '\n';
       out += quote(r, f.file, f.line, f.col, paint);
@@ -115,6 +230,7 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
           out += "  why: " + why_unpictured(st) + "\n";
         }
       }
+      if (fix && ki < fix->kernels.size()) out += fix_lines(r, f, fix->kernels[ki], options);
       out += "\n";
     }
     if (options.quiet) continue;
@@ -151,13 +267,13 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
             a.is_buffer ? fmt::format(" (the analysed CTAs touched {} bytes)", a.touched) : "");
     size_t wl = 4;
     for (const auto& l : k.lines)
-      wl = std::max(wl, fmt::format("{}:{}", source_path(r, l.file), l.line).size());
+      wl = std::max(wl, fmt::format("{}:{}", path_of(l.file), l.line).size());
     const bool sass = r.level == analysis::CountLevel::Sass;
     out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}{}\n", "line",
                        wl, "space", "op", "width", "requests", "cost", "ideal", "excess", "ways",
                        sass ? "  sass" : "");
     for (const auto& l : k.lines) {
-      const std::string where = fmt::format("{}:{}", source_path(r, l.file), l.line);
+      const std::string where = fmt::format("{}:{}", path_of(l.file), l.line);
       if (l.space == ptx::Space::Shared) {
         out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}{}\n",
                            where, wl, "shared", op_text(l.op), l.width, l.requests, l.wavefronts,
@@ -191,10 +307,9 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
                       gs, gi, 100.0 * static_cast<double>(gs - gi) / static_cast<double>(gs));
     out += "  cost: shared wavefronts, or global 32-byte sectors\n\n";
     for (const auto& n : k.notes)
-      out +=
-          fmt::format("{} {} {}\n",
-                      paint.locus(fmt::format("{}:{}:{}:", source_path(r, n.file), n.line, n.col)),
-                      paint.note(), n.message);
+      out += fmt::format("{} {} {}\n",
+                         paint.locus(fmt::format("{}:{}:{}:", path_of(n.file), n.line, n.col)),
+                         paint.note(), n.message);
   }
   // Suppressed findings: counted and listed with their reasons, then the comments' problems.
   const auto suppressed = std::count_if(all.begin(), all.end(), [](const Finding& f) {
@@ -205,34 +320,37 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
                        suppressed, suppressed == 1 ? "" : "s");
     for (const Finding& f : all)
       if (f.suppressed)
-        out += fmt::format("  {}:{}:{}: {} {}{} in {}: {}\n", source_path(r, f.file), f.line,
-                           f.col, severity_name(f.severity), rule_id(f.kind),
-                           f.kind == FindingKind::BankConflict ? fmt::format(" ({}-way)", f.ways)
-                                                               : "",
-                           r.kernels[f.kernel].name,
-                           f.justification.empty() ? "(no reason given)" : f.justification);
+        out +=
+            fmt::format("  {}:{}:{}: {} {}{} in {}: {}\n", path_of(f.file), f.line, f.col,
+                        severity_name(f.severity), rule_id(f.kind),
+                        f.kind == FindingKind::BankConflict ? fmt::format(" ({}-way)", f.ways) : "",
+                        r.kernels[f.kernel].name,
+                        f.justification.empty() ? "(no reason given)" : f.justification);
   }
   for (const SuppressionNote& n : sup_notes) {
     if (options.quiet && n.severity == Severity::Note) continue;
     out += fmt::format("{} {} {}\n",
-                       paint.locus(fmt::format("{}:{}:{}:", source_path(r, n.file), n.line, n.col)),
+                       paint.locus(fmt::format("{}:{}:{}:", path_of(n.file), n.line, n.col)),
                        paint.severity(n.severity), n.message);
   }
-  if (options.quiet) return out;
+  const std::string last = options.summary ? summary_line(r) + "\n" : "";
+  // Quiet, a clean run says nothing (a pre-commit hook's pass is silent), as a compiler says
+  // "N warnings generated" only when it printed some.
+  if (options.quiet) return quiet_has_findings(r) ? out + last : out;
   if (r.level != analysis::CountLevel::Sass && !r.kernels.empty())
     out += fmt::format(
         "{} shared requests are counted as the PTX states them, not as the SASS "
         "issues them ({})\n",
         paint.note(), r.level_reason.empty() ? "no SASS" : r.level_reason);
   for (const auto& u : r.unsupported) {
-    const std::string where =
-        u.line ? fmt::format("{}:{}:", source_path(r, u.file), u.line) : r.input + ":";
-    out += fmt::format(
-        "{} {} kernel {} not analysed: {}\n", paint.locus(where), paint.note(), u.name,
-        analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families,
-                               [&](int file) { return source_path(r, file); }));
+    const std::string where = u.line ? fmt::format("{}:{}:", path_of(u.file), u.line)
+                                     : display_path(r.input, options.working_dir) + ":";
+    out +=
+        fmt::format("{} {} kernel {} not analysed: {}\n", paint.locus(where), paint.note(), u.name,
+                    analysis::refusal_text(u.reason, u.ptx_line, u.ptx, u.families,
+                                           [&](int file) { return path_of(file); }));
   }
-  return out;
+  return out + last;
 }
 
 nlohmann::json check_to_json(const analysis::CheckReport& r) {

@@ -36,21 +36,30 @@ void renumber(json& j, const std::vector<int>& to) {
 
 std::string render_files_text(const std::vector<FileResult>& files, const TextOptions& options) {
   std::string out;
+  std::vector<const analysis::CheckReport*> reports;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const FileResult& f = files[i];
-    if (options.quiet) {  // the findings name their files; no sections
-      if (f.report) out += render_check_text(*f.report, options);
+    if (f.report) reports.push_back(f.report);
+    if (options.quiet) {  // the findings name their files; no sections, one summary
+      TextOptions one = options;
+      one.summary = files.size() == 1;
+      if (f.report) out += render_check_text(*f.report, one, f.fix);
       continue;
     }
     if (i && !out.ends_with("\n\n")) out += "\n";
-    out += fmt::format("== {} ({} of {}) ==\n", f.input, i + 1, files.size());
-    if (!f.note.empty()) out += fmt::format("{}: note: {}\n", f.input, f.note);
+    const std::string shown = display_path(f.input, options.working_dir);
+    out += fmt::format("== {} ({} of {}) ==\n", shown, i + 1, files.size());
+    if (!f.note.empty()) out += fmt::format("{}: note: {}\n", shown, f.note);
     if (!f.error.empty())
       out += fmt::format("bankcheck: error: {}\n", f.error);
     else if (f.report && (!f.report->kernels.empty() || !f.report->unsupported.empty() ||
                           !f.report->not_run.empty()))
-      out += render_check_text(*f.report, options);
+      out += render_check_text(*f.report, options, f.fix);
   }
+  // The whole run's count after the files' own (quiet: when a finding was printed).
+  const bool printed = std::any_of(reports.begin(), reports.end(),
+                                   [](const auto* r) { return quiet_has_findings(*r); });
+  if (files.size() > 1 && (!options.quiet || printed)) out += summary_line(reports) + "\n";
   return out;
 }
 
@@ -58,9 +67,14 @@ json files_to_json(const std::vector<FileResult>& files) {
   json list = json::array();
   bool run = false, complete = true;  // bankcheck run: every file's report counted whole
   for (const FileResult& f : files) {
-    if (f.report)
-      list.push_back(check_to_json(*f.report));
-    else
+    if (f.report) {
+      json one = check_to_json(*f.report);
+      // With fix's report (bankcheck run): each kernel's suggestions.
+      if (f.fix)
+        for (std::size_t k = 0; k < one["kernels"].size(); ++k)
+          one["kernels"][k]["fixes"] = kernel_fixes_json(*f.fix, k);
+      list.push_back(one);
+    } else
       list.push_back({{"input", f.input}, {"error", f.error}});
     if (f.report && f.report->process) {
       run = true;

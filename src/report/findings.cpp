@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 namespace bankcheck::report {
 namespace {
@@ -15,7 +16,125 @@ double fraction(std::uint64_t part, std::uint64_t whole) {
 
 std::string bytes_text(int width) { return fmt::format("{} byte{}", width, width == 1 ? "" : "s"); }
 
+// Where `name` is subscripted on `text` (0-based columns of each whole-word `name[`, or `name.`
+// for a struct variable's member), with whether the subscript is assigned to (`name[i] = `,
+// `name[i] += `, not `==`).
+struct Occurrence {
+  std::size_t col = 0;
+  bool assigned = false;
+};
+std::vector<Occurrence> occurrences(const std::string& text, const std::string& name) {
+  std::vector<Occurrence> out;
+  const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = text.find(name); at != std::string::npos;
+       at = text.find(name, at + name.size())) {
+    const std::size_t end = at + name.size();
+    if ((at > 0 && (ident(text[at - 1]) || text[at - 1] == '.')) ||
+        (end < text.size() && ident(text[end])))
+      continue;
+    std::size_t i = end;
+    while (i < text.size() && text[i] == ' ') ++i;
+    if (i >= text.size() || (text[i] != '[' && text[i] != '.')) continue;
+    // Past the subscripts (and a member): what follows says whether it is written.
+    while (i < text.size() && (text[i] == '[' || text[i] == '.')) {
+      if (text[i] == '.') {
+        ++i;
+        while (i < text.size() && ident(text[i])) ++i;
+      } else {
+        int depth = 0;
+        for (; i < text.size(); ++i) {
+          depth += text[i] == '[' ? 1 : text[i] == ']' ? -1 : 0;
+          if (depth == 0) break;
+        }
+        if (i < text.size()) ++i;
+      }
+      while (i < text.size() && text[i] == ' ') ++i;
+    }
+    bool assigned = false;
+    if (i < text.size() && text[i] == '=') assigned = i + 1 >= text.size() || text[i + 1] != '=';
+    if (i + 1 < text.size() && text[i + 1] == '=' && std::strchr("+-*/%&|^", text[i]))
+      assigned = true;
+    out.push_back({at, assigned});
+  }
+  return out;
+}
+
+// The 1-based column of the access on `text` that `names` (the arrays or pointers it may
+// subscript, the likeliest first) and `op` pick out: a store's assigned subscript, a load's
+// read one, the `n`-th of them on the line; 0 when none is found.
+int access_column(const std::string& text, const std::vector<std::string>& names, model::Op op,
+                  std::size_t n) {
+  for (const std::string& name : names) {
+    if (name.empty()) continue;
+    std::vector<Occurrence> all = occurrences(text, name);
+    if (all.empty()) continue;
+    std::vector<Occurrence> fit;
+    for (const Occurrence& o : all)
+      if (op == model::Op::Atomic || o.assigned == (op == model::Op::Store)) fit.push_back(o);
+    const std::vector<Occurrence>& pick = fit.empty() ? all : fit;
+    return static_cast<int>(pick[std::min(n, pick.size() - 1)].col) + 1;
+  }
+  return 0;
+}
+
 }  // namespace
+
+int access_column(const analysis::CheckReport& r, const analysis::KernelReport& k,
+                  const analysis::SiteReport& site) {
+  const std::string* text = source_line(r, site.file, site.line);
+  if (!text) return 0;
+  const analysis::SiteStats& st = site.stats;
+  std::vector<std::string> names;
+  std::size_t nth = 0;
+  if (st.space == ptx::Space::Shared && st.has_worst) {
+    for (const ptx::SharedVar* v : shared_vars_touched(k, st.worst)) {
+      const std::string name = shared_var_display_name(v->name);
+      names.push_back(name.substr(0, name.find('.')));  // a struct variable: `s` of `s.x`
+    }
+  } else if (st.space == ptx::Space::Global) {
+    // The pointer parameters' accesses of the site's kind (a store's assigned subscript, a
+    // load's read one) in the line's order; the site is the n-th of its kind among the line's
+    // global sites, as the compiler emits them in the order of the source.
+    const auto of_kind = [&](const Occurrence& o) {
+      return st.op == model::Op::Atomic || o.assigned == (st.op == model::Op::Store);
+    };
+    std::vector<std::size_t> cols;
+    for (const auto& a : k.args)
+      if (a.is_buffer && !a.is_variable)
+        for (const Occurrence& o : occurrences(*text, a.name))
+          if (of_kind(o)) cols.push_back(o.col);
+    if (cols.empty()) {
+      // A pointer of the code's own (a device function's parameter, a local): any name
+      // subscripted on the line that is not a shared array.
+      std::vector<std::string> shared;
+      for (const auto& v : k.shared_vars) shared.push_back(shared_var_display_name(v.name));
+      for (std::size_t i = 0; i < text->size(); ++i) {
+        const auto ident = [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        };
+        if (!ident((*text)[i]) || (i > 0 && ident((*text)[i - 1]))) continue;
+        std::size_t e = i;
+        while (e < text->size() && ident((*text)[e])) ++e;
+        const std::string name = text->substr(i, e - i);
+        if (std::isdigit(static_cast<unsigned char>(name[0])) ||
+            std::find(shared.begin(), shared.end(), name) != shared.end())
+          continue;
+        for (const Occurrence& o : occurrences(*text, name))
+          if (o.col == i && of_kind(o)) cols.push_back(o.col);
+      }
+    }
+    if (cols.empty()) return 0;
+    std::sort(cols.begin(), cols.end());
+    for (const auto& s : k.sites) {
+      if (&s == &site) break;
+      if (s.file == site.file && s.line == site.line && s.stats.space == ptx::Space::Global &&
+          s.stats.op == st.op)
+        ++nth;
+    }
+    return static_cast<int>(cols[std::min(nth, cols.size() - 1)]) + 1;
+  }
+  return access_column(*text, names, st.op, nth);
+}
 
 Severity severity_of(double share) {
   if (share >= kErrorShare) return Severity::Error;
@@ -224,6 +343,11 @@ std::vector<Finding> raw_findings(const analysis::CheckReport& r) {
       }
       i = j;
       if (f.cost <= f.ideal || f.requests == 0) continue;
+      // The caret goes on the access that conflicts, not on the statement's start (the .loc
+      // column): the array its worst request touches, found on the line.
+      if (f.worst_site >= 0)
+        if (const int col = access_column(r, k, k.sites[static_cast<size_t>(f.worst_site)]))
+          f.col = col;
       for (size_t q = 0; q < kinds.size(); ++q)
         f.what += (q == 0 ? "" : (q + 1 == kinds.size() ? " and " : ", ")) + kinds[q];
       f.share = fraction(f.excess(), k.shared_wavefronts);
@@ -277,6 +401,9 @@ std::vector<Finding> raw_findings(const analysis::CheckReport& r) {
       f.file = l.file;
       f.line = l.line;
       f.col = l.col;
+      if (l.worst_global_site >= 0)
+        if (const int col = access_column(r, k, k.sites[static_cast<size_t>(l.worst_global_site)]))
+          f.col = col;
       f.lines = {i};
       f.what = fmt::format("{} of {}", model::op_name(l.op), bytes_text(l.width));
       f.requests = l.requests;

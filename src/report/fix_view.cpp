@@ -93,6 +93,55 @@ void add_cost(std::vector<LineCost>& v, int line, model::Op op, std::uint64_t re
 
 }  // namespace
 
+// A global line's advice: where, what it costs now, the change, its predicted cost and the
+// code (each line of it indented under the first).
+static std::string render_global_fixes(const analysis::CheckReport& r,
+                                       const analysis::KernelReport& kr,
+                                       const analysis::KernelFix& kf, const Paint& paint,
+                                       const std::string& working_dir) {
+  std::string out;
+  for (const analysis::GlobalFix& g : kf.globals) {
+    int col = 0;
+    for (int i : g.sites)
+      if (const int c = access_column(r, kr, kr.sites[static_cast<std::size_t>(i)]); c && !col)
+        col = c;
+    out += fmt::format(
+        "{} {} uncoalesced global {} of {} B{}: {} sectors of 32 B for an ideal of {} ({:.0f}% "
+        "excess)\n",
+        paint.locus(fmt::format("{}:{}:{}:", display_path(source_path(r, g.file), working_dir),
+                                g.line, col)),
+        paint.note(), model::op_name(g.op), g.width,
+        g.pointer.empty() ? "" : fmt::format(" ('{}')", g.pointer), g.sectors, g.ideal_sectors,
+        g.sectors ? 100.0 * static_cast<double>(g.sectors - g.ideal_sectors) /
+                        static_cast<double>(g.sectors)
+                  : 0.0);
+    out += fmt::format("  suggestion: {} [{}]\n", global_change(g),
+                       analysis::global_fix_kind_name(g.kind));
+    out += fmt::format("       sectors {} -> {} (ideal {}), requests {} -> {} (predicted)",
+                       g.sectors, g.sectors_after, g.ideal_sectors, g.requests, g.requests_after);
+    if (g.shared_bytes) out += fmt::format("; shared memory +{} B per block", g.shared_bytes);
+    out += "\n";
+    if (!g.code_note.empty())
+      out += fmt::format("       {}{}\n", g.edits.empty() ? "no code written: " : "", g.code_note);
+    for (const auto& e : g.edits) {
+      // The first line after "line N: ", the others under it.
+      const std::string head = fmt::format("       line {}: ", e.line);
+      const std::string& after = e.after;
+      std::string shown;
+      for (std::size_t at = 0; at <= after.size();) {
+        const std::size_t nl = after.find('\n', at);
+        const std::string one =
+            after.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+        shown += (shown.empty() ? head : std::string(head.size(), ' ')) + one + "\n";
+        if (nl == std::string::npos) break;
+        at = nl + 1;
+      }
+      out += shown;
+    }
+  }
+  return out;
+}
+
 std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& options) {
   const auto& r = fr.check;
   const Paint paint{options.color};
@@ -104,7 +153,9 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
     const auto conflicting = [](const analysis::ArrayFix& af) {
       return af.error.empty() && af.wavefronts > af.ideal_wavefronts;
     };
-    if (options.quiet && std::none_of(kf.arrays.begin(), kf.arrays.end(), conflicting)) continue;
+    if (options.quiet && std::none_of(kf.arrays.begin(), kf.arrays.end(), conflicting) &&
+        kf.globals.empty())
+      continue;
     out += fmt::format("kernel {} (grid {}x{}x{}, block {}x{}x{}, {} of {} CTAs analysed)\n",
                        kr.name, kr.grid.x, kr.grid.y, kr.grid.z, kr.block.x, kr.block.y,
                        kr.block.z, kr.ctas_analysed, kr.ctas_total);
@@ -114,7 +165,10 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
                          occupancy_text(kf.occupancy), model::limiter_name(kf.occupancy.limiter));
     else
       out += fmt::format("  occupancy unknown: {}\n", kf.occupancy_note);
-    if (kf.arrays.empty()) out += "  no shared memory accessed: nothing to fix\n";
+    if (kf.arrays.empty())
+      out += kf.globals.empty() ? "  no shared memory accessed, no global line wastes sectors: "
+                                  "nothing to fix\n"
+                                : "  no shared memory accessed\n";
     if (kf.unattributed_requests)
       out += fmt::format(
           "  {} shared requests touch bytes outside every shared array; they are not "
@@ -127,9 +181,10 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
           paint.note(), kf.dropped_requests, kf.dropped_requests + kf.recorded_requests);
     for (const auto& af : kf.arrays) {
       if (options.quiet && !conflicting(af)) continue;
-      const std::string where = af.decl ? fmt::format("{}:{}:{}: ", file_of(r), af.decl->line,
+      const std::string shown = display_path(file_of(r), options.working_dir);
+      const std::string where = af.decl ? fmt::format("{}:{}:{}: ", shown, af.decl->line,
                                                       name_column(af.decl->text, af.name) + 1)
-                                        : fmt::format("{}: ", file_of(r));
+                                        : fmt::format("{}: ", shown);
       out += fmt::format("{} {} shared array '{}'", paint.locus(where.substr(0, where.size() - 1)),
                          paint.note(), af.name);
       if (af.geometry) {
@@ -163,8 +218,10 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
         continue;
       }
       if (af.data_dependent) {
-        out += fmt::format("  nothing suggested: {}\n",
-                           data_dependence_text(af, source_path(r, af.data_dependent->load_file)));
+        out += fmt::format(
+            "  nothing suggested: {}\n",
+            data_dependence_text(af, display_path(source_path(r, af.data_dependent->load_file),
+                                                  options.working_dir)));
         continue;
       }
       if (af.suggestions.empty()) {
@@ -204,10 +261,11 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
           out += fmt::format("       line {}: {}\n", e.line, trim_left(e.after));
       }
     }
+    out += render_global_fixes(r, kr, kf, paint, options.working_dir);
     out += "\n";
   }
   if (fr.applied) {
-    out += fmt::format("applied (declaration padding) to {}:\n", fr.patched_path);
+    out += fmt::format("applied to {}:\n", display_path(fr.patched_path, options.working_dir));
     for (const auto& a : fr.applied_changes) out += fmt::format("  {}\n", a);
     if (fr.recheck) {
       out += "re-checked:\n";
@@ -340,6 +398,28 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
       }
       k["arrays"].push_back(a);
     }
+    k["globals"] = nlohmann::json::array();
+    for (const analysis::GlobalFix& g : kf.globals) {
+      nlohmann::json gj = {{"file", source_path(r, g.file)},
+                           {"line", g.line},
+                           {"op", model::op_name(g.op)},
+                           {"width", g.width},
+                           {"pointer", g.pointer},
+                           {"kind", analysis::global_fix_kind_name(g.kind)},
+                           {"change", global_change(g)},
+                           {"requests", g.requests},
+                           {"sectors", g.sectors},
+                           {"ideal_sectors", g.ideal_sectors},
+                           {"requests_after", g.requests_after},
+                           {"sectors_after", g.sectors_after},
+                           {"shared_bytes", g.shared_bytes},
+                           {"note", g.code_note},
+                           {"applicable", g.applicable}};
+      gj["edits"] = nlohmann::json::array();
+      for (const auto& e : g.edits)
+        gj["edits"].push_back({{"line", e.line}, {"before", e.before}, {"after", e.after}});
+      k["globals"].push_back(gj);
+    }
     j["kernels"].push_back(k);
   }
   if (fr.applied) {
@@ -349,6 +429,56 @@ nlohmann::json fix_to_json(const analysis::FixReport& fr) {
     j["applied"] = {{"note", fr.apply_note}};
   }
   return j;
+}
+
+nlohmann::json kernel_fixes_json(const analysis::FixReport& fr, std::size_t ki) {
+  nlohmann::json out = nlohmann::json::array();
+  if (ki >= fr.kernels.size()) return out;
+  const auto& r = fr.check;
+  const analysis::KernelFix& kf = fr.kernels[ki];
+  for (const analysis::ArrayFix& af : kf.arrays) {
+    if (af.suggestions.empty() || !af.geometry) continue;
+    const analysis::Suggestion& s = af.suggestions.front();
+    nlohmann::json f = {{"space", "shared"},
+                        {"array", af.name},
+                        {"kind", analysis::fix_kind_name(s.remap.kind)},
+                        {"change", suggestion_change(af, s)},
+                        {"wavefronts_before", s.wavefronts_before},
+                        {"wavefronts_after", s.wavefronts_after},
+                        {"ideal_wavefronts", s.ideal_wavefronts},
+                        {"applicable", s.applicable}};
+    f["lines"] = nlohmann::json::array();
+    for (const auto& c : s.sites)
+      if (c.wavefronts_after < c.wavefronts_before &&
+          std::find(f["lines"].begin(), f["lines"].end(), c.line) == f["lines"].end())
+        f["lines"].push_back(c.line);
+    f["edits"] = nlohmann::json::array();
+    if (!s.declaration.empty() && af.decl)
+      f["edits"].push_back(
+          {{"line", af.decl->line}, {"before", af.decl->text}, {"after", s.declaration}});
+    for (const auto& e : s.edits)
+      f["edits"].push_back({{"line", e.line}, {"before", e.before}, {"after", e.after}});
+    f["file"] = r.input;
+    out.push_back(f);
+  }
+  for (const analysis::GlobalFix& g : kf.globals) {
+    nlohmann::json f = {{"space", "global"},
+                        {"pointer", g.pointer},
+                        {"kind", analysis::global_fix_kind_name(g.kind)},
+                        {"change", global_change(g)},
+                        {"file", source_path(r, g.file)},
+                        {"lines", {g.line}},
+                        {"sectors_before", g.sectors},
+                        {"sectors_after", g.sectors_after},
+                        {"ideal_sectors", g.ideal_sectors},
+                        {"note", g.code_note},
+                        {"applicable", g.applicable}};
+    f["edits"] = nlohmann::json::array();
+    for (const auto& e : g.edits)
+      f["edits"].push_back({{"line", e.line}, {"before", e.before}, {"after", e.after}});
+    out.push_back(f);
+  }
+  return out;
 }
 
 std::vector<SarifFix> sarif_fixes(const analysis::FixReport& fr) {
@@ -392,6 +522,27 @@ std::vector<SarifFix> sarif_fixes(const analysis::FixReport& fr) {
         f.replacements = reps;
         out.push_back(std::move(f));
       }
+    }
+    // A global line's code, on its uncoalesced finding.
+    for (const analysis::GlobalFix& g : kf.globals) {
+      if (g.edits.empty()) continue;
+      SarifFix f;
+      f.kernel = kf.kernel;
+      f.rule = "uncoalesced-global-access";
+      f.finding_file = source_path(r, g.file);
+      f.finding_line = g.line;
+      f.description = fmt::format("{} ({} -> {} global sectors, predicted)", global_change(g),
+                                  g.sectors, g.sectors_after);
+      f.file = source_path(r, g.file);
+      for (const auto& e : g.edits) {
+        SarifReplacement rep;
+        rep.start_line = rep.end_line = e.line;
+        rep.start_column = 1;
+        rep.end_column = static_cast<int>(e.before.size()) + 1;
+        rep.inserted_text = e.after;
+        f.replacements.push_back(rep);
+      }
+      out.push_back(std::move(f));
     }
   }
   return out;

@@ -212,4 +212,46 @@ std::string data_dependence_text(const analysis::ArrayFix& af, const std::string
   return t;
 }
 
+std::string global_change(const analysis::GlobalFix& g) {
+  using K = analysis::GlobalFixKind;
+  const std::string ptr = g.pointer.empty() ? std::string("the pointer") : "'" + g.pointer + "'";
+  const char* verb = g.op == model::Op::Store  ? "write"
+                     : g.op == model::Op::Load ? "read"
+                                               : "access";
+  switch (g.kind) {
+    case K::Vector:
+      return fmt::format(
+          "{} each thread's {} neighbouring elements of {} with one {}-byte access instead of {} "
+          "accesses of {} B",
+          verb, g.elements, ptr, g.vector_bytes, g.elements, g.width);
+    case K::Stage:
+      return fmt::format(
+          "stage the block's tile through shared memory, so that the {} walks rows of {} instead "
+          "of a column with lanes {} B apart",
+          model::op_name(g.op), ptr, g.stride);
+    case K::Pitch:
+      return fmt::format(
+          "make the rows {} B apart instead of {} B (a whole number of 128-byte lines: "
+          "cudaMallocPitch, or a leading dimension rounded up), so that each row's run of lanes "
+          "starts on a sector",
+          g.pitch_after, g.pitch);
+    case K::Align:
+      return fmt::format(
+          "align the address the lanes start at to 32 bytes (it is {} B past one): the base "
+          "pointer (cudaMalloc gives 256), or, for the rows of a 2-D array, a row pitch that is a "
+          "multiple of 32 B",
+          g.misalign);
+    case K::Layout:
+      return fmt::format(
+          "the lanes are {} B apart, each {} {} B: keep the field in an array of its own (a "
+          "structure of arrays), or {} each structure with one aligned access",
+          g.stride,
+          g.op == model::Op::Store  ? "writing"
+          : g.op == model::Op::Load ? "reading"
+                                    : "accessing",
+          g.width, verb);
+  }
+  return "";
+}
+
 }  // namespace bankcheck::report

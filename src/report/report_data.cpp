@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "bankcheck/analysis/fix.hpp"
 #include "bankcheck/model/arch.hpp"
 
 namespace bankcheck::report {
@@ -300,6 +301,183 @@ BANKCHECK_FIELDS(analysis::CheckReport) {
   v("process", s.process);
 }
 
+// fix's advice (analysis/fix.hpp, analysis/global_fix.hpp), which a running program's side
+// makes at its exit for bankcheck to render (fixes_to_data).
+BANKCHECK_FIELDS(model::Occupancy) {
+  v("error", s.error);
+  v("blocks_per_sm", s.blocks_per_sm);
+  v("warps_per_sm", s.warps_per_sm);
+  v("max_warps_per_sm", s.max_warps_per_sm);
+  v("occupancy", s.occupancy);
+  v("limiter", s.limiter);
+  v("limiter_mask", s.limiter_mask);
+  v("limit_warps", s.limit_warps);
+  v("limit_blocks", s.limit_blocks);
+  v("limit_registers", s.limit_registers);
+  v("limit_shared", s.limit_shared);
+  v("warps_per_block", s.warps_per_block);
+  v("registers_per_warp", s.registers_per_warp);
+  v("registers_per_block", s.registers_per_block);
+  v("shared_bytes_per_block", s.shared_bytes_per_block);
+  v("preferred_carveout_bytes", s.preferred_carveout_bytes);
+  v("carveout_bytes", s.carveout_bytes);
+}
+
+BANKCHECK_FIELDS(analysis::SharedDecl) {
+  v("line", s.line);
+  v("text", s.text);
+  v("type", s.type);
+  v("name", s.name);
+  v("dims", s.dims);
+  v("dim_values", s.dim_values);
+  v("last_dim_begin", s.last_dim_begin);
+  v("last_dim_end", s.last_dim_end);
+  v("kernel_end", s.kernel_end);
+  v("record", s.record);
+  v("record_close_line", s.record_close_line);
+  v("record_close_col", s.record_close_col);
+  v("record_close_text", s.record_close_text);
+  v("member_of", s.member_of);
+  v("is_union", s.is_union);
+}
+
+BANKCHECK_FIELDS(analysis::Geometry) {
+  v("elem_bytes", s.elem_bytes);
+  v("row_bytes", s.row_bytes);
+  v("rows", s.rows);
+  v("unit", s.unit);
+  v("source", s.source);
+  v("record", s.record);
+}
+
+BANKCHECK_FIELDS(analysis::Remap) {
+  v("kind", s.kind);
+  v("pad", s.pad);
+  v("bits", s.bits);
+  v("base", s.base);
+  v("shift", s.shift);
+  v("site", s.site);
+  v("width", s.width);
+  v("unit", s.unit);
+  v("split", s.split);
+  v("unpad", s.unpad);
+  v("stride", s.stride);
+}
+
+BANKCHECK_FIELDS(analysis::CodeEdit) {
+  v("line", s.line);
+  v("before", s.before);
+  v("after", s.after);
+}
+
+BANKCHECK_FIELDS(analysis::SiteChange) {
+  v("site", s.site);
+  v("line", s.line);
+  v("op", s.op);
+  v("width", s.width);
+  v("requests", s.requests);
+  v("wavefronts_before", s.wavefronts_before);
+  v("wavefronts_after", s.wavefronts_after);
+  v("sass_width_after", s.sass_width_after);
+}
+
+BANKCHECK_FIELDS(analysis::Suggestion) {
+  v("remap", s.remap);
+  v("declaration", s.declaration);
+  v("subscript", s.subscript);
+  v("edits", s.edits);
+  v("wavefronts_before", s.wavefronts_before);
+  v("wavefronts_after", s.wavefronts_after);
+  v("ideal_wavefronts", s.ideal_wavefronts);
+  v("requests_before", s.requests_before);
+  v("requests_after", s.requests_after);
+  v("bytes_before", s.bytes_before);
+  v("bytes_after", s.bytes_after);
+  v("occupancy_before", s.occupancy_before);
+  v("occupancy_after", s.occupancy_after);
+  v("occupancy_known", s.occupancy_known);
+  v("sites", s.sites);
+  v("applicable", s.applicable);
+}
+
+BANKCHECK_FIELDS(analysis::DataDependence) {
+  v("site", s.site);
+  v("line", s.line);
+  v("op", s.op);
+  v("load_file", s.load_file);
+  v("load_line", s.load_line);
+  v("load_global", s.load_global);
+  v("merged", s.merged);
+  v("excess", s.excess);
+}
+
+BANKCHECK_FIELDS(analysis::ArrayFix) {
+  v("name", s.name);
+  v("symbol", s.symbol);
+  v("offset", s.offset);
+  v("bytes", s.bytes);
+  v("is_extern", s.is_extern);
+  v("decl", s.decl);
+  v("geometry", s.geometry);
+  v("sites", s.sites);
+  v("widest_access", s.widest_access);
+  v("requests", s.requests);
+  v("wavefronts", s.wavefronts);
+  v("ideal_wavefronts", s.ideal_wavefronts);
+  v("error", s.error);
+  v("data_dependent", s.data_dependent);
+  v("suggestions", s.suggestions);
+}
+
+BANKCHECK_FIELDS(analysis::GlobalEdit) {
+  v("line", s.line);
+  v("before", s.before);
+  v("after", s.after);
+}
+
+BANKCHECK_FIELDS(analysis::GlobalFix) {
+  v("kind", s.kind);
+  v("file", s.file);
+  v("line", s.line);
+  v("op", s.op);
+  v("width", s.width);
+  v("sites", s.sites);
+  v("requests", s.requests);
+  v("sectors", s.sectors);
+  v("ideal_sectors", s.ideal_sectors);
+  v("requests_after", s.requests_after);
+  v("sectors_after", s.sectors_after);
+  v("stride", s.stride);
+  v("vector_bytes", s.vector_bytes);
+  v("elements", s.elements);
+  v("pitch", s.pitch);
+  v("pitch_after", s.pitch_after);
+  v("misalign", s.misalign);
+  v("block", s.block);
+  v("why_not_code", s.why_not_code);
+  v("pointer", s.pointer);
+  v("edits", s.edits);
+  v("code_note", s.code_note);
+  v("shared_bytes", s.shared_bytes);
+  v("applicable", s.applicable);
+}
+
+BANKCHECK_FIELDS(analysis::KernelFix) {
+  v("kernel", s.kernel);
+  v("threads", s.threads);
+  v("registers", s.registers);
+  v("static_smem", s.static_smem);
+  v("dynamic_smem", s.dynamic_smem);
+  v("occupancy", s.occupancy);
+  v("occupancy_known", s.occupancy_known);
+  v("occupancy_note", s.occupancy_note);
+  v("recorded_requests", s.recorded_requests);
+  v("dropped_requests", s.dropped_requests);
+  v("arrays", s.arrays);
+  v("unattributed_requests", s.unattributed_requests);
+  v("globals", s.globals);
+}
+
 #undef BANKCHECK_FIELDS
 
 template <class T>
@@ -423,6 +601,21 @@ json report_to_data(const analysis::CheckReport& report) {
   json j = Writer::to(report);
   j["version"] = kReportDataVersion;
   return j;
+}
+
+json fixes_to_data(const std::vector<analysis::KernelFix>& fixes) {
+  json j = Writer::to(fixes);
+  return {{"version", kReportDataVersion}, {"kernels", j}};
+}
+
+std::vector<analysis::KernelFix> fixes_from_data(const json& data, const std::string& what) {
+  if (!data.is_object() || data.value("version", 0) != kReportDataVersion ||
+      !data.contains("kernels"))
+    throw std::invalid_argument(
+        fmt::format("{}: not fix advice of this bankcheck (version {})", what, kReportDataVersion));
+  std::vector<analysis::KernelFix> out;
+  Reader::from(data.at("kernels"), out, what + ".kernels");
+  return out;
 }
 
 analysis::CheckReport report_from_data(const json& data, const std::string& what) {

@@ -413,14 +413,19 @@ json check_to_sarif(const analysis::CheckReport& r, const std::vector<SarifFix>*
       if (!f.justification.empty()) sup["justification"] = f.justification;
       res["suppressions"] = json::array({sup});
     }
-    if (fixes && f.kind == FindingKind::BankConflict) {
+    if (fixes) {
       json fj = json::array();
       const std::string path = source_path(r, f.file);
       for (const SarifFix& fx : *fixes)
         if ((fx.kernel.empty() || fx.kernel == k.name) && fx.finding_file == path &&
-            fx.finding_line == f.line)
+            fx.finding_line == f.line &&
+            (fx.rule.empty() ? f.kind == FindingKind::BankConflict : fx.rule == rule_id(f.kind)))
           fj.push_back(fix_json(fx, options));
-      if (!fj.empty()) res["fixes"] = fj;
+      if (!fj.empty()) {
+        res["fixes"] = fj;
+        res["message"]["text"] =
+            res["message"]["text"].get<std::string>() + "; bankcheck fix suggests a change (fixes)";
+      }
     }
     results.push_back(res);
   }

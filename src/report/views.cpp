@@ -27,8 +27,8 @@ constexpr View kViews[] = {
     {.format = Format::Text,
      .name = "text",
      .needs = {},
-     .check = [](const analysis::CheckReport& r, const analysis::FixReport*,
-                 const TextOptions& o) { return render_check_text(r, o); },
+     .check = [](const analysis::CheckReport& r, const analysis::FixReport* fix,
+                 const TextOptions& o) { return render_check_text(r, o, fix); },
      .files = [](const std::vector<FileResult>& f,
                  const TextOptions& o) { return render_files_text(f, o); },
      .refuses_files = {},
@@ -41,11 +41,11 @@ constexpr View kViews[] = {
     {.format = Format::Json,
      .name = "json",
      .needs = {},
-     .check = [](const analysis::CheckReport& r, const analysis::FixReport*,
-                 const TextOptions&) {
-       // One shape whatever the number of files: `files` with one entry.
-       return json_text(files_to_json({FileResult{r.input, &r, "", "", nullptr}}));
-     },
+     .check =
+         [](const analysis::CheckReport& r, const analysis::FixReport* fix, const TextOptions&) {
+           // One shape whatever the number of files: `files` with one entry.
+           return json_text(files_to_json({FileResult{r.input, &r, "", "", fix}}));
+         },
      .files = [](const std::vector<FileResult>& f,
                  const TextOptions&) { return json_text(files_to_json(f)); },
      .refuses_files = {},
@@ -62,10 +62,10 @@ constexpr View kViews[] = {
      .needs = {.fix = true},
      .check = [](const analysis::CheckReport& r, const analysis::FixReport* fix,
                  const TextOptions& o) { return sarif(r, fix, o); },
-     .files = [](const std::vector<FileResult>& f,
-                 const TextOptions& o) {
-       return json_text(files_to_sarif(f, {.source_root = o.source_root, .working_dir = {}}));
-     },
+     .files =
+         [](const std::vector<FileResult>& f, const TextOptions& o) {
+           return json_text(files_to_sarif(f, {.source_root = o.source_root, .working_dir = {}}));
+         },
      .refuses_files = {},
      .fix = [](const analysis::FixReport& r,
                const TextOptions& o) { return sarif(r.check, &r, o); },

@@ -24,6 +24,7 @@
 #include "bankcheck/runtime/run_options.hpp"
 #include "call_site.hpp"
 #include "fault_report.hpp"
+#include "run_fix.hpp"
 #include "run_modules.hpp"
 #include "run_progress.hpp"
 #include "run_report.hpp"
@@ -147,7 +148,9 @@ class EmulatingExecutor final : public Executor {
       return;
     }
     std::lock_guard<std::mutex> lock(state_);
-    write_run_reports(reports(kNotReadBack), options_);
+    std::vector<ReportFixes> fixes;
+    std::vector<analysis::CheckReport> r = reports(kNotReadBack, &fixes);
+    write_run_reports(r, options_, false, fixes);
   }
 
   void not_run(std::string_view function, std::string_view caller) override {
@@ -196,8 +199,12 @@ class EmulatingExecutor final : public Executor {
   // The reports so far, one per translation unit with an analysed (or refused) kernel, in the
   // order of their first analysed launches, then one per library with kernels that did not
   // run; analysed launches not counted whole are each kernel's `incomplete` (those pending with
-  // `pending`). The caller holds state_.
-  std::vector<analysis::CheckReport> reports(const std::string& pending) {
+  // `pending`). With `fixes`, fix's advice for each report's kernels from the requests they
+  // recorded (the suggestions the report carries, or fix's own report), one per report or none:
+  // made at exit only, the advisor's replay being no part of a running part. The caller holds
+  // state_.
+  std::vector<analysis::CheckReport> reports(const std::string& pending,
+                                             std::vector<ReportFixes>* fixes = nullptr) {
     std::vector<ModuleReport> modules;
     std::map<RunUnit*, std::size_t> index;
     for (const auto& group : ledger_.report_order())
@@ -210,6 +217,7 @@ class EmulatingExecutor final : public Executor {
         k.launches = e.configurations;
         k.incomplete = ledger_.incomplete(lk, pending);
         modules[it->second].kernels.emplace_back(e.first_analysed, std::move(k));
+        modules[it->second].recorded[ks->kernel->name] = recorded(*ks->analysis);
       }
     for (const auto& [key, refused] : refused_) {
       const auto [it, fresh] = index.emplace(key.first, modules.size());
@@ -234,11 +242,19 @@ class EmulatingExecutor final : public Executor {
     }
     std::vector<analysis::CheckReport> out =
         module_reports(modules, options_, *find_arch_or_default(arch_));
+    // A failure of the advisor costs the suggestions, never the report.
+    if (fixes && (options_.fix.suggest || options_.fix.report)) try {
+        *fixes = module_fixes(modules, out, options_, *find_arch_or_default(arch_));
+      } catch (const std::exception& e) {
+        fixes->clear();
+        say(fmt::format("no fix suggestions: {}", e.what()));
+      }
     if (!calls.empty()) {
       if (out.empty())
         out.emplace_back().input = options_.program.empty() ? "the program" : options_.program;
       out.front().not_run.insert(out.front().not_run.end(), calls.begin(), calls.end());
     }
+    if (fixes && fixes->size() != out.size()) fixes->clear();
     return out;
   }
 
@@ -247,7 +263,7 @@ class EmulatingExecutor final : public Executor {
     std::unique_lock<std::mutex> lock(state_, std::defer_lock);
     if (from == SnapshotFrom::Outside) lock.lock();
     if (from == SnapshotFrom::Ending && !lock.try_lock()) return false;
-    part.reports = reports(kPendingLaunch);
+    part.reports = reports(kPendingLaunch, part.state == PartState::Exited ? &part.fixes : nullptr);
     part.failures = failures_;
     part.launches = ledger_.launches();
     part.analysed = ledger_.analysed();

@@ -108,6 +108,7 @@ std::string describe_wait_status(int status) {
 
 JobReports job_reports(const std::vector<JobProcess>& job, const WaitStatuses& statuses) {
   JobReports out;
+  bool all_advised = true;  // every process with reports gave fix's advice
   for (const JobProcess& jp : job) {
     if (!jp.part) {
       if (!jp.began.empty())
@@ -186,11 +187,16 @@ JobReports job_reports(const std::vector<JobProcess>& job, const WaitStatuses& s
       r.input = info.command.empty() ? program : info.command.front();
       reports.push_back(std::move(r));
     }
-    for (auto& r : reports) {
-      r.process = info;
-      out.reports.push_back(std::move(r));
+    // fix's advice, where the process reached its exit (its last part has it).
+    const bool advised = !part.fixes.empty() && part.fixes.size() == reports.size();
+    all_advised = all_advised && (advised || reports.empty());
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      reports[i].process = info;
+      out.reports.push_back(std::move(reports[i]));
+      out.fixes.push_back(advised ? part.fixes[i] : std::vector<analysis::KernelFix>{});
     }
   }
+  if (!all_advised) out.fixes.clear();
   return out;
 }
 

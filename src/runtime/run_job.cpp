@@ -92,16 +92,22 @@ std::string_view part_state_name(PartState s) {
 json part_to_json(const ProcessPart& p) {
   json reports = json::array();
   for (const auto& r : p.reports) reports.push_back(report::report_to_data(r));
-  return {{"version", kPartVersion},
-          {"process", process_to_json(p.process)},
-          {"start_time", p.start_time},
-          {"backend", p.backend},
-          {"state", part_state_name(p.state)},
-          {"status", p.status},
-          {"reports", reports},
-          {"failures", p.failures},
-          {"launches", p.launches},
-          {"analysed", p.analysed}};
+  json j = {{"version", kPartVersion},
+            {"process", process_to_json(p.process)},
+            {"start_time", p.start_time},
+            {"backend", p.backend},
+            {"state", part_state_name(p.state)},
+            {"status", p.status},
+            {"reports", reports},
+            {"failures", p.failures},
+            {"launches", p.launches},
+            {"analysed", p.analysed}};
+  if (!p.fixes.empty()) {
+    json fixes = json::array();
+    for (const auto& f : p.fixes) fixes.push_back(report::fixes_to_data(f));
+    j["fixes"] = fixes;
+  }
+  return j;
 }
 
 ProcessPart part_from_json(const json& j, const std::string& what) {
@@ -129,6 +135,12 @@ ProcessPart part_from_json(const json& j, const std::string& what) {
   for (std::size_t i = 0; i < reports.size(); ++i)
     p.reports.push_back(
         report::report_from_data(reports[i], fmt::format("{}: report {}", what, i)));
+  if (const auto f = j.find("fixes"); f != j.end()) {
+    if (!f->is_array() || f->size() != p.reports.size())
+      throw std::invalid_argument(fmt::format("{}: 'fixes' is not one per report", what));
+    for (std::size_t i = 0; i < f->size(); ++i)
+      p.fixes.push_back(report::fixes_from_data((*f)[i], fmt::format("{}: fixes {}", what, i)));
+  }
   p.failures = field<std::vector<std::string>>(j, "failures", what);
   p.launches = field<std::uint64_t>(j, "launches", what);
   p.analysed = field<std::uint64_t>(j, "analysed", what);

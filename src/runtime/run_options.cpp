@@ -50,6 +50,14 @@ void each_field(Options& o, Visit&& v) {
   v("stop_on_fault", o.stop_on_fault);
   v("nvcc", o.nvcc, kAny);
   v("program", o.program, kAny);
+  v("fix_suggest", o.fix.suggest);
+  v("fix_report", o.fix.report);
+  v("fix_top", o.fix.top);
+  v("fix_apply", o.fix.apply);
+  v("fix_apply_to", o.fix.apply_to, kAny);
+  v("fix_force", o.fix.force);
+  v("fix_command", o.fix.command, kAny);
+  v("working_dir", o.working_dir, kAny);
 }
 
 struct Writer {

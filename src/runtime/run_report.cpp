@@ -13,8 +13,10 @@
 
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/diff.hpp"
+#include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/gate.hpp"
 #include "bankcheck/report/views.hpp"
+#include "run_fix.hpp"
 
 namespace bankcheck::runtime {
 namespace {
@@ -47,29 +49,58 @@ bool use_color(const RunOptions& o) {
 }
 
 // The reports through the format's view: one report as `check` renders one file, several as
-// it renders several files.
-std::string render(const std::vector<analysis::CheckReport>& reports, const RunOptions& o,
+// it renders several files, each with fix's report where there is one (`fixes`, parallel to
+// `reports`, or empty); with `bankcheck fix PROGRAM`, fix's own view of each.
+std::string render(const std::vector<analysis::CheckReport>& reports,
+                   const std::vector<const analysis::FixReport*>& fixes, const RunOptions& o,
                    bool name_processes, std::vector<std::string>& errors) {
+  const bool fix_view = o.fix.report && fixes.size() == reports.size() && !reports.empty();
   report::Format format = report::Format::Text;
   try {
-    format = report::parse_format(o.format, report::ReportKind::Check);
+    format = report::parse_format(o.format,
+                                  fix_view ? report::ReportKind::Fix : report::ReportKind::Check);
   } catch (const std::invalid_argument& e) {
     errors.push_back(fmt::format("--format: {}", e.what()));
   }
   const report::View& v = report::view(format);
-  const report::TextOptions text{
-      .color = use_color(o), .columns = o.columns, .quiet = o.quiet, .source_root = {}};
-  if (reports.size() == 1 && !name_processes) return v.check(reports[0], nullptr, text);
+  const report::TextOptions text{.color = use_color(o),
+                                 .columns = o.columns,
+                                 .quiet = o.quiet,
+                                 .source_root = {},
+                                 .working_dir = o.working_dir,
+                                 .fix_command = o.fix.command};
+  const auto fix_of = [&](std::size_t i) { return i < fixes.size() ? fixes[i] : nullptr; };
+  const auto heading = [&](std::size_t i) {
+    return name_processes && reports[i].process ? report::process_line(*reports[i].process)
+                                                : std::string();
+  };
   if (reports.empty() && format == report::Format::Text)
     return "bankcheck: the program launched no kernel that was analysed\n";
+  if (fix_view && reports.size() == 1 && !name_processes) return v.fix(*fixes[0], text);
+  if (fix_view && format == report::Format::Text) {
+    std::string out;
+    for (std::size_t i = 0; i < fixes.size(); ++i) {
+      out += fmt::format("== {} ({} of {}) ==\n",
+                         report::display_path(fixes[i]->check.input, o.working_dir), i + 1,
+                         fixes.size());
+      if (const std::string h = heading(i); !h.empty()) out += h + "\n";
+      out += v.fix(*fixes[i], text);
+    }
+    return out;
+  }
+  if (fix_view && format == report::Format::Json) {
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto* f : fixes) files.push_back(report::fix_to_json(*f));
+    return report::json_text({{"files", files}});
+  }
+  if (reports.size() == 1 && !name_processes) return v.check(reports[0], fix_of(0), text);
   if (!v.files) {
     errors.push_back(fmt::format("--format {}: {}", v.name, report::refuse_files(v, reports.size())));
     return "";
   }
   std::vector<report::FileResult> files;
-  for (const auto& r : reports)
-    files.push_back({r.input, &r, "",
-                     name_processes && r.process ? report::process_line(*r.process) : "", nullptr});
+  for (std::size_t i = 0; i < reports.size(); ++i)
+    files.push_back({reports[i].input, &reports[i], "", heading(i), fix_of(i)});
   return v.files(files, text);
 }
 
@@ -86,13 +117,55 @@ void write(const std::string& text, const RunOptions& o, std::vector<std::string
   if (!f) errors.push_back(fmt::format("-o: cannot write '{}': {}", o.output, std::strerror(errno)));
 }
 
+// --apply over the run's fix reports (run_fix.hpp), said on standard error: what was written
+// and what was left; true when nothing was written.
+bool apply(std::vector<analysis::FixReport>& fixed, const RunOptions& o,
+           std::vector<std::string>& errors) {
+  apply_run_fixes(fixed, o.fix, errors);
+  bool any = false;
+  for (const auto& f : fixed) any = any || f.applied;
+  for (const auto& f : fixed) {
+    if (f.applied)
+      std::fprintf(stderr,
+                   "bankcheck: --apply: wrote %s: build the program from it and run it again\n",
+                   f.patched_path.c_str());
+    for (const auto& why : f.apply_skipped)
+      std::fprintf(stderr, "bankcheck: --apply: not written: %s\n", why.c_str());
+  }
+  if (any || !errors.empty()) return false;
+  std::string why;
+  for (const auto& f : fixed)
+    if (!f.apply_note.empty()) why += (why.empty() ? "" : "; ") + f.apply_note;
+  std::fprintf(stderr, "bankcheck: --apply: nothing written: %s\n",
+               why.empty() ? "the program launched no kernel that was analysed" : why.c_str());
+  return true;
+}
+
 }  // namespace
 
 RunReportOutcome write_run_reports(const std::vector<analysis::CheckReport>& reports,
-                                   const RunOptions& o, bool name_processes) {
+                                   const RunOptions& o, bool name_processes,
+                                   const std::vector<ReportFixes>& fixes) {
   RunReportOutcome out;
   std::vector<std::string>& errors = out.errors;
-  write(render(reports, o, name_processes, errors), o, errors);
+  // fix's reports, where the program's side advised (its last part, at exit).
+  std::vector<analysis::FixReport> fixed;
+  if (fixes.size() == reports.size())
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      analysis::FixReport& f = fixed.emplace_back();
+      f.check = reports[i];
+      f.kernels = fixes[i];
+      f.kernels.resize(f.check.kernels.size());  // one per kernel, as the views expect
+    }
+  // The advice is made at the program's exit: a program that died has its report, not fix's.
+  if (o.fix.report && fixed.empty() && !reports.empty())
+    std::fprintf(stderr,
+                 "bankcheck: fix: no advice: the program did not reach its exit (the report "
+                 "below is run's)\n");
+  if (o.fix.apply && !fixed.empty()) out.nothing_applied = apply(fixed, o, errors);
+  std::vector<const analysis::FixReport*> fix_views;
+  for (const auto& f : fixed) fix_views.push_back(&f);
+  write(render(reports, fix_views, o, name_processes, errors), o, errors);
   std::vector<report::Gate> gates;
   for (const auto& spec : o.fail_on) try {
       gates.push_back(report::parse_gate(spec));

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/analysis/recorder.hpp"
 #include "bankcheck/runtime/run_options.hpp"
 #include "bankcheck/runtime/run_report.hpp"
 #include "run_modules.hpp"
@@ -21,7 +24,10 @@ struct ModuleReport {
   // Its analysed kernels with their first launches' numbers.
   std::vector<std::pair<std::uint64_t, analysis::KernelReport>> kernels;
   std::vector<analysis::UnsupportedKernelReport> refused;  // launched, not emulated
-  std::vector<analysis::NotRunReport> not_run;             // launched, no code to run
+  // The shared requests each analysed kernel (mangled name) recorded, for fix's advisor (the
+  // kernels' analyses own them).
+  std::map<std::string, const analysis::SharedRecorder*> recorded;
+  std::vector<analysis::NotRunReport> not_run;  // launched, no code to run
 };
 
 // One CheckReport per module, with its input, files, level and source lines (the kernels'

@@ -191,7 +191,7 @@ if hook:
     env = dict(os.environ, PATH=path)
     r = subprocess.run(entry + ["tests/ci/conflict.cu"], capture_output=True, text=True, env=env)
     check(r.returncode == 1, f"pre-commit: a conflict stops the commit (exit {r.returncode})", r.stderr)
-    check(r.stdout.startswith("tests/ci/conflict.cu:7:3: error: 32-way bank conflict") and
+    check(r.stdout.startswith("tests/ci/conflict.cu:7:41: error: 32-way bank conflict") and
           "kernel column:" not in r.stdout, "pre-commit: the finding alone (quiet)", r.stdout)
     r = subprocess.run(entry + ["tests/ci/padded.cu"], capture_output=True, text=True, env=env)
     check(r.returncode == 0 and r.stdout == "", "pre-commit: a padded tile passes silently",

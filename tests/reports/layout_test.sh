@@ -43,13 +43,15 @@ grep -q -- '--columns' "$tmp/err" || say "--columns 39: no message naming it"
 out=$("$bin" check tests/ci/conflict.cu --columns 80 --no-progress)
 [ "$(printf '%s\n' "$out" | grep -c '^    bank ')" = 2 ] || say "check --columns 80: not folded"
 
-# --quiet: the finding, its source line and caret; nothing else on stdout.
+# --quiet: the finding, its source line and caret (on the conflicting access), and the summary
+# line; nothing else on stdout.
 out=$("$bin" check tests/ci/conflict.cu --quiet 2>"$tmp/err"); rc=$?
 [ $rc = 0 ] || say "check --quiet exited $rc"
-[ "$(printf '%s\n' "$out" | wc -l)" = 3 ] || say "check --quiet: not 3 lines:
+[ "$(printf '%s\n' "$out" | wc -l)" = 4 ] || say "check --quiet: not 4 lines:
 $out"
-printf '%s\n' "$out" | head -n 1 | grep -q '^tests/ci/conflict.cu:7:3: error: 32-way bank conflict' ||
+printf '%s\n' "$out" | head -n 1 | grep -q '^tests/ci/conflict.cu:7:41: error: 32-way bank conflict' ||
   say "check --quiet: no finding line"
+[ "$(printf '%s\n' "$out" | tail -n 1)" = "1 kernel: 1 error" ] || say "check --quiet: no summary line"
 [ ! -s "$tmp/err" ] || say "check --quiet: stderr not empty: $(cat "$tmp/err")"
 out=$("$bin" check tests/ci/conflict.cu --quiet --fail-on 'ways>1' 2>"$tmp/err"); rc=$?
 [ $rc = 1 ] || say "check --quiet --fail-on: exit $rc, not 1"
@@ -57,8 +59,10 @@ grep -q "^bankcheck: --fail-on 'ways>1' crossed" "$tmp/err" || say "check --quie
 out=$("$bin" check tests/ci/padded.cu --quiet 2>&1); rc=$?
 [ $rc = 0 ] && [ -z "$out" ] || say "check --quiet of a padded tile: exit $rc, output '$out'"
 out=$("$bin" check tests/ci/conflict.cu tests/ci/padded.cu --quiet 2>&1)
-[ "$(printf '%s\n' "$out" | wc -l)" = 3 ] || say "check --quiet of two files: not 3 lines:
+[ "$(printf '%s\n' "$out" | wc -l)" = 4 ] || say "check --quiet of two files: not 4 lines:
 $out"
+[ "$(printf '%s\n' "$out" | tail -n 1)" = "2 files, 2 kernels: 1 error" ] ||
+  say "check --quiet of two files: no summary of the run"
 "$bin" check tests/ci/missing.cu --quiet 2>"$tmp/err" && say "a missing file passed"
 grep -q '^bankcheck: error: .*missing.cu' "$tmp/err" || say "check --quiet: the error not shown"
 out=$("$bin" fix tests/ci/padded.cu --quiet 2>&1)

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bankcheck/driver/check.hpp"
+#include "bankcheck/driver/fix.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/report/views.hpp"
 
@@ -224,4 +225,40 @@ TEST(ReportData, SaysWhatIsWrongWithBadData) {
   wrong["version"] = 0;
   EXPECT_NE(error(wrong).find("not a report of this bankcheck"), std::string::npos);
   EXPECT_NE(error(json::array()).find("not a report of this bankcheck"), std::string::npos);
+}
+
+// fix's advice as data and back (the last part of a program under `bankcheck fix PROGRAM` or
+// `run`): for real advice (examples/transpose.cu's padded and swizzled tile, a naive
+// transpose's staging with its code), the advice read back renders exactly as the original in
+// every view of fix and of check with suggestions, and its data is the same again.
+TEST(ReportData, FixAdviceRoundTrips) {
+  bankcheck::driver::FixOptions o;
+  try {
+    drv::find_nvcc("");
+  } catch (const drv::DriverError&) {
+    GTEST_SKIP() << "no nvcc";
+  }
+  for (const char* input : {"examples/transpose.cu", "tests/data/fix_global.cu"}) {
+    o.check.input = std::string(BANKCHECK_SOURCE_DIR) + "/" + input;
+    if (std::string(input).ends_with("fix_global.cu")) o.check.flags.kernel = "transpose_naive";
+    const ana::FixReport fr = bankcheck::driver::fix(o);
+    ASSERT_FALSE(fr.kernels.empty()) << input;
+    const json data = rep::fixes_to_data(fr.kernels);
+    ana::FixReport back;
+    back.check = fr.check;
+    back.kernels = rep::fixes_from_data(data, "fixes");
+    EXPECT_EQ(rep::fixes_to_data(back.kernels), data) << input;
+    bool advice = false;
+    for (const auto& k : back.kernels) advice = advice || !k.arrays.empty() || !k.globals.empty();
+    EXPECT_TRUE(advice) << input;
+    for (const rep::View& v : rep::views()) {
+      if (v.fix) {
+        EXPECT_EQ(v.fix(back, {}), v.fix(fr, {})) << input << " " << v.name;
+      }
+      if (v.check) {
+        EXPECT_EQ(v.check(back.check, &back, {}), v.check(fr.check, &fr, {})) << v.name;
+      }
+    }
+  }
+  EXPECT_THROW(rep::fixes_from_data(json::object({{"version", 0}}), "x"), std::invalid_argument);
 }

@@ -11,11 +11,14 @@
 #   --json EXPR         with the run option --format json -o FILE added: the Python expression
 #                       EXPR over the report `r` (and `kernels`, every file's kernels) is
 #                       true (repeatable)
+#   --no-dashes         PROGRAM follows the run options directly, without `--` (as the
+#                       profilers take it)
+#   --command WORDS     the subcommand instead of `run` (e.g. "fix")
 # Prints what differs, and the output, and exits 1 on any difference.
 set -u
 bankcheck=$1
 shift
-exit_want=0 stdout_want="" has=() lacks=() json=() out_has=()
+exit_want=0 stdout_want="" has=() lacks=() json=() out_has=() dashes=(--) command=run
 while [ $# -gt 0 ]; do
   case $1 in
     --exit) exit_want=$2; shift 2 ;;
@@ -24,6 +27,8 @@ while [ $# -gt 0 ]; do
     --stderr-has) has+=("$2"); shift 2 ;;
     --stderr-lacks) lacks+=("$2"); shift 2 ;;
     --json) json+=("$2"); shift 2 ;;
+    --no-dashes) dashes=(); shift ;;
+    --command) command=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "check_run.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -34,7 +39,7 @@ shift
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 [ ${#json[@]} -gt 0 ] && opts+=(--format json -o "$work/report.json")
-"$bankcheck" run --no-progress "${opts[@]}" -- "$@" > "$work/stdout" 2> "$work/stderr"
+"$bankcheck" $command --no-progress "${opts[@]}" "${dashes[@]}" "$@" > "$work/stdout" 2> "$work/stderr"
 status=$?
 bad=0
 fail() { echo "FAIL: $*"; bad=1; }

@@ -56,7 +56,7 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
       "file; json: `files`; sarif: one run); flags such as --kernel apply to each.\n"
       "\n"
       "Findings are notes, warnings or errors by their share of the kernel's cost (5% and 25%;\n"
-      BANKCHECK_DOCDIR "/reports.md). A finding is accepted by a comment on its line, or on the line before:\n"
+      "@DOCDIR@/reports.md). A finding is accepted by a comment on its line, or on the line before:\n"
       "  x = tile[tid][0];  // bankcheck: ignore[bank-conflict] REASON\n"
       "  // bankcheck: ignore-next-line REASON\n"
       "it is listed as suppressed and no gate counts it. --baseline OLD.json gates only on\n"
@@ -68,7 +68,7 @@ void add_check(CLI::App& app, CheckCmdOptions& o) {
       "are still checked and reported).\n");
   add_launch_options(c, o, /*several_files=*/true);
   add_format_option(c, o.format, report::ReportKind::Check,
-                    "text (compiler-style diagnostics), json (" BANKCHECK_DOCDIR
+                    "text (compiler-style diagnostics), json (@DOCDIR@"
                     "/json.md), sarif (SARIF 2.1.0) "
                     "or html (one self-contained page)");
   c->add_option("-o,--output", o.output,

@@ -20,9 +20,11 @@
 #include "bankcheck/version.hpp"
 #include "check_cmd.hpp"
 #include "diff_cmd.hpp"
+#include "doc_paths.hpp"
 #include "docgen.hpp"
 #include "explain_cmd.hpp"
 #include "fix_cmd.hpp"
+#include "program_args.hpp"
 #include "run_cmd.hpp"
 
 namespace bankcheck::tools {
@@ -199,7 +201,8 @@ std::string error_message(const std::exception_ptr& failure) {
     return fmt::format("{}: PTX line {}: {}: {}", e.source, e.line, e.what(), e.text);
   } catch (const std::bad_alloc&) {
     return "out of memory (give smaller --arg buffer sizes, fewer --threads or a smaller "
-           "--max-memory; " BANKCHECK_DOCDIR "/limits.md)";
+           "--max-memory; " +
+           doc_path("limits.md") + ")";
   } catch (const std::exception& e) {
     // UserError, DriverError and the last resort alike: their message says what and where.
     return e.what();
@@ -207,6 +210,28 @@ std::string error_message(const std::exception_ptr& failure) {
     return "an unexpected failure";
   }
 }
+
+namespace {
+
+// Where a program starts on the command line: for `run`, always; for `fix`, when the words
+// after `--` come before any file (`fix -- ./app`), or when the first file is an executable
+// and --no-run was not given before it (`fix ./app --size 64`). nullopt: no program (check
+// and fix of a file, and the other subcommands).
+std::optional<ProgramWords> program_words(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2) return std::nullopt;
+  const std::string sub = argv[1];
+  if (sub != "run" && sub != "fix") return std::nullopt;
+  const CLI::App* c = app.get_subcommand(sub);
+  const ProgramWords w = find_program(*c, 2, argc, argv);
+  if (sub == "run") return w;
+  if (w.program < 0) return std::nullopt;
+  for (int i = 2; i < w.end; ++i)
+    if (std::strcmp(argv[i], "--no-run") == 0) return std::nullopt;
+  if (w.after_dashes || is_program(argv[w.program])) return w;
+  return std::nullopt;
+}
+
+}  // namespace
 
 int run(int argc, char** argv) {
   CLI::App app{"bankcheck: finds, explains and fixes shared-memory bank conflicts in CUDA kernels",
@@ -231,6 +256,10 @@ int run(int argc, char** argv) {
   for (CLI::App* sub : app.get_subcommands(std::function<bool(CLI::App*)>{}))
     for (CLI::Option* opt : sub->get_options())
       if (!opt->get_positional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+  // The documents the help texts name, where they are; the manual page and the completion
+  // name the install's (doc_paths.hpp).
+  resolve_doc_paths(app, argc >= 2 && (std::strcmp(argv[1], "--generate-man") == 0 ||
+                                       std::strcmp(argv[1], "--generate-completion") == 0));
   // The hidden --generate-man and --generate-completion bash (docgen.hpp).
   if (const std::optional<int> generated = generate_docs(app, argc, argv)) return *generated;
   // CLI11 reads an unknown word where a subcommand goes as a stray positional and says
@@ -246,15 +275,24 @@ int run(int argc, char** argv) {
                  argv[1]);
     return 2;
   }
-  // check and fix: everything after `--` goes to nvcc, wherever the `--` stands; run: the
-  // program and its arguments, after `--` or from the first word that is not an option.
-  const bool is_run = argc > 1 && std::strcmp(argv[1], "run") == 0;
-  const std::vector<std::string> nvcc_flags =
-      is_run ? std::vector<std::string>{} : take_nvcc_flags(argc, argv);
+  // run, and fix of a program: the program and its arguments, from the first word that is
+  // neither an option nor its value, or after `--` (program_args.hpp); the parser sees only
+  // bankcheck's own words. check and fix of a file: everything after `--` goes to nvcc,
+  // wherever the `--` stands.
+  std::vector<std::string> program;
+  if (const std::optional<ProgramWords> w = program_words(app, argc, argv)) {
+    if (w->program >= 0) program.assign(argv + w->program, argv + argc);
+    argc = w->end;
+  }
+  const std::vector<std::string> nvcc_flags = argc > 1 && std::strcmp(argv[1], "run") == 0
+                                                  ? std::vector<std::string>{}
+                                                  : take_nvcc_flags(argc, argv);
   check.nvcc_flags = nvcc_flags;
   fix.nvcc_flags = nvcc_flags;
   try {
     app.parse(argc, argv);
+    run.command = program;
+    fix.program = program;
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -29,7 +29,7 @@ void add_diff(CLI::App& app, DiffCmdOptions& o) {
       "prints each finding that is new, worse, better or fixed, with its excess (shared\n"
       "wavefronts or global sectors), ways and severity before and after. Findings are matched\n"
       "by file, kernel and rule, then by the source line's text and line number, so a finding\n"
-      "whose code moved is still the same finding (" BANKCHECK_DOCDIR "/reports.md).\n");
+      "whose code moved is still the same finding (@DOCDIR@/reports.md).\n");
   c->add_option("before", o.before, "the earlier report (--format json)")->required();
   c->add_option("after", o.after, "the later report (--format json)")->required();
   c->add_option("--format", o.format, "text (one line per change) or json")

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "bankcheck/driver/fix.hpp"
@@ -14,7 +15,9 @@
 #include "bankcheck/report/views.hpp"
 #include "cli.hpp"
 #include "output.hpp"
+#include "program_args.hpp"
 #include "progress.hpp"
+#include "run_cmd.hpp"
 
 namespace bankcheck::tools {
 namespace {
@@ -27,10 +30,32 @@ void add_fix(CLI::App& app, FixCmdOptions& o) {
       "fix",
       "Suggest padding, XOR swizzles, rotations or narrower accesses for each conflicting "
       "shared array, judged by replaying its accesses, with their shared-memory and occupancy "
-      "cost.");
+      "cost; and for uncoalesced global lines, vector accesses, staging through shared memory "
+      "or a row pitch.\n"
+      "\n"
+      "  bankcheck fix k.cu --kernel transpose --grid 64,64 --block 32,8   (as check)\n"
+      "  bankcheck fix ./app --size 4096            (runs the program, as run does)\n"
+      "  bankcheck fix --apply -- ./app --size 4096\n"
+      "\n"
+      "A program (an executable, or anything after -- when no file comes before it) runs as\n"
+      "under bankcheck run, with its own launches and data; everything after it is its own.\n"
+      "--apply then writes each of its sources with the fixes bankcheck can write beside it\n"
+      "(FILE.fixed.cu): rebuild with it and run again. --no-run before an executable reads it\n"
+      "as check reads a binary instead of running it.");
   add_launch_options(c, o);
+  // A program takes the place of the file (cli.cpp takes it apart before parsing).
+  c->get_option("file")->required(false)->description(
+      "FILE.cu (compiled with nvcc), FILE.ptx, an object file or fat binary; or a program "
+      "and its arguments, run as bankcheck run runs it");
+  c->add_flag("--no-run", o.no_run,
+              "read an executable named as the file as check reads a binary (its fat binary's "
+              "PTX, launches from the flags) instead of running it; before the file");
+  c->add_option("--launches", o.launches,
+                "with a program: launches analysed per kernel and configuration, N or all (as "
+                "run's --launches)")
+      ->capture_default_str();
   add_format_option(c, o.format, report::ReportKind::Fix,
-                    "text, json (" BANKCHECK_DOCDIR
+                    "text, json (@DOCDIR@"
                     "/fix.md) or sarif (check's SARIF 2.1.0 with each conflicting "
                     "array's best suggestion as a fix)");
   c->add_option("-o,--output", o.output,
@@ -60,7 +85,67 @@ void add_fix(CLI::App& app, FixCmdOptions& o) {
             "can write (why, per array, on standard error)");
 }
 
+namespace {
+
+// bankcheck fix PROGRAM: the program run as `run` runs it, with fix's report and --apply.
+int fix_program(const FixCmdOptions& o) {
+  // Settings that make check's launch have no place here: the program makes its own.
+  const std::vector<std::pair<const char*, bool>> check_only = {
+      {"--grid", !o.grid.empty()},
+      {"--block", !o.block.empty()},
+      {"--smem", !o.smem.empty()},
+      {"--arg", !o.args.empty()},
+      {"--var", !o.vars.empty()},
+      {"--host-arg", !o.host_args.empty()},
+      {"--launch", o.launch != 0},
+      {"--blocks", !o.blocks.empty()},
+      {"-p", !o.compile_db.empty()},
+      {"-I", !o.include_dirs.empty()},
+      {"-D", !o.defines.empty()},
+      {"--budget", o.budget != 0},
+      {"--max-memory", !o.max_memory.empty()}};
+  for (const auto& [flag, given] : check_only)
+    if (given)
+      throw UserError(fmt::format(
+          "fix: {} sets a launch for a file; the program {} makes its own launches (give "
+          "options before the program, or --no-run to read it as a binary)",
+          flag, o.program[0]));
+  RunCmdOptions r;
+  r.backend = "emulator";  // the advisor replays the emulator's recorded requests
+  if (!o.kernel.empty()) r.kernels = {o.kernel};
+  if (!o.arch.empty()) r.arch = o.arch;
+  r.format = o.format;
+  r.output = o.output;
+  r.color = o.color;
+  r.columns = o.columns;
+  r.quiet = o.quiet;
+  r.fail_on = o.fail_on;
+  r.launches = o.launches;
+  r.threads = o.threads;
+  r.progress = o.progress;
+  r.ptx_level = o.ptx_level;
+  r.stop_on_fault = o.stop_on_fault;
+  r.nvcc = o.nvcc;
+  r.command = o.program;
+  r.fix.report = true;
+  r.fix.top = o.top;
+  r.fix.apply = o.apply || !o.apply_to.empty();
+  r.fix.apply_to = o.apply_to.empty() ? "" : std::filesystem::absolute(o.apply_to).string();
+  r.fix.force = o.force;
+  std::vector<std::string> again = {"bankcheck", "fix"};
+  again.insert(again.end(), o.program.begin(), o.program.end());
+  r.fix.command = shell_words(again);
+  return run_program(r);
+}
+
+}  // namespace
+
 int run_fix(const FixCmdOptions& o) {
+  if (!o.program.empty()) return fix_program(o);
+  if (o.input.empty())
+    throw UserError(
+        "fix: no input: give FILE.cu (or .ptx, an object file, a fat binary), or a program "
+        "and its arguments (bankcheck fix ./app ARGS, or bankcheck fix -- ./app ARGS)");
   const std::vector<report::Gate> gates = parse_gates(o.fail_on);
   refuse_input_as_output(o.output, o.input);
   driver::FixOptions fo;
@@ -91,7 +176,7 @@ int run_fix(const FixCmdOptions& o) {
     return kExitNothingApplied;
   }
   for (const auto& why : r.apply_skipped)
-    std::fprintf(stderr, "bankcheck: --apply: not padded: %s\n", why.c_str());
+    std::fprintf(stderr, "bankcheck: --apply: not written: %s\n", why.c_str());
   // The gate tests the source as given (fix's check report), not the patched copy.
   return gates_crossed(r.check, gates) ? 1 : 0;
 }
@@ -113,8 +198,7 @@ void add_occupancy(CLI::App& app, OccupancyCmdOptions& o) {
   c->add_option("--carveout", o.carveout,
                 "preferred shared-memory carveout in percent (-1: the default)")
       ->capture_default_str();
-  add_format_option(c, o.format, report::ReportKind::Occupancy,
-                    "text or json (" BANKCHECK_DOCDIR "/json.md)");
+  add_format_option(c, o.format, report::ReportKind::Occupancy, "text or json (@DOCDIR@/json.md)");
   c->footer(exit_codes("the configuration launches (its occupancy printed)", "",
                        "bad input, an unknown architecture, or a configuration that cannot launch "
                        "(the reason printed; JSON: error)"));

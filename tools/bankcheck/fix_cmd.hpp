@@ -28,6 +28,11 @@ struct FixCmdOptions : LaunchCmdOptions {
   bool apply = false;
   std::string apply_to;
   bool force = false;
+  // bankcheck fix [OPTIONS] PROGRAM [ARGS...] (or -- PROGRAM): the program run as `run` runs
+  // it, its kernels' recorded shared requests fed to the advisor.
+  std::vector<std::string> program;
+  bool no_run = false;         // --no-run: an executable is read as a binary input, not run
+  std::string launches = "1";  // with a program: as run's --launches
 };
 
 void add_fix(CLI::App& app, FixCmdOptions& opts);

@@ -19,7 +19,7 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
   if (several_files)
     c->add_option("files", o.inputs,
                   "FILE.cu (compiled with nvcc), FILE.ptx, or a binary: an executable, object "
-                  "file, fat binary (" BANKCHECK_DOCDIR "/check.md); several are checked one after the other into "
+                  "file, fat binary (@DOCDIR@/check.md); several are checked one after the other into "
                   "one report; none with -p: every .cu file of the build");
   else
     c->add_option("file", o.input,
@@ -69,7 +69,7 @@ void add_launch_options(CLI::App* c, LaunchCmdOptions& o, bool several_files) {
   c->add_option("--threads", o.threads, "worker threads (default: all cores; at most 256)");
   c->add_option("--max-memory", o.max_memory,
                 "memory budget for buffers, the CTA plan and the emulators (default 3G; K/M/G "
-                "suffixes; " BANKCHECK_DOCDIR "/limits.md)");
+                "suffixes; @DOCDIR@/limits.md)");
   c->add_option("--nvcc-timeout", o.nvcc_timeout,
                 "seconds nvcc may run before it is stopped (default 300; 0: no limit)")
       ->capture_default_str();

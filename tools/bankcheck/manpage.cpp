@@ -152,7 +152,8 @@ bankcheck check \-p build
 bankcheck check k.cu \-\-format html \-o k.html
 bankcheck check k.cu \-\-fail\-on \(aqways>1\(aq
 bankcheck fix transpose.cu \-\-kernel transposeShared \-\-apply
-bankcheck run \-\- ./app \-\-size 4096
+bankcheck run ./app \-\-size 4096
+bankcheck fix \-\-apply ./app \-\-size 4096
 bankcheck explain \-\-decl \(aqfloat tile[32][32]\(aq \-\-expr \(aqtile[threadIdx.x][threadIdx.y]\(aq \-\-block 32,32
 bankcheck occupancy \-\-arch sm_90 \-\-threads 128 \-\-regs 32 \-\-smem 16896
 .fi

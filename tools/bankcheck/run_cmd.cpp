@@ -15,6 +15,7 @@
 #include "bankcheck/install_dirs.hpp"
 #include "bankcheck/launch/launcher.hpp"
 #include "cli.hpp"
+#include "program_args.hpp"
 
 namespace bankcheck::tools {
 
@@ -24,7 +25,8 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
       "Run a CUDA program and report every shared-memory bank conflict and uncoalesced global\n"
       "access of the kernels it launches, per source line, when it exits.\n"
       "\n"
-      "  bankcheck run -- ./app --size 4096\n"
+      "  bankcheck run ./app --size 4096\n"
+      "  bankcheck run --format json -o report.json ./app --size 4096\n"
       "\n"
       "The program runs on the CPU: its CUDA runtime (static or shared, and those inside\n"
       "libraries such as cuBLAS) runs on bankcheck's own CUDA driver, and its kernels in the\n"
@@ -66,7 +68,7 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
   c->add_option("--arch", o.arch, "the device the program sees and the bank model's")
       ->capture_default_str();
   add_format_option(c, o.format, report::ReportKind::Check,
-                    "text, json (" BANKCHECK_DOCDIR "/json.md), sarif or html");
+                    "text, json (@DOCDIR@/json.md), sarif or html");
   c->add_option("-o,--output", o.output, "write the report to this file (default: standard error)");
   add_color_option(c, o.color);
   add_layout_options(c, o.columns, o.quiet);
@@ -107,6 +109,9 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
       ->check(CLI::IsMember({"fast", "today"}))
       ->group("");
   add_progress_flag(c, o.progress);
+  c->add_flag("!--no-fix", o.fix.suggest,
+              "no fix suggestions under the findings (the shared requests are then not "
+              "recorded; bankcheck fix PROGRAM gives them in full)");
   c->add_flag("--stop-on-fault", o.stop_on_fault,
               "end the analysis at a kernel's first global access outside every buffer "
               "(emulator; the program stops as on a GPU fault) instead of reporting it and "
@@ -114,8 +119,13 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
   c->add_flag("--ptx-level", o.ptx_level,
               "count shared requests as the PTX states them, not as the cubin's SASS issues them");
   c->add_option("--nvcc", o.nvcc, "the nvcc whose ptxas builds a cubin when the program has none");
-  c->add_option("command", o.command, "PROGRAM [ARGS...]")->required();
-  c->prefix_command();  // everything after PROGRAM is the program's
+  // The program and its arguments: the first word that is neither an option nor an option's
+  // value, and everything after it (or everything after `--`), taken apart before parsing
+  // (program_args.hpp); listed here for the help.
+  c->add_option("command", o.command,
+                "PROGRAM [ARGS...]: everything from the first word that is not an option of "
+                "bankcheck's is the program's (its own -h or --quiet included); -- also ends "
+                "bankcheck's options");
 }
 
 namespace {
@@ -168,6 +178,15 @@ int run_program(const RunCmdOptions& o) {
   ro.sass = !o.ptx_level;
   ro.stop_on_fault = o.stop_on_fault;
   ro.nvcc = o.nvcc;
+  if (!o.command.empty()) {
+    ro.fix = o.fix;
+    if (ro.fix.command.empty()) {
+      std::vector<std::string> fix_cmd = {"bankcheck", "fix"};
+      fix_cmd.insert(fix_cmd.end(), o.command.begin(), o.command.end());
+      ro.fix.command = shell_words(fix_cmd);
+    }
+  }
+  ro.working_dir = std::filesystem::current_path().string();
   try {
     return launch::run(r);
   } catch (const launch::LaunchError& e) {

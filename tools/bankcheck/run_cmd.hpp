@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bankcheck/report/views.hpp"
+#include "bankcheck/runtime/run_options.hpp"
 
 namespace CLI {
 class App;
@@ -38,6 +39,7 @@ struct RunCmdOptions {
   bool stop_on_fault = false;
   std::string nvcc;
   std::vector<std::string> command;  // the program and its arguments
+  runtime::RunFixOptions fix;        // bankcheck fix PROGRAM: fix's report and --apply
 };
 
 void add_run(CLI::App& app, RunCmdOptions& options);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/analysis/global_fix.hpp"
 #include "bankcheck/analysis/recorder.hpp"
 #include "bankcheck/analysis/shared_source.hpp"
 #include "bankcheck/model/arch.hpp"
@@ -138,6 +139,7 @@ struct KernelFix {
   std::uint64_t recorded_requests = 0, dropped_requests = 0;
   std::vector<ArrayFix> arrays;
   std::uint64_t unattributed_requests = 0;  // requests with a lane outside every array
+  std::vector<GlobalFix> globals;  // the global lines with sectors in excess (global_fix.hpp)
 };
 
 struct AdviseInput {
@@ -172,10 +174,17 @@ std::optional<std::string> apply_padding(const std::string& source,
                                          const std::vector<KernelFix>& fixes,
                                          std::vector<std::string>* applied);
 
+// apply_padding, then each global line's code that can be written (GlobalFix::applicable),
+// where its lines are still as the advice read them; `applied` gets one entry per change.
+std::optional<std::string> apply_fixes(const std::string& source,
+                                       const std::vector<KernelFix>& fixes,
+                                       std::vector<std::string>* applied);
+
 // Why --apply writes nothing for the conflicting arrays it leaves as they are: one line per
 // array with more wavefronts than ideal and no applicable suggestion, "'tile' of k (line 7):
 // REASON" (its error, the data dependence, a padding --apply cannot write alone, or
-// suggestions that rewrite index expressions only).
+// suggestions that rewrite index expressions only), and one per global line whose code is not
+// written.
 std::vector<std::string> not_applied(const std::vector<KernelFix>& fixes);
 
 }  // namespace bankcheck::analysis

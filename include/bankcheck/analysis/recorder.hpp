@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "bankcheck/analysis/collector.hpp"
@@ -42,7 +41,13 @@ class SharedRecorder : public emu::Listener {
  private:
   std::size_t limit_;
   std::vector<RecordedRequest> requests_;
-  std::unordered_multimap<std::uint64_t, std::uint32_t> index_;  // hash -> requests_ index
+  // An open-addressed index of requests_ (a power-of-two table, at most half full): each slot
+  // a request's hash and its index + 1 (0: empty). Every shared request of every analysed CTA
+  // looks itself up here (bankcheck run records them all), so it is a flat table, not a
+  // node-based map.
+  std::vector<std::uint64_t> slot_hash_;
+  std::vector<std::uint32_t> slot_index_;
+  void grow();
   std::uint64_t dropped_ = 0;
 };
 

@@ -58,14 +58,19 @@ struct PcCounter {
   unsigned char space, access, width, form;
 };
 
-// What one launch's patched instructions are given (sanitizerSetCallbackData).
+// What a kernel's analysed launches give their patched instructions
+// (sanitizerSetLaunchCallbackData): one record and counter table per kernel, over all its
+// analysed launches (instrumentation.hpp).
 struct LaunchRecord {
   PcCounter* counters;
-  unsigned int capacity;    // slots in `counters`, a power of two
-  unsigned int overflowed;  // requests that found no free slot
-  unsigned long long base_pc;        // the kernel's first instruction
-  const unsigned char* forms;        // Form per 16-byte instruction from base_pc (may be null)
+  unsigned int capacity;       // slots in `counters`, a power of two
+  unsigned int overflowed;     // requests that found no free slot
+  unsigned long long base_pc;  // the kernel's first instruction
+  const unsigned char* forms;  // Form per 16-byte instruction from base_pc (may be null)
   unsigned int forms_count;
+  // Threads that ran the patched code to their exit (the block-exit patch): equal to the
+  // launches' threads when every one of them was counted from its start to its end.
+  unsigned long long exited;
   // The device's bank rules (the GPU the launch runs on; `name` is not read on the device).
   bankcheck::model::Arch arch;
 };

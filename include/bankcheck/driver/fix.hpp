@@ -3,6 +3,7 @@
 // source, checked again).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,5 +25,11 @@ struct FixOptions {
 using analysis::FixReport;
 
 FixReport fix(const FixOptions& options);
+
+// --apply's writing of `content` at `path`: through a temporary file beside it that `check`
+// (when given) reads first, so that the path holds nothing or a copy that was checked; never
+// over an existing file or through a symbolic link unless `force`. Throws DriverError.
+void write_fixed_copy(const std::string& path, const std::string& content, bool force,
+                      const std::function<void(const std::string& tmp)>& check = {});
 
 }  // namespace bankcheck::driver

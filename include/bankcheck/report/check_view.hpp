@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/analysis/fix.hpp"
 
 namespace bankcheck::report {
 
@@ -23,8 +24,21 @@ struct TextOptions {
   bool quiet = false;
   // SARIF: where paths are rooted (SarifOptions::source_root; empty: none).
   std::string source_root{};
+  // Text: the directory paths are shown relative to (display_path; empty: the current one).
+  std::string working_dir{};
+  // Text with fix's report: the command that applies the suggestions (bankcheck run names
+  // `bankcheck fix --apply PROGRAM ARGS`); empty: `bankcheck fix` with the same options.
+  std::string fix_command{};
+  // Text: end with the summary line (a report of several files has one for the run; with
+  // --quiet, no file's own).
+  bool summary = true;
 };
 
+// A path as the text report shows it: below `working_dir` (empty: the current directory),
+// relative to it ("src/k.cu"); elsewhere, or already relative, as it is. A relative path that
+// has to climb out ("../../x.cu") would be longer to read than the absolute one, and would
+// move with the reader's directory, so it is never written.
+std::string display_path(const std::string& path, const std::string& working_dir = {});
 // What a report of `bankcheck run` leaves out, one sentence each, for every view: the
 // process's reasons (it was killed, it ended while a launch ran), the launches that did not
 // run (analysis::not_run_text, in the order of CheckReport::not_run) and each kernel's
@@ -38,7 +52,17 @@ std::string process_line(const analysis::ProcessInfo& p);
 // GCC/Clang diagnostic lines (`file:line:col: warning: ...`, `...: note: ...`), each with
 // the source line, a caret and, for bank conflicts, the worst request's bank picture;
 // then per kernel a per-line table and totals.
-std::string render_check_text(const analysis::CheckReport& r, const TextOptions& options = {});
+std::string render_check_text(const analysis::CheckReport& r, const TextOptions& options = {},
+                              const analysis::FixReport* fix = nullptr);
+
+// The closing line of a text report: "3 kernels: 2 errors, 1 warning" (the findings by
+// severity, those suppressed in the source counted apart; "no findings" when there are none).
+std::string summary_line(const analysis::CheckReport& r);
+// Whether --quiet prints a finding of `r` (one at warning or above, not suppressed): a quiet
+// report ends with the summary line only then.
+bool quiet_has_findings(const analysis::CheckReport& r);
+// The same over several files' reports: "2 files, 3 kernels: 1 error".
+std::string summary_line(const std::vector<const analysis::CheckReport*>& reports);
 
 // The version of the JSON report of check and run (files_view.hpp's files_to_json, the one
 // shape for one file or several): raised when a field is removed or changes meaning; fields

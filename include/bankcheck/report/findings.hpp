@@ -98,6 +98,14 @@ std::vector<const ptx::SharedVar*> shared_vars_touched(const analysis::KernelRep
 // "tile" for "_ZZ15transposeSharedvE4tile": a C++ name from a PTX shared variable's.
 std::string shared_var_display_name(const std::string& ptx_name);
 
+// The 1-based column of a site's access on its source line: the `.loc` column is the
+// statement's, so the access is found in the line's text, by the shared array its worst
+// request touches (`tile` in `out[i] = tile[tx][ty]`) or, for a global site, the pointer
+// parameter it subscripts (a store's on the left of `=`, a load's on the right, the n-th load
+// for the line's n-th load site); 0 when the line is not known or names none of them.
+int access_column(const analysis::CheckReport& r, const analysis::KernelReport& k,
+                  const analysis::SiteReport& site);
+
 // The source line `line` (1-based) of the main file, or nullptr when it is not known.
 const std::string* source_line(const analysis::CheckReport& r, int file, int line);
 

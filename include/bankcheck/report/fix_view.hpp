@@ -15,6 +15,11 @@ namespace bankcheck::report {
 std::string render_fix_text(const analysis::FixReport& r, const TextOptions& options = {});
 nlohmann::json fix_to_json(const analysis::FixReport& r);
 
+// The `fixes` of kernel `kernel` in check's JSON when fix's report comes with it (bankcheck
+// run): each conflicting array's best suggestion and each global line's advice, with its
+// edits, what it saves and whether --apply writes it.
+nlohmann::json kernel_fixes_json(const analysis::FixReport& r, std::size_t kernel);
+
 // Each conflicting array's best suggestion as a SARIF fix, attached to every conflicting
 // line of the array: the declaration and the rewritten lines, each replaced whole.
 std::vector<SarifFix> sarif_fixes(const analysis::FixReport& r);

@@ -23,4 +23,8 @@ std::string suggestion_formula(const analysis::ArrayFix& af, const analysis::Sug
 // must be set; `load_path` is the path of its load's file.
 std::string data_dependence_text(const analysis::ArrayFix& af, const std::string& load_path);
 
+// The change a global line's advice makes, in one sentence: "read each thread's 4 neighbouring
+// elements of 'data' with one 4-byte access instead of 4 accesses of 1 B".
+std::string global_change(const analysis::GlobalFix& g);
+
 }  // namespace bankcheck::report

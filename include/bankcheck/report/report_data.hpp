@@ -11,7 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include <vector>
+
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/analysis/fix.hpp"
 
 namespace bankcheck::report {
 
@@ -23,5 +26,12 @@ nlohmann::json report_to_data(const analysis::CheckReport& report);
 // this version. The worst requests' schedules are the model's again (model::analyze), and the
 // architecture is found by name.
 analysis::CheckReport report_from_data(const nlohmann::json& data, const std::string& what);
+
+// fix's advice for the kernels of one report (analysis::KernelFix, parallel to its kernels) as
+// data and back, in the same format: a running program's side makes it at its exit, bankcheck
+// renders it with the report. Throws as report_from_data does.
+nlohmann::json fixes_to_data(const std::vector<analysis::KernelFix>& fixes);
+std::vector<analysis::KernelFix> fixes_from_data(const nlohmann::json& data,
+                                                 const std::string& what);
 
 }  // namespace bankcheck::report

@@ -26,6 +26,7 @@ struct SarifReplacement {
 // primary location is `finding_file`:`finding_line` (the path as the report shows it).
 struct SarifFix {
   std::string kernel;
+  std::string rule;  // the finding's rule id; empty: bank-conflict
   std::string finding_file;
   int finding_line = 0;
   std::string description;  // "Pad each row of tile by one float: float tile[32][33]"

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/analysis/fix.hpp"
 
 namespace bankcheck::runtime {
 
@@ -55,6 +56,9 @@ struct ProcessPart {
   // launches (or refused ones). Analysed launches not counted whole are each kernel's
   // `incomplete`, pending ones with the reason kPendingLaunch.
   std::vector<analysis::CheckReport> reports;
+  // fix's advice for each report's kernels (parallel to `reports`), in the part written at
+  // exit (the advisor replays the recorded requests once, at the end); empty otherwise.
+  std::vector<std::vector<analysis::KernelFix>> fixes;
   std::vector<std::string> failures;  // bankcheck's own errors: the run exits 2
   std::uint64_t launches = 0, analysed = 0;
 };
@@ -117,6 +121,9 @@ using WaitStatuses = std::map<std::int64_t, int>;
 // (CheckReport::not_run). Reports of several processes come in the order of read_job.
 struct JobReports {
   std::vector<analysis::CheckReport> reports;
+  // fix's advice for each report's kernels (parallel to `reports`) when every process that
+  // has reports gave it (they reached their exit); empty otherwise.
+  std::vector<std::vector<analysis::KernelFix>> fixes;
   std::vector<std::string> failures;  // the processes' own errors (each said by its process)
   std::vector<std::string> problems;  // the job's: a process whose record is unreadable
   std::size_t processes = 0;          // processes with a part

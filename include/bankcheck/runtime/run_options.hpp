@@ -26,6 +26,20 @@ inline constexpr const char* kRootVariable = "BANKCHECK_RUN_ROOT";
 // The file in the job directory that holds the options.
 inline constexpr const char* kOptionsFile = "options.json";
 
+// What `bankcheck fix PROGRAM` asks of the run, and how `run`'s reports name that command.
+struct RunFixOptions {
+  // Record every shared request and give each finding fix's suggestion (run --no-fix: not).
+  bool suggest = true;
+  bool report = false;   // the report is fix's (each array's suggestions), not check's
+  int top = 4;           // suggestions per array (fix --top)
+  bool apply = false;    // write each source with its applicable fixes (FILE.fixed.cu)
+  std::string apply_to;  // --apply-to: the one patched copy's path
+  bool force = false;    // --force: replace an existing file there
+  // The command that shows the suggestions of this run ("bankcheck fix ./app -n 4"; with
+  // --apply after `fix`, writes them), for the reports to name.
+  std::string command;
+};
+
 struct RunOptions {
   std::string format = "text";  // a format's name (report/views.hpp)
   std::string output;           // the report's file; empty: standard error
@@ -49,6 +63,8 @@ struct RunOptions {
   bool stop_on_fault = false;        // --stop-on-fault
   std::string nvcc;                  // for ptxas, when a cubin must be built
   std::string program;               // the program as the user named it
+  RunFixOptions fix;                 // fix's suggestions and --apply
+  std::string working_dir;           // text: paths below it are shown relative to it
 
   // Not in the file: where it came from.
   std::string job;   // the job directory (empty: no `bankcheck run`)
