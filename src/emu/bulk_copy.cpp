@@ -177,10 +177,16 @@ void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
                          "warp {})",
                          what, n, global, l, w));
     const std::uint64_t off = global - b->base;
-    touch(*b, off + n, !m.to_global);
+    if (c.bookkeeping) touch(*b, off + n, !m.to_global);
+    if (c.footprint)
+      c.footprint->mark(*b, off, n,
+                        !m.to_global ? Footprint::Access::Read
+                        : m.reduce   ? Footprint::Access::ReadWrite
+                                     : Footprint::Access::Write);
     if (m.to_global) {
       if (n > 0) {
-        if (c.test_reads(in.site) && !c.written->test(offset, n)) c.read_unwritten_at(in.site);
+        if (c.bookkeeping && c.test_reads(in.site) && !c.written->test(offset, n))
+          c.read_unwritten_at(in.site);
         move(m, b->data() + off, sp, n);
       }
       if (c.has_listeners) {
