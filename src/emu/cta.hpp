@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "bankcheck/emu/emulator.hpp"
-#include "bankcheck/model/swizzle.hpp"
 #include "bankcheck/emu/footprint.hpp"
+#include "bankcheck/model/swizzle.hpp"
 #include "uop.hpp"
 #include "values.hpp"
 #include "written.hpp"
