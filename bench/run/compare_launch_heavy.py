@@ -17,9 +17,11 @@ every profiled launch of a kernel bankcheck ran must be one it analysed; lines a
 compared over those launches, as bench/run/compare.py compares them.
 
 Usage: compare_launch_heavy.py BANKCHECK PROGRAMS_DIR [--programs P1,P2] [--results DIR]
-       [--known FILE] [--markdown FILE]
+       [--known FILE] [--markdown FILE] [--args A,B,C]
 PROGRAMS_DIR holds the programs (the static-runtime builds, as CMake builds them; the
-shared-runtime copies work the same).
+shared-runtime copies work the same). --args runs each program once with those arguments
+instead (e.g. `2,64,0`: matmul_forward's tiled variant at one block size); the profiled
+launches of kernels that run did not reach are listed as not replayed, with their lines.
 Prints the table and "N passed, M failed"; exits 1 on a difference.
 """
 import argparse
@@ -86,10 +88,10 @@ def truth_lines(results, name, ids):
     return lines
 
 
-def check_program(binary, programs_dir, results, name):
-    """(table rows, failures) of one program."""
+def check_program(binary, programs_dir, results, name, runs=None):
+    """(table rows, failures, problems, launches compared, not replayed) of one program."""
     ours, analysed, problems = {}, [], []
-    for args in RUNS.get(name, [["0", "0", "0"]]):
+    for args in runs or RUNS.get(name, [["0", "0", "0"]]):
         report = run_bankcheck(binary, programs_dir, name, args)
         lines, _ = run_compare.our_lines(report)
         for key, (cost, ideal) in lines.items():
@@ -102,7 +104,7 @@ def check_program(binary, programs_dir, results, name):
                     l["analysed"]
     profiled = truth_launches(results, name)
     ran = {a[0] for a in analysed}
-    ids, unmatched = set(), list(analysed)
+    ids, unmatched, skipped = set(), list(analysed), []
     for lid, kernel, grid, block in profiled:
         if (kernel, grid, block) in unmatched:
             unmatched.remove((kernel, grid, block))
@@ -110,11 +112,19 @@ def check_program(binary, programs_dir, results, name):
         elif kernel in ran:
             problems.append(f"{name}: launch {lid} ({kernel}, grid {grid}, block {block}) was "
                             "profiled and not analysed")
+        else:
+            skipped.append(lid)
+    compared = truth_lines(results, name, ids)
+    not_replayed = [f"{name}: launch {lid} ({kernel}, grid {grid}, block {block}) not replayed"
+                    for lid, kernel, grid, block in profiled if lid in skipped]
+    not_replayed += [f"{name}: {f}:{line} {space} not replayed"
+                     for (f, line, space) in sorted(truth_lines(results, name, set(skipped)))
+                     if (f, line, space) not in compared]
     for kernel, grid, block in unmatched:
         problems.append(f"{name}: {kernel} (grid {grid}, block {block}) was analysed and "
                         "not profiled")
-    rows, failed = run_compare.compare(name, ours, truth_lines(results, name, ids), "default")
-    return rows, failed, problems, len(ids)
+    rows, failed = run_compare.compare(name, ours, compared, "default")
+    return rows, failed, problems, len(ids), not_replayed
 
 
 def main():
@@ -125,7 +135,9 @@ def main():
     ap.add_argument("--results", default=RESULTS)
     ap.add_argument("--known")
     ap.add_argument("--markdown")
+    ap.add_argument("--args")
     a = ap.parse_args()
+    runs = [a.args.split(",")] if a.args else None
     if a.known:
         run_compare.load_known(a.known)
     names = [n for n in programs()
@@ -135,8 +147,8 @@ def main():
     table, failed, launch_problems = [], 0, 0
     for name in names:
         try:
-            rows, bad, problems, launches = check_program(a.bankcheck, os.path.abspath(a.programs),
-                                                          a.results, name)
+            rows, bad, problems, launches, not_replayed = check_program(
+                a.bankcheck, os.path.abspath(a.programs), a.results, name, runs)
         except SystemExit as e:  # one program's failure is reported, the rest still run
             print(f"{name}: {e}", file=sys.stderr)
             launch_problems += 1
@@ -144,6 +156,8 @@ def main():
         for p in problems:
             print(p, file=sys.stderr)
         launch_problems += len(problems)
+        for n in not_replayed:
+            print(n, file=sys.stderr)
         print(f"{name}: {launches} launches compared, {len(rows)} lines", file=sys.stderr)
         table += rows
         failed += bad
