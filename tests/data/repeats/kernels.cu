@@ -29,5 +29,5 @@ __global__ void clocked(float* out, const float* in, int n) {
 // Byte stores: granules of 4 bytes shared by neighbouring threads.
 __global__ void flags(unsigned char* out, const float* in, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = in[i] > 0.0f;
+  if (i < n) out[i] = 0.0f < in[i];
 }
