@@ -309,6 +309,76 @@ TEST(AsyncCopyModel, BypassAndZfillAddsTheL1Part) {
   }
 }
 
+// cp.async.cg with a zero-fill predicate (`LDGSTS.E.BYPASS.128 [R43+0x1000],
+// desc[UR14][R22.64], P0`, no .ZFILL): Triton's pipelined tile loads
+// (examples/hopper/triton_dot.py's matmul_kernel, 256 threads loading a 128 x 64 half tile,
+// four 128-byte rows a warp, the 16-byte chunks XOR-swizzled by the row, rows 1,024 bytes
+// apart in global memory). On the H200 every execution of its 40 LDGSTS instructions costs
+// 4 wavefronts for an ideal of 4, the 25% of the loop's executions that prefetch past the
+// last stage (every lane predicated off, reading nothing, writing zeros) included.
+TEST(AsyncCopyModel, BypassPredicateFormChargesTheLanesThatReadNothing) {
+  for (const bool swizzled : {true, false}) {
+    for (const std::uint32_t imm : {0u, 0x1000u, 0xc800u}) {
+      AsyncCopy c;
+      c.bypass = true;
+      for (int lane = 0; lane < kWarpSize; ++lane) {
+        const std::uint32_t row = static_cast<std::uint32_t>(lane) / 8, chunk = lane % 8u;
+        const std::uint32_t to = swizzled ? chunk ^ (row % 8) : chunk;
+        c.addr[lane] = imm + row * 128 + to * 16;
+        c.global_addr[lane] = 0x40000000u + row * 1024 + chunk * 16;
+      }
+      const Verdict all = analyze_ldgsts(c, kDefaultArch);
+      EXPECT_EQ(all.wavefronts, 4u);
+      EXPECT_EQ(all.ideal_wavefronts, 4u);
+      c.reads = 0;  // every lane predicated off: 16 zero bytes each, 4 rows of them
+      const Verdict none = analyze_ldgsts(c, kDefaultArch);
+      EXPECT_EQ(none.wavefronts, 4u) << "swizzled " << swizzled;
+      EXPECT_EQ(none.ideal_wavefronts, 4u);
+      std::uint64_t ga[kWarpSize] = {};
+      EXPECT_EQ(ldgsts_sectors(c, ga).sectors, 0u);
+      EXPECT_EQ(ldgsts_sectors(c, ga).ideal, 0u);
+      Schedule sch;
+      EXPECT_EQ(analyze_ldgsts(c, kDefaultArch, &sch).wavefronts, 4u);
+      EXPECT_EQ(sch.wavefront_count, 4);
+      // A K tail masked in every row (the last two chunks read nothing): the bypass part of
+      // the rows' six chunks plus one L1 wavefront per row of zeros.
+      c.reads = 0;
+      for (int lane = 0; lane < kWarpSize; ++lane)
+        if (lane % 8 < 6) c.reads |= 1u << lane;
+      EXPECT_EQ(analyze_ldgsts(c, kDefaultArch).wavefronts, 8u);
+      EXPECT_EQ(analyze_ldgsts(c, kDefaultArch).ideal_wavefronts, 4u);
+    }
+  }
+}
+
+// No form of cp.async costs less than its ideal: the hardware never writes more than one
+// 128-byte shared row in a wavefront.
+TEST(AsyncCopyModel, NeverBelowTheIdeal) {
+  std::mt19937 rng(30);
+  for (int trial = 0; trial < 20000; ++trial) {
+    AsyncCopy c;
+    const int form = trial % 4;  // .ca, .cg, .cg with src-size, .cg with a predicate
+    c.width = form == 0 ? static_cast<std::uint8_t>(4 << (trial / 4 % 3)) : 16;
+    c.bypass = form != 0;
+    c.src_size = form == 2;
+    c.active = trial % 7 == 0 ? 0xFFFFFFFFu : rng() | rng();
+    c.reads = trial % 5 == 0 ? 0u : (trial % 5 == 1 ? 0xFFFFFFFFu : rng());
+    if (form == 0 && trial % 3 == 0) c.reads = 0xFFFFFFFFu;
+    const std::uint32_t range = trial % 2 ? 16 : 512;  // with and without repeats
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      c.addr[lane] = (rng() % range) * c.width;
+      c.global_addr[lane] = (rng() % range) * c.width;
+    }
+    const Verdict v = analyze_ldgsts(c, kDefaultArch);
+    ASSERT_EQ(v.error, AccessError::None);
+    ASSERT_GE(v.wavefronts, v.ideal_wavefronts) << "trial " << trial << " form " << form;
+    std::uint64_t ga[kWarpSize] = {};
+    for (int lane = 0; lane < kWarpSize; ++lane) ga[lane] = c.global_addr[lane];
+    const SectorCount sc = ldgsts_sectors(c, ga);
+    ASSERT_GE(sc.sectors, sc.ideal) << "trial " << trial << " form " << form;
+  }
+}
+
 // The focused cp.async.cg corpus (bench/hardware/matrix/gen_cg.py, patterns_cg.txt): the
 // Source Counters' per-instruction "L1 Wavefronts Shared" and "... Ideal" of each launch
 // (cg_source.csv.gz, every LDGSTS row listed twice): rows copied in lane order, whole,

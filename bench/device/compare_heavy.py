@@ -4,7 +4,7 @@ counters of the same launches, kernel by kernel, or with another bankcheck repor
 backend against the emulator).
 
 Usage: compare_heavy.py REPORT.json (NCU.source.csv[.gz] | OTHER.json) [--markdown FILE]
-                        [--run NAME] [--summary FILE]
+                        [--run NAME] [--summary FILE] [--known FILE]
        compare_heavy.py --replay DIR [--known FILE]
 --replay compares, for each DIR/NAME/ that holds both, gpu.json with ncu.source.csv.gz (the
 results heavy.sh keeps), and all.json with emu_all.json and gpu.json with emu.json where those
@@ -19,7 +19,9 @@ ideal wavefronts, global sectors and ideal sectors, summed over the kernel's ana
 (profiled) launches. A kernel ncu profiled that the report does not list is a failure (a
 launch bankcheck missed); a kernel only the report lists is named (ncu groups launch
 configurations its own way) but not compared. Lines whose instructions the report names as
-not counted (wgmma operands, bulk copies) pass when bankcheck has nothing there.
+not counted (wgmma operands, bulk copies) pass when bankcheck has nothing there. A cp.async's
+global sectors, which Nsight Compute lists on its LDGSTS row, are compared with the report's
+global sites of the line (bench/run/compare.py's async_copy_sectors).
 
 Prints the table, then "kernels: ..." and "agreement: N passed, M failed"; --summary FILE
 writes one line "passed total kernels_both kernels_missed kernels_only_bankcheck". Exit 1 on
@@ -27,6 +29,7 @@ a failure.
 """
 import argparse
 import csv
+import gzip
 import json
 import os
 import sys
@@ -34,6 +37,7 @@ from collections import OrderedDict
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "run"))
+import compare as run_compare  # noqa: E402
 import launch_lines  # noqa: E402
 
 FIELDS = {"shared": ("wavefronts", "ideal_wavefronts"), "global": ("sectors", "ideal_sectors")}
@@ -85,6 +89,11 @@ def ncu_kernels(path):
                 v = lines.setdefault((os.path.basename(file), int(line), space), [0, 0])
                 v[0] += int(sums[cost])
                 v[1] += int(sums[ideal])
+                sectors = run_compare.async_copy_sectors(space, sums)
+                if sectors:  # a cp.async's global side, listed on its LDGSTS row
+                    g = lines.setdefault((os.path.basename(file), int(line), "global"), [0, 0])
+                    g[0] += sectors[0]
+                    g[1] += sectors[1]
     for e in errors:
         print(e, file=sys.stderr)
     for n in notes:
@@ -134,6 +143,18 @@ def compare(run, ours, noted, theirs, their_name):
     return rows, failed, len(both), missed, only_ours
 
 
+def kept(d, name):
+    """DIR/NAME, or DIR/NAME.gz where a large report was kept compressed; None if neither."""
+    for p in (os.path.join(d, name), os.path.join(d, name + ".gz")):
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def open_kept(path):
+    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+
+
 def replay(results):
     """Every kept run of heavy.sh under `results`: (rows, failed)."""
     rows, failed = [], 0
@@ -142,15 +163,16 @@ def replay(results):
         pairs = [("gpu.json", "ncu.source.csv.gz", "ncu"), ("gpu.json", "emu.json", "emulator"),
                  ("all.json", "emu_all.json", "emulator, all")]
         for mine, truth, what in pairs:
-            if not (os.path.exists(os.path.join(d, mine)) and os.path.exists(os.path.join(d, truth))):
+            mine_path, truth_path = kept(d, mine), kept(d, truth)
+            if not (mine_path and truth_path):
                 continue
-            with open(os.path.join(d, mine)) as f:
+            with open_kept(mine_path) as f:
                 ours, noted = report_kernels(json.load(f))
             if truth.endswith(".json"):
-                with open(os.path.join(d, truth)) as f:
+                with open_kept(truth_path) as f:
                     theirs, _ = report_kernels(json.load(f))
             else:
-                theirs = ncu_kernels(os.path.join(d, truth))
+                theirs = ncu_kernels(truth_path)
             r, bad, _, _, _ = compare(f"{name} ({what})", ours, noted, theirs, what)
             rows += r
             failed += bad
@@ -178,7 +200,10 @@ def main():
     ap.add_argument("--markdown")
     ap.add_argument("--run", default="")
     ap.add_argument("--summary")
+    ap.add_argument("--known")
     a = ap.parse_args()
+    if a.known:
+        load_known(a.known)
     with open(a.report) as f:
         ours, noted = report_kernels(json.load(f))
     if a.truth.endswith(".json"):

@@ -2,7 +2,9 @@
 """Per-line agreement of one `bankcheck run --format json --launches all` report with Nsight
 Compute's source counters of the same program run (launch_lines.py's RUN.program_lines.tsv),
 line by line as bench/run/compare.py compares (file base name, line, space; shared
-wavefronts and ideal, global sectors and ideal).
+wavefronts and ideal, global sectors and ideal). A cp.async's global sectors, which Nsight
+Compute lists on its LDGSTS (shared) row, are compared with the report's global sites of the
+same line (compare.async_copy_sectors).
 
 Usage: compare_report.py REPORT.json RUN.program_lines.tsv [--markdown FILE]
 Prints the table and "N passed, M failed"; exits 1 on a difference.

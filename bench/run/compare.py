@@ -10,7 +10,9 @@ over the same launches:
   default          the first launch of each kernel and configuration; against the launches
                    whose IDs the report lists (analysed_ids), from RUN.launch_lines.tsv.
 A site counts on every line the cubin's .debug_line gives its SASS (nsight_lines), as Nsight
-Compute lists it. A line agrees when both numbers are equal.
+Compute lists it. A cp.async's global sectors, which Nsight Compute lists on its LDGSTS
+(shared) row, are compared with the report's global sites of the line (async_copy_sectors).
+A line agrees when both numbers are equal.
 
 Usage: compare.py BANKCHECK PROGRAMS_DIR [--runs R1,R2] [--mode all|default|both]
        [--results DIR] [--markdown FILE] [--known FILE]
@@ -108,7 +110,24 @@ def truth_lines(run, ids=None):
             v[0] += int(r[cost])
             v[1] += int(r[ideal])
             v[2].add(r["sass_opcodes"])
+            sectors = async_copy_sectors(space, r)
+            if sectors:
+                g = lines.setdefault(key[:2] + ("global",), [0, 0, set()])
+                g[0] += sectors[0]
+                g[1] += sectors[1]
+                g[2].add(r["sass_opcodes"])
     return lines
+
+
+def async_copy_sectors(space, row):
+    """(sectors, ideal) of a shared row's global side, or None. Nsight Compute lists a cp.async's
+    global sectors on its LDGSTS row (the only shared instruction with sectors), where a
+    report has them on a global site of the same line; they are compared as global, as
+    bench/check/lines.py pairs them for the emulator's replays."""
+    if space != "shared":
+        return None
+    sectors, ideal = int(float(row["sectors"])), int(float(row["ideal_sectors"]))
+    return (sectors, ideal) if sectors or ideal else None
 
 
 KNOWN = {}

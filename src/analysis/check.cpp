@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "bankcheck/model/analyze.hpp"
+
 namespace bankcheck::analysis {
 
 bool complete(const CheckReport& report) {
@@ -200,7 +202,7 @@ void total(KernelReport& k, const model::Arch& arch) {
     l->lines128 += st.lines128;
     if (st.has_worst_global) {
       const auto excess = [&](const SiteStats& x) {
-        return x.worst_global_sectors - x.worst_global_ideal;
+        return model::excess_of(x.worst_global_sectors, x.worst_global_ideal);
       };
       if (l->worst_global_site < 0 ||
           excess(st) > excess(k.sites[static_cast<size_t>(l->worst_global_site)].stats)) {
@@ -267,6 +269,27 @@ void total(KernelReport& k, const model::Arch& arch) {
     if (l.rewritten && l.ptx_width == l.width && l.ptx_requests == l.requests &&
         l.ptx_wavefronts == l.wavefronts && l.ptx_ideal_wavefronts == l.ideal_wavefronts)
       l.rewritten = false;
+  note_below_ideal(k);
+}
+
+void note_below_ideal(KernelReport& k) {
+  const auto note = [&](const LineReport& l, std::uint64_t cost, std::uint64_t ideal,
+                        const char* unit) {
+    const std::string message = fmt::format(
+        "{} {} of {} byte{}: {} {} for an ideal of {}, below the ideal, which the hardware "
+        "cannot do: a counting error of bankcheck's, not a property of the code (its excess is "
+        "shown as 0)",
+        ptx::space_name(l.space), model::op_name(l.op), l.width, l.width == 1 ? "" : "s", cost,
+        unit, ideal);
+    const bool known = std::any_of(k.notes.begin(), k.notes.end(), [&](const NoteReport& n) {
+      return n.file == l.file && n.line == l.line && n.message == message;
+    });
+    if (!known) k.notes.push_back({l.file, l.line, l.col, message});
+  };
+  for (const LineReport& l : k.lines) {
+    if (l.wavefronts < l.ideal_wavefronts) note(l, l.wavefronts, l.ideal_wavefronts, "wavefronts");
+    if (l.sectors < l.ideal_sectors) note(l, l.sectors, l.ideal_sectors, "sectors");
+  }
 }
 
 std::vector<std::string> split_source_lines(std::string_view text) {

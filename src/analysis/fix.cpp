@@ -295,8 +295,8 @@ KernelFix advise(const AdviseInput& in) {
       continue;
     }
     // Conflicts that follow the data: no layout is suggested (it would only move them).
-    af.data_dependent =
-        data_dependence(k, rep, origins, reqs, af.sites, before.wavefronts - before.ideal);
+    af.data_dependent = data_dependence(k, rep, origins, reqs, af.sites,
+                                        model::excess_of(before.wavefronts, before.ideal));
     if (af.data_dependent) {
       kf.arrays.push_back(std::move(af));
       continue;

@@ -41,7 +41,7 @@ std::optional<DataDependence> data_dependence(const ptx::Kernel& k, const Kernel
     const auto it = std::find_if(rep.sites.begin(), rep.sites.end(),
                                  [&](const SiteReport& r) { return r.site == site; });
     if (it == rep.sites.end()) continue;
-    const std::uint64_t e = it->stats.wavefronts - it->stats.ideal_wavefronts;
+    const std::uint64_t e = model::excess_of(it->stats.wavefronts, it->stats.ideal_wavefronts);
     dd.excess += e;
     if (dd.site >= 0 && e <= worst) continue;
     worst = e;

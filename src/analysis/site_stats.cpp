@@ -29,8 +29,8 @@ void offer_worst_global(SiteStats& s, std::uint32_t mask, std::uint32_t sectors,
                         std::uint32_t ideal, const std::uint64_t* addr, std::uint64_t cta,
                         int warp) {
   if (s.has_worst_global) {
-    const std::uint32_t excess = sectors - ideal,
-                        kept = s.worst_global_sectors - s.worst_global_ideal;
+    const std::uint32_t excess = model::excess_of(sectors, ideal),
+                        kept = model::excess_of(s.worst_global_sectors, s.worst_global_ideal);
     if (excess < kept ||
         (excess == kept && !earlier(cta, warp, s.worst_global_cta, s.worst_global_warp)))
       return;

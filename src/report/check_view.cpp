@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "bankcheck/model/analyze.hpp"
 #include "bankcheck/report/explain_view.hpp"
 #include "bankcheck/report/findings.hpp"
 #include "bankcheck/report/fix_wording.hpp"
@@ -277,20 +278,21 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
       if (l.space == ptx::Space::Shared) {
         out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}{}\n",
                            where, wl, "shared", op_text(l.op), l.width, l.requests, l.wavefronts,
-                           l.ideal_wavefronts, l.wavefronts - l.ideal_wavefronts, l.ways,
-                           sass && !l.sass.empty() ? "  " + l.sass : "");
+                           l.ideal_wavefronts, model::excess_of(l.wavefronts, l.ideal_wavefronts),
+                           l.ways, sass && !l.sass.empty() ? "  " + l.sass : "");
         if (l.rewritten)
-          out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n",
-                             "  as PTX", wl, "", fmt::format("{} sites", l.ptx_sites), l.ptx_width,
-                             l.ptx_requests, l.ptx_wavefronts, l.ptx_ideal_wavefronts,
-                             l.ptx_wavefronts - l.ptx_ideal_wavefronts, l.ptx_ways);
+          out +=
+              fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n",
+                          "  as PTX", wl, "", fmt::format("{} sites", l.ptx_sites), l.ptx_width,
+                          l.ptx_requests, l.ptx_wavefronts, l.ptx_ideal_wavefronts,
+                          model::excess_of(l.ptx_wavefronts, l.ptx_ideal_wavefronts), l.ptx_ways);
       } else {
         const bool g = l.space == ptx::Space::Global;
-        out += fmt::format("  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", where,
-                           wl, space_text(l.space), op_text(l.op), l.width, l.requests,
-                           g ? std::to_string(l.sectors) : "-",
-                           g ? std::to_string(l.ideal_sectors) : "-",
-                           g ? std::to_string(l.sectors - l.ideal_sectors) : "-", "-");
+        out += fmt::format(
+            "  {:<{}} {:<7} {:<10} {:>5} {:>10} {:>12} {:>12} {:>10} {:>5}\n", where, wl,
+            space_text(l.space), op_text(l.op), l.width, l.requests,
+            g ? std::to_string(l.sectors) : "-", g ? std::to_string(l.ideal_sectors) : "-",
+            g ? std::to_string(model::excess_of(l.sectors, l.ideal_sectors)) : "-", "-");
       }
     }
     out += fmt::format("  shared memory: {} wavefronts for an ideal of {} ({:.0f}% excess)\n",
@@ -463,7 +465,7 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
       if (st.space == ptx::Space::Shared) {
         sj["wavefronts"] = st.wavefronts;
         sj["ideal_wavefronts"] = st.ideal_wavefronts;
-        sj["excess"] = st.wavefronts - st.ideal_wavefronts;
+        sj["excess"] = model::excess_of(st.wavefronts, st.ideal_wavefronts);
         sj["ways"] = st.ways;
         if (st.has_worst) {
           json lanes = json::array();
@@ -525,7 +527,7 @@ nlohmann::json check_to_json(const analysis::CheckReport& r) {
       if (l.space == ptx::Space::Shared) {
         lj["wavefronts"] = l.wavefronts;
         lj["ideal_wavefronts"] = l.ideal_wavefronts;
-        lj["excess"] = l.wavefronts - l.ideal_wavefronts;
+        lj["excess"] = model::excess_of(l.wavefronts, l.ideal_wavefronts);
         lj["ways"] = l.ways;
         if (!l.sass.empty()) lj["sass"] = l.sass;
         if (l.rewritten)

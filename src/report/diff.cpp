@@ -1,8 +1,6 @@
 // Reports compared finding by finding (diff.hpp).
 #include "bankcheck/report/diff.hpp"
 
-#include "bankcheck/report/check_view.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +9,9 @@
 #include <map>
 #include <stdexcept>
 #include <tuple>
+
+#include "bankcheck/model/analyze.hpp"
+#include "bankcheck/report/check_view.hpp"
 
 namespace bankcheck::report {
 namespace {
@@ -51,7 +52,7 @@ void add_file(const json& f, const std::string& what, DiffReport& out) {
       d.requests = x.value("requests", 0ull);
       d.cost = x.at("cost").get<std::uint64_t>();
       d.ideal = x.at("ideal").get<std::uint64_t>();
-      d.excess = x.value("excess", d.cost - d.ideal);
+      d.excess = x.value("excess", model::excess_of(d.cost, d.ideal));
       d.ways = x.value("ways", 0u);
       d.share = x.value("share", 0.0);
       d.source = x.value("source", "");

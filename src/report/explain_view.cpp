@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "bankcheck/model/analyze.hpp"
 #include "bankcheck/model/swizzle.hpp"
 #include "bankcheck/report/check_view.hpp"  // tool_version
 
@@ -64,6 +65,8 @@ std::string verdict_text(std::uint32_t wavefronts, std::uint32_t ideal, std::uin
   std::string s = fmt::format("{} wavefront{} for an ideal of {}", wavefronts,
                               wavefronts == 1 ? "" : "s", ideal);
   if (wavefronts == ideal) return s + ": no bank conflict";
+  if (wavefronts < ideal)
+    return s + ": below its ideal, which the hardware cannot do (a counting error in bankcheck)";
   return s + fmt::format(": {}-way bank conflict, {} excess", ways, wavefronts - ideal);
 }
 

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "bankcheck/model/analyze.hpp"
+
 namespace bankcheck::report {
 namespace {
 
@@ -202,7 +204,8 @@ const std::string* source_line(const analysis::CheckReport& r, int file, int lin
 }
 
 double shared_excess_percent(const analysis::KernelReport& k) {
-  return 100.0 * fraction(k.shared_wavefronts - k.shared_ideal_wavefronts, k.shared_wavefronts);
+  return 100.0 * fraction(model::excess_of(k.shared_wavefronts, k.shared_ideal_wavefronts),
+                          k.shared_wavefronts);
 }
 
 double global_waste_percent(const analysis::KernelReport& k) {
@@ -212,7 +215,7 @@ double global_waste_percent(const analysis::KernelReport& k) {
       sectors += l.sectors;
       ideal += std::min(l.ideal_sectors, l.sectors);
     }
-  return 100.0 * fraction(sectors - ideal, sectors);
+  return 100.0 * fraction(model::excess_of(sectors, ideal), sectors);
 }
 
 const ptx::SharedVar* shared_var_at(const analysis::KernelReport& k, std::uint64_t offset) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "bankcheck/model/analyze.hpp"
 #include "bankcheck/model/swizzle.hpp"
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/findings.hpp"
@@ -113,7 +114,7 @@ static std::string render_global_fixes(const analysis::CheckReport& r,
                                 g.line, col)),
         paint.note(), model::op_name(g.op), g.width,
         g.pointer.empty() ? "" : fmt::format(" ('{}')", g.pointer), g.sectors, g.ideal_sectors,
-        g.sectors ? 100.0 * static_cast<double>(g.sectors - g.ideal_sectors) /
+        g.sectors ? 100.0 * static_cast<double>(model::excess_of(g.sectors, g.ideal_sectors)) /
                         static_cast<double>(g.sectors)
                   : 0.0);
     out += fmt::format("  suggestion: {} [{}]\n", global_change(g),
@@ -216,7 +217,7 @@ std::string render_fix_text(const analysis::FixReport& fr, const TextOptions& op
         out += fmt::format("  nothing suggested: {}\n", af.error);
         continue;
       }
-      const std::uint64_t excess = af.wavefronts - af.ideal_wavefronts;
+      const std::uint64_t excess = model::excess_of(af.wavefronts, af.ideal_wavefronts);
       out += fmt::format("  {} requests, {} wavefronts, ideal {}", af.requests, af.wavefronts,
                          af.ideal_wavefronts);
       if (af.wavefronts)

@@ -8,6 +8,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "bankcheck/model/analyze.hpp"
+
 namespace bankcheck::report {
 namespace {
 
@@ -188,7 +190,8 @@ std::optional<std::string> gate_crossed(const GateInput& in, const Gate& g,
   return fmt::format(
       "--fail-on '{}' crossed: {:.1f}% of kernel {}'s {} are excess ({} for an ideal of {}{}){}",
       g.spec, w.percent(), kernel_name(worst),
-      shared ? "shared wavefronts" : "global 32-byte sectors", w.total, w.total - w.excess, sc,
+      shared ? "shared wavefronts" : "global 32-byte sectors", w.total,
+      model::excess_of(w.total, w.excess), sc,
       over > 1 ? fmt::format("; {} kernels over the limit", over) : "");
 }
 

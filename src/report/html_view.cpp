@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 
+#include "bankcheck/model/analyze.hpp"
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/explain_view.hpp"
 #include "bankcheck/report/findings.hpp"
@@ -87,7 +88,7 @@ std::string sass_text(const std::string& sass) {
 // the PTX's own requests would cost, beside the SASS figures of the line's other columns.
 std::string ptx_figures(const analysis::LineReport& l) {
   return fmt::format("as PTX: {} sites of {} B, excess {}, {}-way", l.ptx_sites, l.ptx_width,
-                     l.ptx_wavefronts - l.ptx_ideal_wavefronts, l.ptx_ways);
+                     model::excess_of(l.ptx_wavefronts, l.ptx_ideal_wavefronts), l.ptx_ways);
 }
 
 }  // namespace
@@ -234,7 +235,7 @@ std::string render_check_html(const analysis::CheckReport& r) {
         if (l.file != r.main_file) continue;
         auto& h = heat_of[l.line];
         if (l.space == ptx::Space::Shared) {
-          h.excess += l.wavefronts - l.ideal_wavefronts;
+          h.excess += model::excess_of(l.wavefronts, l.ideal_wavefronts);
           h.ways = std::max(h.ways, l.ways);
           h.notes.push_back(
               fmt::format("{}: shared {} of {} B, {} wavefronts for an ideal of {}, {}-way", k.name,
@@ -248,7 +249,7 @@ std::string render_check_html(const analysis::CheckReport& r) {
           if (!l.sass.empty())
             h.sass.push_back({k.name, sass_text(l.sass), l.rewritten ? ptx_figures(l) : ""});
         } else if (l.space == ptx::Space::Global) {
-          h.sectors_excess += l.sectors - l.ideal_sectors;
+          h.sectors_excess += model::excess_of(l.sectors, l.ideal_sectors);
           h.notes.push_back(fmt::format("{}: global {} of {} B, {} sectors for an ideal of {}",
                                         k.name, model::op_name(l.op), l.width, l.sectors,
                                         l.ideal_sectors));

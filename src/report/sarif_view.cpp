@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "bankcheck/model/analyze.hpp"
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/findings.hpp"
 #include "bankcheck/report/suppressions.hpp"
@@ -156,7 +157,7 @@ json related(const analysis::CheckReport& r, const analysis::KernelReport& k, co
     if (std::find(o.verbs.begin(), o.verbs.end(), vb) == o.verbs.end()) o.verbs.push_back(vb);
     for (auto& n : names)
       if (std::find(o.names.begin(), o.names.end(), n) == o.names.end()) o.names.push_back(n);
-    o.excess += s.stats.wavefronts - s.stats.ideal_wavefronts;
+    o.excess += model::excess_of(s.stats.wavefronts, s.stats.ideal_wavefronts);
   }
   int id = 0;
   for (const auto& [where, o] : lines) {

@@ -275,8 +275,13 @@ void note_unwritten_shared_reads(const ptx::Kernel& k, const std::vector<int>& s
                                  KernelReport& report);
 
 // Fills the per-kernel shared totals, the per-line sums and each shared site's
-// worst-request schedule.
+// worst-request schedule; notes the lines below their ideal (note_below_ideal).
 void total(KernelReport& k, const model::Arch& arch);
+
+// A note on every line whose wavefronts or sectors are below their ideal: impossible on the
+// hardware, so a counting error, named where it happens; every view shows its excess as 0
+// (model::excess_of), never as a wrapped-around difference. Idempotent.
+void note_below_ideal(KernelReport& k);
 
 // A source file's text as CheckReport::source_lines holds it: one string a line, without its
 // line break, "\r\n" (a file saved on Windows) as well as "\n", so that no quoted line

@@ -28,7 +28,7 @@ struct WarpResult {
   int warp = 0;
   std::vector<WarpRequest> requests;  // parallel to ExplainResult::requests
   std::uint32_t wavefronts = 0, ideal_wavefronts = 0, ways = 0;
-  std::uint32_t excess() const { return wavefronts - ideal_wavefronts; }
+  std::uint32_t excess() const { return model::excess_of(wavefronts, ideal_wavefronts); }
 };
 
 struct ExplainResult {

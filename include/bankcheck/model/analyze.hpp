@@ -25,6 +25,14 @@ enum class AccessError : std::uint8_t {
   Unsupported,  // no rule for this op/width on this architecture
 };
 
+// What a cost has over its ideal (wavefronts or sectors), 0 where it has none. A cost below
+// its ideal is impossible on the hardware (a counting error the reports name in a note,
+// analysis::total); it never shows as a wrapped-around difference.
+template <class T>
+BANKCHECK_HD constexpr T excess_of(T cost, T ideal) {
+  return cost > ideal ? cost - ideal : T{0};
+}
+
 struct Verdict {
   std::uint32_t wavefronts = 0;        // passes of the shared-memory pipeline
   std::uint32_t ideal_wavefronts = 0;  // the same request without conflicts
@@ -32,7 +40,9 @@ struct Verdict {
   AccessError error = AccessError::None;
   std::int8_t error_lane = -1;  // the offending lane, for Misaligned
 
-  BANKCHECK_HD constexpr std::uint32_t excess() const { return wavefronts - ideal_wavefronts; }
+  BANKCHECK_HD constexpr std::uint32_t excess() const {
+    return excess_of(wavefronts, ideal_wavefronts);
+  }
   BANKCHECK_HD constexpr bool ok() const { return error == AccessError::None; }
 };
 

@@ -42,7 +42,9 @@ struct MatrixAccess {
 // `src_size` says the instruction carries a src-size operand (.ZFILL in SASS). `reads`
 // holds the lanes that read global memory: a lane whose src-size is 0 only writes zeros,
 // and is charged on its shared side alone (bench/hardware/cpasync: a warp of them costs
-// what a store of the same lanes does, and no global sector).
+// what a store of the same lanes does, and no global sector). A .cg copy without src-size
+// whose lanes do not all read carries ptxas's zero-fill predicate (`..., P0`): its lanes
+// that read nothing are charged the .ca rule (analyze_ldgsts).
 struct AsyncCopy {
   std::uint8_t width = 16;
   bool bypass = false;
@@ -278,6 +280,16 @@ BANKCHECK_HD constexpr Verdict analyze_matrix(const MatrixAccess& m, const Arch&
 //   .cg (LDGSTS.E.BYPASS.128):          bypass wavefronts.
 //   .cg with src-size (BYPASS...ZFILL): both: the bypass part of the lanes that read plus
 //                                       the .ca cost of the same request.
+//   .cg with a zero-fill predicate      the bypass part of the lanes that read plus the .ca
+//   (BYPASS.128 [..], [..], P0):        cost of the lanes that do not (the form ptxas gives
+//                                       Triton's pipelined loads, whose lanes copy 16 bytes
+//                                       or write 16 zeros): a warp whose lanes all read nothing
+//                                       still writes its zeros, and Nsight Compute counts
+//                                       them (examples/hopper/triton_dot.py on the H200: 4
+//                                       wavefronts = the ideal for every execution, those of
+//                                       the pipeline's last stages that read nothing too).
+// Post: wavefronts >= ideal_wavefronts (a wavefront writes at most one 128-byte shared row,
+// and every chunk counted by the ideal is written by the bypass or the L1 part).
 // The ideal is the copied bytes in 128-byte wavefronts, as the Source Counters' "L1
 // Wavefronts Shared Ideal" counts it (bench/hardware/cpasync, 718 instructions): .ca the
 // active lanes' bytes (a warp of 16-byte copies: 4, wherever in global memory they come
@@ -315,7 +327,14 @@ BANKCHECK_HD constexpr Verdict analyze_ldgsts(const AsyncCopy& c, const Arch& ar
   if (schedule) *schedule = Schedule{};
   const detail::BypassCost by = c.bypass ? detail::ldgsts_bypass(c) : detail::BypassCost{};
   const std::uint32_t bypass = by.wavefronts;
+  // The L1 part: every active lane for .ca and .ZFILL; for the .cg predicate form, the lanes
+  // that read nothing (they write zeros, which no bypass wavefront carries).
+  AsyncCopy l1 = c;
   if (c.bypass && !c.src_size) {
+    l1.active = c.active & ~c.reads;
+    l1.reads = 0;
+  }
+  if (c.bypass && !l1.active) {
     v.wavefronts = bypass;
     v.ideal_wavefronts = ideal;
     v.ways = by.worst;
@@ -328,8 +347,8 @@ BANKCHECK_HD constexpr Verdict analyze_ldgsts(const AsyncCopy& c, const Arch& ar
   // The bypass wavefronts come first in the schedule (phase 0, no slots: which bank
   // writes what in them is not known), then the L1 part's phases.
   if (schedule && bypass) detail::push_wavefronts(schedule, static_cast<int>(bypass), 0);
-  v = schedule ? detail::ldgsts_l1<true>(c, schedule, static_cast<int>(bypass))
-               : detail::ldgsts_l1<false>(c, nullptr, 0);
+  v = schedule ? detail::ldgsts_l1<true>(l1, schedule, static_cast<int>(bypass))
+               : detail::ldgsts_l1<false>(l1, nullptr, 0);
   v.wavefronts += bypass;
   v.ideal_wavefronts = ideal;
   if (by.worst > v.ways) v.ways = by.worst;

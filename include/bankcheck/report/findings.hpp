@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bankcheck/analysis/check.hpp"
+#include "bankcheck/model/analyze.hpp"
 
 namespace bankcheck::report {
 
@@ -52,7 +53,7 @@ struct Finding {
   bool suppressed = false;
   std::string justification;  // the comment's REASON (may be empty)
 
-  std::uint64_t excess() const { return cost - ideal; }
+  std::uint64_t excess() const { return model::excess_of(cost, ideal); }
 };
 
 // Every finding, kernel by kernel; within a kernel, shared lines then global lines, each in
