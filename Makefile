@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 BANKCHECK := $(BUILD)/tools/bankcheck/bankcheck
 
-.PHONY: all deps configure build test test-sanitize demo installable install package bench clean format
+.PHONY: all deps configure build test test-slow test-sanitize demo installable install package bench clean format
 
 all: build
 
@@ -20,8 +20,13 @@ configure: deps $(BUILD)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# `make test` leaves out the tests labelled slow (a replay that takes over 10 minutes on a
+# CPU, bench/README.md); `make test-slow` runs them alone.
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE slow
+
+test-slow: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L slow
 
 # The whole suite built with ASan and UBSan (docs/limits.md says how long it takes; too
 # slow for .ci/run). ASan's shadow memory needs more address space than the hostile

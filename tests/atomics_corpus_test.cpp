@@ -1,7 +1,7 @@
 // The shared-atomics corpus replayed: for each of the H100's measured patterns
-// (bench/hardware/corpora_results/summary.txt.gz, lanes from bench/hardware/atomics/
+// (bench/hardware/measured/corpora/summary.txt.gz, lanes from bench/hardware/atomics/
 // patterns.txt) the atom wavefronts bankcheck predicts for the SASS form ptxas produced
-// (decoded from the committed cuobjdump listing, atomics_sass.txt) equal the measured ones.
+// (decoded from the committed cuobjdump listing, atomics_sass.txt.gz) equal the measured ones.
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -13,6 +13,7 @@
 
 #include "bankcheck/model/analyze.hpp"
 #include "bankcheck/sass/module.hpp"
+#include "ncu_raw.hpp"
 
 using namespace bankcheck;
 using model::Op;
@@ -66,7 +67,7 @@ struct Measured {
 // inst_executed shared_wavefronts.
 std::vector<Measured> read_summary() {
   std::vector<Measured> out;
-  gzFile f = gzopen((kDir + "corpora_results/summary.txt.gz").c_str(), "rb");
+  gzFile f = gzopen((kDir + "measured/corpora/summary.txt.gz").c_str(), "rb");
   EXPECT_NE(f, nullptr);
   if (!f) return out;
   char buf[4096];
@@ -87,8 +88,13 @@ std::vector<Measured> read_summary() {
 
 // Each kernel's one atomic ATOMS, decoded from the listing, aggregation marked.
 std::map<std::string, sass::Instruction> read_atoms() {
-  std::ifstream in(kDir + "corpora_results/atomics_sass.txt");
-  EXPECT_TRUE(in.good());
+  std::istringstream in([] {
+    std::string text;
+    for (const std::string& l :
+         bankcheck::test::read_gzip_lines(kDir + "measured/corpora/atomics_sass.txt.gz"))
+      text += l + "\n";
+    return text;
+  }());
   std::map<std::string, sass::Kernel> kernels;
   std::string name;
   for (std::string line; std::getline(in, line);) {

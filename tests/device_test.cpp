@@ -82,8 +82,8 @@ void replay(const std::string& set, const std::string& results) {
   EXPECT_GT(compared, 100u);
 }
 
-TEST(DeviceRequest, BroadHardwareSetAgrees) { replay("patterns.txt", "results"); }
-TEST(DeviceRequest, MergeHardwareSetAgrees) { replay("patterns_merge.txt", "results_merge"); }
+TEST(DeviceRequest, BroadHardwareSetAgrees) { replay("patterns.txt", "measured/patterns"); }
+TEST(DeviceRequest, MergeHardwareSetAgrees) { replay("patterns_merge.txt", "measured/patterns_merge"); }
 
 TEST(DeviceRequest, AtomicFormsCostTheLanesTheSassUpdates) {
   std::uint32_t addr[32];
@@ -179,7 +179,7 @@ TEST(DeviceForms, AtomicsAndAsyncCopiesGetTheirForms) {
 // with -lineinfo) become sites on the lines the cubin gives them, summed per line; counters
 // of one pc over two launches add; a pc outside the kernel is counted as unplaced.
 TEST(DevicePcReport, CountersBecomeSitesOnNsightLines) {
-  const sass::Module m = module_of("bench/check/results_new/tuned/classic.sm_90.cubin");
+  const sass::Module m = module_of("bench/check/measured/h100_run_new/tuned/classic.sm_90.cubin");
   ASSERT_TRUE(m.has_line_info);
   const sass::Kernel* k = nullptr;
   for (const auto& kk : m.kernels)
@@ -242,7 +242,7 @@ TEST(DevicePcReport, CountersBecomeSitesOnNsightLines) {
 }
 
 TEST(DevicePcReport, AMisalignedOrForeignPcIsNotASite) {
-  const sass::Module m = module_of("bench/check/results_new/tuned/classic.sm_90.cubin");
+  const sass::Module m = module_of("bench/check/measured/h100_run_new/tuned/classic.sm_90.cubin");
   ASSERT_FALSE(m.kernels.empty());
   const sass::Kernel& k = m.kernels.front();
   device::KernelCounts c;
@@ -338,7 +338,7 @@ TEST(DevicePcReport, TritonPredicatedCopiesAndALineBelowItsIdeal) {
 // A bulk copy or a request to another CTA's shared memory is no site: it is named in a note,
 // with its executions, as what Nsight Compute lists with no wavefront and no sector.
 TEST(DevicePcReport, TmaCopiesAndRemoteRequestsAreNamedWithTheirExecutions) {
-  const sass::Module m = module_of("bench/check/results_new/tuned/classic.sm_90.cubin");
+  const sass::Module m = module_of("bench/check/measured/h100_run_new/tuned/classic.sm_90.cubin");
   ASSERT_FALSE(m.kernels.empty());
   const sass::Kernel& k = m.kernels.front();
   ASSERT_GT(k.instructions.size(), 4u);
@@ -377,7 +377,7 @@ TEST(DevicePcReport, TmaCopiesAndRemoteRequestsAreNamedWithTheirExecutions) {
 
 // A bulk copy the patches never saw (a TMA instruction) is named from the SASS.
 TEST(DevicePcReport, TmaInstructionsAreNamedFromTheSass) {
-  const sass::Module m = module_of("bench/check/results_new/tensor/bulk_stage.sm_90.cubin");
+  const sass::Module m = module_of("bench/check/measured/h100_run_new/tensor/bulk_stage.sm_90.cubin");
   const sass::Kernel* k = nullptr;
   for (const auto& kk : m.kernels)
     for (const auto& in : kk.instructions)

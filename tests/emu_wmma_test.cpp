@@ -38,7 +38,7 @@ using bankcheck::test::split_csv;
 
 namespace {
 
-const std::string kWmma = std::string(BANKCHECK_SOURCE_DIR) + "/bench/hardware/wmma/results/";
+const std::string kWmma = std::string(BANKCHECK_SOURCE_DIR) + "/bench/hardware/wmma/measured/";
 
 // ---------------------------------------------------------------- the H100's fragments
 

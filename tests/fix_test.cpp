@@ -976,7 +976,7 @@ TEST(Fix, AttentionUnpaddedSwizzleCostsThePrediction) {
   }
   EXPECT_EQ(compared, 3);
 
-  // On the H100 (bench/fix/attention/results/source.csv.gz, Nsight Compute's Source
+  // On the H100 (bench/fix/attention/measured/source.csv.gz, Nsight Compute's Source
   // Counters of one launch of each): every shared SASS instruction of each kernel, counted
   // once (the listing repeats an inlined one under each of its lines), totals what check
   // counts for the kernel.
@@ -984,7 +984,7 @@ TEST(Fix, AttentionUnpaddedSwizzleCostsThePrediction) {
   std::string function;
   std::vector<std::string> header;
   for (const auto& line : bankcheck::test::read_gzip_lines(
-           std::string(BANKCHECK_SOURCE_DIR) + "/bench/fix/attention/results/source.csv.gz")) {
+           std::string(BANKCHECK_SOURCE_DIR) + "/bench/fix/attention/measured/source.csv.gz")) {
     const auto f = bankcheck::test::split_csv(line);
     if (f.size() == 2 && f[0] == "Function Name") function = f[1].substr(0, f[1].find('('));
     if (!f.empty() && f[0] == "Line No") header = f;

@@ -880,14 +880,14 @@ std::optional<std::vector<LineTruth>> read_lines_tsv(const std::string& rel) {
 }
 
 // Every shared line of the wmma GEMM, over the whole grid, equals the H100's per-line
-// counters (bench/check/results_new/tensor/wmma_gemm.lines.tsv): wavefronts and ideal
+// counters (bench/check/measured/h100_run_new/tensor/wmma_gemm.lines.tsv): wavefronts and ideal
 // wavefronts, and the wmma lines' executed instructions. The wmma loads and stores count on
 // <mma.h>'s lines in mma.hpp (their innermost frame, where Nsight lists them all); not
 // compared, the kernel's lines that call them (74, 75, 83), where Nsight lists some of them
 // or none.
 TEST(Examples, TensorWmmaLinesEqualH100) {
   REQUIRE_NVCC();
-  const auto rows = read_lines_tsv("results_new/tensor/wmma_gemm.lines.tsv");
+  const auto rows = read_lines_tsv("measured/h100_run_new/tensor/wmma_gemm.lines.tsv");
   ASSERT_TRUE(rows);
   std::map<std::tuple<std::string, std::string, int>, std::vector<std::uint64_t>> truth;
   for (const LineTruth& t : *rows)
@@ -941,7 +941,7 @@ TEST(Examples, TensorWmmaLinesEqualH100) {
 // The tensor-core kernels' shared lines where their ldmatrix and cp.async (and bulk_stage's
 // cp.async.bulk) are written (the helpers' lines: Nsight Compute lists every LDSM and
 // LDGSTS there), over the whole
-// grid, equal the H100's wavefronts and ideal wavefronts (bench/check/results_new/tensor).
+// grid, equal the H100's wavefronts and ideal wavefronts (bench/check/measured/h100_run_new/tensor).
 // Not compared: executed instructions (the H100 rows also count the `@!PT LDS RZ, [RZ]`
 // that ptxas puts before each LDGSTS, which execute with no lane and no wavefront), and
 // the callers' lines, where Nsight lists only some of the inlined instructions.
@@ -959,7 +959,7 @@ TEST(Examples, TensorCoreLinesEqualH100) {
                {"bulk_stage", "row_sums_rotated", {46, 82}}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.kernel);
-    const auto rows = read_lines_tsv(std::string("results_new/tensor/") + c.file + ".lines.tsv");
+    const auto rows = read_lines_tsv(std::string("measured/h100_run_new/tensor/") + c.file + ".lines.tsv");
     ASSERT_TRUE(rows);
     std::map<int, std::pair<std::uint64_t, std::uint64_t>> truth;
     for (const LineTruth& t : *rows)
@@ -991,7 +991,7 @@ TEST(Examples, TensorCoreLinesEqualH100) {
 // The emulator runs each warp's update whole, so only the retries within a warp are here.
 TEST(Examples, HistU64LoopCountsEachWarpsPasses) {
   REQUIRE_NVCC();
-  const auto rows = read_lines_tsv("results_new/tuned/async.lines.tsv");
+  const auto rows = read_lines_tsv("measured/h100_run_new/tuned/async.lines.tsv");
   ASSERT_TRUE(rows);
   std::uint64_t h100_executed = 0, h100_wf = 0, h100_ideal = 0;
   for (const LineTruth& t : *rows)
@@ -1046,7 +1046,7 @@ TEST(Examples, HistU64LoopCountsEachWarpsPasses) {
 }
 
 // Every shared line of the bf16 and redux examples, over the whole grid, equals the H100's
-// per-line counters (Nsight Compute, bench/check/results_new/tensor/*.lines.tsv):
+// per-line counters (Nsight Compute, bench/check/measured/h100_run_new/tensor/*.lines.tsv):
 // executed instructions, wavefronts and ideal wavefronts.
 TEST(Examples, TensorSharedLinesEqualH100) {
   REQUIRE_NVCC();
@@ -1055,7 +1055,7 @@ TEST(Examples, TensorSharedLinesEqualH100) {
       {"softmax", {"softmax_bf16"}},
       {"warp_reduce", {"block_sum_redux", "block_sum_cg"}}};
   for (const auto& [name, kernels] : files) {
-    const auto rows = read_lines_tsv(std::string("results_new/tensor/") + name + ".lines.tsv");
+    const auto rows = read_lines_tsv(std::string("measured/h100_run_new/tensor/") + name + ".lines.tsv");
     ASSERT_TRUE(rows) << name;
     std::map<std::pair<std::string, int>, std::vector<std::uint64_t>> truth;
     for (const LineTruth& t : *rows) truth[{t.kernel, t.line}] = {t.executed, t.wavefronts, t.ideal};

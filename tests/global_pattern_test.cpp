@@ -66,7 +66,7 @@ TEST(GlobalSectors, MatchBruteForceOnRandomRequests) {
 
 TEST(GlobalSectors, IdealCountsRepeatedAddressesAsNsightDoes) {
   // The twiddle loads of a radix-2 FFT stage, tw[(t % half) * (512 / half)] of float2,
-  // measured on the H100 (bench/check/results_new/tuned/classic: fft1024 line 76): per warp
+  // measured on the H100 (bench/check/measured/h100_run_new/tuned/classic: fft1024 line 76): per warp
   // the ten stages touch 1, 2, 4, 8, 16, 32, 32, 32, 16, 8 sectors, and Nsight's ideal is
   // 1, 2, 4, 8, 8, 8, 8, 8, 8, 8 (63 in all), not the distinct bytes' 1, 1, 1, 2, 4, 8, ...
   const std::uint32_t want_sectors[] = {1, 2, 4, 8, 16, 32, 32, 32, 16, 8};

@@ -105,7 +105,7 @@ void replay(const std::string& set, const std::string& results) {
   EXPECT_EQ(static_cast<size_t>(agree + unsupported), patterns.size());
 }
 
-TEST(HardwareCorpus, BroadSetAgreesExactly) { replay("patterns.txt", "results"); }
-TEST(HardwareCorpus, MergeSetAgreesExactly) { replay("patterns_merge.txt", "results_merge"); }
+TEST(HardwareCorpus, BroadSetAgreesExactly) { replay("patterns.txt", "measured/patterns"); }
+TEST(HardwareCorpus, MergeSetAgreesExactly) { replay("patterns_merge.txt", "measured/patterns_merge"); }
 
 }  // namespace

@@ -122,7 +122,8 @@ TEST(KnownDifferences, EveryFormatPrintsThem) {
 
 // The rule of masked-wide-ideal is the H100's: on examples/tuned/classic.cu's bitonic sort,
 // line 57's 8-byte stores (STS.64) at the packed ideal plus its 4-byte stores at theirs are
-// the ideal Nsight Compute lists for the line (bench/check/results_new/tuned/classic.lines.tsv).
+// the ideal Nsight Compute lists for the line
+// (bench/check/measured/h100_run_new/tuned/classic.lines.tsv).
 TEST(KnownDifferences, TheMaskedIdealIsNsightsOnTheBitonicSort) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc found";
   drv::CheckOptions o;

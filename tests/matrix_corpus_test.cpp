@@ -116,7 +116,7 @@ double kernel_conflicts(const AsyncCopy& c, const Verdict& v) {
 TEST(MatrixCorpus, ReplaysTheH100) {
   const std::string dir = std::string(BANKCHECK_SOURCE_DIR) + "/bench/hardware/";
   const auto patterns = read_patterns(dir + "matrix/patterns.txt");
-  const auto launches = read_ncu(dir + "corpora_results/matrix_ncu.csv.gz");
+  const auto launches = read_ncu(dir + "measured/corpora/matrix_ncu.csv.gz");
   ASSERT_EQ(patterns.size(), 1260u);
   ASSERT_EQ(patterns.size(), launches.size()) << "one launch per pattern";
   int exact = 0;
@@ -393,7 +393,7 @@ TEST(MatrixCorpus, BypassRowsEqualTheSourceCounters) {
     int wf_col = -1, ideal_col = -1;
     bool odd = false;
     for (const auto& line :
-         bankcheck::test::read_gzip_lines(dir + "corpora_results/cg_source.csv.gz")) {
+         bankcheck::test::read_gzip_lines(dir + "measured/corpora/cg_source.csv.gz")) {
       const auto f = bankcheck::test::split_csv(line);
       if (f.empty()) continue;
       if (f[0] == "Address") {
@@ -435,7 +435,7 @@ TEST(MatrixCorpus, BypassRowsEqualTheSourceCounters) {
 TEST(MatrixCorpus, BypassChunksFromAnywhereReplay) {
   const std::string dir = std::string(BANKCHECK_SOURCE_DIR) + "/bench/hardware/";
   const auto patterns = read_patterns(dir + "matrix/patterns_cg_from.txt");
-  const auto launches = read_ncu(dir + "corpora_results/cg_from_ncu.csv.gz");
+  const auto launches = read_ncu(dir + "measured/corpora/cg_from_ncu.csv.gz");
   ASSERT_EQ(patterns.size(), 1272u);
   ASSERT_EQ(patterns.size(), launches.size()) << "one launch per pattern";
   int exact = 0;
@@ -469,7 +469,7 @@ std::pair<int, int> replay_ca_from(const std::string& patterns_file, const std::
                                    int max_under) {
   const std::string dir = std::string(BANKCHECK_SOURCE_DIR) + "/bench/hardware/";
   const auto patterns = read_patterns(dir + "matrix/" + patterns_file);
-  const auto launches = read_ncu(dir + "corpora_results/" + ncu_file);
+  const auto launches = read_ncu(dir + "measured/corpora/" + ncu_file);
   EXPECT_EQ(patterns.size(), count);
   EXPECT_EQ(patterns.size(), launches.size()) << "one launch per pattern";
   int exact = 0, under = 0;
@@ -511,7 +511,7 @@ TEST(MatrixCorpus, CaChunksFromAnywhereReplay) {
 }
 
 // 4 and 8 bytes (gen_ca_small_from.py, cp_ca4_from and cp_ca8_from, results in
-// corpora_results/ca_small_from_*): the 16-byte rule with W-byte slots (ldgsts_l1). Pairs,
+// measured/corpora/ca_small_from_*): the 16-byte rule with W-byte slots (ldgsts_l1). Pairs,
 // halos (one word read by several lanes), column gathers, shared strides, and one collision
 // on either side: exact. A global-slot and a shared-slot collision through different lanes
 // (mixed_both, random scatter) cost up to 3 more. The shared-side-only rule this replaces
@@ -535,7 +535,7 @@ TEST(MatrixCorpus, CaSmallFromAnywhereReplay) {
 // with src-size 0: the lanes read nothing).
 TEST(AsyncCopyCorpus, EveryInstructionEqualsTheSourceCounters) {
   const std::string dir = std::string(BANKCHECK_SOURCE_DIR) + "/bench/hardware/cpasync/";
-  std::ifstream pin(dir + "patterns.txt"), rin(dir + "results/results.tsv");
+  std::ifstream pin(dir + "patterns.txt"), rin(dir + "measured/results.tsv");
   ASSERT_TRUE(pin && rin);
   std::string line;
   std::getline(rin, line);  // header
@@ -614,7 +614,7 @@ TEST(AsyncCopyCorpus, EveryInstructionEqualsTheSourceCounters) {
 // shared side nothing (AccessKind::Bulk); this is the measurement behind it.
 TEST(BulkCopies, TmaSideHasNoLsuWavefronts) {
   std::ifstream in(std::string(BANKCHECK_SOURCE_DIR) +
-                   "/bench/hardware/bulk/results/bulk_metrics.csv");
+                   "/bench/hardware/bulk/measured/bulk_metrics.csv");
   ASSERT_TRUE(in);
   std::map<std::string, std::map<std::string, double>> launches;  // "ID kernel" -> metrics
   std::string line;

@@ -18,6 +18,7 @@
 #include "bankcheck/sass/elf.hpp"
 #include "bankcheck/sass/line_table.hpp"
 #include "bankcheck/sass/module.hpp"
+#include "ncu_raw.hpp"
 
 using namespace bankcheck::sass;
 namespace fs = std::filesystem;
@@ -29,7 +30,13 @@ namespace {
 
 const fs::path kSource = BANKCHECK_SOURCE_DIR;
 
+// The bytes of a file; a .gz one (the listings kept under bench/) decompressed.
 std::string slurp(const fs::path& p) {
+  if (p.extension() == ".gz") {
+    std::string out;
+    for (const std::string& l : bankcheck::test::read_gzip_lines(p.string())) out += l + "\n";
+    return out;
+  }
   std::ifstream f(p, std::ios::binary);
   std::stringstream ss;
   ss << f.rdbuf();
@@ -59,8 +66,9 @@ std::vector<Listed> read_listing(const fs::path& p) {
   while (std::getline(in, line)) {
     if (std::regex_search(line, m, func)) function = m[1];
     if (!std::regex_search(line, m, inst)) continue;
-    Listed l{p.filename().string(), function, m[2], std::stoull(m[1], nullptr, 16),
-             std::stoull(m[3], nullptr, 16)};
+    std::string file = p.filename().string();
+    if (file.ends_with(".gz")) file.resize(file.size() - 3);
+    Listed l{file, function, m[2], std::stoull(m[1], nullptr, 16), std::stoull(m[3], nullptr, 16)};
     std::string next;
     std::getline(in, next);
     if (std::regex_search(next, m, high)) l.hi = std::stoull(m[1], nullptr, 16);
@@ -69,20 +77,25 @@ std::vector<Listed> read_listing(const fs::path& p) {
   return out;
 }
 
+// A cuobjdump listing under bench/ (the large ones gzip-compressed).
+bool is_listing(const fs::path& p) {
+  return p.string().ends_with(".sass.txt") || p.string().ends_with(".sass.txt.gz");
+}
+
 std::vector<fs::path> listings() {
   std::vector<fs::path> out;
-  for (auto& e : fs::directory_iterator(kSource / "bench/check/results"))
-    if (e.path().string().ends_with(".sass.txt")) out.push_back(e.path());
-  out.push_back(kSource / "bench/hardware/results/sass.txt");
-  out.push_back(kSource / "bench/hardware/results_merge/sass.txt");
-  for (auto& e : fs::directory_iterator(kSource / "bench/sass/results"))
-    if (e.path().string().ends_with(".sass.txt")) out.push_back(e.path());
-  out.push_back(kSource / "bench/hardware/corpora_results/atomics_sass.txt");
-  out.push_back(kSource / "bench/hardware/corpora_results/matrix_sass.txt");
-  out.push_back(kSource / "bench/hardware/corpora_results/cg_from_sass.txt");
-  out.push_back(kSource / "bench/hardware/corpora_results/ca_from_sass.txt");
-  for (auto& e : fs::recursive_directory_iterator(kSource / "bench/check/results_new"))
-    if (e.path().string().ends_with(".sass.txt")) out.push_back(e.path());
+  for (auto& e : fs::directory_iterator(kSource / "bench/check/measured/h100"))
+    if (is_listing(e.path())) out.push_back(e.path());
+  out.push_back(kSource / "bench/hardware/measured/patterns/sass.txt.gz");
+  out.push_back(kSource / "bench/hardware/measured/patterns_merge/sass.txt.gz");
+  for (auto& e : fs::directory_iterator(kSource / "bench/sass/measured"))
+    if (is_listing(e.path())) out.push_back(e.path());
+  out.push_back(kSource / "bench/hardware/measured/corpora/atomics_sass.txt.gz");
+  out.push_back(kSource / "bench/hardware/measured/corpora/matrix_sass.txt.gz");
+  out.push_back(kSource / "bench/hardware/measured/corpora/cg_from_sass.txt.gz");
+  out.push_back(kSource / "bench/hardware/measured/corpora/ca_from_sass.txt.gz");
+  for (auto& e : fs::recursive_directory_iterator(kSource / "bench/check/measured/h100_run_new"))
+    if (is_listing(e.path())) out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -273,10 +286,10 @@ TEST(SassListing, EveryInstructionDecodesAsCuobjdumpPrintsIt) {
 // do that: exactly the ATOMS whose guard comes from such an election.
 TEST(SassListing, AggregatedAtomicsAreTheElectedOnes) {
   std::map<std::string, std::vector<Instruction>> kernels;
-  for (const fs::path& p : {kSource / "bench/hardware/corpora_results/atomics_sass.txt",
-                            kSource / "bench/sass/results/forms.sass.txt",
-                            kSource / "bench/sass/results/histogram.sass.txt",
-                            kSource / "bench/sass/results/tensor_warp_reduce.sass.txt"})
+  for (const fs::path& p : {kSource / "bench/hardware/measured/corpora/atomics_sass.txt.gz",
+                            kSource / "bench/sass/measured/forms.sass.txt.gz",
+                            kSource / "bench/sass/measured/histogram.sass.txt.gz",
+                            kSource / "bench/sass/measured/tensor_warp_reduce.sass.txt.gz"})
     for (const Listed& l : read_listing(p))
       kernels[l.file + " " + l.function].push_back(decode_hopper(l.lo, l.hi, l.offset));
   std::map<std::string, int> aggregated;
@@ -484,7 +497,8 @@ TEST(SassCubin, ExamplesMatchListingsAndPtxasRegisterCounts) {
       else if (std::regex_search(l, mm, used))
         regs[current] = std::stoul(mm[1]);
     }
-    auto listed = read_listing(kSource / "bench/check/results" / (std::string(ex) + ".sass.txt"));
+    auto listed =
+        read_listing(kSource / "bench/check/measured/h100" / (std::string(ex) + ".sass.txt.gz"));
     for (const Kernel& k : m.value().kernels) {
       SCOPED_TRACE(std::string(ex) + " " + k.name);
       ASSERT_TRUE(regs.count(k.name));
@@ -504,12 +518,14 @@ TEST(SassCubin, ExamplesMatchListingsAndPtxasRegisterCounts) {
 // Hostile input: every truncation and thousands of bit flips of a real cubin either
 // parse or give an error with a message; none crashes (run under the sanitizer build too).
 // The cubin's .debug_line rows per instruction, where Nsight Compute lists it: the H100
-// runs' cubins (bench/check/results_new/tuned), against the per-line source counters there.
+// runs' cubins (bench/check/measured/h100_run_new/tuned), against the per-line source counters
+// there.
 TEST(SassCubin, SourceLinesAreTheDebugLineRowsAtTheAddress) {
   const auto lines_at = [](const std::string& cubin, const std::string& kernel,
                            std::uint64_t offset) {
     std::set<std::string> out;
-    auto m = read_module(bytes_of(kSource / "bench/check/results_new/tuned" / cubin), kHopper);
+    auto m =
+        read_module(bytes_of(kSource / "bench/check/measured/h100_run_new/tuned" / cubin), kHopper);
     EXPECT_TRUE(m.ok());
     if (!m.ok()) return out;
     for (const auto& k : m.value().kernels)

@@ -2,7 +2,7 @@
 """Per-line agreement of `bankcheck check` with Nsight Compute on the bundled examples:
 shared-memory wavefronts (EX.lines.tsv) and global-memory sectors (EX.global.tsv).
 
-For every examples/EX.cu with measurements in bench/check/results/EX.lines.tsv, runs
+For every examples/EX.cu with measurements in bench/check/measured/h100/EX.lines.tsv, runs
 `bankcheck check EX.cu --blocks all --format json` (every kernel with a launch comment,
 the whole grid, as on the GPU) and compares, per kernel and source line, the shared
 wavefronts and ideal wavefronts with the hardware's. A line agrees when both numbers are
@@ -10,7 +10,7 @@ equal; any difference is a failure. bankcheck counts the requests the cubin's SA
 (ptxas run on the same PTX), so widened loads and rewritten atomics count as on the GPU.
 
 Usage: compare.py BANKCHECK [--markdown FILE] [--examples EX,...] [--results DIR] [--known FILE]
---results reads the measurements from DIR (default bench/check/results), every EX.lines.tsv
+--results reads the measurements from DIR (default bench/check/measured/h100), every EX.lines.tsv
 under it, EX its path there (tuned/mixed: examples/tuned/mixed.cu). --known FILE lists
 differences understood but not yet removed (a TSV: example, kernel, file, line, space,
 reason): they pass while they differ and fail once they agree.
@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-RESULTS = os.path.join(ROOT, "bench", "check", "results")
+RESULTS = os.path.join(ROOT, "bench", "check", "measured", "h100")
 
 def load_measured(example, suffix=".lines.tsv"):
     """(kernel, file name, line) -> the measured row. Files by their base name: headers of the

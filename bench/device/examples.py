@@ -3,7 +3,7 @@
 examples (examples/*.cu, examples/tensor, examples/tuned): each example's program, built as
 bench/check measured it (nvcc -arch=sm_90 -lineinfo -O3), runs under the GPU backend with
 every launch analysed, and each kernel's shared wavefronts and global sectors per line are
-compared with the H100's in bench/check/results and bench/check/results_new (EX.lines.tsv,
+compared with the H100's in bench/check/measured/h100 and bench/check/measured/h100_run_new (EX.lines.tsv,
 EX.global.tsv), by bench/check/compare.py's rules.
 
 Usage: examples.py BANKCHECK BINDIR [--examples EX,...] [--markdown FILE] [--known FILE]
@@ -24,8 +24,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "check"))
 import compare  # noqa: E402
 
 ROOT = compare.ROOT
-SETS = [os.path.join(ROOT, "bench", "check", "results"),
-        os.path.join(ROOT, "bench", "check", "results_new")]
+SETS = [os.path.join(ROOT, "bench", "check", "measured", "h100"),
+        os.path.join(ROOT, "bench", "check", "measured", "h100_run_new")]
 
 
 def examples():

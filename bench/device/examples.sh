@@ -19,7 +19,7 @@ bins=$(mktemp -d)
 exs=()
 for f in examples/*.cu examples/tensor/*.cu examples/tuned/*.cu; do
   ex=${f#examples/}; ex=${ex%.cu}
-  [ -f bench/check/results/$ex.lines.tsv ] || [ -f bench/check/results_new/$ex.lines.tsv ] || continue
+  [ -f bench/check/measured/h100/$ex.lines.tsv ] || [ -f bench/check/measured/h100_run_new/$ex.lines.tsv ] || continue
   exs+=("$ex")
   mkdir -p "$bins/$(dirname "$ex")"
   nvcc -arch=sm_90 -lineinfo -O3 -o "$bins/$ex" "$f" > "$bins/$ex.build.txt" 2>&1 &

@@ -167,7 +167,7 @@ elif wanted launch_heavy launch_heavy; then
   say "examples/launch_heavy is not in this tree: that set is skipped"
 fi
 add python train_loop - python3 "$root/bench/device/python/train_loop.py" 200
-# The bundled examples measured on the H100 (bench/check/results*): the set `examples` is eight
+# The bundled examples measured on the H100 (bench/check/measured/h100*): the set `examples` is eight
 # of them that cover the kinds of access (atomics, cp.async, ldmatrix, wgmma and bulk copies,
 # a CUB block, a histogram, a transpose, a reduction); `examples_all` all of them. Each is also
 # run on the emulator backend and compared with the GPU's reports.
@@ -175,7 +175,7 @@ few=" histogram transpose reduction tensor/hgemm tensor/attention tuned/async tu
 for f in examples/*.cu examples/tensor/*.cu examples/tuned/*.cu; do
   ex=${f#examples/}
   ex=${ex%.cu}
-  [ -f "bench/check/results/$ex.lines.tsv" ] || [ -f "bench/check/results_new/$ex.lines.tsv" ] || continue
+  [ -f "bench/check/measured/h100/$ex.lines.tsv" ] || [ -f "bench/check/measured/h100_run_new/$ex.lines.tsv" ] || continue
   if wanted examples_all "$ex"; then
     add examples_all "$ex" "$bins/ex/$ex" "$bins/ex/$ex"
   elif [[ $few == *" $ex "* ]] && wanted examples "$ex"; then

@@ -53,7 +53,7 @@ TIME = "gpu__time_duration.sum"
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     check = "--check" in sys.argv
-    d = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+    d = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "measured")
     manifest = list(csv.DictReader(open(os.path.join(d, "manifest.tsv")), delimiter="\t"))
     ncu = {}
     for r in csv.DictReader(open(os.path.join(d, "gpu", "ncu.tsv")), delimiter="\t"):

@@ -6,7 +6,7 @@
 #
 # BUDGET_S (default 360): seconds for everything; the atomics get ATOMICS_BUDGET_S
 # (default half of it), the matrix corpus what is left. ncu took 0.093 s per launch on
-# the H100 for the first corpus (bench/hardware/results/run.log: 3,395 launches in
+# the H100 for the first corpus (bench/hardware/measured/patterns/run.log: 3,395 launches in
 # 315 s), so about 1,500 + 1,300 launches fit with the compiles and the metric query.
 # Writes 8 files to OUTDIR, nothing else: env.txt, query_metrics.txt (the listing's
 # shared, LDSM, STSM and LDGSTS lines), atomics_sass.txt, atomics_ncu.csv.gz,

@@ -2,7 +2,7 @@
 """Per-line agreement of `bankcheck run` with Nsight Compute on the programs of examples/run:
 shared-memory wavefronts and ideal wavefronts, global 32-byte sectors and ideal sectors.
 
-For every run of examples/run/programs.txt with measurements in bench/run/results (truth.sh),
+For every run of examples/run/programs.txt with measurements in bench/run/measured/h100 (truth.sh),
 runs the program under `bankcheck run --format json` from its directory and compares, per
 source line (file base name and line) and memory space, bankcheck's counts with ncu's summed
 over the same launches:
@@ -30,7 +30,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-RESULTS = os.path.join(ROOT, "bench", "run", "results")
+RESULTS = os.path.join(ROOT, "bench", "run", "measured", "h100")
 FIELDS = {"shared": ("wavefronts", "ideal_wavefronts"), "global": ("sectors", "ideal_sectors")}
 
 

@@ -129,6 +129,24 @@ def read_launches(path):
     return [tuple(v) for _, v in sorted(out.items())]
 
 
+def align(launches, meta):
+    """The metrics' launches that have source counters, in order, paired by kernel name: a
+    kernel without line information (a library's) has a metrics row but no source block.
+    Returns (the paired metrics, whether some source launch found none, notes)."""
+    paired, notes, m = [], [], 0
+    for signature, _ in launches:
+        while m < len(meta) and name_key(meta[m][1]) != name_key(signature):
+            notes.append(f"launch {meta[m][0]} ({plain_name(meta[m][1])}): no source counters")
+            m += 1
+        if m == len(meta):
+            return meta, True, []
+        paired.append(meta[m])
+        m += 1
+    for rest in meta[m:]:
+        notes.append(f"launch {rest[0]} ({plain_name(rest[1])}): no source counters")
+    return paired, False, notes
+
+
 # Hopper's asynchronous instructions: wgmma (HGMMA, QGMMA, IGMMA), TMA copies (UTMA*, UBLK*),
 # mbarriers (SYNCS), cluster barriers (UCGABAR*) and st.async (STAS). In a launch with any of
 # them Nsight Compute's own per-line rows do not add up to the SASS rows it lists under the
@@ -196,9 +214,12 @@ def main(argv):
     errors, notes = [], []
     launches = split_launches(read_blocks(source))
     meta = read_launches(argv[2]) if len(argv) > 2 and os.path.exists(argv[2]) else []
+    aligned = []  # metrics launches without source counters
     if meta and len(meta) != len(launches):
-        errors.append(f"{source}: {len(launches)} launches in the source counters, "
-                      f"{len(meta)} in {argv[2]}")
+        meta, unmatched, aligned = align(launches, meta)
+        if unmatched:
+            errors.append(f"{source}: {len(launches)} launches in the source counters, "
+                          f"{len(meta)} in {argv[2]}")
     metric_names = sorted({m for entry in meta for m in entry[4]})
 
     launch_rows, per_kernel, per_program, launch_table = [], OrderedDict(), OrderedDict(), []
@@ -258,6 +279,8 @@ def main(argv):
                for key, (o, s) in sorted(per_program.items())])
     print(f"{base}: {len(launches)} launches ({len(meta)} with launch metrics), "
           f"{len(per_kernel)} kernel lines, {len(per_program)} program lines")
+    for n in aligned:
+        print(n)
     if notes:
         print(f"{base}: {len(notes)} line rows of launches with wgmma, TMA or cluster "
               "instructions differ from their SASS rows (Nsight Compute's own per-line rows; the "

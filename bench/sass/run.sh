@@ -3,11 +3,11 @@
 # for sm_90, so that the decoder in src/sass/ can be checked against the disassembler
 # of a full CUDA toolkit. Run on a machine with cuobjdump (no GPU needed); commit the
 # output under tests/data/sass/ to replay it in CI.
-#   bench/sass/run.sh [OUTDIR]        (default: $OUT, else bench/sass/results)
+#   bench/sass/run.sh [OUTDIR]        (default: $OUT, else bench/sass/measured)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-out="${1:-${OUT:-$here/results}}"
+out="${1:-${OUT:-$here/measured}}"
 mkdir -p "$out"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """report.py: the transpose ladder's results as Markdown tables and an SVG bar chart.
 
-Reads bench/transpose/results/ (what run.sh packs): runK.tsv from the timed runs,
+Reads bench/transpose/measured/ (what run.sh packs): runK.tsv from the timed runs,
 transpose.metrics.csv and transpose.sections.csv[.gz] from Nsight Compute, and, if present, bankcheck.json
 (`bankcheck check bench/transpose/transpose_bench.cu --format json -o ...`, no GPU needed)
 and transpose.lines.tsv (`python3 bench/check/lines.py results/transpose.source.csv.gz`).
@@ -80,9 +80,11 @@ def number(s):
 
 def read_bankcheck(path):
     """{kernel: (worst ways of shared stores, of shared loads)} over the tile's lines."""
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        path += ".gz"
     if not os.path.exists(path):
         return {}
-    with open(path) as f:
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
         data = json.load(f)
     out = {}
     # schema_version 2 has `files`; a report of version 1 (one file) the kernels at the top.
@@ -291,7 +293,7 @@ def splice(path, body):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--results", default=os.path.join(HERE, "results"))
+    ap.add_argument("--results", default=os.path.join(HERE, "measured"))
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
     paths = sorted(glob.glob(os.path.join(args.results, "run*.tsv")),

@@ -52,8 +52,8 @@ std::string known_difference_note(KnownDifference d, const SiteStats& s) {
           "bank-conflict counter subtracts; the wavefronts agree (measured on the H100: "
           "examples/tuned/classic.cu's bitonic sort, line 57, whose ideal Nsight lists as "
           "3,396,745, exactly this rule's, against bankcheck's 3,973,581, "
-          "bench/check/results_new/tuned/classic.lines.tsv; a public bitonic sort, 1,401,686 "
-          "against 1,504,455)",
+          "bench/check/measured/h100_run_new/tuned/classic.lines.tsv; a public bitonic sort, "
+          "1,401,686 against 1,504,455)",
           grouped(s.nsight_ideal_wavefronts), s.width, grouped(s.ideal_wavefronts));
     case KnownDifference::EvictFirstSectors:
       return fmt::format(

@@ -10,6 +10,7 @@
 #include "bankcheck/analysis/pipeline.hpp"
 #include "bankcheck/driver/engine.hpp"
 #include "cta_plan.hpp"
+#include "repeats.hpp"
 #include "run_ctas.hpp"
 
 namespace bankcheck::driver {
@@ -41,8 +42,14 @@ const std::vector<std::unique_ptr<analysis::Collector>>& KernelAnalysis::collect
   return pipeline_->collectors();
 }
 
-void KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
+bool KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
   const emu::Launch& launch = kl.launch;
+  ++launches_;
+  if (options_.skip_repeats && !repeats_) repeats_ = std::make_unique<Repeats>(kernel_);
+  if (!analyse && repeats_ && launched_ && repeats_->already_in_memory(launch, *kl.memory)) {
+    ++skipped_;
+    return false;
+  }
   const bool first = !launched_;
   launched_ = true;
   if (first) {
@@ -81,8 +88,24 @@ void KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
   ro.whole_grid_instructions = options_.whole_grid_instructions;
   ro.progress = options_.progress;
   ro.emulator = options_.emulator;
-  CtaRun r = run_ctas(loaded_.program, kernel_, launch, plan, analyse ? *pipeline_ : *execute_only_,
-                      *kl.memory, ro, options_.input, report_.name);
+  if (!analyse) {  // nothing reads its events: the fast tier, or the tier before it
+    ro.emulator.execute_only = options_.fast_tier;
+    ro.emulator.lanes = options_.fast_tier && options_.emulator.lanes;
+  }
+  // What this execution reads and writes, when it runs every CTA: what a later launch that
+  // repeats it needs to know (repeats.hpp).
+  const bool whole = !plan.adaptive && plan.order.size() == launch.grid.count();
+  ro.emulator.footprint = repeats_ && whole ? repeats_->record(*kl.memory) : nullptr;
+  CtaRun r;
+  try {
+    r = run_ctas(loaded_.program, kernel_, launch, plan, analyse ? *pipeline_ : *execute_only_,
+                 *kl.memory, ro, options_.input, report_.name);
+  } catch (...) {
+    if (repeats_) repeats_->abandon(*kl.memory);
+    throw;
+  }
+  if (repeats_)
+    repeats_->ran(launch, *kl.memory, r.ctas_done == plan.order.size() && r.faults.empty());
   report_.seconds += r.seconds;
   report_.warp_instructions += r.warp_instructions;
   if (analyse) report_.ctas_analysed += r.ctas_done;
@@ -94,6 +117,7 @@ void KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
     for (size_t i = 0; i < report_.args.size() && i < kl.buffers.size(); ++i)
       if (report_.args[i].is_buffer)
         if (auto* b = kl.memory->find(kl.buffers[i], 1)) report_.args[i].touched = b->max_touched.load();
+  return true;
 }
 
 analysis::KernelReport KernelAnalysis::report() {
@@ -131,6 +155,21 @@ analysis::KernelReport KernelAnalysis::report() {
     rep.faults.push_back(fr);
   }
   analysis::note_faults(rep);
+  if (skipped_) {
+    // At the kernel's first line.
+    ptx::SourcePos at;
+    for (const ptx::SourcePos& p : kernel_.locs)
+      if (p.line > 0) {
+        at = p;
+        break;
+      }
+    rep.notes.push_back(
+        {at.file, at.line, at.col,
+         fmt::format("{} of its {} launches did not run: each repeated an earlier launch (the same "
+                     "grid, block and arguments) whose inputs were unchanged and whose results "
+                     "were still in memory (--repeats execute runs them)",
+                     skipped_, launches_)});
+  }
   analysis::total(rep, arch_);
   return rep;
 }

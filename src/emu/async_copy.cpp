@@ -45,6 +45,12 @@ void async_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
       // The first and the last byte read: both in one buffer (buffers lie far apart).
       const std::uint8_t* src = c.resolve(in, pc, Space::Global, s, 1, w, l, actual);
       c.resolve(in, pc, Space::Global, s + n - 1, 1, w, l, actual);
+      if (c.footprint) {
+        if (GlobalMemory::Buffer* b = c.mem.find(s, n))
+          c.footprint->mark(*b, s - b->base, n, Footprint::Access::Read);
+        else
+          c.footprint->lost();
+      }
       std::memcpy(bytes, src, n);
       reads |= 1u << l;
     }

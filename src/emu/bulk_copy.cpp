@@ -157,8 +157,10 @@ void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
       std::uint64_t to_offset = 0;
       std::uint8_t* dp = c.shared_range(in, pc, dst, n, w, l, what, to, to_offset);
       if (n > 0) {
-        if (c.test_reads(in.site) && !c.written->test(offset, n)) c.read_unwritten_at(in.site);
-        to->written->mark(to_offset, n);
+        if (c.bookkeeping) {
+          if (c.test_reads(in.site) && !c.written->test(offset, n)) c.read_unwritten_at(in.site);
+          to->written->mark(to_offset, n);
+        }
         move(m, dp, sp, n);
       }
       if (c.has_listeners) {
@@ -177,10 +179,16 @@ void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
                          "warp {})",
                          what, n, global, l, w));
     const std::uint64_t off = global - b->base;
-    touch(*b, off + n, !m.to_global);
+    if (c.bookkeeping) touch(*b, off + n, !m.to_global);
+    if (c.footprint)
+      c.footprint->mark(*b, off, n,
+                        !m.to_global ? Footprint::Access::Read
+                        : m.reduce   ? Footprint::Access::ReadWrite
+                                     : Footprint::Access::Write);
     if (m.to_global) {
       if (n > 0) {
-        if (c.test_reads(in.site) && !c.written->test(offset, n)) c.read_unwritten_at(in.site);
+        if (c.bookkeeping && c.test_reads(in.site) && !c.written->test(offset, n))
+          c.read_unwritten_at(in.site);
         move(m, b->data() + off, sp, n);
       }
       if (c.has_listeners) {
@@ -206,7 +214,7 @@ void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
       emit_side(c, in, in.site2, w, Space::Global, global, n, side(model::Op::Load), sent2);
     const auto land = [&](Ctx& to, std::uint64_t at, std::uint64_t mbar_at) {
       if (n > 0) {
-        to.written->mark(at, n);
+        if (c.bookkeeping) to.written->mark(at, n);
         std::memcpy(to.shared.data() + at, b->data() + off, n);
       }
       if (c.has_listeners)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bankcheck/emu/emulator.hpp"
+#include "bankcheck/emu/footprint.hpp"
 #include "bankcheck/model/swizzle.hpp"
 #include "uop.hpp"
 #include "values.hpp"
@@ -61,6 +62,11 @@ struct Ctx {
   // Survived global faults (memory.cpp), null when a fault ends the run; the faulting
   // lanes' bytes: zeros for a read, a write goes nowhere.
   std::vector<SurvivedFault>* faults = nullptr;
+  // Where every global access is marked (EmulatorOptions::footprint), null when none.
+  Footprint* footprint = nullptr;
+  // The records only analyses read: bytes touched, shared bytes read unwritten, the access
+  // events (EmulatorOptions::execute_only off).
+  bool bookkeeping = true;
   static constexpr std::uint64_t kFaultMappedDistance = 2u << 20;
   std::vector<std::uint8_t> fault_scratch = {};
   int last_fault_pc = -1, last_fault_warp = -1, last_fault_lane = -1;
@@ -277,7 +283,7 @@ struct Ctx {
 
   void emit(const Instr& in, int w, std::uint32_t exec, Space space, const std::uint64_t* addrs,
             unsigned width) {
-    if (listeners.empty() || !exec) return;
+    if (!has_listeners || !exec) return;
     AccessEvent& e = event;
     e.site = in.site;
     e.cta = cta_linear;
@@ -294,7 +300,7 @@ struct Ctx {
   void emit_kind(const Instr& in, int site, int w, std::uint32_t exec, Space space,
                  const std::uint64_t* addrs, unsigned width, AccessEvent proto) {
     // A wgmma warp with no operand rows to send still sends its execution (no lane).
-    if (listeners.empty() || (!exec && proto.kind != AccessKind::Wgmma) || site < 0) return;
+    if (!has_listeners || (!exec && proto.kind != AccessKind::Wgmma) || site < 0) return;
     AccessEvent& e = event;
     e.kind = proto.kind;
     e.continues = proto.continues;
@@ -439,10 +445,22 @@ struct Emulator::State {
 };
 
 namespace detail {
+// What `in` does to the global bytes it resolves (memory.cpp), for the footprint.
+Footprint::Access footprint_access(const Instr& in);
 
 // The reference semantics (reference.cpp): every instruction the emulator knows, lane by
 // lane. Micro-ops of kind Slow, and every instruction with Options::fast off, come here.
 void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active);
+
+// The type an instruction of the arithmetic family (arith() below) writes its register as:
+// the counts of popc, clz and bfind are 32-bit, a widening multiply's result twice its
+// operands.
+inline Ty arith_result_type(const Instr& in) {
+  if (in.op == Opc::Popc || in.op == Opc::Clz || in.op == Opc::Bfind) return Ty::U32;
+  if ((in.op == Opc::Mul || in.op == Opc::Mad) && in.mod.mul == ptx::MulMode::Wide)
+    return ptx::ty_bytes(in.type) == 4 ? Ty::U64 : Ty::U32;
+  return in.type;
+}
 
 // Per-lane arithmetic: integer (arith_int.cpp) and float (arith_float.cpp); arith() picks
 // by the operation's type.
@@ -467,6 +485,11 @@ bool compare_int(ptx::Cmp c, Ty t, std::uint64_t a, std::uint64_t b);
 std::uint64_t convert(const Instr& in, std::uint64_t x);
 // shfl, vote, match, activemask (warp_ops.cpp).
 void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t active);
+// shfl.sync's exchange over the operands' 32 lanes (value, lane or offset, clamp and segment
+// mask): each executing lane's result in `out` (the low 32 bits of the source lane's value,
+// its own when the source lane is out of range); returns the lanes whose source was in range.
+std::uint32_t shfl_lanes(ptx::ShflMode mode, std::uint32_t exec, const std::uint64_t* vals,
+                         const std::uint64_t* b, const std::uint64_t* c, std::uint64_t* out);
 // ldmatrix, stmatrix, mma (matrix_ops.cpp); cp.async and its groups (async_copy.cpp).
 void matrix_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active);
 // mma's arithmetic (matrix_ops.cpp), which wmma.mma shares: the value of element j of a

@@ -122,7 +122,7 @@ Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, Globa
   layout.num_preds = std::max<std::uint32_t>(kernel.num_preds, 1);
   layout.cta = state_->cta_consts;
   layout.laneid = state_->laneids;
-  state_->compiled = detail::compile(kernel, layout, options.fast);
+  state_->compiled = detail::compile(kernel, layout, options.fast, options.lanes);
 }
 Emulator::~Emulator() = default;
 
@@ -148,7 +148,7 @@ void Emulator::setup_cta(const Launch& launch, std::size_t i, Dim3 ctaid) {
                                          ? kernel_.dynamic_shared_offset + launch.dynamic_smem
                                          : kernel_.static_shared_bytes;
   st.shared.assign(shared_bytes, 0);
-  st.shared_written.reset(shared_bytes);
+  if (!options_.execute_only) st.shared_written.reset(shared_bytes);
   st.local.assign(static_cast<std::size_t>(nwarps) * 32 * kernel_.local_bytes, 0);
   st.warps.resize(nwarps);
   std::fill(std::begin(st.bar_arrived), std::end(st.bar_arrived), 0u);
@@ -201,6 +201,9 @@ void Emulator::setup_cta(const Launch& launch, std::size_t i, Dim3 ctaid) {
   c.mbar_changes = &ks.mbar_changes;
   c.grid_workspace = launch.cooperative ? grid_workspace_ : 0;
   c.explicit_cluster = kernel_.explicit_cluster;
+  c.footprint = options_.footprint;
+  c.bookkeeping = !options_.execute_only;
+  c.has_listeners = c.has_listeners && c.bookkeeping;
 }
 
 void Emulator::run_ctas(const Launch& launch, const Dim3* ids, std::size_t count) {
@@ -410,7 +413,7 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
     const std::uint64_t budget = launch.budget;
     // Whether shared bytes may still be unwritten: it changes only at barriers, which end
     // this call.
-    const bool unwritten = !st.shared_written.all();
+    const bool unwritten = c.bookkeeping && !st.shared_written.all();
     std::uint64_t n = used;
     struct Flush {
       std::uint64_t& to;
@@ -675,7 +678,7 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
              fmt::format("barrier not reached by every warp: {} of {} warps exited before it",
                          finished, st.warps.size())});
       release_bar_red(c, st, ks.compiled.code);
-      st.shared_written.settle();
+      if (c.bookkeeping) st.shared_written.settle();
       for (auto& wp : st.warps)
         if (!wp.counted) wp.at_barrier = false;
       ++ks.events;

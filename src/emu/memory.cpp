@@ -51,7 +51,22 @@ bool GlobalMemory::remove(std::uint64_t base) {
   return true;
 }
 
-void GlobalMemory::index(Buffer* b) { by_base_[b->base] = b; }
+void GlobalMemory::index(Buffer* b) {
+  b->id = next_id_++;
+  by_base_[b->base] = b;
+}
+
+void GlobalMemory::written(std::uint64_t addr, std::uint64_t bytes) {
+  if (bytes == 0) return;
+  // Buffers never overlap: the one below addr (which may reach into the range), then those
+  // starting inside it.
+  auto it = by_base_.upper_bound(addr);
+  if (it != by_base_.begin()) {
+    Buffer* b = std::prev(it)->second;
+    if (addr - b->base < b->size) ++b->version;
+  }
+  for (; it != by_base_.end() && it->first - addr < bytes; ++it) ++it->second->version;
+}
 
 GlobalMemory::Buffer* GlobalMemory::find(std::uint64_t addr, std::uint64_t size) {
   // The buffer with the highest base at or below addr: buffers never overlap.
@@ -72,6 +87,23 @@ bool GlobalMemory::near(std::uint64_t addr, std::uint64_t distance) const {
 
 namespace detail {
 
+// What an instruction that reaches global memory through resolve() does to it, for the
+// footprint: loads and copies' sources read, stores write, atomics (and anything else)
+// both.
+Footprint::Access footprint_access(const Instr& in) {
+  switch (in.op) {
+    case Opc::Ld:
+    case Opc::CpAsync:
+    case Opc::WmmaLoad:
+      return Footprint::Access::Read;
+    case Opc::St:
+    case Opc::WmmaStore:
+      return Footprint::Access::Write;
+    default:
+      return Footprint::Access::ReadWrite;
+  }
+}
+
 // The written-bytes record of one lane's shared access on the reference path: what it
 // reads (a load, ldmatrix, wmma.load, an atomic other than exch, whose old value is only
 // returned) is tested before what it writes (a store, stmatrix, wmma.store, cp.async's
@@ -79,6 +111,7 @@ namespace detail {
 // of it.
 void Ctx::note_shared_access(const Instr& in, std::uint64_t a, unsigned size,
                              WrittenBytes& record) {
+  if (!bookkeeping) return;
   const bool atomic = in.op == Opc::Atom || in.op == Opc::Red;
   const bool load = in.op == Opc::Ld || in.op == Opc::Ldmatrix || in.op == Opc::WmmaLoad;
   const bool reads = load || (atomic && in.mod.atom != ptx::AtomOp::Exch);
@@ -197,7 +230,9 @@ std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a
                                 size, a, lane, w),
                     in, Space::Global, size, a, w, lane);
       const std::uint64_t off = a - b->base;
-      touch(*b, off + size, in.op == Opc::Ld || in.op == Opc::CpAsync || in.op == Opc::WmmaLoad);
+      if (bookkeeping)
+        touch(*b, off + size, in.op == Opc::Ld || in.op == Opc::CpAsync || in.op == Opc::WmmaLoad);
+      if (footprint) footprint->mark(*b, off, size, footprint_access(in));
       return b->data() + off;
     }
   }
@@ -205,6 +240,7 @@ std::uint8_t* Ctx::resolve(const Instr& in, int pc, Space space, std::uint64_t a
 
 std::uint8_t* Ctx::survive_fault(const Instr& in, int pc, unsigned size, std::uint64_t a, int w,
                                  int lane) {
+  if (footprint) footprint->lost();  // bytes outside every buffer: no record covers them
   const EmuError::Access acc = access_of(in, Space::Global, size, a, w, lane);
   const auto t = static_cast<std::uint32_t>(w * 32 + lane);
   const Dim3 thread{t % launch.block.x, (t / launch.block.x) % launch.block.y,

@@ -263,10 +263,7 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
     case Opc::Tanh:
     case Opc::Copysign:
     case Opc::Bfind: {
-      Ty dt = in.type;
-      if (in.op == Opc::Popc || in.op == Opc::Clz || in.op == Opc::Bfind) dt = Ty::U32;
-      if ((in.op == Opc::Mul || in.op == Opc::Mad) && in.mod.mul == ptx::MulMode::Wide)
-        dt = ptx::ty_bytes(in.type) == 4 ? Ty::U64 : Ty::U32;
+      const Ty dt = arith_result_type(in);
       for (int l = 0; l < 32; ++l) {
         if (!((exec >> l) & 1u)) continue;
         const std::uint64_t a = c.val(in.src[0], w, l);

@@ -302,7 +302,12 @@ void tensor_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
                fmt::format("{}: element at 0x{:x} of the tensor at 0x{:x} is outside every buffer "
                            "(lane {} of warp {})",
                            what, e.global, t.address, l, w));
-      touch(*b, e.global - b->base + n, !m.to_global);
+      if (c.bookkeeping) touch(*b, e.global - b->base + n, !m.to_global);
+      if (c.footprint)
+        c.footprint->mark(*b, e.global - b->base, n,
+                          !m.to_global ? Footprint::Access::Read
+                          : m.reduce   ? Footprint::Access::ReadWrite
+                                       : Footprint::Access::Write);
       return b->data() + (e.global - b->base);
     };
     // The requests: each inside row's 16-byte chunks, global and shared.
@@ -330,7 +335,8 @@ void tensor_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
         if (!elems[i].inside) continue;
         const std::uint64_t s = shared_at(i);
         if (s + es > c.shared.size()) swizzled_out(c, pc, what, s, c.shared.size(), w, l);
-        if (c.test_reads(in.site) && !c.written->test(s, es)) c.read_unwritten_at(in.site);
+        if (c.bookkeeping && c.test_reads(in.site) && !c.written->test(s, es))
+          c.read_unwritten_at(in.site);
         std::uint8_t* g = global_at(elems[i], es);
         if (m.reduce)
           reduce_into(t, m.reduce_op, g, c.shared.data() + s);
@@ -387,7 +393,7 @@ void tensor_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
         const std::uint64_t s = swizzle_address(at + i * es, swz);
         if (s + es > to->shared.size()) swizzled_out(c, pc, what, s, to->shared.size(), w, l);
         std::memcpy(to->shared.data() + s, box.data() + i * es, es);
-        to->written->mark(s, es);
+        if (c.bookkeeping) to->written->mark(s, es);
       }
       if (c.has_listeners) {
         AccessEvent sside;

@@ -221,6 +221,13 @@ struct Compiler {
       case Opc::Ld:
       case Opc::St:
         return memory(in, u);
+      case Opc::Shfl:
+        if (in.ndst < 1 || in.dst[0].kind != Opnd::Kind::Reg || !sources(in, u, 3) ||
+            (in.ndst > 1 && in.dst[1].kind != Opnd::Kind::Pred))
+          return K::Slow;
+        u.dst[0] = in.dst[0].reg * 32;
+        if (in.ndst > 1) u.dst[1] = in.dst[1].reg;
+        return K::Shfl;
       default:
         return K::Slow;
     }
@@ -287,6 +294,61 @@ struct Compiler {
         }
         return K::Slow;
       }
+      default:
+        return K::Slow;
+    }
+  }
+
+  // An instruction the handlers above leave to the reference path that the reference runs
+  // lane by lane through one function of the lane's operand values (arith(), convert()):
+  // that function over resolved operands (K::Lanes, K::LanesDirected, K::CvtLanes).
+  K lanes(const Instr& in, Uop& u) {
+    if (in.flags & ptx::kFlagCc || in.ndst != 1 || in.dst[0].kind != Opnd::Kind::Reg || in.nsrc > 3)
+      return K::Slow;
+    for (int i = 0; i < in.nsrc; ++i)
+      if (!source(in.src[i], u.src[i])) return K::Slow;
+    for (int i = in.nsrc; i < 3; ++i) u.src[i].fixed = imm.data();  // zeros, as general() reads
+    u.dst[0] = in.dst[0].reg * 32;
+    switch (in.op) {
+      case Opc::Cvt:
+        return in.nsrc == 1 ? K::CvtLanes : K::Slow;
+      case Opc::And:
+      case Opc::Or:
+      case Opc::Xor:
+      case Opc::Not:
+      case Opc::CNot:
+        return in.type == Ty::Pred ? K::Slow : K::Lanes;
+      case Opc::Add:
+      case Opc::Sub:
+      case Opc::Mul:
+      case Opc::Mad:
+      case Opc::Div:
+      case Opc::Fma:
+      case Opc::Rcp:
+      case Opc::Sqrt: {
+        const ptx::Round r = in.mod.round;
+        const bool directed = r == ptx::Round::Rz || r == ptx::Round::Rm || r == ptx::Round::Rp;
+        return directed && (in.type == Ty::F32 || in.type == Ty::F64) ? K::LanesDirected : K::Lanes;
+      }
+      case Opc::Rem:
+      case Opc::Min:
+      case Opc::Max:
+      case Opc::Abs:
+      case Opc::Neg:
+      case Opc::Shl:
+      case Opc::Shr:
+      case Opc::Popc:
+      case Opc::Clz:
+      case Opc::Brev:
+      case Opc::Rsqrt:
+      case Opc::Ex2:
+      case Opc::Lg2:
+      case Opc::Sin:
+      case Opc::Cos:
+      case Opc::Tanh:
+      case Opc::Copysign:
+      case Opc::Bfind:
+        return K::Lanes;
       default:
         return K::Slow;
     }
@@ -438,7 +500,7 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
   return std::max<std::uint32_t>(slots, 1);
 }
 
-Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast) {
+Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lanes) {
   Compiled out;
   std::vector<std::uint32_t> slot_of;
   out.slots = assign_slots(k, slot_of);
@@ -472,7 +534,12 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast) {
       u.guard = layout.num_preds;
     }
     Uop trial = u;
-    const K kind = c.select(in, trial);
+    K kind = c.select(in, trial);
+    if (!lanes && kind == K::Shfl) kind = K::Slow;
+    if (lanes && kind == K::Slow) {
+      trial = u;
+      kind = c.lanes(in, trial);
+    }
     const bool control = kind == K::Bra || kind == K::Exit || kind == K::Bar ||
                          kind == K::MbarWait || kind == K::BarCluster || kind == K::LdPoll;
     if (kind == K::Slow || (!fast && !control)) {

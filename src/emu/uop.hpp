@@ -81,6 +81,14 @@ enum class K : std::uint8_t {
   LdGlobal,
   StGlobal,
   LdParam,  // ld.param without a register base: the same bytes for every lane
+  // The reference's own per-lane functions over resolved operands, without its dispatch:
+  // the arithmetic family (arith(): div, rem, min/max and neg of floats, ex2, rcp, ...),
+  // the same under a directed rounding (its host mode set once for the warp), and cvt
+  // (convert()).
+  Lanes,
+  LanesDirected,
+  CvtLanes,
+  Shfl,  // shfl.sync (shfl_lanes()); dst[1]: the predicate, or kNoDst
 };
 
 // A source operand: `fixed` 32 lanes shared by every warp (immediates, CTA constants), or
@@ -138,6 +146,7 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
 
 // `fast` false: only control flow gets micro-ops of its own (Bra, Exit, Bar, End); every
 // other instruction is Slow, run by the reference semantics.
-Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast = true);
+// `lanes` false: no K::Lanes, K::LanesDirected, K::CvtLanes or K::Shfl (EmulatorOptions::lanes).
+Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast = true, bool lanes = true);
 
 }  // namespace bankcheck::emu::detail

@@ -375,7 +375,7 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
   } else {
     // The highest byte touched, for the report of the bytes the CTAs used: the exact
     // highest address only when some lane passes what was touched before.
-    std::uint64_t seen = b->max_touched.load(std::memory_order_relaxed);
+    std::uint64_t seen = c.bookkeeping ? b->max_touched.load(std::memory_order_relaxed) : b->size;
     if (seen < b->size) {
       if (whole) {
         const std::uint64_t mark = b->base + seen;  // lanes ending beyond it touch new bytes
@@ -395,7 +395,10 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
         }
       }
     }
-    touch(*b, hi ? hi + width - b->base : 0, Load);
+    if (c.bookkeeping) touch(*b, hi ? hi + width - b->base : 0, Load);
+    if (c.footprint)
+      c.footprint->mark_lanes(*b, addrs, exec, width,
+                              Load ? Footprint::Access::Read : Footprint::Access::Write);
     basep = b->data() - b->base;
   }
   for (unsigned v = 0; v < vec; ++v) {
@@ -558,6 +561,50 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
   V2 any = splat2(0);
   for (int l = 0; l < 32; l += 2) any |= load2(a + l) | load2(b + l);
   return ((any[0] | any[1]) & 0x80000000u) != 0;
+}
+
+// K::Lanes: arith() on each executing lane, as general() runs it, its operands resolved.
+[[gnu::noinline]] void arith_lanes(const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
+  const Instr& in = *u.in;
+  const std::uint64_t mask = mask_of(arith_result_type(in));
+  const std::uint64_t* a = src_lanes(u.src[0], wr);
+  const std::uint64_t* b = src_lanes(u.src[1], wr);
+  const std::uint64_t* c = src_lanes(u.src[2], wr);
+  std::uint64_t* d = wr + u.dst[0];  // may be an operand: each lane reads before it writes
+  for (std::uint32_t e = exec; e; e &= e - 1) {
+    const int l = std::countr_zero(e);
+    d[l] = arith(in, a[l], b[l], c[l]) & mask;
+  }
+}
+// K::LanesDirected: the same with the instruction's rounding mode set once for the warp;
+// each lane's with_rounding() of that mode then computes as it would alone.
+[[gnu::noinline]] void arith_lanes_directed(const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
+  const RoundingScope scope(fe_mode(u.in->mod.round));
+  arith_lanes(u, wr, exec);
+}
+// K::CvtLanes: convert() on each executing lane.
+[[gnu::noinline]] void convert_lanes(const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
+  const Instr& in = *u.in;
+  const std::uint64_t mask = mask_of(in.type);
+  const std::uint64_t* a = src_lanes(u.src[0], wr);
+  std::uint64_t* d = wr + u.dst[0];
+  for (std::uint32_t e = exec; e; e &= e - 1) {
+    const int l = std::countr_zero(e);
+    d[l] = convert(in, a[l]) & mask;
+  }
+}
+
+// K::Shfl: shfl_lanes() over the operands' lanes, as warp_op() runs it.
+[[gnu::noinline]] void shfl(const Uop& u, std::uint64_t* wr, std::uint32_t* wp,
+                            std::uint32_t exec) {
+  std::uint64_t r[32];
+  const std::uint32_t ok = shfl_lanes(u.in->mod.shfl, exec, src_lanes(u.src[0], wr),
+                                      src_lanes(u.src[1], wr), src_lanes(u.src[2], wr), r);
+  put(wr + u.dst[0], exec, r);
+  if (u.dst[1] != detail::kNoDst) {
+    std::uint32_t& p = wp[u.dst[1]];
+    p = (p & ~exec) | (ok & exec);
+  }
 }
 
 // Runs one ALU micro-op (not control, not memory). False: not an ALU kind.
@@ -804,6 +851,18 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
       return true;
     case K::CvtF64F32:
       alu1(u, wr, exec, [](U a) { return from_f64(static_cast<double>(as_f32(a))); });
+      return true;
+    case K::Lanes:
+      arith_lanes(u, wr, exec);
+      return true;
+    case K::LanesDirected:
+      arith_lanes_directed(u, wr, exec);
+      return true;
+    case K::CvtLanes:
+      convert_lanes(u, wr, exec);
+      return true;
+    case K::Shfl:
+      shfl(u, wr, wp, exec);
       return true;
     default:
       return false;

@@ -128,16 +128,38 @@ inline int fe_mode(ptx::Round r) {
       return FE_TONEAREST;
   }
 }
+// The host rounding mode of this thread: FE_TONEAREST but inside a RoundingScope.
+inline thread_local int host_rounding = FE_TONEAREST;
+// The host rounding mode `mode` for its lifetime, then the one before. A micro-op that
+// rounds every lane in one directed mode (uop_run.hpp) sets it once for the warp instead of
+// twice per lane; the lanes' with_rounding() of that mode then run as they are. Nothing but
+// with_rounding() of the same mode may compute floats inside one.
+class RoundingScope {
+ public:
+  explicit RoundingScope(int mode) : saved_(host_rounding) {
+    if (mode != saved_) set(mode);
+  }
+  ~RoundingScope() {
+    if (host_rounding != saved_) set(saved_);
+  }
+  RoundingScope(const RoundingScope&) = delete;
+  RoundingScope& operator=(const RoundingScope&) = delete;
+
+ private:
+  static void set(int mode) {
+    std::fesetround(mode);
+    host_rounding = mode;
+  }
+  int saved_;
+};
 // Runs `f` under the host rounding mode `mode`. `f` must read its operands through
 // volatile and return through volatile, so that the compiler cannot move the arithmetic
 // out from between the mode changes.
 template <typename F>
 auto with_rounding(int mode, F f) {
-  if (mode == FE_TONEAREST) return f();
-  std::fesetround(mode);
-  auto r = f();
-  std::fesetround(FE_TONEAREST);
-  return r;
+  if (mode == host_rounding) return f();
+  RoundingScope scope(mode);
+  return f();
 }
 inline double round_mode(double v, ptx::Round r) {
   switch (r) {

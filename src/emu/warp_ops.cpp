@@ -9,6 +9,43 @@
 
 namespace bankcheck::emu::detail {
 
+std::uint32_t shfl_lanes(ptx::ShflMode mode, std::uint32_t exec, const std::uint64_t* vals,
+                         const std::uint64_t* b, const std::uint64_t* c, std::uint64_t* out) {
+  std::uint32_t valid = 0;
+  for (int l = 0; l < 32; ++l) {
+    if (!((exec >> l) & 1u)) continue;
+    const std::uint32_t bv = static_cast<std::uint32_t>(b[l]) & 0x1f;
+    const std::uint32_t cv = static_cast<std::uint32_t>(c[l]);
+    const std::uint32_t seg = (cv >> 8) & 0x1f, clamp = cv & 0x1f;
+    const std::uint32_t lane = static_cast<std::uint32_t>(l);
+    const std::uint32_t max_lane = (lane & seg) | (clamp & ~seg), min_lane = lane & seg;
+    std::int32_t j = 0;
+    bool ok = false;
+    switch (mode) {
+      case ptx::ShflMode::Up:
+        j = static_cast<std::int32_t>(lane) - static_cast<std::int32_t>(bv);
+        ok = j >= static_cast<std::int32_t>(max_lane);
+        break;
+      case ptx::ShflMode::Down:
+        j = static_cast<std::int32_t>(lane + bv);
+        ok = j <= static_cast<std::int32_t>(max_lane);
+        break;
+      case ptx::ShflMode::Bfly:
+        j = static_cast<std::int32_t>(lane ^ bv);
+        ok = j <= static_cast<std::int32_t>(max_lane);
+        break;
+      case ptx::ShflMode::Idx:
+        j = static_cast<std::int32_t>(min_lane | (bv & ~seg));
+        ok = j <= static_cast<std::int32_t>(max_lane);
+        break;
+    }
+    if (!ok) j = static_cast<std::int32_t>(lane);
+    out[l] = static_cast<std::uint32_t>(vals[j & 31]);
+    valid |= static_cast<std::uint32_t>(ok) << l;
+  }
+  return valid;
+}
+
 void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t active) {
   switch (in.op) {
     case Opc::Elect: {
@@ -70,38 +107,17 @@ void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t a
       break;
     }
     case Opc::Shfl: {
-      std::uint32_t vals[32];
-      for (int l = 0; l < 32; ++l) vals[l] = static_cast<std::uint32_t>(c.val(in.src[0], w, l));
+      std::uint64_t vals[32], b[32], cc[32], r[32];
+      for (int l = 0; l < 32; ++l) {
+        vals[l] = c.val(in.src[0], w, l);
+        b[l] = c.val(in.src[1], w, l);
+        cc[l] = c.val(in.src[2], w, l);
+      }
+      const std::uint32_t ok = shfl_lanes(in.mod.shfl, exec, vals, b, cc, r);
       for (int l = 0; l < 32; ++l) {
         if (!((exec >> l) & 1u)) continue;
-        const std::uint32_t bv = static_cast<std::uint32_t>(c.val(in.src[1], w, l)) & 0x1f;
-        const std::uint32_t cv = static_cast<std::uint32_t>(c.val(in.src[2], w, l));
-        const std::uint32_t seg = (cv >> 8) & 0x1f, clamp = cv & 0x1f;
-        const std::uint32_t lane = static_cast<std::uint32_t>(l);
-        const std::uint32_t max_lane = (lane & seg) | (clamp & ~seg), min_lane = lane & seg;
-        std::int32_t j = 0;
-        bool ok = false;
-        switch (in.mod.shfl) {
-          case ptx::ShflMode::Up:
-            j = static_cast<std::int32_t>(lane) - static_cast<std::int32_t>(bv);
-            ok = j >= static_cast<std::int32_t>(max_lane);
-            break;
-          case ptx::ShflMode::Down:
-            j = static_cast<std::int32_t>(lane + bv);
-            ok = j <= static_cast<std::int32_t>(max_lane);
-            break;
-          case ptx::ShflMode::Bfly:
-            j = static_cast<std::int32_t>(lane ^ bv);
-            ok = j <= static_cast<std::int32_t>(max_lane);
-            break;
-          case ptx::ShflMode::Idx:
-            j = static_cast<std::int32_t>(min_lane | (bv & ~seg));
-            ok = j <= static_cast<std::int32_t>(max_lane);
-            break;
-        }
-        if (!ok) j = static_cast<std::int32_t>(lane);
-        c.set(in.dst[0], w, l, vals[j & 31], Ty::B32);
-        if (in.ndst > 1) c.set(in.dst[1], w, l, ok, Ty::Pred);
+        c.set(in.dst[0], w, l, r[l], Ty::B32);
+        if (in.ndst > 1) c.set(in.dst[1], w, l, (ok >> l) & 1u, Ty::Pred);
       }
       break;
     }

@@ -172,9 +172,10 @@ void read_operand(Ctx& c, const Instr& in, int pc, int w, const Descriptor& d, b
         for (std::uint64_t r = 0; r < 8; ++r)
           rows16.push_back(address(d, true, mn0 + mc * t, 8 * kg + r, size));
   }
-  for (std::uint64_t a : rows16)
-    if (c.test_reads(in.site) && !c.written->test(a & ~std::uint64_t{15}, 16))
-      c.read_unwritten_at(in.site);
+  if (c.bookkeeping)
+    for (std::uint64_t a : rows16)
+      if (c.test_reads(in.site) && !c.written->test(a & ~std::uint64_t{15}, 16))
+        c.read_unwritten_at(in.site);
   if (!c.has_listeners) return;
   proto.operand = which;
   proto.swizzle = static_cast<std::int8_t>(d.swizzle_bits);

@@ -362,7 +362,7 @@ class Decoder : private detail::OperandDecoder {
         s.text = in.text;
         // Nsight Compute counts an inlined instruction once in each file of its inline
         // stack, on that file's innermost frame: an atomicAdd on the caller's line and on
-        // the header's, a lambda's body line only (bench/check/results: histogram, sgemm).
+        // the header's, a lambda's body line only (bench/check/measured/h100: histogram, sgemm).
         for (const auto& l : in.loc_chain)
           if (l.line > 0 && l.file != s.file &&
               std::none_of(s.inlined.begin(), s.inlined.end(),

@@ -138,7 +138,7 @@ bool Driver::valid_context(CUcontext c) const {
 Executor* Driver::executor() {
   if (finished_) return nullptr;
   if (!executor_) {
-    ExecutorChoice choice = make_executor(ExecutorConfig{device});
+    ExecutorChoice choice = make_executor(ExecutorConfig{device, /*reports_writes=*/true});
     if (!choice.executor) fatal(choice.error);
     executor_ = std::move(choice.executor);
     std::atexit(finish_at_exit);

@@ -42,8 +42,6 @@ struct KernelState {
   const ptx::Kernel* kernel = nullptr;
   std::unique_ptr<driver::KernelAnalysis> analysis;
   LaunchLedger::Kernel ledger = 0;
-  // Per configuration: the argument bytes of launches already run (--repeats skip).
-  std::vector<std::vector<std::vector<std::uint8_t>>> seen;
 };
 
 // The ledger of the options' selection; a selection that does not parse (bankcheck run checked
@@ -65,6 +63,7 @@ class EmulatingExecutor final : public Executor {
         ledger_(make_ledger(options_.selection, error_)),
         side_(options_, "emulator",
               [this](ProcessPart& part, SnapshotFrom from) { return snapshot(part, from); }) {
+    memory_.writes_reported = config.reports_writes;
     if (!error_.empty()) failure(error_);
     if (const std::string why = connect_nvtx(options_.selection); !why.empty()) failure(why);
     arch_ = device_.board.arch;
@@ -118,8 +117,14 @@ class EmulatingExecutor final : public Executor {
     return {reinterpret_cast<std::byte*>(f.variable->address), f.variable->bytes};
   }
 
-  void memory_allocated(void* address, std::size_t bytes, MemoryKind) override {
+  void memory_allocated(void* address, std::size_t bytes, MemoryKind kind) override {
     memory_.add_external(fmt::format("allocation at {}", address), address, bytes);
+    // Only the runtime's calls and kernels write device memory; the host writes the others
+    // through its own pointers too.
+    memory_.buffers().back()->host_writable = kind != MemoryKind::Device;
+  }
+  void memory_written(const void* address, std::size_t bytes) override {
+    memory_.written(reinterpret_cast<std::uint64_t>(address), bytes);
   }
   void memory_freed(void* address) override {
     memory_.remove(reinterpret_cast<std::uint64_t>(address));
@@ -129,7 +134,10 @@ class EmulatingExecutor final : public Executor {
   LaunchResult no_binary(const LaunchRequest& r, RunUnit& unit, const std::string& name,
                          const std::string& shown);
 
-  void device_reset() override { modules_->reset_variables(); }
+  void device_reset() override {
+    modules_->reset_variables();
+    ++memory_.epoch;  // the variables' bytes, restored
+  }
 
   void finish() override {
     progress_->stop();
@@ -410,22 +418,7 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
   // Whether this launch is analysed, executed only, or skipped.
   const LaunchLedger::Decision d =
       ledger_.launch(ks.ledger, {r.grid, r.block, r.dynamic_shared_bytes});
-  if (ks.seen.size() <= d.config) ks.seen.resize(d.config + 1);
   std::vector<std::uint8_t> params = parameter_bytes(k, r.args);
-  if (options_.skip_repeats) {
-    auto& seen = ks.seen[d.config];
-    if (!d.analyse && std::find(seen.begin(), seen.end(), params) != seen.end()) {
-      if (ledger_.entry(ks.ledger).configurations[d.config].skipped == 0)
-        say(
-            fmt::format("{}: launches identical to an earlier one (grid {},{},{}, block {},{},{}, "
-                        "the same arguments) are not executed (--repeats skip): their results "
-                        "are the earlier launch's",
-                        shown, r.grid.x, r.grid.y, r.grid.z, r.block.x, r.block.y, r.block.z));
-      ledger_.skipped(ks.ledger, d.config);
-      return {};
-    }
-    if (std::find(seen.begin(), seen.end(), params) == seen.end()) seen.push_back(params);
-  }
   if (d.analyse) {
     side_.began(d.id, k.name);
     // Without -lineinfo the PTX has no .loc: sites can be placed by PTX line only.
@@ -457,7 +450,8 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
     side_.lost(d.id, reason);
   };
   try {
-    ks.analysis->run(kl, d.analyse);
+    // Not run when its results are provably in memory already (driver/repeats.hpp).
+    if (!ks.analysis->run(kl, d.analyse)) ledger_.skipped(ks.ledger, d.config);
   } catch (const driver::EmulationError& e) {
     progress_->stop();
     const LaunchResult result = fault_result(e, k, l, r, memory_, shown);

@@ -205,6 +205,8 @@ void RunModules::load(RunUnit& u, const RunModule& m, std::size_t index) {
   u.options.sass = options_.sass;
   u.options.threads = options_.threads;
   u.options.emulator.stop_on_fault = options_.stop_on_fault;
+  u.options.skip_repeats = options_.skip_repeats;
+  u.options.fast_tier = options_.fast_tier;
   // Every shared request kept (each distinct one once) for fix's advisor at exit.
   u.options.record_shared = options_.fix.suggest || options_.fix.report;
   u.options.nvcc.nvcc = options_.nvcc;

@@ -41,6 +41,7 @@ void each_field(Options& o, Visit&& v) {
   v("nvtx_include", o.selection.nvtx_include);
   v("nvtx_exclude", o.selection.nvtx_exclude);
   v("skip_repeats", o.skip_repeats);
+  v("fast_tier", o.fast_tier);
   v("fail_on", o.fail_on);
   v("baseline", o.baseline, kAny);
   v("threads", o.threads);

@@ -1,5 +1,5 @@
 // The sm_90 instruction decoder: bit fields learned from `cuobjdump -sass` listings of
-// this repository's examples (bench/check/results/*.sass.txt, bench/hardware/results*)
+// this repository's examples (bench/check/measured/h100/*.sass.txt, bench/hardware/measured/patterns*)
 // and from ptxas output of bench/sass/forms.cu, whose PTX says what each form must be.
 // docs/sass.md says which field was verified on which listing and which is inferred.
 #include <cstdio>
@@ -19,8 +19,8 @@ constexpr std::int32_t sign_extend(std::uint64_t v, unsigned n) {
   return std::int32_t(std::int64_t((v ^ m) - m));
 }
 
-// Bits 0-8 of every opcode in the listings (bench/check/results*, bench/hardware/results*,
-// bench/hardware/corpora_results, bench/sass/results): each code names one mnemonic there. Bits
+// Bits 0-8 of every opcode in the listings (bench/check/measured/h100*, bench/hardware/measured/patterns*,
+// bench/hardware/measured/corpora, bench/sass/measured): each code names one mnemonic there. Bits
 // 9-11 select the operand form (register, immediate, constant, uniform) and are not part of the
 // operation.
 struct OpName {
@@ -214,7 +214,7 @@ void decode_ldgsts(Instruction& i) {
   i.bypass = !bits(i.hi, 81 - 64, 1);
   i.global_desc = std::uint8_t(bits(i.hi, 0, 6));
   // .ZFILL (cp.async with a src-size operand): bit 82, and the predicate that selects the
-  // zero-fill in bits 87-89 (PT otherwise). bench/hardware/corpora_results/matrix_sass.txt.
+  // zero-fill in bits 87-89 (PT otherwise). bench/hardware/measured/corpora/matrix_sass.txt.
   i.zfill = bits(i.hi, 82 - 64, 1);
   i.zfill_predicate = std::uint8_t(bits(i.hi, 87 - 64, 3));
 }

@@ -122,8 +122,8 @@ constexpr std::uint64_t field(std::uint64_t w, unsigned at, unsigned n) {
   return (w >> at) & ((std::uint64_t(1) << n) - 1);
 }
 
-// Opcodes and fields of the election, from bench/hardware/corpora_results/atomics_sass.txt
-// and bench/sass/results/forms.sass.txt (checked by tests/sass_test.cpp's listing replay).
+// Opcodes and fields of the election, from bench/hardware/measured/corpora/atomics_sass.txt
+// and bench/sass/measured/forms.sass.txt (checked by tests/sass_test.cpp's listing replay).
 constexpr std::uint16_t kIsetp = 0x00c, kS2r = 0x119, kUflo = 0x0bd, kVoteu = 0x086;
 constexpr std::uint64_t kSrLaneId = 0x00;  // S2R's special register, bits 72-79
 

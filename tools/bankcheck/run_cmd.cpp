@@ -35,12 +35,12 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
       "  nvcc -lineinfo -gencode arch=compute_90,code=[sm_90,compute_90] ...\n"
       "  (CMake: CUDA_ARCHITECTURES 90-real;90-virtual)\n"
       "\n"
-      "Every launch executes. The first --launches of each kernel and configuration (grid,\n"
-      "block, dynamic shared memory) are analysed on every CTA; later ones only execute, or\n"
-      "with --repeats skip are not run when identical to an earlier one. --kernel,\n"
-      "--launch-skip, --launch-count, --filter-mode and --nvtx-include select launches as\n"
-      "Nsight Compute's options of the same names do. The program's standard output is\n"
-      "untouched: the text report goes to standard error, or to -o FILE.\n"
+      "The first --launches of each kernel and configuration (grid, block, dynamic shared\n"
+      "memory) are analysed on every CTA; later ones only execute, or do not run at all when\n"
+      "their results are provably in memory already (--repeats). --kernel, --launch-skip,\n"
+      "--launch-count, --filter-mode and --nvtx-include select launches as Nsight Compute's\n"
+      "options of the same names do. The program's standard output is untouched: the text\n"
+      "report goes to standard error, or to -o FILE.\n"
       "\n"
       "The report is written whatever the program does: when it dies (a signal, _exit, a\n"
       "fatal CUDA error), what was analysed is reported and marked incomplete. Processes it\n"
@@ -97,12 +97,17 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
   c->add_option("--nvtx-exclude", o.nvtx_exclude,
                 "and not inside these (the same syntax; repeatable)");
   c->add_option("--repeats", o.repeats,
-                "execute (every launch runs) or skip (a launch identical to an earlier one of "
-                "its kernel, beyond those analysed, is not run: faster, and its results are the "
-                "earlier launch's)")
+                "skip (a launch beyond those analysed does not run when it repeats an earlier "
+                "one, the same arguments, on inputs unchanged since, whose results are still in "
+                "memory: invisible to the program) or execute (every launch runs)")
       ->check(CLI::IsMember({"execute", "skip"}))
       ->capture_default_str();
   c->add_option("--threads", o.threads, "worker threads (default: all cores; at most 256)");
+  // Hidden: the tier of launches not analysed, `today` the one before the fast tier
+  // (bench/run/throughput.sh compares them in one run).
+  c->add_option("--tier", o.tier, "launches not analysed: fast, or today (the tier before it)")
+      ->check(CLI::IsMember({"fast", "today"}))
+      ->group("");
   add_progress_flag(c, o.progress);
   c->add_flag("!--no-fix", o.fix.suggest,
               "no fix suggestions under the findings (the shared requests are then not "
@@ -165,6 +170,7 @@ int run_program(const RunCmdOptions& o) {
   sel.nvtx_include = o.nvtx_include;
   sel.nvtx_exclude = o.nvtx_exclude;
   ro.skip_repeats = o.repeats == "skip";
+  ro.fast_tier = o.tier == "fast";
   ro.fail_on = o.fail_on;
   ro.baseline = o.baseline;
   ro.threads = o.threads;

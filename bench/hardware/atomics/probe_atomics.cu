@@ -152,7 +152,7 @@ __global__ void red_add_u32_ptx(Lanes L) {
                ::"r"(a), "r"(static_cast<unsigned>(L.val[lane])), "r"(static_cast<unsigned>(on))
                : "memory");
 }
-// 64-bit add: on sm_90 a CAS loop (bench/hardware/results_merge/sass.txt).
+// 64-bit add: on sm_90 a CAS loop (bench/hardware/measured/patterns_merge/sass.txt).
 // sass: add_u64_used LDS.64 ATOMS.CAST.SPIN.64
 __global__ void add_u64_used(Lanes L) {
   SMEM;

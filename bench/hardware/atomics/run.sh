@@ -17,7 +17,7 @@ corpus=atomics
 source=probe_atomics.cu
 # The atomics' initial stores are STS; only the atomic itself is checked.
 ignore='STS(\.64)?'
-# Known on the H100 (bench/hardware/results*/env.txt), then those used only if listed.
+# Known on the H100 (bench/hardware/measured/patterns*/env.txt), then those used only if listed.
 required="l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum

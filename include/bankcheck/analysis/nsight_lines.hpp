@@ -1,5 +1,5 @@
 // Where Nsight Compute lists a SASS instruction: under the cubin's .debug_line rows at its
-// address, all of them when several share it (bench/check/results_new/tuned: block_sum's
+// address, all of them when several share it (bench/check/measured/h100_run_new/tuned: block_sum's
 // LDS.128 under rows 146 and 143; cg_tile_sum's LDS under reduce.h:194 alone, though its
 // inline chain reaches classic.cu:168).
 #pragma once

@@ -118,7 +118,7 @@ SassPlan plan_sass(const ptx::Kernel& kernel, const std::vector<SassAccess>& sas
 
 // The cubin's line table has no row for an instruction whose PTX has no source line, so
 // Nsight Compute lists it on the line of the nearest instruction before it in the code
-// that has one (bench/check/results_new/tuned: scan_count's unrolled loads). Sets
+// that has one (bench/check/measured/h100_run_new/tuned: scan_count's unrolled loads). Sets
 // SassSite::placed of each such site that has SASS instructions, from its first one.
 void place_lineless_sites(const ptx::Kernel& kernel, const sass::Kernel& sass, SassPlan& plan);
 

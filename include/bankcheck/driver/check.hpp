@@ -72,6 +72,15 @@ struct CheckOptions {
   bool sass = true;
   // How the emulators run (the differential tests turn the fast tier off).
   emu::EmulatorOptions emulator;
+  // A launch that is not analysed and whose results are provably in memory already (it
+  // repeats an earlier execution whose reads are unchanged and whose writes still hold:
+  // src/driver/repeats.hpp) is not run (bankcheck run --repeats skip).
+  bool skip_repeats = false;
+  // Launches that are not analysed run on the fast tier: EmulatorOptions::execute_only (no
+  // record only analyses read) and lanes. False: as analysed launches execute, without the
+  // analyses and without the per-lane micro-ops, as before the fast tier existed (the
+  // throughput benchmark's baseline, bench/run/throughput.sh). The memory is the same.
+  bool fast_tier = true;
   Progress* progress = nullptr;  // updated while the run goes, when given
   // With --kernel: a file without a kernel of that name gives a report with no kernels
   // instead of an error (a run over several files, where the name need match in one only);

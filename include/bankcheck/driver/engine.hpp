@@ -158,6 +158,8 @@ void register_analysis(const std::string& name, AnalysisFactory make);
 
 // One kernel's analysis over its launches: its SASS plan, its collectors (assembled from
 // the options), what the emulator noted.
+class Repeats;  // repeats.hpp
+
 class KernelAnalysis {
  public:
   KernelAnalysis(const Loaded& loaded, const ptx::Kernel& kernel, const model::Arch& arch,
@@ -165,9 +167,11 @@ class KernelAnalysis {
   ~KernelAnalysis();
   // Runs the CTAs the launch's --blocks plans (every CTA executes into the launch's memory;
   // the counted ones go through the analyses). With `analyse` false, every CTA executes and
-  // nothing is counted. Throws DriverError for a launch beyond the architecture's limits
-  // and EmulationError located at the instruction.
-  void run(const KernelLaunch& launch, bool analyse = true);
+  // nothing is counted, or, with CheckOptions::skip_repeats, nothing runs when the launch's
+  // results are provably in memory already (repeats.hpp): then it returns false. Throws
+  // DriverError for a launch beyond the architecture's limits and EmulationError located at
+  // the instruction.
+  bool run(const KernelLaunch& launch, bool analyse = true);
   // The report of every launch run so far: the first launch's shape and arguments, the
   // counts of all.
   analysis::KernelReport report();
@@ -187,6 +191,8 @@ class KernelAnalysis {
   std::vector<int> unwritten_shared_reads_;
   std::vector<emu::SurvivedFault> faults_;  // every launch's, one per instruction and kind
   bool launched_ = false;
+  std::unique_ptr<Repeats> repeats_;  // with CheckOptions::skip_repeats
+  std::uint64_t launches_ = 0, skipped_ = 0;
 };
 
 // One kernel's run: the report, and the memory it ran in (for functional tests).

@@ -78,6 +78,14 @@ class GlobalMemory {
     std::unique_ptr<std::uint8_t, void (*)(void*)> storage{nullptr, std::free};
     std::atomic<bool> read{false}, written{false};
     std::atomic<std::uint64_t> max_touched{0};  // one past the highest byte accessed (offset)
+    std::uint32_t footprint = 0;  // its number in the Footprint being recorded (footprint.hpp)
+    // What tells a later launch whether its bytes may have changed (driver/repeats.hpp):
+    // `id` is unique among every buffer ever added; `version` counts the writes reported to
+    // it (written(), and kernels' writes); a buffer the host may write without a call
+    // (managed, pinned or registered host memory, variables) is `host_writable`.
+    std::uint64_t id = 0;
+    std::uint64_t version = 0;
+    bool host_writable = true;
     std::uint8_t* data() { return storage.get(); }
   };
   // Returns the base address of a new zeroed buffer of `bytes` (at least 1).
@@ -92,6 +100,14 @@ class GlobalMemory {
   Buffer* find(std::uint64_t addr, std::uint64_t size);
   // Whether addr lies within `distance` bytes of a buffer (before its start or past its end).
   bool near(std::uint64_t addr, std::uint64_t distance) const;
+  // [addr, addr + bytes) was written by someone other than a kernel (a copy, a fill): every
+  // buffer it overlaps gets a new version.
+  void written(std::uint64_t addr, std::uint64_t bytes);
+  // Writes of unknown place (a kernel whose writes were not recorded) move the epoch.
+  std::uint64_t epoch = 0;
+  // Whether every write other than kernels' is reported through written() (a runtime that
+  // says so); otherwise a buffer's version says nothing and its bytes must be compared.
+  bool writes_reported = false;
   // In the order they were added.
   std::vector<std::unique_ptr<Buffer>>& buffers() { return buffers_; }
   std::mutex atomic_mutex;  // serializes global atomics across CTAs run in parallel
@@ -101,6 +117,7 @@ class GlobalMemory {
   std::vector<std::unique_ptr<Buffer>> buffers_;
   std::map<std::uint64_t, Buffer*> by_base_;
   std::uint64_t next_ = ptx::kBufferBase;
+  std::uint64_t next_id_ = 1;
 };
 
 struct Launch {
@@ -116,6 +133,8 @@ struct Launch {
   // grid's CTAs run together and cooperative groups' grid.sync() works; its workspace is
   // a buffer of `memory` the emulator adds once.
   bool cooperative = false;
+  // Every field: two equal launches of a kernel run the same (driver/repeats.hpp).
+  bool operator==(const Launch&) const = default;
 };
 
 // The cluster shape a launch of `kernel` has: the launch's, else the kernel's own, else one

@@ -5,6 +5,7 @@
 namespace bankcheck::emu {
 
 class Listener;
+class Footprint;
 
 struct EmulatorOptions {
   // The micro-op tier (whole-warp handlers, src/emu/uop.hpp) where an instruction has one;
@@ -20,6 +21,18 @@ struct EmulatorOptions {
   // the fault is recorded (Emulator::faults()). True: it ends the run with an EmuError, as
   // accesses far from every buffer, shared, local and misaligned faults always do.
   bool stop_on_fault = false;
+  // Where every global access is marked (footprint.hpp), when given: the record of what the
+  // execution read and wrote. Shared by the emulators of one execution.
+  Footprint* footprint = nullptr;
+  // The memory the kernel leaves, and nothing the analyses read: no record of the bytes
+  // requests touched (Buffer::max_touched, read, written) or of shared bytes read before any
+  // thread wrote them. For launches whose events nobody reads (bankcheck run's launches not
+  // analysed); the memory is the same either way.
+  bool execute_only = false;
+  // The micro-ops that run the reference's own per-lane functions over resolved operands
+  // (arithmetic, cvt, shfl: uop.hpp K::Lanes ...); false: those instructions take the
+  // reference path, as before they had micro-ops (the throughput benchmark's baseline).
+  bool lanes = true;
 };
 
 }  // namespace bankcheck::emu

@@ -11,7 +11,7 @@ inline constexpr int kWarpSize = 32;
 
 // The kind of shared-memory instruction. Atomics other than compare-and-swap (add, exch,
 // min, max, and, or, xor, inc, dec, and `red`) share one rule; CAS moves two operands and
-// costs twice as much (bench/hardware/results_merge).
+// costs twice as much (bench/hardware/measured/patterns_merge).
 enum class Op : std::uint8_t { Load, Store, Atomic, AtomicCas };
 
 BANKCHECK_HD constexpr const char* op_name(Op op) {

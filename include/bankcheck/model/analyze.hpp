@@ -500,7 +500,7 @@ BANKCHECK_HD constexpr Verdict analyze_impl(const WarpAccess& a, const Arch& arc
   }
   if (a.op == Op::Atomic || a.op == Op::AtomicCas) {
     // 64-bit shared atomics compile to a load plus a CAS loop (ATOMS.CAST.SPIN.64 on
-    // sm_90: bench/hardware/results_merge/sass.txt), not one request.
+    // sm_90: bench/hardware/measured/patterns_merge/sass.txt), not one request.
     if (!arch.atomics_modelled || w != 4) {
       v.error = AccessError::Unsupported;
       return v;
@@ -552,7 +552,7 @@ BANKCHECK_HD constexpr Verdict analyze(const WarpAccess& a) {
 }
 
 // Shared atomics as SASS issues them (sm_90), measured by the atomics corpus
-// (bench/hardware/atomics, results in bench/hardware/corpora_results/summary.txt.gz,
+// (bench/hardware/atomics, results in bench/hardware/measured/corpora/summary.txt.gz,
 // replayed by tests/atomics_corpus_test.cpp). analyze() above costs a PTX-level 32-bit
 // atomic as one ATOMS with every lane; ptxas may issue another request:
 

@@ -16,7 +16,7 @@
 //                     serve one lane per bank per wavefront (no broadcast); CAS costs two.
 //                     From sm_70 on, 64/128-bit loads pair their phases when every active lane
 //                     pair (n, n^1), or every pair (n, n^2), shares an address.
-//                     All measured on an H100: bench/hardware/results*/ (docs/model.md).
+//                     All measured on an H100: bench/hardware/measured/patterns*/ (docs/model.md).
 #pragma once
 
 #include <cstdint>

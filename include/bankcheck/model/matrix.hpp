@@ -2,7 +2,7 @@
 // and cp.async (LDGSTS), as the H100 counts their wavefronts.
 //
 // Every rule below was found on bench/hardware/matrix (one warp, one instruction per
-// launch, 1,260 patterns; H100 results in bench/hardware/corpora_results/matrix_*) and is
+// launch, 1,260 patterns; H100 results in bench/hardware/measured/corpora/matrix_*) and is
 // replayed by tests/matrix_corpus_test.cpp. docs/model.md ("ldmatrix, stmatrix,
 // cp.async") gives the measurements behind each.
 //

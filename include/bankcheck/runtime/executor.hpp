@@ -139,6 +139,9 @@ struct LaunchResult {
 // The device an executor runs for, fixed for the process.
 struct ExecutorConfig {
   DeviceProfile device;
+  // The runtime calls memory_written() for every write it makes to the program's memory,
+  // so that an executor may know which bytes are unchanged without reading them.
+  bool reports_writes = false;
 };
 
 // What a module says of one of its functions.
@@ -180,6 +183,13 @@ class Executor {
   // access [address, address + bytes). Freed memory is announced before it is released.
   virtual void memory_allocated(void* address, std::size_t bytes, MemoryKind kind) = 0;
   virtual void memory_freed(void* address) = 0;
+  // The runtime wrote [address, address + bytes) of the program's memory (a copy, a fill, a
+  // copy to a symbol): kernels that read those bytes may compute otherwise from now on.
+  // With ExecutorConfig::reports_writes, called for every write the runtime makes.
+  virtual void memory_written(const void* address, std::size_t bytes) {
+    (void)address;
+    (void)bytes;
+  }
 
   // Runs a launch to completion. The driver has already checked the shape and the resources
   // against the device (block and grid limits, registers, shared memory with the function's

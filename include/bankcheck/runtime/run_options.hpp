@@ -49,9 +49,12 @@ struct RunOptions {
   // Which launches are analysed: --kernel, --kernel-name-base, --filter-mode, --launch-skip,
   // --launch-count, --launches, --nvtx-include, --nvtx-exclude (launch_ledger.hpp).
   LaunchSelection selection;
-  // A launch identical to an earlier one of its kernel (configuration and argument bytes)
-  // beyond those analysed is not executed at all.
-  bool skip_repeats = false;
+  // A launch beyond those analysed whose results are provably in memory already (it repeats
+  // an earlier execution whose reads are unchanged and whose writes still hold:
+  // src/driver/repeats.hpp) is not executed; false: every launch runs.
+  bool skip_repeats = true;
+  // Launches not analysed run on the fast tier (driver CheckOptions::fast_tier).
+  bool fast_tier = true;
   std::vector<std::string> fail_on;  // --fail-on specifications
   std::string baseline;              // --baseline: an earlier JSON report (absolute path)
   unsigned threads = 0;              // 0: every core
