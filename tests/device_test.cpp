@@ -584,9 +584,11 @@ TEST(DeviceWgmma, CountersLandOnTheLinesNsightListsThem) {
         ours[l.line].second += s.stats.ideal_wavefronts;
       }
     std::string where;
-    for (const auto& [line, wi] : ours)
-      where += (where.empty() ? "" : ",") + std::to_string(line) + ":" +
-               std::to_string(wi.first) + "/" + std::to_string(wi.second);
+    for (const auto& [line, wi] : ours) {
+      std::ostringstream w;
+      w << (where.empty() ? "" : ",") << line << ':' << wi.first << '/' << wi.second;
+      where += w.str();
+    }
     EXPECT_EQ(where, row.at("where"));
     ++cases;
   }

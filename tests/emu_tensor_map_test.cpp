@@ -90,7 +90,9 @@ TEST(TensorMap, TiledRoundTripsOverRandomArguments) {
       EXPECT_EQ(d.dim[k], t.dim[k]);
       EXPECT_EQ(d.box[k], t.box[k]);
       EXPECT_EQ(d.element_stride[k], t.estride[k]);
-      if (k > 0) EXPECT_EQ(d.stride[k], t.stride[k - 1]);
+      if (k > 0) {
+        EXPECT_EQ(d.stride[k], t.stride[k - 1]);
+      }
     }
   }
   EXPECT_EQ(encoded, 2000);

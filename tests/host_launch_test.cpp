@@ -153,11 +153,11 @@ TEST(HostLaunch, MissingSettingsMergedAcrossKernels) {
                 {"H", "`atoi(argv[++i])` at line 10, which bankcheck does not evaluate"}};
   s.host_defaults = {{"W", {1024, "line 5"}}};
   bc::MissingContext c;
-  c.rerun = bc::Rerun{"t.cu", {"bankcheck", "check", "t.cu"}, {}};
+  c.rerun = bc::Rerun{"t.cu", {"bankcheck", "check", "t.cu"}, {}, {}};
   c.program = "PROGRAM";
   const std::vector<bc::KernelSettings> ks{
       {"naive", &s, {"out", "W"}, {"float*", "int"}, {true, false}},
-      {"tiled", &s, {"out", "W"}, {"float*", "int"}, {true, false}}};
+      {"tiled", &s, {"out", "W"}, {"float*", "int"}, {true, false}, {}}};
   const auto msg = bc::missing_settings(c, ks);
   ASSERT_TRUE(msg);
   EXPECT_NE(msg->find("2 of the 2 kernels lack launch settings:\nkernels naive, tiled: 2 launch "
@@ -180,8 +180,8 @@ TEST(HostLaunch, MissingSettingsMergedAcrossKernels) {
   bc::LaunchSettings t = s;
   t.unresolved_needs.erase("arg W");
   const auto per =
-      bc::missing_settings(c, {{"naive", &s, {"out", "W"}, {"float*", "int"}, {true, false}},
-                               {"tiled", &t, {"out", "W"}, {"float*", "int"}, {true, false}}});
+      bc::missing_settings(c, {{"naive", &s, {"out", "W"}, {"float*", "int"}, {true, false}, {}},
+                               {"tiled", &t, {"out", "W"}, {"float*", "int"}, {true, false}, {}}});
   ASSERT_TRUE(per);
   EXPECT_NE(per->find("one command per kernel"), std::string::npos) << *per;
   EXPECT_NE(per->find("t.cu --kernel tiled --host-arg W=1024 --host-arg H=VALUE --arg W=VALUE"),
@@ -196,7 +196,7 @@ TEST(HostLaunch, MissingSettingsAreListedAtOnce) {
   bc::LaunchSettings s;
   s.block = bc::Dim3{256, 1, 1};
   s.unresolved = {{"grid", "(n + 255) / 256"}, {"arg n", "n"}};
-  const auto msg = bc::missing_settings(bc::Rerun{"f.cu", {}, {}}, "k", s, {"p", "n", "scale"},
+  const auto msg = bc::missing_settings(bc::Rerun{"f.cu", {}, {}, {}}, "k", s, {"p", "n", "scale"},
                                         {"float*", "int", "float"}, {true, false, false});
   ASSERT_TRUE(msg);
   EXPECT_NE(msg->find("3 launch settings missing"), std::string::npos) << *msg;
@@ -687,7 +687,7 @@ TEST(AppExamples, TheMissingSettingsCommandRunsAsPasted) {
 TEST(HostLaunch, ShellQuotingReadsBackTheSameWords) {
   const std::vector<std::string> words{"k<16, 8, 16>", "a b",        "it's", "$HOME",
                                        "-DX=\"q\"",    "plain/p.cu", "*"};
-  bc::Rerun r{"x.cu", {"bankcheck", "check"}, {"-std=c++17", "-DY=a;b"}};
+  bc::Rerun r{"x.cu", {"bankcheck", "check"}, {"-std=c++17", "-DY=a;b"}, {}};
   const std::string line = bc::rerun_line(r, words);
   std::vector<std::string> expected{"bankcheck", "check"};
   expected.insert(expected.end(), words.begin(), words.end());

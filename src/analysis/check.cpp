@@ -152,7 +152,7 @@ void note_zero_filled_inputs(const ptx::Kernel& k, KernelReport& report) {
       give += "=random";
       // The size bankcheck knows (the host code's cudaMalloc, a flag's), so that the buffer
       // filled is that one and not the default gigabyte.
-      if (!a->defaulted && a->bytes > 0) give += ":" + byte_count(a->bytes);
+      if (!a->defaulted && a->bytes > 0) give.append(":").append(byte_count(a->bytes));
     }
     report.notes.push_back(
         {l.file, l.line, l.col,

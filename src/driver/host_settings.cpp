@@ -106,7 +106,7 @@ LaunchSettings settle(const LaunchSettings& flags, const std::optional<LaunchSet
             if ((n != name && n != fmt::format("p{}", i)) ||
                 (v != "zeros" && v != "random" && v != "iota"))
               continue;
-            v += ":" + a.value->substr(6);
+            v.append(":").append(a.value->substr(6));
             for (auto& src : s.sources)
               if (src.setting == "arg " + n)
                 src.where += fmt::format(" (of the size of its cudaMalloc, {} bytes, {})",

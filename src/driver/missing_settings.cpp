@@ -239,7 +239,7 @@ std::optional<std::string> missing_settings(const Rerun& rerun, const std::strin
   MissingContext c;
   c.rerun = rerun;
   c.binary_source = binary_source;
-  return missing_settings(c, {{kernel, &s, params, types, is_pointer}});
+  return missing_settings(c, {{kernel, &s, params, types, is_pointer, {}}});
 }
 
 }  // namespace bankcheck::driver

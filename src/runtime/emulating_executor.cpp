@@ -211,7 +211,7 @@ class EmulatingExecutor final : public Executor {
       for (const LaunchLedger::Kernel lk : group) {
         KernelState* ks = by_ledger_.at(lk);
         const auto [it, fresh] = index.emplace(ks->unit, modules.size());
-        if (fresh) modules.push_back({ks->unit, 0, {}, {}, {}});
+        if (fresh) modules.push_back({ks->unit, 0, {}, {}, {}, {}});
         const LaunchLedger::Entry e = ledger_.entry(lk);
         analysis::KernelReport k = ks->analysis->report();
         k.launches = e.configurations;
@@ -221,7 +221,7 @@ class EmulatingExecutor final : public Executor {
       }
     for (const auto& [key, refused] : refused_) {
       const auto [it, fresh] = index.emplace(key.first, modules.size());
-      if (fresh) modules.push_back({key.first, ~0ull, {}, {}, {}});
+      if (fresh) modules.push_back({key.first, ~0ull, {}, {}, {}, {}});
       modules[it->second].refused.push_back(refused);
     }
     // Kernels that did not run, in the order of their first launches: a library's in one
@@ -237,7 +237,7 @@ class EmulatingExecutor final : public Executor {
       }
       RunUnit* unit = library_unit.try_emplace(n.library, key.first).first->second;
       const auto [it, fresh] = index.emplace(unit, modules.size());
-      if (fresh) modules.push_back({unit, ~0ull, {}, {}, {}});
+      if (fresh) modules.push_back({unit, ~0ull, {}, {}, {}, {}});
       modules[it->second].not_run.push_back(n);
     }
     std::vector<analysis::CheckReport> out =
