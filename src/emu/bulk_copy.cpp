@@ -28,6 +28,39 @@
 
 namespace bankcheck::emu::detail {
 
+// The reduction of a reducing bulk or tensor copy on one element's bits: `a` (what memory
+// holds) combined with `b` (what the copy brings); floats rounded to nearest.
+std::uint64_t reduce_values(ptx::AtomOp op, Ty t, std::uint64_t a, std::uint64_t b) {
+  if (ptx::ty_float(t)) {
+    Instr x;
+    x.op = op == ptx::AtomOp::Min ? Opc::Min : op == ptx::AtomOp::Max ? Opc::Max : Opc::Add;
+    x.type = t;
+    x.mod.round = ptx::Round::Rn;
+    return arith(x, a, b, 0);
+  }
+  const bool sgn = ptx::ty_signed(t);
+  switch (op) {
+    case ptx::AtomOp::Add:
+      return a + b;
+    case ptx::AtomOp::Min:
+      return sgn ? (sext(a, t) < sext(b, t) ? a : b) : std::min(a, b);
+    case ptx::AtomOp::Max:
+      return sgn ? (sext(a, t) > sext(b, t) ? a : b) : std::max(a, b);
+    case ptx::AtomOp::Inc:
+      return a >= b ? 0 : a + 1;
+    case ptx::AtomOp::Dec:
+      return (a == 0 || a > b) ? b : a - 1;
+    case ptx::AtomOp::And:
+      return a & b;
+    case ptx::AtomOp::Or:
+      return a | b;
+    case ptx::AtomOp::Xor:
+      return a ^ b;
+    default:
+      return a;
+  }
+}
+
 namespace {
 
 constexpr std::uint64_t kChunk = 16;                           // bytes per lane of a request
@@ -70,48 +103,7 @@ void reduce_element(const ptx::MbarMods& m, std::uint8_t* to, const std::uint8_t
   std::uint64_t a = 0, b = 0;
   std::memcpy(&a, to, static_cast<std::size_t>(bytes));
   std::memcpy(&b, from, static_cast<std::size_t>(bytes));
-  std::uint64_t r = a;
-  if (ptx::ty_float(t)) {
-    Instr op;
-    op.op = m.reduce_op == ptx::AtomOp::Min   ? Opc::Min
-            : m.reduce_op == ptx::AtomOp::Max ? Opc::Max
-                                              : Opc::Add;
-    op.type = t;
-    op.mod.round = ptx::Round::Rn;
-    r = arith(op, a, b, 0);
-  } else {
-    const bool s = ptx::ty_signed(t);
-    const std::uint64_t mask = mask_of(t);
-    switch (m.reduce_op) {
-      case ptx::AtomOp::Add:
-        r = a + b;
-        break;
-      case ptx::AtomOp::Min:
-        r = s ? (sext(a, t) < sext(b, t) ? a : b) : std::min(a, b);
-        break;
-      case ptx::AtomOp::Max:
-        r = s ? (sext(a, t) > sext(b, t) ? a : b) : std::max(a, b);
-        break;
-      case ptx::AtomOp::Inc:
-        r = a >= b ? 0 : a + 1;
-        break;
-      case ptx::AtomOp::Dec:
-        r = (a == 0 || a > b) ? b : a - 1;
-        break;
-      case ptx::AtomOp::And:
-        r = a & b;
-        break;
-      case ptx::AtomOp::Or:
-        r = a | b;
-        break;
-      case ptx::AtomOp::Xor:
-        r = a ^ b;
-        break;
-      default:
-        break;
-    }
-    r &= mask;
-  }
+  const std::uint64_t r = reduce_values(m.reduce_op, t, a, b) & mask_of(t);
   std::memcpy(to, &r, static_cast<std::size_t>(bytes));
 }
 

@@ -515,6 +515,8 @@ void mbarrier_complete_tx(Ctx& c, const Instr& in, int pc, std::uint64_t addr, S
 void bulk_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
 // cp.async.bulk.tensor and cp.reduce.async.bulk.tensor with a tensor map (tensor_copy.cpp).
 void tensor_copy(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
+// The reduction of a reducing bulk or tensor copy on one element's bits (bulk_copy.cpp).
+std::uint64_t reduce_values(ptx::AtomOp op, Ty t, std::uint64_t a, std::uint64_t b);
 // wgmma.mma_async and its fence, commit_group and wait_group (wgmma.cpp).
 void wgmma_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active);
 // mapa and getctarank (cluster.cpp): shared::cluster addresses.

@@ -213,44 +213,7 @@ void reduce_into(const TensorMap& t, ptx::AtomOp op, std::uint8_t* g, const std:
     default:
       ty = n == 1 ? Ty::U8 : n == 2 ? Ty::U16 : n == 4 ? Ty::U32 : Ty::U64;
   }
-  std::uint64_t r = a;
-  if (ptx::ty_float(ty)) {
-    Instr x;
-    x.op = op == ptx::AtomOp::Min ? Opc::Min : op == ptx::AtomOp::Max ? Opc::Max : Opc::Add;
-    x.type = ty;
-    x.mod.round = ptx::Round::Rn;
-    r = arith(x, a, b, 0);
-  } else {
-    const bool sgn = ptx::ty_signed(ty);
-    switch (op) {
-      case ptx::AtomOp::Add:
-        r = a + b;
-        break;
-      case ptx::AtomOp::Min:
-        r = sgn ? (sext(a, ty) < sext(b, ty) ? a : b) : std::min(a, b);
-        break;
-      case ptx::AtomOp::Max:
-        r = sgn ? (sext(a, ty) > sext(b, ty) ? a : b) : std::max(a, b);
-        break;
-      case ptx::AtomOp::Inc:
-        r = a >= b ? 0 : a + 1;
-        break;
-      case ptx::AtomOp::Dec:
-        r = (a == 0 || a > b) ? b : a - 1;
-        break;
-      case ptx::AtomOp::And:
-        r = a & b;
-        break;
-      case ptx::AtomOp::Or:
-        r = a | b;
-        break;
-      case ptx::AtomOp::Xor:
-        r = a ^ b;
-        break;
-      default:
-        break;
-    }
-  }
+  const std::uint64_t r = reduce_values(op, ty, a, b);
   std::memcpy(g, &r, n);
 }
 
