@@ -90,10 +90,10 @@ TEST(NvtxFilter, WindowsOfAStack) {
   for (std::size_t i = 0; i < stack.size(); ++i)
     for (std::size_t j = i + 1; j <= stack.size(); ++j) {
       std::string expr;
-      for (std::size_t k = i; k < j; ++k) expr += stack[k] + "/";
+      for (std::size_t k = i; k < j; ++k) expr.append(stack[k]).append("/");
       EXPECT_TRUE(on(expr, stack)) << expr;
-      EXPECT_EQ(on("[" + expr.substr(0, expr.size() - 1) + "]", stack), i == 0 && j == stack.size())
-          << expr;
+      const std::string bracketed = std::string("[").append(expr, 0, expr.size() - 1).append("]");
+      EXPECT_EQ(on(bracketed, stack), i == 0 && j == stack.size()) << expr;
     }
 }
 
