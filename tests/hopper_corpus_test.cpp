@@ -86,9 +86,12 @@ TEST(WgmmaCorpus, EveryCaseEqualsTheSourceCounters) {
     // wgmma's own in the loops): device_test's DeviceWgmma replays that on the probe's cubin.
     const auto where = split(r.at("where"), ',');
     ASSERT_EQ(where.size(), lines.size());
-    for (size_t i = 0; i < where.size(); ++i)
-      EXPECT_EQ(where[i].substr(where[i].find(':')),
-                ":" + std::to_string(one.wavefronts) + "/" + std::to_string(one.ideal_wavefronts));
+    for (size_t i = 0; i < where.size(); ++i) {
+      std::string expected = ":";
+      expected.append(std::to_string(one.wavefronts)).append("/");
+      expected.append(std::to_string(one.ideal_wavefronts));
+      EXPECT_EQ(where[i].substr(where[i].find(':')), expected);
+    }
     ++types[r.at("type")];
     registers += !a_shared;
     transposed += r.at("trans_a") == "1" || r.at("trans_b") == "1";

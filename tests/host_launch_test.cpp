@@ -156,7 +156,7 @@ TEST(HostLaunch, MissingSettingsMergedAcrossKernels) {
   c.rerun = bc::Rerun{"t.cu", {"bankcheck", "check", "t.cu"}, {}, {}};
   c.program = "PROGRAM";
   const std::vector<bc::KernelSettings> ks{
-      {"naive", &s, {"out", "W"}, {"float*", "int"}, {true, false}},
+      {"naive", &s, {"out", "W"}, {"float*", "int"}, {true, false}, {}},
       {"tiled", &s, {"out", "W"}, {"float*", "int"}, {true, false}, {}}};
   const auto msg = bc::missing_settings(c, ks);
   ASSERT_TRUE(msg);
