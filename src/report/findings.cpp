@@ -272,7 +272,7 @@ std::string global_hint(const analysis::LineReport& l) {
           "boundary: "
           "align the base pointer (cudaMalloc gives 256-byte alignment), or, for rows of a 2-D "
           "array, make "
-          "the row pitch a multiple of 128 B (cudaMallocPitch)",
+          "the row pitch a multiple of 32 B (cudaMallocPitch gives one)",
           l.op == model::Op::Store ? "write" : "read", l.width, p.offset);
     case K::Strided: {
       const std::int64_t s = p.stride < 0 ? -p.stride : p.stride;
