@@ -9,19 +9,11 @@
 #include "bankcheck/analysis/check.hpp"
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/nvcc.hpp"
+#include "require_nvcc.hpp"
 
 namespace drv = bankcheck::driver;
 
 namespace {
-
-bool have_nvcc() {
-  try {
-    drv::find_nvcc("");
-    return true;
-  } catch (const drv::DriverError&) {
-    return false;
-  }
-}
 
 bankcheck::analysis::CheckReport checked(const std::string& file, unsigned threads) {
   drv::CheckOptions o;

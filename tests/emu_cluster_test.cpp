@@ -23,22 +23,12 @@
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/model/arch.hpp"
 #include "emu_differential.hpp"
+#include "require_nvcc.hpp"
 
 namespace drv = bankcheck::driver;
 namespace emu = bankcheck::emu;
 
 namespace {
-
-bool have_nvcc() {
-  try {
-    drv::find_nvcc("");
-    return true;
-  } catch (const drv::DriverError&) {
-    return false;
-  }
-}
-#define REQUIRE_NVCC() \
-  if (!have_nvcc()) GTEST_SKIP() << "no nvcc found"
 
 const std::string kFile = std::string(BANKCHECK_SOURCE_DIR) + "/tests/data/emu/cluster.cu";
 

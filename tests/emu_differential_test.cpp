@@ -17,21 +17,13 @@
 
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/nvcc.hpp"
+#include "require_nvcc.hpp"
 
 namespace drv = bankcheck::driver;
 namespace emu = bankcheck::emu;
 namespace fs = std::filesystem;
 
 namespace {
-
-bool have_nvcc() {
-  try {
-    drv::find_nvcc("");
-    return true;
-  } catch (const drv::DriverError&) {
-    return false;
-  }
-}
 
 std::vector<std::string> examples() {
   std::vector<std::string> v;

@@ -26,6 +26,7 @@
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/model/arch.hpp"
 #include "emu_differential.hpp"
+#include "require_nvcc.hpp"
 
 namespace drv = bankcheck::driver;
 namespace emu = bankcheck::emu;
@@ -36,17 +37,6 @@ using u64 = std::uint64_t;
 __extension__ typedef unsigned __int128 u128;
 
 namespace {
-
-bool have_nvcc() {
-  try {
-    drv::find_nvcc("");
-    return true;
-  } catch (const drv::DriverError&) {
-    return false;
-  }
-}
-#define REQUIRE_NVCC() \
-  if (!have_nvcc()) GTEST_SKIP() << "no nvcc found"
 
 drv::CheckOptions options() {
   drv::CheckOptions o;

@@ -26,22 +26,12 @@
 #include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/fix_wording.hpp"
 #include "ncu_raw.hpp"
+#include "require_nvcc.hpp"
 
 namespace an = bankcheck::analysis;
 namespace drv = bankcheck::driver;
 
 namespace {
-
-bool have_nvcc() {
-  try {
-    drv::find_nvcc("");
-    return true;
-  } catch (const drv::DriverError&) {
-    return false;
-  }
-}
-#define REQUIRE_NVCC() \
-  if (!have_nvcc()) GTEST_SKIP() << "no nvcc found"
 
 // An example by name, or a test input by its path from the repository root ("tests/...").
 std::string example(const std::string& f) {

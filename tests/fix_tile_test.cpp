@@ -11,21 +11,13 @@
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/model/swizzle.hpp"
 #include "bankcheck/report/fix_wording.hpp"
+#include "require_nvcc.hpp"
 
 namespace drv = bankcheck::driver;
 namespace an = bankcheck::analysis;
 namespace model = bankcheck::model;
 
 namespace {
-
-bool have_nvcc() {
-  try {
-    drv::find_nvcc("");
-    return true;
-  } catch (const drv::DriverError&) {
-    return false;
-  }
-}
 
 }  // namespace
 

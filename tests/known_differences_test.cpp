@@ -16,21 +16,13 @@
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/report/views.hpp"
+#include "require_nvcc.hpp"
 
 namespace drv = bankcheck::driver;
 namespace an = bankcheck::analysis;
 namespace rp = bankcheck::report;
 
 namespace {
-
-bool have_nvcc() {
-  try {
-    drv::find_nvcc("");
-    return true;
-  } catch (const drv::DriverError&) {
-    return false;
-  }
-}
 
 const std::string kFile = std::string(BANKCHECK_SOURCE_DIR) + "/tests/data/known/differences.cu";
 

@@ -21,6 +21,7 @@
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/emu/footprint.hpp"
 #include "bankcheck/model/arch.hpp"
+#include "require_nvcc.hpp"
 
 namespace drv = bankcheck::driver;
 namespace emu = bankcheck::emu;
@@ -135,15 +136,6 @@ TEST(Footprint, UnknownBufferMakesItIncomplete) {
 }
 
 // ---------------------------------------------------------------- the rule
-
-bool have_nvcc() {
-  try {
-    drv::find_nvcc("");
-    return true;
-  } catch (const drv::DriverError&) {
-    return false;
-  }
-}
 
 const drv::Loaded& kernels() {
   static const drv::Loaded loaded = [] {

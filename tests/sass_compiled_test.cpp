@@ -9,6 +9,7 @@
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/nvcc.hpp"
 #include "bankcheck/model/access.hpp"
+#include "require_nvcc.hpp"
 
 namespace drv = bankcheck::driver;
 namespace an = bankcheck::analysis;
@@ -16,15 +17,6 @@ namespace ptx = bankcheck::ptx;
 using bankcheck::model::Op;
 
 namespace {
-
-bool have_nvcc() {
-  try {
-    drv::find_nvcc("");
-    return true;
-  } catch (const drv::DriverError&) {
-    return false;
-  }
-}
 
 an::CheckReport check(const std::string& file) {
   drv::CheckOptions o;
