@@ -5,6 +5,7 @@
 // launch of it that runs the patches is still queued.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -119,22 +120,26 @@ class FakeGpu : public bd::DeviceApi {
     void* data = p ? launch_data[handle] : nullptr;
     launch_data.erase(handle);
     if (p) ++ran_patched;
+    // The launch's warps add to the shard of "their SM": the launches in turn.
+    const unsigned sm = static_cast<unsigned>(ran_patched);
     enqueue(stream, {[=] {
                        if (!data) return;
                        auto* r = static_cast<bd::LaunchRecord*>(data);
+                       const unsigned shard = sm & (r->shards - 1);
+                       bd::PcCounter* table = r->counters + shard * r->capacity;
                        for (unsigned long long pc : {0x1010ull, 0x1020ull}) {
                          bd::PcCounter* c = nullptr;
                          for (unsigned i = 0; i < r->capacity && !c; ++i)
-                           if (r->counters[i].pc == pc || r->counters[i].pc == 0)
-                             c = &r->counters[i];
+                           if (table[i].pc == pc || table[i].pc == 0) c = &table[i];
                          if (!c) continue;
                          c->pc = pc;
                          c->space = 0;
                          c->requests += threads / 32;
                          c->wavefronts += 2 * (threads / 32);
                          c->ideal += threads / 32;
+                         c->ways = std::max(c->ways, 2u + shard);
                        }
-                       r->exited += exiting;
+                       (r->exits ? r->exits[shard * bd::kExitStride] : r->exited) += exiting;
                      },
                      module, p});
   }
@@ -162,6 +167,7 @@ struct Harness {
   // The tables' writing checked only where a test says so (it adds a wait and a read).
   explicit Harness(bool check = false) : check_written(check) {}
   bool check_written;
+  unsigned shards = 1;
   bd::Instrumentation in{gpu, bd::Instrumentation::Options{0.25, check_written},
                          [this](const std::string& s) { trace.push_back(s); },
                          [this] { return clock; }};
@@ -190,6 +196,7 @@ struct Harness {
             ++setups;
             bd::TableSetup s;
             s.capacity = 64;
+            s.shards = shards;
             return s;
           },
           error);
@@ -267,6 +274,29 @@ TEST(DeviceInstrumentation, EveryLaunchAnalysedNeverWaitsAndAddsUpOnTheGpu) {
   EXPECT_EQ(x.gpu.copies_back, 2);  // one read per kernel, at the end
   EXPECT_EQ(t->launches, 500u);
   EXPECT_EQ(requests(*t), 500u * 2 * 1024 / 32);
+  EXPECT_TRUE(t->complete()) << t->incomplete_reason();
+}
+
+// The warps of different SMs add to their own shard of the table; a read adds the shards up:
+// one counter per instruction, the requests and wavefronts summed, the worst N-way the most
+// of any shard, the exits of every shard counted.
+TEST(DeviceInstrumentation, TheShardsOfATableAddUpToOneCounterPerInstruction) {
+  Harness x;
+  x.shards = 4;
+  x.in.module_loaded(h(1), kA.module);
+  bd::KernelTable* t = nullptr;
+  for (int i = 0; i < 6; ++i) t = x.launch(kA, s1, true);
+  x.gpu.run_all();
+  x.in.finish();
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->record.shards, 4u);
+  ASSERT_EQ(t->counts.counters.size(), 2u);
+  for (const bd::PcCounter& c : t->counts.counters) {
+    EXPECT_EQ(c.requests, 6u * 1024 / 32);
+    EXPECT_EQ(c.wavefronts, 2u * 6 * 1024 / 32);
+    EXPECT_EQ(c.ways, 2u + 3);  // shard 3's
+  }
+  EXPECT_EQ(t->exited_threads, 6u * 1024);
   EXPECT_TRUE(t->complete()) << t->incomplete_reason();
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <utility>
 
 namespace bankcheck::device {
@@ -164,7 +165,12 @@ KernelTable* Instrumentation::begin(const Launch& l, const std::function<TableSe
       error = "cannot find its code: " + e;
       return nullptr;
     }
-    const std::size_t table_bytes = sizeof(PcCounter) * s.capacity;
+    const unsigned shards = std::max(1u, s.shards);
+    const std::size_t counter_bytes = sizeof(PcCounter) * s.capacity * shards;
+    // The exits per shard (none with one shard: the record's own).
+    const std::size_t exit_bytes =
+        shards > 1 ? sizeof(unsigned long long) * kExitStride * shards : 0;
+    const std::size_t table_bytes = counter_bytes + exit_bytes;
     made.read_bytes = sizeof(LaunchRecord) + table_bytes;
     const std::size_t bytes = made.read_bytes + s.forms.size();
     if (std::string e = api_.alloc(l.context, bytes, made.device); !e.empty()) {
@@ -177,6 +183,10 @@ KernelTable* Instrumentation::begin(const Launch& l, const std::function<TableSe
     auto* base = static_cast<unsigned char*>(t->device);
     t->record.counters = reinterpret_cast<PcCounter*>(base + sizeof(LaunchRecord));
     t->record.capacity = s.capacity;
+    t->record.shards = shards;
+    t->record.exits = exit_bytes ? reinterpret_cast<unsigned long long*>(
+                                       base + sizeof(LaunchRecord) + counter_bytes)
+                                 : nullptr;
     t->record.base_pc = pc;
     t->record.forms = t->forms.empty() ? nullptr : base + t->read_bytes;
     t->record.forms_count = static_cast<unsigned>(t->forms.size());
@@ -200,7 +210,8 @@ KernelTable* Instrumentation::begin(const Launch& l, const std::function<TableSe
     t->initialized = check;
     live_[l.function] = t;
     m.tables.push_back(t);
-    say(fmt::format("table for {} ({} counters, {} bytes)", l.mangled, s.capacity, bytes));
+    say(fmt::format("table for {} ({} counters x {} shards, {} bytes)", l.mangled, s.capacity,
+                    shards, bytes));
   }
   t->exits_known = t->exits_known && api_.exits_counted(l.module);
   // The table is written on its first launch's stream: a launch on another stream waits for it.
@@ -280,14 +291,38 @@ void Instrumentation::read(KernelTable& t, Handle stream, const char* why) {
   }
   LaunchRecord back;
   std::memcpy(&back, bytes.data(), sizeof back);
+  // The shards' counters of one instruction added up (the first claim's description kept).
   std::vector<PcCounter> used;
-  for (std::size_t i = 0; i < t.record.capacity; ++i) {
+  std::map<unsigned long long, std::size_t> at;
+  const std::size_t slots = std::size_t{t.record.capacity} * std::max(1u, t.record.shards);
+  for (std::size_t i = 0; i < slots; ++i) {
     PcCounter c;
     std::memcpy(&c, bytes.data() + sizeof(LaunchRecord) + i * sizeof(PcCounter), sizeof c);
-    if (c.pc) used.push_back(c);
+    if (!c.pc) continue;
+    const auto [it, fresh] = at.try_emplace(c.pc, used.size());
+    if (fresh) {
+      used.push_back(c);
+      continue;
+    }
+    PcCounter& u = used[it->second];
+    u.requests += c.requests;
+    u.wavefronts += c.wavefronts;
+    u.ideal += c.ideal;
+    u.sectors += c.sectors;
+    u.ideal_sectors += c.ideal_sectors;
+    u.ways = std::max(u.ways, c.ways);
   }
   t.counts.counters = std::move(used);
-  t.exited_threads = back.exited;
+  std::uint64_t exited = back.exited;
+  if (t.record.exits) {
+    const std::size_t exits_at = sizeof(LaunchRecord) + slots * sizeof(PcCounter);
+    for (unsigned s = 0; s < t.record.shards; ++s) {
+      unsigned long long n = 0;
+      std::memcpy(&n, bytes.data() + exits_at + std::size_t{s} * kExitStride * sizeof n, sizeof n);
+      exited += n;
+    }
+  }
+  t.exited_threads = exited;
   t.overflowed = back.overflowed;
   t.read_launches = t.launches;
   t.read_expected = t.expected_threads;

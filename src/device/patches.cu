@@ -28,14 +28,30 @@ __device__ __forceinline__ unsigned lane_id() {
   return l;
 }
 
-// The counter of `pc` in the launch's table (open addressing on the pc), claimed on first
-// use; null when the table is full (counted as overflowed).
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
+
+// The shard this warp adds to (records.hpp): its SM's.
+__device__ __forceinline__ unsigned shard_of(const bd::LaunchRecord* r) {
+  return sm_id() & (r->shards - 1);
+}
+
+// The counter of `pc` in the launch's table (open addressing on the pc, in the warp's shard),
+// claimed on first use; null when the table is full (counted as overflowed). A slot already
+// holding the pc is found by a plain read: only a free slot takes an atomic to claim.
 __device__ bd::PcCounter* counter_of(bd::LaunchRecord* r, unsigned long long pc, bd::Space space,
                                      bd::Access access, unsigned width, unsigned form) {
   const unsigned cap = r->capacity;
+  bd::PcCounter* table = r->counters + static_cast<unsigned long long>(shard_of(r)) * cap;
   unsigned h = static_cast<unsigned>((pc >> 4) * 2654435761ull) & (cap - 1);
   for (unsigned probe = 0; probe < cap; ++probe, h = (h + 1) & (cap - 1)) {
-    bd::PcCounter* c = &r->counters[h];
+    bd::PcCounter* c = &table[h];
+    const unsigned long long seen = *static_cast<volatile unsigned long long*>(&c->pc);
+    if (seen == pc) return c;
+    if (seen != 0ull) continue;
     const unsigned long long was = atomicCAS(&c->pc, 0ull, pc);
     if (was == 0ull) {  // claimed: what the instruction is
       c->space = static_cast<unsigned char>(space);
@@ -192,7 +208,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_block_exit(voi
   if (!r) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
   if (lane_id() == static_cast<unsigned>(__ffs(mask) - 1))
-    atomicAdd(&r->exited, static_cast<unsigned long long>(__popc(mask)));
+    atomicAdd(r->exits ? &r->exits[shard_of(r) * bd::kExitStride] : &r->exited,
+              static_cast<unsigned long long>(__popc(mask)));
   return SANITIZER_PATCH_SUCCESS;
 }
 

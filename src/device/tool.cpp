@@ -828,6 +828,15 @@ class Tool {
                              m.starts_with("RED") || m.ends_with("GMMA") || m.starts_with("UBLK");
     }
     s.capacity = next_power_of_two(2 * memory_instructions + 256);
+    // Shards (records.hpp): BANKCHECK_GPU_SHARDS (a power of two, 1 to 256), else 32; fewer
+    // where a kernel's table would pass 16 MiB.
+    s.shards = 32;
+    if (const char* e = std::getenv("BANKCHECK_GPU_SHARDS"); e && *e) {
+      const unsigned long n = std::strtoul(e, nullptr, 10);
+      if (n >= 1 && n <= 256 && (n & (n - 1)) == 0) s.shards = static_cast<unsigned>(n);
+    }
+    while (s.shards > 1 && std::size_t{s.capacity} * sizeof(PcCounter) * s.shards > (16u << 20))
+      s.shards /= 2;
     s.forms = instruction_forms(*k.kernel);
     s.arch = arch_ ? *arch_ : model::kDefaultArch;
     return s;

@@ -79,7 +79,8 @@ struct Launch {
 
 // What an analysed kernel's table is made from, on its first analysed launch.
 struct TableSetup {
-  unsigned capacity = 0;             // counter slots, a power of two
+  unsigned capacity = 0;             // counter slots of a shard, a power of two
+  unsigned shards = 1;               // copies of the slots (records.hpp), a power of two
   std::vector<unsigned char> forms;  // Form per 16-byte instruction (instruction_forms)
   model::Arch arch = model::kDefaultArch;
 };
@@ -88,8 +89,8 @@ struct TableSetup {
 struct KernelTable {
   Handle context = nullptr, module = nullptr, function = nullptr;
   std::string mangled;
-  void* device = nullptr;      // LaunchRecord, the counters, the forms
-  std::size_t read_bytes = 0;  // the record and the counters
+  void* device = nullptr;      // LaunchRecord, the counters, the exits, the forms
+  std::size_t read_bytes = 0;  // the record, the counters and the exits
   LaunchRecord record{};       // as written before the first launch
   std::vector<unsigned char> forms;
   std::uint64_t launches = 0;          // analysed launches given the table

@@ -58,19 +58,30 @@ struct PcCounter {
   unsigned char space, access, width, form;
 };
 
+// Thread exits of one shard, on a 128-byte line of their own.
+inline constexpr unsigned kExitStride = 16;  // unsigned long long per shard
+
 // What a kernel's analysed launches give their patched instructions
 // (sanitizerSetLaunchCallbackData): one record and counter table per kernel, over all its
 // analysed launches (instrumentation.hpp).
+//
+// The table is `shards` copies of `capacity` slots: a warp adds to the copy of its SM
+// (%smid modulo shards), so that the warps of different SMs do not queue on the same
+// addresses' atomics (every warp of every CTA executes the same instructions; with one copy
+// a kernel's requests were serialised on a few L2 lines). The host adds the copies up.
 struct LaunchRecord {
-  PcCounter* counters;
-  unsigned int capacity;       // slots in `counters`, a power of two
-  unsigned int overflowed;     // requests that found no free slot
+  PcCounter* counters;     // shards x capacity slots: shard s at counters + s * capacity
+  unsigned int capacity;   // slots in a shard, a power of two
+  unsigned int overflowed;  // requests that found no free slot
   unsigned long long base_pc;  // the kernel's first instruction
   const unsigned char* forms;  // Form per 16-byte instruction from base_pc (may be null)
   unsigned int forms_count;
   // Threads that ran the patched code to their exit (the block-exit patch): equal to the
   // launches' threads when every one of them was counted from its start to its end.
   unsigned long long exited;
+  // The same per shard, at exits[s * kExitStride] (null: all in `exited`).
+  unsigned long long* exits;
+  unsigned int shards;  // a power of two, at least 1
   // The device's bank rules (the GPU the launch runs on; `name` is not read on the device).
   bankcheck::model::Arch arch;
 };
