@@ -184,6 +184,7 @@ KernelTable* Instrumentation::begin(const Launch& l, const std::function<TableSe
     t->record.counters = reinterpret_cast<PcCounter*>(base + sizeof(LaunchRecord));
     t->record.capacity = s.capacity;
     t->record.shards = shards;
+    t->record.probe = s.probe;
     t->record.exits = exit_bytes ? reinterpret_cast<unsigned long long*>(
                                        base + sizeof(LaunchRecord) + counter_bytes)
                                  : nullptr;

@@ -98,26 +98,40 @@ __device__ void add(bd::LaunchRecord* r, unsigned long long pc, bd::Space space,
   }
 }
 
+// BANKCHECK_GPU_PROBE 3: the request costed but not counted (a cost no request has is
+// counted as overflowed, so that the costing is not left out as unused).
+__device__ __forceinline__ bool probe_only(bd::LaunchRecord* r, const bd::RequestCost& cost) {
+  if (r->probe != 3) return false;
+  if (cost.wavefronts == 0xFFFFFFFFu && cost.sectors == 0xFFFFFFFFu) atomicAdd(&r->overflowed, 1u);
+  return true;
+}
+
 }  // namespace
 
 // LDS, STS and ATOMS: `ptr` is the lane's offset in the CTA's shared window.
 extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_shared_access(
     void* userdata, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void*) {
   auto* r = static_cast<bd::LaunchRecord*>(userdata);
-  if (!r) return SANITIZER_PATCH_SUCCESS;
+  if (!r || r->probe == 1) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
   const auto mine = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(ptr));
   std::uint32_t addr[32];
   for (int l = 0; l < 32; ++l) addr[l] = __shfl_sync(mask, mine, l);
-  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
+  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1) || r->probe == 2)
+    return SANITIZER_PATCH_SUCCESS;
   const bd::Access access = access_of(flags);
   const unsigned form = form_of(r, pc);
   const int width = bd::instruction_width(size);
   bd::RequestCost cost;
+#ifdef BANKCHECK_PATCHES_LEAN
+  cost.wavefronts = addr[0] + addr[31];
+#else
   if (form & bd::kSpin && width == 8)
     cost = bd::spin_pass(addr, mask);
   else
     cost = bd::shared_request(addr, mask, width, access, static_cast<bd::Form>(form & 3u), r->arch);
+#endif
+  if (probe_only(r, cost)) return SANITIZER_PATCH_SUCCESS;
   add(r, pc, bd::Space::Shared, access, static_cast<unsigned>(width), form, cost);
   return SANITIZER_PATCH_SUCCESS;
 }
@@ -126,16 +140,18 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_shared_access(
 extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_global_access(
     void* userdata, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void*) {
   auto* r = static_cast<bd::LaunchRecord*>(userdata);
-  if (!r) return SANITIZER_PATCH_SUCCESS;
+  if (!r || r->probe == 1) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
   const auto mine = static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(ptr));
   std::uint64_t addr[32];
   for (int l = 0; l < 32; ++l) addr[l] = __shfl_sync(mask, mine, l);
-  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
+  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1) || r->probe == 2)
+    return SANITIZER_PATCH_SUCCESS;
   const bd::Access access = access_of(flags);
   const int width = bd::instruction_width(size);
-  add(r, pc, bd::Space::Global, access, static_cast<unsigned>(width), 0,
-      bd::global_request(addr, mask, width));
+  const bd::RequestCost cost = bd::global_request(addr, mask, width);
+  if (probe_only(r, cost)) return SANITIZER_PATCH_SUCCESS;
+  add(r, pc, bd::Space::Global, access, static_cast<unsigned>(width), 0, cost);
   return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -152,7 +168,11 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_matrix_access(
   const bool store = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
   m.op = store ? bm::MatrixOp::Store : bm::MatrixOp::Load;
   m.matrices = static_cast<std::uint8_t>(count);
+#ifdef BANKCHECK_PATCHES_LEAN
+  const bm::Verdict v{m.addr[0], m.addr[31], 1};
+#else
   const bm::Verdict v = bm::analyze_matrix(m, r->arch);
+#endif
   bd::RequestCost cost;
   cost.wavefronts = v.wavefronts;
   cost.ideal = v.ideal_wavefronts;
@@ -187,12 +207,17 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(
   c.active = mask;
   c.bypass = form & bd::kBypass;
   c.src_size = form & bd::kZfill;
+#ifdef BANKCHECK_PATCHES_LEAN
+  const bm::Verdict v{c.addr[0], c.addr[31], 1};
+  const bm::SectorCount sc{c.global_addr[0], c.global_addr[1], 0};
+#else
   const bm::Verdict v = bm::analyze_ldgsts(c, r->arch);
+  const bm::SectorCount sc = bm::ldgsts_sectors(c, ga);
+#endif
   bd::RequestCost cost;
   cost.wavefronts = v.wavefronts;
   cost.ideal = v.ideal_wavefronts;
   cost.ways = v.ways;
-  const bm::SectorCount sc = bm::ldgsts_sectors(c, ga);
   cost.sectors = sc.sectors;
   cost.ideal_sectors = sc.ideal;
   add(r, pc, bd::Space::Shared, bd::Access::Store, size, form, cost);
@@ -205,7 +230,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(
 extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_block_exit(void* userdata,
                                                                              uint64_t) {
   auto* r = static_cast<bd::LaunchRecord*>(userdata);
-  if (!r) return SANITIZER_PATCH_SUCCESS;
+  // Measuring the patches (probe): no exit counted, so that the kernel reads as incomplete.
+  if (!r || r->probe) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
   if (lane_id() == static_cast<unsigned>(__ffs(mask) - 1))
     atomicAdd(r->exits ? &r->exits[shard_of(r) * bd::kExitStride] : &r->exited,
@@ -305,7 +331,13 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_remote_shared(
   }
   const bd::Access access = access_of(flags);
   const int width = bd::instruction_width(size);
-  add(r, pc, bd::Space::Shared, access, static_cast<unsigned>(width), 0,
-      bd::shared_request(addr, mask, width, access, bd::Form::Plain, r->arch));
+#ifdef BANKCHECK_PATCHES_LEAN
+  bd::RequestCost cost;
+  cost.wavefronts = addr[0];
+#else
+  const bd::RequestCost cost =
+      bd::shared_request(addr, mask, width, access, bd::Form::Plain, r->arch);
+#endif
+  add(r, pc, bd::Space::Shared, access, static_cast<unsigned>(width), 0, cost);
   return SANITIZER_PATCH_SUCCESS;
 }

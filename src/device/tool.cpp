@@ -835,6 +835,10 @@ class Tool {
       const unsigned long n = std::strtoul(e, nullptr, 10);
       if (n >= 1 && n <= 256 && (n & (n - 1)) == 0) s.shards = static_cast<unsigned>(n);
     }
+    // BANKCHECK_GPU_PROBE (1 to 3): the patches' own cost measured, nothing counted
+    // (records.hpp); every kernel is then reported incomplete.
+    if (const char* e = std::getenv("BANKCHECK_GPU_PROBE"); e && *e)
+      s.probe = static_cast<unsigned>(std::strtoul(e, nullptr, 10)) % 4;
     while (s.shards > 1 && std::size_t{s.capacity} * sizeof(PcCounter) * s.shards > (16u << 20))
       s.shards /= 2;
     s.forms = instruction_forms(*k.kernel);

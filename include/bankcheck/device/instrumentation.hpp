@@ -81,6 +81,7 @@ struct Launch {
 struct TableSetup {
   unsigned capacity = 0;             // counter slots of a shard, a power of two
   unsigned shards = 1;               // copies of the slots (records.hpp), a power of two
+  unsigned probe = 0;                // LaunchRecord::probe (measurements of the patches)
   std::vector<unsigned char> forms;  // Form per 16-byte instruction (instruction_forms)
   model::Arch arch = model::kDefaultArch;
 };

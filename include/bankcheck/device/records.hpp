@@ -82,6 +82,10 @@ struct LaunchRecord {
   // The same per shard, at exits[s * kExitStride] (null: all in `exited`).
   unsigned long long* exits;
   unsigned int shards;  // a power of two, at least 1
+  // For measuring the patches' own cost (BANKCHECK_GPU_PROBE; 0 in every report's run): 1
+  // returns at once, 2 after the lanes' addresses are gathered, 3 after the request is costed,
+  // without counting.
+  unsigned int probe;
   // The device's bank rules (the GPU the launch runs on; `name` is not read on the device).
   bankcheck::model::Arch arch;
 };
