@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -142,6 +143,117 @@ TEST(DeviceRequest, GlobalSectorsOfAStridedWarp) {
   c = device::global_request(addr, ~0u, 4);
   EXPECT_EQ(c.sectors, 32u);  // one sector per lane
   EXPECT_EQ(c.ideal_sectors, 4u);
+}
+
+// The patches' fast paths (patches.cu: shared_words, global_sectors) compute two rules with
+// warp intrinsics, each lane keeping its address: here the same rules, lane by lane as the
+// intrinsics compute them, against the model on requests of every kind of pattern
+// (broadcasts, strides, random words in narrow and wide ranges, partial masks). Should the
+// model change for these requests, this fails and the fast paths must change with it.
+namespace fast_path {
+
+// shared_words: a lane speaks for each distinct word (the lowest lane of __match_any_sync on
+// the word); a speaker's bank count is the speakers of its bank; the cost is the most.
+std::uint32_t shared_words(const std::uint32_t* addr, std::uint32_t mask) {
+  std::uint32_t ways = 0;
+  for (int l = 0; l < 32; ++l) {
+    if (!((mask >> l) & 1u)) continue;
+    bool speaks = true;
+    for (int o = 0; o < l; ++o)
+      if (((mask >> o) & 1u) && addr[o] >> 2 == addr[l] >> 2) speaks = false;
+    if (!speaks) continue;
+    std::uint32_t bank = 0;
+    for (int o = 0; o < 32; ++o) {
+      if (!((mask >> o) & 1u)) continue;
+      bool o_speaks = true;
+      for (int p = 0; p < o; ++p)
+        if (((mask >> p) & 1u) && addr[p] >> 2 == addr[o] >> 2) o_speaks = false;
+      bank += o_speaks && (addr[o] >> 2 & 31u) == (addr[l] >> 2 & 31u);
+    }
+    ways = std::max(ways, bank);
+  }
+  return ways;
+}
+
+// global_sectors: the distinct sectors (the lowest lane of each), the ideal the lanes' bytes
+// packed but never more than the sectors.
+std::pair<std::uint32_t, std::uint32_t> global_sectors(const std::uint64_t* addr,
+                                                       std::uint32_t mask, int width) {
+  std::set<std::uint64_t> sectors;
+  for (int l = 0; l < 32; ++l)
+    if ((mask >> l) & 1u) sectors.insert(addr[l] >> 5);
+  const auto n = static_cast<std::uint32_t>(sectors.size());
+  const std::uint32_t packed = (static_cast<std::uint32_t>(__builtin_popcount(mask)) * width + 31) / 32;
+  return {n, std::min(n, packed)};
+}
+
+std::uint32_t random_mask(std::mt19937& rng) {
+  switch (rng() % 4) {
+    case 0:
+      return ~0u;
+    case 1:
+      return static_cast<std::uint32_t>(rng()) | 1u;
+    case 2:
+      return (1u << (1 + rng() % 31)) - 1u;  // a tail
+    default:
+      return 1u << (rng() % 32);
+  }
+}
+
+}  // namespace fast_path
+
+TEST(DeviceFastPath, SharedWordsIsTheModelsRuleForNarrowLoadsAndStores) {
+  std::mt19937 rng(7);
+  const model::Arch arch = model::default_arch();
+  int checked = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const int width = 1 << (rng() % 3);  // 1, 2, 4
+    const std::uint32_t mask = fast_path::random_mask(rng);
+    std::uint32_t addr[32];
+    const std::uint32_t base = (rng() % 4096) * 4;
+    const std::uint32_t stride = (rng() % 65) * static_cast<std::uint32_t>(width);
+    const std::uint32_t span = 1u << (2 + rng() % 16);
+    const int pattern = static_cast<int>(rng() % 3);
+    for (int l = 0; l < 32; ++l) {
+      std::uint32_t a = pattern == 0   ? base + stride * static_cast<std::uint32_t>(l)
+                        : pattern == 1 ? base + static_cast<std::uint32_t>(rng()) % span
+                                       : base;
+      addr[l] = a & ~static_cast<std::uint32_t>(width - 1);
+    }
+    const auto access = rng() % 2 ? device::Access::Load : device::Access::Store;
+    const device::RequestCost c =
+        device::shared_request(addr, mask, width, access, device::Form::Plain, arch);
+    const std::uint32_t ways = fast_path::shared_words(addr, mask);
+    ASSERT_EQ(c.wavefronts, ways) << "request " << i;
+    ASSERT_EQ(c.ideal, 1u) << "request " << i;
+    ASSERT_EQ(c.ways, ways) << "request " << i;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 200000);
+}
+
+TEST(DeviceFastPath, GlobalSectorsIsTheModelsCountWithinOneSectorALane) {
+  std::mt19937 rng(11);
+  for (int i = 0; i < 200000; ++i) {
+    const int width = 1 << (rng() % 5);  // 1 to 16
+    const std::uint32_t mask = fast_path::random_mask(rng);
+    std::uint64_t addr[32];
+    const std::uint64_t base = 0x7f0000000000ull + (rng() % 100000) * 16;
+    const std::uint64_t stride = (rng() % 300) * static_cast<std::uint64_t>(width);
+    const std::uint64_t span = 1ull << (4 + rng() % 20);
+    const int pattern = static_cast<int>(rng() % 4);
+    for (int l = 0; l < 32; ++l) {
+      std::uint64_t a = pattern == 0   ? base + stride * static_cast<std::uint64_t>(l)
+                        : pattern == 1 ? base + rng() % span
+                        : pattern == 2 ? base + stride * static_cast<std::uint64_t>(31 - l)
+                                       : base;
+      addr[l] = a & ~static_cast<std::uint64_t>(width - 1);  // aligned: within one sector
+    }
+    const device::RequestCost c = device::global_request(addr, mask, width);
+    const auto [sectors, ideal] = fast_path::global_sectors(addr, mask, width);
+    ASSERT_EQ(c.sectors, sectors) << "request " << i;
+    ASSERT_EQ(c.ideal_sectors, ideal) << "request " << i;
+  }
 }
 
 // The forms table the patches read: POPC.INC and the elected-lane atomics of forms.cu.

@@ -33,8 +33,8 @@
 # each command's output, the reports, ncu's CSV, the comparisons), which unpacks into
 # bench/device/results/.
 # Time: no command runs past DEADLINE_S seconds after the start (default 510); each run is cut
-# off at STEP_S seconds (default 90), ncu at NCU_S (default 150); a step with less than 5 s
-# left is skipped and said so.
+# off at STEP_S seconds (default 90; --launches all at ALL_S, default STEP_S), ncu at NCU_S
+# (default 150); a step with less than 5 s left is skipped and said so.
 # BANKCHECK=PATH: a bankcheck built with the GPU backend (its build or install tree also holds
 # the run agent, the GPU tool, bankcheck's libcuda.so.1 and the NVTX injection; what is missing
 # is said); nothing of bankcheck is built then.
@@ -265,7 +265,7 @@ for n in "${names[@]}"; do
   say "$n: ${cmd[*]}"
   timed plain "$step_limit" "$d/plain.out" "${cmd[@]}"
   BANKCHECK_GPU_TRACE=$d/gpu.trace BANKCHECK_GPU_TRACE_LAUNCHES=${trace_launches[$n]:-0} timed gpu "$step_limit" "$d/gpu.out" "$bankcheck" "${bc[@]}" -o "$d/gpu.json" -- "${cmd[@]}"
-  BANKCHECK_GPU_TRACE=$d/all.trace timed all "$step_limit" "$d/all.out" "$bankcheck" "${bc[@]}" --launches all -o "$d/all.json" -- "${cmd[@]}"
+  BANKCHECK_GPU_TRACE=$d/all.trace timed all "${ALL_S:-$step_limit}" "$d/all.out" "$bankcheck" "${bc[@]}" --launches all -o "$d/all.json" -- "${cmd[@]}"
   if [ -n "${no_ncu[$n]:-}" ] || [ -z "$have_ncu" ]; then
     ncu_s=- ncu_rc=-
   else

@@ -108,20 +108,69 @@ __device__ __forceinline__ bool probe_only(bd::LaunchRecord* r, const bd::Reques
 
 }  // namespace
 
-// LDS, STS and ATOMS: `ptr` is the lane's offset in the CTA's shared window.
-extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_shared_access(
-    void* userdata, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void*) {
-  auto* r = static_cast<bd::LaunchRecord*>(userdata);
-  if (!r || r->probe == 1) return SANITIZER_PATCH_SUCCESS;
-  const unsigned mask = __activemask();
-  const auto mine = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(ptr));
+// The fast paths: the warp's lanes cost the request together with warp intrinsics, each
+// keeping its own address (no gather into an array, no lane working alone through the
+// model). Each computes a rule of the model exactly (tests/device_test.cpp pins the rule to
+// model::analyze and model::count_sectors); a request outside it takes the model's path.
+//
+// A shared load or store of 1, 2 or 4 bytes a lane on a GPU of the Maxwell rule (sm_50 and
+// later, sm_90 included): one phase of the warp, whose cost is the most distinct 4-byte words
+// one bank delivers (model::detail::phased); ideal 1. Not for atomics (their own rule), wider
+// accesses (phases and pair merging) or a misaligned lane (the model's error).
+__device__ __forceinline__ bool shared_words(unsigned mask, std::uint32_t mine, int width,
+                                             bd::Access access, const bm::Arch& arch,
+                                             bd::RequestCost& cost) {
+  if (width > 4 || access == bd::Access::Atomic || arch.rule != bm::BankRule::Maxwell ||
+      arch.banks != 32)
+    return false;
+  if (__any_sync(mask, mine & static_cast<std::uint32_t>(width - 1))) return false;
+  const unsigned lane = lane_id();
+  const std::uint32_t word = mine >> 2;
+  // One lane speaks for each distinct word; those of a bank count its words.
+  const unsigned same_word = __match_any_sync(mask, word);
+  const bool speaks = lane == static_cast<unsigned>(__ffs(same_word) - 1);
+  const unsigned same_bank = __match_any_sync(mask, speaks ? (word & 31u) : 32u + lane);
+  // The most of any lane, bit by bit with votes (a tools patch may not use redux).
+  const unsigned mine_count = speaks ? static_cast<unsigned>(__popc(same_bank)) : 0u;
+  unsigned ways = 0;
+  for (int bit = 5; bit >= 0; --bit)
+    if (__any_sync(mask, mine_count >= (ways | (1u << bit)))) ways |= 1u << bit;
+  cost.wavefronts = ways;
+  cost.ideal = 1;
+  cost.ways = ways;
+  return true;
+}
+
+// A global request whose every lane stays within one 32-byte sector (every aligned access of
+// up to 16 bytes): the distinct sectors, and the ideal as model::count_sectors has it (the
+// lanes' bytes packed, never more than the sectors touched).
+__device__ __forceinline__ bool global_sectors(unsigned mask, unsigned long long mine, int width,
+                                               bd::RequestCost& cost) {
+  const unsigned long long sector = mine >> 5;
+  if (__any_sync(mask, sector != (mine + static_cast<unsigned>(width) - 1) >> 5)) return false;
+  const unsigned same = __match_any_sync(mask, sector);
+  const unsigned firsts =
+      __ballot_sync(mask, lane_id() == static_cast<unsigned>(__ffs(same) - 1));
+  const unsigned sectors = __popc(firsts);
+  const unsigned packed = (static_cast<unsigned>(__popc(mask)) * width + 31) / 32;
+  cost.sectors = sectors;
+  cost.ideal_sectors = sectors < packed ? sectors : packed;
+  return true;
+}
+
+__device__ __forceinline__ bool leads(unsigned mask) {
+  return lane_id() == static_cast<unsigned>(__ffs(mask) - 1);
+}
+
+// The model's path, apart so that the fast paths' frame stays small: the lanes' addresses
+// gathered to the lowest, which costs the request alone (warp_request.hpp).
+__device__ __noinline__ void shared_by_model(bd::LaunchRecord* r, unsigned long long pc,
+                                             unsigned mask, std::uint32_t mine, int width,
+                                             bd::Access access) {
   std::uint32_t addr[32];
   for (int l = 0; l < 32; ++l) addr[l] = __shfl_sync(mask, mine, l);
-  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1) || r->probe == 2)
-    return SANITIZER_PATCH_SUCCESS;
-  const bd::Access access = access_of(flags);
+  if (!leads(mask) || r->probe == 2) return;
   const unsigned form = form_of(r, pc);
-  const int width = bd::instruction_width(size);
   bd::RequestCost cost;
 #ifdef BANKCHECK_PATCHES_LEAN
   cost.wavefronts = addr[0] + addr[31];
@@ -131,8 +180,37 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_shared_access(
   else
     cost = bd::shared_request(addr, mask, width, access, static_cast<bd::Form>(form & 3u), r->arch);
 #endif
-  if (probe_only(r, cost)) return SANITIZER_PATCH_SUCCESS;
+  if (probe_only(r, cost)) return;
   add(r, pc, bd::Space::Shared, access, static_cast<unsigned>(width), form, cost);
+}
+
+__device__ __noinline__ void global_by_model(bd::LaunchRecord* r, unsigned long long pc,
+                                             unsigned mask, unsigned long long mine, int width,
+                                             bd::Access access) {
+  std::uint64_t addr[32];
+  for (int l = 0; l < 32; ++l) addr[l] = __shfl_sync(mask, mine, l);
+  if (!leads(mask) || r->probe == 2) return;
+  const bd::RequestCost cost = bd::global_request(addr, mask, width);
+  if (probe_only(r, cost)) return;
+  add(r, pc, bd::Space::Global, access, static_cast<unsigned>(width), 0, cost);
+}
+
+// LDS, STS and ATOMS: `ptr` is the lane's offset in the CTA's shared window.
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_shared_access(
+    void* userdata, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void*) {
+  auto* r = static_cast<bd::LaunchRecord*>(userdata);
+  if (!r || r->probe == 1) return SANITIZER_PATCH_SUCCESS;
+  const unsigned mask = __activemask();
+  const auto mine = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(ptr));
+  const bd::Access access = access_of(flags);
+  const int width = bd::instruction_width(size);
+  bd::RequestCost cost;
+  if (r->probe == 2 || !shared_words(mask, mine, width, access, r->arch, cost)) {
+    shared_by_model(r, pc, mask, mine, width, access);
+    return SANITIZER_PATCH_SUCCESS;
+  }
+  if (!leads(mask) || probe_only(r, cost)) return SANITIZER_PATCH_SUCCESS;
+  add(r, pc, bd::Space::Shared, access, static_cast<unsigned>(width), form_of(r, pc), cost);
   return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -143,15 +221,14 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_global_access(
   if (!r || r->probe == 1) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
   const auto mine = static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(ptr));
-  std::uint64_t addr[32];
-  for (int l = 0; l < 32; ++l) addr[l] = __shfl_sync(mask, mine, l);
-  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1) || r->probe == 2)
-    return SANITIZER_PATCH_SUCCESS;
-  const bd::Access access = access_of(flags);
   const int width = bd::instruction_width(size);
-  const bd::RequestCost cost = bd::global_request(addr, mask, width);
-  if (probe_only(r, cost)) return SANITIZER_PATCH_SUCCESS;
-  add(r, pc, bd::Space::Global, access, static_cast<unsigned>(width), 0, cost);
+  bd::RequestCost cost;
+  if (r->probe == 2 || !global_sectors(mask, mine, width, cost)) {
+    global_by_model(r, pc, mask, mine, width, access_of(flags));
+    return SANITIZER_PATCH_SUCCESS;
+  }
+  if (!leads(mask) || probe_only(r, cost)) return SANITIZER_PATCH_SUCCESS;
+  add(r, pc, bd::Space::Global, access_of(flags), static_cast<unsigned>(width), 0, cost);
   return SANITIZER_PATCH_SUCCESS;
 }
 
