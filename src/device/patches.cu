@@ -113,31 +113,55 @@ __device__ __forceinline__ bool probe_only(bd::LaunchRecord* r, const bd::Reques
 // model). Each computes a rule of the model exactly (tests/device_test.cpp pins the rule to
 // model::analyze and model::count_sectors); a request outside it takes the model's path.
 //
-// A shared load or store of 1, 2 or 4 bytes a lane on a GPU of the Maxwell rule (sm_50 and
-// later, sm_90 included): one phase of the warp, whose cost is the most distinct 4-byte words
-// one bank delivers (model::detail::phased); ideal 1. Not for atomics (their own rule), wider
-// accesses (phases and pair merging) or a misaligned lane (the model's error).
+// A shared load or store on a GPU of the Maxwell rule (sm_50 and later, sm_90 included),
+// model::detail::phased: the warp goes in phases (32 lanes up to 4 bytes, 16 for 8 bytes, 8
+// for 16; a load whose lanes n and n^1, or n^2, share their addresses pairs two phases into
+// one), and a phase costs the most distinct 4-byte words one bank delivers; ideal one a phase.
+// A lane's words are an aligned block (its address over the width, or its word below 4
+// bytes), so two lanes' words are the same block or apart: a bank gets one word from each
+// distinct block of its bank group (the block modulo the groups, 128 / width of them). One
+// lane speaks for each distinct block of its phase; a speaker's count is the speakers of its
+// group. Not for atomics (their own rules) or a misaligned lane (the model's error).
 __device__ __forceinline__ bool shared_words(unsigned mask, std::uint32_t mine, int width,
                                              bd::Access access, const bm::Arch& arch,
                                              bd::RequestCost& cost) {
-  if (width > 4 || access == bd::Access::Atomic || arch.rule != bm::BankRule::Maxwell ||
-      arch.banks != 32)
+  if (access == bd::Access::Atomic || arch.rule != bm::BankRule::Maxwell || arch.banks != 32)
     return false;
   if (__any_sync(mask, mine & static_cast<std::uint32_t>(width - 1))) return false;
   const unsigned lane = lane_id();
-  const std::uint32_t word = mine >> 2;
-  // One lane speaks for each distinct word; those of a bank count its words.
-  const unsigned same_word = __match_any_sync(mask, word);
-  const bool speaks = lane == static_cast<unsigned>(__ffs(same_word) - 1);
-  const unsigned same_bank = __match_any_sync(mask, speaks ? (word & 31u) : 32u + lane);
-  // The most of any lane, bit by bit with votes (a tools patch may not use redux).
-  const unsigned mine_count = speaks ? static_cast<unsigned>(__popc(same_bank)) : 0u;
-  unsigned ways = 0;
-  for (int bit = 5; bit >= 0; --bit)
-    if (__any_sync(mask, mine_count >= (ways | (1u << bit)))) ways |= 1u << bit;
-  cost.wavefronts = ways;
-  cost.ideal = 1;
-  cost.ways = ways;
+  int phase = width <= 4 ? 32 : width == 8 ? 16 : 8;
+  if (width >= 8 && access == bd::Access::Load && arch.load_pair_merge) {
+    // model::detail::pairs_share: every pair of active lanes n, n^d on one address.
+    for (int d = 1; d <= 2; d *= 2) {
+      const std::uint32_t other = __shfl_xor_sync(mask, mine, d);
+      const bool partner = (mask >> (lane ^ static_cast<unsigned>(d))) & 1u;
+      if (__all_sync(mask, !partner || other == mine)) {
+        phase *= 2;
+        break;
+      }
+    }
+  }
+  const std::uint32_t block = width <= 4 ? mine >> 2 : mine / static_cast<std::uint32_t>(width);
+  const std::uint32_t groups = width <= 4 ? 32u : 128u / static_cast<std::uint32_t>(width);
+  const unsigned long long my_phase = lane / static_cast<unsigned>(phase);
+  const unsigned same_block = __match_any_sync(mask, (my_phase << 32) | block);
+  const bool speaks = lane == static_cast<unsigned>(__ffs(same_block) - 1);
+  const unsigned same_group = __match_any_sync(
+      mask, speaks ? (my_phase << 32) | (block & (groups - 1)) : (1ull << 40) + lane);
+  const unsigned count = speaks ? static_cast<unsigned>(__popc(same_group)) : 0u;
+  // Each phase's most, bit by bit with votes (a tools patch may not use redux).
+  cost = {};
+  for (int first = 0; first < 32; first += phase) {
+    const unsigned lanes = (phase == 32 ? 0xFFFFFFFFu : ((1u << phase) - 1u) << first) & mask;
+    if (!lanes) continue;
+    const bool in = (lanes >> lane) & 1u;
+    unsigned most = 0;
+    for (int bit = 5; bit >= 0; --bit)
+      if (__any_sync(mask, in && count >= (most | (1u << bit)))) most |= 1u << bit;
+    cost.wavefronts += most;
+    cost.ideal += 1;
+    cost.ways = most > cost.ways ? most : cost.ways;
+  }
   return true;
 }
 
@@ -162,9 +186,11 @@ __device__ __forceinline__ bool leads(unsigned mask) {
   return lane_id() == static_cast<unsigned>(__ffs(mask) - 1);
 }
 
-// The model's path, apart so that the fast paths' frame stays small: the lanes' addresses
-// gathered to the lowest, which costs the request alone (warp_request.hpp).
-__device__ __noinline__ void shared_by_model(bd::LaunchRecord* r, unsigned long long pc,
+// The model's path: the lanes' addresses gathered to the lowest, which costs the request alone
+// (warp_request.hpp). Inlined, as everything a patch calls: the sanitizer sizes the patched
+// kernel's stack from the patch function's own frame, and a frame of a function it calls
+// (26 KB for the shared model) would overrun it (an H200 run of a cuBLAS kernel faulted).
+__device__ __forceinline__ void shared_by_model(bd::LaunchRecord* r, unsigned long long pc,
                                              unsigned mask, std::uint32_t mine, int width,
                                              bd::Access access) {
   std::uint32_t addr[32];
@@ -184,7 +210,7 @@ __device__ __noinline__ void shared_by_model(bd::LaunchRecord* r, unsigned long 
   add(r, pc, bd::Space::Shared, access, static_cast<unsigned>(width), form, cost);
 }
 
-__device__ __noinline__ void global_by_model(bd::LaunchRecord* r, unsigned long long pc,
+__device__ __forceinline__ void global_by_model(bd::LaunchRecord* r, unsigned long long pc,
                                              unsigned mask, unsigned long long mine, int width,
                                              bd::Access access) {
   std::uint64_t addr[32];
@@ -205,7 +231,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_shared_access(
   const bd::Access access = access_of(flags);
   const int width = bd::instruction_width(size);
   bd::RequestCost cost;
-  if (r->probe == 2 || !shared_words(mask, mine, width, access, r->arch, cost)) {
+  if (r->probe == 2 || r->probe == 4 || !shared_words(mask, mine, width, access, r->arch, cost)) {
     shared_by_model(r, pc, mask, mine, width, access);
     return SANITIZER_PATCH_SUCCESS;
   }
@@ -223,7 +249,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_global_access(
   const auto mine = static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(ptr));
   const int width = bd::instruction_width(size);
   bd::RequestCost cost;
-  if (r->probe == 2 || !global_sectors(mask, mine, width, cost)) {
+  if (r->probe == 2 || r->probe == 4 || !global_sectors(mask, mine, width, cost)) {
     global_by_model(r, pc, mask, mine, width, access_of(flags));
     return SANITIZER_PATCH_SUCCESS;
   }
@@ -307,8 +333,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(
 extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_block_exit(void* userdata,
                                                                              uint64_t) {
   auto* r = static_cast<bd::LaunchRecord*>(userdata);
-  // Measuring the patches (probe): no exit counted, so that the kernel reads as incomplete.
-  if (!r || r->probe) return SANITIZER_PATCH_SUCCESS;
+  // Measuring the patches (probe 1 to 3): no exit counted, so that the kernel reads as
+  // incomplete.
+  if (!r || (r->probe && r->probe != 4)) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
   if (lane_id() == static_cast<unsigned>(__ffs(mask) - 1))
     atomicAdd(r->exits ? &r->exits[shard_of(r) * bd::kExitStride] : &r->exited,

@@ -835,10 +835,10 @@ class Tool {
       const unsigned long n = std::strtoul(e, nullptr, 10);
       if (n >= 1 && n <= 256 && (n & (n - 1)) == 0) s.shards = static_cast<unsigned>(n);
     }
-    // BANKCHECK_GPU_PROBE (1 to 3): the patches' own cost measured, nothing counted
-    // (records.hpp); every kernel is then reported incomplete.
+    // BANKCHECK_GPU_PROBE (records.hpp): 1 to 3 measure the patches' own cost, nothing
+    // counted (every kernel is then reported incomplete); 4 counts without the fast paths.
     if (const char* e = std::getenv("BANKCHECK_GPU_PROBE"); e && *e)
-      s.probe = static_cast<unsigned>(std::strtoul(e, nullptr, 10)) % 4;
+      s.probe = static_cast<unsigned>(std::strtoul(e, nullptr, 10)) % 5;
     while (s.shards > 1 && std::size_t{s.capacity} * sizeof(PcCounter) * s.shards > (16u << 20))
       s.shards /= 2;
     s.forms = instruction_forms(*k.kernel);
