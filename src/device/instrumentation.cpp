@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <map>
 #include <utility>
 
 namespace bankcheck::device {
@@ -293,27 +292,16 @@ void Instrumentation::read(KernelTable& t, Handle stream, const char* why) {
   LaunchRecord back;
   std::memcpy(&back, bytes.data(), sizeof back);
   // The shards' counters of one instruction added up (the first claim's description kept).
-  std::vector<PcCounter> used;
-  std::map<unsigned long long, std::size_t> at;
+  KernelCounts slots_used;
   const std::size_t slots = std::size_t{t.record.capacity} * std::max(1u, t.record.shards);
   for (std::size_t i = 0; i < slots; ++i) {
     PcCounter c;
     std::memcpy(&c, bytes.data() + sizeof(LaunchRecord) + i * sizeof(PcCounter), sizeof c);
-    if (!c.pc) continue;
-    const auto [it, fresh] = at.try_emplace(c.pc, used.size());
-    if (fresh) {
-      used.push_back(c);
-      continue;
-    }
-    PcCounter& u = used[it->second];
-    u.requests += c.requests;
-    u.wavefronts += c.wavefronts;
-    u.ideal += c.ideal;
-    u.sectors += c.sectors;
-    u.ideal_sectors += c.ideal_sectors;
-    u.ways = std::max(u.ways, c.ways);
+    if (c.pc) slots_used.counters.push_back(c);
   }
-  t.counts.counters = std::move(used);
+  KernelCounts used;
+  merge_counts(used, slots_used);
+  t.counts.counters = std::move(used.counters);
   std::uint64_t exited = back.exited;
   if (t.record.exits) {
     const std::size_t exits_at = sizeof(LaunchRecord) + slots * sizeof(PcCounter);
