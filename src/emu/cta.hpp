@@ -62,8 +62,11 @@ struct Ctx {
   // Survived global faults (memory.cpp), null when a fault ends the run; the faulting
   // lanes' bytes: zeros for a read, a write goes nowhere.
   std::vector<SurvivedFault>* faults = nullptr;
-  // Where every global access is marked (EmulatorOptions::footprint), null when none.
+  // Where every global access is marked (EmulatorOptions::footprint), null when none; the
+  // micro-ops' runs of requests not marked yet (Footprint::Run), `nwarps` per global
+  // micro-op (Uop::run), flushed when the CTAs end.
   Footprint* footprint = nullptr;
+  Footprint::Run* runs = nullptr;
   // The records only analyses read: bytes touched, shared bytes read unwritten, the access
   // events (EmulatorOptions::execute_only off).
   bool bookkeeping = true;
@@ -92,8 +95,8 @@ struct Ctx {
   }
   // The same for an access of `in` that faulted, with what it was.
   [[noreturn]] void fail_access(EmuError::Kind kind, int pc, const std::string& msg,
-                                const Instr& in, Space space, unsigned size, std::uint64_t a,
-                                int w, int lane) {
+                                const Instr& in, Space space, unsigned size, std::uint64_t a, int w,
+                                int lane) {
     EmuError e(kind, msg, pc);
     e.access = access_of(in, space, size, a, w, lane);
     throw e;
@@ -406,6 +409,9 @@ struct Emulator::State {
   const void* consts_for = nullptr;  // the CTA whose ctaid cta_consts holds
   std::uint64_t laneids[32] = {};
   std::vector<GlobalMemory::Buffer*> buffer_of;  // per instruction (run_ctas)
+  // The footprint's runs (Ctx::runs): the global micro-ops' count, and their runs.
+  std::uint32_t global_uops = 0;
+  std::vector<Footprint::Run> runs;
 
   // ---- One CTA of the group being run (its storage kept for the next group).
   struct Cluster;

@@ -115,6 +115,7 @@ struct Uop {
   std::int32_t target = -1;  // bra: the taken side (instruction index; End when none)
   std::int32_t reconv = -1;  // bra: -2 reconverges at exit
   std::int32_t site = -1;    // memory: the instruction's site
+  std::int32_t run = -1;     // LdGlobal, StGlobal: its footprint runs' index (Emulator)
   const ptx::Instr* in = nullptr;
 };
 

@@ -397,8 +397,9 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
     }
     if (c.bookkeeping) touch(*b, hi ? hi + width - b->base : 0, Load);
     if (c.footprint)
-      c.footprint->mark_lanes(*b, addrs, exec, width,
-                              Load ? Footprint::Access::Read : Footprint::Access::Write);
+      c.footprint->mark_lanes(
+          c.runs[static_cast<std::size_t>(u.run) * c.nwarps + static_cast<std::size_t>(w)], *b,
+          addrs, exec, width, Load ? Footprint::Access::Read : Footprint::Access::Write);
     basep = b->data() - b->base;
   }
   for (unsigned v = 0; v < vec; ++v) {
