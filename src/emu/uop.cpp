@@ -125,6 +125,7 @@ struct Compiler {
         break;
     }
     if (sat || (in.flags & ptx::kFlagCc)) return K::Slow;  // .cc: the carry flag
+    if (t == Ty::Pred) return pred_logic(in, u);
     switch (in.op) {
       case Opc::Mov:
         if (in.mod.mov != ptx::MovForm::Plain || !reg_dst(in, u) || !sources(in, u, 1))
@@ -297,6 +298,44 @@ struct Compiler {
       default:
         return K::Slow;
     }
+  }
+
+  // Logic of predicates: both sources predicate registers (negated or not), the result one.
+  K pred_logic(const Instr& in, Uop& u) {
+    std::uint8_t op;
+    int n = 2;
+    switch (in.op) {
+      case Opc::And:
+        op = kPredAnd;
+        break;
+      case Opc::Or:
+        op = kPredOr;
+        break;
+      case Opc::Xor:
+        op = kPredXor;
+        break;
+      case Opc::Not:
+      case Opc::CNot:
+        op = kPredNot;
+        n = 1;
+        break;
+      case Opc::Mov:
+        if (in.mod.mov != ptx::MovForm::Plain) return K::Slow;
+        op = kPredMov;
+        n = 1;
+        break;
+      default:
+        return K::Slow;
+    }
+    if (in.ndst != 1 || in.dst[0].kind != Opnd::Kind::Pred || in.nsrc != n) return K::Slow;
+    for (int i = 0; i < n; ++i) {
+      if (in.src[i].kind != Opnd::Kind::Pred) return K::Slow;
+      u.src[i].off = in.src[i].reg;
+      if (in.src[i].negate) op |= i == 0 ? kPredNegA : kPredNegB;
+    }
+    u.dst[0] = in.dst[0].reg;
+    u.aux = op;
+    return K::PredLogic;
   }
 
   // An instruction the handlers above leave to the reference path that the reference runs
@@ -535,7 +574,7 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lan
     }
     Uop trial = u;
     K kind = c.select(in, trial);
-    if (!lanes && kind == K::Shfl) kind = K::Slow;
+    if (!lanes && (kind == K::Shfl || kind == K::PredLogic)) kind = K::Slow;
     if (lanes && kind == K::Slow) {
       trial = u;
       kind = c.lanes(in, trial);

@@ -89,7 +89,14 @@ enum class K : std::uint8_t {
   LanesDirected,
   CvtLanes,
   Shfl,  // shfl.sync (shfl_lanes()); dst[1]: the predicate, or kNoDst
+  // and, or, xor, not, cnot and mov of predicates (registers, not immediates): aux is the
+  // PredOp, with kPredNegA and kPredNegB for a source written !%p; src[i].off and dst[0]
+  // are predicate indices.
+  PredLogic,
 };
+
+enum PredOp : std::uint8_t { kPredAnd, kPredOr, kPredXor, kPredNot, kPredMov };
+constexpr std::uint8_t kPredNegA = 0x10, kPredNegB = 0x20;
 
 // A source operand: `fixed` 32 lanes shared by every warp (immediates, CTA constants), or
 // the register at `off` (register index * 32) in the warp's register file. For a
@@ -103,7 +110,7 @@ inline constexpr std::uint32_t kNoDst = 0xFFFFFFFFu;
 
 struct Uop {
   K kind = K::Slow;
-  std::uint8_t aux = 0;     // setp: the comparison; memory: element bytes
+  std::uint8_t aux = 0;     // setp: the comparison; memory: element bytes; PredLogic: PredOp
   std::uint8_t vec = 1;     // memory: elements per lane
   std::uint8_t sign = 0;    // loads: sign-extend the element
   std::uint32_t guard = 0;  // predicate slot (unguarded: the slot that is always all-ones)
@@ -147,7 +154,8 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
 
 // `fast` false: only control flow gets micro-ops of its own (Bra, Exit, Bar, End); every
 // other instruction is Slow, run by the reference semantics.
-// `lanes` false: no K::Lanes, K::LanesDirected, K::CvtLanes or K::Shfl (EmulatorOptions::lanes).
+// `lanes` false: no K::Lanes, K::LanesDirected, K::CvtLanes, K::Shfl or K::PredLogic
+// (EmulatorOptions::lanes).
 Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast = true, bool lanes = true);
 
 }  // namespace bankcheck::emu::detail

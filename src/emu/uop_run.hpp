@@ -802,6 +802,30 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
     case K::MaxU64:
       alu2(u, wr, exec, [](U a, U b) { return std::max(a, b); });
       return true;
+    case K::PredLogic: {
+      const std::uint32_t a = wp[u.src[0].off] ^ (u.aux & kPredNegA ? ~0u : 0u);
+      const std::uint32_t b = wp[u.src[1].off] ^ (u.aux & kPredNegB ? ~0u : 0u);
+      std::uint32_t r = a;
+      switch (u.aux & 0x0F) {
+        case kPredAnd:
+          r = a & b;
+          break;
+        case kPredOr:
+          r = a | b;
+          break;
+        case kPredXor:
+          r = a ^ b;
+          break;
+        case kPredNot:
+          r = ~a;
+          break;
+        default:  // kPredMov
+          break;
+      }
+      std::uint32_t& d = wp[u.dst[0]];
+      d = (d & ~exec) | (r & exec);
+      return true;
+    }
     case K::Selp32:
     case K::Selp64: {
       const std::uint32_t p = wp[u.src[2].off] ^ (u.aux ? ~0u : 0u);
