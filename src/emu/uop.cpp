@@ -126,6 +126,12 @@ struct Compiler {
     }
     if (sat || (in.flags & ptx::kFlagCc)) return K::Slow;  // .cc: the carry flag
     if (t == Ty::Pred) return pred_logic(in, u);
+    if (in.op == Opc::Cvt && t == Ty::F32 && in.type2 == Ty::F32 &&
+        (in.mod.round == ptx::Round::None || in.mod.round == ptx::Round::Rn) &&
+        (in.flags & ~(ptx::kFlagSat | ptx::kFlagFtz)) == 0 && reg_dst(in, u) && sources(in, u, 1)) {
+      u.aux = sat ? 1 : 0;  // .ftz changes nothing here (convert())
+      return K::CvtF32F32;
+    }
     switch (in.op) {
       case Opc::Mov:
         if (in.mod.mov != ptx::MovForm::Plain || !reg_dst(in, u) || !sources(in, u, 1))
@@ -148,6 +154,10 @@ struct Compiler {
       case Opc::Mul:
       case Opc::Mad:
       case Opc::Fma:
+        break;
+      case Opc::Neg:
+      case Opc::Ex2:
+        if (t != Ty::F32) return K::Slow;
         break;
       case Opc::Setp: {
         if (in.mod.boolop != ptx::BoolOp::None || in.ndst < 1 || in.dst[0].kind != Opnd::Kind::Pred)
@@ -236,6 +246,28 @@ struct Compiler {
     if (!reg_dst(in, u)) return K::Slow;
     if (t == Ty::F32) {
       const ptx::Round r = float_round(in);
+      const bool directed = r == ptx::Round::Rz || r == ptx::Round::Rm || r == ptx::Round::Rp;
+      if (directed && (in.op == Opc::Add || in.op == Opc::Sub || in.op == Opc::Mul ||
+                       in.op == Opc::Fma || in.op == Opc::Mad)) {
+        if (!sources(in, u, in.op == Opc::Fma || in.op == Opc::Mad ? 3 : 2)) return K::Slow;
+        u.aux = in.op == Opc::Add   ? kDirectedAdd
+                : in.op == Opc::Sub ? kDirectedSub
+                : in.op == Opc::Mul ? kDirectedMul
+                                    : kDirectedFma;
+        return K::DirectedF32;  // .ftz changes nothing in float_arith() for f32
+      }
+      switch (in.op) {  // float_arith()'s own functions, which .ftz and .approx do not change
+        case Opc::Min:
+          return !in.mod.nan && !in.mod.relu && sources(in, u, 2) ? K::MinF32 : K::Slow;
+        case Opc::Max:
+          return !in.mod.nan && !in.mod.relu && sources(in, u, 2) ? K::MaxF32 : K::Slow;
+        case Opc::Neg:
+          return sources(in, u, 1) ? K::NegF32 : K::Slow;
+        case Opc::Ex2:
+          return sources(in, u, 1) ? K::Ex2F32 : K::Slow;
+        default:
+          break;
+      }
       if ((in.flags & ptx::kFlagFtz) || (r != ptx::Round::None && r != ptx::Round::Rn))
         return K::Slow;
       switch (in.op) {
@@ -539,6 +571,28 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
   return std::max<std::uint32_t>(slots, 1);
 }
 
+namespace {
+
+// The micro-ops that `lanes` false leaves out (besides those of lanes()): those the fast
+// tier added for instructions that the tier before ran by the reference.
+bool fast_tier_only(K kind) {
+  switch (kind) {
+    case K::Shfl:
+    case K::PredLogic:
+    case K::MinF32:
+    case K::MaxF32:
+    case K::NegF32:
+    case K::Ex2F32:
+    case K::CvtF32F32:
+    case K::DirectedF32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lanes) {
   Compiled out;
   std::vector<std::uint32_t> slot_of;
@@ -574,7 +628,7 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lan
     }
     Uop trial = u;
     K kind = c.select(in, trial);
-    if (!lanes && (kind == K::Shfl || kind == K::PredLogic)) kind = K::Slow;
+    if (!lanes && fast_tier_only(kind)) kind = K::Slow;
     if (lanes && kind == K::Slow) {
       trial = u;
       kind = c.lanes(in, trial);

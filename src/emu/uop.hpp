@@ -93,8 +93,19 @@ enum class K : std::uint8_t {
   // PredOp, with kPredNegA and kPredNegB for a source written !%p; src[i].off and dst[0]
   // are predicate indices.
   PredLogic,
+  // f32 operations of the reference's own functions, inlined for the warp without its
+  // dispatch (the K::Lanes they had): min, max and neg (float_min_max, canonical_f32),
+  // ex2.approx (std::exp2), cvt.f32.f32 with .sat or not (aux 1: .sat), and add, sub, mul,
+  // fma under .rz/.rm/.rp (aux: the DirectedOp; the host rounding mode set once for the warp).
+  MinF32,
+  MaxF32,
+  NegF32,
+  Ex2F32,
+  CvtF32F32,
+  DirectedF32,
 };
 
+enum DirectedOp : std::uint8_t { kDirectedAdd, kDirectedSub, kDirectedMul, kDirectedFma };
 enum PredOp : std::uint8_t { kPredAnd, kPredOr, kPredXor, kPredNot, kPredMov };
 constexpr std::uint8_t kPredNegA = 0x10, kPredNegB = 0x20;
 
@@ -154,7 +165,7 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
 
 // `fast` false: only control flow gets micro-ops of its own (Bra, Exit, Bar, End); every
 // other instruction is Slow, run by the reference semantics.
-// `lanes` false: no K::Lanes, K::LanesDirected, K::CvtLanes, K::Shfl or K::PredLogic
+// `lanes` false: no K::Lanes, K::LanesDirected, K::CvtLanes, nor the kinds from K::Shfl on
 // (EmulatorOptions::lanes).
 Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast = true, bool lanes = true);
 

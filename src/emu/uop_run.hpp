@@ -595,6 +595,38 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
   }
 }
 
+// K::DirectedF32: float_arith()'s add, sub, mul or fma of f32 under .rz/.rm/.rp
+// (arith_directed(): directed_op() in the host's mode, then canonical_f32), with the mode set
+// once for the warp. Operands and result pass through volatile as in directed_op(), so the
+// compiler keeps the arithmetic between the mode's changes.
+[[gnu::noinline]] void directed_f32(const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
+  const RoundingScope scope(fe_mode(u.in->mod.round));
+  const std::uint64_t* a = src_lanes(u.src[0], wr);
+  const std::uint64_t* b = src_lanes(u.src[1], wr);
+  const std::uint64_t* c = u.aux == kDirectedFma ? src_lanes(u.src[2], wr) : a;
+  std::uint64_t r[32];
+  for (int l = 0; l < 32; ++l) {
+    volatile float x = as_f32(a[l]), y = as_f32(b[l]), z = as_f32(c[l]);
+    volatile float v;
+    switch (u.aux) {
+      case kDirectedAdd:
+        v = x + y;
+        break;
+      case kDirectedSub:
+        v = x - y;
+        break;
+      case kDirectedMul:
+        v = x * y;
+        break;
+      default:
+        v = std::fma(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z));
+        break;
+    }
+    r[l] = canonical_f32(v);
+  }
+  put(wr + u.dst[0], exec, r);
+}
+
 // K::Shfl: shfl_lanes() over the operands' lanes, as warp_op() runs it.
 [[gnu::noinline]] void shfl(const Uop& u, std::uint64_t* wr, std::uint32_t* wp,
                             std::uint32_t exec) {
@@ -801,6 +833,31 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
       return true;
     case K::MaxU64:
       alu2(u, wr, exec, [](U a, U b) { return std::max(a, b); });
+      return true;
+    case K::MinF32:
+      alu2(u, wr, exec, [](U a, U b) { return float_min_max(false, false, a, b) & kLow32; });
+      return true;
+    case K::MaxF32:
+      alu2(u, wr, exec, [](U a, U b) { return float_min_max(true, false, a, b) & kLow32; });
+      return true;
+    case K::NegF32:
+      alu1(u, wr, exec, [](U a) { return canonical_f32(-as_f32(a)); });
+      return true;
+    case K::Ex2F32:
+      alu1(u, wr, exec, [](U a) { return canonical_f32(std::exp2(as_f32(a))); });
+      return true;
+    case K::CvtF32F32:
+      // convert(): the f32 as a double and back (exact), .sat's clamp, a NaN canonical.
+      if (u.aux)
+        alu1(u, wr, exec, [](U a) {
+          const float f = as_f32(a);
+          return canonical_f32((std::isnan(f) || f <= 0.0f) ? 0.0f : std::min(f, 1.0f));
+        });
+      else
+        alu1(u, wr, exec, [](U a) { return canonical_f32(as_f32(a)); });
+      return true;
+    case K::DirectedF32:
+      directed_f32(u, wr, exec);
       return true;
     case K::PredLogic: {
       const std::uint32_t a = wp[u.src[0].off] ^ (u.aux & kPredNegA ? ~0u : 0u);
