@@ -157,7 +157,10 @@ struct Compiler {
         break;
       case Opc::Neg:
       case Opc::Ex2:
+      case Opc::Div:
         if (t != Ty::F32) return K::Slow;
+        break;
+      case Opc::Not:
         break;
       case Opc::Setp: {
         if (in.mod.boolop != ptx::BoolOp::None || in.ndst < 1 || in.dst[0].kind != Opnd::Kind::Pred)
@@ -265,6 +268,9 @@ struct Compiler {
           return sources(in, u, 1) ? K::NegF32 : K::Slow;
         case Opc::Ex2:
           return sources(in, u, 1) ? K::Ex2F32 : K::Slow;
+        case Opc::Div:  // .full and .approx alike (float_arith())
+          return (r == ptx::Round::None || r == ptx::Round::Rn) && sources(in, u, 2) ? K::DivF32
+                                                                                     : K::Slow;
         default:
           break;
       }
@@ -297,6 +303,8 @@ struct Compiler {
         return sources(in, u, 2) ? (b4 ? K::Or32 : K::Or64) : K::Slow;
       case Opc::Xor:
         return sources(in, u, 2) ? (b4 ? K::Xor32 : K::Xor64) : K::Slow;
+      case Opc::Not:
+        return sources(in, u, 1) ? (b4 ? K::Not32 : K::Not64) : K::Slow;
       case Opc::Shl:
         return sources(in, u, 2) ? (b4 ? K::Shl32 : K::Shl64) : K::Slow;
       case Opc::Shr:
@@ -583,6 +591,9 @@ bool fast_tier_only(K kind) {
     case K::MaxF32:
     case K::NegF32:
     case K::Ex2F32:
+    case K::DivF32:
+    case K::Not32:
+    case K::Not64:
     case K::CvtF32F32:
     case K::DirectedF32:
       return true;

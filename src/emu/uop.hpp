@@ -101,6 +101,9 @@ enum class K : std::uint8_t {
   MaxF32,
   NegF32,
   Ex2F32,
+  DivF32,  // div.f32 to nearest, .full and .approx alike: a / b, NaN canonical
+  Not32,   // not.b32, not.b64 (not of predicates: PredLogic)
+  Not64,
   CvtF32F32,
   DirectedF32,
 };

@@ -846,6 +846,15 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
     case K::Ex2F32:
       alu1(u, wr, exec, [](U a) { return canonical_f32(std::exp2(as_f32(a))); });
       return true;
+    case K::DivF32:
+      alu2(u, wr, exec, [](U a, U b) { return canonical_f32(as_f32(a) / as_f32(b)); });
+      return true;
+    case K::Not32:
+      vec1(u, wr, exec, [](V2 a) { return ~a & kLow32; });
+      return true;
+    case K::Not64:
+      vec1(u, wr, exec, [](V2 a) { return ~a; });
+      return true;
     case K::CvtF32F32:
       // convert(): the f32 as a double and back (exact), .sat's clamp, a NaN canonical.
       if (u.aux)
