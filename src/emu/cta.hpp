@@ -471,6 +471,29 @@ inline Ty arith_result_type(const Instr& in) {
 // Per-lane arithmetic: integer (arith_int.cpp) and float (arith_float.cpp); arith() picks
 // by the operation's type.
 std::uint64_t int_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c);
+// int_arith()'s div and rem of integer type t, which the micro-ops share: division by zero
+// gives all ones (div) or the dividend (rem), as the GPU does; the most negative value over
+// -1 gives itself (div) or 0 (rem).
+inline std::uint64_t int_div(Ty t, std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t m = mask_of(t);
+  const int bits = ptx::ty_bytes(t) * 8;
+  if ((b & m) == 0) return m;
+  if (ptx::ty_signed(t)) {
+    if (sext(a, t) == (bits == 64 ? INT64_MIN : -(1ll << (bits - 1))) && sext(b, t) == -1)
+      return a & m;
+    return static_cast<std::uint64_t>(sext(a, t) / sext(b, t)) & m;
+  }
+  return ((a & m) / (b & m)) & m;
+}
+inline std::uint64_t int_rem(Ty t, std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t m = mask_of(t);
+  if ((b & m) == 0) return a & m;
+  if (ptx::ty_signed(t)) {
+    if (sext(b, t) == -1) return 0;
+    return static_cast<std::uint64_t>(sext(a, t) % sext(b, t)) & m;
+  }
+  return ((a & m) % (b & m)) & m;
+}
 std::uint64_t float_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c);
 // add.cc, addc, sub.cc, subc, mad.cc, madc: the carry flag is the hidden predicate the
 // decoder adds (arith_int.cpp).

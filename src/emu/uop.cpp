@@ -157,10 +157,11 @@ struct Compiler {
         break;
       case Opc::Neg:
       case Opc::Ex2:
-      case Opc::Div:
         if (t != Ty::F32) return K::Slow;
         break;
       case Opc::Not:
+      case Opc::Div:
+      case Opc::Rem:
         break;
       case Opc::Setp: {
         if (in.mod.boolop != ptx::BoolOp::None || in.ndst < 1 || in.dst[0].kind != Opnd::Kind::Pred)
@@ -305,6 +306,11 @@ struct Compiler {
         return sources(in, u, 2) ? (b4 ? K::Xor32 : K::Xor64) : K::Slow;
       case Opc::Not:
         return sources(in, u, 1) ? (b4 ? K::Not32 : K::Not64) : K::Slow;
+      case Opc::Div:
+      case Opc::Rem:
+        if (!b4 || !sources(in, u, 2)) return K::Slow;
+        if (in.op == Opc::Div) return s ? K::DivS32 : K::DivU32;
+        return s ? K::RemS32 : K::RemU32;
       case Opc::Shl:
         return sources(in, u, 2) ? (b4 ? K::Shl32 : K::Shl64) : K::Slow;
       case Opc::Shr:
@@ -594,6 +600,10 @@ bool fast_tier_only(K kind) {
     case K::DivF32:
     case K::Not32:
     case K::Not64:
+    case K::DivS32:
+    case K::DivU32:
+    case K::RemS32:
+    case K::RemU32:
     case K::CvtF32F32:
     case K::DirectedF32:
       return true;

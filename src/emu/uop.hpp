@@ -104,6 +104,10 @@ enum class K : std::uint8_t {
   DivF32,  // div.f32 to nearest, .full and .approx alike: a / b, NaN canonical
   Not32,   // not.b32, not.b64 (not of predicates: PredLogic)
   Not64,
+  DivS32,  // div, rem of 32-bit integers (int_div, int_rem)
+  DivU32,
+  RemS32,
+  RemU32,
   CvtF32F32,
   DirectedF32,
 };

@@ -852,6 +852,18 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
     case K::Not32:
       vec1(u, wr, exec, [](V2 a) { return ~a & kLow32; });
       return true;
+    case K::DivS32:
+      alu2(u, wr, exec, [](U a, U b) { return int_div(Ty::S32, a, b); });
+      return true;
+    case K::DivU32:
+      alu2(u, wr, exec, [](U a, U b) { return int_div(Ty::U32, a, b); });
+      return true;
+    case K::RemS32:
+      alu2(u, wr, exec, [](U a, U b) { return int_rem(Ty::S32, a, b); });
+      return true;
+    case K::RemU32:
+      alu2(u, wr, exec, [](U a, U b) { return int_rem(Ty::U32, a, b); });
+      return true;
     case K::Not64:
       vec1(u, wr, exec, [](V2 a) { return ~a; });
       return true;
