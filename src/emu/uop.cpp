@@ -124,14 +124,14 @@ struct Compiler {
       default:
         break;
     }
-    if (sat || (in.flags & ptx::kFlagCc)) return K::Slow;  // .cc: the carry flag
-    if (t == Ty::Pred) return pred_logic(in, u);
     if (in.op == Opc::Cvt && t == Ty::F32 && in.type2 == Ty::F32 &&
         (in.mod.round == ptx::Round::None || in.mod.round == ptx::Round::Rn) &&
         (in.flags & ~(ptx::kFlagSat | ptx::kFlagFtz)) == 0 && reg_dst(in, u) && sources(in, u, 1)) {
       u.aux = sat ? 1 : 0;  // .ftz changes nothing here (convert())
       return K::CvtF32F32;
     }
+    if (sat || (in.flags & ptx::kFlagCc)) return K::Slow;  // .cc: the carry flag
+    if (t == Ty::Pred) return pred_logic(in, u);
     switch (in.op) {
       case Opc::Mov:
         if (in.mod.mov != ptx::MovForm::Plain || !reg_dst(in, u) || !sources(in, u, 1))
