@@ -474,10 +474,19 @@ std::uint64_t int_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::
 // int_arith()'s div and rem of integer type t, which the micro-ops share: division by zero
 // gives all ones (div) or the dividend (rem), as the GPU does; the most negative value over
 // -1 gives itself (div) or 0 (rem).
+// 32-bit operands divide as 32-bit values (the same quotients, and a 64-bit division takes
+// several times as long on x86-64).
 inline std::uint64_t int_div(Ty t, std::uint64_t a, std::uint64_t b) {
   const std::uint64_t m = mask_of(t);
   const int bits = ptx::ty_bytes(t) * 8;
   if ((b & m) == 0) return m;
+  if (bits == 32) {
+    const auto x = static_cast<std::uint32_t>(a), y = static_cast<std::uint32_t>(b);
+    if (!ptx::ty_signed(t)) return x / y;
+    const auto sx = static_cast<std::int32_t>(x), sy = static_cast<std::int32_t>(y);
+    if (sx == INT32_MIN && sy == -1) return x;
+    return static_cast<std::uint32_t>(sx / sy);
+  }
   if (ptx::ty_signed(t)) {
     if (sext(a, t) == (bits == 64 ? INT64_MIN : -(1ll << (bits - 1))) && sext(b, t) == -1)
       return a & m;
@@ -488,6 +497,13 @@ inline std::uint64_t int_div(Ty t, std::uint64_t a, std::uint64_t b) {
 inline std::uint64_t int_rem(Ty t, std::uint64_t a, std::uint64_t b) {
   const std::uint64_t m = mask_of(t);
   if ((b & m) == 0) return a & m;
+  if (ptx::ty_bytes(t) == 4) {
+    const auto x = static_cast<std::uint32_t>(a), y = static_cast<std::uint32_t>(b);
+    if (!ptx::ty_signed(t)) return x % y;
+    const auto sy = static_cast<std::int32_t>(y);
+    if (sy == -1) return 0;
+    return static_cast<std::uint32_t>(static_cast<std::int32_t>(x) % sy);
+  }
   if (ptx::ty_signed(t)) {
     if (sext(b, t) == -1) return 0;
     return static_cast<std::uint64_t>(sext(a, t) % sext(b, t)) & m;
