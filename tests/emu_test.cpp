@@ -3079,7 +3079,8 @@ TEST(EmuFastPath, FloatComparisonsConversionsAndRounding) {
 // The micro-ops over the reference's own functions, at their edges: 32-bit division by zero
 // (all ones, or the dividend for rem) and INT_MIN / -1 (itself, rem 0), as the GPU gives
 // them; f32 min/max with NaNs (the other operand; two NaNs: canonical) and signed zeros,
-// neg, cvt.sat.f32.f32 (NaN and negatives to +0), div, fma.rm and add.rz; predicate logic.
+// neg, abs, rcp, copysign (the sign moved, a NaN's bits kept), cvt.sat.f32.f32 (NaN and
+// negatives to +0), div, fma.rm and add.rz; predicate logic.
 TEST(EmuFastPath, DivisionFloatFunctionsAndPredicateLogic) {
   FastPathCase c;
   auto s = [](u32 v) { return static_cast<i32>(v); };
@@ -3122,7 +3123,9 @@ TEST(EmuFastPath, DivisionFloatFunctionsAndPredicateLogic) {
       "  cvt.sat.f32.f32 %f7, %f1;\n  div.rn.f32 %f8, %f1, %f2;\n  fma.rm.f32 %f9, %f1, %f2, %f3;\n"
       "  add.rz.f32 %f10, %f1, %f2;\n  mov.b32 %r10, %f4;\n  mov.b32 %r11, %f5;\n"
       "  mov.b32 %r12, %f6;\n  mov.b32 %r13, %f7;\n  mov.b32 %r14, %f8;\n  mov.b32 %r15, %f9;\n"
-      "  mov.b32 %r16, %f10;\n");
+      "  mov.b32 %r16, %f10;\n  abs.f32 %f11, %f1;\n  rcp.approx.ftz.f32 %f12, %f1;\n"
+      "  copysign.f32 %f13, %f1, %f2;\n  mov.b32 %r17, %f11;\n  mov.b32 %r18, %f12;\n"
+      "  mov.b32 %r19, %f13;\n");
   auto min_max = [=](bool max, u32 x, u32 y) {
     const float a = F(x), b = F(y);
     if (a != a && b != b) return 0x7fffffffu;
@@ -3158,6 +3161,9 @@ TEST(EmuFastPath, DivisionFloatFunctionsAndPredicateLogic) {
       return static_cast<float>(a + b);
     });
   });
+  f.out("%r17", [=](int, u32 x, u32, u32) { return gpu_bits(std::fabs(F(x))); });
+  f.out("%r18", [=](int, u32 x, u32, u32) { return gpu_bits(1.0f / F(x)); });
+  f.out("%r19", [](int, u32 x, u32 y, u32) { return (y & 0x7fffffffu) | (x & 0x80000000u); });
   std::vector<u32> in(192);
   std::mt19937 rng(9);
   const u32 special[] = {0x7fc00000u, 0xffc00001u, 0x7f800000u, 0xff800000u, 0,

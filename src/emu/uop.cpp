@@ -157,6 +157,9 @@ struct Compiler {
         break;
       case Opc::Neg:
       case Opc::Ex2:
+      case Opc::Abs:
+      case Opc::Rcp:
+      case Opc::Copysign:
         if (t != Ty::F32) return K::Slow;
         break;
       case Opc::Not:
@@ -269,6 +272,13 @@ struct Compiler {
           return sources(in, u, 1) ? K::NegF32 : K::Slow;
         case Opc::Ex2:
           return sources(in, u, 1) ? K::Ex2F32 : K::Slow;
+        case Opc::Abs:
+          return sources(in, u, 1) ? K::AbsF32 : K::Slow;
+        case Opc::Copysign:
+          return sources(in, u, 2) ? K::CopysignF32 : K::Slow;
+        case Opc::Rcp:  // .approx and .rn alike (float_arith())
+          return (r == ptx::Round::None || r == ptx::Round::Rn) && sources(in, u, 1) ? K::RcpF32
+                                                                                     : K::Slow;
         case Opc::Div:  // .full and .approx alike (float_arith())
           return (r == ptx::Round::None || r == ptx::Round::Rn) && sources(in, u, 2) ? K::DivF32
                                                                                      : K::Slow;
@@ -597,6 +607,9 @@ bool fast_tier_only(K kind) {
     case K::MaxF32:
     case K::NegF32:
     case K::Ex2F32:
+    case K::AbsF32:
+    case K::RcpF32:
+    case K::CopysignF32:
     case K::DivF32:
     case K::Not32:
     case K::Not64:

@@ -101,8 +101,11 @@ enum class K : std::uint8_t {
   MaxF32,
   NegF32,
   Ex2F32,
-  DivF32,  // div.f32 to nearest, .full and .approx alike: a / b, NaN canonical
-  Not32,   // not.b32, not.b64 (not of predicates: PredLogic)
+  AbsF32,
+  RcpF32,       // rcp.f32 to nearest, .approx and .rn alike: 1 / a
+  CopysignF32,  // copysign.f32: b with a's sign, its bits as they are
+  DivF32,       // div.f32 to nearest, .full and .approx alike: a / b, NaN canonical
+  Not32,        // not.b32, not.b64 (not of predicates: PredLogic)
   Not64,
   DivS32,  // div, rem of 32-bit integers (int_div, int_rem)
   DivU32,

@@ -846,6 +846,15 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
     case K::Ex2F32:
       alu1(u, wr, exec, [](U a) { return canonical_f32(std::exp2(as_f32(a))); });
       return true;
+    case K::AbsF32:
+      alu1(u, wr, exec, [](U a) { return canonical_f32(std::fabs(as_f32(a))); });
+      return true;
+    case K::RcpF32:
+      alu1(u, wr, exec, [](U a) { return canonical_f32(1.0f / as_f32(a)); });
+      return true;
+    case K::CopysignF32:
+      alu2(u, wr, exec, [](U a, U b) { return from_f32(std::copysign(as_f32(b), as_f32(a))); });
+      return true;
     case K::DivF32:
       alu2(u, wr, exec, [](U a, U b) { return canonical_f32(as_f32(a) / as_f32(b)); });
       return true;
