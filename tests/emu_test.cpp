@@ -1960,7 +1960,8 @@ TEST(EmuControl, WavefrontWithANegativeSharedBase) {
       const i64 w = t[static_cast<size_t>(tx * rows + ty - 1)] - penalty;
       col[static_cast<size_t>(tx)] = std::max(nw, std::max(up, w));
     }
-    for (int tx = 0; tx < rows; ++tx) t[static_cast<size_t>(tx * rows + ty)] = col[static_cast<size_t>(tx)];
+    for (int tx = 0; tx < rows; ++tx)
+      t[static_cast<size_t>(tx * rows + ty)] = col[static_cast<size_t>(tx)];
   }
   Launch L;
   L.block = {static_cast<unsigned>(rows), 1, 1};
@@ -2569,7 +2570,8 @@ TEST(EmuUnsupported, RefusalNamesEveryFamily) {
   const auto& prmt = u.families[2];
   EXPECT_EQ(prmt.family, "prmt.f4e");
   EXPECT_EQ(prmt.count, 3);
-  EXPECT_EQ(prmt.pos.line, line_of("refused_families.cu", "prmt.b32.f4e %0, %1, %2, %3;\" : \"=r\"(a)"));
+  EXPECT_EQ(prmt.pos.line,
+            line_of("refused_families.cu", "prmt.b32.f4e %0, %1, %2, %3;\" : \"=r\"(a)"));
   // The one message of a run that asks for it: each family on its line, the header's
   // location under the header's name.
   drv::CheckOptions o = options_for("refused_families.cu");
@@ -3074,6 +3076,107 @@ TEST(EmuFastPath, FloatComparisonsConversionsAndRounding) {
   c.check(in);
 }
 
+// The micro-ops over the reference's own functions, at their edges: 32-bit division by zero
+// (all ones, or the dividend for rem) and INT_MIN / -1 (itself, rem 0), as the GPU gives
+// them; f32 min/max with NaNs (the other operand; two NaNs: canonical) and signed zeros,
+// neg, abs, rcp, copysign (the sign moved, a NaN's bits kept), cvt.sat.f32.f32 (NaN and
+// negatives to +0), div, fma.rm and add.rz; predicate logic.
+TEST(EmuFastPath, DivisionFloatFunctionsAndPredicateLogic) {
+  FastPathCase c;
+  auto s = [](u32 v) { return static_cast<i32>(v); };
+  // %r41: y, but -1 where x is INT_MIN (lanes 2 and 5 of fastpath_inputs).
+  c.code(
+      "  setp.eq.u32 %p2, %r3, 0x80000000;\n  selp.b32 %r41, -1, %r4, %p2;\n"
+      "  div.s32 %r10, %r3, %r41;\n  rem.s32 %r11, %r3, %r41;\n"
+      "  div.u32 %r12, %r3, %r4;\n  rem.u32 %r13, %r3, %r4;\n");
+  c.out("%r10", [s](int, u32 x, u32 y, u32) {
+    const i32 d = x == 0x80000000u ? -1 : s(y);
+    if (d == 0) return 0xffffffffu;
+    if (x == 0x80000000u && d == -1) return x;
+    return static_cast<u32>(s(x) / d);
+  });
+  c.out("%r11", [s](int, u32 x, u32 y, u32) {
+    const i32 d = x == 0x80000000u ? -1 : s(y);
+    if (d == 0) return x;
+    if (d == -1) return 0u;
+    return static_cast<u32>(s(x) % d);
+  });
+  c.out("%r12", [](int, u32 x, u32 y, u32) { return y == 0 ? 0xffffffffu : x / y; });
+  c.out("%r13", [](int, u32 x, u32 y, u32) { return y == 0 ? x : x % y; });
+  c.code(
+      "  not.b32 %r14, %r3;\n  setp.lt.u32 %p3, %r3, %r4;\n  setp.lt.u32 %p4, %r4, %r5;\n"
+      "  and.pred %p5, %p3, !%p4;\n  or.pred %p6, !%p3, %p4;\n  xor.pred %p7, %p3, %p4;\n"
+      "  not.pred %p8, %p5;\n  selp.u32 %r15, 1, 0, %p5;\n  selp.u32 %r16, 1, 0, %p6;\n"
+      "  selp.u32 %r17, 1, 0, %p7;\n  selp.u32 %r18, 1, 0, %p8;\n");
+  c.out("%r14", [](int, u32 x, u32, u32) { return ~x; });
+  c.out("%r15", [](int, u32 x, u32 y, u32 z) { return u32{x < y && !(y < z)}; });
+  c.out("%r16", [](int, u32 x, u32 y, u32 z) { return u32{!(x < y) || y < z}; });
+  c.out("%r17", [](int, u32 x, u32 y, u32 z) { return u32{(x < y) != (y < z)}; });
+  c.out("%r18", [](int, u32 x, u32 y, u32 z) { return u32{!(x < y && !(y < z))}; });
+  c.check(fastpath_inputs(21));
+
+  FastPathCase f;
+  auto F = [](u32 v) { return f32_of(v); };
+  f.code(
+      "  mov.b32 %f1, %r3;\n  mov.b32 %f2, %r4;\n  mov.b32 %f3, %r5;\n"
+      "  max.f32 %f4, %f1, %f2;\n  min.f32 %f5, %f1, %f2;\n  neg.f32 %f6, %f1;\n"
+      "  cvt.sat.f32.f32 %f7, %f1;\n  div.rn.f32 %f8, %f1, %f2;\n  fma.rm.f32 %f9, %f1, %f2, %f3;\n"
+      "  add.rz.f32 %f10, %f1, %f2;\n  mov.b32 %r10, %f4;\n  mov.b32 %r11, %f5;\n"
+      "  mov.b32 %r12, %f6;\n  mov.b32 %r13, %f7;\n  mov.b32 %r14, %f8;\n  mov.b32 %r15, %f9;\n"
+      "  mov.b32 %r16, %f10;\n  abs.f32 %f11, %f1;\n  rcp.approx.ftz.f32 %f12, %f1;\n"
+      "  copysign.f32 %f13, %f1, %f2;\n  mov.b32 %r17, %f11;\n  mov.b32 %r18, %f12;\n"
+      "  mov.b32 %r19, %f13;\n");
+  auto min_max = [=](bool max, u32 x, u32 y) {
+    const float a = F(x), b = F(y);
+    if (a != a && b != b) return 0x7fffffffu;
+    if (a != a) return y;
+    if (b != b) return x;
+    if (a == 0 && b == 0) return (std::signbit(a) != max) ? x : y;
+    return (max ? a > b : a < b) ? x : y;
+  };
+  f.out("%r10", [=](int, u32 x, u32 y, u32) { return min_max(true, x, y); });
+  f.out("%r11", [=](int, u32 x, u32 y, u32) { return min_max(false, x, y); });
+  f.out("%r12", [=](int, u32 x, u32, u32) { return gpu_bits(-F(x)); });
+  f.out("%r13", [=](int, u32 x, u32, u32) {
+    const float a = F(x);
+    return gpu_bits(a != a || a <= 0 ? 0.0f : std::min(a, 1.0f));
+  });
+  f.out("%r14", [=](int, u32 x, u32 y, u32) { return gpu_bits(F(x) / F(y)); });
+  auto directed = [](int mode, auto op) {
+    const int saved = std::fegetround();
+    std::fesetround(mode);
+    volatile float r = op();
+    std::fesetround(saved);
+    return gpu_bits(r);
+  };
+  f.out("%r15", [=](int, u32 x, u32 y, u32 z) {
+    return directed(FE_DOWNWARD, [=] {
+      volatile float a = F(x), b = F(y), cz = F(z);
+      return std::fma(static_cast<float>(a), static_cast<float>(b), static_cast<float>(cz));
+    });
+  });
+  f.out("%r16", [=](int, u32 x, u32 y, u32) {
+    return directed(FE_TOWARDZERO, [=] {
+      volatile float a = F(x), b = F(y);
+      return static_cast<float>(a + b);
+    });
+  });
+  f.out("%r17", [=](int, u32 x, u32, u32) { return gpu_bits(std::fabs(F(x))); });
+  f.out("%r18", [=](int, u32 x, u32, u32) { return gpu_bits(1.0f / F(x)); });
+  f.out("%r19", [](int, u32 x, u32 y, u32) { return (y & 0x7fffffffu) | (x & 0x80000000u); });
+  std::vector<u32> in(192);
+  std::mt19937 rng(9);
+  const u32 special[] = {0x7fc00000u, 0xffc00001u, 0x7f800000u, 0xff800000u, 0,
+                         0x80000000u, 0x00000001u, 0x3f800000u, 0xbf800000u, 0x3f000000u};
+  for (size_t i = 0; i < 192; ++i) {
+    const u32 r = rng();
+    in[i] = r % 3 == 0 ? special[(r >> 8) % 10]
+                       : std::bit_cast<u32>(std::ldexp(static_cast<float>((r >> 4) % 20000) - 10000,
+                                                       static_cast<int>((r >> 20) % 30) - 20));
+  }
+  f.check(in);
+}
+
 TEST(EmuFastPath, GuardsDivergenceAndSharedSlots) {
   FastPathCase c;
   // A guard keeps the other lanes' values, for ALU ops, setp and fma alike.
@@ -3287,8 +3390,9 @@ TEST(EmuFastPath, SharedAddressesWrapIn32Bits) {
   c.code("  st.shared.u32 [%r21+48], %r3;\n  ld.shared.u32 %r22, [%r21+48];\n");
   c.out("%r22", [](int, u32 x, u32, u32) { return x; });
   // A pair: lanes 2i and 2i + 1 read words 2i and 2i + 1 after both are stored.
-  c.code("  bar.sync 0;\n  and.b32 %r23, %r20, 248;\n  add.s32 %r24, %r23, -1000;\n"
-         "  ld.shared.v2.u32 {%r25, %r26}, [%r24+1000];\n");
+  c.code(
+      "  bar.sync 0;\n  and.b32 %r23, %r20, 248;\n  add.s32 %r24, %r23, -1000;\n"
+      "  ld.shared.v2.u32 {%r25, %r26}, [%r24+1000];\n");
   c.out("%r25", [&](int t, u32, u32, u32) { return in[static_cast<size_t>(t & ~1)]; });
   c.out("%r26", [&](int t, u32, u32, u32) { return in[static_cast<size_t>(t | 1)]; });
   c.code("  cvt.u64.u32 %rd10, %r21;\n  ld.shared.u32 %r27, [%rd10+48];\n");
@@ -3296,13 +3400,15 @@ TEST(EmuFastPath, SharedAddressesWrapIn32Bits) {
   c.code("  atom.shared.add.u32 %r28, [%r21+48], 1;\n  ld.shared.u32 %r29, [%r21+48];\n");
   c.out("%r28", [](int, u32 x, u32, u32) { return x; });
   c.out("%r29", [](int, u32 x, u32, u32) { return x + 1; });
-  c.code("  cp.async.ca.shared.global [%r21+48], [%rd5+256], 4;\n  cp.async.wait_all;\n"
-         "  ld.shared.u32 %r30, [%r21+48];\n");
+  c.code(
+      "  cp.async.ca.shared.global [%r21+48], [%rd5+256], 4;\n  cp.async.wait_all;\n"
+      "  ld.shared.u32 %r30, [%r21+48];\n");
   c.out("%r30", [](int, u32, u32 y, u32) { return y; });
   // ldmatrix .x1: lane l gives row l % 8 (16 bytes) and receives word l of the 8x8 b16 tile.
-  c.code("  bar.sync 0;\n  and.b32 %r31, %r2, 7;\n  shl.b32 %r32, %r31, 4;\n"
-         "  add.s32 %r33, %r32, -4096;\n"
-         "  ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r34}, [%r33+4096];\n");
+  c.code(
+      "  bar.sync 0;\n  and.b32 %r31, %r2, 7;\n  shl.b32 %r32, %r31, 4;\n"
+      "  add.s32 %r33, %r32, -4096;\n"
+      "  ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r34}, [%r33+4096];\n");
   c.out("%r34", [&](int t, u32, u32, u32) { return in[64 + static_cast<size_t>(t % 32)]; });
   c.check(in);
 }
@@ -3348,7 +3454,8 @@ $DONE:
   barrier.sync.aligned 2, 64;
   bar.sync 0;
 )");
-  c.out("%r46", [&](int t, u32, u32, u32) { return t < 32 ? in[static_cast<size_t>(t + 32)] : 7u; });
+  c.out("%r46",
+        [&](int t, u32, u32, u32) { return t < 32 ? in[static_cast<size_t>(t + 32)] : 7u; });
   c.check(in);
 }
 
@@ -3412,7 +3519,7 @@ TEST(EmuFastPath, HalfPrecisionAtomicsNoftz) {
   c.out("%r53", [](int, u32, u32, u32) { return 0x6800u; });
   c.out("%r54", [](int, u32, u32, u32) { return 0x6802u; });
   c.out("%r55", [](int, u32, u32, u32) { return 0x0002u; });
-  c.out("%r56", [](int, u32, u32, u32) { return 0x3F80u; });  // 0 + 1.0
+  c.out("%r56", [](int, u32, u32, u32) { return 0x3F80u; });     // 0 + 1.0
   const std::string slot = std::to_string(256 * c.want.size());  // the next result's, reused
   std::string global = "  mov.b32 %r59, 0x3C004000;\n  st.global.u32 [%rd3+";
   global += slot;
@@ -3554,12 +3661,15 @@ TEST(EmuTensor, LdmatrixStmatrixMoveTheIsaFragments) {
   const auto out = r.get<u32>("out", 11 * 32);
   const auto back = r.get<u16>("back", 512);
   // Matrix m's row r is tile row (r * 5 + 3) % 8 of matrix m.
-  const auto M = [&](int m, int row, int col) { return in[m * 64 + ((row * 5 + 3) % 8) * 8 + col]; };
+  const auto M = [&](int m, int row, int col) {
+    return in[m * 64 + ((row * 5 + 3) % 8) * 8 + col];
+  };
   for (int l = 0; l < 32; ++l) {
     const int g = l / 4, t = l % 4;
     const auto frag = [&](int m, bool trans) {
-      return trans ? static_cast<u32>(M(m, 2 * t, g)) | (static_cast<u32>(M(m, 2 * t + 1, g)) << 16)
-                   : static_cast<u32>(M(m, g, 2 * t)) | (static_cast<u32>(M(m, g, 2 * t + 1)) << 16);
+      return trans
+                 ? static_cast<u32>(M(m, 2 * t, g)) | (static_cast<u32>(M(m, 2 * t + 1, g)) << 16)
+                 : static_cast<u32>(M(m, g, 2 * t)) | (static_cast<u32>(M(m, g, 2 * t + 1)) << 16);
     };
     const u32 want[11] = {frag(0, false), frag(0, false), frag(1, false), frag(0, false),
                           frag(1, false), frag(2, false), frag(3, false), frag(0, true),
@@ -3647,7 +3757,8 @@ TEST(EmuTensor, MmaTf32DropsTheLow13Bits) {
   for (auto& x : A) x = std::ldexp(static_cast<float>(rng() % 2000001) - 1e6f, -18);
   for (auto& x : Bt) x = std::ldexp(static_cast<float>(rng() % 2000001) - 1e6f, -18);
   Launch L;
-  L.args = {{"A", file_arg(A)}, {"Bt", file_arg(Bt)}, {"D", zeros(4 * 128)}, {"D4", zeros(4 * 128)}};
+  L.args = {
+      {"A", file_arg(A)}, {"Bt", file_arg(Bt)}, {"D", zeros(4 * 128)}, {"D4", zeros(4 * 128)}};
   const Result r = run_k("tensor.cu", "mma_tf32", L);
   const auto D = r.get<float>("D", 128), D4 = r.get<float>("D4", 128);
   const auto tf32 = [](float f) {
@@ -3661,7 +3772,8 @@ TEST(EmuTensor, MmaTf32DropsTheLow13Bits) {
     for (int j = 0; j < 8; ++j) {
       double s = 0, s4 = 0, mag = 0, mag4 = 0;
       for (int k = 0; k < 8; ++k) {
-        const double p = tf32(A[static_cast<size_t>(i * 8 + k)]) * tf32(Bt[static_cast<size_t>(j * 8 + k)]);
+        const double p =
+            tf32(A[static_cast<size_t>(i * 8 + k)]) * tf32(Bt[static_cast<size_t>(j * 8 + k)]);
         s += p;
         mag += std::fabs(p);
         if (k < 4) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "bankcheck/analysis/site_stats.hpp"
+#include "bankcheck/model/arch.hpp"
 
 namespace {
 
@@ -64,18 +65,50 @@ TEST(GlobalSectors, MatchBruteForceOnRandomRequests) {
   }
 }
 
+// The memo (VerdictMemo::sectors) gives count_sectors's counts: requests of a few sites
+// whose lanes keep their distances while the whole request moves (by multiples of 128, the
+// memo's hits, and by other amounts, which must miss), masks, widths and sites that share
+// entries.
+TEST(GlobalSectors, MemoEqualsTheCount) {
+  std::mt19937_64 rng(8);
+  VerdictMemo memo(bankcheck::model::kDefaultArch);
+  Req shapes[6];
+  for (int s = 0; s < 6; ++s) {
+    const std::int64_t strides[] = {4, 3072, 0, 8, 132, -4};
+    shapes[s] = lanes(0, strides[s]);
+    if (s == 5)
+      for (int l = 0; l < 32; ++l) shapes[s].addr[l] = (l % 8) * 3072 + (l / 8) * 4;
+  }
+  for (int t = 0; t < 50000; ++t) {
+    const int site = static_cast<int>(rng() % 7) * (t % 2 ? 1 : 128);  // 128 apart: shared entries
+    const int width = 1 << (rng() % 4);
+    const Req& shape = shapes[rng() % 6];
+    Req r;
+    const std::uint64_t move = rng() % 4 ? (rng() % 64) * 128 : rng() % 4096;
+    const std::uint64_t base = 0x200000000000ull + 0x10000 + move;
+    for (int l = 0; l < 32; ++l) r.addr[l] = base + shape.addr[l];
+    if (rng() % 5 == 0) r.mask = static_cast<std::uint32_t>(rng() % 4) * 0x11111111u | 1u;
+    const SectorCount want = count_sectors(r.addr, r.mask, width);
+    const SectorCount got = memo.sectors(site, r.addr, r.mask, width);
+    ASSERT_EQ(got.sectors, want.sectors) << t;
+    ASSERT_EQ(got.ideal, want.ideal) << t;
+    ASSERT_EQ(got.lines128, want.lines128) << t;
+  }
+}
+
 TEST(GlobalSectors, IdealCountsRepeatedAddressesAsNsightDoes) {
   // The twiddle loads of a radix-2 FFT stage, tw[(t % half) * (512 / half)] of float2,
-  // measured on the H100 (bench/check/measured/h100_run_new/tuned/classic: fft1024 line 76): per warp
-  // the ten stages touch 1, 2, 4, 8, 16, 32, 32, 32, 16, 8 sectors, and Nsight's ideal is
-  // 1, 2, 4, 8, 8, 8, 8, 8, 8, 8 (63 in all), not the distinct bytes' 1, 1, 1, 2, 4, 8, ...
+  // measured on the H100 (bench/check/measured/h100_run_new/tuned/classic: fft1024 line 76): per
+  // warp the ten stages touch 1, 2, 4, 8, 16, 32, 32, 32, 16, 8 sectors, and Nsight's ideal is 1,
+  // 2, 4, 8, 8, 8, 8, 8, 8, 8 (63 in all), not the distinct bytes' 1, 1, 1, 2, 4, 8, ...
   const std::uint32_t want_sectors[] = {1, 2, 4, 8, 16, 32, 32, 32, 16, 8};
   const std::uint32_t want_ideal[] = {1, 2, 4, 8, 8, 8, 8, 8, 8, 8};
   int stage = 0;
   for (int half = 1; half < 1024; half *= 2, ++stage) {
     Req r;
     for (int t = 0; t < 32; ++t)
-      r.addr[t] = 0x7f0000000000ull + static_cast<std::uint64_t>((t & (half - 1)) * (512 / half)) * 8;
+      r.addr[t] =
+          0x7f0000000000ull + static_cast<std::uint64_t>((t & (half - 1)) * (512 / half)) * 8;
     const SectorCount c = count_sectors(r.addr, r.mask, 8);
     EXPECT_EQ(c.sectors, want_sectors[stage]) << half;
     EXPECT_EQ(c.ideal, want_ideal[stage]) << half;

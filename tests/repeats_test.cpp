@@ -124,6 +124,84 @@ TEST(Footprint, EqualsTheModel) {
   }
 }
 
+// Warps' requests through runs (Footprint::Run), as the micro-ops make them: loops whose
+// lanes advance by one step (forwards, backwards, by less than the width, by nothing, rows
+// of a column walk), runs broken by another buffer, mask, width or access, lanes not
+// executing, a whole warp of consecutive lanes; after the flush, exactly the model's
+// granules, and nothing marked before it.
+TEST(Footprint, RunsEqualTheModel) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    emu::GlobalMemory m;
+    const std::uint64_t sizes[2] = {64 + rng() % 40000, 64 + rng() % 3000};
+    const std::uint64_t bases[2] = {m.add("x", sizes[0]), m.add("y", sizes[1])};
+    Model model[2] = {Model(sizes[0]), Model(sizes[1])};
+    emu::Footprint fp(m);
+    emu::Footprint::Run runs[2];
+    const int loops = 1 + static_cast<int>(rng() % 6);
+    for (int i = 0; i < loops; ++i) {
+      const int which = static_cast<int>(rng() % 2);
+      emu::Footprint::Run& run = runs[rng() % 2];
+      auto& b = *m.find(bases[which], 1);
+      const auto a = static_cast<Access>(rng() % 3);
+      const unsigned width = 1u << (rng() % 5);
+      const std::uint32_t exec = rng() % 3 ? 0xFFFFFFFFu : static_cast<std::uint32_t>(rng());
+      const std::int64_t steps[] = {0,   4,
+                                    16,  -16,
+                                    1,   static_cast<std::int64_t>(width),
+                                    256, static_cast<std::int64_t>(width) * 3};
+      const std::int64_t step = steps[rng() % 8];
+      const std::uint64_t pitch = rng() % 4 == 0 ? width : width * (1 + rng() % 200);
+      const int requests = 1 + static_cast<int>(rng() % 60);
+      const std::uint64_t start = rng() % sizes[which];
+      for (int r = 0; r < requests; ++r) {
+        std::uint64_t addrs[32];
+        for (int l = 0; l < 32; ++l) {
+          std::uint64_t off = start + l * pitch + static_cast<std::uint64_t>(step * r);
+          // Past either end, or now and then: a lane elsewhere, which breaks the run.
+          if (rng() % 500 == 0 || off >= sizes[which] || off + width > sizes[which])
+            off = rng() % (sizes[which] - width + 1);
+          off -= off % width;
+          addrs[l] = bases[which] + off;
+          if ((exec >> l) & 1u) model[which].mark(off, width, a);
+        }
+        fp.mark_lanes(run, b, addrs, exec, width, a);
+      }
+    }
+    for (auto& r : runs) fp.flush(r);
+    std::vector<Range> want = model[0].ranges(bases[0], sizes[0]);
+    const std::vector<Range> second = model[1].ranges(bases[1], sizes[1]);
+    want.insert(want.end(), second.begin(), second.end());
+    ASSERT_EQ(fp.touched(), want) << "trial " << trial;
+    ASSERT_EQ(fp.reads_what_it_writes(), model[0].overlap() || model[1].overlap())
+        << "trial " << trial;
+  }
+}
+
+// A run holds its requests until it is flushed (or broken), and is empty after.
+TEST(Footprint, RunMarksWhenFlushed) {
+  emu::GlobalMemory m;
+  const std::uint64_t base = m.add("a", 8192);
+  auto& b = *m.find(base, 1);
+  emu::Footprint fp(m);
+  emu::Footprint::Run run;
+  std::uint64_t addrs[32];
+  for (std::uint64_t r = 0; r < 3; ++r) {  // lanes 256 B apart, each advancing 8 B: a column walk
+    for (std::uint64_t l = 0; l < 32; ++l) addrs[l] = base + 256 * l + 8 * r;
+    fp.mark_lanes(run, b, addrs, 0xFFFFFFFFu, 4, Access::Read);
+  }
+  EXPECT_TRUE(fp.touched().empty());
+  fp.flush(run);
+  std::vector<Range> want;
+  for (std::uint64_t l = 0; l < 32; ++l)
+    for (std::uint64_t r = 0; r < 3; ++r)
+      want.push_back({base + 256 * l + 8 * r, base + 256 * l + 8 * r + 4});
+  EXPECT_EQ(fp.touched(), want);
+  EXPECT_FALSE(fp.reads_what_it_writes());
+  fp.flush(run);  // empty now: nothing more
+  EXPECT_EQ(fp.touched(), want);
+}
+
 // A buffer added after the record began is one it cannot place: the record is incomplete.
 TEST(Footprint, UnknownBufferMakesItIncomplete) {
   emu::GlobalMemory m;

@@ -11,12 +11,15 @@
 #
 # 2. Launches not analysed (`--kernel` naming no kernel: every launch only executes), the tier
 #    before (`--tier today`: launches not analysed run as analysed ones execute, without the
-#    analyses, and without the per-lane micro-ops) against the fast tier (the default), on the
-#    launch-heavy programs of examples/launch_heavy and examples/run's scan:
+#    analyses, and without the micro-ops the fast tier added: uop.cpp fast_tier_only) against
+#    the fast tier (the default), on the launch-heavy programs of examples/launch_heavy and
+#    examples/run's scan:
 #    a. execution: every launch runs on both tiers (--repeats execute), the same launches:
 #       each program validating every variant at one block size (arguments `0 256 0`), scan
 #       over 30 iterations. The program's host work alone (the record executor, which runs no
 #       kernel and counts the launches) is subtracted: the ratio of kernel time, today / fast.
+#       Each time is the least of REPS runs (a run takes a second or two; the machine may be
+#       shared).
 #    b. as the programs run by default (every variant and block size validated, then timed
 #       over 1000 launches each): `time bankcheck run` of the fast tier, with its provably
 #       invisible skipping of repeats, against the tier before with every launch executed,
@@ -25,8 +28,22 @@
 #       same cost).
 #    Each prints its ratios and their geometric mean against the target of 5x.
 #
+#    With BASELINE set, 2a also runs every launch on the bankcheck of the day the fast tier was
+#    asked for (commit d6613ad), not the reconstruction above: its `run` needed programs built
+#    with -cudart shared (examples/launch_heavy's bin-shared/, and scan built so here), and ran
+#    every launch it did not analyse, on all cores, without micro-ops over the reference's
+#    per-lane functions (its default, --repeats execute: no launch skipped; --kernel naming no
+#    kernel: none analysed). The host work of those builds is measured apart and subtracted,
+#    as above. BASELINE: the path of that commit's bankcheck in its build tree (with
+#    lib/bankcheck-cudart/libcudart.so.13 beside it), or a commit, which the script builds
+#    (bankcheck and bankcheck_cudart, Release, ccache when there is one) from `git archive`
+#    in a temporary directory, or in BASELINE_BUILD (kept for the next run: the build takes
+#    20 to 40 minutes on 2 cores).
+#
 #   bash bench/run/throughput.sh [BUILD] [REPS]    BUILD: a build tree (default build) with
-#        bankcheck, its libcuda, examples/launch_heavy's bin/ (static runtime) and examples/run's scan
+#        bankcheck, its libcuda, examples/launch_heavy's bin/ (static runtime) and bin-shared/
+#        (shared runtime, for BASELINE) and examples/run's scan
+#   BASELINE=d6613ad BASELINE_BUILD=/tmp/bankcheck-d6613ad PARTS=2a bash bench/run/throughput.sh
 # PARTS (default "1 2a 2b"), PROGRAMS (default: the launch-heavy programs but matmul_forward,
 # whose validation alone runs for minutes), REPEATS_TODAY (default 3) choose what runs.
 set -uo pipefail
@@ -42,6 +59,15 @@ repeats_today=${REPEATS_TODAY:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 t() { local s; s=$(date +%s.%N); "$@" > /dev/null 2>&1; awk -v a="$(date +%s.%N)" -v b="$s" 'BEGIN { printf "%.2f", a - b }'; }
+# The least of REPS runs' seconds (part 2a: runs of a second or two on a shared machine).
+best() {
+  local rep_ least="" secs_
+  for rep_ in $(seq 1 "$reps"); do
+    secs_=$("$@")
+    least=$(awk -v x="$secs_" -v b="$least" 'BEGIN { printf "%.2f", (b == "" || x < b) ? x : b }')
+  done
+  echo "$least"
+}
 
 if [[ " $parts " == *" 1 "* ]]; then
   echo "== 1. with analysis: run against check (examples/transpose.cu)"
@@ -72,7 +98,7 @@ fi
 host() {
   local rec=$work/record.txt s
   rm -f "$rec"
-  s=$(t env BANKCHECK_EXECUTOR=record BANKCHECK_RECORD="$rec" LD_PRELOAD="$lib/libcuda.so.1" \
+  s=$(best t env BANKCHECK_EXECUTOR=record BANKCHECK_RECORD="$rec" LD_PRELOAD="$lib/libcuda.so.1" \
         LD_LIBRARY_PATH="$lib" "$@")
   echo "$s $(grep -c '^launch ' "$rec" 2>/dev/null || echo 0)"
 }
@@ -86,24 +112,74 @@ summary() {
   rm -f "$work/ratios"
 }
 
+# The baseline's bankcheck (BASELINE), built when it names a commit; empty without one.
+baseline_bankcheck() {
+  [[ -n ${BASELINE:-} ]] || return 0
+  if [[ -f $BASELINE ]]; then
+    readlink -f "$BASELINE"
+    return 0
+  fi
+  local dir=${BASELINE_BUILD:-$work/baseline} launcher=()
+  if [[ ! -x $dir/build/tools/bankcheck/bankcheck || ! -f $dir/build/lib/bankcheck-cudart/libcudart.so.13 ]]; then
+    command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+    mkdir -p "$dir/src"
+    echo "building the baseline $BASELINE in $dir (bankcheck, bankcheck_cudart)" >&2
+    { git archive "$BASELINE" | tar -x -C "$dir/src" &&
+      cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DBANKCHECK_BUILD_TESTS=OFF \
+        -DBANKCHECK_BUILD_BENCH=OFF "${launcher[@]}" > "$dir/build.log" 2>&1 &&
+      cmake --build "$dir/build" -j "$(nproc)" --target bankcheck bankcheck_cudart >> "$dir/build.log" 2>&1; } ||
+      { echo "the baseline $BASELINE did not build: $dir/build.log" >&2; return 1; }
+  fi
+  echo "$dir/build/tools/bankcheck/bankcheck"
+}
+
 if [[ " $parts " == *" 2a "* ]]; then
+  old=$(baseline_bankcheck) || exit 1
   echo "== 2a. launches not analysed, every launch executed: the tier before (today) and the fast tier"
-  printf "%-26s %8s %8s %9s %9s %8s\n" run launches host_s today_s fast_s ratio
-  a_row() {  # NAME HOST_S LAUNCHES TODAY_S FAST_S
-    awk -v n="$1" -v h="$2" -v l="$3" -v td="$4" -v f="$5" -v out="$work/ratios" 'BEGIN {
+  if [[ -n $old ]]; then
+    echo "   and the baseline $BASELINE ($old, programs built with -cudart shared, their own host work)"
+    nvcc -cudart shared -lineinfo -O3 -gencode 'arch=compute_90,code=[sm_90,compute_90]' \
+      -o "$work/scan" examples/run/scan/scan.cu || exit 1
+    printf "%-26s %8s %8s %9s %9s %8s %8s %11s %8s\n" run launches host_s today_s fast_s ratio \
+      host_sh_s baseline_s ratio_b
+  else
+    printf "%-26s %8s %8s %9s %9s %8s\n" run launches host_s today_s fast_s ratio
+  fi
+  # NAME HOST_S LAUNCHES TODAY_S FAST_S [HOST_SHARED_S BASELINE_S]
+  a_row() {
+    awk -v n="$1" -v h="$2" -v l="$3" -v td="$4" -v f="$5" -v hs="${6:-}" -v bl="${7:-}" \
+        -v out="$work/ratios" -v outb="$work/ratios_b" 'BEGIN {
       kt = td - h; kf = f - h; if (kf < 0.01) kf = 0.01; r = kt / kf
-      printf "%-26s %8s %8.2f %9.2f %9.2f %7.2fx\n", n, l, h, td, f, r; printf "%.6f\n", r >> out }'
+      printf "%-26s %8s %8.2f %9.2f %9.2f %7.2fx", n, l, h, td, f, r; printf "%.6f\n", r >> out
+      if (bl != "") {
+        rb = (bl - hs) / kf
+        printf " %8.2f %11.2f %7.2fx", hs, bl, rb; printf "%.6f\n", rb >> outb
+      }
+      printf "\n" }'
   }
+  # The baseline, every launch executed, none analysed: seconds.
+  baseline() { best t "$old" run --kernel no_such_kernel --repeats execute -o "$work/b.txt" -- "$@"; }
   for p in $programs; do
     read -r h l < <(host "$lh/$p" 0 256 0)
-    a_row "$p 0 256 0" "$h" "$l" "$(tier today execute "$lh/$p" 0 256 0)" \
-      "$(tier fast execute "$lh/$p" 0 256 0)"
+    extra=()
+    if [[ -n $old ]]; then
+      read -r hs _ < <(host "$lh/../bin-shared/$p" 0 256 0)
+      extra=("$hs" "$(baseline "$lh/../bin-shared/$p" 0 256 0)")
+    fi
+    a_row "$p 0 256 0" "$h" "$l" "$(best tier today execute "$lh/$p" 0 256 0)" \
+      "$(best tier fast execute "$lh/$p" 0 256 0)" "${extra[@]}"
   done
   # scan stops at its first wrong result, which the record executor gives it: 3 launches an
   # iteration, and host work too small to count.
-  a_row "scan 1048576 30" 0 90 "$(tier today execute "$scan" 1048576 30)" \
-    "$(tier fast execute "$scan" 1048576 30)"
-  summary "execution"
+  extra=()
+  [[ -n $old ]] && extra=(0 "$(baseline "$work/scan" 1048576 30)")
+  a_row "scan 1048576 30" 0 90 "$(best tier today execute "$scan" 1048576 30)" \
+    "$(best tier fast execute "$scan" 1048576 30)" "${extra[@]}"
+  summary "execution, against --tier today"
+  if [[ -n $old ]]; then
+    mv "$work/ratios_b" "$work/ratios"
+    summary "execution, against the baseline $BASELINE"
+  fi
 fi
 
 if [[ " $parts " == *" 2b "* ]]; then

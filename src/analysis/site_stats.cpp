@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <iterator>
 
 #include "bankcheck/model/hopper.hpp"
@@ -142,6 +143,47 @@ model::Verdict VerdictMemo::analyze(int site, int warp, const model::WarpAccess&
   return m.verdict;
 }
 
+model::SectorCount VerdictMemo::sectors(int site, const std::uint64_t* addr, std::uint32_t mask,
+                                        int width) {
+  if (site < 0 || mask == 0) return model::count_sectors(addr, mask, width);
+  const std::uint64_t a0 = addr[std::countr_zero(mask)];
+  const std::uint64_t residue = a0 % 128;
+  SectorEntry& m = sector_entries_[static_cast<std::size_t>((site % kSites) * 32 + residue / 4) %
+                                   kSectorEntries];
+  // The distances, and whether they differ from the entry's: a whole warp's in 16-byte
+  // vectors (SSE2), which the compiler does not make of the loop by itself.
+  alignas(16) std::uint64_t delta[model::kWarpSize];
+  std::uint64_t differ = 0;
+  if (mask == 0xFFFFFFFFu) {
+    using V2 = std::uint64_t __attribute__((vector_size(16)));
+    const V2 base = {a0, a0};
+    V2 d = {0, 0};
+    for (int l = 0; l < model::kWarpSize; l += 2) {
+      V2 a, had;
+      std::memcpy(&a, addr + l, sizeof a);
+      std::memcpy(&had, m.delta + l, sizeof had);
+      a -= base;
+      std::memcpy(delta + l, &a, sizeof a);
+      d |= a ^ had;
+    }
+    differ = d[0] | d[1];
+  } else {
+    for (int l = 0; l < model::kWarpSize; ++l) {
+      delta[l] = (mask >> l) & 1u ? addr[l] - a0 : 0;
+      differ |= delta[l] ^ m.delta[l];
+    }
+  }
+  if (!differ && m.site == site && m.mask == mask && m.width == width && m.residue == residue)
+    return m.count;
+  m.site = site;
+  m.mask = mask;
+  m.width = width;
+  m.residue = residue;
+  std::copy(std::begin(delta), std::end(delta), std::begin(m.delta));
+  m.count = model::count_sectors(addr, mask, width);
+  return m.count;
+}
+
 // The global side of a cp.async, counted where its shared side is costed: for .cg the
 // sectors follow the shared side's wavefronts (model::ldgsts_sectors).
 void SiteStatsListener::add_copy_sectors(const emu::AccessEvent& e, const model::AsyncCopy& cp) {
@@ -214,7 +256,8 @@ void SiteStatsListener::on_access(const emu::AccessEvent& e) {
     // A cp.async's global side: its sectors come with its shared side (below). The TMA
     // unit's copies list no sector (model::tma_copy_sectors, measured).
     if (e.kind == emu::AccessKind::Ldgsts || e.kind == emu::AccessKind::Bulk) return;
-    const SectorCount c = count_sectors(e);
+    const SectorCount c =
+        memo_ ? memo_->sectors(e.site, e.addr, e.mask, e.width) : count_sectors(e);
     s.sectors += c.sectors;
     s.ideal_sectors += c.ideal;
     s.lines128 += c.lines128;

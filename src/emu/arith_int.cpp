@@ -64,20 +64,9 @@ std::uint64_t int_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::
       return r & m;
     }
     case Opc::Div:
-      if ((b & m) == 0) return m;  // the GPU's all-ones result
-      if (s) {
-        if (sext(a, t) == (bits == 64 ? INT64_MIN : -(1ll << (bits - 1))) && sext(b, t) == -1)
-          return a & m;
-        return static_cast<std::uint64_t>(sext(a, t) / sext(b, t)) & m;
-      }
-      return ((a & m) / (b & m)) & m;
+      return int_div(t, a, b);
     case Opc::Rem:
-      if ((b & m) == 0) return a & m;
-      if (s) {
-        if (sext(b, t) == -1) return 0;
-        return static_cast<std::uint64_t>(sext(a, t) % sext(b, t)) & m;
-      }
-      return ((a & m) % (b & m)) & m;
+      return int_rem(t, a, b);
     case Opc::Min:
       return s ? (sext(a, t) < sext(b, t) ? a : b) & m : ((a & m) < (b & m) ? a : b) & m;
     case Opc::Max:

@@ -62,8 +62,11 @@ struct Ctx {
   // Survived global faults (memory.cpp), null when a fault ends the run; the faulting
   // lanes' bytes: zeros for a read, a write goes nowhere.
   std::vector<SurvivedFault>* faults = nullptr;
-  // Where every global access is marked (EmulatorOptions::footprint), null when none.
+  // Where every global access is marked (EmulatorOptions::footprint), null when none; the
+  // micro-ops' runs of requests not marked yet (Footprint::Run), `nwarps` per global
+  // micro-op (Uop::run), flushed when the CTAs end.
   Footprint* footprint = nullptr;
+  Footprint::Run* runs = nullptr;
   // The records only analyses read: bytes touched, shared bytes read unwritten, the access
   // events (EmulatorOptions::execute_only off).
   bool bookkeeping = true;
@@ -92,8 +95,8 @@ struct Ctx {
   }
   // The same for an access of `in` that faulted, with what it was.
   [[noreturn]] void fail_access(EmuError::Kind kind, int pc, const std::string& msg,
-                                const Instr& in, Space space, unsigned size, std::uint64_t a,
-                                int w, int lane) {
+                                const Instr& in, Space space, unsigned size, std::uint64_t a, int w,
+                                int lane) {
     EmuError e(kind, msg, pc);
     e.access = access_of(in, space, size, a, w, lane);
     throw e;
@@ -406,6 +409,9 @@ struct Emulator::State {
   const void* consts_for = nullptr;  // the CTA whose ctaid cta_consts holds
   std::uint64_t laneids[32] = {};
   std::vector<GlobalMemory::Buffer*> buffer_of;  // per instruction (run_ctas)
+  // The footprint's runs (Ctx::runs): the global micro-ops' count, and their runs.
+  std::uint32_t global_uops = 0;
+  std::vector<Footprint::Run> runs;
 
   // ---- One CTA of the group being run (its storage kept for the next group).
   struct Cluster;
@@ -465,6 +471,45 @@ inline Ty arith_result_type(const Instr& in) {
 // Per-lane arithmetic: integer (arith_int.cpp) and float (arith_float.cpp); arith() picks
 // by the operation's type.
 std::uint64_t int_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c);
+// int_arith()'s div and rem of integer type t, which the micro-ops share: division by zero
+// gives all ones (div) or the dividend (rem), as the GPU does; the most negative value over
+// -1 gives itself (div) or 0 (rem).
+// 32-bit operands divide as 32-bit values (the same quotients, and a 64-bit division takes
+// several times as long on x86-64).
+inline std::uint64_t int_div(Ty t, std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t m = mask_of(t);
+  const int bits = ptx::ty_bytes(t) * 8;
+  if ((b & m) == 0) return m;
+  if (bits == 32) {
+    const auto x = static_cast<std::uint32_t>(a), y = static_cast<std::uint32_t>(b);
+    if (!ptx::ty_signed(t)) return x / y;
+    const auto sx = static_cast<std::int32_t>(x), sy = static_cast<std::int32_t>(y);
+    if (sx == INT32_MIN && sy == -1) return x;
+    return static_cast<std::uint32_t>(sx / sy);
+  }
+  if (ptx::ty_signed(t)) {
+    if (sext(a, t) == (bits == 64 ? INT64_MIN : -(1ll << (bits - 1))) && sext(b, t) == -1)
+      return a & m;
+    return static_cast<std::uint64_t>(sext(a, t) / sext(b, t)) & m;
+  }
+  return ((a & m) / (b & m)) & m;
+}
+inline std::uint64_t int_rem(Ty t, std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t m = mask_of(t);
+  if ((b & m) == 0) return a & m;
+  if (ptx::ty_bytes(t) == 4) {
+    const auto x = static_cast<std::uint32_t>(a), y = static_cast<std::uint32_t>(b);
+    if (!ptx::ty_signed(t)) return x % y;
+    const auto sy = static_cast<std::int32_t>(y);
+    if (sy == -1) return 0;
+    return static_cast<std::uint32_t>(static_cast<std::int32_t>(x) % sy);
+  }
+  if (ptx::ty_signed(t)) {
+    if (sext(b, t) == -1) return 0;
+    return static_cast<std::uint64_t>(sext(a, t) % sext(b, t)) & m;
+  }
+  return ((a & m) % (b & m)) & m;
+}
 std::uint64_t float_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std::uint64_t c);
 // add.cc, addc, sub.cc, subc, mad.cc, madc: the carry flag is the hidden predicate the
 // decoder adds (arith_int.cpp).

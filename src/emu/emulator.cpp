@@ -123,6 +123,9 @@ Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, Globa
   layout.cta = state_->cta_consts;
   layout.laneid = state_->laneids;
   state_->compiled = detail::compile(kernel, layout, options.fast, options.lanes);
+  for (detail::Uop& u : state_->compiled.uops)
+    if (u.kind == K::LdGlobal || u.kind == K::StGlobal)
+      u.run = static_cast<std::int32_t>(state_->global_uops++);
 }
 Emulator::~Emulator() = default;
 
@@ -202,6 +205,7 @@ void Emulator::setup_cta(const Launch& launch, std::size_t i, Dim3 ctaid) {
   c.grid_workspace = launch.cooperative ? grid_workspace_ : 0;
   c.explicit_cluster = kernel_.explicit_cluster;
   c.footprint = options_.footprint;
+  c.runs = ks.runs.data();
   c.bookkeeping = !options_.execute_only;
   c.has_listeners = c.has_listeners && c.bookkeeping;
 }
@@ -238,6 +242,16 @@ void Emulator::run_ctas(const Launch& launch, const Dim3* ids, std::size_t count
   // Per instruction, the global buffer it hit last (reset per run: buffers may be added
   // between launches).
   ks.buffer_of.assign(ks.compiled.uops.size(), nullptr);
+  if (options_.footprint) ks.runs.resize(std::size_t{ks.global_uops} * nwarps);
+  // The requests the runs hold are marked however the CTAs end.
+  struct FlushRuns {
+    Footprint* footprint;
+    std::vector<Footprint::Run>& runs;
+    ~FlushRuns() {
+      if (footprint)
+        for (Footprint::Run& r : runs) footprint->flush(r);
+    }
+  } flush_runs{options_.footprint, ks.runs};
   while (ks.ctas.size() < count) ks.ctas.push_back(std::make_unique<State::Cta>());
   ks.group = count > 1;
   ks.mbar_changes = 0;

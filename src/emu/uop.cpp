@@ -124,7 +124,14 @@ struct Compiler {
       default:
         break;
     }
+    if (in.op == Opc::Cvt && t == Ty::F32 && in.type2 == Ty::F32 &&
+        (in.mod.round == ptx::Round::None || in.mod.round == ptx::Round::Rn) &&
+        (in.flags & ~(ptx::kFlagSat | ptx::kFlagFtz)) == 0 && reg_dst(in, u) && sources(in, u, 1)) {
+      u.aux = sat ? 1 : 0;  // .ftz changes nothing here (convert())
+      return K::CvtF32F32;
+    }
     if (sat || (in.flags & ptx::kFlagCc)) return K::Slow;  // .cc: the carry flag
+    if (t == Ty::Pred) return pred_logic(in, u);
     switch (in.op) {
       case Opc::Mov:
         if (in.mod.mov != ptx::MovForm::Plain || !reg_dst(in, u) || !sources(in, u, 1))
@@ -147,6 +154,17 @@ struct Compiler {
       case Opc::Mul:
       case Opc::Mad:
       case Opc::Fma:
+        break;
+      case Opc::Neg:
+      case Opc::Ex2:
+      case Opc::Abs:
+      case Opc::Rcp:
+      case Opc::Copysign:
+        if (t != Ty::F32) return K::Slow;
+        break;
+      case Opc::Not:
+      case Opc::Div:
+      case Opc::Rem:
         break;
       case Opc::Setp: {
         if (in.mod.boolop != ptx::BoolOp::None || in.ndst < 1 || in.dst[0].kind != Opnd::Kind::Pred)
@@ -235,6 +253,38 @@ struct Compiler {
     if (!reg_dst(in, u)) return K::Slow;
     if (t == Ty::F32) {
       const ptx::Round r = float_round(in);
+      const bool directed = r == ptx::Round::Rz || r == ptx::Round::Rm || r == ptx::Round::Rp;
+      if (directed && (in.op == Opc::Add || in.op == Opc::Sub || in.op == Opc::Mul ||
+                       in.op == Opc::Fma || in.op == Opc::Mad)) {
+        if (!sources(in, u, in.op == Opc::Fma || in.op == Opc::Mad ? 3 : 2)) return K::Slow;
+        u.aux = in.op == Opc::Add   ? kDirectedAdd
+                : in.op == Opc::Sub ? kDirectedSub
+                : in.op == Opc::Mul ? kDirectedMul
+                                    : kDirectedFma;
+        return K::DirectedF32;  // .ftz changes nothing in float_arith() for f32
+      }
+      switch (in.op) {  // float_arith()'s own functions, which .ftz and .approx do not change
+        case Opc::Min:
+          return !in.mod.nan && !in.mod.relu && sources(in, u, 2) ? K::MinF32 : K::Slow;
+        case Opc::Max:
+          return !in.mod.nan && !in.mod.relu && sources(in, u, 2) ? K::MaxF32 : K::Slow;
+        case Opc::Neg:
+          return sources(in, u, 1) ? K::NegF32 : K::Slow;
+        case Opc::Ex2:
+          return sources(in, u, 1) ? K::Ex2F32 : K::Slow;
+        case Opc::Abs:
+          return sources(in, u, 1) ? K::AbsF32 : K::Slow;
+        case Opc::Copysign:
+          return sources(in, u, 2) ? K::CopysignF32 : K::Slow;
+        case Opc::Rcp:  // .approx and .rn alike (float_arith())
+          return (r == ptx::Round::None || r == ptx::Round::Rn) && sources(in, u, 1) ? K::RcpF32
+                                                                                     : K::Slow;
+        case Opc::Div:  // .full and .approx alike (float_arith())
+          return (r == ptx::Round::None || r == ptx::Round::Rn) && sources(in, u, 2) ? K::DivF32
+                                                                                     : K::Slow;
+        default:
+          break;
+      }
       if ((in.flags & ptx::kFlagFtz) || (r != ptx::Round::None && r != ptx::Round::Rn))
         return K::Slow;
       switch (in.op) {
@@ -264,6 +314,13 @@ struct Compiler {
         return sources(in, u, 2) ? (b4 ? K::Or32 : K::Or64) : K::Slow;
       case Opc::Xor:
         return sources(in, u, 2) ? (b4 ? K::Xor32 : K::Xor64) : K::Slow;
+      case Opc::Not:
+        return sources(in, u, 1) ? (b4 ? K::Not32 : K::Not64) : K::Slow;
+      case Opc::Div:
+      case Opc::Rem:
+        if (!b4 || !sources(in, u, 2)) return K::Slow;
+        if (in.op == Opc::Div) return s ? K::DivS32 : K::DivU32;
+        return s ? K::RemS32 : K::RemU32;
       case Opc::Shl:
         return sources(in, u, 2) ? (b4 ? K::Shl32 : K::Shl64) : K::Slow;
       case Opc::Shr:
@@ -297,6 +354,44 @@ struct Compiler {
       default:
         return K::Slow;
     }
+  }
+
+  // Logic of predicates: both sources predicate registers (negated or not), the result one.
+  K pred_logic(const Instr& in, Uop& u) {
+    std::uint8_t op;
+    int n = 2;
+    switch (in.op) {
+      case Opc::And:
+        op = kPredAnd;
+        break;
+      case Opc::Or:
+        op = kPredOr;
+        break;
+      case Opc::Xor:
+        op = kPredXor;
+        break;
+      case Opc::Not:
+      case Opc::CNot:
+        op = kPredNot;
+        n = 1;
+        break;
+      case Opc::Mov:
+        if (in.mod.mov != ptx::MovForm::Plain) return K::Slow;
+        op = kPredMov;
+        n = 1;
+        break;
+      default:
+        return K::Slow;
+    }
+    if (in.ndst != 1 || in.dst[0].kind != Opnd::Kind::Pred || in.nsrc != n) return K::Slow;
+    for (int i = 0; i < n; ++i) {
+      if (in.src[i].kind != Opnd::Kind::Pred) return K::Slow;
+      u.src[i].off = in.src[i].reg;
+      if (in.src[i].negate) op |= i == 0 ? kPredNegA : kPredNegB;
+    }
+    u.dst[0] = in.dst[0].reg;
+    u.aux = op;
+    return K::PredLogic;
   }
 
   // An instruction the handlers above leave to the reference path that the reference runs
@@ -500,6 +595,38 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
   return std::max<std::uint32_t>(slots, 1);
 }
 
+namespace {
+
+// The micro-ops that `lanes` false leaves out (besides those of lanes()): those the fast
+// tier added for instructions that the tier before ran by the reference.
+bool fast_tier_only(K kind) {
+  switch (kind) {
+    case K::Shfl:
+    case K::PredLogic:
+    case K::MinF32:
+    case K::MaxF32:
+    case K::NegF32:
+    case K::Ex2F32:
+    case K::AbsF32:
+    case K::RcpF32:
+    case K::CopysignF32:
+    case K::DivF32:
+    case K::Not32:
+    case K::Not64:
+    case K::DivS32:
+    case K::DivU32:
+    case K::RemS32:
+    case K::RemU32:
+    case K::CvtF32F32:
+    case K::DirectedF32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lanes) {
   Compiled out;
   std::vector<std::uint32_t> slot_of;
@@ -535,7 +662,7 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lan
     }
     Uop trial = u;
     K kind = c.select(in, trial);
-    if (!lanes && kind == K::Shfl) kind = K::Slow;
+    if (!lanes && fast_tier_only(kind)) kind = K::Slow;
     if (lanes && kind == K::Slow) {
       trial = u;
       kind = c.lanes(in, trial);

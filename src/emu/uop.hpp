@@ -89,7 +89,35 @@ enum class K : std::uint8_t {
   LanesDirected,
   CvtLanes,
   Shfl,  // shfl.sync (shfl_lanes()); dst[1]: the predicate, or kNoDst
+  // and, or, xor, not, cnot and mov of predicates (registers, not immediates): aux is the
+  // PredOp, with kPredNegA and kPredNegB for a source written !%p; src[i].off and dst[0]
+  // are predicate indices.
+  PredLogic,
+  // f32 operations of the reference's own functions, inlined for the warp without its
+  // dispatch (the K::Lanes they had): min, max and neg (float_min_max, canonical_f32),
+  // ex2.approx (std::exp2), cvt.f32.f32 with .sat or not (aux 1: .sat), and add, sub, mul,
+  // fma under .rz/.rm/.rp (aux: the DirectedOp; the host rounding mode set once for the warp).
+  MinF32,
+  MaxF32,
+  NegF32,
+  Ex2F32,
+  AbsF32,
+  RcpF32,       // rcp.f32 to nearest, .approx and .rn alike: 1 / a
+  CopysignF32,  // copysign.f32: b with a's sign, its bits as they are
+  DivF32,       // div.f32 to nearest, .full and .approx alike: a / b, NaN canonical
+  Not32,        // not.b32, not.b64 (not of predicates: PredLogic)
+  Not64,
+  DivS32,  // div, rem of 32-bit integers (int_div, int_rem)
+  DivU32,
+  RemS32,
+  RemU32,
+  CvtF32F32,
+  DirectedF32,
 };
+
+enum DirectedOp : std::uint8_t { kDirectedAdd, kDirectedSub, kDirectedMul, kDirectedFma };
+enum PredOp : std::uint8_t { kPredAnd, kPredOr, kPredXor, kPredNot, kPredMov };
+constexpr std::uint8_t kPredNegA = 0x10, kPredNegB = 0x20;
 
 // A source operand: `fixed` 32 lanes shared by every warp (immediates, CTA constants), or
 // the register at `off` (register index * 32) in the warp's register file. For a
@@ -103,7 +131,7 @@ inline constexpr std::uint32_t kNoDst = 0xFFFFFFFFu;
 
 struct Uop {
   K kind = K::Slow;
-  std::uint8_t aux = 0;     // setp: the comparison; memory: element bytes
+  std::uint8_t aux = 0;     // setp: the comparison; memory: element bytes; PredLogic: PredOp
   std::uint8_t vec = 1;     // memory: elements per lane
   std::uint8_t sign = 0;    // loads: sign-extend the element
   std::uint32_t guard = 0;  // predicate slot (unguarded: the slot that is always all-ones)
@@ -115,6 +143,7 @@ struct Uop {
   std::int32_t target = -1;  // bra: the taken side (instruction index; End when none)
   std::int32_t reconv = -1;  // bra: -2 reconverges at exit
   std::int32_t site = -1;    // memory: the instruction's site
+  std::int32_t run = -1;     // LdGlobal, StGlobal: its footprint runs' index (Emulator)
   const ptx::Instr* in = nullptr;
 };
 
@@ -146,7 +175,8 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
 
 // `fast` false: only control flow gets micro-ops of its own (Bra, Exit, Bar, End); every
 // other instruction is Slow, run by the reference semantics.
-// `lanes` false: no K::Lanes, K::LanesDirected, K::CvtLanes or K::Shfl (EmulatorOptions::lanes).
+// `lanes` false: no K::Lanes, K::LanesDirected, K::CvtLanes, nor the kinds from K::Shfl on
+// (EmulatorOptions::lanes).
 Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast = true, bool lanes = true);
 
 }  // namespace bankcheck::emu::detail

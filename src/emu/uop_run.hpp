@@ -36,7 +36,13 @@ inline const std::uint64_t* src_lanes(const detail::Src& s, const std::uint64_t*
 [[gnu::always_inline]] inline void put(std::uint64_t* d, std::uint32_t exec,
                                        const std::uint64_t* r) {
   if (exec == 0xFFFFFFFFu) {
-    std::memcpy(d, r, 32 * sizeof(std::uint64_t));
+    // 16-byte moves: a memcpy of 256 bytes became `rep movsq`, whose start-up cost more
+    // than the copy (6% of a layernorm launch).
+    for (int l = 0; l < 32; l += 2) {
+      std::uint64_t pair[2];
+      std::memcpy(pair, r + l, sizeof pair);
+      std::memcpy(d + l, pair, sizeof pair);
+    }
   } else {
     for (int l = 0; l < 32; ++l) d[l] = ((exec >> l) & 1u) ? r[l] : d[l];
   }
@@ -397,8 +403,9 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
     }
     if (c.bookkeeping) touch(*b, hi ? hi + width - b->base : 0, Load);
     if (c.footprint)
-      c.footprint->mark_lanes(*b, addrs, exec, width,
-                              Load ? Footprint::Access::Read : Footprint::Access::Write);
+      c.footprint->mark_lanes(
+          c.runs[static_cast<std::size_t>(u.run) * c.nwarps + static_cast<std::size_t>(w)], *b,
+          addrs, exec, width, Load ? Footprint::Access::Read : Footprint::Access::Write);
     basep = b->data() - b->base;
   }
   for (unsigned v = 0; v < vec; ++v) {
@@ -592,6 +599,38 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
     const int l = std::countr_zero(e);
     d[l] = convert(in, a[l]) & mask;
   }
+}
+
+// K::DirectedF32: float_arith()'s add, sub, mul or fma of f32 under .rz/.rm/.rp
+// (arith_directed(): directed_op() in the host's mode, then canonical_f32), with the mode set
+// once for the warp. Operands and result pass through volatile as in directed_op(), so the
+// compiler keeps the arithmetic between the mode's changes.
+[[gnu::noinline]] void directed_f32(const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
+  const RoundingScope scope(fe_mode(u.in->mod.round));
+  const std::uint64_t* a = src_lanes(u.src[0], wr);
+  const std::uint64_t* b = src_lanes(u.src[1], wr);
+  const std::uint64_t* c = u.aux == kDirectedFma ? src_lanes(u.src[2], wr) : a;
+  std::uint64_t r[32];
+  for (int l = 0; l < 32; ++l) {
+    volatile float x = as_f32(a[l]), y = as_f32(b[l]), z = as_f32(c[l]);
+    volatile float v;
+    switch (u.aux) {
+      case kDirectedAdd:
+        v = x + y;
+        break;
+      case kDirectedSub:
+        v = x - y;
+        break;
+      case kDirectedMul:
+        v = x * y;
+        break;
+      default:
+        v = std::fma(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z));
+        break;
+    }
+    r[l] = canonical_f32(v);
+  }
+  put(wr + u.dst[0], exec, r);
 }
 
 // K::Shfl: shfl_lanes() over the operands' lanes, as warp_op() runs it.
@@ -801,6 +840,85 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
     case K::MaxU64:
       alu2(u, wr, exec, [](U a, U b) { return std::max(a, b); });
       return true;
+    case K::MinF32:
+      alu2(u, wr, exec, [](U a, U b) { return float_min_max(false, false, a, b) & kLow32; });
+      return true;
+    case K::MaxF32:
+      alu2(u, wr, exec, [](U a, U b) { return float_min_max(true, false, a, b) & kLow32; });
+      return true;
+    case K::NegF32:
+      alu1(u, wr, exec, [](U a) { return canonical_f32(-as_f32(a)); });
+      return true;
+    case K::Ex2F32:
+      alu1(u, wr, exec, [](U a) { return canonical_f32(std::exp2(as_f32(a))); });
+      return true;
+    case K::AbsF32:
+      alu1(u, wr, exec, [](U a) { return canonical_f32(std::fabs(as_f32(a))); });
+      return true;
+    case K::RcpF32:
+      alu1(u, wr, exec, [](U a) { return canonical_f32(1.0f / as_f32(a)); });
+      return true;
+    case K::CopysignF32:
+      alu2(u, wr, exec, [](U a, U b) { return from_f32(std::copysign(as_f32(b), as_f32(a))); });
+      return true;
+    case K::DivF32:
+      alu2(u, wr, exec, [](U a, U b) { return canonical_f32(as_f32(a) / as_f32(b)); });
+      return true;
+    case K::Not32:
+      vec1(u, wr, exec, [](V2 a) { return ~a & kLow32; });
+      return true;
+    case K::DivS32:
+      alu2(u, wr, exec, [](U a, U b) { return int_div(Ty::S32, a, b); });
+      return true;
+    case K::DivU32:
+      alu2(u, wr, exec, [](U a, U b) { return int_div(Ty::U32, a, b); });
+      return true;
+    case K::RemS32:
+      alu2(u, wr, exec, [](U a, U b) { return int_rem(Ty::S32, a, b); });
+      return true;
+    case K::RemU32:
+      alu2(u, wr, exec, [](U a, U b) { return int_rem(Ty::U32, a, b); });
+      return true;
+    case K::Not64:
+      vec1(u, wr, exec, [](V2 a) { return ~a; });
+      return true;
+    case K::CvtF32F32:
+      // convert(): the f32 as a double and back (exact), .sat's clamp, a NaN canonical.
+      if (u.aux)
+        alu1(u, wr, exec, [](U a) {
+          const float f = as_f32(a);
+          return canonical_f32((std::isnan(f) || f <= 0.0f) ? 0.0f : std::min(f, 1.0f));
+        });
+      else
+        alu1(u, wr, exec, [](U a) { return canonical_f32(as_f32(a)); });
+      return true;
+    case K::DirectedF32:
+      directed_f32(u, wr, exec);
+      return true;
+    case K::PredLogic: {
+      const std::uint32_t a = wp[u.src[0].off] ^ (u.aux & kPredNegA ? ~0u : 0u);
+      const std::uint32_t b = wp[u.src[1].off] ^ (u.aux & kPredNegB ? ~0u : 0u);
+      std::uint32_t r = a;
+      switch (u.aux & 0x0F) {
+        case kPredAnd:
+          r = a & b;
+          break;
+        case kPredOr:
+          r = a | b;
+          break;
+        case kPredXor:
+          r = a ^ b;
+          break;
+        case kPredNot:
+          r = ~a;
+          break;
+        default:  // kPredMov
+          break;
+      }
+      std::uint32_t& d = wp[u.dst[0]];
+      d = (d & ~exec) | (r & exec);
+      return true;
+    }
     case K::Selp32:
     case K::Selp64: {
       const std::uint32_t p = wp[u.src[2].off] ^ (u.aux ? ~0u : 0u);

@@ -64,6 +64,9 @@ class VerdictMemo {
   explicit VerdictMemo(const model::Arch& arch) : arch_(arch) {}
   // model::analyze(a, arch), from the memo when (site, warp) last saw the same request.
   model::Verdict analyze(int site, int warp, const model::WarpAccess& a);
+  // model::count_sectors(addr, mask, width), from the memo when `site` last saw the same
+  // request at its address modulo 128 (below).
+  model::SectorCount sectors(int site, const std::uint64_t* addr, std::uint32_t mask, int width);
 
  private:
   struct Entry {
@@ -71,6 +74,22 @@ class VerdictMemo {
     model::WarpAccess access;
     model::Verdict verdict;
   };
+  // A global request's counts are those of any request whose active lanes' addresses are
+  // the same but for one multiple of 128 added to all (sectors and lines are aligned to 32
+  // and 128 bytes): its lowest active lane's address modulo 128 and every active lane's
+  // distance from that address (inactive lanes 0) identify the counts. A loop over a row
+  // walks a site through at most 32 such residues, the same in every warp and CTA (a
+  // strided column read: one lane per row, 3 KB apart, sorted by address per request
+  // until now). Entries by (site, residue), sites past kSites sharing them.
+  struct SectorEntry {
+    int site = -1;  // none yet
+    std::uint32_t mask = 0;
+    int width = 0;
+    std::uint64_t residue = 0;
+    std::uint64_t delta[model::kWarpSize] = {};
+    model::SectorCount count;
+  };
+  static constexpr int kSectorEntries = 1024;
   // Entry of (site, warp): by warp first, since a warp runs until a barrier and so reads
   // its sites in turn (by site first, one warp's entries lay KBs apart and missed the
   // cache); sites past kSites share entries, so a kernel of many sites costs a few misses
@@ -78,6 +97,7 @@ class VerdictMemo {
   static constexpr int kSites = 128;
   const model::Arch& arch_;
   std::vector<Entry> entries_ = std::vector<Entry>(model::kWarpSize * kSites);
+  std::vector<SectorEntry> sector_entries_ = std::vector<SectorEntry>(kSectorEntries);
 };
 
 // Whether analyze() on the site's worst request gives the schedule the reports picture:

@@ -47,6 +47,27 @@ class Footprint {
   // `addrs`, all inside `b`. Thread-safe.
   void mark_lanes(GlobalMemory::Buffer& b, const std::uint64_t* addrs, std::uint32_t exec,
                   unsigned width, Access a);
+  // A warp's requests at one instruction, held back while each advances every lane by the
+  // same number of bytes (a loop along a row, one lane per row): marked when the pattern
+  // breaks or flush() is called, one bitmap word at a time for the whole run, instead of
+  // up to 32 words per request. The same granules as mark_lanes of each request. One per
+  // (instruction, warp) of the thread that runs them: not thread-safe.
+  struct Run {
+    GlobalMemory::Buffer* buffer = nullptr;
+    std::uint32_t exec = 0;  // 0: empty
+    unsigned width = 0;
+    Access access = Access::Read;
+    std::uint32_t requests = 0;
+    std::uint64_t step = 0;  // what every lane added per request (wrapping), from the second on
+    std::uint64_t first[32] = {};  // the first request's addresses
+  };
+  // mark_lanes through `run` (the request's instruction's and warp's): extends it, or
+  // marks it and starts a new one. A whole warp of consecutive lanes is marked at once.
+  void mark_lanes(Run& run, GlobalMemory::Buffer& b, const std::uint64_t* addrs, std::uint32_t exec,
+                  unsigned width, Access a);
+  // Marks what `run` holds and empties it. Thread-safe as mark() (for different runs).
+  void flush(Run& run);
+
   // An access the record cannot place (a buffer it does not know): the record is then
   // incomplete. Thread-safe.
   void lost() { lost_.store(true, std::memory_order_relaxed); }

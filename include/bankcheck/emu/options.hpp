@@ -30,8 +30,8 @@ struct EmulatorOptions {
   // analysed); the memory is the same either way.
   bool execute_only = false;
   // The micro-ops that run the reference's own per-lane functions over resolved operands
-  // (arithmetic, cvt, shfl: uop.hpp K::Lanes ...); false: those instructions take the
-  // reference path, as before they had micro-ops (the throughput benchmark's baseline).
+  // (arithmetic, cvt, shfl: uop.hpp K::Lanes ...), and predicate logic; false: those take
+  // the reference path, as before they had micro-ops (the throughput benchmark's baseline).
   bool lanes = true;
 };
 
