@@ -64,6 +64,19 @@ struct Model {
   }
 };
 
+// The footprint of two buffers' requests against their models: the granules touched, and
+// whether a request read what another wrote.
+void expect_the_models(const emu::Footprint& fp, const Model (&model)[2],
+                       const std::uint64_t (&bases)[2], const std::uint64_t (&sizes)[2],
+                       int trial) {
+  std::vector<Range> want = model[0].ranges(bases[0], sizes[0]);
+  const std::vector<Range> second = model[1].ranges(bases[1], sizes[1]);
+  want.insert(want.end(), second.begin(), second.end());
+  ASSERT_EQ(fp.touched(), want) << "trial " << trial;
+  ASSERT_EQ(fp.reads_what_it_writes(), model[0].overlap() || model[1].overlap())
+      << "trial " << trial;
+}
+
 TEST(Footprint, GranulesOfFourBytes) {
   emu::GlobalMemory m;
   const std::uint64_t base = m.add("a", 64);
@@ -115,12 +128,8 @@ TEST(Footprint, EqualsTheModel) {
         fp.mark_lanes(b, addrs, exec, width, a);
       }
     }
-    std::vector<Range> want = model[0].ranges(bases[0], sizes[0]);
-    const std::vector<Range> second = model[1].ranges(bases[1], sizes[1]);
-    want.insert(want.end(), second.begin(), second.end());
-    ASSERT_EQ(fp.touched(), want) << "trial " << trial;
-    ASSERT_EQ(fp.reads_what_it_writes(), model[0].overlap() || model[1].overlap())
-        << "trial " << trial;
+    expect_the_models(fp, model, bases, sizes, trial);
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
@@ -169,12 +178,8 @@ TEST(Footprint, RunsEqualTheModel) {
       }
     }
     for (auto& r : runs) fp.flush(r);
-    std::vector<Range> want = model[0].ranges(bases[0], sizes[0]);
-    const std::vector<Range> second = model[1].ranges(bases[1], sizes[1]);
-    want.insert(want.end(), second.begin(), second.end());
-    ASSERT_EQ(fp.touched(), want) << "trial " << trial;
-    ASSERT_EQ(fp.reads_what_it_writes(), model[0].overlap() || model[1].overlap())
-        << "trial " << trial;
+    expect_the_models(fp, model, bases, sizes, trial);
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
