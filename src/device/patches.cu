@@ -187,9 +187,10 @@ __device__ __forceinline__ bool leads(unsigned mask) {
 }
 
 // The model's path: the lanes' addresses gathered to the lowest, which costs the request alone
-// (warp_request.hpp). Inlined, as everything a patch calls: the sanitizer sizes the patched
-// kernel's stack from the patch function's own frame, and a frame of a function it calls
-// (26 KB for the shared model) would overrun it (an H200 run of a cuBLAS kernel faulted).
+// (warp_request.hpp). Inlined, as everything a patch calls: with this path in a function of
+// its own (a 26 KB frame under a 48-byte patch) a cuBLAS kernel faulted on the H200 with an
+// illegal address, and inlined it ran; the sanitizer seems to size a patched kernel's stack
+// from the patch function's own frame.
 __device__ __forceinline__ void shared_by_model(bd::LaunchRecord* r, unsigned long long pc,
                                              unsigned mask, std::uint32_t mine, int width,
                                              bd::Access access) {
