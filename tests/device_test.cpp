@@ -84,7 +84,9 @@ void replay(const std::string& set, const std::string& results) {
 }
 
 TEST(DeviceRequest, BroadHardwareSetAgrees) { replay("patterns.txt", "measured/patterns"); }
-TEST(DeviceRequest, MergeHardwareSetAgrees) { replay("patterns_merge.txt", "measured/patterns_merge"); }
+TEST(DeviceRequest, MergeHardwareSetAgrees) {
+  replay("patterns_merge.txt", "measured/patterns_merge");
+}
 
 TEST(DeviceRequest, AtomicFormsCostTheLanesTheSassUpdates) {
   std::uint32_t addr[32];
@@ -208,7 +210,8 @@ std::pair<std::uint32_t, std::uint32_t> global_sectors(const std::uint64_t* addr
   for (int l = 0; l < 32; ++l)
     if ((mask >> l) & 1u) sectors.insert(addr[l] >> 5);
   const auto n = static_cast<std::uint32_t>(sectors.size());
-  const std::uint32_t packed = (static_cast<std::uint32_t>(__builtin_popcount(mask)) * width + 31) / 32;
+  const std::uint32_t packed =
+      (static_cast<std::uint32_t>(__builtin_popcount(mask)) * width + 31) / 32;
   return {n, std::min(n, packed)};
 }
 
@@ -251,9 +254,9 @@ TEST(DeviceFastPath, SharedWordsIsTheModelsRuleForLoadsAndStores) {
       addr[l] = a & ~static_cast<std::uint32_t>(width - 1);
     }
     const bool load = rng() % 2;
-    const device::RequestCost c =
-        device::shared_request(addr, mask, width, load ? device::Access::Load : device::Access::Store,
-                               device::Form::Plain, arch);
+    const device::RequestCost c = device::shared_request(
+        addr, mask, width, load ? device::Access::Load : device::Access::Store, device::Form::Plain,
+        arch);
     const model::Verdict v = fast_path::shared_words(addr, mask, width, load);
     ASSERT_EQ(c.wavefronts, v.wavefronts) << "request " << i << " width " << width;
     ASSERT_EQ(c.ideal, v.ideal_wavefronts) << "request " << i << " width " << width;
@@ -520,7 +523,8 @@ TEST(DevicePcReport, TmaCopiesAndRemoteRequestsAreNamedWithTheirExecutions) {
 
 // A bulk copy the patches never saw (a TMA instruction) is named from the SASS.
 TEST(DevicePcReport, TmaInstructionsAreNamedFromTheSass) {
-  const sass::Module m = module_of("bench/check/measured/h100_run_new/tensor/bulk_stage.sm_90.cubin");
+  const sass::Module m =
+      module_of("bench/check/measured/h100_run_new/tensor/bulk_stage.sm_90.cubin");
   const sass::Kernel* k = nullptr;
   for (const auto& kk : m.kernels)
     for (const auto& in : kk.instructions)
@@ -676,7 +680,8 @@ TEST(DeviceWgmma, EveryGmmaGetsItsNAndItsASource) {
       EXPECT_EQ(bool(forms[i] & device::kGmmaARegisters), row.at("a_src") == "reg");
     }
     EXPECT_EQ(gmma, static_cast<int>(std::count(row.at("wgmma_lines").begin(),
-                                                row.at("wgmma_lines").end(), ',')) + 1);
+                                                row.at("wgmma_lines").end(), ',')) +
+                        1);
   }
   EXPECT_EQ(mnemonics.size(), 3u);  // HGMMA, QGMMA, IGMMA
   for (int n = 8; n <= 256; n += 8)

@@ -184,9 +184,10 @@ KernelTable* Instrumentation::begin(const Launch& l, const std::function<TableSe
     t->record.capacity = s.capacity;
     t->record.shards = shards;
     t->record.probe = s.probe;
-    t->record.exits = exit_bytes ? reinterpret_cast<unsigned long long*>(
-                                       base + sizeof(LaunchRecord) + counter_bytes)
-                                 : nullptr;
+    t->record.exits =
+        exit_bytes
+            ? reinterpret_cast<unsigned long long*>(base + sizeof(LaunchRecord) + counter_bytes)
+            : nullptr;
     t->record.base_pc = pc;
     t->record.forms = t->forms.empty() ? nullptr : base + t->read_bytes;
     t->record.forms_count = static_cast<unsigned>(t->forms.size());

@@ -173,13 +173,17 @@ __device__ __forceinline__ bool global_sectors(unsigned mask, unsigned long long
   const unsigned long long sector = mine >> 5;
   if (__any_sync(mask, sector != (mine + static_cast<unsigned>(width) - 1) >> 5)) return false;
   const unsigned same = __match_any_sync(mask, sector);
-  const unsigned firsts =
-      __ballot_sync(mask, lane_id() == static_cast<unsigned>(__ffs(same) - 1));
+  const unsigned firsts = __ballot_sync(mask, lane_id() == static_cast<unsigned>(__ffs(same) - 1));
   const unsigned sectors = __popc(firsts);
   const unsigned packed = (static_cast<unsigned>(__popc(mask)) * width + 31) / 32;
   cost.sectors = sectors;
   cost.ideal_sectors = sectors < packed ? sectors : packed;
   return true;
+}
+
+// Whether every request goes through the model (BANKCHECK_GPU_PROBE 2 and 4).
+__device__ __forceinline__ bool model_only(const bd::LaunchRecord* r) {
+  return r->probe == 2 || r->probe == 4;
 }
 
 __device__ __forceinline__ bool leads(unsigned mask) {
@@ -192,8 +196,8 @@ __device__ __forceinline__ bool leads(unsigned mask) {
 // illegal address, and inlined it ran; the sanitizer seems to size a patched kernel's stack
 // from the patch function's own frame.
 __device__ __forceinline__ void shared_by_model(bd::LaunchRecord* r, unsigned long long pc,
-                                             unsigned mask, std::uint32_t mine, int width,
-                                             bd::Access access) {
+                                                unsigned mask, std::uint32_t mine, int width,
+                                                bd::Access access) {
   std::uint32_t addr[32];
   for (int l = 0; l < 32; ++l) addr[l] = __shfl_sync(mask, mine, l);
   if (!leads(mask) || r->probe == 2) return;
@@ -212,8 +216,8 @@ __device__ __forceinline__ void shared_by_model(bd::LaunchRecord* r, unsigned lo
 }
 
 __device__ __forceinline__ void global_by_model(bd::LaunchRecord* r, unsigned long long pc,
-                                             unsigned mask, unsigned long long mine, int width,
-                                             bd::Access access) {
+                                                unsigned mask, unsigned long long mine, int width,
+                                                bd::Access access) {
   std::uint64_t addr[32];
   for (int l = 0; l < 32; ++l) addr[l] = __shfl_sync(mask, mine, l);
   if (!leads(mask) || r->probe == 2) return;
@@ -232,7 +236,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_shared_access(
   const bd::Access access = access_of(flags);
   const int width = bd::instruction_width(size);
   bd::RequestCost cost;
-  if (r->probe == 2 || r->probe == 4 || !shared_words(mask, mine, width, access, r->arch, cost)) {
+  if (model_only(r) || !shared_words(mask, mine, width, access, r->arch, cost)) {
     shared_by_model(r, pc, mask, mine, width, access);
     return SANITIZER_PATCH_SUCCESS;
   }
@@ -250,7 +254,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_global_access(
   const auto mine = static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(ptr));
   const int width = bd::instruction_width(size);
   bd::RequestCost cost;
-  if (r->probe == 2 || r->probe == 4 || !global_sectors(mask, mine, width, cost)) {
+  if (model_only(r) || !global_sectors(mask, mine, width, cost)) {
     global_by_model(r, pc, mask, mine, width, access_of(flags));
     return SANITIZER_PATCH_SUCCESS;
   }
@@ -260,9 +264,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_global_access(
 }
 
 // LDSM and STSM: lane 8m+r gives row r of matrix m; `count` matrices of 16-byte rows.
-extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_matrix_access(
-    void* userdata, uint64_t pc, uint32_t address, uint32_t size, uint32_t flags, uint32_t count,
-    const void*) {
+extern "C" __device__ __noinline__ SanitizerPatchResult
+bankcheck_matrix_access(void* userdata, uint64_t pc, uint32_t address, uint32_t size,
+                        uint32_t flags, uint32_t count, const void*) {
   auto* r = static_cast<bd::LaunchRecord*>(userdata);
   if (!r) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
@@ -289,8 +293,10 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_matrix_access(
 // LDGSTS (cp.async): `dst` the lane's shared offset, `src` its global source. Both sides
 // are costed here: the shared wavefronts and the global sectors of the same instruction
 // (model::ldgsts_sectors), as the Source Counters give both on the LDGSTS row.
-extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(
-    void* userdata, uint64_t pc, void* src, uint32_t dst, uint32_t size) {
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(void* userdata,
+                                                                             uint64_t pc, void* src,
+                                                                             uint32_t dst,
+                                                                             uint32_t size) {
   auto* r = static_cast<bd::LaunchRecord*>(userdata);
   if (!r) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
@@ -349,9 +355,11 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_block_exit(voi
 // reads (model::wgmma_request: every operand byte once, 128 a wavefront, whatever the
 // descriptors say; bench/hardware/wgmma). N and A's source come from the SASS (the form);
 // without a form, the operand sizes the sanitizer hands over (bytes) stand in.
-extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_wgmma(
-    void* userdata, uint64_t pc, uint32_t, uint32_t size_a, uint32_t, uint32_t size_b, uint32_t,
-    uint32_t warp_mask) {
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_wgmma(void* userdata, uint64_t pc,
+                                                                        uint32_t, uint32_t size_a,
+                                                                        uint32_t, uint32_t size_b,
+                                                                        uint32_t,
+                                                                        uint32_t warp_mask) {
   auto* r = static_cast<bd::LaunchRecord*>(userdata);
   if (!r) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
@@ -393,22 +401,26 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_bulk_to_shared
   return SANITIZER_PATCH_SUCCESS;
 }
 
-extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_bulk_to_global(
-    void* userdata, uint64_t pc, uint64_t, uint32_t, uint32_t) {
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_bulk_to_global(void* userdata,
+                                                                                 uint64_t pc,
+                                                                                 uint64_t, uint32_t,
+                                                                                 uint32_t) {
   count_other(userdata, pc, bd::OtherKind::BulkToGlobal);
   return SANITIZER_PATCH_SUCCESS;
 }
 
-extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_bulk_to_cluster(
-    void* userdata, uint64_t pc, uint32_t, uint32_t, uint32_t, uint32_t) {
+extern "C" __device__ __noinline__ SanitizerPatchResult
+bankcheck_bulk_to_cluster(void* userdata, uint64_t pc, uint32_t, uint32_t, uint32_t, uint32_t) {
   count_other(userdata, pc, bd::OtherKind::BulkToCluster);
   return SANITIZER_PATCH_SUCCESS;
 }
 
 // st.async (STAS) into a CTA of the cluster: measured to another CTA, where Nsight Compute
 // lists nothing (bench/hardware/dsmem).
-extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_store(
-    void* userdata, uint64_t pc, uint32_t, uint32_t, void*, uint32_t) {
+extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_store(void* userdata,
+                                                                              uint64_t pc, uint32_t,
+                                                                              uint32_t, void*,
+                                                                              uint32_t) {
   count_other(userdata, pc, bd::OtherKind::AsyncStore);
   return SANITIZER_PATCH_SUCCESS;
 }

@@ -70,9 +70,9 @@ inline constexpr unsigned kExitStride = 16;  // unsigned long long per shard
 // addresses' atomics (every warp of every CTA executes the same instructions; with one copy
 // a kernel's requests were serialised on a few L2 lines). The host adds the copies up.
 struct LaunchRecord {
-  PcCounter* counters;     // shards x capacity slots: shard s at counters + s * capacity
-  unsigned int capacity;   // slots in a shard, a power of two
-  unsigned int overflowed;  // requests that found no free slot
+  PcCounter* counters;         // shards x capacity slots: shard s at counters + s * capacity
+  unsigned int capacity;       // slots in a shard, a power of two
+  unsigned int overflowed;     // requests that found no free slot
   unsigned long long base_pc;  // the kernel's first instruction
   const unsigned char* forms;  // Form per 16-byte instruction from base_pc (may be null)
   unsigned int forms_count;
