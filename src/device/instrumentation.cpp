@@ -271,6 +271,13 @@ void Instrumentation::begin_unanalysed(const Launch& l) {
   unpatched_now_ = nullptr;
 }
 
+void Instrumentation::abandon(KernelTable& t, std::uint64_t threads) {
+  if (t.launches) --t.launches;
+  t.expected_threads -= std::min(t.expected_threads, threads);
+  t.dirty = true;
+  say(fmt::format("launch of {} abandoned: {} threads no longer expected", t.mangled, threads));
+}
+
 bool Instrumentation::any_unpatched() const {
   for (const auto& [h, m] : modules_)
     if (!m.patched && m.patch_error.empty()) return true;

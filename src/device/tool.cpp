@@ -73,6 +73,8 @@ struct LaunchKernelExParams {
 
 using CuDeviceGetAttribute = CUresult (*)(int*, CUdevice_attribute, CUdevice);
 using CuStreamIsCapturing = CUresult (*)(CUstream, CUstreamCaptureStatus*);
+using CuGetErrorName = CUresult (*)(CUresult, const char**);
+using CuMemGetInfo = CUresult (*)(std::size_t*, std::size_t*);
 
 // A module the program loaded: its cubin as the callback handed it over, read on first use.
 struct LoadedModule {
@@ -483,6 +485,11 @@ class Tool {
   // the launch callback will decide it).
   void launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData& d) {
     if (d.callbackSite == SANITIZER_API_EXIT) {
+      const CUresult result = d.functionReturnValue
+                                  ? *static_cast<const CUresult*>(d.functionReturnValue)
+                                  : CUDA_SUCCESS;
+      if (begun_.kernel && result != CUDA_SUCCESS) refused(result);
+      begun_ = {};
       if (call_.kernel && call_.decision.analyse) {
         // Decided at the call, never begun: the call was refused.
         Lock lock(mutex_);
@@ -552,6 +559,50 @@ class Tool {
     const bool analyse = call_.decision.analyse && k.unusable.empty();
     if (!analyse && keep_patched()) return;
     if (std::string e = instrumentation_->prepare(k.handle, analyse, false); !e.empty()) once(e);
+  }
+
+  // This thread's analysed launch began, and its launch call then returned an error: it did
+  // not run (the driver refuses a launch before it begins on the GPU: too many resources, say).
+  // Lost with the driver's error, its threads taken off its table's, so that the kernel's
+  // other launches are still judged whole.
+  void refused(CUresult result) {
+    Lock lock(mutex_);
+    if (closing_) return;
+    KernelState& k = *begun_.kernel;
+    const auto at = std::find(k.pending.begin(), k.pending.end(), begun_.id);
+    if (at == k.pending.end() || !k.table) return;
+    k.pending.erase(at);
+    k.ctas -= begun_.ctas;
+    instrumentation_->abandon(*k.table, begun_.threads);
+    const std::string why = fmt::format("its launch call returned error {}{}: it did not run",
+                                        static_cast<int>(result), driver_error_name(result));
+    trace_(fmt::format("launch {} {}{}", begun_.id, why, free_memory()));
+    ledger_.lost(begun_.id, why);
+    side_.lost(begun_.id, why);
+    // The program got the error too: said, once a kernel, since a patched kernel needs more of
+    // the GPU (its threads' stacks) than the program's own.
+    if (k.unusable.empty() && said_refused_.insert(k.mangled).second)
+      fail(fmt::format(
+          "the GPU refused a launch of {} as bankcheck instrumented it: error {}{}; "
+          "that launch did not run, and the program got the error",
+          driver::demangle(k.mangled), static_cast<int>(result), driver_error_name(result)));
+  }
+
+  // ", GPU memory free N of M MiB" as the driver has it now (for the trace), or "".
+  static std::string free_memory() {
+    void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    auto info = cuda ? reinterpret_cast<CuMemGetInfo>(::dlsym(cuda, "cuMemGetInfo_v2")) : nullptr;
+    std::size_t free = 0, total = 0;
+    if (!info || info(&free, &total) != CUDA_SUCCESS) return "";
+    return fmt::format(", GPU memory free {} of {} MiB", free >> 20, total >> 20);
+  }
+
+  // " (CUDA_ERROR_...)", as the driver names the error, or "" where it cannot be asked.
+  static std::string driver_error_name(CUresult r) {
+    void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    auto name = cuda ? reinterpret_cast<CuGetErrorName>(::dlsym(cuda, "cuGetErrorName")) : nullptr;
+    const char* s = nullptr;
+    return name && name(r, &s) == CUDA_SUCCESS && s ? fmt::format(" ({})", s) : "";
   }
 
   void fail(const std::string& sentence) {
@@ -836,7 +887,8 @@ class Tool {
       if (n >= 1 && n <= 256 && (n & (n - 1)) == 0) s.shards = static_cast<unsigned>(n);
     }
     // BANKCHECK_GPU_PROBE (records.hpp): 1 to 3 measure the patches' own cost, nothing
-    // counted (every kernel is then reported incomplete); 4 counts without the fast paths.
+    // counted (every kernel is then reported incomplete); 4 counts global requests without
+    // their fast path.
     if (const char* e = std::getenv("BANKCHECK_GPU_PROBE"); e && *e)
       s.probe = static_cast<unsigned>(std::strtoul(e, nullptr, 10)) % 5;
     while (s.shards > 1 && std::size_t{s.capacity} * sizeof(PcCounter) * s.shards > (16u << 20))
@@ -968,6 +1020,7 @@ class Tool {
     k.ctas += grid.count();
     k.pending.push_back(dec.id);
     pending_kernels_.insert(&k);
+    if (!graph_node) begun_ = {&k, dec.id, l.threads, grid.count()};
     if (!graph_node && !launching_here_) {
       launching_here_ = true;
       launching_.fetch_add(1);
@@ -1013,7 +1066,14 @@ class Tool {
   // Analysed launches begun (their table given) whose launch's end has not come, over all
   // threads; whether this thread has one.
   std::atomic<int> launching_{0};
+  std::set<std::string> said_refused_;  // kernels whose refused launch was said
   static thread_local bool launching_here_;
+  // This thread's analysed launch that began in its launch call, until the call returns.
+  struct Begun {
+    KernelState* kernel = nullptr;
+    std::uint64_t id = 0, threads = 0, ctas = 0;
+  };
+  static thread_local Begun begun_;
   // Analysed launches decided at their launch calls whose launch callbacks have not come.
   std::set<std::uint64_t> called_;
   std::atomic<bool> closing_{false};   // finish() has begun: callbacks return at once
@@ -1022,6 +1082,7 @@ class Tool {
 
 thread_local LaunchCall Tool::call_;
 thread_local bool Tool::launching_here_ = false;
+thread_local Tool::Begun Tool::begun_;
 
 // Never destroyed: the report is written at exit, after the program's own static objects.
 Tool* the_tool = nullptr;

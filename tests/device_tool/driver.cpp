@@ -35,6 +35,7 @@ int fake_launch(CUcontext, CUmodule, CUfunction, CUfunction api_function, const 
 void fake_stream_synchronized(CUcontext, Sanitizer_StreamHandle);
 void fake_context_synchronized(CUcontext);
 void fake_fault();
+void fake_refuse_next_launch();
 void fake_tear_down();
 long fake_count(const char* what);
 int fake_marked(CUmodule, int instruction);
@@ -193,6 +194,14 @@ int main(int argc, char** argv) {
       launch(a, fa, ka, 4, 256);
       launch(b, fb, kb, 2, 128);
     }
+  } else if (scenario == "refused" || scenario == "refused_all") {
+    // a's first launch is refused by the driver (its launch callback came, its kernel never
+    // ran); a second launch of a, and b, run.
+    fake_refuse_next_launch();
+    launch(a, fa, ka, 4, 256);
+    launch(a, fa, ka, 4, 256);
+    launch(b, fb, kb, 2, 128);
+    fake_stream_synchronized(ctx, s1);
   } else if (scenario == "incomplete") {
     launch(a, fa, ka, 32, 256, 3);  // three quarters of the threads counted to their exit
   } else if (scenario == "unload") {

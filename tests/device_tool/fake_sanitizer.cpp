@@ -34,6 +34,9 @@ struct Fake {
   std::map<Sanitizer_LaunchHandle, void*> launch_data;
   std::map<std::string, long> counts;
   std::uintptr_t next_launch = 1;
+  // The next launch call returns this error after its launch callback, its kernel not run (as
+  // the driver refuses a launch whose resources it cannot give).
+  CUresult refuse_next = CUDA_SUCCESS;
   // A kernel faulted (a sticky error: every later copy and wait fails), or the context was
   // torn down (as the CUDA runtime's exit handler may): copies and waits fail.
   bool faulted = false, torn_down = false;
@@ -218,13 +221,16 @@ int fake_launch(CUcontext context, CUmodule module, CUfunction function, CUfunct
   l.blockDim_y = l.blockDim_z = 1;
   l.hLaunch = reinterpret_cast<Sanitizer_LaunchHandle>(fake().next_launch++);
   emit(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_BEGIN, &l);
-  const bool patched = fake().patched.count(module);
+  const CUresult result = fake().refuse_next;
+  fake().refuse_next = CUDA_SUCCESS;
+  const bool patched = fake().patched.count(module) && result == CUDA_SUCCESS;
   void* data = fake().launch_data[l.hLaunch];
   fake().launch_data.erase(l.hLaunch);
   if (patched) ++fake().counts["ran_patched"];
   if (patched && data && run) run(data, arg);
   emit(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_END, &l);
   c.callbackSite = SANITIZER_API_EXIT;
+  c.functionReturnValue = &result;
   emit(SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CBID_DRIVER_API_cuLaunchKernel, &c);
   return patched ? 1 : 0;
 }
@@ -243,6 +249,7 @@ void fake_context_synchronized(CUcontext context) {
 }
 
 void fake_fault() { fake().faulted = true; }
+void fake_refuse_next_launch() { fake().refuse_next = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES; }
 void fake_tear_down() { fake().torn_down = true; }
 
 long fake_count(const char* what) { return fake().counts[what]; }

@@ -28,6 +28,8 @@ run second_kernel ''
 run all ', "launches": 0'
 run all_one_kernel ', "launches": 0, "kernels": ["block_sum"]'
 run incomplete ''
+run refused ''
+run refused_all ', "launches": 0'
 run unload ''
 run missing '' FAKE_PATCHES_MISSING=1
 run worker ''
@@ -128,6 +130,24 @@ check(f"incomplete: its launch named incomplete in the report ({inc[:1]})",
       len(inc) == 1 and "6144 of the 8192 threads" in inc[0]["reason"])
 check("incomplete: said on standard error",
       "incomplete" in open(os.path.join(work, "incomplete.err")).read())
+
+# A launch the driver refused after it began: lost with the driver's error, not counted short;
+# the kernel's other launches are still judged whole.
+for s, counted in (("refused", 0), ("refused_all", 1)):
+    c = counts(s)
+    r = report(s)
+    a, b = r.get(c["kernel_a"], {}), r.get(c["kernel_b"], {})
+    inc = a.get("incomplete") or []
+    check(f"{s}: the refused launch named, with the driver's error ({inc[:1]})",
+          len(inc) == 1 and "returned error 701" in inc[0]["reason"]
+          and "did not run" in inc[0]["reason"])
+    check(f"{s}: a's launch that ran counted, {counted} of them ({[x['requests'] for x in shared_sites(a)]})",
+          all(x["requests"] == 32 * counted for x in shared_sites(a)))
+    check(f"{s}: said on standard error, the program having got the error",
+          "the GPU refused a launch of" in open(os.path.join(work, s + ".err")).read())
+    check(f"{s}: b counted whole ({b.get('incomplete')})",
+          b.get("incomplete") == [] and shared_sites(b)
+          and all(x["requests"] == 8 for x in shared_sites(b)))
 
 c = counts("unload")
 k = report("unload")[c["kernel_a"]]

@@ -154,6 +154,9 @@ class Instrumentation {
   // module that could not be unpatched) or was unpatched only as it began, its patches get no
   // table.
   void begin_unanalysed(const Launch& launch);
+  // An analysed launch that began did not run (its launch call returned an error): its
+  // threads are no longer expected in its table.
+  void abandon(KernelTable& table, std::uint64_t threads);
 
   // As a launch begins: the tables with analysed launches not read since are read back now
   // (their streams waited for first), those last read or tried `min_age_s` ago or more, so that
