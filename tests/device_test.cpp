@@ -290,6 +290,69 @@ TEST(DeviceFastPath, GlobalSectorsIsTheModelsCountWithinOneSectorALane) {
   }
 }
 
+// What the shared fast path leaves to one lane (atomics of every form and width, requests with
+// a misaligned lane) costs what the model's full path costs: the patches' one-lane path
+// (shared_request_left) has no bank tables, so it must not need them.
+TEST(DeviceFastPath, WhatTheSharedFastPathLeavesCostsAsTheModelSays) {
+  std::mt19937 rng(13);
+  const model::Arch arch = model::default_arch();
+  int costed = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const bool atomic = rng() % 4 != 0;
+    const int width = atomic ? (rng() % 3 ? 4 : 8) : 1 << (1 + rng() % 4);  // misaligned: 2 to 16
+    const std::uint32_t mask = fast_path::random_mask(rng);
+    const device::Form form = static_cast<device::Form>(rng() % 4);
+    const device::Access access = atomic      ? device::Access::Atomic
+                                  : rng() % 2 ? device::Access::Load
+                                              : device::Access::Store;
+    const std::uint32_t base = (rng() % 4096) * 16;
+    const std::uint32_t stride = (rng() % 40) * 4;
+    const int pattern = static_cast<int>(rng() % 3);
+    std::uint32_t addr[32];
+    for (int l = 0; l < 32; ++l) {
+      const std::uint32_t a = pattern == 0   ? base + stride * static_cast<std::uint32_t>(l)
+                              : pattern == 1 ? base + static_cast<std::uint32_t>(rng()) % 4096
+                                             : base;
+      addr[l] = atomic && rng() % 8 ? a & ~static_cast<std::uint32_t>(width - 1) : a;
+    }
+    if (!atomic) addr[31 - __builtin_clz(mask)] |= 1;  // a misaligned active lane
+    const device::RequestCost full = device::shared_request(addr, mask, width, access, form, arch);
+    const device::RequestCost left =
+        device::shared_request_left(addr, mask, width, access, form, arch);
+    ASSERT_EQ(left.wavefronts, full.wavefronts) << "request " << i << " width " << width;
+    ASSERT_EQ(left.ideal, full.ideal) << "request " << i << " width " << width;
+    ASSERT_EQ(left.ways, full.ways) << "request " << i << " width " << width;
+    costed += full.wavefronts > 0;
+  }
+  EXPECT_GT(costed, 50000);  // not only errors
+}
+
+// ldmatrix/stmatrix on the GPU: the shared fast path over the rows of the instruction's
+// matrices (lanes 0 to 8 x count - 1, a 16-byte store's rule: never paired) is
+// model::analyze_matrix.
+TEST(DeviceFastPath, MatrixRowsAreTheModelsMatrixRule) {
+  std::mt19937 rng(17);
+  const model::Arch arch = model::default_arch();
+  for (int i = 0; i < 100000; ++i) {
+    model::MatrixAccess m;
+    m.matrices = static_cast<std::uint8_t>(1u << (rng() % 3));
+    m.op = rng() % 2 ? model::MatrixOp::Load : model::MatrixOp::Store;
+    const std::uint32_t base = (rng() % 1024) * 16;
+    const std::uint32_t stride = (rng() % 17) * 16;
+    const int pattern = static_cast<int>(rng() % 3);
+    for (int l = 0; l < 32; ++l)
+      m.addr[l] = pattern == 0   ? base + stride * static_cast<std::uint32_t>(l)
+                  : pattern == 1 ? base + (static_cast<std::uint32_t>(rng()) % 256) * 16
+                                 : base + stride * static_cast<std::uint32_t>(l % 8);
+    const model::Verdict v = model::analyze_matrix(m, arch);
+    const std::uint32_t rows = m.matrices == 4 ? ~0u : (1u << (8 * m.matrices)) - 1u;
+    const model::Verdict f = fast_path::shared_words(m.addr, rows, 16, false);
+    ASSERT_EQ(f.wavefronts, v.wavefronts) << "request " << i;
+    ASSERT_EQ(f.ideal_wavefronts, v.ideal_wavefronts) << "request " << i;
+    ASSERT_EQ(f.ways, v.ways) << "request " << i;
+  }
+}
+
 // The forms table the patches read: POPC.INC and the elected-lane atomics of forms.cu.
 TEST(DeviceForms, AtomicsAndAsyncCopiesGetTheirForms) {
   const sass::Module m = module_of("tests/data/sass/forms_ptxas.cubin");

@@ -10,8 +10,8 @@
 # matmul_forward 2 256 2": few timed launches, whose per-kernel times the programs print):
 # the plain run; `--launches all` (every launch instrumented); the same with every module
 # patched but no table (the sanitizer's call alone); with BANKCHECK_GPU_PROBE 1 to 4 (returns
-# after the record, after the gather, after the costing; 4: no fast path); with the lean
-# patches; and with BANKCHECK_GPU_SHARDS of SHARDS (default "1 128"). Each run's output
+# after the record, after the gather, after the costing; 4: no fast path for global requests;
+# shared requests have only their fast path for 2 and 4); with the lean patches; and with BANKCHECK_GPU_SHARDS of SHARDS (default "1 128"). Each run's output
 # (the program's table, then wall seconds and exit code) goes to OUT/TAG.out, the list to
 # OUT/times.txt.
 set -u

@@ -122,20 +122,23 @@ __device__ __forceinline__ bool probe_only(bd::LaunchRecord* r, const bd::Reques
 // distinct block of its bank group (the block modulo the groups, 128 / width of them). One
 // lane speaks for each distinct block of its phase; a speaker's count is the speakers of its
 // group. Not for atomics (their own rules) or a misaligned lane (the model's error).
-__device__ __forceinline__ bool shared_words(unsigned mask, std::uint32_t mine, int width,
-                                             bd::Access access, const bm::Arch& arch,
+// `mask`: the warp's active lanes (all take part); `req`: those in the request (an ldmatrix
+// has the rows of its matrices only).
+__device__ __forceinline__ bool shared_words(unsigned mask, unsigned req, std::uint32_t mine,
+                                             int width, bd::Access access, const bm::Arch& arch,
                                              bd::RequestCost& cost) {
   if (access == bd::Access::Atomic || arch.rule != bm::BankRule::Maxwell || arch.banks != 32)
     return false;
-  if (__any_sync(mask, mine & static_cast<std::uint32_t>(width - 1))) return false;
   const unsigned lane = lane_id();
+  const bool mine_in = (req >> lane) & 1u;
+  if (__any_sync(mask, mine_in && (mine & static_cast<std::uint32_t>(width - 1)))) return false;
   int phase = width <= 4 ? 32 : width == 8 ? 16 : 8;
   if (width >= 8 && access == bd::Access::Load && arch.load_pair_merge) {
     // model::detail::pairs_share: every pair of active lanes n, n^d on one address.
     for (int d = 1; d <= 2; d *= 2) {
       const std::uint32_t other = __shfl_xor_sync(mask, mine, d);
-      const bool partner = (mask >> (lane ^ static_cast<unsigned>(d))) & 1u;
-      if (__all_sync(mask, !partner || other == mine)) {
+      const bool partner = (req >> (lane ^ static_cast<unsigned>(d))) & 1u;
+      if (__all_sync(mask, !mine_in || !partner || other == mine)) {
         phase *= 2;
         break;
       }
@@ -144,15 +147,17 @@ __device__ __forceinline__ bool shared_words(unsigned mask, std::uint32_t mine, 
   const std::uint32_t block = width <= 4 ? mine >> 2 : mine / static_cast<std::uint32_t>(width);
   const std::uint32_t groups = width <= 4 ? 32u : 128u / static_cast<std::uint32_t>(width);
   const unsigned long long my_phase = lane / static_cast<unsigned>(phase);
-  const unsigned same_block = __match_any_sync(mask, (my_phase << 32) | block);
-  const bool speaks = lane == static_cast<unsigned>(__ffs(same_block) - 1);
+  // A lane outside the request matches no other.
+  const unsigned same_block =
+      __match_any_sync(mask, mine_in ? (my_phase << 32) | block : (1ull << 40) + lane);
+  const bool speaks = mine_in && lane == static_cast<unsigned>(__ffs(same_block) - 1);
   const unsigned same_group = __match_any_sync(
       mask, speaks ? (my_phase << 32) | (block & (groups - 1)) : (1ull << 40) + lane);
   const unsigned count = speaks ? static_cast<unsigned>(__popc(same_group)) : 0u;
   // Each phase's most, bit by bit with votes (a tools patch may not use redux).
   cost = {};
   for (int first = 0; first < 32; first += phase) {
-    const unsigned lanes = (phase == 32 ? 0xFFFFFFFFu : ((1u << phase) - 1u) << first) & mask;
+    const unsigned lanes = (phase == 32 ? 0xFFFFFFFFu : ((1u << phase) - 1u) << first) & req;
     if (!lanes) continue;
     const bool in = (lanes >> lane) & 1u;
     unsigned most = 0;
@@ -181,7 +186,7 @@ __device__ __forceinline__ bool global_sectors(unsigned mask, unsigned long long
   return true;
 }
 
-// Whether every request goes through the model (BANKCHECK_GPU_PROBE 2 and 4).
+// Whether every global request goes through the model's path (BANKCHECK_GPU_PROBE 2 and 4).
 __device__ __forceinline__ bool model_only(const bd::LaunchRecord* r) {
   return r->probe == 2 || r->probe == 4;
 }
@@ -190,28 +195,44 @@ __device__ __forceinline__ bool leads(unsigned mask) {
   return lane_id() == static_cast<unsigned>(__ffs(mask) - 1);
 }
 
-// The model's path: the lanes' addresses gathered to the lowest, which costs the request alone
-// (warp_request.hpp). Inlined, as everything a patch calls: with this path in a function of
-// its own (a 26 KB frame under a 48-byte patch) a cuBLAS kernel faulted on the H200 with an
-// illegal address, and inlined it ran; the sanitizer seems to size a patched kernel's stack
-// from the patch function's own frame.
-__device__ __forceinline__ void shared_by_model(bd::LaunchRecord* r, unsigned long long pc,
-                                                unsigned mask, std::uint32_t mine, int width,
-                                                bd::Access access) {
+// What the shared fast path leaves (atomics, misaligned lanes): the lanes' addresses
+// gathered to the lowest, which costs the request alone (warp_request.hpp's
+// shared_request_left: no bank tables, a frame of a few hundred bytes). Inlined, as
+// everything a patch calls: with the model's path in a function of its own (a 26 KB frame
+// under a 48-byte patch) a cuBLAS kernel faulted on the H200 with an illegal address, and
+// inlined it ran; the sanitizer seems to size a patched kernel's stack from the patch
+// function's own frame. That frame is every patched thread's stack: keep it small.
+__device__ __forceinline__ void shared_left(bd::LaunchRecord* r, unsigned long long pc,
+                                            unsigned mask, unsigned req, std::uint32_t mine,
+                                            int width, bd::Access access, unsigned form) {
   std::uint32_t addr[32];
   for (int l = 0; l < 32; ++l) addr[l] = __shfl_sync(mask, mine, l);
   if (!leads(mask) || r->probe == 2) return;
-  const unsigned form = form_of(r, pc);
   bd::RequestCost cost;
 #ifdef BANKCHECK_PATCHES_LEAN
   cost.wavefronts = addr[0] + addr[31];
 #else
   if (form & bd::kSpin && width == 8)
-    cost = bd::spin_pass(addr, mask);
+    cost = bd::spin_pass(addr, req);
   else
-    cost = bd::shared_request(addr, mask, width, access, static_cast<bd::Form>(form & 3u), r->arch);
+    cost = bd::shared_request_left(addr, req, width, access, static_cast<bd::Form>(form & 3u),
+                                   r->arch);
 #endif
   if (probe_only(r, cost)) return;
+  add(r, pc, bd::Space::Shared, access, static_cast<unsigned>(width), form, cost);
+}
+
+// A shared request of the warp (`req` its lanes; `form` its SASS form, records.hpp), counted
+// at `pc`: by the fast path, or what it leaves by the lowest lane.
+__device__ __forceinline__ void shared_request(bd::LaunchRecord* r, unsigned long long pc,
+                                               unsigned mask, unsigned req, std::uint32_t mine,
+                                               int width, bd::Access access, unsigned form) {
+  bd::RequestCost cost;
+  if (!shared_words(mask, req, mine, width, access, r->arch, cost)) {
+    shared_left(r, pc, mask, req, mine, width, access, form);
+    return;
+  }
+  if (!leads(mask) || probe_only(r, cost)) return;
   add(r, pc, bd::Space::Shared, access, static_cast<unsigned>(width), form, cost);
 }
 
@@ -233,15 +254,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_shared_access(
   if (!r || r->probe == 1) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
   const auto mine = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(ptr));
-  const bd::Access access = access_of(flags);
-  const int width = bd::instruction_width(size);
-  bd::RequestCost cost;
-  if (model_only(r) || !shared_words(mask, mine, width, access, r->arch, cost)) {
-    shared_by_model(r, pc, mask, mine, width, access);
-    return SANITIZER_PATCH_SUCCESS;
-  }
-  if (!leads(mask) || probe_only(r, cost)) return SANITIZER_PATCH_SUCCESS;
-  add(r, pc, bd::Space::Shared, access, static_cast<unsigned>(width), form_of(r, pc), cost);
+  shared_request(r, pc, mask, mask, mine, bd::instruction_width(size), access_of(flags),
+                 form_of(r, pc));
   return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -270,21 +284,19 @@ bankcheck_matrix_access(void* userdata, uint64_t pc, uint32_t address, uint32_t 
   auto* r = static_cast<bd::LaunchRecord*>(userdata);
   if (!r) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
-  bm::MatrixAccess m;
-  for (int l = 0; l < 32; ++l) m.addr[l] = __shfl_sync(mask, address, l);
-  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
   const bool store = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
-  m.op = store ? bm::MatrixOp::Store : bm::MatrixOp::Load;
-  m.matrices = static_cast<std::uint8_t>(count);
-#ifdef BANKCHECK_PATCHES_LEAN
-  const bm::Verdict v{m.addr[0], m.addr[31], 1};
-#else
-  const bm::Verdict v = bm::analyze_matrix(m, r->arch);
-#endif
+  // model::analyze_matrix: each matrix one phase of its eight 16-byte rows, never paired (a
+  // 16-byte store's rule, lanes 0 to 8 x count - 1); an instruction it does not know, or a
+  // misaligned row, costs nothing (its error).
+  const bool known = (count == 1 || count == 2 || count == 4) && r->arch.cc >= (store ? 90 : 75);
+  const unsigned req = known ? mask & (count == 4 ? 0xFFFFFFFFu : (1u << (8 * count)) - 1u) : 0u;
   bd::RequestCost cost;
-  cost.wavefronts = v.wavefronts;
-  cost.ideal = v.ideal_wavefronts;
-  cost.ways = v.ways;
+#ifdef BANKCHECK_PATCHES_LEAN
+  cost.wavefronts = address;
+#else
+  if (!req || !shared_words(mask, req, address, 16, bd::Access::Store, r->arch, cost)) cost = {};
+#endif
+  if (!leads(mask)) return SANITIZER_PATCH_SUCCESS;
   add(r, pc, bd::Space::Shared, store ? bd::Access::Store : bd::Access::Load, size * count,
       form_of(r, pc), cost);
   return SANITIZER_PATCH_SUCCESS;
@@ -439,22 +451,11 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_remote_shared(
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
   const bool own = bm::cluster_request_counted(rank, mine >> 24);
   // Every lane of a request names one CTA; lanes that differ count where the leader's goes.
-  std::uint32_t addr[32];
-  for (int l = 0; l < 32; ++l) addr[l] = __shfl_sync(mask, mine & 0xFFFFFFu, l);
-  if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
-  if (!own) {
-    count_other(userdata, pc, bd::OtherKind::RemoteShared);
+  if (!__shfl_sync(mask, own, __ffs(mask) - 1)) {
+    if (leads(mask)) count_other(userdata, pc, bd::OtherKind::RemoteShared);
     return SANITIZER_PATCH_SUCCESS;
   }
-  const bd::Access access = access_of(flags);
-  const int width = bd::instruction_width(size);
-#ifdef BANKCHECK_PATCHES_LEAN
-  bd::RequestCost cost;
-  cost.wavefronts = addr[0];
-#else
-  const bd::RequestCost cost =
-      bd::shared_request(addr, mask, width, access, bd::Form::Plain, r->arch);
-#endif
-  add(r, pc, bd::Space::Shared, access, static_cast<unsigned>(width), 0, cost);
+  shared_request(r, pc, mask, mask, mine & 0xFFFFFFu, bd::instruction_width(size), access_of(flags),
+                 0u);
   return SANITIZER_PATCH_SUCCESS;
 }

@@ -83,8 +83,9 @@ struct LaunchRecord {
   unsigned long long* exits;
   unsigned int shards;  // a power of two, at least 1
   // For measuring the patches' own cost (BANKCHECK_GPU_PROBE; 0 in every report's run): 1
-  // returns at once, 2 after the lanes' addresses are gathered, 3 after the request is costed,
-  // without counting; 4 counts every request through the model (no fast path).
+  // returns at once, 2 after the lanes' addresses are gathered (global requests; shared ones
+  // take their fast path), 3 after the request is costed, without counting; 4 counts every
+  // global request through the model (no fast path; shared requests have no other path).
   unsigned int probe;
   // The device's bank rules (the GPU the launch runs on; `name` is not read on the device).
   bankcheck::model::Arch arch;

@@ -40,8 +40,48 @@ BANKCHECK_HD constexpr RequestCost shared_request(const std::uint32_t* addr, std
   RequestCost c;
   // 64-bit atomics are their own rule (one ATOMS.EXCH.64 or CAS.64; a CAS loop's pass is
   // spin_pass below).
-  const model::Verdict v = width == 8 && access == Access::Atomic ? model::atomic64(a)
-                                                                  : model::analyze(a, arch);
+  const model::Verdict v =
+      width == 8 && access == Access::Atomic ? model::atomic64(a) : model::analyze(a, arch);
+  c.wavefronts = v.wavefronts;
+  c.ideal = v.ideal_wavefronts;
+  c.ways = v.ways;
+  return c;
+}
+
+// The shared requests the warp's fast path (patches.cu) leaves to one lane on the Maxwell rule
+// with 32 banks (sm_90's): atomics, and requests with an active lane off its width's
+// alignment. Costed as shared_request() costs them, without the phased rules' bank tables
+// (12 KB): a patch's frame is the stack of every thread of a patched kernel on the GPU, and
+// with those tables in it (27 KB) a GPU shared by three processes refused their launches for
+// want of memory. Pre: arch.rule is Maxwell; an aligned request that is not atomic is never
+// given (the fast path costs it) and costs nothing here.
+BANKCHECK_HD constexpr RequestCost shared_request_left(const std::uint32_t* addr,
+                                                       std::uint32_t active, int width,
+                                                       Access access, Form form,
+                                                       const model::Arch& arch) {
+  model::WarpAccess a;
+  a.width = static_cast<std::uint8_t>(width);
+  a.active = active;
+  for (int l = 0; l < model::kWarpSize; ++l) a.addr[l] = addr[l];
+  a.op = access == Access::Load    ? model::Op::Load
+         : access == Access::Store ? model::Op::Store
+         : form == Form::Cas       ? model::Op::AtomicCas
+                                   : model::Op::Atomic;
+  if (access == Access::Atomic && form == Form::PopcInc)
+    a.active = model::popc_inc_lanes(a);
+  else if (access == Access::Atomic && form == Form::Aggregated)
+    a.active = model::aggregated_lane(active);
+  model::Verdict v;
+  if (width == 8 && access == Access::Atomic) {
+    v = model::atomic64(a);
+  } else {
+    const std::uint32_t align = static_cast<std::uint32_t>(width - 1);
+    for (int l = 0; l < model::kWarpSize; ++l)
+      if (a.lane_active(l) && (a.addr[l] & align)) return {};  // the model's error: no cost
+    if (access != Access::Atomic || !arch.atomics_modelled || width != 4) return {};
+    v = model::detail::atomic<false>(a, nullptr);
+  }
+  RequestCost c;
   c.wavefronts = v.wavefronts;
   c.ideal = v.ideal_wavefronts;
   c.ways = v.ways;
