@@ -2,7 +2,7 @@
 # The GPU backend of `bankcheck run` on the H100: every program of examples/run (programs.txt)
 # built as examples/run/CMakeLists.txt builds it, then
 #   1. per-line agreement of `bankcheck run --backend gpu` with Nsight Compute
-#      (bench/run/compare.py against the truth in RESULTS, default bench/run/results: the
+#      (bench/run/compare.py against the truth in RESULTS, default bench/run/measured/h100: the
 #      same programs and arguments under ncu's source counters), both modes (--launches all
 #      against the whole run, the default against the launches it lists);
 #   2. speed per run: the plain program, `bankcheck run --backend gpu`, and
@@ -18,7 +18,7 @@ set -uo pipefail
 carry=$(readlink -f "$1")
 out=${2:-${OUT:-/tmp/bankcheck-gpu-run}}
 reps=${3:-1}
-results=${RESULTS:-bench/run/results}
+results=${RESULTS:-bench/run/measured/h100}
 root=$(pwd)
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
