@@ -3177,6 +3177,107 @@ TEST(EmuFastPath, DivisionFloatFunctionsAndPredicateLogic) {
   f.check(in);
 }
 
+// shfl's source lanes kept per instruction (uop_run.hpp: shfl()): a lane operand the same in
+// every lane of a warp but not in the next warp, one that differs lane by lane, a loop that
+// changes it at the same instruction, and a guard under which only the executing lanes
+// share it. setp of 32-bit values and f32 four lanes at a time, at their sign and NaN edges.
+TEST(EmuFastPath, ShuffleSourceLanesAndComparisons) {
+  FastPathCase c;
+  const std::vector<u32> in = fastpath_inputs(47);
+  const auto x_of = [&](int t) { return in[static_cast<size_t>(t)]; };
+  c.code(
+      "  shr.u32 %r40, %r2, 5;\n  add.u32 %r41, %r40, 1;\n"
+      "  shfl.sync.up.b32 %r42|%p2, %r3, %r41, 0, -1;\n  selp.u32 %r43, 1, 0, %p2;\n"
+      "  and.b32 %r44, %r2, 7;\n  shfl.sync.down.b32 %r45, %r3, %r44, 31, -1;\n"
+      "  selp.u32 %r46, 3, %r2, %p1;\n  mov.u32 %r47, %r5;\n"
+      "  @%p1 shfl.sync.bfly.b32 %r47, %r3, %r46, 31, -1;\n"
+      "  mov.u32 %r48, 0;\n  mov.u32 %r49, 1;\n  mov.u32 %r50, 0;\n"
+      "$SCAN:\n  shfl.sync.up.b32 %r51|%p3, %r3, %r49, 0, -1;\n  @%p3 add.u32 %r48, %r48, %r51;\n"
+      "  add.u32 %r50, %r50, 1;\n  shl.b32 %r49, %r49, 1;\n  setp.lt.u32 %p4, %r49, 32;\n"
+      "  @%p4 bra $SCAN;\n");
+  c.out("%r42", [&](int t, u32 x, u32, u32) {
+    const int off = t / 32 + 1;
+    return t % 32 >= off ? x_of(t - off) : x;
+  });
+  c.out("%r43", [](int t, u32, u32, u32) { return u32{t % 32 >= t / 32 + 1}; });
+  c.out("%r45", [&](int t, u32 x, u32, u32) {
+    const int j = t % 32 + t % 8;
+    return j < 32 ? x_of(t / 32 * 32 + j) : x;
+  });
+  c.out("%r47", [&](int t, u32, u32, u32 z) { return t % 2 ? x_of(t ^ 3) : z; });
+  c.out("%r48", [&](int t, u32, u32, u32) {
+    u32 sum = 0;
+    for (int off = 1; off < 32; off *= 2)
+      if (t % 32 >= off) sum += x_of(t - off);
+    return sum;
+  });
+  c.out("%r50", [](int, u32, u32, u32) { return 5u; });
+  auto s = [](u32 v) { return static_cast<i32>(v); };
+  const char* cmps[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"};
+  int p = 10, r = 60;
+  for (const char* cmp : cmps) {
+    const std::string name = cmp;
+    for (const char* type : {"s32", "u32"}) {
+      const std::string pr = "%p" + std::to_string(p++), rr = "%r" + std::to_string(r++);
+      c.code("  setp." + name + "." + type + " " + pr + ", %r3, %r4;\n  selp.u32 " + rr +
+             ", 1, 0, " + pr + ";\n");
+      const bool sig =
+          std::string(type) == "s32" && (name == "eq" || name == "ne" || name == "lt" ||
+                                         name == "le" || name == "gt" || name == "ge");
+      c.out(rr, [=](int, u32 x, u32 y, u32) {
+        const i64 a = sig ? s(x) : i64{x}, b = sig ? s(y) : i64{y};
+        if (name == "eq") return u32{a == b};
+        if (name == "ne") return u32{a != b};
+        if (name == "lt" || name == "lo") return u32{a < b};
+        if (name == "le" || name == "ls") return u32{a <= b};
+        if (name == "gt" || name == "hi") return u32{a > b};
+        return u32{a >= b};
+      });
+    }
+  }
+  c.check(in);
+
+  FastPathCase f;
+  std::vector<u32> fin(192);
+  std::mt19937 rng(5);
+  const u32 special[] = {0x7fc00000u, 0xffc00001u, 0x7f800000u, 0xff800000u, 0,
+                         0x80000000u, 0x00000001u, 0x80000001u, 0x3f800000u, 0xbf800000u};
+  for (size_t i = 0; i < 192; ++i) {
+    const u32 v = rng();
+    fin[i] = v % 2 ? special[(v >> 8) % 10] : (v % 4 == 0 ? fin[i % 64] : v);
+  }
+  const char* fcmps[] = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",  "equ",
+                         "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+  p = 10;
+  r = 60;
+  f.code("  mov.b32 %f1, %r3;\n  mov.b32 %f2, %r4;\n");
+  for (const char* cmp : fcmps) {
+    const std::string name = cmp;
+    const std::string pr = "%p" + std::to_string(p++), rr = "%r" + std::to_string(r++);
+    f.code("  setp." + name + ".f32 " + pr + ", %f1, %f2;\n  selp.u32 " + rr + ", 1, 0, " + pr +
+           ";\n");
+    f.out(rr, [=](int, u32 x, u32 y, u32) {
+      const float a = f32_of(x), b = f32_of(y);
+      const bool nan = a != a || b != b;
+      if (name == "eq") return u32{a == b};
+      if (name == "ne") return u32{!nan && a != b};
+      if (name == "lt") return u32{a < b};
+      if (name == "le") return u32{a <= b};
+      if (name == "gt") return u32{a > b};
+      if (name == "ge") return u32{a >= b};
+      if (name == "equ") return u32{nan || a == b};
+      if (name == "neu") return u32{nan || a != b};
+      if (name == "ltu") return u32{nan || a < b};
+      if (name == "leu") return u32{nan || a <= b};
+      if (name == "gtu") return u32{nan || a > b};
+      if (name == "geu") return u32{nan || a >= b};
+      if (name == "num") return u32{!nan};
+      return u32{nan};
+    });
+  }
+  f.check(fin);
+}
+
 TEST(EmuFastPath, GuardsDivergenceAndSharedSlots) {
   FastPathCase c;
   // A guard keeps the other lanes' values, for ALU ops, setp and fma alike.

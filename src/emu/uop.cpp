@@ -245,6 +245,8 @@ struct Compiler {
           return K::Slow;
         u.dst[0] = in.dst[0].reg * 32;
         if (in.ndst > 1) u.dst[1] = in.dst[1].reg;
+        u.src[3].fixed = &imm[next_imm * 32];  // its source lanes' cache (zeros: empty)
+        next_imm += 2;
         return K::Shfl;
       default:
         return K::Slow;
@@ -647,6 +649,7 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lan
   for (const Instr& in : k.code)
     for (int i = 0; i < in.nsrc && i < 4; ++i)
       if (in.src[i].kind == Opnd::Kind::Imm || in.src[i].kind == Opnd::Kind::SymAddr) ++n;
+  for (const Instr& in : k.code) n += in.op == Opc::Shfl ? 2 : 0;  // a shfl's cache
   out.imm.assign(n * 32, 0);
   Compiler c{k, layout, out.imm, out.slots, 1, {}};
   out.uops.resize(k.code.size() + 1);

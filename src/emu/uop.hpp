@@ -88,7 +88,8 @@ enum class K : std::uint8_t {
   Lanes,
   LanesDirected,
   CvtLanes,
-  Shfl,  // shfl.sync (shfl_lanes()); dst[1]: the predicate, or kNoDst
+  Shfl,  // shfl.sync (shfl_lanes()); dst[1]: the predicate, or kNoDst; src[3].fixed: 64
+         // words of its own (uop_run.hpp: shfl()), the source lanes of its last lane and clamp
   // and, or, xor, not, cnot and mov of predicates (registers, not immediates): aux is the
   // PredOp, with kPredNegA and kPredNegB for a source written !%p; src[i].off and dst[0]
   // are predicate indices.
