@@ -3278,6 +3278,34 @@ TEST(EmuFastPath, ShuffleSourceLanesAndComparisons) {
   f.check(fin);
 }
 
+// Movs of constants read in place (uop.cpp: forward_constants): an fma's f32 constants and
+// %ctaid.x, %ntid.x read by the next instructions, a 64-bit constant added to an address; a
+// constant read after a loop's label, by a shuffle and by the reference path keep their movs.
+// Every tier leaves the same memory (run_both_tiers).
+TEST(EmuFastPath, ConstantsReadWhereTheyAreMoved) {
+  FastPathCase c;
+  const std::vector<u32> in = fastpath_inputs(53);
+  auto F = [](u32 v) { return f32_of(v); };
+  c.code(
+      "  mov.b32 %f1, %r3;\n  mov.f32 %f2, 0f3F800000;\n  mov.f32 %f3, 0fC0000000;\n"
+      "  fma.rn.f32 %f4, %f1, %f3, %f2;\n  mov.b32 %r40, %f4;\n"
+      "  mov.u32 %r41, %ctaid.x;\n  mov.u32 %r42, %ntid.x;\n  mad.lo.s32 %r43, %r41, %r42, %r2;\n"
+      "  mov.u32 %r44, 7;\n  mov.u32 %r45, 0;\n"
+      "$LOOP:\n  add.u32 %r45, %r45, %r44;\n  setp.lt.u32 %p2, %r45, 21;\n  @%p2 bra $LOOP;\n"
+      "  mov.u32 %r47, 99;\n  shfl.sync.bfly.b32 %r46, %r47, 1, 31, -1;\n"
+      "  mov.u64 %rd40, 256;\n  add.s64 %rd41, %rd5, %rd40;\n  ld.global.u32 %r49, [%rd41+256];\n"
+      "  mov.u32 %r50, 5;\n  bfe.u32 %r51, %r3, %r50, 4;\n  mov.u32 %r52, 0xffffffff;\n"
+      "  cvt.u64.u32 %rd43, %r52;\n  shr.u64 %rd44, %rd43, 16;\n  cvt.u32.u64 %r53, %rd44;\n");
+  c.out("%r40", [=](int, u32 x, u32, u32) { return gpu_bits(std::fma(F(x), -2.0f, 1.0f)); });
+  c.out("%r43", [](int t, u32, u32, u32) { return static_cast<u32>(t); });
+  c.out("%r45", [](int, u32, u32, u32) { return 21u; });
+  c.out("%r46", [](int, u32, u32, u32) { return 99u; });
+  c.out("%r49", [](int, u32, u32, u32 z) { return z; });
+  c.out("%r51", [](int, u32 x, u32, u32) { return (x >> 5) & 15u; });
+  c.out("%r53", [](int, u32, u32, u32) { return 0xffffu; });
+  c.check(in);
+}
+
 TEST(EmuFastPath, GuardsDivergenceAndSharedSlots) {
   FastPathCase c;
   // A guard keeps the other lanes' values, for ALU ops, setp and fma alike.

@@ -621,9 +621,107 @@ bool fast_tier_only(K kind) {
     case K::RemU32:
     case K::CvtF32F32:
     case K::DirectedF32:
+    case K::Nop:
       return true;
     default:
       return false;
+  }
+}
+
+// Micro-ops that compute each lane from the same lane of their 32-lane operands alone, never
+// through the reference path: a register they read through src[i] may be any array that holds
+// its value in the executing lanes.
+bool lanewise(K kind) {
+  if (kind >= K::Mov32 && kind <= K::CvtF64F32) return true;
+  switch (kind) {
+    case K::Lanes:
+    case K::LanesDirected:
+    case K::CvtLanes:
+    case K::MinF32:
+    case K::MaxF32:
+    case K::NegF32:
+    case K::Ex2F32:
+    case K::AbsF32:
+    case K::RcpF32:
+    case K::CopysignF32:
+    case K::DivF32:
+    case K::Not32:
+    case K::Not64:
+    case K::DivS32:
+    case K::DivU32:
+    case K::RemS32:
+    case K::RemU32:
+    case K::CvtF32F32:
+    case K::DirectedF32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Movs of an immediate or a CTA constant (nvcc's `mov.f32 %f11, 0f3F800000` before an fma,
+// `mov.u32 %r3, %ctaid.x`): when the register has no other definition, the mov is unguarded,
+// and every instruction that reads the register follows the mov in its basic block (no branch
+// target, reconvergence point, branch, exit or wait between them) and reads it as a src[i]
+// of a lanewise micro-op, those read the constant's lanes (the values the mov writes, in
+// every lane it writes) and the mov becomes K::Nop, which still counts. A register read
+// anywhere else (the reference path, an address, a fragment, a shuffle of other lanes) keeps
+// its mov. `code` has the kernel's own register numbers, `slot_of` their slots.
+void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
+                       const std::vector<std::uint32_t>& slot_of, std::vector<Uop>& uops) {
+  const std::size_t n = code.size();
+  std::vector<std::uint32_t> defs(num_regs, 0), reads(num_regs, 0);
+  std::vector<bool> leader(n + 1, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Instr& in = code[i];
+    for_each_reg(in, [&](std::uint32_t r, bool def) { ++(def ? defs : reads)[r]; });
+    if (in.op == Opc::Bra && in.target >= 0 && static_cast<std::size_t>(in.target) <= n)
+      leader[static_cast<std::size_t>(in.target)] = true;
+    if (in.reconv >= 0 && static_cast<std::size_t>(in.reconv) <= n)
+      leader[static_cast<std::size_t>(in.reconv)] = true;
+  }
+  const auto control = [](K kind) {
+    return kind == K::End || kind == K::Bra || kind == K::Exit || kind == K::Bar ||
+           kind == K::MbarWait || kind == K::BarCluster || kind == K::LdPoll;
+  };
+  std::vector<std::pair<std::size_t, int>> found;
+  for (std::size_t d = 0; d < n; ++d) {
+    Uop& m = uops[d];
+    const Instr& in = code[d];
+    if ((m.kind != K::Mov32 && m.kind != K::Mov64) || !m.src[0].fixed || in.guard >= 0 ||
+        in.ndst != 1 || in.dst[0].kind != Opnd::Kind::Reg)
+      continue;
+    const std::uint32_t r = in.dst[0].reg;
+    if (r >= num_regs || defs[r] != 1 || slot_of[r] == ~0u) continue;
+    const std::uint64_t* lanes = m.src[0].fixed;
+    bool fits = true;  // Mov32 keeps the low word: the constant must be its own low word
+    for (int l = 0; l < 32 && m.kind == K::Mov32; ++l) fits = fits && (lanes[l] >> 32) == 0;
+    if (!fits) continue;
+    const std::uint32_t off = slot_of[r] * 32;
+    found.clear();
+    bool ok = true;
+    std::uint32_t seen = 0;
+    for (std::size_t j = d + 1; j < n && !leader[j] && ok; ++j) {
+      const Instr& user = code[j];
+      const Uop& v = uops[j];
+      std::uint32_t here = 0;
+      for_each_reg(user, [&](std::uint32_t x, bool) { here += x == r ? 1 : 0; });
+      if (here) {
+        std::uint32_t through_src = 0;
+        for (int i = 0; i < user.nsrc && i < 4; ++i)
+          if (user.src[i].kind == Opnd::Kind::Reg && user.src[i].reg == r) {
+            ++through_src;
+            if (!lanewise(v.kind) || v.src[i].fixed || v.src[i].off != off) ok = false;
+            found.emplace_back(j, i);
+          }
+        ok = ok && through_src == here;
+        seen += here;
+      }
+      if (control(v.kind)) break;
+    }
+    if (!ok || seen != reads[r]) continue;
+    for (const auto& [j, i] : found) uops[j].src[i].fixed = lanes;
+    m.kind = K::Nop;
   }
 }
 
@@ -681,6 +779,7 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lan
   }
   out.uops.back().kind = K::End;
   out.uops.back().guard = layout.num_preds;
+  if (fast && lanes) forward_constants(k.code, k.num_regs, slot_of, out.uops);
   return out;
 }
 

@@ -114,6 +114,9 @@ enum class K : std::uint8_t {
   RemU32,
   CvtF32F32,
   DirectedF32,
+  // A mov of an immediate or a CTA constant whose readers read the constant's lanes instead
+  // (compile(): forward_constants): it only counts as an instruction.
+  Nop,
 };
 
 enum DirectedOp : std::uint8_t { kDirectedAdd, kDirectedSub, kDirectedMul, kDirectedFma };

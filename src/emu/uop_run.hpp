@@ -1018,6 +1018,8 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
     case K::DirectedF32:
       directed_f32(u, wr, exec);
       return true;
+    case K::Nop:
+      return true;
     case K::PredLogic: {
       const std::uint32_t a = wp[u.src[0].off] ^ (u.aux & kPredNegA ? ~0u : 0u);
       const std::uint32_t b = wp[u.src[1].off] ^ (u.aux & kPredNegB ? ~0u : 0u);
