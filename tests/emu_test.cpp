@@ -3306,6 +3306,78 @@ TEST(EmuFastPath, ConstantsReadWhereTheyAreMoved) {
   c.check(in);
 }
 
+// ld.param read in place (uop.cpp: bind_params): one Emulator runs launches whose parameters
+// differ (the readers see each launch's), then one whose parameter bytes end before the
+// forwarded load's (it fails as the reference path fails it); every tier alike.
+TEST(EmuFastPath, ParametersReadInPlacePerLaunch) {
+  const std::string text = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry params(.param .u64 p_out, .param .u32 p_a, .param .u32 p_b)
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [p_out];
+  ld.param.u32 %r1, [p_a];
+  ld.param.u32 %r2, [p_b];
+  mov.u32 %r3, %tid.x;
+  cvta.to.global.u64 %rd2, %rd1;
+  mad.lo.s32 %r4, %r3, %r1, %r2;
+  mul.wide.u32 %rd3, %r3, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r4;
+  ret;
+}
+)";
+  const fs::path file = scratch().path() / "params_in_place.ptx";
+  std::ofstream(file) << text;
+  drv::CheckOptions o;
+  o.input = file.string();
+  const drv::Loaded l = drv::load(o);
+  const ptx::Kernel& k = l.program.kernels.at(0);
+  struct Run {
+    std::unique_ptr<emu::GlobalMemory> mem = std::make_unique<emu::GlobalMemory>();
+    std::vector<u32> got;
+  };
+  const u32 values[][2] = {{3, 100}, {7, 5}, {7, 5}, {0xffffffffu, 1}};
+  for (const bool short_params : {false, true}) {
+    auto run = [&](const emu::Emulator::Options& eo) {
+      Run r;
+      const u64 out = r.mem->add("out", 4 * 64);
+      emu::Emulator e(l.program, k, *r.mem, eo);
+      for (const auto& v : values) {
+        emu::Launch launch;
+        launch.block = {64, 1, 1};
+        launch.params.assign(static_cast<size_t>(k.param_bytes), 0);
+        std::memcpy(launch.params.data() + k.params[0].offset, &out, 8);
+        std::memcpy(launch.params.data() + k.params[1].offset, &v[0], 4);
+        std::memcpy(launch.params.data() + k.params[2].offset, &v[1], 4);
+        if (short_params && v[0] == 0xffffffffu) launch.params.resize(k.params[2].offset + 2);
+        e.run_cta(launch, {0, 0, 0});
+        const u32* p = reinterpret_cast<const u32*>(r.mem->find(out, 1)->data());
+        r.got.insert(r.got.end(), p, p + 64);
+      }
+      return r;
+    };
+    std::optional<Run> r;
+    std::string error;
+    try {
+      r.emplace(emu::testing::run_both_tiers<Run>(
+          "ld.param in place", run, [](Run& x) -> emu::GlobalMemory& { return *x.mem; }));
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (short_params) {
+      EXPECT_NE(error, "") << "a parameter read past the launch's parameters";
+      continue;
+    }
+    ASSERT_TRUE(r) << error;
+    for (size_t i = 0; i < std::size(values); ++i)
+      for (u32 t = 0; t < 64; ++t)
+        EXPECT_EQ(r->got[i * 64 + t], t * values[i][0] + values[i][1]) << i << " " << t;
+  }
+}
+
 TEST(EmuFastPath, GuardsDivergenceAndSharedSlots) {
   FastPathCase c;
   // A guard keeps the other lanes' values, for ALU ops, setp and fma alike.

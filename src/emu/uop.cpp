@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 namespace bankcheck::emu::detail {
 
@@ -666,9 +667,13 @@ bool lanewise(K kind) {
 // of a lanewise micro-op, those read the constant's lanes (the values the mov writes, in
 // every lane it writes) and the mov becomes K::Nop, which still counts. A register read
 // anywhere else (the reference path, an address, a fragment, a shuffle of other lanes) keeps
-// its mov. `code` has the kernel's own register numbers, `slot_of` their slots.
+// its mov. ld.param of a fixed address likewise, its readers recorded in Compiled::params
+// and bound to each launch's parameters by bind_params(). `code` has the kernel's own
+// register numbers, `slot_of` their slots.
 void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
-                       const std::vector<std::uint32_t>& slot_of, std::vector<Uop>& uops) {
+                       const std::vector<std::uint32_t>& slot_of, Compiled& out,
+                       std::size_t& next_imm) {
+  std::vector<Uop>& uops = out.uops;
   const std::size_t n = code.size();
   std::vector<std::uint32_t> defs(num_regs, 0), reads(num_regs, 0);
   std::vector<bool> leader(n + 1, false);
@@ -684,24 +689,17 @@ void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
     return kind == K::End || kind == K::Bra || kind == K::Exit || kind == K::Bar ||
            kind == K::MbarWait || kind == K::BarCluster || kind == K::LdPoll;
   };
-  std::vector<std::pair<std::size_t, int>> found;
-  for (std::size_t d = 0; d < n; ++d) {
-    Uop& m = uops[d];
+  // The readers of the register instruction d defines, when they can read it in place.
+  std::vector<std::pair<std::uint32_t, std::uint8_t>> found;
+  const auto readers = [&](std::size_t d) {
     const Instr& in = code[d];
-    if ((m.kind != K::Mov32 && m.kind != K::Mov64) || !m.src[0].fixed || in.guard >= 0 ||
-        in.ndst != 1 || in.dst[0].kind != Opnd::Kind::Reg)
-      continue;
+    if (in.guard >= 0 || in.ndst != 1 || in.dst[0].kind != Opnd::Kind::Reg) return false;
     const std::uint32_t r = in.dst[0].reg;
-    if (r >= num_regs || defs[r] != 1 || slot_of[r] == ~0u) continue;
-    const std::uint64_t* lanes = m.src[0].fixed;
-    bool fits = true;  // Mov32 keeps the low word: the constant must be its own low word
-    for (int l = 0; l < 32 && m.kind == K::Mov32; ++l) fits = fits && (lanes[l] >> 32) == 0;
-    if (!fits) continue;
+    if (r >= num_regs || defs[r] != 1 || slot_of[r] == ~0u) return false;
     const std::uint32_t off = slot_of[r] * 32;
     found.clear();
-    bool ok = true;
     std::uint32_t seen = 0;
-    for (std::size_t j = d + 1; j < n && !leader[j] && ok; ++j) {
+    for (std::size_t j = d + 1; j < n && !leader[j]; ++j) {
       const Instr& user = code[j];
       const Uop& v = uops[j];
       std::uint32_t here = 0;
@@ -711,17 +709,33 @@ void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
         for (int i = 0; i < user.nsrc && i < 4; ++i)
           if (user.src[i].kind == Opnd::Kind::Reg && user.src[i].reg == r) {
             ++through_src;
-            if (!lanewise(v.kind) || v.src[i].fixed || v.src[i].off != off) ok = false;
-            found.emplace_back(j, i);
+            if (!lanewise(v.kind) || v.src[i].fixed || v.src[i].off != off) return false;
+            found.emplace_back(static_cast<std::uint32_t>(j), static_cast<std::uint8_t>(i));
           }
-        ok = ok && through_src == here;
+        if (through_src != here) return false;
         seen += here;
       }
       if (control(v.kind)) break;
     }
-    if (!ok || seen != reads[r]) continue;
+    return seen == reads[r];
+  };
+  for (std::size_t d = 0; d < n; ++d) {
+    Uop& m = uops[d];
+    if ((m.kind != K::Mov32 && m.kind != K::Mov64) || !m.src[0].fixed) continue;
+    const std::uint64_t* lanes = m.src[0].fixed;
+    bool fits = true;  // Mov32 keeps the low word: the constant must be its own low word
+    for (int l = 0; l < 32 && m.kind == K::Mov32; ++l) fits = fits && (lanes[l] >> 32) == 0;
+    if (!fits || !readers(d)) continue;
     for (const auto& [j, i] : found) uops[j].src[i].fixed = lanes;
     m.kind = K::Nop;
+  }
+  for (std::size_t d = 0; d < n; ++d) {
+    if (uops[d].kind != K::LdParam || !readers(d)) continue;
+    Compiled::ParamRead p;
+    p.uop = static_cast<std::uint32_t>(d);
+    p.lanes = &out.imm[next_imm++ * 32];
+    p.readers = found;
+    out.params.push_back(std::move(p));
   }
 }
 
@@ -747,7 +761,10 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lan
   for (const Instr& in : k.code)
     for (int i = 0; i < in.nsrc && i < 4; ++i)
       if (in.src[i].kind == Opnd::Kind::Imm || in.src[i].kind == Opnd::Kind::SymAddr) ++n;
-  for (const Instr& in : k.code) n += in.op == Opc::Shfl ? 2 : 0;  // a shfl's cache
+  for (const Instr& in : k.code) {
+    n += in.op == Opc::Shfl ? 2 : 0;                            // a shfl's cache
+    n += in.op == Opc::Ld && in.space == Space::Param ? 1 : 0;  // a parameter's lanes
+  }
   out.imm.assign(n * 32, 0);
   Compiler c{k, layout, out.imm, out.slots, 1, {}};
   out.uops.resize(k.code.size() + 1);
@@ -779,8 +796,42 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lan
   }
   out.uops.back().kind = K::End;
   out.uops.back().guard = layout.num_preds;
-  if (fast && lanes) forward_constants(k.code, k.num_regs, slot_of, out.uops);
+  if (fast && lanes) forward_constants(k.code, k.num_regs, slot_of, out, c.next_imm);
   return out;
+}
+
+void bind_params(Compiled& c, const std::vector<std::uint8_t>& params) {
+  if (c.params.empty() || (c.params_bound && c.params_bound_for == params)) return;
+  // Every forwarded load must read inside the parameters: otherwise none is forwarded, and
+  // each ld.param runs (and fails) as it would.
+  bool inside = true;
+  for (const Compiled::ParamRead& p : c.params) {
+    const Uop& u = c.uops[p.uop];
+    const auto a = static_cast<std::uint64_t>(u.offset);
+    inside = inside && a + u.aux <= params.size() && a + u.aux >= a;
+  }
+  for (const Compiled::ParamRead& p : c.params) {
+    Uop& u = c.uops[p.uop];
+    if (!inside) {
+      u.kind = K::LdParam;
+      for (const auto& [j, i] : p.readers) c.uops[j].src[i].fixed = nullptr;
+      continue;
+    }
+    // What load_param() (uop_run.hpp) writes to every lane.
+    const auto a = static_cast<std::size_t>(u.offset);
+    const unsigned size = u.aux;
+    std::uint64_t x = 0;
+    std::memcpy(&x, params.data() + a, size);
+    if (u.sign && size < 8) {
+      const unsigned shift = 64 - 8 * size;
+      x = static_cast<std::uint64_t>(static_cast<std::int64_t>(x << shift) >> shift);
+    }
+    for (int l = 0; l < 32; ++l) p.lanes[l] = x;
+    u.kind = K::Nop;
+    for (const auto& [j, i] : p.readers) c.uops[j].src[i].fixed = p.lanes;
+  }
+  c.params_bound_for = params;
+  c.params_bound = true;
 }
 
 }  // namespace bankcheck::emu::detail

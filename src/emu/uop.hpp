@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "bankcheck/ptx/ir.hpp"
@@ -169,6 +170,16 @@ struct Compiled {
   std::vector<ptx::Instr> code;  // the kernel's instructions with registers renamed to slots
   std::uint32_t slots = 1;
   std::vector<std::uint64_t> imm;  // broadcast immediates (never reallocated after compile)
+  // ld.param of a fixed address whose readers read its value's lanes in place (compile():
+  // forward_constants); bind_params() fills them for each launch's parameters.
+  struct ParamRead {
+    std::uint32_t uop = 0;
+    std::uint64_t* lanes = nullptr;                               // in imm
+    std::vector<std::pair<std::uint32_t, std::uint8_t>> readers;  // (uop, src index)
+  };
+  std::vector<ParamRead> params;
+  std::vector<std::uint8_t> params_bound_for;
+  bool params_bound = false;
 };
 
 // The slot of each register (kernel register index -> slot), from live ranges over the
@@ -182,5 +193,11 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
 // `lanes` false: no K::Lanes, K::LanesDirected, K::CvtLanes, nor the kinds from K::Shfl on
 // (EmulatorOptions::lanes).
 Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast = true, bool lanes = true);
+
+// The forwarded ld.params of `c` (Compiled::params) for a launch with these parameter bytes:
+// each a K::Nop whose readers read its value's lanes, or, when one of them reads past the
+// parameters, every one an ld.param again (its reference path then reports it). Unchanged
+// parameters: nothing to do.
+void bind_params(Compiled& c, const std::vector<std::uint8_t>& params);
 
 }  // namespace bankcheck::emu::detail
