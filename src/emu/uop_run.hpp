@@ -412,7 +412,8 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
   // With every lane executing: the addresses and one range check against the shared
   // window or the buffer used last, in one loop the compiler vectorizes. Otherwise (or if
   // that fails) the exact scan over the executing lanes.
-  bool whole = false;  // every lane inside [lo, lo + limit - width]
+  bool whole = false;     // every lane inside [lo, lo + limit - width]
+  bool relative = false;  // addrs holds offsets from lo, not addresses
   const std::uint64_t lo = Shared ? 0 : (b ? b->base : 0);
   const std::uint64_t limit = Shared ? c.shared.size() : (b ? b->size : 0);
   if (exec == 0xFFFFFFFFu && limit >= width) {
@@ -440,7 +441,10 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
       }
       whole = ((outside[0] | outside[1]) >> 63) == 0;
     }
-    if (lo)
+    // Execute only, every lane inside: the copies read the buffer's own bytes at the
+    // offsets; anything else wants the addresses.
+    relative = whole && !emit && !c.footprint && !c.bookkeeping;
+    if (lo && !relative)
       for (int l = 0; l < 32; l += 2) store2(addrs + l, load2(addrs + l) + splat2(lo));
   } else if constexpr (Shared) {
     for (int l = 0; l < 32; ++l) addrs[l] = static_cast<std::uint32_t>(base[l] + off);
@@ -497,7 +501,7 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
       c.footprint->mark_lanes(
           c.runs[static_cast<std::size_t>(u.run) * c.nwarps + static_cast<std::size_t>(w)], *b,
           addrs, exec, width, Load ? Footprint::Access::Read : Footprint::Access::Write);
-    basep = b->data() - b->base;
+    basep = relative ? b->data() : b->data() - b->base;
   }
   for (unsigned v = 0; v < vec; ++v) {
     std::uint8_t* p = basep + v * esize;
