@@ -414,6 +414,10 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
   // that fails) the exact scan over the executing lanes.
   bool whole = false;     // every lane inside [lo, lo + limit - width]
   bool relative = false;  // addrs holds offsets from lo, not addresses
+  // One word per lane, the lanes' words in a row (every lane executing): 128 contiguous
+  // bytes, copied four lanes at a time.
+  constexpr bool kRow = Esize == 4 && Vec == 1;
+  bool row = false;
   const std::uint64_t lo = Shared ? 0 : (b ? b->base : 0);
   const std::uint64_t limit = Shared ? c.shared.size() : (b ? b->size : 0);
   if (exec == 0xFFFFFFFFu && limit >= width) {
@@ -422,12 +426,25 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
     const std::uint64_t room = limit - width;
     const V2 offv = splat2(off - lo);
     V2 any = splat2(0);
+    // A row: lane l at the first lane's offset + 4 l (one word per lane; `apart` collects
+    // the differences from that).
+    V2 apart = splat2(0), expect = splat2(0);
+    if constexpr (kRow) {
+      std::uint64_t first = base[0] + off - lo;
+      if constexpr (Shared) first &= 0xFFFFFFFFull;
+      expect = V2{first, first + 4};
+    }
     for (int l = 0; l < 32; l += 2) {
       V2 rel = load2(base + l) + offv;
       if constexpr (Shared) rel &= splat2(0xFFFFFFFFull);  // 32-bit shared addresses wrap
       store2(addrs + l, rel);
       any |= rel;
+      if constexpr (kRow) {
+        apart |= rel ^ expect;
+        expect += splat2(8);
+      }
     }
+    row = kRow && (apart[0] | apart[1]) == 0;
     const std::uint64_t all = any[0] | any[1];
     mis = all;
     if ((all & ~std::uint64_t{width - 1}) <= room) {
@@ -503,6 +520,33 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
           addrs, exec, width, Load ? Footprint::Access::Read : Footprint::Access::Write);
     basep = relative ? b->data() : b->data() - b->base;
   }
+#if defined(__SSE2__)
+  if (kRow && row && whole) {
+    std::uint8_t* p = basep + addrs[0];
+    const __m128i zero = _mm_setzero_si128();
+    if constexpr (Load) {
+      std::uint64_t* d = wr + u.dst[0];
+      if (u.dst[0] != detail::kNoDst && !u.sign) {
+        for (int l = 0; l < 32; l += 4) {  // zero-extended, as gather<std::uint32_t>
+          const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 4 * l));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(d + l), _mm_unpacklo_epi32(x, zero));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(d + l + 2), _mm_unpackhi_epi32(x, zero));
+        }
+        if (emit) c.emit(*u.in, w, exec, Shared ? Space::Shared : Space::Global, addrs, width);
+        return true;
+      }
+    } else {
+      const std::uint64_t* s = src_lanes(u.src[0], wr);
+      for (int l = 0; l < 32; l += 4)  // each lane's low word, as scatter<std::uint32_t>
+        _mm_storeu_ps(
+            reinterpret_cast<float*>(p + 4 * l),
+            _mm_shuffle_ps(_mm_loadu_ps(reinterpret_cast<const float*>(s + l)),
+                           _mm_loadu_ps(reinterpret_cast<const float*>(s + l + 2)), 0x88));
+      if (emit) c.emit(*u.in, w, exec, Shared ? Space::Shared : Space::Global, addrs, width);
+      return true;
+    }
+  }
+#endif
   for (unsigned v = 0; v < vec; ++v) {
     std::uint8_t* p = basep + v * esize;
     if constexpr (Load) {
