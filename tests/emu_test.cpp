@@ -3280,7 +3280,8 @@ TEST(EmuFastPath, ShuffleSourceLanesAndComparisons) {
 
 // Movs of constants read in place (uop.cpp: forward_constants): an fma's f32 constants and
 // %ctaid.x, %ntid.x read by the next instructions, a 64-bit constant added to an address; a
-// constant read after a loop's label, by a shuffle and by the reference path keep their movs.
+// constant read after a loop's label, by a shuffle and by the reference path keep their movs,
+// and so does %laneid (not one value for the warp) read as a shift amount.
 // Every tier leaves the same memory (run_both_tiers).
 TEST(EmuFastPath, ConstantsReadWhereTheyAreMoved) {
   FastPathCase c;
@@ -3295,7 +3296,8 @@ TEST(EmuFastPath, ConstantsReadWhereTheyAreMoved) {
       "  mov.u32 %r47, 99;\n  shfl.sync.bfly.b32 %r46, %r47, 1, 31, -1;\n"
       "  mov.u64 %rd40, 256;\n  add.s64 %rd41, %rd5, %rd40;\n  ld.global.u32 %r49, [%rd41+256];\n"
       "  mov.u32 %r50, 5;\n  bfe.u32 %r51, %r3, %r50, 4;\n  mov.u32 %r52, 0xffffffff;\n"
-      "  cvt.u64.u32 %rd43, %r52;\n  shr.u64 %rd44, %rd43, 16;\n  cvt.u32.u64 %r53, %rd44;\n");
+      "  cvt.u64.u32 %rd43, %r52;\n  shr.u64 %rd44, %rd43, 16;\n  cvt.u32.u64 %r53, %rd44;\n"
+      "  mov.u32 %r54, %laneid;\n  shl.b32 %r55, 1, %r54;\n");
   c.out("%r40", [=](int, u32 x, u32, u32) { return gpu_bits(std::fma(F(x), -2.0f, 1.0f)); });
   c.out("%r43", [](int t, u32, u32, u32) { return static_cast<u32>(t); });
   c.out("%r45", [](int, u32, u32, u32) { return 21u; });
@@ -3303,6 +3305,7 @@ TEST(EmuFastPath, ConstantsReadWhereTheyAreMoved) {
   c.out("%r49", [](int, u32, u32, u32 z) { return z; });
   c.out("%r51", [](int, u32 x, u32, u32) { return (x >> 5) & 15u; });
   c.out("%r53", [](int, u32, u32, u32) { return 0xffffu; });
+  c.out("%r55", [](int t, u32, u32, u32) { return 1u << (t % 32); });
   c.check(in);
 }
 

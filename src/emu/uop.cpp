@@ -661,10 +661,10 @@ bool lanewise(K kind) {
 }
 
 // Movs of an immediate or a CTA constant (nvcc's `mov.f32 %f11, 0f3F800000` before an fma,
-// `mov.u32 %r3, %ctaid.x`): when the register has no other definition, the mov is unguarded,
-// and every instruction that reads the register follows the mov in its basic block (no branch
-// target, reconvergence point, branch, exit or wait between them) and reads it as a src[i]
-// of a lanewise micro-op, those read the constant's lanes (the values the mov writes, in
+// `mov.u32 %r3, %ctaid.x`; one value in every lane): when the register has no other definition, the
+// mov is unguarded, and every instruction that reads the register follows the mov in its basic
+// block (no branch target, reconvergence point, branch, exit or wait between them) and reads it as
+// a src[i] of a lanewise micro-op, those read the constant's lanes (the values the mov writes, in
 // every lane it writes) and the mov becomes K::Nop, which still counts. A register read
 // anywhere else (the reference path, an address, a fragment, a shuffle of other lanes) keeps
 // its mov. ld.param of a fixed address likewise, its readers recorded in Compiled::params
@@ -723,8 +723,11 @@ void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
     Uop& m = uops[d];
     if ((m.kind != K::Mov32 && m.kind != K::Mov64) || !m.src[0].fixed) continue;
     const std::uint64_t* lanes = m.src[0].fixed;
-    bool fits = true;  // Mov32 keeps the low word: the constant must be its own low word
-    for (int l = 0; l < 32 && m.kind == K::Mov32; ++l) fits = fits && (lanes[l] >> 32) == 0;
+    // One value in every lane (not %laneid: a shift by an operand array takes its first
+    // lane's amount for the warp), and for Mov32, which keeps the low word, its own low word.
+    bool fits = true;
+    for (int l = 0; l < 32; ++l)
+      fits = fits && lanes[l] == lanes[0] && (m.kind == K::Mov64 || (lanes[l] >> 32) == 0);
     if (!fits || !readers(d)) continue;
     for (const auto& [j, i] : found) uops[j].src[i].fixed = lanes;
     m.kind = K::Nop;

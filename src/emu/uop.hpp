@@ -169,7 +169,9 @@ struct Compiled {
   std::vector<Uop> uops;         // one per instruction, then End
   std::vector<ptx::Instr> code;  // the kernel's instructions with registers renamed to slots
   std::uint32_t slots = 1;
-  std::vector<std::uint64_t> imm;  // broadcast immediates (never reallocated after compile)
+  // Broadcast immediates, shfl caches and forwarded ld.params' lanes (never
+  // reallocated after compile: micro-ops point into it).
+  std::vector<std::uint64_t> imm;
   // ld.param of a fixed address whose readers read its value's lanes in place (compile():
   // forward_constants); bind_params() fills them for each launch's parameters.
   struct ParamRead {
