@@ -3177,6 +3177,210 @@ TEST(EmuFastPath, DivisionFloatFunctionsAndPredicateLogic) {
   f.check(in);
 }
 
+// shfl's source lanes kept per instruction (uop_run.hpp: shfl()): a lane operand the same in
+// every lane of a warp but not in the next warp, one that differs lane by lane, a loop that
+// changes it at the same instruction, and a guard under which only the executing lanes
+// share it. setp of 32-bit values and f32 four lanes at a time, at their sign and NaN edges.
+TEST(EmuFastPath, ShuffleSourceLanesAndComparisons) {
+  FastPathCase c;
+  const std::vector<u32> in = fastpath_inputs(47);
+  const auto x_of = [&](int t) { return in[static_cast<size_t>(t)]; };
+  c.code(
+      "  shr.u32 %r40, %r2, 5;\n  add.u32 %r41, %r40, 1;\n"
+      "  shfl.sync.up.b32 %r42|%p2, %r3, %r41, 0, -1;\n  selp.u32 %r43, 1, 0, %p2;\n"
+      "  and.b32 %r44, %r2, 7;\n  shfl.sync.down.b32 %r45, %r3, %r44, 31, -1;\n"
+      "  selp.u32 %r46, 3, %r2, %p1;\n  mov.u32 %r47, %r5;\n"
+      "  @%p1 shfl.sync.bfly.b32 %r47, %r3, %r46, 31, -1;\n"
+      "  mov.u32 %r48, 0;\n  mov.u32 %r49, 1;\n  mov.u32 %r50, 0;\n"
+      "$SCAN:\n  shfl.sync.up.b32 %r51|%p3, %r3, %r49, 0, -1;\n  @%p3 add.u32 %r48, %r48, %r51;\n"
+      "  add.u32 %r50, %r50, 1;\n  shl.b32 %r49, %r49, 1;\n  setp.lt.u32 %p4, %r49, 32;\n"
+      "  @%p4 bra $SCAN;\n");
+  c.out("%r42", [&](int t, u32 x, u32, u32) {
+    const int off = t / 32 + 1;
+    return t % 32 >= off ? x_of(t - off) : x;
+  });
+  c.out("%r43", [](int t, u32, u32, u32) { return u32{t % 32 >= t / 32 + 1}; });
+  c.out("%r45", [&](int t, u32 x, u32, u32) {
+    const int j = t % 32 + t % 8;
+    return j < 32 ? x_of(t / 32 * 32 + j) : x;
+  });
+  c.out("%r47", [&](int t, u32, u32, u32 z) { return t % 2 ? x_of(t ^ 3) : z; });
+  c.out("%r48", [&](int t, u32, u32, u32) {
+    u32 sum = 0;
+    for (int off = 1; off < 32; off *= 2)
+      if (t % 32 >= off) sum += x_of(t - off);
+    return sum;
+  });
+  c.out("%r50", [](int, u32, u32, u32) { return 5u; });
+  auto s = [](u32 v) { return static_cast<i32>(v); };
+  const char* cmps[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"};
+  int p = 10, r = 60;
+  for (const char* cmp : cmps) {
+    const std::string name = cmp;
+    for (const char* type : {"s32", "u32"}) {
+      const std::string pr = "%p" + std::to_string(p++), rr = "%r" + std::to_string(r++);
+      c.code("  setp." + name + "." + type + " " + pr + ", %r3, %r4;\n  selp.u32 " + rr +
+             ", 1, 0, " + pr + ";\n");
+      const bool sig =
+          std::string(type) == "s32" && (name == "eq" || name == "ne" || name == "lt" ||
+                                         name == "le" || name == "gt" || name == "ge");
+      c.out(rr, [=](int, u32 x, u32 y, u32) {
+        const i64 a = sig ? s(x) : i64{x}, b = sig ? s(y) : i64{y};
+        if (name == "eq") return u32{a == b};
+        if (name == "ne") return u32{a != b};
+        if (name == "lt" || name == "lo") return u32{a < b};
+        if (name == "le" || name == "ls") return u32{a <= b};
+        if (name == "gt" || name == "hi") return u32{a > b};
+        return u32{a >= b};
+      });
+    }
+  }
+  c.check(in);
+
+  FastPathCase f;
+  std::vector<u32> fin(192);
+  std::mt19937 rng(5);
+  const u32 special[] = {0x7fc00000u, 0xffc00001u, 0x7f800000u, 0xff800000u, 0,
+                         0x80000000u, 0x00000001u, 0x80000001u, 0x3f800000u, 0xbf800000u};
+  for (size_t i = 0; i < 192; ++i) {
+    const u32 v = rng();
+    fin[i] = v % 2 ? special[(v >> 8) % 10] : (v % 4 == 0 ? fin[i % 64] : v);
+  }
+  const char* fcmps[] = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",  "equ",
+                         "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+  p = 10;
+  r = 60;
+  f.code("  mov.b32 %f1, %r3;\n  mov.b32 %f2, %r4;\n");
+  for (const char* cmp : fcmps) {
+    const std::string name = cmp;
+    const std::string pr = "%p" + std::to_string(p++), rr = "%r" + std::to_string(r++);
+    f.code("  setp." + name + ".f32 " + pr + ", %f1, %f2;\n  selp.u32 " + rr + ", 1, 0, " + pr +
+           ";\n");
+    f.out(rr, [=](int, u32 x, u32 y, u32) {
+      const float a = f32_of(x), b = f32_of(y);
+      const bool nan = a != a || b != b;
+      if (name == "eq") return u32{a == b};
+      if (name == "ne") return u32{!nan && a != b};
+      if (name == "lt") return u32{a < b};
+      if (name == "le") return u32{a <= b};
+      if (name == "gt") return u32{a > b};
+      if (name == "ge") return u32{a >= b};
+      if (name == "equ") return u32{nan || a == b};
+      if (name == "neu") return u32{nan || a != b};
+      if (name == "ltu") return u32{nan || a < b};
+      if (name == "leu") return u32{nan || a <= b};
+      if (name == "gtu") return u32{nan || a > b};
+      if (name == "geu") return u32{nan || a >= b};
+      if (name == "num") return u32{!nan};
+      return u32{nan};
+    });
+  }
+  f.check(fin);
+}
+
+// Movs of constants read in place (uop.cpp: forward_constants): an fma's f32 constants and
+// %ctaid.x, %ntid.x read by the next instructions, a 64-bit constant added to an address; a
+// constant read after a loop's label, by a shuffle and by the reference path keep their movs,
+// and so does %laneid (not one value for the warp) read as a shift amount.
+// Every tier leaves the same memory (run_both_tiers).
+TEST(EmuFastPath, ConstantsReadWhereTheyAreMoved) {
+  FastPathCase c;
+  const std::vector<u32> in = fastpath_inputs(53);
+  auto F = [](u32 v) { return f32_of(v); };
+  c.code(
+      "  mov.b32 %f1, %r3;\n  mov.f32 %f2, 0f3F800000;\n  mov.f32 %f3, 0fC0000000;\n"
+      "  fma.rn.f32 %f4, %f1, %f3, %f2;\n  mov.b32 %r40, %f4;\n"
+      "  mov.u32 %r41, %ctaid.x;\n  mov.u32 %r42, %ntid.x;\n  mad.lo.s32 %r43, %r41, %r42, %r2;\n"
+      "  mov.u32 %r44, 7;\n  mov.u32 %r45, 0;\n"
+      "$LOOP:\n  add.u32 %r45, %r45, %r44;\n  setp.lt.u32 %p2, %r45, 21;\n  @%p2 bra $LOOP;\n"
+      "  mov.u32 %r47, 99;\n  shfl.sync.bfly.b32 %r46, %r47, 1, 31, -1;\n"
+      "  mov.u64 %rd40, 256;\n  add.s64 %rd41, %rd5, %rd40;\n  ld.global.u32 %r49, [%rd41+256];\n"
+      "  mov.u32 %r50, 5;\n  bfe.u32 %r51, %r3, %r50, 4;\n  mov.u32 %r52, 0xffffffff;\n"
+      "  cvt.u64.u32 %rd43, %r52;\n  shr.u64 %rd44, %rd43, 16;\n  cvt.u32.u64 %r53, %rd44;\n"
+      "  mov.u32 %r54, %laneid;\n  shl.b32 %r55, 1, %r54;\n");
+  c.out("%r40", [=](int, u32 x, u32, u32) { return gpu_bits(std::fma(F(x), -2.0f, 1.0f)); });
+  c.out("%r43", [](int t, u32, u32, u32) { return static_cast<u32>(t); });
+  c.out("%r45", [](int, u32, u32, u32) { return 21u; });
+  c.out("%r46", [](int, u32, u32, u32) { return 99u; });
+  c.out("%r49", [](int, u32, u32, u32 z) { return z; });
+  c.out("%r51", [](int, u32 x, u32, u32) { return (x >> 5) & 15u; });
+  c.out("%r53", [](int, u32, u32, u32) { return 0xffffu; });
+  c.out("%r55", [](int t, u32, u32, u32) { return 1u << (t % 32); });
+  c.check(in);
+}
+
+// ld.param read in place (uop.cpp: bind_params): one Emulator runs launches whose parameters
+// differ (the readers see each launch's), then one whose parameter bytes end before the
+// forwarded load's (it fails as the reference path fails it); every tier alike.
+TEST(EmuFastPath, ParametersReadInPlacePerLaunch) {
+  const std::string text = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry params(.param .u64 p_out, .param .u32 p_a, .param .u32 p_b)
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [p_out];
+  ld.param.u32 %r1, [p_a];
+  ld.param.u32 %r2, [p_b];
+  mov.u32 %r3, %tid.x;
+  cvta.to.global.u64 %rd2, %rd1;
+  mad.lo.s32 %r4, %r3, %r1, %r2;
+  mul.wide.u32 %rd3, %r3, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r4;
+  ret;
+}
+)";
+  const fs::path file = scratch().path() / "params_in_place.ptx";
+  std::ofstream(file) << text;
+  drv::CheckOptions o;
+  o.input = file.string();
+  const drv::Loaded l = drv::load(o);
+  const ptx::Kernel& k = l.program.kernels.at(0);
+  struct Run {
+    std::unique_ptr<emu::GlobalMemory> mem = std::make_unique<emu::GlobalMemory>();
+    std::vector<u32> got;
+  };
+  const u32 values[][2] = {{3, 100}, {7, 5}, {7, 5}, {0xffffffffu, 1}};
+  for (const bool short_params : {false, true}) {
+    auto run = [&](const emu::Emulator::Options& eo) {
+      Run r;
+      const u64 out = r.mem->add("out", 4 * 64);
+      emu::Emulator e(l.program, k, *r.mem, eo);
+      for (const auto& v : values) {
+        emu::Launch launch;
+        launch.block = {64, 1, 1};
+        launch.params.assign(static_cast<size_t>(k.param_bytes), 0);
+        std::memcpy(launch.params.data() + k.params[0].offset, &out, 8);
+        std::memcpy(launch.params.data() + k.params[1].offset, &v[0], 4);
+        std::memcpy(launch.params.data() + k.params[2].offset, &v[1], 4);
+        if (short_params && v[0] == 0xffffffffu) launch.params.resize(k.params[2].offset + 2);
+        e.run_cta(launch, {0, 0, 0});
+        const u32* p = reinterpret_cast<const u32*>(r.mem->find(out, 1)->data());
+        r.got.insert(r.got.end(), p, p + 64);
+      }
+      return r;
+    };
+    std::optional<Run> r;
+    std::string error;
+    try {
+      r.emplace(emu::testing::run_both_tiers<Run>(
+          "ld.param in place", run, [](Run& x) -> emu::GlobalMemory& { return *x.mem; }));
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (short_params) {
+      EXPECT_NE(error, "") << "a parameter read past the launch's parameters";
+      continue;
+    }
+    ASSERT_TRUE(r) << error;
+    for (size_t i = 0; i < std::size(values); ++i)
+      for (u32 t = 0; t < 64; ++t)
+        EXPECT_EQ(r->got[i * 64 + t], t * values[i][0] + values[i][1]) << i << " " << t;
+  }
+}
+
 TEST(EmuFastPath, GuardsDivergenceAndSharedSlots) {
   FastPathCase c;
   // A guard keeps the other lanes' values, for ALU ops, setp and fma alike.

@@ -239,6 +239,7 @@ void Emulator::run_ctas(const Launch& launch, const Dim3* ids, std::size_t count
     const std::uint32_t size = 16;
     std::memcpy(b->data(), &size, 4);
   }
+  detail::bind_params(ks.compiled, launch.params);
   // Per instruction, the global buffer it hit last (reset per run: buffers may be added
   // between launches).
   ks.buffer_of.assign(ks.compiled.uops.size(), nullptr);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 namespace bankcheck::emu::detail {
 
@@ -245,6 +246,8 @@ struct Compiler {
           return K::Slow;
         u.dst[0] = in.dst[0].reg * 32;
         if (in.ndst > 1) u.dst[1] = in.dst[1].reg;
+        u.src[3].fixed = &imm[next_imm * 32];  // its source lanes' cache (zeros: empty)
+        next_imm += 2;
         return K::Shfl;
       default:
         return K::Slow;
@@ -619,9 +622,123 @@ bool fast_tier_only(K kind) {
     case K::RemU32:
     case K::CvtF32F32:
     case K::DirectedF32:
+    case K::Nop:
       return true;
     default:
       return false;
+  }
+}
+
+// Micro-ops that compute each lane from the same lane of their 32-lane operands alone, never
+// through the reference path: a register they read through src[i] may be any array that holds
+// its value in the executing lanes.
+bool lanewise(K kind) {
+  if (kind >= K::Mov32 && kind <= K::CvtF64F32) return true;
+  switch (kind) {
+    case K::Lanes:
+    case K::LanesDirected:
+    case K::CvtLanes:
+    case K::MinF32:
+    case K::MaxF32:
+    case K::NegF32:
+    case K::Ex2F32:
+    case K::AbsF32:
+    case K::RcpF32:
+    case K::CopysignF32:
+    case K::DivF32:
+    case K::Not32:
+    case K::Not64:
+    case K::DivS32:
+    case K::DivU32:
+    case K::RemS32:
+    case K::RemU32:
+    case K::CvtF32F32:
+    case K::DirectedF32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Movs of an immediate or a CTA constant (nvcc's `mov.f32 %f11, 0f3F800000` before an fma,
+// `mov.u32 %r3, %ctaid.x`; one value in every lane): when the register has no other definition, the
+// mov is unguarded, and every instruction that reads the register follows the mov in its basic
+// block (no branch target, reconvergence point, branch, exit or wait between them) and reads it as
+// a src[i] of a lanewise micro-op, those read the constant's lanes (the values the mov writes, in
+// every lane it writes) and the mov becomes K::Nop, which still counts. A register read
+// anywhere else (the reference path, an address, a fragment, a shuffle of other lanes) keeps
+// its mov. ld.param of a fixed address likewise, its readers recorded in Compiled::params
+// and bound to each launch's parameters by bind_params(). `code` has the kernel's own
+// register numbers, `slot_of` their slots.
+void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
+                       const std::vector<std::uint32_t>& slot_of, Compiled& out,
+                       std::size_t& next_imm) {
+  std::vector<Uop>& uops = out.uops;
+  const std::size_t n = code.size();
+  std::vector<std::uint32_t> defs(num_regs, 0), reads(num_regs, 0);
+  std::vector<bool> leader(n + 1, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Instr& in = code[i];
+    for_each_reg(in, [&](std::uint32_t r, bool def) { ++(def ? defs : reads)[r]; });
+    if (in.op == Opc::Bra && in.target >= 0 && static_cast<std::size_t>(in.target) <= n)
+      leader[static_cast<std::size_t>(in.target)] = true;
+    if (in.reconv >= 0 && static_cast<std::size_t>(in.reconv) <= n)
+      leader[static_cast<std::size_t>(in.reconv)] = true;
+  }
+  const auto control = [](K kind) {
+    return kind == K::End || kind == K::Bra || kind == K::Exit || kind == K::Bar ||
+           kind == K::MbarWait || kind == K::BarCluster || kind == K::LdPoll;
+  };
+  // The readers of the register instruction d defines, when they can read it in place.
+  std::vector<std::pair<std::uint32_t, std::uint8_t>> found;
+  const auto readers = [&](std::size_t d) {
+    const Instr& in = code[d];
+    if (in.guard >= 0 || in.ndst != 1 || in.dst[0].kind != Opnd::Kind::Reg) return false;
+    const std::uint32_t r = in.dst[0].reg;
+    if (r >= num_regs || defs[r] != 1 || slot_of[r] == ~0u) return false;
+    const std::uint32_t off = slot_of[r] * 32;
+    found.clear();
+    std::uint32_t seen = 0;
+    for (std::size_t j = d + 1; j < n && !leader[j]; ++j) {
+      const Instr& user = code[j];
+      const Uop& v = uops[j];
+      std::uint32_t here = 0;
+      for_each_reg(user, [&](std::uint32_t x, bool) { here += x == r ? 1 : 0; });
+      if (here) {
+        std::uint32_t through_src = 0;
+        for (int i = 0; i < user.nsrc && i < 4; ++i)
+          if (user.src[i].kind == Opnd::Kind::Reg && user.src[i].reg == r) {
+            ++through_src;
+            if (!lanewise(v.kind) || v.src[i].fixed || v.src[i].off != off) return false;
+            found.emplace_back(static_cast<std::uint32_t>(j), static_cast<std::uint8_t>(i));
+          }
+        if (through_src != here) return false;
+        seen += here;
+      }
+      if (control(v.kind)) break;
+    }
+    return seen == reads[r];
+  };
+  for (std::size_t d = 0; d < n; ++d) {
+    Uop& m = uops[d];
+    if ((m.kind != K::Mov32 && m.kind != K::Mov64) || !m.src[0].fixed) continue;
+    const std::uint64_t* lanes = m.src[0].fixed;
+    // One value in every lane (not %laneid: a shift by an operand array takes its first
+    // lane's amount for the warp), and for Mov32, which keeps the low word, its own low word.
+    bool fits = true;
+    for (int l = 0; l < 32; ++l)
+      fits = fits && lanes[l] == lanes[0] && (m.kind == K::Mov64 || (lanes[l] >> 32) == 0);
+    if (!fits || !readers(d)) continue;
+    for (const auto& [j, i] : found) uops[j].src[i].fixed = lanes;
+    m.kind = K::Nop;
+  }
+  for (std::size_t d = 0; d < n; ++d) {
+    if (uops[d].kind != K::LdParam || !readers(d)) continue;
+    Compiled::ParamRead p;
+    p.uop = static_cast<std::uint32_t>(d);
+    p.lanes = &out.imm[next_imm++ * 32];
+    p.readers = found;
+    out.params.push_back(std::move(p));
   }
 }
 
@@ -647,6 +764,10 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lan
   for (const Instr& in : k.code)
     for (int i = 0; i < in.nsrc && i < 4; ++i)
       if (in.src[i].kind == Opnd::Kind::Imm || in.src[i].kind == Opnd::Kind::SymAddr) ++n;
+  for (const Instr& in : k.code) {
+    n += in.op == Opc::Shfl ? 2 : 0;                            // a shfl's cache
+    n += in.op == Opc::Ld && in.space == Space::Param ? 1 : 0;  // a parameter's lanes
+  }
   out.imm.assign(n * 32, 0);
   Compiler c{k, layout, out.imm, out.slots, 1, {}};
   out.uops.resize(k.code.size() + 1);
@@ -678,7 +799,42 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lan
   }
   out.uops.back().kind = K::End;
   out.uops.back().guard = layout.num_preds;
+  if (fast && lanes) forward_constants(k.code, k.num_regs, slot_of, out, c.next_imm);
   return out;
+}
+
+void bind_params(Compiled& c, const std::vector<std::uint8_t>& params) {
+  if (c.params.empty() || (c.params_bound && c.params_bound_for == params)) return;
+  // Every forwarded load must read inside the parameters: otherwise none is forwarded, and
+  // each ld.param runs (and fails) as it would.
+  bool inside = true;
+  for (const Compiled::ParamRead& p : c.params) {
+    const Uop& u = c.uops[p.uop];
+    const auto a = static_cast<std::uint64_t>(u.offset);
+    inside = inside && a + u.aux <= params.size() && a + u.aux >= a;
+  }
+  for (const Compiled::ParamRead& p : c.params) {
+    Uop& u = c.uops[p.uop];
+    if (!inside) {
+      u.kind = K::LdParam;
+      for (const auto& [j, i] : p.readers) c.uops[j].src[i].fixed = nullptr;
+      continue;
+    }
+    // What load_param() (uop_run.hpp) writes to every lane.
+    const auto a = static_cast<std::size_t>(u.offset);
+    const unsigned size = u.aux;
+    std::uint64_t x = 0;
+    std::memcpy(&x, params.data() + a, size);
+    if (u.sign && size < 8) {
+      const unsigned shift = 64 - 8 * size;
+      x = static_cast<std::uint64_t>(static_cast<std::int64_t>(x << shift) >> shift);
+    }
+    for (int l = 0; l < 32; ++l) p.lanes[l] = x;
+    u.kind = K::Nop;
+    for (const auto& [j, i] : p.readers) c.uops[j].src[i].fixed = p.lanes;
+  }
+  c.params_bound_for = params;
+  c.params_bound = true;
 }
 
 }  // namespace bankcheck::emu::detail

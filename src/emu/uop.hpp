@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "bankcheck/ptx/ir.hpp"
@@ -88,7 +89,8 @@ enum class K : std::uint8_t {
   Lanes,
   LanesDirected,
   CvtLanes,
-  Shfl,  // shfl.sync (shfl_lanes()); dst[1]: the predicate, or kNoDst
+  Shfl,  // shfl.sync (shfl_lanes()); dst[1]: the predicate, or kNoDst; src[3].fixed: 64
+         // words of its own (uop_run.hpp: shfl()), the source lanes of its last lane and clamp
   // and, or, xor, not, cnot and mov of predicates (registers, not immediates): aux is the
   // PredOp, with kPredNegA and kPredNegB for a source written !%p; src[i].off and dst[0]
   // are predicate indices.
@@ -113,6 +115,9 @@ enum class K : std::uint8_t {
   RemU32,
   CvtF32F32,
   DirectedF32,
+  // A mov of an immediate or a CTA constant whose readers read the constant's lanes instead
+  // (compile(): forward_constants): it only counts as an instruction.
+  Nop,
 };
 
 enum DirectedOp : std::uint8_t { kDirectedAdd, kDirectedSub, kDirectedMul, kDirectedFma };
@@ -164,7 +169,19 @@ struct Compiled {
   std::vector<Uop> uops;         // one per instruction, then End
   std::vector<ptx::Instr> code;  // the kernel's instructions with registers renamed to slots
   std::uint32_t slots = 1;
-  std::vector<std::uint64_t> imm;  // broadcast immediates (never reallocated after compile)
+  // Broadcast immediates, shfl caches and forwarded ld.params' lanes (never
+  // reallocated after compile: micro-ops point into it).
+  std::vector<std::uint64_t> imm;
+  // ld.param of a fixed address whose readers read its value's lanes in place (compile():
+  // forward_constants); bind_params() fills them for each launch's parameters.
+  struct ParamRead {
+    std::uint32_t uop = 0;
+    std::uint64_t* lanes = nullptr;                               // in imm
+    std::vector<std::pair<std::uint32_t, std::uint8_t>> readers;  // (uop, src index)
+  };
+  std::vector<ParamRead> params;
+  std::vector<std::uint8_t> params_bound_for;
+  bool params_bound = false;
 };
 
 // The slot of each register (kernel register index -> slot), from live ranges over the
@@ -178,5 +195,11 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
 // `lanes` false: no K::Lanes, K::LanesDirected, K::CvtLanes, nor the kinds from K::Shfl on
 // (EmulatorOptions::lanes).
 Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast = true, bool lanes = true);
+
+// The forwarded ld.params of `c` (Compiled::params) for a launch with these parameter bytes:
+// each a K::Nop whose readers read its value's lanes, or, when one of them reads past the
+// parameters, every one an ld.param again (its reference path then reports it). Unchanged
+// parameters: nothing to do.
+void bind_params(Compiled& c, const std::vector<std::uint8_t>& params);
 
 }  // namespace bankcheck::emu::detail

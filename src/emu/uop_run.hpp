@@ -210,11 +210,102 @@ void set_preds(const Uop& u, std::uint32_t* wp, std::uint32_t exec, std::uint32_
   }
 }
 
+#if defined(__SSE2__)
+// The low 32 bits of lanes l .. l + 3, packed (shufps moves bits; nothing is converted).
+[[gnu::always_inline]] inline __m128 low4(const std::uint64_t* p) {
+  return _mm_shuffle_ps(_mm_loadu_ps(reinterpret_cast<const float*>(p)),
+                        _mm_loadu_ps(reinterpret_cast<const float*>(p + 2)), 0x88);
+}
+// 32 comparisons four lanes at a time: f(x, y) gives each lane's all-ones or zero.
+template <typename F>
+[[gnu::always_inline]] inline std::uint32_t mask4(const std::uint64_t* a, const std::uint64_t* b,
+                                                  F f) {
+  std::uint32_t r = 0;
+  for (int l = 0; l < 32; l += 4)
+    r |= static_cast<std::uint32_t>(_mm_movemask_ps(f(low4(a + l), low4(b + l)))) << l;
+  return r;
+}
+// setp of 32-bit integers: signed compares (pcmpgtd), unsigned ones with both sign bits
+// flipped first; int_compare()'s results.
+inline std::uint32_t int_compare32(ptx::Cmp c, bool is_unsigned, const std::uint64_t* a,
+                                   const std::uint64_t* b) {
+  const __m128i flip = _mm_set1_epi32(is_unsigned ? static_cast<int>(0x80000000u) : 0);
+  const auto I = [flip](__m128 v) { return _mm_xor_si128(_mm_castps_si128(v), flip); };
+  const auto F = [](__m128i v) { return _mm_castsi128_ps(v); };
+  const auto N = [](__m128i v) { return _mm_castsi128_ps(_mm_xor_si128(v, _mm_set1_epi32(-1))); };
+  switch (c) {
+    case ptx::Cmp::Eq:
+      return mask4(a, b, [&](__m128 x, __m128 y) { return F(_mm_cmpeq_epi32(I(x), I(y))); });
+    case ptx::Cmp::Ne:
+      return mask4(a, b, [&](__m128 x, __m128 y) { return N(_mm_cmpeq_epi32(I(x), I(y))); });
+    case ptx::Cmp::Lt:
+      return mask4(a, b, [&](__m128 x, __m128 y) { return F(_mm_cmpgt_epi32(I(y), I(x))); });
+    case ptx::Cmp::Le:
+      return mask4(a, b, [&](__m128 x, __m128 y) { return N(_mm_cmpgt_epi32(I(x), I(y))); });
+    case ptx::Cmp::Gt:
+      return mask4(a, b, [&](__m128 x, __m128 y) { return F(_mm_cmpgt_epi32(I(x), I(y))); });
+    default:  // Ge
+      return mask4(a, b, [&](__m128 x, __m128 y) { return N(_mm_cmpgt_epi32(I(y), I(x))); });
+  }
+}
+// setp of f32: float_compare()'s results (cmpps: the ordered forms are false with a NaN,
+// the n-forms true).
+inline std::uint32_t float_compare32(ptx::Cmp c, const std::uint64_t* a, const std::uint64_t* b) {
+  using C = ptx::Cmp;
+  switch (c) {
+    case C::Eq:
+      return mask4(a, b, [](__m128 x, __m128 y) { return _mm_cmpeq_ps(x, y); });
+    case C::Ne:
+      return mask4(a, b, [](__m128 x, __m128 y) {
+        return _mm_and_ps(_mm_cmpneq_ps(x, y), _mm_cmpord_ps(x, y));
+      });
+    case C::Lt:
+      return mask4(a, b, [](__m128 x, __m128 y) { return _mm_cmplt_ps(x, y); });
+    case C::Le:
+      return mask4(a, b, [](__m128 x, __m128 y) { return _mm_cmple_ps(x, y); });
+    case C::Gt:
+      return mask4(a, b, [](__m128 x, __m128 y) { return _mm_cmplt_ps(y, x); });
+    case C::Ge:
+      return mask4(a, b, [](__m128 x, __m128 y) { return _mm_cmple_ps(y, x); });
+    case C::Equ:
+      return mask4(a, b, [](__m128 x, __m128 y) {
+        return _mm_or_ps(_mm_cmpeq_ps(x, y), _mm_cmpunord_ps(x, y));
+      });
+    case C::Neu:
+      return mask4(a, b, [](__m128 x, __m128 y) { return _mm_cmpneq_ps(x, y); });
+    case C::Ltu:  // !(x >= y)
+      return mask4(a, b, [](__m128 x, __m128 y) { return _mm_cmpnle_ps(y, x); });
+    case C::Leu:  // !(x > y)
+      return mask4(a, b, [](__m128 x, __m128 y) { return _mm_cmpnlt_ps(y, x); });
+    case C::Gtu:  // !(x <= y)
+      return mask4(a, b, [](__m128 x, __m128 y) { return _mm_cmpnle_ps(x, y); });
+    case C::Geu:  // !(x < y)
+      return mask4(a, b, [](__m128 x, __m128 y) { return _mm_cmpnlt_ps(x, y); });
+    case C::Num:
+      return mask4(a, b, [](__m128 x, __m128 y) { return _mm_cmpord_ps(x, y); });
+    case C::Nan:
+      return mask4(a, b, [](__m128 x, __m128 y) { return _mm_cmpunord_ps(x, y); });
+    default:
+      return 0;
+  }
+}
+#endif
+
 void setp(const Uop& u, std::uint64_t* wr, std::uint32_t* wp, std::uint32_t exec) {
   const std::uint64_t* a = src_lanes(u.src[0], wr);
   const std::uint64_t* b = src_lanes(u.src[1], wr);
   const auto c = static_cast<ptx::Cmp>(u.aux);
   std::uint32_t r;
+#if defined(__SSE2__)
+  if (u.kind == K::SetpS32 || u.kind == K::SetpU32) {
+    set_preds(u, wp, exec, int_compare32(c, u.kind == K::SetpU32, a, b));
+    return;
+  }
+  if (u.kind == K::SetpF32) {
+    set_preds(u, wp, exec, float_compare32(c, a, b));
+    return;
+  }
+#endif
   switch (u.kind) {
     case K::SetpS32:
     case K::SetpU32: {
@@ -321,7 +412,12 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
   // With every lane executing: the addresses and one range check against the shared
   // window or the buffer used last, in one loop the compiler vectorizes. Otherwise (or if
   // that fails) the exact scan over the executing lanes.
-  bool whole = false;  // every lane inside [lo, lo + limit - width]
+  bool whole = false;     // every lane inside [lo, lo + limit - width]
+  bool relative = false;  // addrs holds offsets from lo, not addresses
+  // One word per lane, the lanes' words in a row (every lane executing): 128 contiguous
+  // bytes, copied four lanes at a time.
+  constexpr bool kRow = Esize == 4 && Vec == 1;
+  bool row = false;
   const std::uint64_t lo = Shared ? 0 : (b ? b->base : 0);
   const std::uint64_t limit = Shared ? c.shared.size() : (b ? b->size : 0);
   if (exec == 0xFFFFFFFFu && limit >= width) {
@@ -330,12 +426,25 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
     const std::uint64_t room = limit - width;
     const V2 offv = splat2(off - lo);
     V2 any = splat2(0);
+    // A row: lane l at the first lane's offset + 4 l (one word per lane; `apart` collects
+    // the differences from that).
+    V2 apart = splat2(0), expect = splat2(0);
+    if constexpr (kRow) {
+      std::uint64_t first = base[0] + off - lo;
+      if constexpr (Shared) first &= 0xFFFFFFFFull;
+      expect = V2{first, first + 4};
+    }
     for (int l = 0; l < 32; l += 2) {
       V2 rel = load2(base + l) + offv;
       if constexpr (Shared) rel &= splat2(0xFFFFFFFFull);  // 32-bit shared addresses wrap
       store2(addrs + l, rel);
       any |= rel;
+      if constexpr (kRow) {
+        apart |= rel ^ expect;
+        expect += splat2(8);
+      }
     }
+    row = kRow && (apart[0] | apart[1]) == 0;
     const std::uint64_t all = any[0] | any[1];
     mis = all;
     if ((all & ~std::uint64_t{width - 1}) <= room) {
@@ -349,7 +458,10 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
       }
       whole = ((outside[0] | outside[1]) >> 63) == 0;
     }
-    if (lo)
+    // Execute only, every lane inside: the copies read the buffer's own bytes at the
+    // offsets; anything else wants the addresses.
+    relative = whole && !emit && !c.footprint && !c.bookkeeping;
+    if (lo && !relative)
       for (int l = 0; l < 32; l += 2) store2(addrs + l, load2(addrs + l) + splat2(lo));
   } else if constexpr (Shared) {
     for (int l = 0; l < 32; ++l) addrs[l] = static_cast<std::uint32_t>(base[l] + off);
@@ -406,8 +518,35 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
       c.footprint->mark_lanes(
           c.runs[static_cast<std::size_t>(u.run) * c.nwarps + static_cast<std::size_t>(w)], *b,
           addrs, exec, width, Load ? Footprint::Access::Read : Footprint::Access::Write);
-    basep = b->data() - b->base;
+    basep = relative ? b->data() : b->data() - b->base;
   }
+#if defined(__SSE2__)
+  if (kRow && row && whole) {
+    std::uint8_t* p = basep + addrs[0];
+    const __m128i zero = _mm_setzero_si128();
+    if constexpr (Load) {
+      std::uint64_t* d = wr + u.dst[0];
+      if (u.dst[0] != detail::kNoDst && !u.sign) {
+        for (int l = 0; l < 32; l += 4) {  // zero-extended, as gather<std::uint32_t>
+          const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 4 * l));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(d + l), _mm_unpacklo_epi32(x, zero));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(d + l + 2), _mm_unpackhi_epi32(x, zero));
+        }
+        if (emit) c.emit(*u.in, w, exec, Shared ? Space::Shared : Space::Global, addrs, width);
+        return true;
+      }
+    } else {
+      const std::uint64_t* s = src_lanes(u.src[0], wr);
+      for (int l = 0; l < 32; l += 4)  // each lane's low word, as scatter<std::uint32_t>
+        _mm_storeu_ps(
+            reinterpret_cast<float*>(p + 4 * l),
+            _mm_shuffle_ps(_mm_loadu_ps(reinterpret_cast<const float*>(s + l)),
+                           _mm_loadu_ps(reinterpret_cast<const float*>(s + l + 2)), 0x88));
+      if (emit) c.emit(*u.in, w, exec, Shared ? Space::Shared : Space::Global, addrs, width);
+      return true;
+    }
+  }
+#endif
   for (unsigned v = 0; v < vec; ++v) {
     std::uint8_t* p = basep + v * esize;
     if constexpr (Load) {
@@ -633,12 +772,44 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
   put(wr + u.dst[0], exec, r);
 }
 
-// K::Shfl: shfl_lanes() over the operands' lanes, as warp_op() runs it.
+// K::Shfl: shfl_lanes() over the operands' lanes, as warp_op() runs it. Where the executing
+// lanes share one lane operand and one clamp (__shfl_up_sync(mask, v, 1) and the like), each
+// lane's source lane depends on nothing else: shfl_lanes() of the lane numbers, kept in the
+// micro-op's own words (u.src[3], zeros at first: word 0 the lane and clamp they were found
+// for, word 1 bit 32 set once found and the valid lanes below, words 2 to 33 the source
+// lanes) until the next warp's differ. The Emulator, and so these words, belong to one thread.
 [[gnu::noinline]] void shfl(const Uop& u, std::uint64_t* wr, std::uint32_t* wp,
                             std::uint32_t exec) {
+  if (!exec) return;
+  const std::uint64_t* v = src_lanes(u.src[0], wr);
+  const std::uint64_t* b = src_lanes(u.src[1], wr);
+  const std::uint64_t* c = src_lanes(u.src[2], wr);
+  const int f = std::countr_zero(exec);
+  std::uint64_t differ = 0;
+  for (int l = 0; l < 32; ++l)
+    differ |= ((exec >> l) & 1u) ? ((b[l] ^ b[f]) | (c[l] ^ c[f])) & kLow32 : 0;
   std::uint64_t r[32];
-  const std::uint32_t ok = shfl_lanes(u.in->mod.shfl, exec, src_lanes(u.src[0], wr),
-                                      src_lanes(u.src[1], wr), src_lanes(u.src[2], wr), r);
+  std::uint32_t ok;
+  if (!differ) {
+    auto* cache = const_cast<std::uint64_t*>(u.src[3].fixed);  // NOLINT: the uop's own words
+    const std::uint64_t key = (b[f] & kLow32) | (c[f] << 32);
+    if (!(cache[1] >> 32) || cache[0] != key) {
+      std::uint64_t lanes[32], bs[32], cs[32];
+      for (int l = 0; l < 32; ++l) {
+        lanes[l] = static_cast<std::uint64_t>(l);
+        bs[l] = b[f];
+        cs[l] = c[f];
+      }
+      const std::uint32_t valid = shfl_lanes(u.in->mod.shfl, 0xFFFFFFFFu, lanes, bs, cs, cache + 2);
+      cache[0] = key;
+      cache[1] = (std::uint64_t{1} << 32) | valid;
+    }
+    const std::uint64_t* from = cache + 2;
+    for (int l = 0; l < 32; ++l) r[l] = static_cast<std::uint32_t>(v[from[l]]);
+    ok = static_cast<std::uint32_t>(cache[1]) & exec;
+  } else {
+    ok = shfl_lanes(u.in->mod.shfl, exec, v, b, c, r);
+  }
   put(wr + u.dst[0], exec, r);
   if (u.dst[1] != detail::kNoDst) {
     std::uint32_t& p = wp[u.dst[1]];
@@ -894,6 +1065,8 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
       return true;
     case K::DirectedF32:
       directed_f32(u, wr, exec);
+      return true;
+    case K::Nop:
       return true;
     case K::PredLogic: {
       const std::uint32_t a = wp[u.src[0].off] ^ (u.aux & kPredNegA ? ~0u : 0u);
