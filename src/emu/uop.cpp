@@ -600,12 +600,10 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
 
 namespace {
 
-// The micro-ops that `lanes` false leaves out (besides those of lanes()): those the fast
-// tier added for instructions that the tier before ran by the reference.
-bool fast_tier_only(K kind) {
+// The micro-ops over the reference's own per-lane functions (f32 helpers, integer division,
+// `not`, conversions, directed rounding): each lane from its own lanes alone.
+bool per_lane_function(K kind) {
   switch (kind) {
-    case K::Shfl:
-    case K::PredLogic:
     case K::MinF32:
     case K::MaxF32:
     case K::NegF32:
@@ -622,11 +620,16 @@ bool fast_tier_only(K kind) {
     case K::RemU32:
     case K::CvtF32F32:
     case K::DirectedF32:
-    case K::Nop:
       return true;
     default:
       return false;
   }
+}
+
+// The micro-ops that `lanes` false leaves out (besides those of lanes()): those the fast
+// tier added for instructions that the tier before ran by the reference.
+bool fast_tier_only(K kind) {
+  return per_lane_function(kind) || kind == K::Shfl || kind == K::PredLogic || kind == K::Nop;
 }
 
 // Micro-ops that compute each lane from the same lane of their 32-lane operands alone, never
@@ -634,30 +637,8 @@ bool fast_tier_only(K kind) {
 // its value in the executing lanes.
 bool lanewise(K kind) {
   if (kind >= K::Mov32 && kind <= K::CvtF64F32) return true;
-  switch (kind) {
-    case K::Lanes:
-    case K::LanesDirected:
-    case K::CvtLanes:
-    case K::MinF32:
-    case K::MaxF32:
-    case K::NegF32:
-    case K::Ex2F32:
-    case K::AbsF32:
-    case K::RcpF32:
-    case K::CopysignF32:
-    case K::DivF32:
-    case K::Not32:
-    case K::Not64:
-    case K::DivS32:
-    case K::DivU32:
-    case K::RemS32:
-    case K::RemU32:
-    case K::CvtF32F32:
-    case K::DirectedF32:
-      return true;
-    default:
-      return false;
-  }
+  return per_lane_function(kind) || kind == K::Lanes || kind == K::LanesDirected ||
+         kind == K::CvtLanes;
 }
 
 // Movs of an immediate or a CTA constant (nvcc's `mov.f32 %f11, 0f3F800000` before an fma,

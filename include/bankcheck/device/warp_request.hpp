@@ -17,11 +17,22 @@ struct RequestCost {
   std::uint32_t sectors = 0, ideal_sectors = 0;       // global
 };
 
-// A shared request: lane l of `active` accessed `width` bytes at shared offset addr[l].
-// Pre: width in {1, 2, 4, 8, 16}. Post: wavefronts >= ideal (both 0 when nothing is active).
-BANKCHECK_HD constexpr RequestCost shared_request(const std::uint32_t* addr, std::uint32_t active,
-                                                  int width, Access access, Form form,
-                                                  const model::Arch& arch) {
+// A shared verdict's counts (an error verdict's: none).
+BANKCHECK_HD constexpr RequestCost shared_cost(const model::Verdict& v) {
+  RequestCost c;
+  c.wavefronts = v.wavefronts;
+  c.ideal = v.ideal_wavefronts;
+  c.ways = v.ways;
+  return c;
+}
+
+// The model's view of a shared request: lane l of `active` accessed `width` bytes at shared
+// offset addr[l], as its SASS form issues it (ATOMS.POPC.INC: one update per word, by its
+// lowest lane, costed as analyze() costs those lanes, as the emulator's SASS step does; an
+// elected-lane atomic: that lane alone).
+BANKCHECK_HD constexpr model::WarpAccess shared_access(const std::uint32_t* addr,
+                                                       std::uint32_t active, int width,
+                                                       Access access, Form form) {
   model::WarpAccess a;
   a.width = static_cast<std::uint8_t>(width);
   a.active = active;
@@ -30,22 +41,23 @@ BANKCHECK_HD constexpr RequestCost shared_request(const std::uint32_t* addr, std
          : access == Access::Store ? model::Op::Store
          : form == Form::Cas       ? model::Op::AtomicCas
                                    : model::Op::Atomic;
-  if (access == Access::Atomic && form == Form::PopcInc) {
-    // ATOMS.POPC.INC: one update per word, by its lowest lane; costed as analyze() costs
-    // those lanes (the emulator's SASS step does the same).
+  if (access == Access::Atomic && form == Form::PopcInc)
     a.active = model::popc_inc_lanes(a);
-  } else if (access == Access::Atomic && form == Form::Aggregated) {
+  else if (access == Access::Atomic && form == Form::Aggregated)
     a.active = model::aggregated_lane(active);
-  }
-  RequestCost c;
+  return a;
+}
+
+// A shared request: lane l of `active` accessed `width` bytes at shared offset addr[l].
+// Pre: width in {1, 2, 4, 8, 16}. Post: wavefronts >= ideal (both 0 when nothing is active).
+BANKCHECK_HD constexpr RequestCost shared_request(const std::uint32_t* addr, std::uint32_t active,
+                                                  int width, Access access, Form form,
+                                                  const model::Arch& arch) {
+  const model::WarpAccess a = shared_access(addr, active, width, access, form);
   // 64-bit atomics are their own rule (one ATOMS.EXCH.64 or CAS.64; a CAS loop's pass is
   // spin_pass below).
-  const model::Verdict v =
-      width == 8 && access == Access::Atomic ? model::atomic64(a) : model::analyze(a, arch);
-  c.wavefronts = v.wavefronts;
-  c.ideal = v.ideal_wavefronts;
-  c.ways = v.ways;
-  return c;
+  return shared_cost(width == 8 && access == Access::Atomic ? model::atomic64(a)
+                                                            : model::analyze(a, arch));
 }
 
 // The shared requests the warp's fast path (patches.cu) leaves to one lane on the Maxwell rule
@@ -59,33 +71,13 @@ BANKCHECK_HD constexpr RequestCost shared_request_left(const std::uint32_t* addr
                                                        std::uint32_t active, int width,
                                                        Access access, Form form,
                                                        const model::Arch& arch) {
-  model::WarpAccess a;
-  a.width = static_cast<std::uint8_t>(width);
-  a.active = active;
-  for (int l = 0; l < model::kWarpSize; ++l) a.addr[l] = addr[l];
-  a.op = access == Access::Load    ? model::Op::Load
-         : access == Access::Store ? model::Op::Store
-         : form == Form::Cas       ? model::Op::AtomicCas
-                                   : model::Op::Atomic;
-  if (access == Access::Atomic && form == Form::PopcInc)
-    a.active = model::popc_inc_lanes(a);
-  else if (access == Access::Atomic && form == Form::Aggregated)
-    a.active = model::aggregated_lane(active);
-  model::Verdict v;
-  if (width == 8 && access == Access::Atomic) {
-    v = model::atomic64(a);
-  } else {
-    const std::uint32_t align = static_cast<std::uint32_t>(width - 1);
-    for (int l = 0; l < model::kWarpSize; ++l)
-      if (a.lane_active(l) && (a.addr[l] & align)) return {};  // the model's error: no cost
-    if (access != Access::Atomic || !arch.atomics_modelled || width != 4) return {};
-    v = model::detail::atomic<false>(a, nullptr);
-  }
-  RequestCost c;
-  c.wavefronts = v.wavefronts;
-  c.ideal = v.ideal_wavefronts;
-  c.ways = v.ways;
-  return c;
+  const model::WarpAccess a = shared_access(addr, active, width, access, form);
+  if (width == 8 && access == Access::Atomic) return shared_cost(model::atomic64(a));
+  const std::uint32_t align = static_cast<std::uint32_t>(width - 1);
+  for (int l = 0; l < model::kWarpSize; ++l)
+    if (a.lane_active(l) && (a.addr[l] & align)) return {};  // the model's error: no cost
+  if (access != Access::Atomic || !arch.atomics_modelled || width != 4) return {};
+  return shared_cost(model::detail::atomic<false>(a, nullptr));
 }
 
 // One pass of a 64-bit CAS loop (ATOMS.CAST.SPIN.64): the lanes still trying, costed as one
@@ -98,12 +90,7 @@ BANKCHECK_HD constexpr RequestCost spin_pass(const std::uint32_t* addr, std::uin
   a.op = model::Op::AtomicCas;
   a.active = active;
   for (int l = 0; l < model::kWarpSize; ++l) a.addr[l] = addr[l];
-  const model::Verdict v = model::atomic64(a);
-  RequestCost c;
-  c.wavefronts = v.wavefronts;
-  c.ideal = v.ideal_wavefronts;
-  c.ways = v.ways;
-  return c;
+  return shared_cost(model::atomic64(a));
 }
 
 // The bytes an access moves as its instruction's width: the sanitizer gives the bytes used
