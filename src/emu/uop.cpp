@@ -788,12 +788,10 @@ void bind_params(Compiled& c, const std::vector<std::uint8_t>& params) {
   if (c.params.empty() || (c.params_bound && c.params_bound_for == params)) return;
   // Every forwarded load must read inside the parameters: otherwise none is forwarded, and
   // each ld.param runs (and fails) as it would.
+  std::uint64_t x = 0;
   bool inside = true;
-  for (const Compiled::ParamRead& p : c.params) {
-    const Uop& u = c.uops[p.uop];
-    const auto a = static_cast<std::uint64_t>(u.offset);
-    inside = inside && a + u.aux <= params.size() && a + u.aux >= a;
-  }
+  for (const Compiled::ParamRead& p : c.params)
+    inside = inside && param_value(c.uops[p.uop], params, x);
   for (const Compiled::ParamRead& p : c.params) {
     Uop& u = c.uops[p.uop];
     if (!inside) {
@@ -801,15 +799,7 @@ void bind_params(Compiled& c, const std::vector<std::uint8_t>& params) {
       for (const auto& [j, i] : p.readers) c.uops[j].src[i].fixed = nullptr;
       continue;
     }
-    // What load_param() (uop_run.hpp) writes to every lane.
-    const auto a = static_cast<std::size_t>(u.offset);
-    const unsigned size = u.aux;
-    std::uint64_t x = 0;
-    std::memcpy(&x, params.data() + a, size);
-    if (u.sign && size < 8) {
-      const unsigned shift = 64 - 8 * size;
-      x = static_cast<std::uint64_t>(static_cast<std::int64_t>(x << shift) >> shift);
-    }
+    param_value(u, params, x);  // what load_param() (uop_run.hpp) writes to every lane
     for (int l = 0; l < 32; ++l) p.lanes[l] = x;
     u.kind = K::Nop;
     for (const auto& [j, i] : p.readers) c.uops[j].src[i].fixed = p.lanes;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -201,5 +202,20 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast = true, b
 // parameters, every one an ld.param again (its reference path then reports it). Unchanged
 // parameters: nothing to do.
 void bind_params(Compiled& c, const std::vector<std::uint8_t>& params);
+
+// The value an ld.param micro-op loads into every lane (its `aux` bytes at `offset`, sign-
+// extended when signed); false when they are not all inside the parameters.
+inline bool param_value(const Uop& u, const std::vector<std::uint8_t>& params, std::uint64_t& x) {
+  const auto a = static_cast<std::uint64_t>(u.offset);
+  const unsigned size = u.aux;
+  if (a + size > params.size() || a + size < a) return false;
+  x = 0;
+  std::memcpy(&x, params.data() + a, size);
+  if (u.sign && size < 8) {
+    const unsigned shift = 64 - 8 * size;
+    x = static_cast<std::uint64_t>(static_cast<std::int64_t>(x << shift) >> shift);
+  }
+  return true;
+}
 
 }  // namespace bankcheck::emu::detail

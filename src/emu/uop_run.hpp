@@ -686,15 +686,8 @@ template <bool Load>
 
 // ld.param of a fixed address: the same bytes for every lane.
 bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
-  const std::uint64_t a = static_cast<std::uint64_t>(u.offset);
-  const unsigned size = u.aux;
-  if (a + size > c.launch.params.size() || a + size < a) return false;
   std::uint64_t x = 0;
-  std::memcpy(&x, c.launch.params.data() + a, size);
-  if (u.sign && size < 8) {
-    const unsigned shift = 64 - 8 * size;
-    x = static_cast<std::uint64_t>(static_cast<std::int64_t>(x << shift) >> shift);
-  }
+  if (!param_value(u, c.launch.params, x)) return false;
   std::uint64_t r[32];
   for (int l = 0; l < 32; ++l) r[l] = x;
   put(wr + u.dst[0], exec, r);
