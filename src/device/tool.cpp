@@ -76,6 +76,14 @@ using CuStreamIsCapturing = CUresult (*)(CUstream, CUstreamCaptureStatus*);
 using CuGetErrorName = CUresult (*)(CUresult, const char**);
 using CuMemGetInfo = CUresult (*)(std::size_t*, std::size_t*);
 
+// An entry point of the CUDA driver the program loaded (null where there is none: the tests'
+// fake sanitizer runs without one).
+template <class Fn>
+Fn driver_entry(const char* name) {
+  void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  return cuda ? reinterpret_cast<Fn>(::dlsym(cuda, name)) : nullptr;
+}
+
 // A module the program loaded: its cubin as the callback handed it over, read on first use.
 struct LoadedModule {
   CUcontext context = nullptr;
@@ -574,24 +582,24 @@ class Tool {
     k.pending.erase(at);
     k.ctas -= begun_.ctas;
     instrumentation_->abandon(*k.table, begun_.threads);
-    const std::string why = fmt::format("its launch call returned error {}{}: it did not run",
-                                        static_cast<int>(result), driver_error_name(result));
+    const std::string error =
+        fmt::format("error {}{}", static_cast<int>(result), driver_error_name(result));
+    const std::string why = fmt::format("its launch call returned {}: it did not run", error);
     trace_(fmt::format("launch {} {}{}", begun_.id, why, free_memory()));
     ledger_.lost(begun_.id, why);
     side_.lost(begun_.id, why);
     // The program got the error too: said, once a kernel, since a patched kernel needs more of
     // the GPU (its threads' stacks) than the program's own.
     if (k.unusable.empty() && said_refused_.insert(k.mangled).second)
-      fail(fmt::format(
-          "the GPU refused a launch of {} as bankcheck instrumented it: error {}{}; "
-          "that launch did not run, and the program got the error",
-          driver::demangle(k.mangled), static_cast<int>(result), driver_error_name(result)));
+      fail(
+          fmt::format("the GPU refused a launch of {} as bankcheck instrumented it: {}; that "
+                      "launch did not run, and the program got the error",
+                      driver::demangle(k.mangled), error));
   }
 
   // ", GPU memory free N of M MiB" as the driver has it now (for the trace), or "".
   static std::string free_memory() {
-    void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    auto info = cuda ? reinterpret_cast<CuMemGetInfo>(::dlsym(cuda, "cuMemGetInfo_v2")) : nullptr;
+    const auto info = driver_entry<CuMemGetInfo>("cuMemGetInfo_v2");
     std::size_t free = 0, total = 0;
     if (!info || info(&free, &total) != CUDA_SUCCESS) return "";
     return fmt::format(", GPU memory free {} of {} MiB", free >> 20, total >> 20);
@@ -599,8 +607,7 @@ class Tool {
 
   // " (CUDA_ERROR_...)", as the driver names the error, or "" where it cannot be asked.
   static std::string driver_error_name(CUresult r) {
-    void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    auto name = cuda ? reinterpret_cast<CuGetErrorName>(::dlsym(cuda, "cuGetErrorName")) : nullptr;
+    const auto name = driver_entry<CuGetErrorName>("cuGetErrorName");
     const char* s = nullptr;
     return name && name(r, &s) == CUDA_SUCCESS && s ? fmt::format(" ({})", s) : "";
   }
@@ -787,9 +794,7 @@ class Tool {
   bool know_arch(CUdevice device) {
     if (arch_) return arch_->sass != model::SassFamily::None;
     int major = 0, minor = 0;
-    void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    auto attr = cuda ? reinterpret_cast<CuDeviceGetAttribute>(::dlsym(cuda, "cuDeviceGetAttribute"))
-                     : nullptr;
+    const auto attr = driver_entry<CuDeviceGetAttribute>("cuDeviceGetAttribute");
     if (attr) {
       attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
       attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
@@ -811,10 +816,7 @@ class Tool {
   // then, which could end the capture. Asked of the driver only where a read is due.
   bool capturing(CUstream stream) {
     if (!is_capturing_) {
-      void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-      is_capturing_ =
-          cuda ? reinterpret_cast<CuStreamIsCapturing>(::dlsym(cuda, "cuStreamIsCapturing"))
-               : nullptr;
+      is_capturing_ = driver_entry<CuStreamIsCapturing>("cuStreamIsCapturing");
       if (!is_capturing_) return false;  // no driver to ask (the tests' fake sanitizer)
     }
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
