@@ -26,7 +26,7 @@ names=("$@")
                                   attention_forward crossentropy_forward train_loop)
 b=$(readlink -f "${BANKCHECK:?BANKCHECK: a bankcheck built with the GPU backend}")
 bins=$out/bin
-mkdir -p "$bins"
+mkdir -p "$bins" "$out/ext"
 export EXT_DIR=$out/ext TRITON_CACHE_DIR=$out/triton PYTHONUNBUFFERED=1
 nv=(-O3 -lineinfo -std=c++17 -gencode arch=compute_90,code=[sm_90,compute_90] -Iexamples/launch_heavy)
 for n in "${names[@]}"; do
