@@ -12,7 +12,6 @@
 #include <random>
 #include <set>
 #include <sstream>
-#include <tuple>
 
 #include "bankcheck/device/pc_report.hpp"
 #include "bankcheck/device/warp_request.hpp"
@@ -216,39 +215,6 @@ std::pair<std::uint32_t, std::uint32_t> global_sectors(const std::uint64_t* addr
   return {n, std::min(n, packed)};
 }
 
-// ldgsts_l1_words: in a phase (32 lanes for 4 bytes, 16 for 8, 8 for 16) a lane's place is
-// one after the earlier lanes of its phase on its global slot (both reading), on its shared
-// slot, or on both, each counted once; the phase costs its most; the ideal is the active
-// lanes' bytes in 128-byte wavefronts; the global side the reading lanes' distinct sectors.
-struct AsyncCost {
-  model::Verdict v;
-  std::uint32_t sectors = 0, ideal_sectors = 0;
-};
-AsyncCost ldgsts_l1_words(const std::uint32_t* dst, const std::uint64_t* src, std::uint32_t mask,
-                          std::uint32_t reads, int width) {
-  const std::uint32_t w = static_cast<std::uint32_t>(width), slots = 128u / w;
-  const int phase = width == 4 ? 32 : width == 8 ? 16 : 8;
-  const auto g = [&](int l) { return (static_cast<std::uint32_t>(src[l]) / w) % slots; };
-  const auto sh = [&](int l) { return (dst[l] / w) % slots; };
-  const auto on = [&](std::uint32_t m, int l) { return ((m >> l) & 1u) != 0; };
-  AsyncCost c;
-  for (int first = 0; first < 32; first += phase) {
-    std::uint32_t most = 0;
-    for (int l = first; l < first + phase; ++l) {
-      if (!on(mask, l)) continue;
-      std::uint32_t place = 1;
-      for (int o = first; o < l; ++o)
-        place += on(mask, o) && (sh(o) == sh(l) || (on(reads, l) && on(reads, o) && g(o) == g(l)));
-      most = std::max(most, place);
-    }
-    c.v.wavefronts += most;
-    c.v.ways = std::max(c.v.ways, most);
-  }
-  c.v.ideal_wavefronts = (static_cast<std::uint32_t>(__builtin_popcount(mask)) * w + 127u) / 128u;
-  std::tie(c.sectors, c.ideal_sectors) = global_sectors(src, mask & reads, width);
-  return c;
-}
-
 std::uint32_t random_mask(std::mt19937& rng) {
   switch (rng() % 4) {
     case 0:
@@ -385,56 +351,6 @@ TEST(DeviceFastPath, MatrixRowsAreTheModelsMatrixRule) {
     ASSERT_EQ(f.ideal_wavefronts, v.ideal_wavefronts) << "request " << i;
     ASSERT_EQ(f.ways, v.ways) << "request " << i;
   }
-}
-
-// cp.async through L1 (LDGSTS, .ZFILL lanes included; not .BYPASS) on the GPU: the fast path
-// is model::analyze_ldgsts and model::ldgsts_sectors, on copies that tile loaders make
-// (rows of a row-major tile, XOR swizzles, halos with clamped lanes, gathers, zero fills).
-TEST(DeviceFastPath, AsyncCopyThroughL1IsTheModelsRule) {
-  std::mt19937 rng(19);
-  const model::Arch arch = model::default_arch();
-  int conflicted = 0;
-  for (int i = 0; i < 200000; ++i) {
-    model::AsyncCopy c;
-    c.width = static_cast<std::uint8_t>(4u << (rng() % 3));
-    const std::uint32_t w = c.width;
-    c.src_size = rng() % 3 == 0;
-    c.active = fast_path::random_mask(rng);
-    c.reads = c.src_size ? static_cast<std::uint32_t>(rng()) | static_cast<std::uint32_t>(rng())
-                         : 0xFFFFFFFFu;
-    const std::uint32_t sbase = (rng() % 1024) * 16;
-    const std::uint64_t gbase = 0x7f0000000000ull + (rng() % 100000) * 16;
-    const std::uint32_t row = 1u << (2 + rng() % 6);  // lanes' bytes per row: 4 to 128
-    const std::uint64_t pitch = (1 + rng() % 64) * 16ull;
-    const int pattern = static_cast<int>(rng() % 4);
-    std::uint64_t src[32];
-    for (int l = 0; l < 32; ++l) {
-      const std::uint32_t lane = static_cast<std::uint32_t>(l);
-      const std::uint32_t per_row = std::max(1u, row / w), r = lane / per_row, col = lane % per_row;
-      std::uint64_t g = gbase + pitch * r + col * w;
-      std::uint32_t s = sbase + lane * w;
-      if (pattern == 1) s = sbase + ((lane * w) ^ ((r % 8) * 16 % 128));
-      if (pattern == 2) g = gbase + (rng() % 4096) * w;
-      if (pattern == 3) {
-        g = gbase + std::min<std::uint64_t>(lane, 20) * w;
-        s = sbase + (rng() % 64) * w;
-      }
-      src[l] = g & ~static_cast<std::uint64_t>(w - 1);
-      c.addr[l] = s & ~(w - 1);
-      c.global_addr[l] = static_cast<std::uint32_t>(src[l]);
-    }
-    const model::Verdict v = model::analyze_ldgsts(c, arch);
-    const model::SectorCount sc = model::ldgsts_sectors(c, src);
-    const fast_path::AsyncCost f =
-        fast_path::ldgsts_l1_words(c.addr, src, c.active, c.reads, c.width);
-    ASSERT_EQ(f.v.wavefronts, v.wavefronts) << "copy " << i << " width " << w;
-    ASSERT_EQ(f.v.ideal_wavefronts, v.ideal_wavefronts) << "copy " << i;
-    ASSERT_EQ(f.v.ways, v.ways) << "copy " << i;
-    ASSERT_EQ(f.sectors, sc.sectors) << "copy " << i;
-    ASSERT_EQ(f.ideal_sectors, sc.ideal) << "copy " << i;
-    conflicted += v.wavefronts > v.ideal_wavefronts;
-  }
-  EXPECT_GT(conflicted, 20000);  // not only conflict-free copies
 }
 
 // The forms table the patches read: POPC.INC and the elected-lane atomics of forms.cu.

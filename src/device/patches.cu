@@ -186,61 +186,6 @@ __device__ __forceinline__ bool global_sectors(unsigned mask, unsigned long long
   return true;
 }
 
-// A cp.async through L1 (LDGSTS without .BYPASS; .ZFILL's lanes that read nothing have no
-// global slot), model::detail::ldgsts_l1 and the .ca global side of model::ldgsts_sectors:
-// in a phase (32 lanes for 4 bytes, 16 for 8, 8 for 16) a lane goes after the earlier lanes
-// of its phase on its global slot (its W-byte slot of its 128-byte line, when it reads and
-// they read), on its shared slot, those on both counted once; the phase costs its last
-// lane's place, the ideal is the active lanes' bytes in 128-byte wavefronts; the global side
-// is a load of the lanes that read (global_sectors' rule). Not for .BYPASS (the route rule:
-// the model's path), a misaligned lane or a lane whose bytes leave their sector.
-__device__ __forceinline__ bool ldgsts_l1_words(unsigned mask, bool reads, std::uint32_t dst,
-                                                unsigned long long src, int width,
-                                                const bm::Arch& arch, bd::RequestCost& cost) {
-  if (arch.rule != bm::BankRule::Maxwell || arch.cc < 80 ||
-      (width != 4 && width != 8 && width != 16))
-    return false;
-  const auto w = static_cast<std::uint32_t>(width);
-  if (__any_sync(mask, (dst & (w - 1)) || (reads && ((src >> 5) != ((src + w - 1) >> 5)))))
-    return false;
-  const unsigned lane = lane_id();
-  const unsigned phase = width == 4 ? 32u : width == 8 ? 16u : 8u;
-  const unsigned long long p = lane / phase;
-  const std::uint32_t slots = 128u / w;
-  const unsigned long long g = (static_cast<std::uint32_t>(src) / w) % slots,
-                           sh = (dst / w) % slots;
-  const unsigned long long alone = (1ull << 40) + lane;  // a lane that matches no other
-  const unsigned below = (1u << lane) - 1u;
-  const unsigned on_global = __match_any_sync(mask, reads ? (p << 16) | g : alone);
-  const unsigned on_shared = __match_any_sync(mask, (p << 16) | sh);
-  const unsigned on_both =
-      __match_any_sync(mask, reads ? (1ull << 32) | (p << 16) | (g << 8) | sh : alone);
-  const unsigned place = (reads ? __popc(on_global & below) - __popc(on_both & below) : 0u) +
-                         static_cast<unsigned>(__popc(on_shared & below)) + 1u;
-  cost = {};
-  for (unsigned first = 0; first < 32; first += phase) {
-    const unsigned lanes = (phase == 32 ? 0xFFFFFFFFu : ((1u << phase) - 1u) << first) & mask;
-    if (!lanes) continue;
-    const bool in = (lanes >> lane) & 1u;
-    unsigned most = 0;
-    for (int bit = 6; bit >= 0; --bit)
-      if (__any_sync(mask, in && place >= (most | (1u << bit)))) most |= 1u << bit;
-    cost.wavefronts += most;
-    cost.ways = most > cost.ways ? most : cost.ways;
-  }
-  cost.ideal = (static_cast<unsigned>(__popc(mask)) * w + 127u) / 128u;
-  // The global side: the distinct sectors of the lanes that read, the ideal their bytes packed.
-  const unsigned same = __match_any_sync(mask, reads ? src >> 5 : (1ull << 63) | lane);
-  const unsigned firsts =
-      __ballot_sync(mask, reads && lane == static_cast<unsigned>(__ffs(same) - 1));
-  const unsigned sectors = __popc(firsts);
-  const unsigned packed =
-      (static_cast<unsigned>(__popc(__ballot_sync(mask, reads))) * w + 31u) / 32u;
-  cost.sectors = sectors;
-  cost.ideal_sectors = sectors < packed ? sectors : packed;
-  return true;
-}
-
 // Whether every global request goes through the model's path (BANKCHECK_GPU_PROBE 2 and 4).
 __device__ __forceinline__ bool model_only(const bd::LaunchRecord* r) {
   return r->probe == 2 || r->probe == 4;
@@ -370,16 +315,6 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(voi
   // A lane whose src-size is 0 (a zero fill: the predicate or src-size form) is given no
   // source address: it reads nothing (AsyncCopy::reads), its shared side alone is charged.
   const auto global = static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(src));
-  const unsigned form = form_of(r, pc);
-#ifndef BANKCHECK_PATCHES_LEAN
-  if (!(form & bd::kBypass)) {
-    bd::RequestCost fast;
-    if (ldgsts_l1_words(mask, src != nullptr, dst, global, static_cast<int>(size), r->arch, fast)) {
-      if (leads(mask)) add(r, pc, bd::Space::Shared, bd::Access::Store, size, form, fast);
-      return SANITIZER_PATCH_SUCCESS;
-    }
-  }
-#endif
   bm::AsyncCopy c;
   std::uint64_t ga[32];
   c.reads = __ballot_sync(mask, src != nullptr);
@@ -389,6 +324,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankcheck_async_copy(voi
     c.global_addr[l] = static_cast<std::uint32_t>(ga[l]);
   }
   if (lane_id() != static_cast<unsigned>(__ffs(mask) - 1)) return SANITIZER_PATCH_SUCCESS;
+  const unsigned form = form_of(r, pc);
   c.width = static_cast<std::uint8_t>(size);
   c.active = mask;
   c.bypass = form & bd::kBypass;
