@@ -1,8 +1,8 @@
-# As run from the repository root on the GPU machine (OUT set by the device tool). .dev/patches_before.cu
+# As run from the repository root on the GPU machine, OUT an output folder. .dev/patches_before.cu
 # and .dev/patches_b.cu / patches_v1.cu were: git show e75d7bb:src/device/patches.cu (before); the tree's
 # patches.cu with laneid/smid read without asm volatile (b); git show cbb21df:src/device/patches.cu (v1).
 #!/usr/bin/env bash
-# Session 3, call 5: the counter lookup through L1 (A), and A with laneid/smid not volatile (B),
+# the counter lookup through L1 (A), and A with laneid/smid not volatile (B),
 # against the patches before, on cpasync_tiles, crossentropy 0 0 5, the training loop.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH

@@ -1,8 +1,8 @@
-# As run from the repository root on the GPU machine (OUT set by the device tool). .dev/patches_before.cu
+# As run from the repository root on the GPU machine, OUT an output folder. .dev/patches_before.cu
 # and .dev/patches_b.cu / patches_v1.cu were: git show e75d7bb:src/device/patches.cu (before); the tree's
 # patches.cu with laneid/smid read without asm volatile (b); git show cbb21df:src/device/patches.cu (v1).
 #!/usr/bin/env bash
-# Session 3, call 6: in whichever regime this machine is, cpasync_tiles with the model's cp.async
+# in whichever regime this machine is, cpasync_tiles with the model's cp.async
 # path (v0) and the warp's (v1), the call alone; the training loop with v1 (then v0).
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
