@@ -279,6 +279,17 @@ BANKCHECK_API CUresult cuCtxSynchronize_v2(CUcontext ctx) {
       [&](Driver& d) { return d.valid_context(ctx) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; });
 }
 
+// cudaProfilerStart/Stop: a profiler's collection range. bankcheck analyses the launches its
+// own options select whether or not a range is open, as Nsight Compute does by default
+// (--profile-from-start on); in a context, the calls succeed and change nothing.
+BANKCHECK_API CUresult cuProfilerStart() {
+  return in_context([&](Driver&, Context&) { return CUDA_SUCCESS; });
+}
+
+BANKCHECK_API CUresult cuProfilerStop() {
+  return in_context([&](Driver&, Context&) { return CUDA_SUCCESS; });
+}
+
 BANKCHECK_API CUresult cuCtxGetLimit(size_t* pvalue, CUlimit limit) {
   return in_context([&](Driver& d, Context&) {
     if (!pvalue) return CUDA_ERROR_INVALID_VALUE;

@@ -8,6 +8,9 @@
 //   launch 3   in push/pop "step"
 //   launch 4   in push/pop "step" / "inner"
 //   launch 5   in start/end "phase" (started on another thread), no push/pop range
+//
+// Launches 1 to 4 are also inside cudaProfilerStart/Stop, which must succeed.
+#include <cuda_profiler_api.h>
 #include <nvtx3/nvToolsExt.h>
 
 #include <cstdio>
@@ -25,6 +28,7 @@ int main() {
   cudaMalloc(&out, 1024 * sizeof(float));
   const dim3 block(32, 32);
   column<<<1, block>>>(out);
+  const cudaError_t started = cudaProfilerStart();
   nvtxRangePushA("warmup");
   column<<<1, block>>>(out);
   nvtxRangePop();
@@ -35,6 +39,12 @@ int main() {
   column<<<1, block>>>(out);
   nvtxRangePop();
   nvtxRangePop();
+  const cudaError_t stopped = cudaProfilerStop();
+  if (started != cudaSuccess || stopped != cudaSuccess) {
+    std::printf("cudaProfilerStart: %s, cudaProfilerStop: %s\n", cudaGetErrorName(started),
+                cudaGetErrorName(stopped));
+    return 1;
+  }
   nvtxRangeId_t phase = 0;
   std::thread([&] { phase = nvtxRangeStartA("phase"); }).join();
   column<<<1, block>>>(out);
