@@ -600,6 +600,31 @@ TEST(FixSource, StructMembersAndArraysOfStructs) {
   EXPECT_FALSE(an::member_for(src_of.declarations, "s", ar, {&r}));
 }
 
+// `extern __shared__ int __smem[];` in each of a helper's conversion operators (the CUDA
+// samples' SharedMemory<T>) declares the array again: its empty brackets are no subscript, so
+// no fix rewrites them into `__smem[() ^ ...]`. Subscripts with indices are still read.
+TEST(FixSource, UnsizedDeclarationsAreNoSubscripts) {
+  const std::vector<std::string> src = {
+      "template <class T> struct SharedMemory {",
+      "  __device__ operator T*() { extern __shared__ int __smem[]; return (T*)__smem; }",
+      "  __device__ operator const T*() const { extern __shared__ int __smem[]; return (T*)__smem; }",
+      "};",
+      "__global__ void k(float* out) {",
+      "  float* sdata = SharedMemory<float>();",
+      "  extern __shared__ float more[];",
+      "  sdata[2 * threadIdx.x] += more[threadIdx.x + 1];",
+      "}",
+  };
+  const auto src_of = drv::read_shared_source(src, "k");
+  std::vector<std::pair<std::string, int>> subscripted;
+  for (const auto& l : src_of.subscripts) {
+    subscripted.emplace_back(l.name, l.line);
+    for (const auto& s : l.subscripts)
+      for (const auto& e : s.index) EXPECT_FALSE(e.empty()) << l.name << " on line " << l.line;
+  }
+  EXPECT_EQ(subscripted, (std::vector<std::pair<std::string, int>>{{"sdata", 8}, {"more", 8}}));
+}
+
 // Names in a kernel's dimensions mean the kernel's own constants first (two kernels each
 // with their own `constexpr int BM`), and a template kernel's parameters are bound to the
 // arguments of the instantiation checked; type parameters and defaults are skipped over.

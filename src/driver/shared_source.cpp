@@ -459,7 +459,11 @@ class KernelReader {
       const Token& name = src_.tok(at);
       if (!name.ident() || at + 1 >= src_.end(i) || !src_.tok(at + 1).is("[")) continue;
       Subscripted s = src_.subscripts(at, src_.end(i));
-      if (s.index.empty()) continue;
+      // `NAME[]` declares an array of unknown size (`extern __shared__ int smem[];`, once
+      // in each function that reaches the dynamic shared memory): no element is accessed.
+      if (s.index.empty() ||
+          std::any_of(s.index.begin(), s.index.end(), [](const std::string& e) { return e.empty(); }))
+        continue;
       // A member of a struct variable (`s.x[j][i]`) goes by its qualified name, as the member
       // declarations do.
       std::string full = name.text;
