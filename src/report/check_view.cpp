@@ -90,6 +90,48 @@ std::string fix_lines(const analysis::CheckReport& r, const Finding& f,
   return "";
 }
 
+// A kernel's launch settings after its name: its one configuration, or, when `run` analysed
+// it in several (a reduction's passes over ever smaller grids), every analysed one's, in the
+// order first launched, so that the CTAs counted after them add up: the values of the one
+// setting that differs, or each configuration whole when more than one does.
+std::string configurations_text(const analysis::KernelReport& k) {
+  std::vector<const analysis::LaunchSummary*> analysed;
+  for (const auto& l : k.launches)
+    if (l.analysed) analysed.push_back(&l);
+  const auto dim = [](const emu::Dim3& d) { return fmt::format("{}x{}x{}", d.x, d.y, d.z); };
+  const auto smem = [](std::uint64_t b) {
+    return b ? fmt::format(", {} bytes of dynamic shared memory", b) : std::string();
+  };
+  if (analysed.size() < 2)
+    return fmt::format(" grid {}, block {}{}", dim(k.grid), dim(k.block), smem(k.dynamic_smem));
+  // A setting's distinct values in order, as "a", "a and b" or "a, b and c".
+  const auto values = [&](const auto& of) {
+    std::vector<std::string> v;
+    for (const auto* l : analysed)
+      if (std::string x = of(*l); std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+    std::string t = v[0];
+    for (std::size_t i = 1; i < v.size(); ++i) t += (i + 1 == v.size() ? " and " : ", ") + v[i];
+    return std::pair{t, v.size() > 1};
+  };
+  const auto [grids, many_grids] =
+      values([&](const analysis::LaunchSummary& l) { return dim(l.grid); });
+  const auto [blocks, many_blocks] =
+      values([&](const analysis::LaunchSummary& l) { return dim(l.block); });
+  const auto [bytes, many_bytes] = values(
+      [](const analysis::LaunchSummary& l) { return std::to_string(l.dynamic_smem); });
+  std::string t = fmt::format(" {} launch configurations analysed", analysed.size());
+  if (int{many_grids} + int{many_blocks} + int{many_bytes} <= 1) {
+    t += fmt::format(": grid{} {}, block{} {}", many_grids ? "s" : "", grids,
+                     many_blocks ? "s" : "", blocks);
+    if (many_bytes || bytes != "0") t += fmt::format(", {} bytes of dynamic shared memory", bytes);
+    return t;
+  }
+  for (std::size_t i = 0; i < analysed.size(); ++i)
+    t += fmt::format("{}grid {}, block {}{}", i ? "; " : " (", dim(analysed[i]->grid),
+                     dim(analysed[i]->block), smem(analysed[i]->dynamic_smem));
+  return t + ")";
+}
+
 }  // namespace
 
 const char* tool_version() { return BANKCHECK_VERSION; }
@@ -236,10 +278,7 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
     }
     if (options.quiet) continue;
     // Kernel summary and per-line table.
-    out += paint.locus(fmt::format("kernel {}:", k.name)) +
-           fmt::format(" grid {}x{}x{}, block {}x{}x{}", k.grid.x, k.grid.y, k.grid.z, k.block.x,
-                       k.block.y, k.block.z);
-    if (k.dynamic_smem) out += fmt::format(", {} bytes of dynamic shared memory", k.dynamic_smem);
+    out += paint.locus(fmt::format("kernel {}:", k.name)) + configurations_text(k);
     out += fmt::format("; {} of {} CTA{} analysed\n", k.ctas_analysed, k.ctas_total,
                        k.ctas_total == 1 ? "" : "s");
     // Where the launch settings came from: one line per source.

@@ -118,6 +118,48 @@ TEST_F(Reports, ColourIsTheSameTextWithEscapes) {
   EXPECT_EQ(count(colour, "!\033[0m"), count(plain, "!") - count(plain, "! the bank"));
 }
 
+// `run` analyses a kernel in every configuration the program launched it with (a reduction's
+// passes over ever smaller grids): the text names each analysed configuration's settings, so
+// that the CTAs counted after them add up; one analysed configuration reads as `check`'s.
+TEST_F(Reports, EveryAnalysedConfigurationIsNamed) {
+  NEED_REPORT();
+  bankcheck::analysis::CheckReport two = r;
+  auto& k = two.kernels.at(0);
+  const auto header = [&] {
+    const std::string t = rep::render_check_text(two);
+    const auto at = t.find("kernel " + k.name + ":");
+    return at == std::string::npos ? std::string() : t.substr(at, t.find('\n', at) - at);
+  };
+  bankcheck::analysis::LaunchSummary big, small, unanalysed;
+  big.grid = {4096, 1, 1};
+  big.block = small.block = unanalysed.block = {256, 1, 1};
+  big.dynamic_smem = small.dynamic_smem = 1024;
+  big.launches = big.analysed = 1;
+  small.grid = {16, 1, 1};
+  small.launches = small.analysed = 1;
+  unanalysed.grid = {1, 1, 1};
+  unanalysed.launches = 300;  // every one a repeat, none analysed
+  k.grid = big.grid;
+  k.block = big.block;
+  k.dynamic_smem = 1024;
+  k.ctas_total = k.ctas_analysed = 4112;
+  k.launches = {big, small, unanalysed};
+  EXPECT_EQ(header(), "kernel " + k.name +
+                          ": 2 launch configurations analysed: grids 4096x1x1 and 16x1x1, block "
+                          "256x1x1, 1024 bytes of dynamic shared memory; 4112 of 4112 CTAs analysed");
+  k.launches[1].block = {128, 1, 1};
+  k.launches[1].dynamic_smem = 0;
+  k.launches[2].analysed = 1;
+  EXPECT_EQ(header(), "kernel " + k.name +
+                          ": 3 launch configurations analysed (grid 4096x1x1, block 256x1x1, "
+                          "1024 bytes of dynamic shared memory; grid 16x1x1, block 128x1x1; grid "
+                          "1x1x1, block 256x1x1); 4112 of 4112 CTAs analysed");
+  k.launches.resize(1);
+  EXPECT_EQ(header(), "kernel " + k.name +
+                          ": grid 4096x1x1, block 256x1x1, 1024 bytes of dynamic shared memory; "
+                          "4112 of 4112 CTAs analysed");
+}
+
 TEST(Gate, ParsesWhatItDocuments) {
   EXPECT_EQ(rep::parse_gate("ways>1").metric, rep::Gate::Metric::Ways);
   EXPECT_EQ(rep::parse_gate(" ways > 4 ").limit, 4);
