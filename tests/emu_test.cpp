@@ -32,6 +32,7 @@
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/driver/kernel_names.hpp"
 #include "bankcheck/driver/nvcc.hpp"
+#include "bankcheck/emu/device_printf.hpp"
 #include "bankcheck/emu/emulator.hpp"
 #include "bankcheck/emu/lanes.hpp"
 #include "bankcheck/model/arch.hpp"
@@ -4131,4 +4132,53 @@ TEST(EmuUnwritten, EachCtaStartsUnwritten) {
   L.grid = {3, 1, 1};
   EXPECT_EQ(unwritten::lines("first_cta_writes", L),
             std::vector<int>{unwritten::at("MARK_FIRST_CTA")});
+}
+
+// Device printf's text: each conversion as the host's printf formats it, its argument at the
+// next multiple of its size in the buffer nvcc packs (ints and chars 4 bytes, long longs,
+// pointers and doubles 8; floats promoted), and the number of arguments read returned.
+TEST(DevicePrintf, FormatsEachConversionFromTheAlignedBuffer) {
+  std::vector<std::uint8_t> buf(64, 0);
+  const auto put = [&](std::size_t at, auto v) { std::memcpy(buf.data() + at, &v, sizeof v); };
+  put(0, std::int32_t{-3});
+  put(4, std::uint32_t{0xbeef});
+  put(8, 1.5);                               // a float argument, promoted
+  put(16, std::uint64_t{0x1000});            // %s: a device address
+  put(24, std::int32_t{'z'});
+  put(32, std::int64_t{-1234567890123LL});  // %lld after an int: aligned to 8
+  put(40, std::int32_t{6});                  // %*d: the width
+  put(44, std::int32_t{42});
+  std::vector<std::pair<std::uint64_t, unsigned>> reads;
+  const emu::PrintfArguments args{
+      [&](std::uint64_t offset, unsigned size) {
+        reads.emplace_back(offset, size);
+        std::uint64_t v = 0;
+        std::memcpy(&v, buf.data() + offset, size);
+        return v;
+      },
+      [](std::uint64_t address) { return address == 0x1000 ? std::string("lit") : std::string(); }};
+  std::string out;
+  const int n = emu::format_device_printf(
+      "a %d %#010x %.3f [%-5s] %c %lld |%*d| 100%%\n", args, out);
+  EXPECT_EQ(out, "a -3 0x0000beef 1.500 [lit  ] z -1234567890123 |    42| 100%\n");
+  EXPECT_EQ(n, 8);
+  EXPECT_EQ(reads, (std::vector<std::pair<std::uint64_t, unsigned>>{
+                       {0, 4}, {4, 4}, {8, 8}, {16, 8}, {24, 4}, {32, 8}, {40, 4}, {44, 4}}));
+  // No argument: the text as written; what is no conversion stays as written, and so does a
+  // specification the format cuts short.
+  out.clear();
+  reads.clear();
+  EXPECT_EQ(emu::format_device_printf("plain %y end %", args, out), 0);
+  EXPECT_EQ(out, "plain %y end %");
+  EXPECT_TRUE(reads.empty());
+  // A null %s, short and char lengths, and widths past any buffer's reach are bounded.
+  put(0, std::uint64_t{0});
+  put(8, std::int32_t{70000});
+  put(12, std::int32_t{-129});
+  out.clear();
+  emu::format_device_printf("%s %hd %hhd", args, out);
+  EXPECT_EQ(out, "(null) 4464 127");
+  out.clear();
+  emu::format_device_printf("%999999999d", args, out);
+  EXPECT_EQ(out.size(), std::size_t{1} << 16);
 }

@@ -53,6 +53,7 @@ struct Slot {
   analysis::Pipeline::Parts parts;
   std::vector<emu::Note> notes;
   std::vector<emu::SurvivedFault> faults;  // survived by these CTAs
+  std::string printed;                     // device printf's text in these CTAs
   std::vector<int> unwritten_reads;  // sites first read unwritten by its thread in these CTAs
   std::uint64_t end = 0;       // one past its last CTA in the plan (its last run, on an error)
   std::uint64_t handed = 0;    // one past its last CTA as handed out
@@ -202,6 +203,7 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
     Slot& s = *it->second;
     pipeline.clear(s.parts);
     s.notes.clear();
+    s.printed.clear();
     s.unwritten_reads.clear();
     s.executed = 0;
     s.error.reset();
@@ -224,6 +226,7 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
       r.unwritten_shared_reads.insert(r.unwritten_shared_reads.end(), s.unwritten_reads.begin(),
                                       s.unwritten_reads.end());
       emu::merge_faults(r.faults, s.faults);
+      if (o.printed && !s.printed.empty()) o.printed(s.printed);
       executed += s.executed;
       if (s.error) {  // the first error in the plan's order stops the run
         error = s.error;
@@ -273,6 +276,7 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
       const std::size_t notes_before = lane.emu->notes().size();
       const std::size_t unwritten_before = lane.emu->unwritten_shared_reads().size();
       lane.emu->take_faults();  // those of CTAs a sampled run did not commit
+      lane.emu->take_printed();
       const std::uint64_t executed_before = lane.emu->executed();
       slot->end = slot->handed = end;
       try {
@@ -309,6 +313,7 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
           unwritten.begin() + static_cast<std::ptrdiff_t>(unwritten_before), unwritten.end());
       slot->executed = lane.emu->executed() - executed_before;
       slot->faults = lane.emu->take_faults();
+      slot->printed = lane.emu->take_printed();
       std::lock_guard<std::mutex> lock(m);
       pending[begin] = std::move(slot);
       commit();

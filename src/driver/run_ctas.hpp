@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct RunOptions {
   std::uint64_t whole_grid_instructions = 0;
   Progress* progress = nullptr;
   emu::EmulatorOptions emulator;
+  // With emulator.printf: device printf's text, handed over as CTAs are committed (in plan
+  // order, so that neither the threads nor the timing change it), an error's CTAs included
+  // up to the error.
+  std::function<void(const std::string&)> printed;
 };
 
 // What the emulator said besides its events.

@@ -70,6 +70,9 @@ struct Ctx {
   // The records only analyses read: bytes touched, shared bytes read unwritten, the access
   // events (EmulatorOptions::execute_only off).
   bool bookkeeping = true;
+  // Where device printf's text goes (EmulatorOptions::printf), in execution order; null: the
+  // calls only return.
+  std::string* printed = nullptr;
   static constexpr std::uint64_t kFaultMappedDistance = 2u << 20;
   std::vector<std::uint8_t> fault_scratch = {};
   int last_fault_pc = -1, last_fault_warp = -1, last_fault_lane = -1;
@@ -566,6 +569,8 @@ std::uint64_t reduce_values(ptx::AtomOp op, Ty t, std::uint64_t a, std::uint64_t
 void wgmma_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::uint32_t active);
 // mapa and getctarank (cluster.cpp): shared::cluster addresses.
 void cluster_address(Ctx& c, const Instr& in, int w, std::uint32_t exec);
+// device_printf.cpp: vprintf for the executing lanes, in lane order.
+void device_printf(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
 // A shared address under a swizzle mode of the TMA unit and wgmma's descriptors (B = 0
 // none, 1 32-byte, 2 64-byte, 3 128-byte): model/swizzle.hpp's, which keeps bits above 10.
 inline std::uint64_t swizzle_address(std::uint64_t a, unsigned bits) {

@@ -207,6 +207,7 @@ void Emulator::setup_cta(const Launch& launch, std::size_t i, Dim3 ctaid) {
   c.footprint = options_.footprint;
   c.runs = ks.runs.data();
   c.bookkeeping = !options_.execute_only;
+  c.printed = options_.printf ? &printed_ : nullptr;
   c.has_listeners = c.has_listeners && c.bookkeeping;
 }
 

@@ -484,6 +484,9 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
     case Opc::Elect:
       warp_op(c, in, w, exec, active);
       break;
+    case Opc::Printf:
+      device_printf(c, in, pc, w, exec);
+      break;
     case Opc::Nop:
       break;
     default:

@@ -149,11 +149,34 @@ void Form::form_Activemask() {
 }
 
 void Form::form_Call() {
-  // printf is the one call kept (as a no-op returning 0); other device functions are
-  // normally inlined by nvcc.
-  for (const auto& o : in.operands) {
+  // printf and assert() are the calls kept; other device functions are normally inlined by
+  // nvcc.
+  for (std::size_t i = 0; i < in.operands.size(); ++i) {
+    const Operand& o = in.operands[i];
     if (o.kind == Operand::Kind::Symbol && o.name == "vprintf") {
-      ins.op = Opc::Nop;
+      // call.uni (retval0), vprintf, (param0, param1): the format's and the arguments'
+      // generic addresses, and the int it returns, in call parameters (the local depot).
+      ins.op = Opc::Printf;
+      const auto param = [&](const Operand& p) {
+        if (p.kind != Operand::Kind::Symbol) fail(in, "vprintf with an argument that is no parameter");
+        Operand at;
+        at.kind = Operand::Kind::Address;
+        at.name = p.name;
+        Space space = Space::Generic;
+        const MemRef m = d_.memref(in, at, space);
+        if (space != Space::Local) fail(in, "vprintf with an argument that is no call parameter");
+        return m;
+      };
+      if (i + 1 >= in.operands.size() || in.operands[i + 1].kind != Operand::Kind::Vector ||
+          in.operands[i + 1].elems.size() != 2)
+        fail(in, "vprintf takes two arguments (the format and the argument buffer)");
+      ins.mem = param(in.operands[i + 1].elems[0]);
+      ins.mem2 = param(in.operands[i + 1].elems[1]);
+      if (i > 0 && in.operands[i - 1].kind == Operand::Kind::Vector &&
+          in.operands[i - 1].elems.size() == 1) {
+        ins.mem3 = param(in.operands[i - 1].elems[0]);
+        ins.mod.printf_returns = true;
+      }
       return;
     }
     if (o.kind == Operand::Kind::Symbol && o.name == "__assertfail") {  // a failed assert()

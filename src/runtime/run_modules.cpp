@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "bankcheck/ptx/ast.hpp"
@@ -207,6 +208,12 @@ void RunModules::load(RunUnit& u, const RunModule& m, std::size_t index) {
   u.options.emulator.stop_on_fault = options_.stop_on_fault;
   u.options.skip_repeats = options_.skip_repeats;
   u.options.fast_tier = options_.fast_tier;
+  // Device printf prints where the GPU's driver prints it: the program's standard output,
+  // through its own stream, so that it interleaves with the host's output in call order.
+  u.options.emulator.printf = true;
+  u.options.device_output = [](const std::string& text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  };
   // Every shared request kept (each distinct one once) for fix's advisor at exit.
   u.options.record_shared = options_.fix.suggest || options_.fix.report;
   u.options.nvcc.nvcc = options_.nvcc;

@@ -3,7 +3,7 @@
 #
 # Usage: check_run.sh BANKCHECK [OPTION...] -- [RUN OPTION...] -- PROGRAM [ARG...]
 #   --exit N            bankcheck's exit code (default 0)
-#   --stdout TEXT       the program's whole standard output, one line (default: empty)
+#   --stdout TEXT       the program's whole standard output (default: empty)
 #   --stdout-has TEXT   standard output has a line containing TEXT (repeatable; then the
 #                       output need not be one line)
 #   --stderr-has TEXT   standard error has a line containing TEXT (repeatable)

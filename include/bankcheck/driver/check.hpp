@@ -89,6 +89,9 @@ struct CheckOptions {
   // Receives what nvcc printed when it succeeded (its warnings: a redefined macro changes
   // what is analysed), when given and not empty. The library itself never prints.
   std::function<void(const std::string&)> nvcc_output;
+  // With emulator.printf: receives device printf's text as each launch's CTAs are committed,
+  // in CTA order (bankcheck run writes it to the program's standard output).
+  std::function<void(const std::string&)> device_output;
 };
 
 // The whole command. Throws DriverError (and the PTX layer's ParseError, DecodeError).

@@ -169,6 +169,8 @@ class Emulator {
   // The global faults survived so far (stop_on_fault off), one per instruction and kind.
   const std::vector<SurvivedFault>& faults() const { return faults_; }
   std::vector<SurvivedFault> take_faults() { return std::exchange(faults_, {}); }
+  // Device printf's text since the last take (EmulatorOptions::printf), in execution order.
+  std::string take_printed() { return std::exchange(printed_, {}); }
 
  private:
   struct State;
@@ -188,6 +190,7 @@ class Emulator {
   std::vector<std::uint8_t> read_unwritten_;  // per site: in unwritten_sites_
   std::vector<int> unwritten_sites_;
   std::vector<SurvivedFault> faults_;
+  std::string printed_;
   std::unique_ptr<State> state_;
 };
 

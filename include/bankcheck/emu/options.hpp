@@ -33,6 +33,9 @@ struct EmulatorOptions {
   // (arithmetic, cvt, shfl: uop.hpp K::Lanes ...), and predicate logic; false: those take
   // the reference path, as before they had micro-ops (the throughput benchmark's baseline).
   bool lanes = true;
+  // Device printf's text is kept for the caller (Emulator::take_printed: bankcheck run prints
+  // it on the program's standard output); false: the calls only return (bankcheck check).
+  bool printf = false;
 };
 
 }  // namespace bankcheck::emu

@@ -382,6 +382,7 @@ struct Modifiers {
   bool shiftamt = false;                   // bfind.shiftamt
   bool clamp = false;                      // bmsk.clamp (else .wrap)
   bool assert_fail = false;                // trap: the call to __assertfail of a failed assert()
+  bool printf_returns = false;             // printf: the call has a return slot (mem3)
   MatrixMods mx;                           // ldmatrix, stmatrix, mma, cp.async, wmma
   bool nan = false;                        // min/max.NaN: a NaN operand gives NaN
   bool relu = false;                       // cvt, fma, min/max .relu: negative results give 0
