@@ -115,7 +115,7 @@ BANKCHECK_API CUresult cuGetProcAddress(const char* symbol, void** pfn, int cuda
 }
 
 BANKCHECK_API CUresult cuGetExportTable(const void** ppExportTable, const CUuuid* pExportTableId) {
-  const CUresult r = export_table(ppExportTable, pExportTableId);
+  const CUresult r = export_table(ppExportTable, pExportTableId, __builtin_return_address(0));
   if (tracing() && pExportTableId) {
     char id[33];
     for (int i = 0; i < 16; ++i)

@@ -19,6 +19,7 @@
 #include <tuple>
 
 #include "device_properties.hpp"
+#include "driver.hpp"
 #include "integrity.hpp"
 
 namespace bankcheck::runtime {
@@ -51,6 +52,10 @@ constexpr Uuid kContextChecks = {{0x26, 0x3e, 0x88, 0x60, 0x7c, 0xd2, 0x61, 0x43
 // {21318c60-9714-3248-8ca6-41ff7324c8f2}: tools' view of contexts.
 constexpr Uuid kToolsContext = {{0x21, 0x31, 0x8c, 0x60, 0x97, 0x14, 0x32, 0x48, 0x8c, 0xa6, 0x41,
                                  0xff, 0x73, 0x24, 0xc8, 0xf2}};
+// {f8cff951-2146-8b4e-b9e2-fb469e7c0dd9}: the runtime asks for it as it starts and takes its
+// usual start without it.
+constexpr Uuid kRuntimeProbe = {{0xf8, 0xcf, 0xf9, 0x51, 0x21, 0x46, 0x8b, 0x4e, 0xb9, 0xe2, 0xfb,
+                                 0x46, 0x9e, 0x7c, 0x0d, 0xd9}};
 // {d4082055-bde6-704b-8d34-ba123c66e1f2}: the integrity check (integrity.hpp).
 constexpr Uuid kIntegrity = {{0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba,
                               0x12, 0x3c, 0x66, 0xe1, 0xf2}};
@@ -352,7 +357,7 @@ Table& integrity_table() {
 
 }  // namespace
 
-CUresult export_table(const void** table, const CUuuid* id) {
+CUresult export_table(const void** table, const CUuuid* id, const void* caller) {
   if (!table || !id) return CUDA_ERROR_INVALID_VALUE;
   *table = nullptr;
   if (kRuntimeInterface == *id) *table = runtime_table().data();
@@ -363,8 +368,22 @@ CUresult export_table(const void** table, const CUuuid* id) {
   if (kIntegrity == *id) *table = integrity_table().data();
   if (kToolsContext == *id) *table = tools_context_table().data();
   // Any other (f8cff951-2146-8b4e-b9e2-fb469e7c0dd9 among them, whose presence makes the
-  // runtime skip its usual start): not found, as for a driver without it.
-  return *table ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+  // runtime skip its usual start): not found, as for a driver without it. A library that
+  // needs one fails in its own words (cuFFT's plans: CUFFT_INTERNAL_ERROR), so the table
+  // and the library are named.
+  if (*table) return CUDA_SUCCESS;
+  if (!(kRuntimeProbe == *id)) {
+    std::string hex;
+    for (const unsigned char b : id->bytes) hex += fmt::format("{:02x}", b);
+    const CodeOwner who = owner_of(caller);
+    diagnose_once("export table " + hex,
+                  fmt::format("{} asked for the driver's export table {}, which bankcheck's CUDA "
+                              "driver does not have; it returned CUDA_ERROR_NOT_FOUND, and what "
+                              "{} does with it cannot run here",
+                              who.name.empty() ? "a CUDA library" : who.name, hex,
+                              who.name.empty() ? "the library" : who.name));
+  }
+  return CUDA_ERROR_NOT_FOUND;
 }
 
 }  // namespace bankcheck::runtime

@@ -6,6 +6,8 @@
 namespace bankcheck::runtime {
 
 // The table with UUID `id`: CUDA_SUCCESS and the table, or CUDA_ERROR_NOT_FOUND and null.
-CUresult export_table(const void** table, const CUuuid* id);
+// `caller`: where the request came from; a table bankcheck does not have is named once with
+// the library that asked (the runtime's own probe for one it expects absent excepted).
+CUresult export_table(const void** table, const CUuuid* id, const void* caller = nullptr);
 
 }  // namespace bankcheck::runtime

@@ -1,8 +1,8 @@
 // The CUDA driver API used directly, as JIT front ends and libraries use it: PTX text loaded
 // with cuModuleLoadData and as a library (cuLibraryLoadData), a module variable set through
 // cuModuleGetGlobal, launches with kernelParams and with a packed argument buffer (extra),
-// results checked against the host's; a launch through cuLaunchGrid, which fails. Prints
-// "driver api: ok".
+// results checked against the host's; a launch through cuLaunchGrid, which fails; an export
+// table the driver does not have. Prints "driver api: ok".
 #include <cuda.h>
 
 #include <cmath>
@@ -113,6 +113,12 @@ int main(int argc, char** argv) {
   const CUresult grid = cuLaunchGrid(from_library, 1, 1);
 #pragma GCC diagnostic pop
   if (grid == CUDA_SUCCESS) ++failures;  // it has no parameters set (cuParamSet*)
+  // An export table the driver does not have (a library's private interface): not found,
+  // and named on standard error with the caller.
+  const CUuuid unknown = {{0x0b, 0x7a, 0x71, 0x11, 0x20, 0x00, 0x40, 0x00, 0x70, 0x00, 0x00, 0x00,
+                           0x00, 0x00, 0x00, 0x01}};
+  const void* table = &unknown;
+  if (cuGetExportTable(&table, &unknown) != CUDA_ERROR_NOT_FOUND || table) ++failures;
   CU_CHECK(cuLibraryUnload(library));
   CU_CHECK(cuMemFree(in));
   CU_CHECK(cuMemFree(out));
