@@ -6,10 +6,14 @@
 #   bash bench/device/heavy.sh OUT [SET...]
 #
 # SET: stencil, completeness, launch_heavy, python, examples (default: these five, in that
-# order; examples is eight of the bundled examples), examples_all (all of them), or one
-# program's name (stencil2d, stencil2d_two, completeness_graph, train_loop, an
-# examples/launch_heavy program such as layernorm_forward or matmul_forward_2, an example
-# such as tuned/async).
+# order; examples is eight of the bundled examples), examples_all (all of them), external
+# (programs from outside the tree, below), or one program's name (stencil2d, stencil2d_two,
+# completeness_graph, train_loop, an examples/launch_heavy program such as layernorm_forward
+# or matmul_forward_2, an example such as tuned/async).
+# EXTERNAL_DIR: the set `external`, public programs bankcheck never saw whose sources are not
+# the project's to keep: one directory per program, named as the program, with a build.sh
+# that builds it there with nvcc (static runtime, sm_90 with its PTX, -lineinfo) and, if it
+# takes any, its arguments in a file `args`; each runs from the repository root.
 #
 # 1. Builds bankcheck with the GPU backend (Ninja, Release, only what run needs: the command, its
 #    run agent, the GPU tool, the emulator's CUDA driver, the NVTX injection) in BUILD_DIR
@@ -185,6 +189,17 @@ for f in examples/*.cu examples/tensor/*.cu examples/tuned/*.cu; do
   fi
   build "ex/$ex" "$f"
 done
+if [ -n "${EXTERNAL_DIR:-}" ]; then
+  for dir in "$(readlink -f "$EXTERNAL_DIR")"/*/; do
+    n=$(basename "$dir")
+    [ -f "$dir/build.sh" ] && wanted external "$n" || continue
+    args=$(cat "$dir/args" 2> /dev/null)
+    add external "$n" "$dir$n $args" "$dir$n" $args
+    mkdir -p "$res/build"
+    bash "$dir/build.sh" > "$res/build/external_$n.txt" 2>&1 &
+    builds+=($!)
+  done
+fi
 say "${#names[@]} programs: ${names[*]}"
 
 # --- build: bankcheck, the programs, the Python program's first run, side by side ----------
@@ -284,7 +299,12 @@ for n in "${names[@]}"; do
   if [ "${emu_of[$n]}" != - ] && [ -s "$d/gpu.json" ]; then
     read -r -a ecmd <<< "${emu_of[$n]}"
     timed emu "$step_limit" "$d/emu.out" "$bankcheck" run --backend emulator --no-progress --format json -o "$d/emu.json" -- "${ecmd[@]}"
-    timed emuall "$step_limit" "$d/emu_all.out" "$bankcheck" run --backend emulator --no-progress --format json --launches all -o "$d/emu_all.json" -- "${ecmd[@]}"
+    # --launches all on the emulator, compared with the GPU's: only where that one ran.
+    if [ -s "$d/all.json" ]; then
+      timed emuall "$step_limit" "$d/emu_all.out" "$bankcheck" run --backend emulator --no-progress --format json --launches all -o "$d/emu_all.json" -- "${ecmd[@]}"
+    else
+      emuall_s=- emuall_rc=skipped
+    fi
     e1=- e2=-
     if [ -s "$d/emu.json" ]; then
       python3 bench/device/compare_heavy.py "$d/gpu.json" "$d/emu.json" --run "$n" \
