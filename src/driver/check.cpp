@@ -5,6 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "bankcheck/driver/engine.hpp"
@@ -75,7 +79,26 @@ analysis::CheckReport check(const CheckOptions& o) {
   run_selected(l, o, arch, [&](const ptx::Kernel&, KernelRun& run) {
     r.kernels.push_back(std::move(run.report));
   });
+  quote_other_files(r);
   return r;
+}
+
+void quote_other_files(analysis::CheckReport& r) {
+  std::map<int, std::set<int>> wanted;  // file -> lines
+  for (const auto& k : r.kernels)
+    for (const auto& s : k.sites)
+      if (s.file != r.main_file && s.file >= 0 && static_cast<std::size_t>(s.file) < r.files.size() &&
+          s.line > 0)
+        wanted[s.file].insert(s.line);
+  for (const auto& [file, lines] : wanted) {
+    std::ifstream in(r.files[static_cast<std::size_t>(file)], std::ios::binary);
+    if (!in) continue;
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::vector<std::string> all = analysis::split_source_lines(text);
+    for (const int line : lines)
+      if (static_cast<std::size_t>(line) <= all.size())
+        r.quoted_lines.push_back({file, line, all[static_cast<std::size_t>(line) - 1]});
+  }
 }
 
 }  // namespace bankcheck::driver

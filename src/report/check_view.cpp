@@ -132,6 +132,15 @@ std::string configurations_text(const analysis::KernelReport& k) {
   return t + ")";
 }
 
+// How the text names a kernel: its name, or its whole signature where another kernel of the
+// report has the same name (overloads: `simple_kernel(int const*, int*, int)`).
+std::string kernel_title(const analysis::CheckReport& r, const analysis::KernelReport& k) {
+  if (k.signature.empty()) return k.name;
+  for (const auto& o : r.kernels)
+    if (&o != &k && o.name == k.name && o.signature != k.signature) return k.signature;
+  return k.name;
+}
+
 }  // namespace
 
 const char* tool_version() { return BANKCHECK_VERSION; }
@@ -210,7 +219,7 @@ std::vector<std::string> incompleteness(const analysis::CheckReport& r) {
       for (std::size_t i = 0; i < shown; ++i)
         list += fmt::format("{}{}", i == 0 ? "" : i + 1 == ids.size() ? " and " : ", ", ids[i]);
       if (shown < ids.size()) list += fmt::format(", ... ({} in all)", ids.size());
-      out.push_back(fmt::format("kernel {}: launch{} {} {} not counted whole: {}", k.name,
+      out.push_back(fmt::format("kernel {}: launch{} {} {} not counted whole: {}", kernel_title(r, k),
                                 ids.size() == 1 ? "" : "es", list, ids.size() == 1 ? "is" : "are",
                                 reason));
     }
@@ -254,7 +263,7 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
       out += fmt::format("{} {} {}",
                          paint.locus(fmt::format("{}:{}:{}:", path_of(f.file), f.line, f.col)),
                          paint.severity(f.severity), f.message);
-      if (f.kind == FindingKind::BankConflict) out += fmt::format(" [{}]", k.name);
+      if (f.kind == FindingKind::BankConflict) out += fmt::format(" [{}]", kernel_title(r, k));
       out += '\n';
       out += quote(r, f.file, f.line, f.col, paint);
       if (options.quiet) continue;  // the finding and its line only
@@ -278,7 +287,7 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
     }
     if (options.quiet) continue;
     // Kernel summary and per-line table.
-    out += paint.locus(fmt::format("kernel {}:", k.name)) + configurations_text(k);
+    out += paint.locus(fmt::format("kernel {}:", kernel_title(r, k))) + configurations_text(k);
     out += fmt::format("; {} of {} CTA{} analysed\n", k.ctas_analysed, k.ctas_total,
                        k.ctas_total == 1 ? "" : "s");
     // Where the launch settings came from: one line per source.

@@ -198,8 +198,13 @@ std::string why_unpictured(const analysis::SiteStats& st) {
 }
 
 const std::string* source_line(const analysis::CheckReport& r, int file, int line) {
-  if (file != r.main_file || line <= 0 || static_cast<size_t>(line) > r.source_lines.size())
+  if (line <= 0) return nullptr;
+  if (file != r.main_file) {
+    for (const analysis::QuotedLine& q : r.quoted_lines)
+      if (q.file == file && q.line == line) return &q.text;
     return nullptr;
+  }
+  if (static_cast<size_t>(line) > r.source_lines.size()) return nullptr;
   return &r.source_lines[static_cast<size_t>(line) - 1];
 }
 

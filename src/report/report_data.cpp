@@ -30,6 +30,12 @@ BANKCHECK_FIELDS(ptx::SourcePos) {
   v("col", s.col);
 }
 
+BANKCHECK_FIELDS(analysis::QuotedLine) {
+  v("file", s.file);
+  v("line", s.line);
+  v("text", s.text);
+}
+
 BANKCHECK_FIELDS(model::Dim3) {
   v("x", s.x);
   v("y", s.y);
@@ -292,6 +298,7 @@ BANKCHECK_FIELDS(analysis::CheckReport) {
   v("files", s.files);
   v("main_file", s.main_file);
   v("source_lines", s.source_lines);
+  v("quoted_lines", s.quoted_lines);
   v.arch("arch", s.arch);
   v("level", s.level);
   v("level_reason", s.level_reason);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "bankcheck/driver/check.hpp"
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/diff.hpp"
 #include "bankcheck/report/fix_view.hpp"
@@ -34,6 +35,7 @@ analysis::CheckReport check_report(ModuleReport& m, const RunOptions& o, const m
     r.source_lines = analysis::split_source_lines(l->source_text);
   }
   for (auto& [first, k] : m.kernels) r.kernels.push_back(std::move(k));
+  driver::quote_other_files(r);
   r.unsupported = m.refused;
   r.not_run = m.not_run;
   return r;

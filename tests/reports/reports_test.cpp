@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -158,6 +159,47 @@ TEST_F(Reports, EveryAnalysedConfigurationIsNamed) {
   EXPECT_EQ(header(), "kernel " + k.name +
                           ": grid 4096x1x1, block 256x1x1, 1024 bytes of dynamic shared memory; "
                           "4112 of 4112 CTAs analysed");
+}
+
+// Overloads of one kernel name read apart in the text by their signatures; a name no other
+// kernel of the report has reads as it is.
+TEST_F(Reports, OverloadsAreNamedByTheirSignatures) {
+  NEED_REPORT();
+  bankcheck::analysis::CheckReport two = r;
+  two.kernels.push_back(two.kernels.at(0));
+  two.kernels[0].signature = "simple_kernel(int const*, int*, int)";
+  two.kernels[1].signature = "simple_kernel(int2 const*, int*, int)";
+  for (auto& k : two.kernels) k.name = "simple_kernel";
+  const std::string t = rep::render_check_text(two);
+  EXPECT_NE(t.find("kernel simple_kernel(int const*, int*, int): grid"), std::string::npos) << t;
+  EXPECT_NE(t.find("kernel simple_kernel(int2 const*, int*, int): grid"), std::string::npos) << t;
+  EXPECT_NE(t.find("[simple_kernel(int2 const*, int*, int)]"), std::string::npos) << t;
+  two.kernels.pop_back();
+  EXPECT_NE(rep::render_check_text(two).find("kernel simple_kernel: grid"), std::string::npos);
+}
+
+// A finding on a line of another file than the main one (a header's kernel, an inlined helper)
+// is quoted as one in the main file, from the file as it was when the report was made.
+TEST_F(Reports, FindingsInOtherFilesAreQuoted) {
+  NEED_REPORT();
+  bankcheck::analysis::CheckReport other = r;
+  const std::string header =
+      (std::filesystem::temp_directory_path() / "bankcheck_quoted_header.cuh").string();
+  std::ofstream(header) << "// a header\r\n  tile[threadIdx.x * 8] = v;  // the line\n";
+  other.files.push_back(header);
+  const int file = static_cast<int>(other.files.size()) - 1;
+  for (auto& k : other.kernels) {
+    for (auto& s : k.sites)
+      if (s.line == 38) s.file = file, s.line = 2;
+    for (auto& l : k.lines)
+      if (l.line == 38) l.file = file, l.line = 2;
+  }
+  drv::quote_other_files(other);
+  std::filesystem::remove(header);
+  ASSERT_EQ(other.quoted_lines.size(), 1u);
+  const std::string t = rep::render_check_text(other);
+  EXPECT_NE(t.find("bankcheck_quoted_header.cuh:2:"), std::string::npos) << t;
+  EXPECT_NE(t.find("    2 |   tile[threadIdx.x * 8] = v;  // the line\n"), std::string::npos) << t;
 }
 
 TEST(Gate, ParsesWhatItDocuments) {

@@ -233,11 +233,19 @@ struct ProcessInfo {
   std::vector<std::string> incomplete;
 };
 
+// A line of a file other than the main one that a site stands on (a header's), as the file
+// read when the report was made: quoted as the main file's lines are.
+struct QuotedLine {
+  int file = 0, line = 0;
+  std::string text;
+};
+
 struct CheckReport {
   std::string input;               // the .cu or .ptx given
   std::vector<std::string> files;  // index -> path (from the PTX .file table)
   int main_file = 0;
   std::vector<std::string> source_lines;  // the main file's lines, for quoting (may be empty)
+  std::vector<QuotedLine> quoted_lines;    // other files' lines the sites stand on
   const model::Arch* arch = &model::kDefaultArch;
   CountLevel level = CountLevel::Ptx;
   std::string level_reason;

@@ -97,4 +97,9 @@ struct CheckOptions {
 // The whole command. Throws DriverError (and the PTX layer's ParseError, DecodeError).
 analysis::CheckReport check(const CheckOptions& options);
 
+// The lines the report's sites stand on in files other than the main one (a header's), read
+// from those files where they can be (CheckReport::quoted_lines), so that a finding there is
+// quoted as one in the main file.
+void quote_other_files(analysis::CheckReport& r);
+
 }  // namespace bankcheck::driver

@@ -107,7 +107,8 @@ std::string shared_var_display_name(const std::string& ptx_name);
 int access_column(const analysis::CheckReport& r, const analysis::KernelReport& k,
                   const analysis::SiteReport& site);
 
-// The source line `line` (1-based) of the main file, or nullptr when it is not known.
+// The source line `line` (1-based) of `file`: the main file's, or another file's the report
+// quoted (CheckReport::quoted_lines); nullptr when it is not known.
 const std::string* source_line(const analysis::CheckReport& r, int file, int line);
 
 }  // namespace bankcheck::report
