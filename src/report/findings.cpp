@@ -272,12 +272,14 @@ std::string global_hint(const analysis::LineReport& l) {
   const auto& p = l.pattern;
   switch (p.kind) {
     case K::Consecutive:
+      // A buffer from cudaMalloc starts on 256 bytes: the offset is the index's (in[i + 1])
+      // or a pointer's moved from a buffer's start.
       return fmt::format(
           "the lanes {} consecutive {}-byte elements, but the first starts {} B past a 32-byte "
-          "boundary: "
-          "align the base pointer (cudaMalloc gives 256-byte alignment), or, for rows of a 2-D "
-          "array, make "
-          "the row pitch a multiple of 32 B (cudaMallocPitch gives one)",
+          "boundary: the index, or the pointer it adds to, is off a multiple of 32 B (in[i + 1], "
+          "a pointer into a buffer); start each warp's elements on a 32-byte boundary (cudaMalloc "
+          "aligns a buffer's start to 256 B), or, for rows of a 2-D array, make the row pitch a "
+          "multiple of 32 B (cudaMallocPitch gives one)",
           l.op == model::Op::Store ? "write" : "read", l.width, p.offset);
     case K::Strided: {
       const std::int64_t s = p.stride < 0 ? -p.stride : p.stride;

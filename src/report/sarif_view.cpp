@@ -57,8 +57,9 @@ const Rule kRules[] = {
      "Misaligned global access: consecutive elements from a base that is not 32-byte aligned.",
      "The lanes of a warp touch consecutive elements, but the first does not start on a "
      "32-byte sector boundary, so each request touches one sector more than it needs.",
-     "Align the base pointer (cudaMalloc gives 256-byte alignment) or, for the rows of a 2-D "
-     "array, make the row pitch a multiple of 128 bytes (cudaMallocPitch)."},
+     "Start each warp's elements on a 32-byte boundary: the index (in[i + 1]) or the pointer it "
+     "adds to is off a multiple of 32 bytes (cudaMalloc aligns a buffer's start to 256 bytes). "
+     "For the rows of a 2-D array, make the row pitch a multiple of 128 bytes (cudaMallocPitch)."},
     {kNoteRule, "EmulationNote", "note",
      "Something the emulator noticed that may make the counts differ from the GPU's.",
      "A barrier under divergence, a barrier that some warps exit before, or a shared access "
