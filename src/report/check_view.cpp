@@ -132,6 +132,12 @@ std::string configurations_text(const analysis::KernelReport& k) {
   return t + ")";
 }
 
+// A diagnostic's place, as compilers write it: FILE:LINE:COL:, or FILE: alone for an
+// instruction the line table gives no line (a header's code of line 0).
+std::string place(const std::string& path, int line, int col) {
+  return line > 0 ? fmt::format("{}:{}:{}:", path, line, col) : path + ":";
+}
+
 // How the text names a kernel: its name, or its whole signature where another kernel of the
 // report has the same name (overloads: `simple_kernel(int const*, int*, int)`).
 std::string kernel_title(const analysis::CheckReport& r, const analysis::KernelReport& k) {
@@ -261,7 +267,7 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
       if (f.kernel != ki || f.suppressed) continue;
       if (options.quiet && f.severity == Severity::Note) continue;
       out += fmt::format("{} {} {}",
-                         paint.locus(fmt::format("{}:{}:{}:", path_of(f.file), f.line, f.col)),
+                         paint.locus(place(path_of(f.file), f.line, f.col)),
                          paint.severity(f.severity), f.message);
       if (f.kind == FindingKind::BankConflict) out += fmt::format(" [{}]", kernel_title(r, k));
       out += '\n';
@@ -358,7 +364,7 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
     out += "  cost: shared wavefronts, or global 32-byte sectors\n\n";
     for (const auto& n : k.notes)
       out += fmt::format("{} {} {}\n",
-                         paint.locus(fmt::format("{}:{}:{}:", path_of(n.file), n.line, n.col)),
+                         paint.locus(place(path_of(n.file), n.line, n.col)),
                          paint.note(), n.message);
   }
   // Suppressed findings: counted and listed with their reasons, then the comments' problems.
@@ -380,7 +386,7 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
   for (const SuppressionNote& n : sup_notes) {
     if (options.quiet && n.severity == Severity::Note) continue;
     out += fmt::format("{} {} {}\n",
-                       paint.locus(fmt::format("{}:{}:{}:", path_of(n.file), n.line, n.col)),
+                       paint.locus(place(path_of(n.file), n.line, n.col)),
                        paint.severity(n.severity), n.message);
   }
   const std::string last = options.summary ? summary_line(r) + "\n" : "";

@@ -202,6 +202,22 @@ TEST_F(Reports, FindingsInOtherFilesAreQuoted) {
   EXPECT_NE(t.find("    2 |   tile[threadIdx.x * 8] = v;  // the line\n"), std::string::npos) << t;
 }
 
+// An instruction the line table gives no line (a header's code on line 0) is placed by its
+// file alone, not at a line 0.
+TEST_F(Reports, ALineZeroFindingIsPlacedByItsFile) {
+  NEED_REPORT();
+  bankcheck::analysis::CheckReport zero = r;
+  for (auto& k : zero.kernels) {
+    for (auto& s : k.sites)
+      if (s.line == 38) s.line = 0;
+    for (auto& l : k.lines)
+      if (l.line == 38) l.line = 0;
+  }
+  const std::string t = rep::render_check_text(zero);
+  EXPECT_NE(t.find("seed001.cu: error: 8-way bank conflict"), std::string::npos) << t;
+  EXPECT_EQ(t.find("seed001.cu:0:"), std::string::npos) << t;
+}
+
 TEST(Gate, ParsesWhatItDocuments) {
   EXPECT_EQ(rep::parse_gate("ways>1").metric, rep::Gate::Metric::Ways);
   EXPECT_EQ(rep::parse_gate(" ways > 4 ").limit, 4);
