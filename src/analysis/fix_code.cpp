@@ -159,14 +159,19 @@ void write_code(Suggestion& s, const ArrayFix& af, const ArrayRange& ar, const G
     std::string out = text;
     const auto& subs = use->subscripts;
     bool changed = false;
+    std::string first;  // the line's first subscript rewritten (the loop goes right to left)
     for (auto it = subs.rbegin(); it != subs.rend(); ++it) {
       const std::string repl = rewrite(r, g, af, *it);
       if (repl.empty()) continue;
       if (s.subscript.empty()) s.subscript = repl;
+      first = repl;
       out.replace(it->begin, it->end - it->begin, repl);
       changed = true;
     }
-    if (changed) s.edits.push_back({line, text, out});
+    if (changed) {
+      s.edits.push_back({line, text, out});
+      s.line_subscripts.push_back({line, first});
+    }
   }
 }
 

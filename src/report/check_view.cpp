@@ -69,8 +69,12 @@ std::string fix_lines(const analysis::CheckReport& r, const Finding& f,
             af.name, base);
       if (af.suggestions.empty() || !af.geometry) continue;
       const analysis::Suggestion& best = af.suggestions.front();
+      // The rewrite of the finding's own line where the fix rewrites it, not another line's.
+      analysis::Suggestion shown = best;
+      for (const auto& [line, subscript] : best.line_subscripts)
+        if (line == f.line && f.file == r.main_file) shown.subscript = subscript;
       std::string out = fmt::format("  fix: {} ('{}': {} -> {} wavefronts); {}\n",
-                                    suggestion_change(af, best), af.name, best.wavefronts_before,
+                                    suggestion_change(af, shown), af.name, best.wavefronts_before,
                                     best.wavefronts_after, command(best.applicable));
       // The best of those --apply can write, when the best is not one.
       const auto written = std::find_if(af.suggestions.begin(), af.suggestions.end(),

@@ -392,6 +392,7 @@ BANKCHECK_FIELDS(analysis::Suggestion) {
   v("remap", s.remap);
   v("declaration", s.declaration);
   v("subscript", s.subscript);
+  v("line_subscripts", s.line_subscripts);
   v("edits", s.edits);
   v("wavefronts_before", s.wavefronts_before);
   v("wavefronts_after", s.wavefronts_after);

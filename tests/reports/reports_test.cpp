@@ -218,6 +218,19 @@ TEST_F(Reports, ALineZeroFindingIsPlacedByItsFile) {
   EXPECT_EQ(t.find("seed001.cu:0:"), std::string::npos) << t;
 }
 
+// A finding's fix line shows the rewrite of the finding's own line: seed001's conflicting load
+// (line 38), not the store that stages the array first (line 32).
+TEST_F(Reports, AFixLineRewritesTheFindingsOwnLine) {
+  if (!seed001_fix()) GTEST_SKIP() << "nvcc not found";
+  const bankcheck::analysis::FixReport& fr = *seed001_fix();
+  const std::string t = rep::render_check_text(fr.check, {}, &fr);
+  const auto fix = t.find("  fix: ");
+  ASSERT_NE(fix, std::string::npos) << t;
+  const std::string line = t.substr(fix, t.find('\n', fix) - fix);
+  EXPECT_NE(line.find("shared_data[conflict_idx"), std::string::npos) << line;
+  EXPECT_EQ(line.find("shared_data[tid"), std::string::npos) << line;
+}
+
 TEST(Gate, ParsesWhatItDocuments) {
   EXPECT_EQ(rep::parse_gate("ways>1").metric, rep::Gate::Metric::Ways);
   EXPECT_EQ(rep::parse_gate(" ways > 4 ").limit, 4);

@@ -89,6 +89,8 @@ struct Suggestion {
   Remap remap;              // its words (change, formula) are the views': report/fix_wording.hpp
   std::string declaration;  // the new declaration line, when the declaration changes
   std::string subscript;    // the first rewritten subscript, when subscripts change
+  // Each rewritten line's first rewritten subscript (a finding's own line shows its own).
+  std::vector<std::pair<int, std::string>> line_subscripts;
   std::vector<CodeEdit> edits;  // source lines rewritten (index expressions)
   std::uint64_t wavefronts_before = 0, wavefronts_after = 0, ideal_wavefronts = 0;
   // Shared requests as SASS issues them (an LDS.128 ptxas can no longer issue is 4 x LDS).
