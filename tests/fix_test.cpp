@@ -625,6 +625,40 @@ TEST(FixSource, UnsizedDeclarationsAreNoSubscripts) {
   EXPECT_EQ(subscripted, (std::vector<std::pair<std::string, int>>{{"sdata", 8}, {"more", 8}}));
 }
 
+// A declaration wrapped over lines (as clang-format leaves a long one; NVIDIA's
+// convolutionSeparable): its dimensions are read across the lines, one line each; the padding
+// of a last dimension broken over two lines is described, never written into one line.
+TEST(FixSource, WrappedDeclarations) {
+  const std::vector<std::string> src = {
+      "#define RX 16",
+      "__global__ void k(float* out) {",
+      "  __shared__ float",
+      "      s_Data[4][(8 + 2 * 1) *",
+      "                RX];",
+      "  __shared__ float t[32]",
+      "                   [33], u[8];",
+      "  out[0] = s_Data[threadIdx.y][threadIdx.x] + t[0][threadIdx.x] + u[1];",
+      "}",
+  };
+  const auto src_of = drv::read_shared_source(src, "k");
+  ASSERT_EQ(src_of.declarations.size(), 3u);
+  const auto& d = src_of.declarations[0];
+  EXPECT_EQ(d.name, "s_Data");
+  EXPECT_EQ(d.line, 4);
+  EXPECT_EQ(d.dims, (std::vector<std::string>{"4", "(8 + 2 * 1) * RX"}));
+  EXPECT_EQ(d.dim_values, (std::vector<long long>{4, 160}));
+  EXPECT_FALSE(d.last_dim_on_line);
+  const auto& t = src_of.declarations[1];
+  EXPECT_EQ(t.name, "t");
+  EXPECT_EQ(t.dim_values, (std::vector<long long>{32, 33}));
+  EXPECT_FALSE(t.last_dim_on_line);
+  const auto& u = src_of.declarations[2];
+  EXPECT_EQ(u.name, "u");
+  EXPECT_EQ(u.line, 7);
+  EXPECT_TRUE(u.last_dim_on_line);
+  EXPECT_EQ(u.text.substr(u.last_dim_begin, u.last_dim_end - u.last_dim_begin), "8");
+}
+
 // Names in a kernel's dimensions mean the kernel's own constants first (two kernels each
 // with their own `constexpr int BM`), and a template kernel's parameters are bound to the
 // arguments of the instantiation checked; type parameters and defaults are skipped over.

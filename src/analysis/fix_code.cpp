@@ -126,7 +126,8 @@ void write_code(Suggestion& s, const ArrayFix& af, const ArrayRange& ar, const G
     s.subscript = member;
     return;
   }
-  if (r.kind == FixKind::Pad && af.decl && g.source == Geometry::Source::Declaration) {
+  if (r.kind == FixKind::Pad && af.decl && g.source == Geometry::Source::Declaration &&
+      af.decl->last_dim_on_line) {
     std::string t = af.decl->text;
     const std::string last =
         t.substr(af.decl->last_dim_begin, af.decl->last_dim_end - af.decl->last_dim_begin);
@@ -137,7 +138,7 @@ void write_code(Suggestion& s, const ArrayFix& af, const ArrayRange& ar, const G
     // them misaligned (the GPU faults): --apply writes only what is complete.
     s.applicable = r.split == 0;
   } else if (r.kind == FixKind::Pad && af.decl && af.decl->dims.size() == 1 && !af.is_extern &&
-             af.decl->dim_values[0] > 0) {
+             af.decl->dim_values[0] > 0 && af.decl->last_dim_on_line) {
     std::string t = af.decl->text;
     const std::string last =
         t.substr(af.decl->last_dim_begin, af.decl->last_dim_end - af.decl->last_dim_begin);

@@ -279,22 +279,30 @@ class KernelReader {
     const std::size_t sh = src_.find(i, "__shared__");
     if (sh == kNone) return;
     if (members(sh, out)) return;
-    for (std::size_t at = sh + 1; at < src_.end(i); ++at) {
+    // The statement, to its `;`, over the next lines where it is wrapped (`__shared__ float` on
+    // one line, `tile[A][B * C];` on the next, a dimension broken in two).
+    const std::size_t stmt = statement_end(i, sh);
+    for (std::size_t at = sh + 1; at < stmt; ++at) {
       const Token& name = src_.tok(at);
-      if (!name.ident() || src_.find(i, name.text, sh + 1) != at) continue;
-      std::size_t limit = src_.find(i, ";", at);
-      if (limit == kNone) limit = src_.end(i);
-      const Subscripted s = src_.subscripts(at, limit);
+      if (!name.ident() || first_of(name.text, sh + 1, stmt) != at) continue;
+      const Subscripted s = src_.subscripts(at, stmt);
       if (s.index.empty()) continue;
-      const auto groups = src_.brackets(at, limit);
+      const auto groups = src_.brackets(at, stmt);
+      const std::size_t line = src_.line_of(at);
       SharedDecl d;
-      d.line = static_cast<int>(i) + 1;
-      d.text = src_.line(i);
+      d.line = static_cast<int>(line) + 1;
+      d.text = src_.line(line);
       d.name = name.text;
       d.type = type_between(sh, at);
       d.dims = s.index;
-      d.last_dim_begin = src_.column(groups.back().first) + 1;
-      d.last_dim_end = src_.column(groups.back().second);
+      for (std::string& dim : d.dims) dim = one_line(dim);
+      // A padding is written into the last dimension where it stands on the name's line.
+      d.last_dim_on_line = src_.line_of(groups.back().first) == line &&
+                           src_.line_of(groups.back().second) == line;
+      if (d.last_dim_on_line) {
+        d.last_dim_begin = src_.column(groups.back().first) + 1;
+        d.last_dim_end = src_.column(groups.back().second);
+      }
       const bool in_kernel = i >= start_ && i < stop_;
       const Scope& scope = in_kernel ? kernel_scope_ : helper_scope(i);
       for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -312,6 +320,38 @@ class KernelReader {
       }
       out.push_back(std::move(d));
     }
+  }
+
+  // The token that ends the statement `__shared__` (token `sh`, on line `i`) begins: its `;`
+  // on this line or one of the next 16 (a wrapped declaration), else the end of line i.
+  std::size_t statement_end(std::size_t i, std::size_t sh) const {
+    for (std::size_t j = sh + 1; j < src_.size() && src_.line_of(j) <= i + 16; ++j) {
+      if (src_.tok(j).is(";")) return j;
+      if (src_.tok(j).is("{") || src_.tok(j).is("}")) break;
+    }
+    const std::size_t semi = src_.find(i, ";", sh);
+    return semi == kNone ? src_.end(i) : semi;
+  }
+
+  // The first token `text` in [from, to), or kNone.
+  std::size_t first_of(std::string_view text, std::size_t from, std::size_t to) const {
+    for (std::size_t j = from; j < to; ++j)
+      if (src_.tok(j).is(text)) return j;
+    return kNone;
+  }
+
+  // A dimension written over several lines as one: each run of blanks and line breaks one blank.
+  static std::string one_line(const std::string& dim) {
+    if (dim.find('\n') == std::string::npos) return dim;
+    std::string out;
+    for (const char c : dim) {
+      const bool blank = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+      if (!blank)
+        out += c;
+      else if (!out.empty() && out.back() != ' ')
+        out += ' ';
+    }
+    return out;
   }
 
   void set_kernel_end(SharedDecl& d) const {

@@ -338,6 +338,7 @@ BANKCHECK_FIELDS(analysis::SharedDecl) {
   v("dims", s.dims);
   v("dim_values", s.dim_values);
   v("last_dim_begin", s.last_dim_begin);
+  v("last_dim_on_line", s.last_dim_on_line);
   v("last_dim_end", s.last_dim_end);
   v("kernel_end", s.kernel_end);
   v("record", s.record);

@@ -27,6 +27,9 @@ struct SharedDecl {
   std::vector<std::string> dims;                     // bracket texts: {"BS", "BS + 1"}
   std::vector<long long> dim_values;                 // evaluated, -1 where not evaluable
   std::size_t last_dim_begin = 0, last_dim_end = 0;  // the last bracket's text in `text`
+  // Whether the last dimension stands on `line` (a declaration wrapped over lines may break
+  // it): only then is a padding of it written into `text`.
+  bool last_dim_on_line = true;
   // The lines after the declaration up to this one (1-based, excluded: the next line with a
   // __global__, or one past the last line) are its kernel's.
   int kernel_end = 0;
