@@ -515,6 +515,49 @@ TEST(SassCubin, ExamplesMatchListingsAndPtxasRegisterCounts) {
   EXPECT_GE(compared, 6);
 }
 
+// Every form ptxas gives a global atomic is a memory instruction at the atomic's PTX line:
+// REDG, ATOMG (its old value read, an exchange), ATOMG's compare-and-swap, a float
+// reduction; so that the emulator places the atomic's requests on the lines Nsight Compute
+// lists (NVIDIA's simpleAtomicIntrinsics and threadFenceReduction).
+TEST(SassCubin, GlobalAtomicsAreMemoryInstructionsAtTheirPtxLines) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not found";
+  fs::path dir = fs::temp_directory_path() / ("sass_atomics_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "k.cu") << R"(
+__global__ void t(int* g, int* out) {
+  const unsigned int tid = blockDim.x * blockIdx.x + threadIdx.x;
+  atomicCAS(&g[7], tid - 1, tid);
+  out[tid] = atomicInc((unsigned int*)&g[5], 17);
+  atomicSub(&g[1], 10);
+  atomicCAS((unsigned long long*)(g + 8), 1ull, (unsigned long long)tid);
+  out[tid + 128] = atomicExch(&g[2], tid);
+  atomicExch(&g[3], tid);
+  atomicAdd((float*)&g[4], 1.0f);
+  atomicMax(&g[6], (int)tid);
+})";
+  const std::string ptx = (dir / "k.ptx").string(), cubin = (dir / "k.cubin").string();
+  const std::string cmd = "nvcc -arch=sm_90 -lineinfo --ptx " + (dir / "k.cu").string() +
+                          " -o " + ptx + " && nvcc -arch=sm_90 -cubin -lineinfo " + ptx + " -o " +
+                          cubin + " > /dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  auto m = read_module(bytes_of(cubin), kHopper);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m.value().kernels.size(), 1u);
+  std::istringstream in(slurp(ptx));
+  int atomics = 0;
+  std::uint32_t n = 0;
+  for (std::string l; std::getline(in, l);) {
+    ++n;
+    if (l.find("atom.global") == std::string::npos && l.find("red.global") == std::string::npos)
+      continue;
+    ++atomics;
+    EXPECT_FALSE(memory_instructions_at(m.value().kernels[0], n).empty())
+        << "PTX line " << n << ": " << l;
+  }
+  EXPECT_EQ(atomics, 8);
+  fs::remove_all(dir);
+}
+
 // Hostile input: every truncation and thousands of bit flips of a real cubin either
 // parse or give an error with a message; none crashes (run under the sanitizer build too).
 // The cubin's .debug_line rows per instruction, where Nsight Compute lists it: the H100

@@ -108,6 +108,12 @@ constexpr OpName kOpcodes[] = {
     {0x18c, "ATOMS"},
     {0x18d, "ATOMS"},
     {0x18e, "REDG"},
+    // Global atomics whose old value is read, exchanges and compare-and-swaps (ATOMG, ATOMG.CAS)
+    // and float reductions (RED.E.ADD.F32): ptxas 13.0's forms of atom.global (atomics
+    // corpus of NVIDIA's samples: simpleAtomicIntrinsics, threadFenceReduction).
+    {0x1a6, "REDG"},
+    {0x1a8, "ATOMG"},
+    {0x1a9, "ATOMG"},
     {0x1a1, "MATCH"},
     {0x1ae, "LDGSTS"},
     {0x1af, "LDGDEPBAR"},
