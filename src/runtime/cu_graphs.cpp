@@ -96,6 +96,7 @@ std::vector<void*>& query_pointers(const Node* n) {
 CUresult add_memory_node(Driver& d, Node& n, std::size_t bytes) {
   void* p = nullptr;
   if (const CUresult e = allocate(d, &p, bytes, AllocationKind::Device)) return e;
+  d.allocations[reinterpret_cast<std::uintptr_t>(p)].graph = true;
   n.memory = reinterpret_cast<CUdeviceptr>(p);
   n.memory_bytes = bytes;
   return CUDA_SUCCESS;

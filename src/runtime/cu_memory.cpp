@@ -36,6 +36,7 @@ CUresult alloc_async(Driver& d, CUdeviceptr* dptr, std::size_t bytes, CUmemoryPo
   mp->used_high = std::max(mp->used_high, d.device_bytes_in_use);
   mp->reserved_high = std::max(mp->reserved_high, d.device_bytes_in_use);
   if (capture_of(d, stream)) {
+    d.allocations[static_cast<std::uintptr_t>(*dptr)].graph = true;
     Node n;
     n.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
     n.memory = *dptr;

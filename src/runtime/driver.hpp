@@ -122,6 +122,10 @@ struct Allocation {
   bool mapped = false;          // released with munmap (large), else free()
   bool owned = true;            // false for registered program memory and variable storage
   CUmemoryPool pool = nullptr;  // the pool of a stream-ordered allocation
+  // Made by a graph's allocation node: its address is the graph's for the program's life.
+  // Freed (by the graph's free node, or outside the graph), its storage stays reserved
+  // (Driver::graph_reserved) and the node's next run allocates it again at that address.
+  bool graph = false;
 };
 
 struct Capture;  // graphs.hpp
@@ -215,6 +219,8 @@ class Driver {
   std::set<MemoryPool*> pools;       // created ones
   MemoryPool* pool(CUmemoryPool p);  // the default pool for its handle too; null when unknown
 
+  // Graph memory freed since its allocation node last ran, by start address (Allocation::graph).
+  std::map<std::uintptr_t, Allocation> graph_reserved;
   std::set<Graph*> graphs;
   std::set<GraphExec*> graph_execs;
 

@@ -76,7 +76,16 @@ CUresult run_node(Driver& d, Node& n, CUstream stream) {
       for (Node* c : n.child->order())
         if (const CUresult e = run_node(d, *c, stream)) return e;
       return CUDA_SUCCESS;
-    default:  // empty, event wait, memory allocation and free: nothing to do in order
+    // Graph memory: made when the node was, at the address every launch uses; allocated again
+    // when it was freed since (inside the graph or out), freed by the free node.
+    case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+      return reallocate_graph_memory(d, n.memory);
+    case CU_GRAPH_NODE_TYPE_MEM_FREE:
+      if (const auto it = d.allocations.find(static_cast<std::uintptr_t>(n.memory));
+          it != d.allocations.end() && it->second.graph)
+        return release(d, reinterpret_cast<const void*>(n.memory), kind_bit(it->second.kind));
+      return CUDA_SUCCESS;
+    default:  // empty, event wait: nothing to do in order
       return CUDA_SUCCESS;
   }
 }

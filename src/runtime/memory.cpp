@@ -109,7 +109,24 @@ CUresult release(Driver& d, const void* p, unsigned kinds) {
   if (Executor* ex = d.executor()) ex->memory_freed(q);
   d.allocations.erase(it);
   if (counts_as_device(a.kind)) d.device_bytes_in_use -= a.bytes;
-  if (a.owned) give_back(q, a);
+  if (a.graph)
+    d.graph_reserved[reinterpret_cast<std::uintptr_t>(p)] = a;
+  else if (a.owned)
+    give_back(q, a);
+  return CUDA_SUCCESS;
+}
+
+CUresult reallocate_graph_memory(Driver& d, CUdeviceptr p) {
+  const auto it = d.graph_reserved.find(static_cast<std::uintptr_t>(p));
+  if (it == d.graph_reserved.end()) return CUDA_SUCCESS;
+  const Allocation a = it->second;
+  if (counts_as_device(a.kind) && a.bytes > d.device.board.global_bytes - d.device_bytes_in_use)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  d.graph_reserved.erase(it);
+  d.allocations[static_cast<std::uintptr_t>(p)] = a;
+  if (counts_as_device(a.kind)) d.device_bytes_in_use += a.bytes;
+  if (Executor* ex = d.executor())
+    ex->memory_allocated(reinterpret_cast<void*>(p), a.bytes, memory_kind(a.kind));
   return CUDA_SUCCESS;
 }
 
@@ -124,6 +141,8 @@ void release_all_memory(Driver& d) {
     if (it->second.owned) give_back(p, it->second);
     it = d.allocations.erase(it);
   }
+  for (const auto& [p, a] : d.graph_reserved) give_back(reinterpret_cast<void*>(p), a);
+  d.graph_reserved.clear();
   d.device_bytes_in_use = 0;
 }
 

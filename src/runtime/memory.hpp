@@ -24,6 +24,9 @@ CUresult allocate(Driver& d, void** out, std::size_t bytes, AllocationKind kind,
 // Frees the allocation starting at `p` when its kind is one of `kinds` (a bit per
 // AllocationKind); CUDA_ERROR_INVALID_VALUE otherwise.
 CUresult release(Driver& d, const void* p, unsigned kinds);
+// Graph memory (Allocation::graph) that was freed: allocated again at its own address, as
+// the allocation node that made it runs again (nothing to do while it is live).
+CUresult reallocate_graph_memory(Driver& d, CUdeviceptr p);
 // The primary context's reset: every allocation freed, every registration undone (module
 // variables stay).
 void release_all_memory(Driver& d);

@@ -1,8 +1,10 @@
 // CUDA graphs as programs build them: a stream capture that forks into a second stream and
 // joins it again through events (copies, fills, kernels and a host function), instantiated
 // once and launched three times with new input; and a graph built node by node, one of its
-// kernel nodes changed in the executable graph. Every result checked against the host's.
-// Prints "graphs: ok".
+// kernel nodes changed in the executable graph; and graph memory: an allocation node whose
+// memory the program frees outside the graph between launches, and a captured allocation
+// freed inside its graph, each launched again at the same address. Every result checked
+// against the host's. Prints "graphs: ok".
 #include <cstdio>
 #include <vector>
 
@@ -136,6 +138,67 @@ int main() {
     std::fprintf(stderr, "FAIL: the updated graph left %g\n", result[7]);
     ++failures;
   }
+
+  // Graph memory freed outside the graph (NVIDIA's graphMemoryNodes): the allocation node
+  // keeps its address, and each launch allocates it again before the kernel writes it.
+  cudaGraph_t with_alloc;
+  CHECK(cudaGraphCreate(&with_alloc, 0));
+  cudaMemAllocNodeParams ap = {};
+  ap.poolProps.allocType = cudaMemAllocationTypePinned;
+  ap.poolProps.location.type = cudaMemLocationTypeDevice;
+  ap.poolProps.location.id = 0;
+  ap.bytesize = n * sizeof(float);
+  cudaGraphNode_t alloc_node, write_node;
+  CHECK(cudaGraphAddMemAllocNode(&alloc_node, with_alloc, nullptr, 0, &ap));
+  float* graph_out = static_cast<float*>(ap.dptr);
+  const std::vector<float> twos(n, 2.0f);
+  CHECK(cudaMemcpy(in, twos.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  void* alloc_args[] = {&in, &graph_out, &count};
+  kp.func = reinterpret_cast<void*>(square);
+  kp.kernelParams = alloc_args;
+  CHECK(cudaGraphAddKernelNode(&write_node, with_alloc, &alloc_node, 1, &kp));
+  cudaGraphExec_t alloc_exec;
+  CHECK(cudaGraphInstantiate(&alloc_exec, with_alloc, 0));
+  for (int round = 0; round < 2; ++round) {
+    CHECK(cudaGraphLaunch(alloc_exec, 0));
+    CHECK(cudaMemcpy(result.data(), graph_out, n * sizeof(float), cudaMemcpyDeviceToHost));
+    if (result[0] != 4.0f || result[n - 1] != 4.0f) {
+      std::fprintf(stderr, "FAIL: graph memory, round %d, left %g\n", round, result[n - 1]);
+      ++failures;
+    }
+    CHECK(cudaFree(graph_out));  // outside the graph; the next launch allocates it again
+  }
+  CHECK(cudaGraphExecDestroy(alloc_exec));
+  CHECK(cudaGraphDestroy(with_alloc));
+
+  // Captured: allocate, fill, add, copy out, free; launched twice at the same address.
+  cudaStream_t s;
+  CHECK(cudaStreamCreate(&s));
+  float* scratch = nullptr;
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CHECK(cudaMallocAsync(&scratch, n * sizeof(float), s));
+  CHECK(cudaMemsetAsync(scratch, 0, n * sizeof(float), s));
+  offset<<<n / 128, 128, 0, s>>>(scratch, 2.0f, n);
+  CHECK(cudaMemcpyAsync(out, scratch, n * sizeof(float), cudaMemcpyDeviceToDevice, s));
+  CHECK(cudaFreeAsync(scratch, s));
+  cudaGraph_t scratch_graph;
+  CHECK(cudaStreamEndCapture(s, &scratch_graph));
+  cudaGraphExec_t scratch_exec;
+  CHECK(cudaGraphInstantiate(&scratch_exec, scratch_graph, 0));
+  for (int round = 0; round < 2; ++round) {
+    CHECK(cudaMemset(out, 0, n * sizeof(float)));
+    CHECK(cudaGraphLaunch(scratch_exec, s));
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaMemcpy(result.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost));
+    if (result[0] != 2.0f || result[n - 1] != 2.0f) {
+      std::fprintf(stderr, "FAIL: captured graph memory, round %d, left %g\n", round,
+                   result[0]);
+      ++failures;
+    }
+  }
+  CHECK(cudaGraphExecDestroy(scratch_exec));
+  CHECK(cudaGraphDestroy(scratch_graph));
+  CHECK(cudaStreamDestroy(s));
 
   CHECK(cudaGraphExecDestroy(built_exec));
   CHECK(cudaGraphDestroy(built));
