@@ -56,6 +56,10 @@ constexpr Uuid kToolsContext = {{0x21, 0x31, 0x8c, 0x60, 0x97, 0x14, 0x32, 0x48,
 // usual start without it.
 constexpr Uuid kRuntimeProbe = {{0xf8, 0xcf, 0xf9, 0x51, 0x21, 0x46, 0x8b, 0x4e, 0xb9, 0xe2, 0xfb,
                                  0x46, 0x9e, 0x7c, 0x0d, 0xd9}};
+// {da9151d3-3ae6-cc41-a5c0-4f26d533e328}: NVRTC (13.0) asks for it as it compiles, and
+// compiles the same without it (PTX and cubins alike).
+constexpr Uuid kNvrtcProbe = {{0xda, 0x91, 0x51, 0xd3, 0x3a, 0xe6, 0xcc, 0x41, 0xa5, 0xc0, 0x4f,
+                               0x26, 0xd5, 0x33, 0xe3, 0x28}};
 // {d4082055-bde6-704b-8d34-ba123c66e1f2}: the integrity check (integrity.hpp).
 constexpr Uuid kIntegrity = {{0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba,
                               0x12, 0x3c, 0x66, 0xe1, 0xf2}};
@@ -370,9 +374,9 @@ CUresult export_table(const void** table, const CUuuid* id, const void* caller) 
   // Any other (f8cff951-2146-8b4e-b9e2-fb469e7c0dd9 among them, whose presence makes the
   // runtime skip its usual start): not found, as for a driver without it. A library that
   // needs one fails in its own words (cuFFT's plans: CUFFT_INTERNAL_ERROR), so the table
-  // and the library are named.
+  // and the library are named; not the ones whose callers go on as well without them.
   if (*table) return CUDA_SUCCESS;
-  if (!(kRuntimeProbe == *id)) {
+  if (!(kRuntimeProbe == *id) && !(kNvrtcProbe == *id)) {
     std::string hex;
     for (const unsigned char b : id->bytes) hex += fmt::format("{:02x}", b);
     const CodeOwner who = owner_of(caller);
