@@ -168,8 +168,8 @@ int run(const Request& req) {
                    cmd[0].c_str());
     else
       std::fprintf(stderr,
-                   "bankcheck: %s made no call that reached bankcheck's CUDA driver (no kernel "
-                   "ran under bankcheck, so there is no report)\n",
+                   "bankcheck: %s neither launched a kernel nor allocated device memory "
+                   "through bankcheck's CUDA driver, so there is no report\n",
                    cmd[0].c_str());
     return code == 0 ? 2 : code;
   }
