@@ -130,7 +130,16 @@ void ProgramSide::write(PartState state, int status, SnapshotFrom from) {
   part.state = state;
   part.status = status;
   const auto began = std::chrono::steady_clock::now();
-  if (snapshot_(part, from)) {
+  const bool taken = snapshot_(part, from);
+  if (!taken && from == SnapshotFrom::Ending && !wrote_) {
+    // Ending inside the process's first analysed launch, whose state the executor holds: a
+    // part without reports, so that the job still has the process, its end, and (from the
+    // journal) the launch it was in. A part already written keeps its reports.
+    part.reports.clear();
+    part.failures.clear();
+    if (files_->write(part)) wrote_ = true;
+  }
+  if (taken) {
     // A descendant that never launched a kernel leaves no part (the program always does).
     const bool anything = root_ || part.launches || !part.reports.empty() || !part.failures.empty();
     if (anything && files_->write(part)) {

@@ -17,6 +17,8 @@
 //   reset       launches, cudaDeviceReset, launches again
 //   graph       captures launches into a graph and launches it twice
 //   coop        a cooperative launch
+//   long        prints its pid and "launching" (flushed), then its first launch runs for minutes
+//               (a test kills it during that launch)
 #include <unistd.h>
 
 #include <cstdio>
@@ -43,6 +45,12 @@ __global__ void row(float* out, int n) {
 
 __global__ void overrun(float* out) { out[threadIdx.x * (1 << 22)] = 1.0f; }
 
+__global__ void spin(float* out, int rounds) {
+  float x = static_cast<float>(threadIdx.x);
+  for (int i = 0; i < rounds; ++i) x = x * 0.999f + 1.0f;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = x;
+}
+
 void ready() {
   std::printf("ready\n");
   std::fflush(stdout);
@@ -54,6 +62,14 @@ int main(int argc, char** argv) {
   float* out = nullptr;
   cudaMalloc(&out, n * sizeof(float));
   const dim3 block(32, 32);
+  if (!std::strcmp(mode, "long")) {
+    std::printf("pid %d\nlaunching\n", static_cast<int>(getpid()));
+    std::fflush(stdout);
+    spin<<<n / 32, 32>>>(out, 1 << 24);
+    cudaDeviceSynchronize();
+    ready();
+    return 0;
+  }
   if (!std::strcmp(mode, "streams") || !std::strcmp(mode, "nosync")) {
     cudaStream_t s[3];
     for (auto& x : s) cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking);

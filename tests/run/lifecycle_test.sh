@@ -9,6 +9,8 @@
 #   sigterm_forwarded  bankcheck gets SIGTERM: the program gets it and dies of it; bankcheck
 #                      exits 143 with the report
 #   sigint_sighup_forwarded  the same with SIGINT (130) and SIGHUP (129)
+#   sigterm_in_first_launch  bankcheck gets SIGTERM while the program's first launch runs:
+#                      the report is written all the same, naming the launch it was in
 #   bankcheck_killed   bankcheck is killed (SIGKILL) while a program, its child and grandchild
 #                      run: none of them is left
 #   ranks              a launcher and two workers (RANK=1, 2): one report, a section each
@@ -87,6 +89,19 @@ case $case in
     [ "$status" = 143 ] || fail "exit code $status, expected 143"
     json "not r['complete'] and r['files'][0]['process']['signal'] == 15"
     json "[k['name'] for k in kernels] == ['column', 'row']"
+    ;;
+  sigterm_in_first_launch)
+    start "$bin/endings" long
+    wait_for "$work/out" '^launching' || { show; exit 1; }
+    sleep 1
+    kill -TERM "$bg"
+    finish
+    [ "$status" = 143 ] || fail "exit code $status, expected 143"
+    [ -f "$work/r.json" ] || { fail "no report"; show; exit 1; }
+    json "not r['complete'] and r['files'][0]['process']['signal'] == 15"
+    json "'killed by SIGTERM' in r['files'][0]['incomplete'][0]"
+    json "any(s.startswith('kernel spin') for s in r['files'][0]['incomplete'])"
+    grep -q "no kernel had been analysed" "$work/err" && fail "standard error says no kernel had been analysed"
     ;;
   sigint_sighup_forwarded)
     # Job control on: bankcheck runs as a terminal's shell would run it (a background job of a
