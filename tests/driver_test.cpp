@@ -446,6 +446,13 @@ TEST(KernelNames, Demangle) {
             "(anonymous namespace)::anon(int*)");
   EXPECT_EQ(bc::demangle("_Z2fpIXadL_Z1fiEEEvPi"), "void fp<&(f(int))>(int*)");
   EXPECT_EQ(bc::demangle("_Z2vkIfEv3VecIT_Li4EEPS1_"), "void vk<float>(Vec<float, 4>, float*)");
+  // A static kernel under -rdc=true: nvcc's per-file prefix, then the mangled name.
+  EXPECT_EQ(bc::demangle("__nv_static_25__cac1ee34_8_clock_cu_main__Z14timedReductionPKfPfPl"),
+            "timedReduction(float const*, float*, long*)");
+  EXPECT_EQ(bc::demangle("__nv_static_41__44e16ebe_19_simpleAttributes_cu_f352f5dd__"
+                         "Z20kernCacheSegmentTestPiiS_ii"),
+            "kernCacheSegmentTest(int*, int, int*, int, int)");
+  EXPECT_EQ(bc::demangle("__nv_static_8__abc_plain"), "__nv_static_8__abc_plain");
   // Not mangled (or not valid): unchanged. A bare "i" is not read as the type int.
   EXPECT_EQ(bc::demangle("i"), "i");
   EXPECT_EQ(bc::demangle("_Zgarbage"), "_Zgarbage");
@@ -485,6 +492,10 @@ TEST(KernelNames, Matching) {
     EXPECT_TRUE(bc::kernel_matches(tile, w)) << w;
   EXPECT_FALSE(bc::kernel_matches(tile, "tile<32>"));
 
+  const std::string statik = "__nv_static_25__cac1ee34_8_clock_cu_main__Z14timedReductionPKfPfPl";
+  for (const char* w : {"timedReduction", "timedReduction(float const*, float*, long*)",
+                        "__nv_static_25__cac1ee34_8_clock_cu_main__Z14timedReductionPKfPfPl"})
+    EXPECT_TRUE(bc::kernel_matches(statik, w)) << w;
   EXPECT_TRUE(bc::kernel_matches("_ZN2ns5inner4deepEPd", "deep"));
   EXPECT_TRUE(bc::kernel_matches("_ZN2ns5inner4deepEPd", "ns::inner::deep"));
   EXPECT_FALSE(bc::kernel_matches("_ZN2ns5inner4deepEPd", "inner::deep"));  // not a suffix match

@@ -172,11 +172,16 @@ std::optional<std::int64_t> template_argument_value(std::string_view arg) {
 }
 
 std::string demangle(const std::string& name) {
+  // nvcc's prefix of a kernel with internal linkage under -rdc=true (the translation unit's
+  // count, hash and file name), before the mangled name: "__nv_static_..._cu_<id>__Z...".
+  std::string mangled = name;
+  if (name.starts_with("__nv_static_"))
+    if (const auto z = name.find("__Z", 12); z != std::string::npos) mangled = name.substr(z + 1);
   // Only _Z names: __cxa_demangle also reads bare type encodings ("i" -> "int").
-  if (!name.starts_with("_Z")) return name;
+  if (!mangled.starts_with("_Z")) return name;
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> out(
-      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
   if (status != 0 || out == nullptr) return name;
   return out.get();
 }

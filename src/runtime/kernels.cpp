@@ -1,11 +1,9 @@
 // The launch rules and occupancy of a kernel (kernels.hpp).
 #include "kernels.hpp"
 
-#include <cxxabi.h>
-
 #include <algorithm>
-#include <cstdlib>
-#include <memory>
+
+#include "bankcheck/driver/kernel_names.hpp"
 
 namespace bankcheck::runtime {
 
@@ -85,11 +83,6 @@ CUresult check_launch(const Driver& d, const Function& f, const LaunchShape& s) 
   return CUDA_SUCCESS;
 }
 
-std::string readable_name(const std::string& mangled) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> text(
-      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && text ? std::string(text.get()) : mangled;
-}
+std::string readable_name(const std::string& mangled) { return driver::demangle(mangled); }
 
 }  // namespace bankcheck::runtime

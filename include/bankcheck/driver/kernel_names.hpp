@@ -42,7 +42,10 @@ std::optional<std::int64_t> template_argument_value(std::string_view arg);
 
 // PTX entries are Itanium-mangled (`_Z6reducePKfPfi`) or plain for extern "C" kernels.
 // demangle("_Z6reducePKfPfi") == "reduce(float const*, float*, int)"; any name that does
-// not demangle is returned unchanged.
+// not demangle is returned unchanged. A kernel with internal linkage (static, or in an
+// anonymous namespace) compiled with -rdc=true has a name unique to its translation unit,
+// "__nv_static_25__cac1ee34_8_clock_cu_main__Z14timedReductionPKfPfPl": its mangled
+// part is demangled ("timedReduction(float const*, float*, long*)").
 std::string demangle(const std::string& name);
 // The function's qualified name, with template arguments, without return type and
 // parameters: "reduce(float const*, float*, int)" -> "reduce",
