@@ -1532,6 +1532,35 @@ TEST(EmuWarp, PartialWarp) {
   }
 }
 
+TEST(EmuWarp, EachGroupOfLanesOverItsOwnMemberMask) {
+  REQUIRE_NVCC();
+  const auto a = random_ints<u32>(32, 91), b = random_ints<u32>(32, 92);
+  Launch L;
+  L.grid = {1, 1, 1};
+  L.block = {32, 1, 1};
+  L.args = {{"out", zeros(4ull * 32 * 6)}, {"a", file_arg(a)}, {"b", file_arg(b)}};
+  const Result r = run_k("warp.cu", "votes_grouped", L);
+  const auto got = r.get<u32>("out", 32 * 6);
+  for (int l = 0; l < 32; ++l) {
+    u32 m = 0, most = 0, sum = 0, odd = 0, same = 0;
+    for (int j = 0; j < 32; ++j)
+      if (a[j] % 3 == a[l] % 3) {
+        m |= 1u << j;
+        most = std::max(most, b[j]);
+        sum += b[j];
+        if (b[j] & 1) odd |= 1u << j;
+      }
+    for (int j = 0; j < 32; ++j)
+      if (((m >> j) & 1u) && (b[j] & 3) == (b[l] & 3)) same |= 1u << j;
+    EXPECT_EQ(got[l], m) << l;
+    EXPECT_EQ(got[32 + l], most) << l;  // the group's maximum, not the warp's
+    EXPECT_EQ(got[64 + l], sum) << l;
+    EXPECT_EQ(got[96 + l], odd) << l;
+    EXPECT_EQ(got[128 + l], static_cast<u32>(odd == m)) << l;
+    EXPECT_EQ(got[160 + l], same) << l;
+  }
+}
+
 // ---------------------------------------------------------------- atomics
 
 namespace {

@@ -1,6 +1,7 @@
 // The reference semantics of the warp-wide instructions: shfl.sync, vote, match and
 // activemask, over the warp's executing lanes.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -46,6 +47,25 @@ std::uint32_t shfl_lanes(ptx::ShflMode mode, std::uint32_t exec, const std::uint
   return valid;
 }
 
+namespace {
+
+// The lanes each executing lane's vote, match or redux is over: the executing lanes of the
+// membermask it names (its own lane always among them). The lanes of a warp may name
+// different masks in one instruction (cooperative groups' labeled and tiled partitions: each
+// group of lanes reduces, votes or matches with its own mask), and each group gets its own
+// result, as on the GPU.
+std::array<std::uint32_t, 32> member_groups(Ctx& c, const ptx::Opnd& membermask, int w,
+                                            std::uint32_t exec) {
+  std::array<std::uint32_t, 32> g{};
+  for (int l = 0; l < 32; ++l)
+    if ((exec >> l) & 1u)
+      g[static_cast<std::size_t>(l)] =
+          (static_cast<std::uint32_t>(c.val(membermask, w, l)) & exec) | (1u << l);
+  return g;
+}
+
+}  // namespace
+
 void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t active) {
   switch (in.op) {
     case Opc::Elect: {
@@ -64,46 +84,41 @@ void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t a
       break;
     }
     case Opc::Redux: {
-      // redux.sync: every executing lane gets the reduction over the executing lanes (the
-      // membermask must name exactly those; the warp loop runs them together).
+      // redux.sync: every executing lane gets the reduction over its group (member_groups).
       const bool s = ptx::ty_signed(in.type);
-      std::uint32_t r = 0;
-      bool first = true;
-      for (int l = 0; l < 32; ++l) {
-        if (!((exec >> l) & 1u)) continue;
-        const std::uint32_t v = static_cast<std::uint32_t>(c.val(in.src[0], w, l));
-        if (first) {
-          r = v;
-          first = false;
-          continue;
-        }
+      const auto groups = member_groups(c, in.src[1], w, exec);
+      std::uint32_t vals[32] = {};
+      for (int l = 0; l < 32; ++l)
+        if ((exec >> l) & 1u) vals[l] = static_cast<std::uint32_t>(c.val(in.src[0], w, l));
+      const auto combine = [&](std::uint32_t r, std::uint32_t v) -> std::uint32_t {
         switch (in.mod.atom) {
           case ptx::AtomOp::Add:
-            r += v;
-            break;
+            return r + v;
           case ptx::AtomOp::Min:
-            r = s ? static_cast<std::uint32_t>(
-                        std::min(static_cast<std::int32_t>(r), static_cast<std::int32_t>(v)))
-                  : std::min(r, v);
-            break;
+            return s ? static_cast<std::uint32_t>(
+                           std::min(static_cast<std::int32_t>(r), static_cast<std::int32_t>(v)))
+                     : std::min(r, v);
           case ptx::AtomOp::Max:
-            r = s ? static_cast<std::uint32_t>(
-                        std::max(static_cast<std::int32_t>(r), static_cast<std::int32_t>(v)))
-                  : std::max(r, v);
-            break;
+            return s ? static_cast<std::uint32_t>(
+                           std::max(static_cast<std::int32_t>(r), static_cast<std::int32_t>(v)))
+                     : std::max(r, v);
           case ptx::AtomOp::And:
-            r &= v;
-            break;
+            return r & v;
           case ptx::AtomOp::Or:
-            r |= v;
-            break;
+            return r | v;
           default:
-            r ^= v;
-            break;
+            return r ^ v;
         }
+      };
+      for (int l = 0; l < 32; ++l) {
+        if (!((exec >> l) & 1u)) continue;
+        const std::uint32_t g = groups[static_cast<std::size_t>(l)];
+        const int first = std::countr_zero(g);
+        std::uint32_t r = vals[first];
+        for (int j = first + 1; j < 32; ++j)
+          if ((g >> j) & 1u) r = combine(r, vals[j]);
+        c.set(in.dst[0], w, l, r, Ty::B32);
       }
-      for (int l = 0; l < 32; ++l)
-        if ((exec >> l) & 1u) c.set(in.dst[0], w, l, r, Ty::B32);
       break;
     }
     case Opc::Shfl: {
@@ -122,17 +137,19 @@ void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t a
       break;
     }
     case Opc::Vote: {
-      const std::uint32_t p = c.pred_mask(in.src[0], w, exec);
+      const std::uint32_t all_p = c.pred_mask(in.src[0], w, exec);
+      const auto groups = member_groups(c, in.src[1], w, exec);
       const auto mode = in.mod.vote;
       for (int l = 0; l < 32; ++l) {
         if (!((exec >> l) & 1u)) continue;
+        const std::uint32_t g = groups[static_cast<std::size_t>(l)], p = all_p & g;
         std::uint64_t r = 0;
         if (mode == ptx::VoteMode::All)
-          r = p == exec;
+          r = p == g;
         else if (mode == ptx::VoteMode::Any)
           r = p != 0;
         else if (mode == ptx::VoteMode::Uni)
-          r = p == 0 || p == exec;
+          r = p == 0 || p == g;
         else
           r = p;
         c.set(in.dst[0], w, l, r, mode == ptx::VoteMode::Ballot ? Ty::B32 : Ty::Pred);
@@ -143,18 +160,19 @@ void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t a
       std::uint64_t vals[32];
       for (int l = 0; l < 32; ++l)
         vals[l] = (exec >> l) & 1u ? c.val(in.src[0], w, l) & mask_of(in.type) : 0;
-      bool all_same = true;
-      int first = std::countr_zero(exec);
-      for (int l = 0; l < 32; ++l)
-        if (((exec >> l) & 1u) && vals[l] != vals[first]) all_same = false;
+      const auto groups = member_groups(c, in.src[1], w, exec);
       for (int l = 0; l < 32; ++l) {
         if (!((exec >> l) & 1u)) continue;
+        const std::uint32_t g = groups[static_cast<std::size_t>(l)];
+        std::uint32_t same = 0;  // the lanes of the group whose value is this lane's
+        for (int j = 0; j < 32; ++j)
+          if (((g >> j) & 1u) && vals[j] == vals[l]) same |= 1u << j;
+        const bool all_same = same == g;
         std::uint32_t m = 0;
         if (in.mod.match == ptx::MatchMode::Any) {
-          for (int j = 0; j < 32; ++j)
-            if (((exec >> j) & 1u) && vals[j] == vals[l]) m |= 1u << j;
+          m = same;
         } else {
-          m = all_same ? exec : 0;
+          m = all_same ? g : 0;
         }
         c.set(in.dst[0], w, l, m, Ty::B32);
         if (in.ndst > 1) c.set(in.dst[1], w, l, all_same, Ty::Pred);
