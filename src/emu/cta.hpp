@@ -571,6 +571,10 @@ void wgmma_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::u
 void cluster_address(Ctx& c, const Instr& in, int w, std::uint32_t exec);
 // device_printf.cpp: vprintf for the executing lanes, in lane order.
 void device_printf(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
+// The lines the GPU's driver prints (to standard error) for the executing lanes of a failed
+// assert() (ptx::Modifiers::assert_text), in lane order: "file:line: function: block:
+// [x,y,z], thread: [x,y,z] Assertion `message` failed."; empty without its parameters.
+std::string assert_text(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
 // A shared address under a swizzle mode of the TMA unit and wgmma's descriptors (B = 0
 // none, 1 32-byte, 2 64-byte, 3 128-byte): model/swizzle.hpp's, which keeps bits above 10.
 inline std::uint64_t swizzle_address(std::uint64_t a, unsigned bits) {

@@ -160,60 +160,87 @@ bool in_window(std::uint64_t a) {
   return false;
 }
 
+// What a call to vprintf or __assertfail reads of one lane: its call parameters, and bytes
+// and strings at generic addresses (the windows through resolve(); global memory read in
+// place, so that the analyses' record of the bytes the CTAs read and wrote is the program's
+// own).
+struct LaneReader {
+  Ctx& c;
+  const Instr& in;
+  int pc, w, l;
+  Space actual = Space::Generic;
+
+  const std::uint8_t* bytes(std::uint64_t a, std::uint64_t size) {
+    if (in_window(a))
+      return c.resolve(in, pc, Space::Generic, a, static_cast<unsigned>(size), w, l, actual);
+    GlobalMemory::Buffer* b = c.mem.find(a, size);
+    if (!b)
+      c.fail(EmuError::Kind::OutOfBounds, pc,
+             fmt::format("{} reads {} bytes at 0x{:x}, outside every buffer (lane {} of warp {})",
+                         in.op == Opc::Printf ? "printf" : "assert", size, a, l, w));
+    return b->data() + (a - b->base);
+  }
+  std::uint64_t param(std::int64_t offset, unsigned size = 8) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, c.resolve(in, pc, Space::Local, static_cast<std::uint64_t>(offset), size, w, l, actual),
+                size);
+    return v;
+  }
+  std::string string(std::uint64_t a) {
+    std::string s;
+    for (; s.size() < (1u << 20); ++a) {
+      const char ch = static_cast<char>(*bytes(a, 1));
+      if (!ch) break;
+      s += ch;
+    }
+    return s;
+  }
+};
+
 }  // namespace
 
 void device_printf(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
   for (int l = 0; l < 32; ++l) {
     if (!((exec >> l) & 1u)) continue;
-    Space actual;
-    // `size` bytes at a generic address: the windows through resolve(); global memory read
-    // in place, so that the analyses' record of the bytes the CTAs read and wrote is the
-    // program's own.
-    const auto bytes = [&](std::uint64_t a, std::uint64_t size) -> const std::uint8_t* {
-      if (in_window(a))
-        return c.resolve(in, pc, Space::Generic, a, static_cast<unsigned>(size), w, l, actual);
-      GlobalMemory::Buffer* b = c.mem.find(a, size);
-      if (!b)
-        c.fail(EmuError::Kind::OutOfBounds, pc,
-               fmt::format("printf reads {} bytes at 0x{:x}, outside every buffer (lane {} of "
-                           "warp {})",
-                           size, a, l, w));
-      return b->data() + (a - b->base);
-    };
-    const auto param = [&](const ptx::MemRef& m) {
-      std::uint64_t v = 0;
-      std::memcpy(&v, c.resolve(in, pc, Space::Local, static_cast<std::uint64_t>(m.offset), 8, w, l,
-                                actual),
-                  8);
-      return v;
-    };
-    const auto string = [&](std::uint64_t a) {
-      std::string s;
-      for (; s.size() < (1u << 20); ++a) {
-        const char ch = static_cast<char>(*bytes(a, 1));
-        if (!ch) break;
-        s += ch;
-      }
-      return s;
-    };
-    const std::uint64_t format = param(in.mem), buffer = param(in.mem2);
+    LaneReader r{c, in, pc, w, l};
+    const std::uint64_t format = r.param(in.mem.offset), buffer = r.param(in.mem2.offset);
     std::int32_t result = -1;  // a null format
     if (format) {
       std::string text;
       const PrintfArguments args{[&](std::uint64_t offset, unsigned size) {
                                    std::uint64_t v = 0;
-                                   if (buffer) std::memcpy(&v, bytes(buffer + offset, size), size);
+                                   if (buffer) std::memcpy(&v, r.bytes(buffer + offset, size), size);
                                    return v;
                                  },
-                                 string};
-      result = format_device_printf(string(format), args, text);
+                                 [&](std::uint64_t a) { return r.string(a); }};
+      result = format_device_printf(r.string(format), args, text);
       if (c.printed) *c.printed += text;
     }
     if (in.mod.printf_returns)
       std::memcpy(c.resolve(in, pc, Space::Local, static_cast<std::uint64_t>(in.mem3.offset), 4, w,
-                            l, actual),
+                            l, r.actual),
                   &result, 4);
   }
+}
+
+std::string assert_text(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
+  std::string out;
+  if (!in.mod.assert_text) return out;
+  for (int l = 0; l < 32; ++l) {
+    if (!((exec >> l) & 1u)) continue;
+    LaneReader r{c, in, pc, w, l};
+    const std::uint64_t message = r.param(in.mem.offset), file = r.param(in.mem2.offset),
+                        function = r.param(in.mem3.offset);
+    const auto line = static_cast<std::uint32_t>(r.param(static_cast<std::int64_t>(in.src[0].imm), 4));
+    const auto text = [&](std::uint64_t a) { return a ? r.string(a) : std::string(); };
+    using S = ptx::Special;
+    out += fmt::format("{}:{}: {}: block: [{},{},{}], thread: [{},{},{}] Assertion `{}` failed.\n",
+                       text(file), line, text(function), c.special(S::CtaidX, w, l),
+                       c.special(S::CtaidY, w, l), c.special(S::CtaidZ, w, l),
+                       c.special(S::TidX, w, l), c.special(S::TidY, w, l),
+                       c.special(S::TidZ, w, l), text(message));
+  }
+  return out;
 }
 
 }  // namespace detail

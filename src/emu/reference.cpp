@@ -85,9 +85,10 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
              "with cudaLaunchCooperativeKernel (or the cooperative launch attribute), where every "
              "CTA is resident; bankcheck run then runs the grid's CTAs together, and check does "
              "with --cooperative (or `cooperative` in a launch comment)");
-    c.fail(in.mod.assert_fail ? EmuError::Kind::Assert : EmuError::Kind::Trap, pc,
-           in.mod.assert_fail ? "assertion failed (assert() in the kernel)"
-                              : "the kernel executed trap");
+    if (!in.mod.assert_fail) c.fail(EmuError::Kind::Trap, pc, "the kernel executed trap");
+    EmuError e(EmuError::Kind::Assert, "assertion failed (assert() in the kernel)", pc);
+    e.device_text = assert_text(c, in, pc, w, exec);
+    throw e;
   }
   if (!exec && in.op != Opc::Activemask) return;
 

@@ -151,30 +151,33 @@ void Form::form_Activemask() {
 void Form::form_Call() {
   // printf and assert() are the calls kept; other device functions are normally inlined by
   // nvcc.
+  // A call parameter named in the call: its slot in the local depot.
+  const auto param = [&](const Operand& p, const char* callee) {
+    if (p.kind != Operand::Kind::Symbol)
+      fail(in, std::string(callee) + " with an argument that is no parameter");
+    Operand at;
+    at.kind = Operand::Kind::Address;
+    at.name = p.name;
+    Space space = Space::Generic;
+    const MemRef m = d_.memref(in, at, space);
+    if (space != Space::Local)
+      fail(in, std::string(callee) + " with an argument that is no call parameter");
+    return m;
+  };
   for (std::size_t i = 0; i < in.operands.size(); ++i) {
     const Operand& o = in.operands[i];
     if (o.kind == Operand::Kind::Symbol && o.name == "vprintf") {
       // call.uni (retval0), vprintf, (param0, param1): the format's and the arguments'
       // generic addresses, and the int it returns, in call parameters (the local depot).
       ins.op = Opc::Printf;
-      const auto param = [&](const Operand& p) {
-        if (p.kind != Operand::Kind::Symbol) fail(in, "vprintf with an argument that is no parameter");
-        Operand at;
-        at.kind = Operand::Kind::Address;
-        at.name = p.name;
-        Space space = Space::Generic;
-        const MemRef m = d_.memref(in, at, space);
-        if (space != Space::Local) fail(in, "vprintf with an argument that is no call parameter");
-        return m;
-      };
       if (i + 1 >= in.operands.size() || in.operands[i + 1].kind != Operand::Kind::Vector ||
           in.operands[i + 1].elems.size() != 2)
         fail(in, "vprintf takes two arguments (the format and the argument buffer)");
-      ins.mem = param(in.operands[i + 1].elems[0]);
-      ins.mem2 = param(in.operands[i + 1].elems[1]);
+      ins.mem = param(in.operands[i + 1].elems[0], "vprintf");
+      ins.mem2 = param(in.operands[i + 1].elems[1], "vprintf");
       if (i > 0 && in.operands[i - 1].kind == Operand::Kind::Vector &&
           in.operands[i - 1].elems.size() == 1) {
-        ins.mem3 = param(in.operands[i - 1].elems[0]);
+        ins.mem3 = param(in.operands[i - 1].elems[0], "vprintf");
         ins.mod.printf_returns = true;
       }
       return;
@@ -182,6 +185,18 @@ void Form::form_Call() {
     if (o.kind == Operand::Kind::Symbol && o.name == "__assertfail") {  // a failed assert()
       ins.op = Opc::Trap;
       ins.mod.assert_fail = true;
+      // __assertfail(message, file, line, function, char size): what the GPU's driver prints
+      // of it. Other forms only trap.
+      if (i + 1 < in.operands.size() && in.operands[i + 1].kind == Operand::Kind::Vector &&
+          in.operands[i + 1].elems.size() >= 4) {
+        const auto& a = in.operands[i + 1].elems;
+        ins.mem = param(a[0], "__assertfail");
+        ins.mem2 = param(a[1], "__assertfail");
+        ins.mem3 = param(a[3], "__assertfail");
+        ins.src[0].kind = Opnd::Kind::Imm;
+        ins.src[0].imm = static_cast<std::uint64_t>(param(a[2], "__assertfail").offset);
+        ins.mod.assert_text = true;
+      }
       return;
     }
   }

@@ -133,6 +133,7 @@ BANKCHECK_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
   // A fault stays: on a GPU the process must end to clear it.
   return call([&](Driver& d) {
     if (const CUresult e = check_device(dev)) return e;
+    flush_device_output(d);
     reset_primary_context(d);
     return CUDA_SUCCESS;
   });
@@ -166,6 +167,7 @@ BANKCHECK_API CUresult cuCtxDestroy_v2(CUcontext ctx) {
   return query([&](Driver& d) {
     auto* c = reinterpret_cast<Context*>(ctx);
     if (!d.contexts.contains(c)) return CUDA_ERROR_INVALID_CONTEXT;
+    flush_device_output(d);
     destroy_local_storage(*c);
     std::vector<Context*>& stack = Driver::context_stack();
     std::erase(stack, c);
@@ -270,11 +272,13 @@ BANKCHECK_API CUresult cuCtxGetId(CUcontext ctx, unsigned long long* ctxId) {
 
 // Everything finished when its call returned.
 BANKCHECK_API CUresult cuCtxSynchronize() {
+  flush_device_output_first();
   return in_context([&](Driver&, Context&) { return CUDA_SUCCESS; });
 }
 
 BANKCHECK_API CUresult cuCtxSynchronize_v2(CUcontext ctx) {
   if (!ctx) return cuCtxSynchronize();
+  flush_device_output_first();
   return call(
       [&](Driver& d) { return d.valid_context(ctx) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; });
 }

@@ -1,6 +1,8 @@
 // Copies and fills, 1D, 2D and 3D, with their Async forms: each becomes one memcpy or memset
 // node (memory.hpp's copy_3d and fill_2d), run at once or recorded by a stream capture. The
 // per-thread-stream forms (_ptds, _ptsz) are the same functions. Arrays are not implemented.
+#include <string_view>
+
 #include "driver.hpp"
 #include "graphs.hpp"
 #include "memory.hpp"
@@ -83,8 +85,13 @@ CUresult fill_on(Driver& d, CUstream stream, CUdeviceptr dst, std::size_t pitch,
   return submit(d, stream, std::move(n));
 }
 
+// A copy or fill; a blocking copy (cuMemcpy*, not *Async) is where the GPU's driver prints
+// the kernels' printf text (flush_device_output).
 template <class Body>
 CUresult copy_call(Body&& body, const char* name = __builtin_FUNCTION()) {
+  const std::string_view n = name;
+  if (n.starts_with("cuMemcpy") && n.find("Async") == std::string_view::npos)
+    flush_device_output_first();
   return in_context([&](Driver& d, Context&) { return body(d); }, true, name);
 }
 

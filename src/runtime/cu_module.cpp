@@ -270,6 +270,7 @@ BANKCHECK_API CUresult cuModuleUnload(CUmodule hmod) {
       [&](Driver& d) {
         Module* m = d.module(hmod);
         if (!m || m->library) return CUDA_ERROR_INVALID_HANDLE;
+        flush_device_output(d);
         unload(d, m);
         return CUDA_SUCCESS;
       },
@@ -370,6 +371,7 @@ BANKCHECK_API CUresult cuLibraryUnload(CUlibrary library) {
       [&](Driver& d) {
         Module* m = d.module(library);
         if (!m || !m->library) return CUDA_ERROR_INVALID_HANDLE;
+        flush_device_output(d);
         unload(d, m);
         return CUDA_SUCCESS;
       },

@@ -112,6 +112,7 @@ BANKCHECK_API CUresult cuStreamQuery(CUstream hStream) {
 BANKCHECK_ALIAS(cuStreamQuery, cuStreamQuery_ptsz)
 
 BANKCHECK_API CUresult cuStreamSynchronize(CUstream hStream) {
+  flush_device_output_first();
   return call([&](Driver& d) {
     if (const CUresult e = check_stream(d, hStream)) return e;
     return capture_of(d, hStream) ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
@@ -331,6 +332,7 @@ BANKCHECK_API CUresult cuEventQuery(CUevent hEvent) {
 }
 
 BANKCHECK_API CUresult cuEventSynchronize(CUevent hEvent) {
+  flush_device_output_first();
   return call(
       [&](Driver& d) { return event_of(d, hEvent) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; });
 }

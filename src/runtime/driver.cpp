@@ -81,6 +81,19 @@ void diagnose_once(std::string_view key, std::string_view sentence) {
   diagnose(sentence);
 }
 
+void flush_device_output(Driver& d) {
+  if (d.has_executor()) d.executor()->flush_device_output();
+}
+
+void flush_device_output_first() noexcept {
+  try {
+    Driver& d = Driver::get();
+    std::lock_guard<std::recursive_mutex> lock(d.mutex);
+    flush_device_output(d);
+  } catch (...) {
+  }
+}
+
 bool tracing() {
   static const bool on = [] {
     const char* v = std::getenv("BANKCHECK_DRIVER_TRACE");

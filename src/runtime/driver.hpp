@@ -230,6 +230,7 @@ class Driver {
   // The executor, made on first use (and finish() registered with atexit); null after
   // finish(), when nothing may reach it any more.
   Executor* executor();
+  bool has_executor() const { return executor_ != nullptr && !finished_; }
   bool finished() const { return finished_; }
   void finish();
 
@@ -242,6 +243,12 @@ class Driver {
 // BANKCHECK_DRIVER_TRACE set: every API call's name and result goes to standard error, for
 // finding what a CUDA runtime or library asks of the driver.
 bool tracing();
+// The kernels' device printf text so far to the program's standard output (a point where the
+// GPU's driver prints its buffer: Executor::flush_device_output); nothing before a kernel ran.
+void flush_device_output(Driver& d);
+// The same at the start of a synchronizing call, whatever the call then returns (after a
+// fault too: the GPU's driver prints what the kernels printed before it).
+void flush_device_output_first() noexcept;
 void trace(const char* name, CUresult result);
 
 // Runs an API call's body under the lock. `body` gets the Driver and returns a CUresult.

@@ -139,8 +139,14 @@ class EmulatingExecutor final : public Executor {
     ++memory_.epoch;  // the variables' bytes, restored
   }
 
+  void flush_device_output() override {
+    const std::string text = modules_->take_device_output();
+    if (!text.empty()) std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+
   void finish() override {
     progress_->stop();
+    flush_device_output();
     // What the program printed so far comes first, as it would have on a terminal.
     std::fflush(stdout);
     if (side_.in_job()) {

@@ -105,6 +105,8 @@ LaunchResult fault_result(const driver::EmulationError& e, const ptx::Kernel& k,
     case Kind::Misaligned:
     case Kind::Assert:
     case Kind::Trap: {
+      // The GPU's driver's own lines first (a failed assert()'s), then compute-sanitizer's.
+      std::fputs(e.device_text.c_str(), stderr);
       std::fprintf(stderr, "%s\n", fault_lines(e, k, l, r, memory).c_str());
       std::fflush(stderr);
       const FaultKind f = e.kind == Kind::Misaligned ? FaultKind::MisalignedAddress

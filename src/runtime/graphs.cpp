@@ -64,6 +64,7 @@ CUresult run_node(Driver& d, Node& n, CUstream stream) {
     case CU_GRAPH_NODE_TYPE_MEMSET:
       return fill_2d(d, n.fill);
     case CU_GRAPH_NODE_TYPE_HOST:
+      flush_device_output(d);  // the kernels before it printed first
       if (n.host.fn) n.host.fn(n.host.userData);
       return CUDA_SUCCESS;
     case CU_GRAPH_NODE_TYPE_EVENT_RECORD:

@@ -119,6 +119,11 @@ void RunModules::add(ModuleId id, const ModuleImage& image) {
   modules_[id] = std::move(m);
 }
 
+std::string RunModules::take_device_output() {
+  std::lock_guard<std::mutex> lock(output_mutex_);
+  return std::exchange(device_output_, {});
+}
+
 void RunModules::remove(ModuleId id) {
   // What was loaded stays for the report; the image itself may go now.
   if (const auto it = modules_.find(id); it != modules_.end())
@@ -209,10 +214,11 @@ void RunModules::load(RunUnit& u, const RunModule& m, std::size_t index) {
   u.options.skip_repeats = options_.skip_repeats;
   u.options.fast_tier = options_.fast_tier;
   // Device printf prints where the GPU's driver prints it: the program's standard output,
-  // through its own stream, so that it interleaves with the host's output in call order.
+  // through its own stream, when the program synchronizes (take_device_output).
   u.options.emulator.printf = true;
-  u.options.device_output = [](const std::string& text) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+  u.options.device_output = [this](const std::string& text) {
+    std::lock_guard<std::mutex> lock(output_mutex_);
+    device_output_ += text;
   };
   // Every shared request kept (each distinct one once) for fix's advisor at exit.
   u.options.record_shared = options_.fix.suggest || options_.fix.report;

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <span>
 #include <string>
@@ -83,6 +84,9 @@ class RunModules {
   // Every kernel the module defines, emulated or not.
   std::vector<std::string> kernel_names(ModuleId id);
   std::vector<RunModule*> all();
+  // Device printf's text since the last call, in execution order (the kernels' own output,
+  // which the GPU's driver prints when the program synchronizes).
+  std::string take_device_output();
 
  private:
   void load(RunModule& m);
@@ -94,6 +98,8 @@ class RunModules {
   std::uint32_t sm_;
   emu::GlobalMemory& memory_;
   std::map<ModuleId, std::unique_ptr<RunModule>> modules_;
+  std::mutex output_mutex_;
+  std::string device_output_;
 };
 
 }  // namespace bankcheck::runtime

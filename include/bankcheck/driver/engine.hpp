@@ -212,15 +212,25 @@ KernelRun run_kernel(const Loaded& loaded, const ptx::Kernel& kernel,
 // An emulation error with the source location of the instruction, and what the kernel did.
 struct EmulationError : DriverError {
   EmulationError(const std::string& message, const emu::EmuError& e, emu::Dim3 cta)
-      : DriverError(message), kind(e.kind), access(e.access), instr(e.instr), cta(cta) {}
+      : DriverError(message),
+        kind(e.kind),
+        access(e.access),
+        instr(e.instr),
+        cta(cta),
+        device_text(e.device_text) {}
   // The same error with another message.
   EmulationError(const std::string& message, const EmulationError& like)
-      : DriverError(message), kind(like.kind), access(like.access), instr(like.instr),
-        cta(like.cta) {}
+      : DriverError(message),
+        kind(like.kind),
+        access(like.access),
+        instr(like.instr),
+        cta(like.cta),
+        device_text(like.device_text) {}
   emu::EmuError::Kind kind;
   emu::EmuError::Access access;  // the access that faulted, when one did
   int instr = -1;                // the instruction (Kernel::code), -1 if none
   emu::Dim3 cta;                 // the CTA it ran in
+  std::string device_text;       // what the GPU's driver prints of it (emu::EmuError)
 };
 
 // A report with the run's input, files, architecture and source lines, and no kernels yet.

@@ -40,6 +40,8 @@ struct EmuError : std::runtime_error {
   // The CTA the error happened in, when several ran together (Emulator::run_ctas).
   bool in_group = false;
   Dim3 cta;
+  // What the GPU's driver prints to standard error for it (a failed assert()'s lines).
+  std::string device_text;
 };
 
 // A global access outside every buffer that the run went on after (EmulatorOptions::

@@ -382,6 +382,9 @@ struct Modifiers {
   bool shiftamt = false;                   // bfind.shiftamt
   bool clamp = false;                      // bmsk.clamp (else .wrap)
   bool assert_fail = false;                // trap: the call to __assertfail of a failed assert()
+  // assert_fail with its parameters: mem, mem2 and mem3 the message's, file's and function's
+  // pointers, src[0] (an immediate) the line's depot offset (call parameters, Space::Local).
+  bool assert_text = false;
   bool printf_returns = false;             // printf: the call has a return slot (mem3)
   MatrixMods mx;                           // ldmatrix, stmatrix, mma, cp.async, wmma
   bool nan = false;                        // min/max.NaN: a NaN operand gives NaN

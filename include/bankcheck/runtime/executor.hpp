@@ -197,6 +197,14 @@ class Executor {
   // reports what only running shows.
   virtual LaunchResult launch(const LaunchRequest& request) = 0;
 
+  // Device printf's text of the kernels run so far goes to the program's standard output. The
+  // GPU's driver prints its buffer when the program synchronizes: cuCtxSynchronize,
+  // cuStreamSynchronize, cuEventSynchronize, a blocking copy, a host function's turn, a
+  // module's unloading, a context's destruction (measured on the H200: not at a launch; the
+  // host's lines between a launch and the synchronization come first). The driver calls this
+  // at each, and finish() at exit.
+  virtual void flush_device_output() {}
+
   // The primary context was reset (cudaDeviceReset): every allocation was announced freed;
   // variables return to their initial contents.
   virtual void device_reset() = 0;
