@@ -73,7 +73,7 @@ std::string verdict_text(std::uint32_t wavefronts, std::uint32_t ideal, std::uin
 }  // namespace
 
 std::string why(const model::WarpAccess& a, const model::Verdict&, const model::Schedule& s,
-                const model::Arch& arch) {
+                const model::Arch& arch, std::optional<model::Op> site_op) {
   if (!a.active) return "no lane is active";
   // The bank that needed the most rounds in one phase.
   std::map<std::pair<int, int>, std::vector<const model::Slot*>> by_bank;
@@ -134,7 +134,8 @@ std::string why(const model::WarpAccess& a, const model::Verdict&, const model::
     return t;
   }
   std::string t = fmt::format("lanes {} {} {} different words of bank {} (bytes {})", list(lanes),
-                              verb(a.op), lanes.size(), worst_bank, list(bytes, false));
+                              verb(site_op.value_or(a.op)), lanes.size(), worst_bank,
+                              list(bytes, false));
   if (arch.rule == model::BankRule::Tesla) t += "; cc 1.x serves one broadcast word per pass";
   return t + merge;
 }

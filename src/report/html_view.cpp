@@ -342,7 +342,7 @@ std::string render_check_html(const analysis::CheckReport& r) {
         "{}.<br>Why: {}.</p>\n",
         model::op_name(st.op), st.width, arrays.empty() ? "" : " to " + E(arrays), st.worst_cta,
         st.worst_warp, st.worst_verdict.wavefronts, st.worst_verdict.ideal_wavefronts,
-        E(analysis::worst_pictured(st) ? why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch)
+        E(analysis::worst_pictured(st) ? why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch, st.op)
                                        : why_unpictured(st)));
     if (r.level == analysis::CountLevel::Sass) {
       std::string sass;

@@ -25,8 +25,11 @@
 #include "bankcheck/driver/check.hpp"
 #include "bankcheck/driver/fix.hpp"
 #include "bankcheck/driver/nvcc.hpp"
+#include "bankcheck/model/arch.hpp"
+#include "bankcheck/model/matrix.hpp"
 #include "bankcheck/report/check_view.hpp"
 #include "bankcheck/report/diff.hpp"
+#include "bankcheck/report/explain_view.hpp"
 #include "bankcheck/report/findings.hpp"
 #include "bankcheck/report/fix_view.hpp"
 #include "bankcheck/report/gate.hpp"
@@ -793,3 +796,20 @@ TEST(Diff, MatchesMovedAndEditedLines) {
 }
 
 }  // namespace
+
+// ldmatrix's and wmma's rows are costed as stores (the phase rule without load pairing); the
+// sentence still says what the lanes do: a load reads.
+TEST(WhySentence, AMatrixLoadsRowsRead) {
+  namespace m = bankcheck::model;
+  m::MatrixAccess x;
+  x.op = m::MatrixOp::Load;
+  x.matrices = 1;
+  for (int l = 0; l < 8; ++l) x.addr[l] = static_cast<std::uint32_t>(l * 128);  // 8-way
+  const m::Arch& arch = *m::find_arch("sm_90");
+  const m::WarpAccess rows = m::detail::matrix_rows(x);
+  m::Schedule s;
+  const m::Verdict v = m::analyze(rows, arch, &s);
+  const std::string read = bankcheck::report::why(rows, v, s, arch, m::Op::Load);
+  EXPECT_NE(read.find("read 8 different words of bank 0"), std::string::npos) << read;
+  EXPECT_NE(bankcheck::report::why(rows, v, s, arch).find("write"), std::string::npos);
+}

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "bankcheck/analysis/explain.hpp"
@@ -40,8 +41,9 @@ inline constexpr int picture_columns(int banks) { return 9 + 4 * banks; }
 std::string render_text(const ExplainResult& r, int columns);
 
 // "lanes 0 and 16 read different words of bank 0 (bytes 0 and 128)": the worst bank of
-// one analysed request, in words.
+// one analysed request, in words. `site_op`: the operation the request stands for when its
+// own is the phase rule's (ldmatrix's and wmma's rows are costed as stores, and read).
 std::string why(const model::WarpAccess& a, const model::Verdict& v, const model::Schedule& s,
-                const model::Arch& arch);
+                const model::Arch& arch, std::optional<model::Op> site_op = std::nullopt);
 
 }  // namespace bankcheck::report
