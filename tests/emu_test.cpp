@@ -2505,6 +2505,42 @@ TEST(EmuControl, SearchLoopWithBreaks) {
             static_cast<u64>(bs / 32));
 }
 
+// ---------------------------------------------------------------- function pointers
+//
+// A call through a function pointer runs the function the pointer holds: the inliner compares
+// it with each address-taken function's address (ptx::function_address), which initializers
+// and `mov` of a function's name give.
+
+TEST(EmuCalls, ThroughFunctionPointers) {
+  REQUIRE_NVCC();
+  const auto a = random_ints<u32>(64, 301), b = random_ints<u32>(64, 302);
+  std::vector<int> ia(64), ib(64);
+  for (int i = 0; i < 64; ++i) {
+    ia[static_cast<size_t>(i)] = static_cast<int>(a[static_cast<size_t>(i)] % 1000);
+    ib[static_cast<size_t>(i)] = static_cast<int>(b[static_cast<size_t>(i)] % 1000);
+  }
+  Launch L;
+  L.grid = {1, 1, 1};
+  L.block = {64, 1, 1};
+  L.args = {{"out", zeros(4 * 64)}, {"a", file_arg(ia)}, {"b", file_arg(ib)}};
+  const Result r = run_k("function_pointers.cu", "through_table", L);
+  const auto got = r.get<int>("out", 64);
+  for (int t = 0; t < 64; ++t) {
+    const int x = ia[static_cast<size_t>(t)], y = ib[static_cast<size_t>(t)];
+    const int want = (t % 3 == 0 ? x + y : t % 3 == 1 ? x * y : x - y) + 30;
+    EXPECT_EQ(got[static_cast<size_t>(t)], want) << t;
+  }
+  // The address a kernel takes is the one a call through it finds (a pointer passed as an
+  // argument: run_separate_compilation).
+  Launch A;
+  A.grid = {1, 1, 1};
+  A.block = {1, 1, 1};
+  A.args = {{"out", zeros(8)}};
+  const Result addr = run_k("function_pointers.cu", "address_of", A);
+  const std::uint64_t mul = addr.get<std::uint64_t>("out", 1)[0];
+  EXPECT_EQ(mul, bankcheck::ptx::function_address("_Z3mulii"));
+}
+
 // ---------------------------------------------------------------- per-kernel refusal
 //
 // An instruction the decoder refuses stops its own kernel only: the file's other kernels

@@ -233,12 +233,14 @@ Loaded load_ptx(const PtxSource& src, const CheckOptions& o) {
   l.source_text = src.source_text;
   l.ptx_text = src.ptx_text;
   // A running program's module (place_globals) is read whole: its launches pick the kernels.
-  l.module = ptx::parse(l.ptx_text, src.input + " (PTX from the fat binary)",
-                        src.place_globals ? ptx::ParseOptions{} : parse_options(o));
+  l.module = src.module ? *src.module
+                        : ptx::parse(l.ptx_text, src.input + " (PTX from the fat binary)",
+                                     src.place_globals ? ptx::ParseOptions{} : parse_options(o));
   read_cubin(l, o, src.cubin);
   const std::uint64_t base =
       src.place_globals ? src.place_globals(ptx::globals_extent(l.module)) : ptx::kGlobalVarBase;
-  l.program = ptx::decode(l.module, src.input, src.main_file, base);
+  l.program = ptx::decode(l.module, src.input, src.main_file, base,
+                          src.external_globals.empty() ? nullptr : &src.external_globals);
   if (src.read_source && l.source_text.empty() && !src.main_file.empty()) {
     const auto main = static_cast<std::size_t>(l.program.main_file);
     if (main < l.program.files.size() && !l.program.files[main].empty()) {

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <set>
+#include <string>
 #include <unordered_map>
 
 #include "bankcheck/ptx/ir.hpp"
@@ -128,8 +130,9 @@ std::vector<GlobalVar> layout_globals(const Module& m, std::uint64_t base) {
 
 class Decoder : private detail::OperandDecoder {
  public:
-  Decoder(const Module& m, std::string_view source, std::string_view hint, std::uint64_t base)
-      : m_(m), source_(source), base_(base) {
+  Decoder(const Module& m, std::string_view source, std::string_view hint, std::uint64_t base,
+          const std::map<std::string, std::uint64_t>* external)
+      : m_(m), source_(source), base_(base), external_(external) {
     prog_.files = m.files;
     prog_.main_file = find_main_file(hint);
   }
@@ -137,9 +140,11 @@ class Decoder : private detail::OperandDecoder {
   Program run() {
     // Module-scope .global/.const variables: emulated addresses from the base.
     for (GlobalVar& g : layout_globals(m_, base_)) {
+      if (external_ && external_->count(g.name)) continue;  // another module's
       globals_offset_[g.name] = g.address - base_;
       prog_.globals.push_back(std::move(g));
     }
+    place_relocations();
     for (const auto& f : m_.functions) {
       if (!f.is_entry || f.is_extern) continue;
       if (f.body_skipped) {
@@ -169,6 +174,35 @@ class Decoder : private detail::OperandDecoder {
   std::uint64_t base_;
   Program prog_;
   std::unordered_map<std::string, std::uint64_t> globals_offset_;
+  const std::map<std::string, std::uint64_t>* external_ = nullptr;
+
+  // Where `name` is: a function's address, a variable's (here or in another module); nullopt
+  // when it is neither.
+  std::optional<std::uint64_t> symbol_address(const std::string& name) const {
+    for (const Function& f : m_.functions)
+      if (f.name == name && !f.is_entry) return function_address(name);
+    if (const auto it = globals_offset_.find(name); it != globals_offset_.end())
+      return base_ + it->second;
+    if (external_)
+      if (const auto it = external_->find(name); it != external_->end()) return it->second;
+    return std::nullopt;
+  }
+
+  // The addresses in the variables' initializers (a function-pointer table, a pointer to a
+  // variable), written into their initial bytes.
+  void place_relocations() {
+    for (GlobalVar& g : prog_.globals)
+      for (const Variable& v : m_.variables) {
+        if (v.name != g.name) continue;
+        for (const Relocation& r : v.relocations) {
+          const std::optional<std::uint64_t> a = symbol_address(r.symbol);
+          if (!a) continue;
+          const std::uint64_t value = *a + static_cast<std::uint64_t>(r.addend);
+          if (g.init.size() < r.offset + 8) g.init.resize(r.offset + 8, 0);
+          std::memcpy(g.init.data() + r.offset, &value, 8);
+        }
+      }
+  }
 
   int find_main_file(std::string_view hint) const {
     if (hint.empty()) return 0;
@@ -315,6 +349,13 @@ class Decoder : private detail::OperandDecoder {
         if (gv.name == name) g = &gv;
       syms.emplace(name, SymbolInfo{g ? g->space : Space::Global, base_ + goff});
     }
+    if (external_)
+      for (const auto& [name, address] : *external_) {
+        Space space = Space::Global;
+        for (const Variable& v : m_.variables)
+          if (v.name == name && v.space == StateSpace::Const) space = Space::Const;
+        syms.emplace(name, SymbolInfo{space, address});
+      }
     syms_ = &syms;
     // Labels.
     std::unordered_map<std::string, int> labels;
@@ -528,7 +569,15 @@ class Decoder : private detail::OperandDecoder {
           return r;
         }
         auto it = syms_->find(o.name);
-        if (it == syms_->end()) fail(in, "unknown symbol '" + o.name + "'");
+        if (it == syms_->end()) {
+          for (const Function& f : m_.functions)
+            if (f.name == o.name && !f.is_entry) {  // a function's address
+              r.kind = Opnd::Kind::Imm;
+              r.imm = function_address(o.name) + static_cast<std::uint64_t>(o.imm);
+              return r;
+            }
+          fail(in, "unknown symbol '" + o.name + "'");
+        }
         r.kind = Opnd::Kind::SymAddr;
         r.imm = it->second.address + static_cast<std::uint64_t>(o.imm);  // sym+offset
         r.reg = static_cast<std::uint32_t>(it->second.space);
@@ -658,8 +707,8 @@ class Decoder : private detail::OperandDecoder {
 }  // namespace
 
 Program decode(const Module& m, std::string_view source, std::string_view main_file_hint,
-               std::uint64_t global_base) {
-  return Decoder(m, source, main_file_hint, global_base).run();
+               std::uint64_t global_base, const std::map<std::string, std::uint64_t>* external) {
+  return Decoder(m, source, main_file_hint, global_base, external).run();
 }
 
 std::uint64_t globals_extent(const Module& m) {

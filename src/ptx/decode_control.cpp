@@ -200,7 +200,11 @@ void Form::form_Call() {
       return;
     }
   }
-  fail(in, "calls to device functions are not supported (compile with the function inlined)");
+  for (const Operand& o : in.operands)
+    if (o.kind == Operand::Kind::Register)
+      fail(in, "a call through a function pointer where no function of the program that fits "
+               "the call has its address taken (the functions it may call are not in its PTX)");
+  fail(in, "a call to a device function the program's PTX does not define (not supported)");
 }
 
 // redux.sync.op.type d, a, membermask: op add/min/max (.u32, .s32) or and/or/xor (.b32).

@@ -9,7 +9,10 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace bankcheck::ptx::detail {
 
@@ -22,6 +25,7 @@ class Inliner {
 
   void expand(const std::vector<Statement>& body, int depth, std::vector<Statement>& into) {
     for (const Statement& st : body) {
+      if (!st.is_label && inline_indirect(st.instruction, depth, into)) continue;
       const Function* callee = st.is_label ? nullptr : callee_of(st.instruction);
       if (!callee) {
         into.push_back(st);
@@ -48,6 +52,112 @@ class Inliner {
   int counter_ = 0;
   std::size_t copied_ = 0;  // statements copied so far
   static constexpr std::size_t kMaxInlined = 1'000'000;
+
+  // call (ret...), %rd, (arg...), prototype: through a function pointer. Each function of
+  // the module whose address is taken (an initializer's relocation, an operand naming it)
+  // and whose parameters fit the call is compared with the pointer (its function_address)
+  // and inlined where it matches; a pointer to none of them traps, as a jump into nothing
+  // faults on the GPU. False when `in` is no such call or no function fits (it stays a call).
+  bool inline_indirect(const Instruction& in, int depth, std::vector<Statement>& into) {
+    if (in.opcode != "call") return false;
+    const Operand* target = nullptr;
+    std::size_t rets = 0, args = 0;
+    for (const Operand& o : in.operands) {
+      if (o.kind == Operand::Kind::Register && !target) target = &o;
+      if (o.kind == Operand::Kind::Vector) (target ? args : rets) = o.elems.size();
+    }
+    if (!target) return false;
+    std::vector<const Function*> fits;
+    for (const Function& f : m_.functions)
+      if (!f.is_entry && !f.is_extern && !f.body.empty() && address_taken(f.name) &&
+          f.params.size() == args && f.returns.size() >= rets)
+        fits.push_back(&f);
+    if (fits.empty()) return false;
+    if (depth >= kMaxCallDepth)
+      throw error_(in, fmt::format("device function calls nested deeper than {} (recursion) are "
+                                   "not supported",
+                                   kMaxCallDepth));
+    const std::string prefix = fmt::format("__icall{}_", ++counter_);
+    const std::string pred = "%" + prefix + "p", end = "$" + prefix + "end";
+    out_.registers.push_back({".pred", pred, 0, in.pos});
+    const auto op = [](Operand::Kind kind, std::string name, std::int64_t imm = 0) {
+      Operand o;
+      o.kind = kind;
+      o.name = std::move(name);
+      o.imm = imm;
+      return o;
+    };
+    const auto emit = [&](std::string opcode, std::vector<std::string> mods,
+                          std::vector<Operand> operands, std::optional<std::string> guard,
+                          std::string text) {
+      Statement s;
+      s.instruction.opcode = std::move(opcode);
+      s.instruction.modifiers = std::move(mods);
+      s.instruction.operands = std::move(operands);
+      s.instruction.guard = std::move(guard);
+      s.instruction.pos = in.pos;
+      s.instruction.loc_chain = in.loc_chain;
+      s.instruction.text = std::move(text);
+      into.push_back(std::move(s));
+    };
+    const auto label = [&](std::string name) {
+      Statement s;
+      s.is_label = true;
+      s.label = std::move(name);
+      into.push_back(std::move(s));
+    };
+    for (std::size_t i = 0; i < fits.size(); ++i) {
+      const auto address = static_cast<std::int64_t>(function_address(fits[i]->name));
+      emit("setp", {".eq", ".u64"},
+           {op(Operand::Kind::Register, pred), *target, op(Operand::Kind::Immediate, "", address)},
+           std::nullopt,
+           fmt::format("setp.eq.u64 {}, {}, {:#x}; // {}", pred, target->name, address,
+                       fits[i]->name));
+      const std::string to = fmt::format("${}{}", prefix, i);
+      emit("bra", {}, {op(Operand::Kind::Symbol, to)}, pred, fmt::format("@{} bra {};", pred, to));
+    }
+    emit("trap", {}, {}, std::nullopt, "trap; // a function pointer to no function");
+    for (std::size_t i = 0; i < fits.size(); ++i) {
+      label(fmt::format("${}{}", prefix, i));
+      Instruction direct = in;  // the same call, to the function by name
+      direct.operands.clear();
+      bool after = false;
+      for (const Operand& o : in.operands) {
+        if (&o == target) {
+          direct.operands.push_back(op(Operand::Kind::Symbol, fits[i]->name));
+          after = true;
+        } else if (o.kind == Operand::Kind::Vector || !after) {
+          direct.operands.push_back(o);
+        }  // the prototype's name goes
+      }
+      copied_ += fits[i]->body.size();
+      if (copied_ > kMaxInlined)
+        throw error_(in, fmt::format("device function calls inline to more than {} instructions",
+                                     kMaxInlined));
+      inline_one(direct, *fits[i], depth, into);
+      emit("bra", {".uni"}, {op(Operand::Kind::Symbol, end)}, std::nullopt,
+           fmt::format("bra.uni {};", end));
+    }
+    label(end);
+    return true;
+  }
+
+  // Whether the module takes `name`'s address: a variable's initializer, or an instruction's
+  // operand other than a call's target.
+  bool address_taken(const std::string& name) {
+    if (!taken_) {
+      taken_.emplace();
+      for (const Variable& v : m_.variables)
+        for (const Relocation& r : v.relocations) taken_->insert(r.symbol);
+      for (const Function& f : m_.functions)
+        for (const Statement& st : f.body)
+          if (!st.is_label && st.instruction.opcode != "call")
+            for (const Operand& o : st.instruction.operands)
+              if (o.kind == Operand::Kind::Symbol) taken_->insert(o.name);
+    }
+    return taken_->count(name) > 0;
+  }
+  std::optional<std::set<std::string>> taken_;
 
   // The .func with a body that `in` calls directly, if any (printf, assert's
   // __assertfail and indirect calls stay calls).

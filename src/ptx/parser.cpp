@@ -440,7 +440,7 @@ class Parser {
       if (!negative && !n.is_float && tok_.is('(')) {
         // 0xFF00(generic(sym)+4): a byte mask of an address (LLVM's byte-wise pointers).
         advance();
-        address_expression();
+        address_expression(nullptr);
         expect(')');
         v.init.insert(v.init.end(), static_cast<std::size_t>(size), 0);
         return;
@@ -449,26 +449,34 @@ class Parser {
       return;
     }
     if (negative || tok_.kind != Tok::Word) fail_expected("an initializer value");
-    address_expression();
+    // An address: its bytes zero here, and a relocation for who knows where `sym` is (a
+    // pointer-sized element only; a narrower one keeps its zeros).
+    Relocation r;
+    r.offset = v.init.size();
+    address_expression(&r);
+    if (size == 8) v.relocations.push_back(std::move(r));
     v.init.insert(v.init.end(), static_cast<std::size_t>(size), 0);
   }
 
-  // sym, generic(sym), optionally + or - an offset: an address whose bytes are left zero,
-  // as the syntax tree has no place for relocations.
-  void address_expression() {
+  // sym, generic(sym), optionally + or - an offset: into `r` when given.
+  void address_expression(Relocation* r) {
     if (tok_.kind != Tok::Word) fail_expected("a symbol");
     if (tok_.text == "generic" && peek().is('(')) {
       advance();
       advance();
       if (tok_.kind != Tok::Word) fail_expected("a symbol");
+      if (r) r->symbol = tok_.text;
       advance();
       expect(')');
     } else {
+      if (r) r->symbol = tok_.text;
       advance();
     }
     if (tok_.is('+') || tok_.is('-')) {
+      const bool minus = tok_.is('-');
       advance();
-      expect_uint("an offset");
+      const std::uint64_t off = expect_uint("an offset");
+      if (r) r->addend = minus ? -static_cast<std::int64_t>(off) : static_cast<std::int64_t>(off);
     }
   }
 

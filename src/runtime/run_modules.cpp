@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <set>
 
 #include "bankcheck/ptx/ast.hpp"
 #include "bankcheck/sass/elf.hpp"
@@ -154,7 +155,57 @@ void RunModules::load(RunModule& m) {
     }
     u->entries = std::move(entries.value());
   }
-  for (std::size_t i = 0; i < m.units.size(); ++i) load(*m.units[i], m, i);
+  // -rdc=true: each object's PTX parsed first, so that a unit can take the device functions
+  // and variables another unit defines; the units that declare nothing from elsewhere load
+  // first (a library's object before the code that calls it).
+  std::vector<std::size_t> order;
+  if (m.units.size() > 1) {
+    std::vector<std::size_t> later;
+    for (std::size_t i = 0; i < m.units.size(); ++i) {
+      RunUnit& u = *m.units[i];
+      if (const sass::FatbinSelection pick = sass::select_for_arch(u.entries, sm_); pick.ptx) {
+        try {
+          u.parsed = ptx::parse(std::string(pick.ptx->text()), "PTX");
+        } catch (const std::exception&) {
+        }
+      }
+      bool declares = false;
+      if (u.parsed) {
+        for (const ptx::Function& f : u.parsed->functions) declares = declares || f.is_extern;
+        for (const ptx::Variable& v : u.parsed->variables) declares = declares || v.is_extern;
+      }
+      (declares ? later : order).push_back(i);
+    }
+    order.insert(order.end(), later.begin(), later.end());
+  } else {
+    order.push_back(0);
+  }
+  for (const std::size_t i : order) load(*m.units[i], m, i);
+}
+
+void RunModules::link(RunUnit& u, const RunModule& m, driver::PtxSource& src) {
+  std::vector<const ptx::Module*> others;
+  for (const auto& o : m.units)
+    if (o.get() != &u && o->parsed) others.push_back(&*o->parsed);
+  if (!u.parsed || others.empty()) return;
+  ptx::Module linked = *u.parsed;
+  std::set<std::string> names = ptx::link_functions(linked, others);
+  for (const ptx::Variable& v : linked.variables)
+    if (v.is_extern && (v.space == ptx::StateSpace::Global || v.space == ptx::StateSpace::Const))
+      names.insert(v.name);
+  // Each at the address of the unit that defines it, once that unit is loaded.
+  for (const std::string& name : names)
+    for (const auto& o : m.units) {
+      if (o.get() == &u || !o->loaded || !o->parsed) continue;
+      bool defines = false;
+      for (const ptx::Variable& v : o->parsed->variables)
+        defines = defines || (v.name == name && !v.is_extern);
+      if (!defines) continue;
+      for (const ptx::GlobalVar& g : o->loaded->program.globals)
+        if (g.name == name) src.external_globals[name] = g.address;
+      break;
+    }
+  src.module = std::move(linked);
 }
 
 void RunModules::load(RunUnit& u, const RunModule& m, std::size_t index) {
@@ -224,6 +275,7 @@ void RunModules::load(RunUnit& u, const RunModule& m, std::size_t index) {
   u.options.record_shared = options_.fix.suggest || options_.fix.report;
   u.options.nvcc.nvcc = options_.nvcc;
   u.options.input = src.input;
+  if (m.units.size() > 1) link(u, m, src);
   try {
     u.loaded = std::make_unique<driver::Loaded>(driver::load_ptx(src, u.options));
   } catch (const ptx::ParseError& e) {

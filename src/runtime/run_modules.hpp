@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <memory>
 #include <span>
 #include <string>
@@ -45,6 +46,9 @@ struct RunUnit {
   std::unique_ptr<std::uint8_t, void (*)(void*)> globals{nullptr, std::free};
   std::uint64_t globals_bytes = 0;
   std::vector<std::uint8_t> initial;
+  // -rdc=true, before it loads: its PTX parsed, for the other units to link against
+  // (ptx::link_functions); empty without PTX, or when it does not parse (load says why).
+  std::optional<ptx::Module> parsed;
 };
 
 struct RunModule {
@@ -91,6 +95,9 @@ class RunModules {
  private:
   void load(RunModule& m);
   void load(RunUnit& u, const RunModule& m, std::size_t index);
+  // -rdc=true: `u`'s parsed PTX with the device functions other units define (src.module),
+  // and the variables they define at their addresses (src.external_globals).
+  void link(RunUnit& u, const RunModule& m, driver::PtxSource& src);
   void place_cubin_variables(RunUnit& u, std::span<const std::uint8_t> cubin);
 
   const RunOptions& options_;

@@ -90,6 +90,10 @@ struct PtxSource {
   // Where its module variables go, given the bytes they take (ptx::globals_extent); none:
   // at ptx::kGlobalVarBase.
   std::function<std::uint64_t(std::uint64_t bytes)> place_globals;
+  // ptx_text already parsed (and linked: ptx::link_functions), when the caller did it.
+  std::optional<ptx::Module> module;
+  // Module variables other modules define, at their addresses (ptx::decode's `external`).
+  std::map<std::string, std::uint64_t> external_globals;
 };
 // Parses and decodes `source.ptx_text` and reads its SASS. Throws as load() does.
 Loaded load_ptx(const PtxSource& source, const CheckOptions& options);

@@ -73,6 +73,14 @@ struct Statement {
 
 enum class StateSpace : std::uint8_t { Reg, Shared, Global, Const, Local, Param };
 
+// An initializer element that is an address (`= {f1, f2}`, `= generic(buf)+8`): its bytes
+// in Variable::init are zero; `symbol` + `addend` goes there once it is placed.
+struct Relocation {
+  std::size_t offset = 0;  // byte offset in the initializer (a 64-bit element)
+  std::string symbol;
+  std::int64_t addend = 0;
+};
+
 // A variable declaration (.shared/.global/.const/.local, module or function scope).
 struct Variable {
   StateSpace space = StateSpace::Global;
@@ -84,6 +92,7 @@ struct Variable {
   bool is_extern = false;
   bool is_visible = false;
   std::vector<std::uint8_t> init;  // initializer bytes in little-endian order, if any
+  std::vector<Relocation> relocations;  // its addresses
   PtxPos pos;
 };
 

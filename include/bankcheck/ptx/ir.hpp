@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -553,8 +554,30 @@ std::string instruction_family(const std::string& opcode, const std::vector<std:
 // used to resolve inlined_at chains to the user's file; empty: outermost location.
 // Module variables are laid out from `global_base` (globals_extent() bytes from there):
 // check's programs at kGlobalVarBase, a running program's in memory of its own.
+// `external`: module-scope variables another module defines (-rdc=true: `.extern .global`,
+// and those of functions link_functions copied in), by name, at their addresses there: not
+// laid out here.
 Program decode(const Module& m, std::string_view source, std::string_view main_file_hint,
-               std::uint64_t global_base = kGlobalVarBase);
+               std::uint64_t global_base = kGlobalVarBase,
+               const std::map<std::string, std::uint64_t>* external = nullptr);
+
+// A device function's address as the emulator gives it (a function pointer's value: `mov`
+// of the function's name, an initializer `= {f1, f2}`): the same for one name in every
+// module, never inside a buffer; the inliner calls through it by comparing (inline_calls).
+constexpr std::uint64_t function_address(std::string_view name) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return 0x7ff0000000000000ull | (h & 0x000ffffffffffff0ull);
+}
+
+// -rdc=true: the device functions `m` calls that another translation unit of the program
+// defines (nvcc leaves them `.extern .func`), copied in from the first of `others` that
+// defines each, with what they call in turn, so that the inliner finds their bodies; their
+// source locations are added to `m`'s file table. A function that names a module-scope
+// variable `m` defines too (another file's `static` of that name) is not copied: the name
+// would mean `m`'s own. Returns the names of the variables of `others` that the copies use
+// (decode()'s `external`).
+std::set<std::string> link_functions(Module& m, const std::vector<const Module*>& others);
 
 // The bytes the module's .global and .const variables take, laid out as decode() does
 // (each aligned to at least 256 bytes).
