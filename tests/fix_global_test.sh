@@ -46,6 +46,8 @@ json sum_bytes "g['kind'] == 'vector' and g['applicable'] and g['requests_after'
 json sum_bytes_guarded "g['kind'] == 'vector' and not g['applicable'] and \"has 'if'\" in g['note']"
 json masses "g['kind'] == 'layout' and not g['applicable'] and g['edits'] == []"
 json rows_of_100 "g['kind'] == 'pitch' and g['sectors_after'] < g['sectors']"
+json row_tails "k['globals'] == []"
+json copy_pairs "g['kind'] == 'layout' and 'more than one access' in g['change'] and 'one aligned access' not in g['change']"
 
 # --apply: the copy is checked again with the same launch; the line's excess is gone, as
 # predicted, and nothing else got worse.

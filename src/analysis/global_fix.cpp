@@ -135,6 +135,11 @@ std::vector<GlobalFix> advise_global(const KernelReport& k) {
       // structure's field (a column walk has rows of 128 bytes or more).
       g.stride = p.stride;
       g.kind = GlobalFixKind::Layout;
+    } else if (p.kind == K::Strided && !other_side_consecutive(k, l)) {
+      // A column walk with nothing coalesced on its line to stage from: each lane needs its
+      // own scattered element (a gather one word per row); staging the tile would move every
+      // row's bytes for one word of each. The finding's words are all there is.
+      continue;
     } else if (p.kind == K::Strided) {
       // A column walk (lanes a row of 128 bytes or more apart): within a block of bx x by
       // threads, stage the tile so that each warp
@@ -154,9 +159,7 @@ std::vector<GlobalFix> advise_global(const KernelReport& k) {
             (32 / by) * ceil_div(by * static_cast<std::uint64_t>(l.width), 32);
         g.sectors_after = std::max(l.ideal_sectors, l.requests * per_request);
       }
-      if (!other_side_consecutive(k, l))
-        g.why_not_code = "no coalesced access of the other kind on the line to stage from";
-      else if (l.op != model::Op::Store && g.why_not_code.empty())
+      if (l.op != model::Op::Store && g.why_not_code.empty())
         g.why_not_code = "the column is read, not written: stage the read tile the same way";
     } else if (p.kind == K::Rows && p.run > 0) {
       // Runs of consecutive lanes, rows `pitch` apart: a pitch of whole 128-byte lines puts

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "bankcheck/model/swizzle.hpp"
@@ -278,15 +279,24 @@ std::string global_change(const analysis::GlobalFix& g) {
           "pointer (cudaMalloc gives 256), or, for the rows of a 2-D array, a row pitch that is a "
           "multiple of 32 B",
           g.misalign);
-    case K::Layout:
+    case K::Layout: {
+      const char* doing = g.op == model::Op::Store  ? "writing"
+                          : g.op == model::Op::Load ? "reading"
+                                                    : "accessing";
+      // A structure of more than 16 bytes takes more than one access (16 B is a thread's
+      // widest): the structure of arrays is the change that reaches the ideal.
+      if (std::abs(g.stride) > 16)
+        return fmt::format(
+            "the lanes are {} B apart, each {} {} B: a structure of {} B takes more than one "
+            "access (16 B is a thread's widest); keep each field in an array of its own (a "
+            "structure of arrays), or move the array as 16-byte vectors with consecutive lanes "
+            "on consecutive vectors",
+            g.stride, doing, g.width, std::abs(g.stride));
       return fmt::format(
           "the lanes are {} B apart, each {} {} B: keep the field in an array of its own (a "
           "structure of arrays), or {} each structure with one aligned access",
-          g.stride,
-          g.op == model::Op::Store  ? "writing"
-          : g.op == model::Op::Load ? "reading"
-                                    : "accessing",
-          g.width, verb);
+          g.stride, doing, g.width, verb);
+    }
   }
   return "";
 }

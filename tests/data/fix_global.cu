@@ -62,3 +62,23 @@ __global__ void masses(const Particle* p, float* out) {
 __global__ void rows_of_100(const float* in, float* out) {
   out[threadIdx.y * 16 + threadIdx.x] = in[threadIdx.y * 100 + threadIdx.x];
 }
+
+// One word of each 4 KB row (a scan's block totals): scattered, with nothing coalesced on the
+// line to stage from; staging would move each row for one word. No advice.
+// bankcheck: kernel=row_tails grid=4 block=256 arg=in=iota:4194304 arg=out=zeros:4096
+__global__ void row_tails(const float* in, float* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float tail = in[1023 + 1024 * i];
+  out[i] = tail;
+}
+
+// A 32-byte structure copied whole: two 16-byte accesses per thread, lanes 32 B apart; no
+// single aligned access holds it.
+struct __align__(16) Pair32 {
+  float4 a, b;
+};
+// bankcheck: kernel=copy_pairs grid=4 block=256 arg=in=iota:32768 arg=out=zeros:32768
+__global__ void copy_pairs(const Pair32* in, Pair32* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = in[i];
+}
