@@ -110,12 +110,12 @@ void Instrumentation::wait_for(const std::set<Handle>& streams) {
   }
 }
 
-std::string Instrumentation::prepare(Handle module, bool analysed, bool graph_node) {
+std::string Instrumentation::prepare(Handle module, bool analysed, bool no_wait) {
   const auto it = modules_.find(module);
   if (it == modules_.end()) return "";  // not seen loaded: begin() makes it known
   Module& m = it->second;
   if (analysed) return m.patched ? "" : patch(m, module);
-  if (!m.patched || m.unpatchable || graph_node) return "";
+  if (!m.patched || m.unpatchable || no_wait) return "";
   // The instrumented launches still running finish on the patched code first.
   if (!m.in_flight.empty()) wait_for(m.in_flight);
   if (!m.in_flight.empty()) {

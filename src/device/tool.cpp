@@ -65,6 +65,7 @@ struct LaunchKernelParams {
   CUfunction f;
   unsigned int grid_x, grid_y, grid_z, block_x, block_y, block_z;
   unsigned int shared_bytes;
+  CUstream stream;
 };
 struct LaunchKernelExParams {
   const CUlaunchConfig* config;
@@ -492,6 +493,10 @@ class Tool {
   // kernel launched before, the module made right for it now (the launch is decided here as
   // the launch callback will decide it).
   void launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData& d) {
+    if (d.callbackSite == SANITIZER_API_EXIT && in_call_here_) {
+      in_call_here_ = false;
+      in_launch_calls_.fetch_sub(1);
+    }
     if (d.callbackSite == SANITIZER_API_EXIT) {
       const CUresult result = d.functionReturnValue
                                   ? *static_cast<const CUresult*>(d.functionReturnValue)
@@ -512,6 +517,7 @@ class Tool {
     }
     if (!d.functionParams) return;
     LaunchCall c;
+    CUstream stream = nullptr;
     switch (cbid) {
       case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
       case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz:
@@ -522,6 +528,7 @@ class Tool {
         c.grid = {p->grid_x, p->grid_y, p->grid_z};
         c.block = {p->block_x, p->block_y, p->block_z};
         c.smem = p->shared_bytes;
+        stream = p->stream;
         break;
       }
       case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
@@ -533,13 +540,21 @@ class Tool {
         c.grid = {g.gridDimX, g.gridDimY, g.gridDimZ};
         c.block = {g.blockDimX, g.blockDimY, g.blockDimZ};
         c.smem = g.sharedMemBytes;
+        stream = g.hStream;
         break;
       }
       default:
         return;
     }
+    // Into a stream being captured: no launch, only a graph's node, which launches (and is
+    // decided, patched and counted) when the graph does. Nothing may touch the device now:
+    // a copy, a synchronization or a module's patching would end the capture
+    // (cudaErrorStreamCaptureInvalidated at the program's next call: NVIDIA's graphMemoryNodes).
+    if (captured(stream)) return;
     c.valid = true;
     call_ = c;
+    in_call_here_ = true;
+    in_launch_calls_.fetch_add(1);
     Lock lock(mutex_);
     if (closing_) return;
     if (side_.forked_child()) forget_parent();
@@ -566,7 +581,13 @@ class Tool {
     }
     const bool analyse = call_.decision.analyse && k.unusable.empty();
     if (!analyse && keep_patched()) return;
-    if (std::string e = instrumentation_->prepare(k.handle, analyse, false); !e.empty()) once(e);
+    // Not unpatched while another thread is inside a launch call: that thread may hold the
+    // driver's locks on the module and wait for this lock in its launch's callback, while the
+    // unpatching waits for those locks (NVIDIA's simpleCallback, eight threads launching one
+    // kernel, hung). It stays patched, and its launches that are not analysed run the patches
+    // with no table until a launch call finds no other.
+    const bool alone = in_launch_calls_.load() <= 1;
+    if (std::string e = instrumentation_->prepare(k.handle, analyse, !alone); !e.empty()) once(e);
   }
 
   // This thread's analysed launch began, and its launch call then returned an error: it did
@@ -824,6 +845,18 @@ class Tool {
            status != CU_STREAM_CAPTURE_STATUS_NONE;
   }
 
+  // Whether the stream is being captured, as the driver says (false when it cannot say: the
+  // launch is then handled as one).
+  bool captured(CUstream stream) {
+    if (!is_capturing_) {
+      is_capturing_ = driver_entry<CuStreamIsCapturing>("cuStreamIsCapturing");
+      if (!is_capturing_) return false;
+    }
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return is_capturing_(stream, &status) == CUDA_SUCCESS &&
+           status != CU_STREAM_CAPTURE_STATUS_NONE;
+  }
+
   // Whether the function is loaded yet, as the sanitizer says (for the trace).
   std::string loaded_status(CUfunction f) const {
     Sanitizer_FunctionLoadedStatus st = SANITIZER_FUNCTION_NOT_LOADED;
@@ -903,6 +936,10 @@ class Tool {
   void launch_begin(const Sanitizer_LaunchData& d, bool graph_node) {
     LaunchCall call = graph_node ? LaunchCall{} : call_;
     if (!graph_node) call_ = {};
+    if (!graph_node && captured(d.stream)) {  // a graph's node to be (launch_call)
+      if (trace_.launches()) trace_("launch into a stream being captured: left to the graph");
+      return;
+    }
     const std::uint64_t smem = call.smem;
     Lock lock(mutex_);
     if (closing_) return;
@@ -943,7 +980,7 @@ class Tool {
       drop_call("its module is not one bankcheck can read");
       const std::uint64_t number = ledger_.launch_unknown();
       if (trace_.launches()) say("launch (unknown)", number);
-      if (!keep_patched()) instrumentation_->prepare(d.module, false, graph_node);
+      if (!keep_patched()) instrumentation_->prepare(d.module, false, /*no_wait=*/true);
       instrumentation_->begin_unanalysed(l);
       return;
     }
@@ -990,13 +1027,17 @@ class Tool {
       if (trace_)
         say(analyse ? "patched only at launch begin:" : "unpatched only at launch begin:", dec.id);
     }
+    // Inside the launch's own callback the driver holds its locks: the module is not unpatched
+    // here (that waits for the launches still running on other streams, and waiting here
+    // deadlocked NVIDIA's simpleCallback, whose threads launch one kernel on streams of their
+    // own); the next launch call unpatches it.
     if (!analyse) {
       if (dec.analyse) {  // chosen, but it cannot be counted
         ledger_.lost(dec.id, k.unusable);
         side_.lost(dec.id, k.unusable);
       }
       if (std::string e =
-              keep_patched() ? "" : instrumentation_->prepare(d.module, false, graph_node);
+              keep_patched() ? "" : instrumentation_->prepare(d.module, false, /*no_wait=*/true);
           !e.empty())
         once(e + "; launches of it that are not analysed run bankcheck's patches with no table");
       instrumentation_->begin_unanalysed(l);
@@ -1068,6 +1109,9 @@ class Tool {
   // Analysed launches begun (their table given) whose launch's end has not come, over all
   // threads; whether this thread has one.
   std::atomic<int> launching_{0};
+  // Threads between a launch call's entry and its return (in_call_here_: this one).
+  std::atomic<int> in_launch_calls_{0};
+  static thread_local bool in_call_here_;
   std::set<std::string> said_refused_;  // kernels whose refused launch was said
   static thread_local bool launching_here_;
   // This thread's analysed launch that began in its launch call, until the call returns.
@@ -1084,6 +1128,7 @@ class Tool {
 
 thread_local LaunchCall Tool::call_;
 thread_local bool Tool::launching_here_ = false;
+thread_local bool Tool::in_call_here_ = false;
 thread_local Tool::Begun Tool::begun_;
 
 // Never destroyed: the report is written at exit, after the program's own static objects.

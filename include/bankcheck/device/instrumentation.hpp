@@ -143,9 +143,10 @@ class Instrumentation {
   // The module's code made right for a launch about to be made: patched for an analysed
   // launch; its own for one that is not, once the instrumented launches of it still running
   // have finished. Idempotent: called as early as the launch is known (the launch call) and
-  // again when it begins. Inside a graph's launch nothing waits, so a module that is patched
-  // stays patched there and the launch runs it with no table (its patches return at once).
-  std::string prepare(Handle module, bool analysed, bool graph_node);
+  // again when it begins. `no_wait` (inside a graph's launch, or a launch's own callback,
+  // where the driver holds the launch's locks): nothing waits, so a module that is patched
+  // stays patched and the launch runs it with no table (its patches return at once).
+  std::string prepare(Handle module, bool analysed, bool no_wait);
   // An analysed launch begins: its kernel's table (made from setup() on the kernel's first
   // analysed launch) given to it. Null when it cannot be analysed; `error` says why.
   KernelTable* begin(const Launch& launch, const std::function<TableSetup()>& setup,
