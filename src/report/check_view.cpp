@@ -299,8 +299,18 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
     if (options.quiet) continue;
     // Kernel summary and per-line table.
     out += paint.locus(fmt::format("kernel {}:", kernel_title(r, k))) + configurations_text(k);
-    out += fmt::format("; {} of {} CTA{} analysed\n", k.ctas_analysed, k.ctas_total,
+    out += fmt::format("; {} of {} CTA{} analysed", k.ctas_analysed, k.ctas_total,
                        k.ctas_total == 1 ? "" : "s");
+    // A running program's kernel launched more often than analysed: the counts are those
+    // launches', not the program's total.
+    std::uint64_t launches = 0, analysed = 0;
+    for (const auto& l : k.launches) {
+      launches += l.launches;
+      analysed += l.analysed;
+    }
+    if (launches > analysed && analysed > 0)
+      out += fmt::format(" in {} of its {} launches", analysed, launches);
+    out += '\n';
     // Where the launch settings came from: one line per source.
     struct FromLine {
       analysis::SettingFrom from;
