@@ -187,7 +187,12 @@ void RunModules::link(RunUnit& u, const RunModule& m, driver::PtxSource& src) {
   std::vector<const ptx::Module*> others;
   for (const auto& o : m.units)
     if (o.get() != &u && o->parsed) others.push_back(&*o->parsed);
-  if (!u.parsed || others.empty()) return;
+  if (!u.parsed) return;
+  if (others.empty()) {  // nothing to link with: parsed once, as it is
+    src.module = std::move(*u.parsed);
+    u.parsed.reset();
+    return;
+  }
   ptx::Module linked = *u.parsed;
   std::set<std::string> names = ptx::link_functions(linked, others);
   for (const ptx::Variable& v : linked.variables)
