@@ -486,7 +486,7 @@ TEST(PtxParserFiles, IndirectCallAndForwardDeclarations) {
   EXPECT_EQ(table.type, ".u64");
   EXPECT_EQ(table.dims, std::vector<std::int64_t>{2});
   EXPECT_EQ(table.init, std::vector<std::uint8_t>(16, 0));  // addresses: not known here
-  ASSERT_EQ(table.relocations.size(), 2u);                   // but where they go
+  ASSERT_EQ(table.relocations.size(), 2u);                  // but where they go
   EXPECT_EQ(table.relocations[0].symbol, "_Z2f1i");
   EXPECT_EQ(table.relocations[1].offset, 8u);
   EXPECT_EQ(table.relocations[1].symbol, "_Z2f2i");

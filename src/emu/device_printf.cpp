@@ -182,8 +182,9 @@ struct LaneReader {
   }
   std::uint64_t param(std::int64_t offset, unsigned size = 8) {
     std::uint64_t v = 0;
-    std::memcpy(&v, c.resolve(in, pc, Space::Local, static_cast<std::uint64_t>(offset), size, w, l, actual),
-                size);
+    std::memcpy(
+        &v, c.resolve(in, pc, Space::Local, static_cast<std::uint64_t>(offset), size, w, l, actual),
+        size);
     return v;
   }
   std::string string(std::uint64_t a) {
@@ -209,7 +210,8 @@ void device_printf(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
       std::string text;
       const PrintfArguments args{[&](std::uint64_t offset, unsigned size) {
                                    std::uint64_t v = 0;
-                                   if (buffer) std::memcpy(&v, r.bytes(buffer + offset, size), size);
+                                   if (buffer)
+                                     std::memcpy(&v, r.bytes(buffer + offset, size), size);
                                    return v;
                                  },
                                  [&](std::uint64_t a) { return r.string(a); }};
@@ -231,14 +233,15 @@ std::string assert_text(Ctx& c, const Instr& in, int pc, int w, std::uint32_t ex
     LaneReader r{c, in, pc, w, l};
     const std::uint64_t message = r.param(in.mem.offset), file = r.param(in.mem2.offset),
                         function = r.param(in.mem3.offset);
-    const auto line = static_cast<std::uint32_t>(r.param(static_cast<std::int64_t>(in.src[0].imm), 4));
+    const auto line =
+        static_cast<std::uint32_t>(r.param(static_cast<std::int64_t>(in.src[0].imm), 4));
     const auto text = [&](std::uint64_t a) { return a ? r.string(a) : std::string(); };
     using S = ptx::Special;
     out += fmt::format("{}:{}: {}: block: [{},{},{}], thread: [{},{},{}] Assertion `{}` failed.\n",
                        text(file), line, text(function), c.special(S::CtaidX, w, l),
                        c.special(S::CtaidY, w, l), c.special(S::CtaidZ, w, l),
-                       c.special(S::TidX, w, l), c.special(S::TidY, w, l),
-                       c.special(S::TidZ, w, l), text(message));
+                       c.special(S::TidX, w, l), c.special(S::TidY, w, l), c.special(S::TidZ, w, l),
+                       text(message));
   }
   return out;
 }

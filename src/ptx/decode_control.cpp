@@ -202,8 +202,9 @@ void Form::form_Call() {
   }
   for (const Operand& o : in.operands)
     if (o.kind == Operand::Kind::Register)
-      fail(in, "a call through a function pointer where no function of the program that fits "
-               "the call has its address taken (the functions it may call are not in its PTX)");
+      fail(in,
+           "a call through a function pointer where no function of the program that fits "
+           "the call has its address taken (the functions it may call are not in its PTX)");
   fail(in, "a call to a device function the program's PTX does not define (not supported)");
 }
 

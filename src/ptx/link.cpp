@@ -95,9 +95,10 @@ std::set<std::string> link_functions(Module& m, const std::vector<const Module*>
       for (SourceLoc& l : st.instruction.loc_chain) {
         auto it = files.find(l.file);
         if (it == files.end()) {
-          const std::string path = l.file > 0 && static_cast<std::size_t>(l.file) < from->files.size()
-                                       ? from->files[static_cast<std::size_t>(l.file)]
-                                       : std::string();
+          const std::string path =
+              l.file > 0 && static_cast<std::size_t>(l.file) < from->files.size()
+                  ? from->files[static_cast<std::size_t>(l.file)]
+                  : std::string();
           int index = 0;
           for (std::size_t i = 1; i < m.files.size() && !path.empty(); ++i)
             if (m.files[i] == path) index = static_cast<int>(i);

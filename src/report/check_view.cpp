@@ -285,8 +285,8 @@ std::string render_check_text(const analysis::CheckReport& r, const TextOptions&
             op_text(st.op), st.width, st.worst_cta, st.worst_warp, st.worst_verdict.wavefronts,
             st.worst_verdict.ideal_wavefronts);
         if (analysis::worst_pictured(st)) {
-          out += "  why: " + why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch, st.op) +
-                 "\n";
+          out +=
+              "  why: " + why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch, st.op) + "\n";
           out += paint.picture(render_picture(st.worst, st.worst_verdict, s.worst_schedule,
                                               *r.arch, options.columns));
         } else {

@@ -133,9 +133,9 @@ std::string why(const model::WarpAccess& a, const model::Verdict&, const model::
     if (a.op == Op::AtomicCas) t += "; a compare-and-swap takes two wavefronts per lane";
     return t;
   }
-  std::string t = fmt::format("lanes {} {} {} different words of bank {} (bytes {})", list(lanes),
-                              verb(site_op.value_or(a.op)), lanes.size(), worst_bank,
-                              list(bytes, false));
+  std::string t =
+      fmt::format("lanes {} {} {} different words of bank {} (bytes {})", list(lanes),
+                  verb(site_op.value_or(a.op)), lanes.size(), worst_bank, list(bytes, false));
   if (arch.rule == model::BankRule::Tesla) t += "; cc 1.x serves one broadcast word per pass";
   return t + merge;
 }

@@ -342,8 +342,9 @@ std::string render_check_html(const analysis::CheckReport& r) {
         "{}.<br>Why: {}.</p>\n",
         model::op_name(st.op), st.width, arrays.empty() ? "" : " to " + E(arrays), st.worst_cta,
         st.worst_warp, st.worst_verdict.wavefronts, st.worst_verdict.ideal_wavefronts,
-        E(analysis::worst_pictured(st) ? why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch, st.op)
-                                       : why_unpictured(st)));
+        E(analysis::worst_pictured(st)
+              ? why(st.worst, st.worst_verdict, s.worst_schedule, *r.arch, st.op)
+              : why_unpictured(st)));
     if (r.level == analysis::CountLevel::Sass) {
       std::string sass;
       for (std::size_t li : f.lines) {

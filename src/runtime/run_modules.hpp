@@ -10,17 +10,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
-#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/runtime/executor.hpp"
-#include "bankcheck/sass/fatbin.hpp"
 #include "bankcheck/runtime/run_options.hpp"
+#include "bankcheck/sass/fatbin.hpp"
 
 namespace bankcheck::runtime {
 

@@ -148,10 +148,11 @@ TEST_F(Reports, EveryAnalysedConfigurationIsNamed) {
   k.dynamic_smem = 1024;
   k.ctas_total = k.ctas_analysed = 4112;
   k.launches = {big, small, unanalysed};
-  EXPECT_EQ(header(), "kernel " + k.name +
-                          ": 2 launch configurations analysed: grids 4096x1x1 and 16x1x1, block "
-                          "256x1x1, 1024 bytes of dynamic shared memory; 4112 of 4112 CTAs analysed "
-                          "in 2 of its 302 launches");  // the repeats are not in the counts
+  EXPECT_EQ(header(),
+            "kernel " + k.name +
+                ": 2 launch configurations analysed: grids 4096x1x1 and 16x1x1, block "
+                "256x1x1, 1024 bytes of dynamic shared memory; 4112 of 4112 CTAs analysed "
+                "in 2 of its 302 launches");  // the repeats are not in the counts
   k.launches[1].block = {128, 1, 1};
   k.launches[1].dynamic_smem = 0;
   k.launches[2].analysed = 1;

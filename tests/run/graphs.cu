@@ -191,8 +191,7 @@ int main() {
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaMemcpy(result.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost));
     if (result[0] != 2.0f || result[n - 1] != 2.0f) {
-      std::fprintf(stderr, "FAIL: captured graph memory, round %d, left %g\n", round,
-                   result[0]);
+      std::fprintf(stderr, "FAIL: captured graph memory, round %d, left %g\n", round, result[0]);
       ++failures;
     }
   }

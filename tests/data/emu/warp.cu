@@ -95,13 +95,13 @@ __global__ void votes_partial(u32* out, const u32* a) {
 // groups' labeled partitions): each group of lanes (a[] % 3) reduces, votes and matches over
 // its own lanes. 6 results per thread.
 __global__ void votes_grouped(u32* out, const u32* a, const u32* b) {
-    int t = threadIdx.x;
-    u32 v = a[t];
-    u32 m = __match_any_sync(0xffffffffu, v % 3);  // this lane's group
-    out[t] = m;
-    out[32 + t] = __reduce_max_sync(m, b[t]);
-    out[64 + t] = __reduce_add_sync(m, b[t]);
-    out[96 + t] = __ballot_sync(m, b[t] & 1);
-    out[128 + t] = __all_sync(m, b[t] & 1);
-    out[160 + t] = __match_any_sync(m, b[t] & 3);
+  int t = threadIdx.x;
+  u32 v = a[t];
+  u32 m = __match_any_sync(0xffffffffu, v % 3);  // this lane's group
+  out[t] = m;
+  out[32 + t] = __reduce_max_sync(m, b[t]);
+  out[64 + t] = __reduce_add_sync(m, b[t]);
+  out[96 + t] = __ballot_sync(m, b[t] & 1);
+  out[128 + t] = __all_sync(m, b[t] & 1);
+  out[160 + t] = __match_any_sync(m, b[t] & 3);
 }
