@@ -31,6 +31,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -833,29 +834,22 @@ class Tool {
     return true;
   }
 
-  // Whether the stream is being captured into a graph (or cannot be asked): nothing is copied
-  // then, which could end the capture. Asked of the driver only where a read is due.
-  bool capturing(CUstream stream) {
-    if (!is_capturing_) {
-      is_capturing_ = driver_entry<CuStreamIsCapturing>("cuStreamIsCapturing");
-      if (!is_capturing_) return false;  // no driver to ask (the tests' fake sanitizer)
-    }
-    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-    return is_capturing_(stream, &status) != CUDA_SUCCESS ||
-           status != CU_STREAM_CAPTURE_STATUS_NONE;
-  }
-
-  // Whether the stream is being captured, as the driver says (false when it cannot say: the
-  // launch is then handled as one).
-  bool captured(CUstream stream) {
+  // Whether the stream is being captured into a graph, as the driver says; nullopt when it
+  // cannot say, and false without a driver to ask (the tests' fake sanitizer).
+  std::optional<bool> capture_status(CUstream stream) {
     if (!is_capturing_) {
       is_capturing_ = driver_entry<CuStreamIsCapturing>("cuStreamIsCapturing");
       if (!is_capturing_) return false;
     }
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-    return is_capturing_(stream, &status) == CUDA_SUCCESS &&
-           status != CU_STREAM_CAPTURE_STATUS_NONE;
+    if (is_capturing_(stream, &status) != CUDA_SUCCESS) return std::nullopt;
+    return status != CU_STREAM_CAPTURE_STATUS_NONE;
   }
+  // Being captured, or cannot be asked: nothing is copied then, which could end the capture.
+  // Asked of the driver only where a read is due.
+  bool capturing(CUstream stream) { return capture_status(stream).value_or(true); }
+  // Being captured as far as the driver says (a launch it cannot say of is handled as one).
+  bool captured(CUstream stream) { return capture_status(stream).value_or(false); }
 
   // Whether the function is loaded yet, as the sanitizer says (for the trace).
   std::string loaded_status(CUfunction f) const {

@@ -176,11 +176,18 @@ class Decoder : private detail::OperandDecoder {
   std::unordered_map<std::string, std::uint64_t> globals_offset_;
   const std::map<std::string, std::uint64_t>* external_ = nullptr;
 
+  // Whether `name` is a device function of the module (declared or defined): its name used as
+  // a value is its address (function_address).
+  bool is_function(const std::string& name) const {
+    for (const Function& f : m_.functions)
+      if (f.name == name && !f.is_entry) return true;
+    return false;
+  }
+
   // Where `name` is: a function's address, a variable's (here or in another module); nullopt
   // when it is neither.
   std::optional<std::uint64_t> symbol_address(const std::string& name) const {
-    for (const Function& f : m_.functions)
-      if (f.name == name && !f.is_entry) return function_address(name);
+    if (is_function(name)) return function_address(name);
     if (const auto it = globals_offset_.find(name); it != globals_offset_.end())
       return base_ + it->second;
     if (external_)
@@ -570,13 +577,10 @@ class Decoder : private detail::OperandDecoder {
         }
         auto it = syms_->find(o.name);
         if (it == syms_->end()) {
-          for (const Function& f : m_.functions)
-            if (f.name == o.name && !f.is_entry) {  // a function's address
-              r.kind = Opnd::Kind::Imm;
-              r.imm = function_address(o.name) + static_cast<std::uint64_t>(o.imm);
-              return r;
-            }
-          fail(in, "unknown symbol '" + o.name + "'");
+          if (!is_function(o.name)) fail(in, "unknown symbol '" + o.name + "'");
+          r.kind = Opnd::Kind::Imm;  // a function's address
+          r.imm = function_address(o.name) + static_cast<std::uint64_t>(o.imm);
+          return r;
         }
         r.kind = Opnd::Kind::SymAddr;
         r.imm = it->second.address + static_cast<std::uint64_t>(o.imm);  // sym+offset

@@ -31,21 +31,25 @@ class Inliner {
         into.push_back(st);
         continue;
       }
-      if (depth >= kMaxCallDepth)
-        throw error_(st.instruction,
-                     fmt::format("device function calls nested deeper than {} (recursion) are "
-                                 "not supported",
-                                 kMaxCallDepth));
-      copied_ += callee->body.size();
-      if (copied_ > kMaxInlined)
-        throw error_(
-            st.instruction,
-            fmt::format("device function calls inline to more than {} instructions", kMaxInlined));
+      count_copy(st.instruction, *callee, depth);
       inline_one(st.instruction, *callee, depth, into);
     }
   }
 
  private:
+  // A call at `depth` about to copy `callee` in: refused when nested too deep (recursion) or
+  // when the copies grow too large.
+  void count_copy(const Instruction& call, const Function& callee, int depth) {
+    if (depth >= kMaxCallDepth)
+      throw error_(call, fmt::format("device function calls nested deeper than {} (recursion) "
+                                     "are not supported",
+                                     kMaxCallDepth));
+    copied_ += callee.body.size();
+    if (copied_ > kMaxInlined)
+      throw error_(call, fmt::format("device function calls inline to more than {} instructions",
+                                     kMaxInlined));
+  }
+
   const Module& m_;
   Function& out_;
   const CallError& error_;
@@ -73,10 +77,6 @@ class Inliner {
           f.params.size() == args && f.returns.size() >= rets)
         fits.push_back(&f);
     if (fits.empty()) return false;
-    if (depth >= kMaxCallDepth)
-      throw error_(in, fmt::format("device function calls nested deeper than {} (recursion) are "
-                                   "not supported",
-                                   kMaxCallDepth));
     const std::string prefix = fmt::format("__icall{}_", ++counter_);
     const std::string pred = "%" + prefix + "p", end = "$" + prefix + "end";
     out_.registers.push_back({".pred", pred, 0, in.pos});
@@ -130,10 +130,7 @@ class Inliner {
           direct.operands.push_back(o);
         }  // the prototype's name goes
       }
-      copied_ += fits[i]->body.size();
-      if (copied_ > kMaxInlined)
-        throw error_(in, fmt::format("device function calls inline to more than {} instructions",
-                                     kMaxInlined));
+      count_copy(in, *fits[i], depth);
       inline_one(direct, *fits[i], depth, into);
       emit("bra", {".uni"}, {op(Operand::Kind::Symbol, end)}, std::nullopt,
            fmt::format("bra.uni {};", end));
