@@ -119,6 +119,9 @@ int run(const Request& req) {
         required_dir("BANKCHECK_CUDA_DIR", "bankcheck-cuda", "libcuda.so.1",
                      "bankcheck's CUDA driver (built only where the CUDA toolkit's headers are)");
     plan.preload.push_back(lib + "/libcuda.so.1");
+    // NVRTC's cubins come with their PTX (nvrtc_shim.cpp), where the build has the shim.
+    if (access((lib + "/libbankcheck-nvrtc.so").c_str(), R_OK) == 0)
+      plan.preload.push_back(lib + "/libbankcheck-nvrtc.so");
     plan.libraries.push_back(lib);
     plan.arch = req.arch;
   }

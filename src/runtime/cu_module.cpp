@@ -1,6 +1,8 @@
 // Modules and libraries: the images a program, its CUDA runtime or a library loads (fat
 // binaries, registration wrappers, cubins, PTX text as NVRTC writes it), handed to the
 // executor; their functions (CUfunction and CUkernel, one object) and variables.
+#include <dlfcn.h>
+
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -61,6 +63,15 @@ std::size_t elf_size(const void* p) {
   return end;
 }
 
+// The PTX NVRTC compiled beside this cubin, where bankcheck's NVRTC shim (nvrtc_shim.cpp,
+// preloaded by `bankcheck run`) saw the program get it; null otherwise. The text lives as long
+// as the process.
+const char* nvrtc_ptx(const void* cubin, std::size_t bytes) {
+  using Ask = const char* (*)(const void*, std::size_t);
+  static const auto ask = reinterpret_cast<Ask>(dlsym(RTLD_DEFAULT, "bankcheck_nvrtc_ptx"));
+  return ask ? ask(cubin, bytes) : nullptr;
+}
+
 // What `code` is, and how long. Errors: nothing a module can be made of.
 CUresult read_image(const void* code, Image& out) {
   if (!code) return CUDA_ERROR_INVALID_VALUE;
@@ -106,6 +117,12 @@ CUresult load(Driver& d, const void* code, bool preserved, const void* caller, b
               Module** out) {
   Image image;
   if (const CUresult e = read_image(code, image)) return e;
+  if (image.kind == ImageKind::Cubin)
+    if (const char* ptx = nvrtc_ptx(image.data, image.bytes)) {
+      image.kind = ImageKind::Ptx;  // NVRTC's cubin: its compilation's PTX instead
+      image.data = ptx;
+      image.bytes = std::strlen(ptx);
+    }
   Executor* ex = d.executor();
   if (!ex) return CUDA_ERROR_DEINITIALIZED;
   auto m = std::make_unique<Module>();

@@ -1,6 +1,8 @@
 // A kernel compiled at run time with NVRTC, its PTX loaded with cuModuleLoadDataEx (JIT
 // options given, as front ends give them) and launched through the driver API; the result
-// checked against the host's. Prints "nvrtc: ok".
+// checked against the host's. Prints "nvrtc: ok". With the argument `cubin`, compiled for
+// sm_90 without line information and loaded as the cubin, as programs that compile for the
+// device they run on do.
 #include <cuda.h>
 #include <nvrtc.h>
 
@@ -17,12 +19,15 @@ extern "C" __global__ void transpose32(const float* in, float* out) {
 }
 )";
 
-int main() {
+int main(int argc, char** argv) {
+  const bool cubin = argc > 1 && std::string(argv[1]) == "cubin";
   nvrtcProgram prog;
   if (nvrtcCreateProgram(&prog, kSource, "transpose32.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
     return 1;
   const char* options[] = {"--gpu-architecture=compute_90", "-lineinfo"};
-  if (nvrtcCompileProgram(prog, 2, options) != NVRTC_SUCCESS) {
+  const char* cubin_options[] = {"--gpu-architecture=sm_90"};
+  if ((cubin ? nvrtcCompileProgram(prog, 1, cubin_options)
+             : nvrtcCompileProgram(prog, 2, options)) != NVRTC_SUCCESS) {
     size_t size = 0;
     nvrtcGetProgramLogSize(prog, &size);
     std::string log(size, '\0');
@@ -31,9 +36,16 @@ int main() {
     return 1;
   }
   size_t size = 0;
-  nvrtcGetPTXSize(prog, &size);
-  std::vector<char> ptx(size);
-  nvrtcGetPTX(prog, ptx.data());
+  std::vector<char> ptx;
+  if (cubin) {
+    if (nvrtcGetCUBINSize(prog, &size) != NVRTC_SUCCESS) return 1;
+    ptx.resize(size);
+    if (nvrtcGetCUBIN(prog, ptx.data()) != NVRTC_SUCCESS) return 1;
+  } else {
+    nvrtcGetPTXSize(prog, &size);
+    ptx.resize(size);
+    nvrtcGetPTX(prog, ptx.data());
+  }
   nvrtcDestroyProgram(&prog);
 
   CUdevice dev;
