@@ -291,9 +291,11 @@ std::optional<long long> driver_attribute(const DeviceProfile& d, CUdevice_attri
   switch (attr) {
     case CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER:
       return 1;
-    // Virtual memory management (cuMemCreate, cuMemMap), exportable handles, compression and
-    // dma-buf are not offered: programs and libraries ask and take their other path.
+    // Virtual memory management (cuMemCreate, cuMemMap: cu_vmm.cpp) is offered; exportable
+    // handles, compression and dma-buf are not: programs and libraries ask and take their
+    // other path.
     case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+      return 1;
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED:
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED:
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED:

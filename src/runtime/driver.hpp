@@ -126,6 +126,23 @@ struct Allocation {
   // Freed (by the graph's free node, or outside the graph), its storage stays reserved
   // (Driver::graph_reserved) and the node's next run allocates it again at that address.
   bool graph = false;
+  // A range of virtual memory management made accessible (cuMemSetAccess): its mappings own
+  // the memory; cuMemFree refuses it.
+  bool vmm = false;
+};
+
+// Virtual memory management (cu_vmm.cpp): a physical allocation (cuMemCreate) is a memory
+// file, mapped into address ranges reserved with cuMemAddressReserve.
+struct VmmPhysical {
+  int fd = -1;
+  std::size_t bytes = 0;
+  CUmemAllocationProp prop{};
+  unsigned handles = 1;   // cuMemCreate's and cuMemRetainAllocationHandle's, less cuMemRelease's
+  unsigned mappings = 0;  // cuMemMap's, less cuMemUnmap's
+};
+struct VmmMapping {
+  std::size_t bytes = 0;
+  CUmemGenericAllocationHandle handle = 0;
 };
 
 struct Capture;  // graphs.hpp
@@ -218,6 +235,13 @@ class Driver {
   MemoryPool default_pool;
   std::set<MemoryPool*> pools;       // created ones
   MemoryPool* pool(CUmemoryPool p);  // the default pool for its handle too; null when unknown
+
+  // Virtual memory management: reserved ranges (start -> bytes), physical allocations by
+  // handle, mappings by start address.
+  std::map<std::uintptr_t, std::size_t> vmm_reserved;
+  std::map<CUmemGenericAllocationHandle, VmmPhysical> vmm_physical;
+  std::map<std::uintptr_t, VmmMapping> vmm_mapped;
+  CUmemGenericAllocationHandle next_vmm_handle = 1;
 
   // Graph memory freed since its allocation node last ran, by start address (Allocation::graph).
   std::map<std::uintptr_t, Allocation> graph_reserved;

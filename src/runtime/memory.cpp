@@ -102,7 +102,7 @@ CUresult allocate(Driver& d, void** out, std::size_t bytes, AllocationKind kind,
 
 CUresult release(Driver& d, const void* p, unsigned kinds) {
   const auto it = d.allocations.find(reinterpret_cast<std::uintptr_t>(p));
-  if (!p || it == d.allocations.end() || !(kinds & kind_bit(it->second.kind)))
+  if (!p || it == d.allocations.end() || !(kinds & kind_bit(it->second.kind)) || it->second.vmm)
     return CUDA_ERROR_INVALID_VALUE;
   const Allocation a = it->second;
   void* q = const_cast<void*>(p);

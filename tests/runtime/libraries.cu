@@ -1,8 +1,8 @@
 // Driver functions asked for by name, as libraries do (cudaGetDriverEntryPoint): a library of
 // the program's own asks for the tensor map encoders (served: asks.cpp) and for
-// cuTensorMapEncodeIm2colWide, the program for cuMemCreate; all are found, and those not
-// implemented by bankcheck's driver return CUDA_ERROR_NOT_SUPPORTED and name their caller once.
-// The program links cuBLAS too, uncalled.
+// cuTensorMapEncodeIm2colWide, the program for cuMemExportToShareableHandle; all are found, and
+// those not implemented by bankcheck's driver return CUDA_ERROR_NOT_SUPPORTED and name their caller
+// once. The program links cuBLAS too, uncalled.
 #include <cublas_v2.h>
 #include <cuda.h>
 
@@ -19,13 +19,13 @@ int main(int argc, char**) {
   CHECK_EQ(ask_for_driver_function(), 0);  // said once
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
-  EXPECT_OK(
-      cudaGetDriverEntryPointByVersion("cuMemCreate", &fn, 12000, cudaEnableDefault, &status));
+  EXPECT_OK(cudaGetDriverEntryPointByVersion("cuMemExportToShareableHandle", &fn, 12000,
+                                             cudaEnableDefault, &status));
   CHECK(fn != nullptr && status == cudaDriverEntryPointSuccess);
   if (fn) {
-    CUmemGenericAllocationHandle handle;
-    CUmemAllocationProp prop = {};
-    CHECK_EQ(reinterpret_cast<decltype(&cuMemCreate)>(fn)(&handle, 4096, &prop, 0),
+    int fd = -1;
+    CHECK_EQ(reinterpret_cast<decltype(&cuMemExportToShareableHandle)>(fn)(
+                 &fd, 1, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
              CUDA_ERROR_NOT_SUPPORTED);
   }
   // An unknown name is not found.
