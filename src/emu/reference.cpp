@@ -488,6 +488,9 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
     case Opc::Printf:
       device_printf(c, in, pc, w, exec);
       break;
+    case Opc::Tex:
+      texture_op(c, in, pc, w, exec);
+      break;
     case Opc::Nop:
       break;
     default:

@@ -77,6 +77,8 @@ class Form {
   // Clusters and warps (decode_cluster.cpp).
   BANKCHECK_FORM(Mapa)
   BANKCHECK_FORM(Elect)
+  // Texture fetches (decode_texture.cpp).
+  BANKCHECK_FORM(Tex)
 #undef BANKCHECK_FORM
 
   // .sat, .ftz, .NaN, .relu and .satfinite, read by the forms that allow them; what no

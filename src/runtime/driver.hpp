@@ -145,6 +145,25 @@ struct VmmMapping {
   CUmemGenericAllocationHandle handle = 0;
 };
 
+// A CUDA array (cu_textures.cpp): texels row after row, slice after slice, in host memory
+// that a texture object reading it shares (an array destroyed while a texture still reads it
+// stays until the texture goes).
+struct Array {
+  CUDA_ARRAY3D_DESCRIPTOR desc{};
+  std::size_t texel = 0;  // bytes of one texel
+  std::size_t pitch = 0;  // bytes of one row
+  std::size_t rows = 1, slices = 1;
+  std::shared_ptr<std::uint8_t[]> data;
+  std::size_t bytes() const { return pitch * rows * slices; }
+};
+// A texture object: its descriptions as given, and what keeps an array's storage alive.
+struct TexObject {
+  CUDA_RESOURCE_DESC res{};
+  CUDA_TEXTURE_DESC tex{};
+  std::shared_ptr<std::uint8_t[]> array_data;
+  bool live = true;  // false once the memory it reads was freed: the executor forgot it
+};
+
 struct Capture;  // graphs.hpp
 
 struct Stream {
@@ -235,6 +254,15 @@ class Driver {
   MemoryPool default_pool;
   std::set<MemoryPool*> pools;       // created ones
   MemoryPool* pool(CUmemoryPool p);  // the default pool for its handle too; null when unknown
+
+  // CUDA arrays by handle, texture objects by handle (cu_textures.cpp).
+  std::map<Array*, std::unique_ptr<Array>> arrays;
+  std::map<CUtexObject, TexObject> textures;
+  CUtexObject next_texture = 1;
+  Array* array(CUarray a) const {
+    const auto it = arrays.find(reinterpret_cast<Array*>(a));
+    return it == arrays.end() ? nullptr : it->second.get();
+  }
 
   // Virtual memory management: reserved ranges (start -> bytes), physical allocations by
   // handle, mappings by start address.

@@ -123,6 +123,10 @@ class EmulatingExecutor final : public Executor {
     // through its own pointers too.
     memory_.buffers().back()->host_writable = kind != MemoryKind::Device;
   }
+  void texture_created(std::uint64_t handle, const emu::Texture& texture) override {
+    memory_.textures[handle] = texture;
+  }
+  void texture_destroyed(std::uint64_t handle) override { memory_.textures.erase(handle); }
   void memory_written(const void* address, std::size_t bytes) override {
     memory_.written(reinterpret_cast<std::uint64_t>(address), bytes);
   }

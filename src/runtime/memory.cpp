@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 
 namespace bankcheck::runtime {
 
@@ -106,6 +107,7 @@ CUresult release(Driver& d, const void* p, unsigned kinds) {
     return CUDA_ERROR_INVALID_VALUE;
   const Allocation a = it->second;
   void* q = const_cast<void*>(p);
+  forget_textures_in(d, it->first, a.bytes);
   if (Executor* ex = d.executor()) ex->memory_freed(q);
   d.allocations.erase(it);
   if (counts_as_device(a.kind)) d.device_bytes_in_use -= a.bytes;
@@ -169,22 +171,42 @@ CUDA_MEMCPY3D linear_copy(void* dst, CUmemorytype dst_type, const void* src, CUm
 }
 
 CUresult copy_3d(Driver& d, const CUDA_MEMCPY3D& p) {
-  if (p.srcMemoryType == CU_MEMORYTYPE_ARRAY || p.dstMemoryType == CU_MEMORYTYPE_ARRAY)
-    return CUDA_ERROR_INVALID_HANDLE;
   const std::size_t width = p.WidthInBytes, height = p.Height ? p.Height : 1,
                     depth = p.Depth ? p.Depth : 1;
-  const std::size_t spitch = p.srcPitch ? p.srcPitch : width,
-                    dpitch = p.dstPitch ? p.dstPitch : width;
+  // An array side: its storage, with its own pitch and rows, and the region inside it.
+  const Array* sa = nullptr;
+  const Array* da = nullptr;
+  for (const auto& [type, handle, x, y, z, side] :
+       {std::tuple{p.srcMemoryType, p.srcArray, p.srcXInBytes, p.srcY, p.srcZ, &sa},
+        std::tuple{p.dstMemoryType, p.dstArray, p.dstXInBytes, p.dstY, p.dstZ, &da}}) {
+    if (type != CU_MEMORYTYPE_ARRAY) continue;
+    const Array* a = d.array(handle);
+    if (!a) return CUDA_ERROR_INVALID_HANDLE;
+    if (x + width > a->pitch || y + height > a->rows || z + depth > a->slices)
+      return CUDA_ERROR_INVALID_VALUE;
+    *side = a;
+  }
+  const std::size_t spitch = sa           ? sa->pitch
+                             : p.srcPitch ? p.srcPitch
+                                          : width,
+                    dpitch = da           ? da->pitch
+                             : p.dstPitch ? p.dstPitch
+                                          : width;
   if (width > spitch || width > dpitch) return kInvalidPitch;
-  const std::size_t srows = p.srcHeight ? p.srcHeight : height,
-                    drows = p.dstHeight ? p.dstHeight : height;
-  auto base = [](CUmemorytype t, const void* host, CUdeviceptr dev) {
+  const std::size_t srows = sa            ? sa->rows
+                            : p.srcHeight ? p.srcHeight
+                                          : height,
+                    drows = da            ? da->rows
+                            : p.dstHeight ? p.dstHeight
+                                          : height;
+  auto base = [](CUmemorytype t, const void* host, CUdeviceptr dev, const Array* a) {
+    if (a) return reinterpret_cast<const char*>(a->data.get());
     return t == CU_MEMORYTYPE_HOST ? static_cast<const char*>(host)
                                    : reinterpret_cast<const char*>(dev);
   };
-  const char* src = base(p.srcMemoryType, p.srcHost, p.srcDevice) + p.srcZ * srows * spitch +
+  const char* src = base(p.srcMemoryType, p.srcHost, p.srcDevice, sa) + p.srcZ * srows * spitch +
                     p.srcY * spitch + p.srcXInBytes;
-  char* dst = const_cast<char*>(base(p.dstMemoryType, p.dstHost, p.dstDevice)) +
+  char* dst = const_cast<char*>(base(p.dstMemoryType, p.dstHost, p.dstDevice, da)) +
               p.dstZ * drows * dpitch + p.dstY * dpitch + p.dstXInBytes;
   const std::size_t sspan = span(spitch, srows, width, height, depth);
   const std::size_t dspan = span(dpitch, drows, width, height, depth);
@@ -201,7 +223,7 @@ CUresult copy_3d(Driver& d, const CUDA_MEMCPY3D& p) {
       for (std::size_t y = 0; y < height; ++y)
         std::memmove(dst + (z * drows + y) * dpitch, src + (z * srows + y) * spitch, width);
   }
-  written(d, dst, dspan);
+  if (!da) written(d, dst, dspan);
   return CUDA_SUCCESS;
 }
 

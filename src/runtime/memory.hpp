@@ -38,6 +38,10 @@ inline constexpr unsigned kDeviceAccessible =
     kind_bit(AllocationKind::PinnedHost) | kind_bit(AllocationKind::RegisteredHost) |
     kind_bit(AllocationKind::Symbol);
 
+// The texture objects that read linear or pitched memory inside [start, start + bytes), which
+// is being freed: the executor forgets them (cu_textures.cpp).
+void forget_textures_in(Driver& d, std::uintptr_t start, std::size_t bytes);
+
 // Whether [p, p + bytes) lies in one device-accessible allocation.
 bool device_range(const Driver& d, const void* p, std::size_t bytes);
 

@@ -12,11 +12,13 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "bankcheck/emu/events.hpp"
 #include "bankcheck/emu/options.hpp"
+#include "bankcheck/emu/texture.hpp"
 #include "bankcheck/ptx/ir.hpp"
 
 namespace bankcheck::emu {
@@ -113,6 +115,9 @@ class GlobalMemory {
   // In the order they were added.
   std::vector<std::unique_ptr<Buffer>>& buffers() { return buffers_; }
   std::mutex atomic_mutex;  // serializes global atomics across CTAs run in parallel
+  // Texture objects by handle (the driver's cuTexObjectCreate); read by `tex`, changed only
+  // between launches.
+  std::unordered_map<std::uint64_t, Texture> textures;
 
  private:
   void index(Buffer* b);

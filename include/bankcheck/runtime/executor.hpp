@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bankcheck/emu/texture.hpp"
 #include "bankcheck/model/launch_limits.hpp"
 #include "bankcheck/runtime/device.hpp"
 
@@ -183,6 +184,13 @@ class Executor {
   // access [address, address + bytes). Freed memory is announced before it is released.
   virtual void memory_allocated(void* address, std::size_t bytes, MemoryKind kind) = 0;
   virtual void memory_freed(void* address) = 0;
+  // A texture object the program created (cuTexObjectCreate), under its handle, and its end
+  // (destroyed, or the memory it reads freed): kernels' `tex` reads it in between.
+  virtual void texture_created(std::uint64_t handle, const emu::Texture& texture) {
+    (void)handle;
+    (void)texture;
+  }
+  virtual void texture_destroyed(std::uint64_t handle) { (void)handle; }
   // The runtime wrote [address, address + bytes) of the program's memory (a copy, a fill, a
   // copy to a symbol): kernels that read those bytes may compute otherwise from now on.
   // With ExecutorConfig::reports_writes, called for every write the runtime makes.

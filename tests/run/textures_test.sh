@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Texture fetches under `bankcheck run`, against the H200 (bench/device/results/textures,
+# bench/device/textures.sh): every fetched value of programs/textures.cu and every weight and
+# step of programs/texture_weights.cu, bit for bit, but the lines known.tsv names (3D linear
+# filtering, whose weights are within a 256th of the H200's); the exit code.
+#
+# Usage: textures_test.sh BANKCHECK TEXTURES TEXTURE_WEIGHTS RESULTS
+set -u
+bankcheck=$1 textures=$2 weights=$3 results=$4
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bad=0
+"$bankcheck" run --no-progress -o "$work/r1.txt" -- "$textures" > "$work/stdout.txt" 2> "$work/err1"
+rc=$?
+[ "rc=$rc" = "$(cat "$results/rc.txt")" ] || { echo "FAIL: exit code $rc, on the GPU $(cat "$results/rc.txt")"; bad=1; }
+"$bankcheck" run --no-progress -o "$work/r2.txt" -- "$weights" > "$work/weights.txt" 2> "$work/err2" ||
+  { echo "FAIL: texture_weights exited with $?"; bad=1; }
+known=$(cut -f1 "$results/known.tsv" | grep -v '^#')
+compared=0
+for f in stdout.txt weights.txt; do
+  while IFS= read -r want; do
+    name=${want%%:*}
+    got=$(grep -F -- "$name:" "$work/$f" | head -1)
+    if grep -qxF -- "$name" <<< "$known"; then
+      [ -n "$got" ] || { echo "FAIL: $f lacks the line '$name'"; bad=1; }
+      continue
+    fi
+    compared=$((compared + 1))
+    [ "$got" = "$want" ] || { echo "FAIL: $f: '$name' differs from the H200's"; echo "  GPU:      ${want:0:200}"; echo "  bankcheck: ${got:0:200}"; bad=1; }
+  done < "$results/$f"
+done
+echo "$compared lines equal the H200's; $(grep -vc '^#' "$results/known.tsv") known apart"
+[ $bad = 0 ] || { echo "--- standard error"; cat "$work/err1" "$work/err2"; }
+exit $bad
