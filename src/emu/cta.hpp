@@ -535,6 +535,8 @@ std::uint64_t convert(const Instr& in, std::uint64_t x);
 void warp_op(Ctx& c, const Instr& in, int w, std::uint32_t exec, std::uint32_t active);
 // tex (texture.cpp): each executing lane fetches from the texture object its register names.
 void texture_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
+// suld, sust (texture.cpp): each executing lane loads or stores through its surface object.
+void surface_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec);
 // shfl.sync's exchange over the operands' 32 lanes (value, lane or offset, clamp and segment
 // mask): each executing lane's result in `out` (the low 32 bits of the source lane's value,
 // its own when the source lane is out of range); returns the lanes whose source was in range.

@@ -491,6 +491,10 @@ void general(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec, std::ui
     case Opc::Tex:
       texture_op(c, in, pc, w, exec);
       break;
+    case Opc::Suld:
+    case Opc::Sust:
+      surface_op(c, in, pc, w, exec);
+      break;
     case Opc::Nop:
       break;
     default:

@@ -311,6 +311,24 @@ void texture_fetch(const Texture& t, const std::uint32_t* coords, bool integer_c
 // ---------------------------------------------------------------- the instruction
 
 namespace bankcheck::emu::detail {
+namespace {
+
+// A handle that names no texture (surface) object: a program's mistake under `bankcheck run`,
+// or `check`, which has none to give.
+[[noreturn]] void missing_object(Ctx& c, int pc, const char* what, std::uint64_t handle, int l,
+                                 int w) {
+  if (!c.mem.program_objects)
+    c.fail(EmuError::Kind::Unsupported, pc,
+           fmt::format("the kernel reads through a {} object, which `bankcheck check` cannot "
+                       "make: the program creates it (run the program under `bankcheck run`)",
+                       what));
+  c.fail(EmuError::Kind::Unsupported, pc,
+         fmt::format("{} object {} does not exist (lane {} of warp {}): it was never created, or "
+                     "was destroyed",
+                     what, handle, l, w));
+}
+
+}  // namespace
 
 void texture_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
   const bool integer_coords = in.type2 == Ty::S32;
@@ -318,17 +336,72 @@ void texture_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
     const int l = std::countr_zero(e);
     const std::uint64_t handle = c.val(in.src[0], w, l);
     const auto it = c.mem.textures.find(handle);
-    if (it == c.mem.textures.end())
-      c.fail(EmuError::Kind::Unsupported, pc,
-             fmt::format("texture object {} does not exist (lane {} of warp {}): it was never "
-                         "created, or was destroyed",
-                         handle, l, w));
+    if (it == c.mem.textures.end()) missing_object(c, pc, "texture", handle, l, w);
     std::uint32_t coords[3] = {0, 0, 0};
     for (unsigned d = 0; d < in.vec; ++d)
       coords[d] = static_cast<std::uint32_t>(c.val(in.src[1 + d], w, l));
     std::uint32_t out[4];
     texture_fetch(it->second, coords, integer_coords, out);
     for (unsigned i = 0; i < 4; ++i) c.set(in.frag[i], w, l, out[i], Ty::B32);
+  }
+}
+
+}  // namespace bankcheck::emu::detail
+
+namespace bankcheck::emu::detail {
+
+void surface_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
+  const bool load = in.op == Opc::Suld;
+  const unsigned esize = in.type == Ty::B64   ? 8
+                         : in.type == Ty::B32 ? 4
+                         : in.type == Ty::B16 ? 2
+                                              : 1;
+  const unsigned size = esize * in.vec;
+  for (std::uint32_t e = exec; e; e &= e - 1) {
+    const int l = std::countr_zero(e);
+    const std::uint64_t handle = c.val(in.src[0], w, l);
+    const auto it = c.mem.surfaces.find(handle);
+    if (it == c.mem.surfaces.end()) missing_object(c, pc, "surface", handle, l, w);
+    const Texture& s = it->second;
+    // x in bytes, then rows and slices; each against its extent.
+    const std::int64_t limit[3] = {static_cast<std::int64_t>(s.width * texel_bytes(s)) - size,
+                                   static_cast<std::int64_t>(s.height) - 1,
+                                   static_cast<std::int64_t>(s.depth) - 1};
+    std::int64_t at[3] = {0, 0, 0};
+    bool outside = false;
+    for (unsigned d = 0; d < in.mod.geom; ++d) {
+      at[d] = static_cast<std::int32_t>(c.val(in.src[1 + d], w, l));
+      if (at[d] < 0 || at[d] > limit[d]) {
+        outside = true;
+        at[d] = std::clamp<std::int64_t>(at[d], 0, std::max<std::int64_t>(limit[d], 0));
+      }
+    }
+    if (outside && in.mod.surf == ptx::SurfMode::Trap)
+      c.fail(EmuError::Kind::OutOfBounds, pc,
+             fmt::format("{} outside surface object {} (lane {} of warp {}: x {} bytes, y {}, z "
+                         "{}; the surface is {} bytes by {} by {})",
+                         load ? "suld" : "sust", handle, l, w, c.val(in.src[1], w, l),
+                         in.mod.geom > 1 ? static_cast<std::int64_t>(c.val(in.src[2], w, l)) : 0,
+                         in.mod.geom > 2 ? static_cast<std::int64_t>(c.val(in.src[3], w, l)) : 0,
+                         s.width * texel_bytes(s), s.height, s.depth));
+    if (at[0] % esize != 0)
+      c.fail(EmuError::Kind::Misaligned, pc,
+             fmt::format("{} at x = {} bytes, not a multiple of its {}-byte elements (lane {} of "
+                         "warp {})",
+                         load ? "suld" : "sust", at[0], esize, l, w));
+    const bool dropped = outside && in.mod.surf == ptx::SurfMode::Zero;
+    auto* p = const_cast<std::uint8_t*>(s.data) + static_cast<std::uint64_t>(at[2]) * s.slice +
+              static_cast<std::uint64_t>(at[1]) * s.pitch + static_cast<std::uint64_t>(at[0]);
+    for (unsigned i = 0; i < in.vec; ++i) {
+      if (load) {
+        std::uint64_t v = 0;
+        if (!dropped) std::memcpy(&v, p + i * esize, esize);
+        c.set(in.frag[i], w, l, v, esize == 8 ? Ty::B64 : Ty::B32);
+      } else if (!dropped) {
+        const std::uint64_t v = c.val(in.frag[i], w, l);
+        std::memcpy(p + i * esize, &v, esize);
+      }
+    }
   }
 }
 

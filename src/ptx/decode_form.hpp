@@ -79,6 +79,7 @@ class Form {
   BANKCHECK_FORM(Elect)
   // Texture fetches (decode_texture.cpp).
   BANKCHECK_FORM(Tex)
+  BANKCHECK_FORM(Surf)
 #undef BANKCHECK_FORM
 
   // .sat, .ftz, .NaN, .relu and .satfinite, read by the forms that allow them; what no

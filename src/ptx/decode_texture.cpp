@@ -44,3 +44,53 @@ void Form::form_Tex() {
 }
 
 }  // namespace bankcheck::ptx::detail
+
+namespace bankcheck::ptx::detail {
+
+// suld.b.{1d,2d,3d}{.v2,.v4}.{b8,b16,b32,b64}{.trap,.clamp,.zero} d, [s, {x, y, z, _}];
+// sust.b.{...} [s, {x, ...}], a;   x in bytes. The formatted forms (.p) and arrays of
+// surfaces are refused.
+void Form::form_Surf() {
+  const bool load = opc == Opc::Suld;
+  ins.op = opc;
+  if (!has(in, ".b")) fail(in, op + ": only the unformatted form (.b) is emulated");
+  const int dims = has(in, ".1d") ? 1 : has(in, ".2d") ? 2 : has(in, ".3d") ? 3 : 0;
+  if (!dims) fail(in, op + ": only .1d, .2d and .3d surfaces are emulated (not arrays)");
+  ins.mod.geom = static_cast<std::uint8_t>(dims);
+  ins.mod.surf = has(in, ".clamp")  ? SurfMode::Clamp
+                 : has(in, ".zero") ? SurfMode::Zero
+                                    : SurfMode::Trap;
+  ins.vec = has(in, ".v4") ? 4 : has(in, ".v2") ? 2 : 1;
+  if (t0 != Ty::B8 && t0 != Ty::B16 && t0 != Ty::B32 && t0 != Ty::B64)
+    fail(in, op + " needs .b8, .b16, .b32 or .b64");
+  ins.type = t0;
+  need(2);
+  const Operand& a = in.operands[load ? 1 : 0];
+  const Operand& v = in.operands[load ? 0 : 1];
+  if (a.kind != Operand::Kind::Address || !a.base_is_reg || a.elems.size() != 1 ||
+      a.elems[0].kind != Operand::Kind::Vector)
+    fail(in, op + ": the operand must be [surface object register, {coordinates}] (surface "
+                  "references are not emulated)");
+  Operand values = v;  // one value: a list of one
+  if (v.kind != Operand::Kind::Vector) {
+    values = Operand{};
+    values.kind = Operand::Kind::Vector;
+    values.elems = {v};
+    values.pos = v.pos;
+  }
+  frag_list(values, t0 == Ty::B64 ? Ty::B64 : t0 == Ty::B32 ? Ty::B32 : Ty::B16, "the values");
+  if (ins.frag.size() != ins.vec) fail(in, fmt::format("{} needs {} values", op, ins.vec));
+  ins.frag_defs = load ? ins.vec : 0;
+  Operand handle;
+  handle.kind = Operand::Kind::Register;
+  handle.name = a.name;
+  handle.pos = a.pos;
+  ins.src[ins.nsrc++] = operand(in, handle, Ty::U64);
+  const std::vector<Operand>& c = a.elems[0].elems;
+  if (c.size() < static_cast<std::size_t>(dims))
+    fail(in, fmt::format("{}.{}d needs {} coordinates, got {}", op, dims, dims, c.size()));
+  for (int i = 0; i < dims; ++i)
+    ins.src[ins.nsrc++] = operand(in, c[static_cast<std::size_t>(i)], Ty::S32);
+}
+
+}  // namespace bankcheck::ptx::detail

@@ -293,3 +293,44 @@ BANKCHECK_API CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC* pTexDesc,
     return CUDA_SUCCESS;
   });
 }
+
+BANKCHECK_API CUresult cuSurfObjectCreate(CUsurfObject* pSurfObject,
+                                          const CUDA_RESOURCE_DESC* pResDesc) {
+  return in_context([&](Driver& d, Context&) {
+    if (!pSurfObject || !pResDesc) return CUDA_ERROR_INVALID_VALUE;
+    if (pResDesc->resType != CU_RESOURCE_TYPE_ARRAY) return CUDA_ERROR_INVALID_VALUE;
+    const Array* a = d.array(pResDesc->res.array.hArray);
+    if (!a) return CUDA_ERROR_INVALID_HANDLE;
+    if (!(a->desc.Flags & CUDA_ARRAY3D_SURFACE_LDST)) return CUDA_ERROR_INVALID_VALUE;
+    TexObject t;
+    t.res = *pResDesc;
+    bankcheck::emu::Texture e;
+    if (const CUresult r = describe(d, t, e)) return r;
+    t.array_data = a->data;
+    const CUsurfObject handle = d.next_surface++;
+    if (Executor* ex = d.executor()) ex->surface_created(handle, e);
+    d.surfaces.emplace(handle, std::move(t));
+    *pSurfObject = handle;
+    return CUDA_SUCCESS;
+  });
+}
+
+BANKCHECK_API CUresult cuSurfObjectDestroy(CUsurfObject surfObject) {
+  return in_context([&](Driver& d, Context&) {
+    const auto it = d.surfaces.find(surfObject);
+    if (it == d.surfaces.end()) return CUDA_ERROR_INVALID_VALUE;
+    if (Executor* ex = d.executor()) ex->surface_destroyed(surfObject);
+    d.surfaces.erase(it);
+    return CUDA_SUCCESS;
+  });
+}
+
+BANKCHECK_API CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC* pResDesc,
+                                                   CUsurfObject surfObject) {
+  return in_context([&](Driver& d, Context&) {
+    const auto it = d.surfaces.find(surfObject);
+    if (it == d.surfaces.end() || !pResDesc) return CUDA_ERROR_INVALID_VALUE;
+    *pResDesc = it->second.res;
+    return CUDA_SUCCESS;
+  });
+}

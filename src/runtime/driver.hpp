@@ -259,6 +259,8 @@ class Driver {
   std::map<Array*, std::unique_ptr<Array>> arrays;
   std::map<CUtexObject, TexObject> textures;
   CUtexObject next_texture = 1;
+  std::map<CUsurfObject, TexObject> surfaces;  // their `tex` unused
+  CUsurfObject next_surface = 1;
   Array* array(CUarray a) const {
     const auto it = arrays.find(reinterpret_cast<Array*>(a));
     return it == arrays.end() ? nullptr : it->second.get();

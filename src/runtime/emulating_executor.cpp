@@ -64,6 +64,7 @@ class EmulatingExecutor final : public Executor {
         side_(options_, "emulator",
               [this](ProcessPart& part, SnapshotFrom from) { return snapshot(part, from); }) {
     memory_.writes_reported = config.reports_writes;
+    memory_.program_objects = true;  // the program makes its texture and surface objects
     if (!error_.empty()) failure(error_);
     if (const std::string why = connect_nvtx(options_.selection); !why.empty()) failure(why);
     arch_ = device_.board.arch;
@@ -127,6 +128,10 @@ class EmulatingExecutor final : public Executor {
     memory_.textures[handle] = texture;
   }
   void texture_destroyed(std::uint64_t handle) override { memory_.textures.erase(handle); }
+  void surface_created(std::uint64_t handle, const emu::Texture& surface) override {
+    memory_.surfaces[handle] = surface;
+  }
+  void surface_destroyed(std::uint64_t handle) override { memory_.surfaces.erase(handle); }
   void memory_written(const void* address, std::size_t bytes) override {
     memory_.written(reinterpret_cast<std::uint64_t>(address), bytes);
   }

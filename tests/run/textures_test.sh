@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Texture fetches under `bankcheck run`, against the H200 (bench/device/results/textures,
-# bench/device/textures.sh): every fetched value of programs/textures.cu and every weight and
-# step of programs/texture_weights.cu, bit for bit, but the lines known.tsv names (3D linear
-# filtering, whose weights are within a 256th of the H200's); the exit code.
+# Texture fetches and surface loads and stores under `bankcheck run`, against the H200
+# (bench/device/results/textures, bench/device/textures.sh): every fetched value of
+# programs/textures.cu, every weight and step of programs/texture_weights.cu and every value
+# of programs/surfaces.cu, bit for bit, but the lines known.tsv names (3D linear filtering,
+# whose weights are within a 256th of the H200's); the exit code.
 #
-# Usage: textures_test.sh BANKCHECK TEXTURES TEXTURE_WEIGHTS RESULTS
+# Usage: textures_test.sh BANKCHECK TEXTURES TEXTURE_WEIGHTS SURFACES RESULTS
 set -u
-bankcheck=$1 textures=$2 weights=$3 results=$4
+bankcheck=$1 textures=$2 weights=$3 surfaces=$4 results=$5
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bad=0
@@ -15,9 +16,11 @@ rc=$?
 [ "rc=$rc" = "$(cat "$results/rc.txt")" ] || { echo "FAIL: exit code $rc, on the GPU $(cat "$results/rc.txt")"; bad=1; }
 "$bankcheck" run --no-progress -o "$work/r2.txt" -- "$weights" > "$work/weights.txt" 2> "$work/err2" ||
   { echo "FAIL: texture_weights exited with $?"; bad=1; }
+"$bankcheck" run --no-progress -o "$work/r3.txt" -- "$surfaces" > "$work/surfaces.txt" 2> "$work/err3" ||
+  { echo "FAIL: surfaces exited with $?"; bad=1; }
 known=$(cut -f1 "$results/known.tsv" | grep -v '^#')
 compared=0
-for f in stdout.txt weights.txt; do
+for f in stdout.txt weights.txt surfaces.txt; do
   while IFS= read -r want; do
     name=${want%%:*}
     got=$(grep -F -- "$name:" "$work/$f" | head -1)
@@ -30,5 +33,5 @@ for f in stdout.txt weights.txt; do
   done < "$results/$f"
 done
 echo "$compared lines equal the H200's; $(grep -vc '^#' "$results/known.tsv") known apart"
-[ $bad = 0 ] || { echo "--- standard error"; cat "$work/err1" "$work/err2"; }
+[ $bad = 0 ] || { echo "--- standard error"; cat "$work/err1" "$work/err2" "$work/err3"; }
 exit $bad

@@ -121,12 +121,13 @@ static void occupancy() {
   CHECK_EQ(available, 113 * 1024);  // (228 KB / 2) - 1 KB reserved
 }
 
-// CUDA arrays are not implemented by bankcheck's driver.
+// Mipmapped arrays are not implemented by bankcheck's driver.
 static void unimplemented() {
-  cudaArray_t array = nullptr;
+  cudaMipmappedArray_t array = nullptr;
   const cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
-  EXPECT_ERR(cudaMallocArray(&array, &desc, 16, 16), cudaErrorNotSupported);
-  EXPECT_ERR(cudaMallocArray(&array, &desc, 16, 16), cudaErrorNotSupported);
+  const cudaExtent extent = make_cudaExtent(16, 16, 0);
+  EXPECT_ERR(cudaMallocMipmappedArray(&array, &desc, extent, 2), cudaErrorNotSupported);
+  EXPECT_ERR(cudaMallocMipmappedArray(&array, &desc, extent, 2), cudaErrorNotSupported);
   EXPECT_ERR(cudaGetLastError(), cudaErrorNotSupported);
 }
 

@@ -118,6 +118,10 @@ class GlobalMemory {
   // Texture objects by handle (the driver's cuTexObjectCreate); read by `tex`, changed only
   // between launches.
   std::unordered_map<std::uint64_t, Texture> textures;
+  // Surface objects by handle (cuSurfObjectCreate): the array each one reads and writes.
+  std::unordered_map<std::uint64_t, Texture> surfaces;
+  // Whether a running program's driver makes them (bankcheck run); `check` has none.
+  bool program_objects = false;
 
  private:
   void index(Buffer* b);

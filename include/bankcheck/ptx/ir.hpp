@@ -257,6 +257,9 @@ enum class AtomOp : std::uint8_t { Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, 
 // shfl modes, vote modes.
 enum class ShflMode : std::uint8_t { Up, Down, Bfly, Idx };
 enum class VoteMode : std::uint8_t { All, Any, Uni, Ballot };
+// suld, sust: what a coordinate outside the surface does (.trap: a fault; .clamp: the nearest
+// element; .zero: a load reads zeros, a store writes nothing).
+enum class SurfMode : std::uint8_t { Trap, Clamp, Zero };
 // mul/mad variants.
 enum class MulMode : std::uint8_t { Lo, Hi, Wide };
 // Float and cvt rounding (None: the default of the operation).
@@ -382,6 +385,8 @@ struct Modifiers {
   bool to_space = false;                   // cvta.to: generic to the space (else the reverse)
   bool shiftamt = false;                   // bfind.shiftamt
   bool clamp = false;                      // bmsk.clamp (else .wrap)
+  SurfMode surf = SurfMode::Trap;          // suld, sust: outside the surface
+  std::uint8_t geom = 0;                   // suld, sust: 1, 2 or 3 coordinates
   bool assert_fail = false;                // trap: the call to __assertfail of a failed assert()
   // assert_fail with its parameters: mem, mem2 and mem3 the message's, file's and function's
   // pointers, src[0] (an immediate) the line's depot offset (call parameters, Space::Local).

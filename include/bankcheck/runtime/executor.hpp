@@ -191,6 +191,12 @@ class Executor {
     (void)texture;
   }
   virtual void texture_destroyed(std::uint64_t handle) { (void)handle; }
+  // The same for a surface object (cuSurfObjectCreate): the array its `suld`, `sust` reach.
+  virtual void surface_created(std::uint64_t handle, const emu::Texture& surface) {
+    (void)handle;
+    (void)surface;
+  }
+  virtual void surface_destroyed(std::uint64_t handle) { (void)handle; }
   // The runtime wrote [address, address + bytes) of the program's memory (a copy, a fill, a
   // copy to a symbol): kernels that read those bytes may compute otherwise from now on.
   // With ExecutorConfig::reports_writes, called for every write the runtime makes.
