@@ -1,6 +1,7 @@
 // Copies and fills, 1D, 2D and 3D, with their Async forms: each becomes one memcpy or memset
 // node (memory.hpp's copy_3d and fill_2d), run at once or recorded by a stream capture. The
-// per-thread-stream forms (_ptds, _ptsz) are the same functions. Arrays are not implemented.
+// per-thread-stream forms (_ptds, _ptsz) are the same functions. An array side is reached
+// through Driver::array (memory.cpp's copy_3d).
 #include <string_view>
 
 #include "driver.hpp"
@@ -195,6 +196,99 @@ BANKCHECK_API CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstCon
   });
 }
 BANKCHECK_ALIAS(cuMemcpyPeerAsync, cuMemcpyPeerAsync_ptsz)
+
+// ---- To and from 1D arrays (an offset in bytes into the array's row) ----------------------
+
+namespace {
+
+// One side of a copy: host or device memory, or an array at a byte offset.
+struct Side {
+  CUmemorytype type;
+  const void* p = nullptr;
+  CUarray array = nullptr;
+  std::size_t offset = 0;
+};
+
+CUDA_MEMCPY3D array_copy(const Side& dst, const Side& src, std::size_t bytes) {
+  CUDA_MEMCPY3D c = linear_copy(const_cast<void*>(dst.p), dst.type, src.p, src.type, bytes);
+  if (src.array) c.srcArray = src.array, c.srcXInBytes = src.offset, c.srcPitch = 0;
+  if (dst.array) c.dstArray = dst.array, c.dstXInBytes = dst.offset, c.dstPitch = 0;
+  return c;
+}
+
+Side array_side(CUarray a, std::size_t offset) { return {CU_MEMORYTYPE_ARRAY, nullptr, a, offset}; }
+
+}  // namespace
+
+BANKCHECK_API CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void* srcHost,
+                                       size_t ByteCount) {
+  return copy_call([&](Driver& d) {
+    return copy_on(
+        d, nullptr,
+        array_copy(array_side(dstArray, dstOffset), {CU_MEMORYTYPE_HOST, srcHost}, ByteCount));
+  });
+}
+BANKCHECK_ALIAS(cuMemcpyHtoA_v2, cuMemcpyHtoA_v2_ptds)
+
+BANKCHECK_API CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void* srcHost,
+                                            size_t ByteCount, CUstream hStream) {
+  return copy_call([&](Driver& d) {
+    return copy_on(
+        d, hStream,
+        array_copy(array_side(dstArray, dstOffset), {CU_MEMORYTYPE_HOST, srcHost}, ByteCount));
+  });
+}
+BANKCHECK_ALIAS(cuMemcpyHtoAAsync_v2, cuMemcpyHtoAAsync_v2_ptsz)
+
+BANKCHECK_API CUresult cuMemcpyAtoH_v2(void* dstHost, CUarray srcArray, size_t srcOffset,
+                                       size_t ByteCount) {
+  return copy_call([&](Driver& d) {
+    return copy_on(
+        d, nullptr,
+        array_copy({CU_MEMORYTYPE_HOST, dstHost}, array_side(srcArray, srcOffset), ByteCount));
+  });
+}
+BANKCHECK_ALIAS(cuMemcpyAtoH_v2, cuMemcpyAtoH_v2_ptds)
+
+BANKCHECK_API CUresult cuMemcpyAtoHAsync_v2(void* dstHost, CUarray srcArray, size_t srcOffset,
+                                            size_t ByteCount, CUstream hStream) {
+  return copy_call([&](Driver& d) {
+    return copy_on(
+        d, hStream,
+        array_copy({CU_MEMORYTYPE_HOST, dstHost}, array_side(srcArray, srcOffset), ByteCount));
+  });
+}
+BANKCHECK_ALIAS(cuMemcpyAtoHAsync_v2, cuMemcpyAtoHAsync_v2_ptsz)
+
+BANKCHECK_API CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice,
+                                       size_t ByteCount) {
+  return copy_call([&](Driver& d) {
+    return copy_on(d, nullptr,
+                   array_copy(array_side(dstArray, dstOffset),
+                              {CU_MEMORYTYPE_DEVICE, host(srcDevice)}, ByteCount));
+  });
+}
+BANKCHECK_ALIAS(cuMemcpyDtoA_v2, cuMemcpyDtoA_v2_ptds)
+
+BANKCHECK_API CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset,
+                                       size_t ByteCount) {
+  return copy_call([&](Driver& d) {
+    return copy_on(d, nullptr,
+                   array_copy({CU_MEMORYTYPE_DEVICE, host(dstDevice)},
+                              array_side(srcArray, srcOffset), ByteCount));
+  });
+}
+BANKCHECK_ALIAS(cuMemcpyAtoD_v2, cuMemcpyAtoD_v2_ptds)
+
+BANKCHECK_API CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray,
+                                       size_t srcOffset, size_t ByteCount) {
+  return copy_call([&](Driver& d) {
+    return copy_on(
+        d, nullptr,
+        array_copy(array_side(dstArray, dstOffset), array_side(srcArray, srcOffset), ByteCount));
+  });
+}
+BANKCHECK_ALIAS(cuMemcpyAtoA_v2, cuMemcpyAtoA_v2_ptds)
 
 // ---- 2D and 3D ----------------------------------------------------------------------------------
 
