@@ -222,7 +222,8 @@ unsigned texel_bytes(const Texture& t) {
 }
 
 void texture_fetch(const Texture& t, const std::uint32_t* coords, bool integer_coords,
-                   std::uint32_t out[4]) {
+                   std::uint32_t out[4], std::uint32_t layer) {
+  const auto slice = static_cast<std::int64_t>(layer_of(t, layer));
   const std::int64_t extent[3] = {static_cast<std::int64_t>(t.width),
                                   static_cast<std::int64_t>(t.height),
                                   static_cast<std::int64_t>(t.depth)};
@@ -240,7 +241,8 @@ void texture_fetch(const Texture& t, const std::uint32_t* coords, bool integer_c
   const bool linear = t.filter_linear && !integer_coords && !integer_result(t);
   // A 1D texture filters as a 2D one of one row at y = 0: half of each tap from the row
   // before it, which only the border mode shows.
-  const unsigned dims = linear && t.dims == 1 ? 2 : t.dims;
+  // (Not a layered one: H200, layered.txt.)
+  const unsigned dims = linear && t.dims == 1 && t.layers == 0 ? 2 : t.dims;
   // Per dimension: the first texel and, for linear filtering, the next one's weight in
   // 256ths.
   std::int64_t first[3] = {0, 0, 0};
@@ -276,7 +278,7 @@ void texture_fetch(const Texture& t, const std::uint32_t* coords, bool integer_c
   }
   if (!linear) {
     bool border = false;
-    std::int64_t idx[3] = {0, 0, 0};
+    std::int64_t idx[3] = {0, 0, slice};
     for (unsigned d = 0; d < dims; ++d) idx[d] = address(first[d], extent[d], mode[d], border);
     texel(t, idx[0], idx[1], idx[2], border, false, out);
     return;
@@ -290,7 +292,7 @@ void texture_fetch(const Texture& t, const std::uint32_t* coords, bool integer_c
   float sum[4] = {0, 0, 0, 0};
   std::int64_t qsum[4] = {0, 0, 0, 0};
   for (unsigned tap = 0; tap < (1u << dims); ++tap) {
-    std::int64_t idx[3] = {0, 0, 0};
+    std::int64_t idx[3] = {0, 0, slice};
     bool border = false;
     for (unsigned d = 0; d < dims; ++d)
       idx[d] = address(first[d] + ((tap >> d) & 1u), d < t.dims ? extent[d] : 1, mode[d], border);
@@ -341,7 +343,8 @@ void texture_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
     for (unsigned d = 0; d < in.vec; ++d)
       coords[d] = static_cast<std::uint32_t>(c.val(in.src[1 + d], w, l));
     std::uint32_t out[4];
-    texture_fetch(it->second, coords, integer_coords, out);
+    const auto layer = in.mod.layered ? static_cast<std::uint32_t>(c.val(in.src[3], w, l)) : 0u;
+    texture_fetch(it->second, coords, integer_coords, out, layer);
     for (unsigned i = 0; i < 4; ++i) c.set(in.frag[i], w, l, out[i], Ty::B32);
   }
 }
@@ -384,6 +387,9 @@ void surface_op(Ctx& c, const Instr& in, int pc, int w, std::uint32_t exec) {
                          in.mod.geom > 1 ? static_cast<std::int64_t>(c.val(in.src[2], w, l)) : 0,
                          in.mod.geom > 2 ? static_cast<std::int64_t>(c.val(in.src[3], w, l)) : 0,
                          s.width * texel_bytes(s), s.height, s.depth));
+    if (in.mod.layered)  // the layer is the slice
+      at[2] = static_cast<std::int64_t>(
+          layer_of(s, static_cast<std::uint32_t>(c.val(in.src[3], w, l))));
     if (at[0] % esize != 0)
       c.fail(EmuError::Kind::Misaligned, pc,
              fmt::format("{} at x = {} bytes, not a multiple of its {}-byte elements (lane {} of "

@@ -9,9 +9,16 @@ namespace bankcheck::ptx::detail {
 
 void Form::form_Tex() {
   ins.op = Opc::Tex;
-  const int dims = has(in, ".1d") ? 1 : has(in, ".2d") ? 2 : has(in, ".3d") ? 3 : 0;
+  const bool layered = has(in, ".a1d") || has(in, ".a2d");
+  const int dims = has(in, ".1d") || has(in, ".a1d")   ? 1
+                   : has(in, ".2d") || has(in, ".a2d") ? 2
+                   : has(in, ".3d")                    ? 3
+                                                       : 0;
   if (!dims)
-    fail(in, "tex: only .1d, .2d and .3d textures are emulated (not arrays, cubes or multisample)");
+    fail(in,
+         "tex: only .1d, .2d, .3d, .a1d and .a2d textures are emulated (not cubes or "
+         "multisample)");
+  ins.mod.layered = layered;
   if (!has(in, ".v4")) fail(in, "tex: only .v4 results are emulated");
   if (tys.size() != 2) fail(in, "tex needs a result type and a coordinate type");
   if (t0 != Ty::F32 && t0 != Ty::S32 && t0 != Ty::U32)
@@ -36,10 +43,15 @@ void Form::form_Tex() {
   handle.pos = a.pos;
   ins.src[ins.nsrc++] = operand(in, handle, Ty::U64);
   const std::vector<Operand>& c = a.elems[0].elems;
-  if (c.size() < static_cast<std::size_t>(dims))
-    fail(in, fmt::format("tex.{}d needs {} coordinates, got {}", dims, dims, c.size()));
+  const std::size_t first = layered ? 1 : 0;  // a layered texture's layer comes first
+  if (c.size() < first + static_cast<std::size_t>(dims))
+    fail(in, fmt::format("tex needs {} coordinates, got {}", first + dims, c.size()));
   for (int i = 0; i < dims; ++i)
-    ins.src[ins.nsrc++] = operand(in, c[static_cast<std::size_t>(i)], tl);
+    ins.src[ins.nsrc++] = operand(in, c[first + static_cast<std::size_t>(i)], tl);
+  if (layered) {
+    ins.src[3] = operand(in, c[0], Ty::U32);
+    ins.nsrc = 4;
+  }
   ins.vec = static_cast<std::uint8_t>(dims);
 }
 
@@ -54,9 +66,14 @@ void Form::form_Surf() {
   const bool load = opc == Opc::Suld;
   ins.op = opc;
   if (!has(in, ".b")) fail(in, op + ": only the unformatted form (.b) is emulated");
-  const int dims = has(in, ".1d") ? 1 : has(in, ".2d") ? 2 : has(in, ".3d") ? 3 : 0;
-  if (!dims) fail(in, op + ": only .1d, .2d and .3d surfaces are emulated (not arrays)");
+  const bool layered = has(in, ".a1d") || has(in, ".a2d");
+  const int dims = has(in, ".1d") || has(in, ".a1d")   ? 1
+                   : has(in, ".2d") || has(in, ".a2d") ? 2
+                   : has(in, ".3d")                    ? 3
+                                                       : 0;
+  if (!dims) fail(in, op + ": only .1d, .2d, .3d, .a1d and .a2d surfaces are emulated");
   ins.mod.geom = static_cast<std::uint8_t>(dims);
+  ins.mod.layered = layered;
   ins.mod.surf = has(in, ".clamp")  ? SurfMode::Clamp
                  : has(in, ".zero") ? SurfMode::Zero
                                     : SurfMode::Trap;
@@ -87,10 +104,15 @@ void Form::form_Surf() {
   handle.pos = a.pos;
   ins.src[ins.nsrc++] = operand(in, handle, Ty::U64);
   const std::vector<Operand>& c = a.elems[0].elems;
-  if (c.size() < static_cast<std::size_t>(dims))
-    fail(in, fmt::format("{}.{}d needs {} coordinates, got {}", op, dims, dims, c.size()));
+  const std::size_t first = layered ? 1 : 0;  // a layered surface's layer comes first
+  if (c.size() < first + static_cast<std::size_t>(dims))
+    fail(in, fmt::format("{} needs {} coordinates, got {}", op, first + dims, c.size()));
   for (int i = 0; i < dims; ++i)
-    ins.src[ins.nsrc++] = operand(in, c[static_cast<std::size_t>(i)], Ty::S32);
+    ins.src[ins.nsrc++] = operand(in, c[first + static_cast<std::size_t>(i)], Ty::S32);
+  if (layered) {
+    ins.src[3] = operand(in, c[0], Ty::U32);
+    ins.nsrc = 4;
+  }
 }
 
 }  // namespace bankcheck::ptx::detail

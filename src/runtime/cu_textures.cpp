@@ -2,8 +2,9 @@
 // width's bytes), copied to and from by the copies of cu_copies.cpp (memory.cpp's copy_3d
 // reads an array side through Driver::array). A texture object is its descriptions; the
 // executor gets each one as an emu::Texture (bankcheck/emu/texture.hpp), which the
-// emulator's `tex` reads. Layered, cube map and mipmapped arrays, surfaces, sRGB reads and
-// resource views are not implemented (CUDA_ERROR_NOT_SUPPORTED).
+// emulator's `tex` reads; a surface object likewise for `suld` and `sust`. A layered array's
+// layers are its slices. Cube map and mipmapped arrays, sRGB reads and resource views are not
+// implemented (CUDA_ERROR_NOT_SUPPORTED).
 #include <algorithm>
 #include <cstring>
 
@@ -55,10 +56,11 @@ CUresult create_array(Driver& d, CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR& de
   bankcheck::emu::TexFormat format;
   std::size_t channel_bytes = 0;
   if (!texel_format(desc.Format, format, channel_bytes)) return CUDA_ERROR_NOT_SUPPORTED;
-  if (!valid_channels(desc.NumChannels) || desc.Width == 0 || (desc.Depth && !desc.Height))
+  const bool layered = (desc.Flags & CUDA_ARRAY3D_LAYERED) != 0;
+  if (!valid_channels(desc.NumChannels) || desc.Width == 0 ||
+      (desc.Depth && !desc.Height && !layered) || (layered && !desc.Depth))
     return CUDA_ERROR_INVALID_VALUE;
-  if (desc.Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_SPARSE |
-                    CUDA_ARRAY3D_DEFERRED_MAPPING))
+  if (desc.Flags & (CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING))
     return CUDA_ERROR_NOT_SUPPORTED;
   auto a = std::make_unique<Array>();
   a->desc = desc;
@@ -95,7 +97,13 @@ CUresult describe(Driver& d, const TexObject& t, bankcheck::emu::Texture& out) {
       out.depth = a->slices;
       out.pitch = a->pitch;
       out.slice = a->pitch * a->rows;
-      out.dims = a->desc.Depth ? 3 : a->desc.Height ? 2 : 1;
+      out.dims = a->desc.Depth && !(a->desc.Flags & CUDA_ARRAY3D_LAYERED) ? 3
+                 : a->desc.Height                                         ? 2
+                                                                          : 1;
+      if (a->desc.Flags & CUDA_ARRAY3D_LAYERED) {  // layers are slices, not a dimension
+        out.layers = static_cast<std::uint32_t>(a->desc.Depth);
+        out.depth = 1;
+      }
       break;
     }
     case CU_RESOURCE_TYPE_LINEAR:

@@ -2,12 +2,12 @@
 # Texture fetches and surface loads and stores under `bankcheck run`, against the H200
 # (bench/device/results/textures, bench/device/textures.sh): every fetched value of
 # programs/textures.cu, every weight and step of programs/texture_weights.cu and every value
-# of programs/surfaces.cu, bit for bit, but the lines known.tsv names (3D linear filtering,
-# whose weights are within a 256th of the H200's); the exit code.
+# of programs/surfaces.cu and programs/layered.cu, bit for bit, but the lines known.tsv names
+# (3D linear filtering, whose weights are within a 256th of the H200's); the exit code.
 #
-# Usage: textures_test.sh BANKCHECK TEXTURES TEXTURE_WEIGHTS SURFACES RESULTS
+# Usage: textures_test.sh BANKCHECK TEXTURES TEXTURE_WEIGHTS SURFACES LAYERED RESULTS
 set -u
-bankcheck=$1 textures=$2 weights=$3 surfaces=$4 results=$5
+bankcheck=$1 textures=$2 weights=$3 surfaces=$4 layered=$5 results=$6
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bad=0
@@ -18,9 +18,11 @@ rc=$?
   { echo "FAIL: texture_weights exited with $?"; bad=1; }
 "$bankcheck" run --no-progress -o "$work/r3.txt" -- "$surfaces" > "$work/surfaces.txt" 2> "$work/err3" ||
   { echo "FAIL: surfaces exited with $?"; bad=1; }
+"$bankcheck" run --no-progress -o "$work/r4.txt" -- "$layered" > "$work/layered.txt" 2> "$work/err4" ||
+  { echo "FAIL: layered exited with $?"; bad=1; }
 known=$(cut -f1 "$results/known.tsv" | grep -v '^#')
 compared=0
-for f in stdout.txt weights.txt surfaces.txt; do
+for f in stdout.txt weights.txt surfaces.txt layered.txt; do
   while IFS= read -r want; do
     name=${want%%:*}
     got=$(grep -F -- "$name:" "$work/$f" | head -1)
@@ -33,5 +35,5 @@ for f in stdout.txt weights.txt surfaces.txt; do
   done < "$results/$f"
 done
 echo "$compared lines equal the H200's; $(grep -vc '^#' "$results/known.tsv") known apart"
-[ $bad = 0 ] || { echo "--- standard error"; cat "$work/err1" "$work/err2" "$work/err3"; }
+[ $bad = 0 ] || { echo "--- standard error"; cat "$work/err1" "$work/err2" "$work/err3" "$work/err4"; }
 exit $bad

@@ -25,6 +25,7 @@ struct Texture {
   std::uint64_t width = 1, height = 1, depth = 1;  // in texels
   std::uint64_t pitch = 0, slice = 0;  // bytes from a row to the next, a slice to the next
   std::uint8_t dims = 1;               // of the resource: 1, 2 or 3
+  std::uint32_t layers = 0;            // a layered array's layers (its slices), 0 for the others
   bool linear = false;                 // linear memory (a 1D resource fetched by integer index)
   TexFormat format = TexFormat::F32;
   std::uint8_t channels = 1;  // 1, 2 or 4
@@ -38,9 +39,16 @@ struct Texture {
 // The bytes of one texel.
 unsigned texel_bytes(const Texture& t);
 
-// One fetch of `t` at `coords` (dims of them: f32 bits, or s32 with `integer_coords`): the
-// four components, each f32 bits or a 32-bit integer (integer formats read as integers).
+// One fetch of `t` at `coords` (dims of them: f32 bits, or s32 with `integer_coords`) in
+// `layer` of a layered texture: the four components, each f32 bits or a 32-bit integer
+// (integer formats read as integers).
 void texture_fetch(const Texture& t, const std::uint32_t* coords, bool integer_coords,
-                   std::uint32_t out[4]);
+                   std::uint32_t out[4], std::uint32_t layer = 0);
+
+// The slice a layer index reads: past the last (negative ones too, as unsigned), the last
+// (bench/device/results/textures/layered.txt).
+inline std::uint64_t layer_of(const Texture& t, std::uint32_t layer) {
+  return t.layers == 0 ? 0 : (layer < t.layers ? layer : t.layers - 1);
+}
 
 }  // namespace bankcheck::emu

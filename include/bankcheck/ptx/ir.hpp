@@ -387,6 +387,7 @@ struct Modifiers {
   bool clamp = false;                      // bmsk.clamp (else .wrap)
   SurfMode surf = SurfMode::Trap;          // suld, sust: outside the surface
   std::uint8_t geom = 0;                   // suld, sust: 1, 2 or 3 coordinates
+  bool layered = false;                    // tex, suld, sust .a1d/.a2d: src[3] is the layer
   bool assert_fail = false;                // trap: the call to __assertfail of a failed assert()
   // assert_fail with its parameters: mem, mem2 and mem3 the message's, file's and function's
   // pointers, src[0] (an immediate) the line's depot offset (call parameters, Space::Local).
