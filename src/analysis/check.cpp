@@ -162,6 +162,24 @@ void note_zero_filled_inputs(const ptx::Kernel& k, KernelReport& report) {
   }
 }
 
+void note_texture_accesses(const ptx::Kernel& k, KernelReport& report) {
+  std::vector<std::pair<int, int>> seen;  // (file, line)
+  for (std::size_t i = 0; i < k.code.size(); ++i) {
+    const ptx::Opc op = k.code[i].op;
+    if (op != ptx::Opc::Tex && op != ptx::Opc::Suld && op != ptx::Opc::Sust) continue;
+    const ptx::SourcePos loc = i < k.locs.size() ? k.locs[i] : ptx::SourcePos{};
+    if (std::find(seen.begin(), seen.end(), std::pair{loc.file, loc.line}) != seen.end()) continue;
+    seen.emplace_back(loc.file, loc.line);
+    report.notes.push_back(
+        {loc.file, loc.line, loc.col,
+         op == ptx::Opc::Tex
+             ? "texture fetch: run, not counted (it reads through the texture path, not shared "
+               "or global memory requests)"
+             : "surface access: run, not counted (it goes through the texture path, not shared "
+               "or global memory requests)"});
+  }
+}
+
 void total(KernelReport& k, const model::Arch& arch) {
   k.shared_wavefronts = k.shared_ideal_wavefronts = 0;
   for (auto& s : k.sites) {

@@ -137,6 +137,7 @@ analysis::KernelReport KernelAnalysis::report() {
   unwritten.erase(std::unique(unwritten.begin(), unwritten.end()), unwritten.end());
   analysis::note_unwritten_shared_reads(kernel_, unwritten, rep);
   analysis::note_zero_filled_inputs(kernel_, rep);
+  analysis::note_texture_accesses(kernel_, rep);
   for (const emu::SurvivedFault& f : faults_) {
     const auto loc = f.instr >= 0 ? kernel_.locs[static_cast<size_t>(f.instr)] : ptx::SourcePos{};
     analysis::FaultReport fr;

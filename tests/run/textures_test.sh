@@ -3,7 +3,8 @@
 # (bench/device/results/textures, bench/device/textures.sh): every fetched value of
 # programs/textures.cu, every weight and step of programs/texture_weights.cu and every value
 # of programs/surfaces.cu and programs/layered.cu, bit for bit, but the lines known.tsv names
-# (3D linear filtering, whose weights are within a 256th of the H200's); the exit code.
+# (3D linear filtering, whose weights are within a 256th of the H200's); the exit code; the
+# reports' notes that texture and surface accesses run and are not counted.
 #
 # Usage: textures_test.sh BANKCHECK TEXTURES TEXTURE_WEIGHTS SURFACES LAYERED RESULTS
 set -u
@@ -34,6 +35,10 @@ for f in stdout.txt weights.txt surfaces.txt layered.txt; do
     [ "$got" = "$want" ] || { echo "FAIL: $f: '$name' differs from the H200's"; echo "  GPU:      ${want:0:200}"; echo "  bankcheck: ${got:0:200}"; bad=1; }
   done < "$results/$f"
 done
+grep -q "note: texture fetch: run, not counted" "$work/r1.txt" ||
+  { echo "FAIL: the report of textures lacks the note on its texture fetches"; bad=1; }
+grep -q "note: surface access: run, not counted" "$work/r3.txt" ||
+  { echo "FAIL: the report of surfaces lacks the note on its surface accesses"; bad=1; }
 echo "$compared lines equal the H200's; $(grep -vc '^#' "$results/known.tsv") known apart"
 [ $bad = 0 ] || { echo "--- standard error"; cat "$work/err1" "$work/err2" "$work/err3" "$work/err4"; }
 exit $bad

@@ -275,6 +275,10 @@ std::string not_run_text(const NotRunReport& n);
 // data (a histogram's bins[data[i]] all in one bin), and the note names the buffers and how
 // to give real data. One note per line, however many of its sites.
 void note_zero_filled_inputs(const ptx::Kernel& k, KernelReport& report);
+// One note per source line with texture or surface accesses (tex, suld, sust): they run
+// (the program gets its values) but go through the texture path, which the report does not
+// count.
+void note_texture_accesses(const ptx::Kernel& k, KernelReport& report);
 // One note per report.faults entry: what compute-sanitizer would say, and which figures the
 // faulting lanes touched.
 void note_faults(KernelReport& report);
