@@ -272,13 +272,13 @@ BANKCHECK_API CUresult cuCtxGetId(CUcontext ctx, unsigned long long* ctxId) {
 
 // Everything finished when its call returned.
 BANKCHECK_API CUresult cuCtxSynchronize() {
-  flush_device_output_first();
+  at_synchronization();
   return in_context([&](Driver&, Context&) { return CUDA_SUCCESS; });
 }
 
 BANKCHECK_API CUresult cuCtxSynchronize_v2(CUcontext ctx) {
   if (!ctx) return cuCtxSynchronize();
-  flush_device_output_first();
+  at_synchronization();
   return call(
       [&](Driver& d) { return d.valid_context(ctx) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; });
 }

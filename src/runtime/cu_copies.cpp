@@ -91,8 +91,7 @@ CUresult fill_on(Driver& d, CUstream stream, CUdeviceptr dst, std::size_t pitch,
 template <class Body>
 CUresult copy_call(Body&& body, const char* name = __builtin_FUNCTION()) {
   const std::string_view n = name;
-  if (n.starts_with("cuMemcpy") && n.find("Async") == std::string_view::npos)
-    flush_device_output_first();
+  if (n.starts_with("cuMemcpy") && n.find("Async") == std::string_view::npos) at_synchronization();
   return in_context([&](Driver& d, Context&) { return body(d); }, true, name);
 }
 

@@ -115,6 +115,8 @@ CUresult launch_kernel(Driver& d, KernelNode& k, CUstream stream) {
         Dim3{one(f.required_cluster[0]), one(f.required_cluster[1]), one(f.required_cluster[2])};
   }
   if (const CUresult e = check_launch(d, f, shape)) return e;
+  // Queued behind a kernel that faulted: on the GPU it never runs, and its launch succeeds.
+  if (d.pending_fault != CUDA_SUCCESS) return CUDA_SUCCESS;
   Executor* ex = d.executor();
   if (!ex) return CUDA_ERROR_DEINITIALIZED;  // after the report, during the program's exit
   // The arguments: the caller's pointers, pointers into a packed buffer, or the node's copy.
@@ -156,11 +158,13 @@ CUresult launch_kernel(Driver& d, KernelNode& k, CUstream stream) {
     case LaunchStatus::TooMuchSharedMemory:
       return CUDA_ERROR_INVALID_VALUE;
     case LaunchStatus::Fault: {
+      // As on the GPU, the launch succeeds; the error surfaces at the program's next
+      // synchronization (at_synchronization) and stays.
       const CUresult e = fault_error(result.fault);
-      d.sticky = e;
+      d.pending_fault = e;
       diagnose(readable_name(f.name) + ": " + result.message + " (" + error_name(e) +
-               "; every later CUDA call returns it)");
-      return e;
+               "; from the next synchronization on, every CUDA call returns it)");
+      return CUDA_SUCCESS;
     }
     case LaunchStatus::NoBinary:
       diagnose_once("launch " + f.name, result.message);

@@ -125,6 +125,7 @@ BANKCHECK_API CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
 
 BANKCHECK_API CUresult cuMemFree_v2(CUdeviceptr dptr) {
   return in_context([&](Driver& d, Context&) {
+    if (const CUresult e = fault_seen(d)) return e;  // it waits for the device, as on a GPU
     if (dptr == 0) return CUDA_SUCCESS;
     return release(d, as_pointer(dptr),
                    kind_bit(AllocationKind::Device) | kind_bit(AllocationKind::Managed));

@@ -107,12 +107,15 @@ BANKCHECK_API CUresult cuStreamDestroy_v2(CUstream hStream) {
 BANKCHECK_ALIAS(cuStreamDestroy_v2, cuStreamDestroy)
 
 BANKCHECK_API CUresult cuStreamQuery(CUstream hStream) {
-  return call([&](Driver& d) { return check_stream(d, hStream); });
+  return call([&](Driver& d) {
+    if (const CUresult e = fault_seen(d)) return e;
+    return check_stream(d, hStream);
+  });
 }
 BANKCHECK_ALIAS(cuStreamQuery, cuStreamQuery_ptsz)
 
 BANKCHECK_API CUresult cuStreamSynchronize(CUstream hStream) {
-  flush_device_output_first();
+  at_synchronization();
   return call([&](Driver& d) {
     if (const CUresult e = check_stream(d, hStream)) return e;
     return capture_of(d, hStream) ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
@@ -327,12 +330,14 @@ BANKCHECK_API CUresult cuEventRecord(CUevent hEvent, CUstream hStream) {
 BANKCHECK_ALIAS(cuEventRecord, cuEventRecord_ptsz)
 
 BANKCHECK_API CUresult cuEventQuery(CUevent hEvent) {
-  return call(
-      [&](Driver& d) { return event_of(d, hEvent) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; });
+  return call([&](Driver& d) {
+    if (const CUresult e = fault_seen(d)) return e;
+    return event_of(d, hEvent) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  });
 }
 
 BANKCHECK_API CUresult cuEventSynchronize(CUevent hEvent) {
-  flush_device_output_first();
+  at_synchronization();
   return call(
       [&](Driver& d) { return event_of(d, hEvent) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; });
 }

@@ -85,11 +85,18 @@ void flush_device_output(Driver& d) {
   if (d.has_executor()) d.executor()->flush_device_output();
 }
 
-void flush_device_output_first() noexcept {
+CUresult fault_seen(Driver& d) {
+  if (d.pending_fault != CUDA_SUCCESS && d.sticky == CUDA_SUCCESS) d.sticky = d.pending_fault;
+  d.pending_fault = CUDA_SUCCESS;
+  return d.sticky;
+}
+
+void at_synchronization() noexcept {
   try {
     Driver& d = Driver::get();
     std::lock_guard<std::recursive_mutex> lock(d.mutex);
     flush_device_output(d);
+    fault_seen(d);
   } catch (...) {
   }
 }

@@ -205,6 +205,9 @@ class Driver {
   // The error of a faulted context (CUDA_SUCCESS: none): every call that needs the device
   // returns it from then on.
   CUresult sticky = CUDA_SUCCESS;
+  // A launch's fault the program has not synchronized with yet: later launches do not run,
+  // and the next synchronizing call makes it sticky (at_synchronization).
+  CUresult pending_fault = CUDA_SUCCESS;
 
   // Contexts: the primary one, and those made with cuCtxCreate.
   Context primary;
@@ -300,9 +303,14 @@ bool tracing();
 // The kernels' device printf text so far to the program's standard output (a point where the
 // GPU's driver prints its buffer: Executor::flush_device_output); nothing before a kernel ran.
 void flush_device_output(Driver& d);
-// The same at the start of a synchronizing call, whatever the call then returns (after a
-// fault too: the GPU's driver prints what the kernels printed before it).
-void flush_device_output_first() noexcept;
+// At the start of a synchronizing call (cuCtxSynchronize, stream and event synchronization,
+// blocking copies): the printf text as above, whatever the call then returns (after a fault
+// too: the GPU's driver prints what the kernels printed before it); and a kernel's fault
+// (Driver::pending_fault) becomes the sticky error this call returns.
+void at_synchronization() noexcept;
+// The fault alone, for the calls that see a finished kernel's state without printing
+// (cuStreamQuery, cuEventQuery, cuMemFree): the sticky error, or CUDA_SUCCESS.
+CUresult fault_seen(Driver& d);
 void trace(const char* name, CUresult result);
 
 // Runs an API call's body under the lock. `body` gets the Driver and returns a CUresult.

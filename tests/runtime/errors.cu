@@ -140,9 +140,12 @@ int main() {
   occupancy();
   unimplemented();
 
-  // A fault is sticky: the launch returns it, and every later call that needs the device.
+  // A fault, as on a GPU: the launch succeeds, a launch after it does not run, the next
+  // synchronization returns the error, and so does every later call that needs the device.
   faulty<<<1, 32>>>(d);
-  EXPECT_ERR(cudaGetLastError(), cudaErrorIllegalAddress);
+  EXPECT_OK(cudaGetLastError());
+  small<<<1, 1>>>(d);
+  EXPECT_OK(cudaGetLastError());
   EXPECT_ERR(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
   void* more = nullptr;
   EXPECT_ERR(cudaMalloc(&more, 16), cudaErrorIllegalAddress);
