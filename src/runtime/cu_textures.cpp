@@ -7,6 +7,7 @@
 // implemented (CUDA_ERROR_NOT_SUPPORTED).
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "driver.hpp"
 #include "memory.hpp"
@@ -51,17 +52,30 @@ bool texel_format(CUarray_format f, bankcheck::emu::TexFormat& out, std::size_t&
 
 bool valid_channels(unsigned n) { return n == 1 || n == 2 || n == 4; }
 
+// CUDA_ERROR_NOT_SUPPORTED for something the driver does not implement, named once on
+// standard error (the program's own check usually names only the error).
+CUresult not_supported(const char* call, const char* what) {
+  diagnose_once(std::string(call) + what,
+                std::string(call) + ": " + what +
+                    " not implemented by bankcheck's CUDA driver; it returned "
+                    "CUDA_ERROR_NOT_SUPPORTED");
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 CUresult create_array(Driver& d, CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR& desc) {
   if (!out) return CUDA_ERROR_INVALID_VALUE;
   bankcheck::emu::TexFormat format;
   std::size_t channel_bytes = 0;
-  if (!texel_format(desc.Format, format, channel_bytes)) return CUDA_ERROR_NOT_SUPPORTED;
+  if (!texel_format(desc.Format, format, channel_bytes))
+    return not_supported("cuArray3DCreate", "arrays of this format are");
   const bool layered = (desc.Flags & CUDA_ARRAY3D_LAYERED) != 0;
   if (!valid_channels(desc.NumChannels) || desc.Width == 0 ||
       (desc.Depth && !desc.Height && !layered) || (layered && !desc.Depth))
     return CUDA_ERROR_INVALID_VALUE;
-  if (desc.Flags & (CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING))
-    return CUDA_ERROR_NOT_SUPPORTED;
+  if (desc.Flags & CUDA_ARRAY3D_CUBEMAP)
+    return not_supported("cuArray3DCreate", "cube map arrays are");
+  if (desc.Flags & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING))
+    return not_supported("cuArray3DCreate", "sparse and deferred-mapping arrays are");
   auto a = std::make_unique<Array>();
   a->desc = desc;
   a->texel = channel_bytes * desc.NumChannels;
@@ -122,11 +136,12 @@ CUresult describe(Driver& d, const TexObject& t, bankcheck::emu::Texture& out) {
       out.pitch = r.res.pitch2D.pitchInBytes;
       out.dims = 2;
       break;
-    default:  // mipmapped arrays
-      return CUDA_ERROR_NOT_SUPPORTED;
+    default:
+      return not_supported("cuTexObjectCreate", "textures of mipmapped arrays are");
   }
   std::size_t channel_bytes = 0;
-  if (!texel_format(format, out.format, channel_bytes)) return CUDA_ERROR_NOT_SUPPORTED;
+  if (!texel_format(format, out.format, channel_bytes))
+    return not_supported("cuTexObjectCreate", "textures of this format are");
   if (!valid_channels(channels)) return CUDA_ERROR_INVALID_VALUE;
   out.channels = static_cast<std::uint8_t>(channels);
   const std::size_t texel = channel_bytes * channels;
@@ -146,7 +161,7 @@ CUresult describe(Driver& d, const TexObject& t, bankcheck::emu::Texture& out) {
       return CUDA_ERROR_INVALID_VALUE;
   }
   const CUDA_TEXTURE_DESC& x = t.tex;
-  if (x.flags & CU_TRSF_SRGB) return CUDA_ERROR_NOT_SUPPORTED;
+  if (x.flags & CU_TRSF_SRGB) return not_supported("cuTexObjectCreate", "sRGB reads are");
   for (int i = 0; i < 3; ++i) {
     switch (x.addressMode[i]) {
       case CU_TR_ADDRESS_MODE_WRAP:
@@ -255,7 +270,7 @@ BANKCHECK_API CUresult cuTexObjectCreate(CUtexObject* pTexObject,
   return in_context([&](Driver& d, Context&) {
     if (!pTexObject || !pResDesc || !pTexDesc) return CUDA_ERROR_INVALID_VALUE;
     if (pResViewDesc && pResViewDesc->format != CU_RES_VIEW_FORMAT_NONE)
-      return CUDA_ERROR_NOT_SUPPORTED;
+      return not_supported("cuTexObjectCreate", "resource views are");
     TexObject t;
     t.res = *pResDesc;
     t.tex = *pTexDesc;

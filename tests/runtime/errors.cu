@@ -128,6 +128,11 @@ static void unimplemented() {
   const cudaExtent extent = make_cudaExtent(16, 16, 0);
   EXPECT_ERR(cudaMallocMipmappedArray(&array, &desc, extent, 2), cudaErrorNotSupported);
   EXPECT_ERR(cudaMallocMipmappedArray(&array, &desc, extent, 2), cudaErrorNotSupported);
+  // Nor cube maps: refused, and named once.
+  cudaArray_t cube = nullptr;
+  for (int i = 0; i < 2; ++i)
+    EXPECT_ERR(cudaMalloc3DArray(&cube, &desc, make_cudaExtent(16, 16, 6), cudaArrayCubemap),
+               cudaErrorNotSupported);
   EXPECT_ERR(cudaGetLastError(), cudaErrorNotSupported);
 }
 
