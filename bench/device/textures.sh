@@ -12,6 +12,7 @@ mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp bench/device/programs/textures.cu bench/device/programs/texture_weights.cu \
+  bench/device/programs/cuda_check.h \
   bench/device/programs/surfaces.cu bench/device/programs/layered.cu "$work/" || exit 1
 for p in textures texture_weights surfaces layered; do
   (cd "$work" && nvcc -O2 -lineinfo -gencode 'arch=compute_90,code=[sm_90,compute_90]' \

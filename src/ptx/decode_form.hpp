@@ -102,6 +102,9 @@ class Form {
   void wmma_move(const std::string& form, const std::vector<MmaElem>& el, bool col,
                  const std::function<void()>& refuse);
   void wmma_mma(const std::vector<MmaElem>& el, const std::function<void()>& refuse);
+  // Texture and surface objects (decode_texture.cpp): the geometry, and the object's operand.
+  int object_geometry(bool& layered) const;
+  void object_operands(const Operand& a, int dims, bool layered, Ty coord, const std::string& what);
 
   const Instruction& in;
   Instr ins;

@@ -7,18 +7,11 @@
 #include <cstdio>
 #include <vector>
 
+#include "driver_check.h"
+
 __global__ void twice(cudaTextureObject_t t, float* out) {
   out[threadIdx.x] = 3.0f * tex1D<float>(t, threadIdx.x + 0.5f);
 }
-
-#define CHECK(x, want)                                                                      \
-  do {                                                                                      \
-    const CUresult r_ = (x);                                                                \
-    if (r_ != (want)) {                                                                     \
-      std::fprintf(stderr, "FAIL: %s gave %d, not %d (line %d)\n", #x, r_, want, __LINE__); \
-      return 1;                                                                             \
-    }                                                                                       \
-  } while (0)
 
 int main() {
   cudaFree(nullptr);  // the runtime's primary context, current

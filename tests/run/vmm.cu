@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "driver_check.h"
+
 __global__ void fill(float* p, size_t n) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     p[i] = static_cast<float>(i % 1000);
@@ -17,15 +19,6 @@ __global__ void add_one(const float* in, float* out, size_t n) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     out[i] = in[i] + 1.0f;
 }
-
-#define CHECK(x, want)                                                                      \
-  do {                                                                                      \
-    const CUresult r_ = (x);                                                                \
-    if (r_ != (want)) {                                                                     \
-      std::fprintf(stderr, "FAIL: %s gave %d, not %d (line %d)\n", #x, r_, want, __LINE__); \
-      return 1;                                                                             \
-    }                                                                                       \
-  } while (0)
 
 int main() {
   cudaFree(nullptr);  // the runtime's primary context, current

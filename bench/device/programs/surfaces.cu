@@ -8,14 +8,7 @@
 #include <cstdio>
 #include <vector>
 
-#define CHECK(x)                                                                               \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      return 1;                                                                                \
-    }                                                                                          \
-  } while (0)
+#include "cuda_check.h"
 
 constexpr int kW = 8, kH = 4, kD = 2;
 

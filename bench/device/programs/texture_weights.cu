@@ -10,14 +10,7 @@
 #include <cstdio>
 #include <vector>
 
-#define CHECK(x)                                                                               \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      return 1;                                                                                \
-    }                                                                                          \
-  } while (0)
+#include "cuda_check.h"
 
 __constant__ int kF[] = {0, 1, 3, 17, 64, 100, 127, 128, 129, 200, 254, 255};
 constexpr int kNF = 12;

@@ -10,14 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(x)                                                                               \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      return 1;                                                                                \
-    }                                                                                          \
-  } while (0)
+#include "cuda_check.h"
 
 constexpr int kW = 8, kH = 4, kD = 3;  // the textures' extent
 constexpr int kN = 40;                 // fetches per test
