@@ -9,8 +9,10 @@
 #include <climits>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -248,6 +250,17 @@ class Parser {
       } else {
         fail_expected("'function_name' or 'inlined_at'");
       }
+    }
+    // A .loc names one inlined_at frame; the frames above it come from the .loc that set
+    // that call site's own line (nvcc writes it first): tex2D<T>'s body inlined into the
+    // wrapper it calls, inlined into the program's line.
+    if (chain.size() > 1) {
+      const auto key = [](const SourceLoc& l) { return std::tuple{l.file, l.line, l.col}; };
+      const SourceLoc site = chain[1];
+      if (const auto it = outer_frames_.find(key(site)); it != outer_frames_.end())
+        for (const SourceLoc& l : it->second)
+          if (chain.size() < 16) chain.push_back(l);
+      outer_frames_[key(chain[0])].assign(chain.begin() + 1, chain.end());
     }
     loc_ = std::move(chain);
   }
@@ -589,6 +602,7 @@ class Parser {
 
   void body(Function& f) {
     loc_.clear();
+    outer_frames_.clear();
     names_.enter_function();
     f.body_begin = tok_.offset;
     std::vector<Token> opens{tok_};
@@ -946,6 +960,8 @@ class Parser {
   Module mod_;
   NameMap<std::pair<std::size_t, bool>> functions_;  // name -> index, has a body
   std::vector<SourceLoc> loc_;                       // .loc chain in force
+  // Per function: a frame's (file, line, column) -> the frames it was inlined into, outwards.
+  std::map<std::tuple<int, int, int>, std::vector<SourceLoc>> outer_frames_;
   detail::ScopedNames names_;  // declarations of the function body's { } scopes
 };
 
