@@ -194,6 +194,17 @@ CUresult get_function(Driver& d, Module* m, const char* name, Function** out) {
   return CUDA_SUCCESS;
 }
 
+bool option_set(const CUlibraryOption* options, void* const* values, unsigned count,
+                CUlibraryOption which) {
+  for (unsigned i = 0; i < count; ++i)
+    if (options && options[i] == which) return !values || values[i] != nullptr;
+  return false;
+}
+
+}  // namespace
+
+namespace bankcheck::runtime {
+
 // No JIT compilation happens here (PTX is emulated as it is): the logs a program asks for are
 // empty, their sizes and the wall time zero; other options are accepted as given.
 void answer_jit_options(unsigned count, const CUjit_option* options, void** values) {
@@ -218,14 +229,7 @@ void answer_jit_options(unsigned count, const CUjit_option* options, void** valu
   }
 }
 
-bool option_set(const CUlibraryOption* options, void* const* values, unsigned count,
-                CUlibraryOption which) {
-  for (unsigned i = 0; i < count; ++i)
-    if (options && options[i] == which) return !values || values[i] != nullptr;
-  return false;
-}
-
-}  // namespace
+}  // namespace bankcheck::runtime
 
 // ---- Modules
 // -------------------------------------------------------------------------------------

@@ -59,6 +59,10 @@ namespace bankcheck::runtime {
 inline constexpr CUresult kInvalidConfiguration = static_cast<CUresult>(9);
 inline constexpr CUresult kInvalidPitch = static_cast<CUresult>(12);
 
+// The JIT options a program passes (cuModuleLoadDataEx, cuLinkCreate, ...) answered: no JIT
+// compilation happens (PTX is emulated as it is), so the logs are empty and the wall time zero.
+void answer_jit_options(unsigned count, const CUjit_option* options, void** values);
+
 // Prints "bankcheck: " + sentence on standard error (never standard output).
 void diagnose(std::string_view sentence);
 // The same, once per key for the life of the process.
@@ -257,6 +261,9 @@ class Driver {
   MemoryPool default_pool;
   std::set<MemoryPool*> pools;       // created ones
   MemoryPool* pool(CUmemoryPool p);  // the default pool for its handle too; null when unknown
+
+  // JIT link states (cu_link.cpp), by handle.
+  std::map<void*, std::shared_ptr<void>> links;
 
   // CUDA arrays by handle, texture objects by handle (cu_textures.cpp).
   std::map<Array*, std::unique_ptr<Array>> arrays;

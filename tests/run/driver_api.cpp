@@ -106,6 +106,37 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "FAIL: out[0] = %g after the library's kernel, expected 1.5\n", first);
     ++failures;
   }
+  // The same PTX through the JIT linker, as ptxjit and JIT front ends load it: one input,
+  // linked, loaded from the linker's output, launched once more; two inputs are refused.
+  char info[256] = "unset";
+  CUjit_option link_options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void* link_values[] = {info, reinterpret_cast<void*>(sizeof info)};
+  CUlinkState link;
+  CU_CHECK(cuLinkCreate(2, link_options, link_values, &link));
+  CU_CHECK(cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(again.c_str()), again.size() + 1,
+                         "driver_kernels.ptx", 0, nullptr, nullptr));
+  void* image = nullptr;
+  size_t image_bytes = 0;
+  CU_CHECK(cuLinkComplete(link, &image, &image_bytes));
+  CUmodule linked;
+  CU_CHECK(cuModuleLoadData(&linked, image));
+  CU_CHECK(cuLinkDestroy(link));
+  CUfunction linked_add;
+  CU_CHECK(cuModuleGetFunction(&linked_add, linked, "add"));
+  CU_CHECK(cuLaunchKernel(linked_add, n / 64, 1, 1, 64, 1, 1, 0, nullptr, add_args, nullptr));
+  CU_CHECK(cuMemcpyDtoH(&first, out, sizeof first));
+  if (first != 2.5f || info[0] != '\0') {
+    std::fprintf(stderr, "FAIL: out[0] = %g after the linked kernel (expected 2.5), log '%s'\n",
+                 first, info);
+    ++failures;
+  }
+  CU_CHECK(cuModuleUnload(linked));
+  CU_CHECK(cuLinkCreate(0, nullptr, nullptr, &link));
+  for (int i = 0; i < 2; ++i)
+    CU_CHECK(cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(again.c_str()),
+                           again.size() + 1, nullptr, 0, nullptr, nullptr));
+  if (cuLinkComplete(link, &image, &image_bytes) != CUDA_ERROR_NOT_SUPPORTED) ++failures;
+  CU_CHECK(cuLinkDestroy(link));
   // A launch through an entry point bankcheck's driver does not implement: refused, and the
   // report lists it among the launches that did not run (the test reads the report).
 #pragma GCC diagnostic push
