@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <tuple>
 
 namespace bankcheck::runtime {
 
@@ -173,41 +172,42 @@ CUDA_MEMCPY3D linear_copy(void* dst, CUmemorytype dst_type, const void* src, CUm
 CUresult copy_3d(Driver& d, const CUDA_MEMCPY3D& p) {
   const std::size_t width = p.WidthInBytes, height = p.Height ? p.Height : 1,
                     depth = p.Depth ? p.Depth : 1;
-  // An array side: its storage, with its own pitch and rows, and the region inside it.
-  const Array* sa = nullptr;
-  const Array* da = nullptr;
-  for (const auto& [type, handle, x, y, z, side] :
-       {std::tuple{p.srcMemoryType, p.srcArray, p.srcXInBytes, p.srcY, p.srcZ, &sa},
-        std::tuple{p.dstMemoryType, p.dstArray, p.dstXInBytes, p.dstY, p.dstZ, &da}}) {
-    if (type != CU_MEMORYTYPE_ARRAY) continue;
+  // Each side: its bytes, pitch and rows per slice (an array's own, the region inside it), and
+  // its array if it is one.
+  struct Side {
+    const char* base = nullptr;
+    std::size_t pitch = 0, rows = 0;
+    const Array* array = nullptr;
+  };
+  const auto side = [&](CUmemorytype type, const void* host, CUdeviceptr dev, CUarray handle,
+                        std::size_t x, std::size_t y, std::size_t z, std::size_t pitch,
+                        std::size_t rows, Side& out) {
+    if (type != CU_MEMORYTYPE_ARRAY) {
+      out.base = type == CU_MEMORYTYPE_HOST ? static_cast<const char*>(host)
+                                            : reinterpret_cast<const char*>(dev);
+      out.pitch = pitch ? pitch : width;
+      out.rows = rows ? rows : height;
+      return CUDA_SUCCESS;
+    }
     const Array* a = d.array(handle);
     if (!a) return CUDA_ERROR_INVALID_HANDLE;
     if (x + width > a->pitch || y + height > a->rows || z + depth > a->slices)
       return CUDA_ERROR_INVALID_VALUE;
-    *side = a;
-  }
-  const std::size_t spitch = sa           ? sa->pitch
-                             : p.srcPitch ? p.srcPitch
-                                          : width,
-                    dpitch = da           ? da->pitch
-                             : p.dstPitch ? p.dstPitch
-                                          : width;
-  if (width > spitch || width > dpitch) return kInvalidPitch;
-  const std::size_t srows = sa            ? sa->rows
-                            : p.srcHeight ? p.srcHeight
-                                          : height,
-                    drows = da            ? da->rows
-                            : p.dstHeight ? p.dstHeight
-                                          : height;
-  auto base = [](CUmemorytype t, const void* host, CUdeviceptr dev, const Array* a) {
-    if (a) return reinterpret_cast<const char*>(a->data.get());
-    return t == CU_MEMORYTYPE_HOST ? static_cast<const char*>(host)
-                                   : reinterpret_cast<const char*>(dev);
+    out = {reinterpret_cast<const char*>(a->data.get()), a->pitch, a->rows, a};
+    return CUDA_SUCCESS;
   };
-  const char* src = base(p.srcMemoryType, p.srcHost, p.srcDevice, sa) + p.srcZ * srows * spitch +
-                    p.srcY * spitch + p.srcXInBytes;
-  char* dst = const_cast<char*>(base(p.dstMemoryType, p.dstHost, p.dstDevice, da)) +
-              p.dstZ * drows * dpitch + p.dstY * dpitch + p.dstXInBytes;
+  Side from, to;
+  if (const CUresult e = side(p.srcMemoryType, p.srcHost, p.srcDevice, p.srcArray, p.srcXInBytes,
+                              p.srcY, p.srcZ, p.srcPitch, p.srcHeight, from))
+    return e;
+  if (const CUresult e = side(p.dstMemoryType, p.dstHost, p.dstDevice, p.dstArray, p.dstXInBytes,
+                              p.dstY, p.dstZ, p.dstPitch, p.dstHeight, to))
+    return e;
+  const std::size_t spitch = from.pitch, dpitch = to.pitch, srows = from.rows, drows = to.rows;
+  if (width > spitch || width > dpitch) return kInvalidPitch;
+  const char* src = from.base + p.srcZ * srows * spitch + p.srcY * spitch + p.srcXInBytes;
+  char* dst =
+      const_cast<char*>(to.base) + p.dstZ * drows * dpitch + p.dstY * dpitch + p.dstXInBytes;
   const std::size_t sspan = span(spitch, srows, width, height, depth);
   const std::size_t dspan = span(dpitch, drows, width, height, depth);
   if (sspan == 0) return CUDA_SUCCESS;
@@ -223,7 +223,7 @@ CUresult copy_3d(Driver& d, const CUDA_MEMCPY3D& p) {
       for (std::size_t y = 0; y < height; ++y)
         std::memmove(dst + (z * drows + y) * dpitch, src + (z * srows + y) * spitch, width);
   }
-  if (!da) written(d, dst, dspan);
+  if (!to.array) written(d, dst, dspan);
   return CUDA_SUCCESS;
 }
 
