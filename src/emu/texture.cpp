@@ -300,8 +300,10 @@ void texture_fetch(const Texture& t, const std::uint32_t* coords, bool integer_c
     texel(t, idx[0], idx[1], idx[2], border, in_steps, v);
     const float f = static_cast<float>(w[tap]) / 256.0f;
     for (unsigned c = 0; c < 4; ++c) {
-      sum[c] += f * std::bit_cast<float>(v[c]);
-      qsum[c] += std::int64_t{w[tap]} * static_cast<std::int32_t>(v[c]);
+      if (in_steps)
+        qsum[c] += std::int64_t{w[tap]} * static_cast<std::int32_t>(v[c]);
+      else
+        sum[c] += f * std::bit_cast<float>(v[c]);
     }
   }
   for (unsigned c = 0; c < 4; ++c)
