@@ -2,7 +2,7 @@
 // same run by the reference semantics alone (Emulator::Options::fast off) must leave the
 // same global memory, raise the same error, and send the same stream of access events; and
 // so must the tier of launches nobody analyses (Options::execute_only, no listener) leave
-// the same memory and raise the same error.
+// the same memory and raise the same error, and so must it with native code (native.hpp).
 // Used by tests/emu_test.cpp (every launch of its kernels and its hand-written PTX) and by
 // tests/emu_differential_test.cpp (every example).
 #pragma once
@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -172,11 +173,27 @@ R run_both_tiers_with(const std::string& what,
       executed_error = e.what();
     }
   }
+  // The fast tier as bankcheck run runs it, with native code compiled at once (in the test
+  // run's own cache, unless $BANKCHECK_CACHE_DIR says where).
+  std::optional<R> native;
+  std::string native_error;
+  {
+    ::setenv("BANKCHECK_CACHE_DIR", (::testing::TempDir() + "bankcheck-test-cache").c_str(), 0);
+    const Emulator::Options o{
+        .fast = true, .execute_only = true, .native = true, .native_after = 0};
+    try {
+      native.emplace(run(o));
+    } catch (const std::exception& e) {
+      native_error = e.what();
+    }
+  }
   EXPECT_EQ(fast_error, ref_error) << what << ": the error";
   EXPECT_EQ(executed_error, ref_error) << what << ": the error of the execute-only tier";
+  EXPECT_EQ(native_error, ref_error) << what << ": the error of native code";
   if (executed && ref) {
     comparing_execute_only = true;
     compare(*executed, *ref);
+    if (native) compare(*native, *ref);
     comparing_execute_only = false;
   }
   // After an error, CTAs on other threads may have run further in one run than in the

@@ -27,6 +27,10 @@
 #       launches, and extrapolated to 1000 (each timed launch repeats a validated one: the
 #       same cost).
 #    Each prints its ratios and their geometric mean against the target of 5x.
+#    The fast tier runs its runs of ALU instructions as native code (src/emu/native.hpp) once
+#    compiled: part 2a first runs each program once with BANKCHECK_NATIVE_AFTER=0 in a cache
+#    of its own (its time, compiling included, is `first_s`), then times the fast tier with
+#    that cache (`fast_s`) and without native code (`--native off`: `interp_s`, `ratio_i`).
 #
 #    With BASELINE set, 2a also runs every launch on the bankcheck of the day the fast tier was
 #    asked for (commit d6613ad), not the reconstruction above: its `run` needed programs built
@@ -103,10 +107,15 @@ host() {
   echo "$s $(grep -c '^launch ' "$rec" 2>/dev/null || echo 0)"
 }
 # tier TIER REPEATS PROGRAM ARGS...: seconds of `bankcheck run` analysing nothing.
+export BANKCHECK_CACHE_DIR=$work/cache
 tier() {
-  local tr=$1 rp=$2; shift 2
-  t "$b" run --no-progress --kernel no_such_kernel --repeats "$rp" --tier "$tr" -o "$work/x.txt" -- "$@"
+  local tr=$1 rp=$2 nat=on; shift 2
+  [[ $tr == interp ]] && tr=fast nat=off
+  t "$b" run --no-progress --kernel no_such_kernel --repeats "$rp" --tier "$tr" --native "$nat" \
+    -o "$work/x.txt" -- "$@"
 }
+# The fast tier's first run of a program, compiling its native code.
+first() { BANKCHECK_NATIVE_AFTER=0 tier fast execute "$@"; }
 summary() {
   awk -v what="$1" '{ s += log($1); n++ } END { if (n) printf "%s: geometric mean %.2fx over %d runs (target 5x: %s)\n\n", what, exp(s / n), n, (exp(s / n) >= 5 ? "met" : "not met") }' "$work/ratios"
   rm -f "$work/ratios"
@@ -140,17 +149,20 @@ if [[ " $parts " == *" 2a "* ]]; then
     echo "   and the baseline $BASELINE ($old, programs built with -cudart shared, their own host work)"
     nvcc -cudart shared -lineinfo -O3 -gencode 'arch=compute_90,code=[sm_90,compute_90]' \
       -o "$work/scan" examples/run/scan/scan.cu || exit 1
-    printf "%-26s %8s %8s %9s %9s %8s %8s %11s %8s\n" run launches host_s today_s fast_s ratio \
-      host_sh_s baseline_s ratio_b
+    printf "%-26s %8s %8s %9s %9s %9s %9s %8s %8s %8s %11s %8s\n" run launches host_s today_s \
+      first_s interp_s fast_s ratio_i ratio host_sh_s baseline_s ratio_b
   else
-    printf "%-26s %8s %8s %9s %9s %8s\n" run launches host_s today_s fast_s ratio
+    printf "%-26s %8s %8s %9s %9s %9s %9s %8s %8s\n" run launches host_s today_s first_s \
+      interp_s fast_s ratio_i ratio
   fi
-  # NAME HOST_S LAUNCHES TODAY_S FAST_S [HOST_SHARED_S BASELINE_S]
+  # NAME HOST_S LAUNCHES TODAY_S FIRST_S INTERP_S FAST_S [HOST_SHARED_S BASELINE_S]
   a_row() {
-    awk -v n="$1" -v h="$2" -v l="$3" -v td="$4" -v f="$5" -v hs="${6:-}" -v bl="${7:-}" \
-        -v out="$work/ratios" -v outb="$work/ratios_b" 'BEGIN {
+    awk -v n="$1" -v h="$2" -v l="$3" -v td="$4" -v fs="$5" -v fi="$6" -v f="$7" -v hs="${8:-}" \
+        -v bl="${9:-}" -v out="$work/ratios" -v outi="$work/ratios_i" -v outb="$work/ratios_b" 'BEGIN {
       kt = td - h; kf = f - h; if (kf < 0.01) kf = 0.01; r = kt / kf
-      printf "%-26s %8s %8.2f %9.2f %9.2f %7.2fx", n, l, h, td, f, r; printf "%.6f\n", r >> out
+      ki = fi - h; if (ki < 0.01) ki = 0.01; ri = kt / ki
+      printf "%-26s %8s %8.2f %9.2f %9.2f %9.2f %9.2f %7.2fx %7.2fx", n, l, h, td, fs, fi, f, ri, r
+      printf "%.6f\n", r >> out; printf "%.6f\n", ri >> outi
       if (bl != "") {
         rb = (bl - hs) / kf
         printf " %8.2f %11.2f %7.2fx", hs, bl, rb; printf "%.6f\n", rb >> outb
@@ -159,6 +171,11 @@ if [[ " $parts " == *" 2a "* ]]; then
   }
   # The baseline, every launch executed, none analysed: seconds.
   baseline() { best t "$old" run --kernel no_such_kernel --repeats execute -o "$work/b.txt" -- "$@"; }
+  # today, first (compiling), interp and fast of one program.
+  tiers() {
+    echo "$(best tier today execute "$@") $(first "$@") $(best tier interp execute "$@")" \
+      "$(best tier fast execute "$@")"
+  }
   for p in $programs; do
     read -r h l < <(host "$lh/$p" 0 256 0)
     extra=()
@@ -166,15 +183,19 @@ if [[ " $parts " == *" 2a "* ]]; then
       read -r hs _ < <(host "$lh/../bin-shared/$p" 0 256 0)
       extra=("$hs" "$(baseline "$lh/../bin-shared/$p" 0 256 0)")
     fi
-    a_row "$p 0 256 0" "$h" "$l" "$(best tier today execute "$lh/$p" 0 256 0)" \
-      "$(best tier fast execute "$lh/$p" 0 256 0)" "${extra[@]}"
+    read -r td fs fi f < <(tiers "$lh/$p" 0 256 0)
+    a_row "$p 0 256 0" "$h" "$l" "$td" "$fs" "$fi" "$f" "${extra[@]}"
   done
   # scan stops at its first wrong result, which the record executor gives it: 3 launches an
   # iteration, and host work too small to count.
   extra=()
   [[ -n $old ]] && extra=(0 "$(baseline "$work/scan" 1048576 30)")
-  a_row "scan 1048576 30" 0 90 "$(best tier today execute "$scan" 1048576 30)" \
-    "$(best tier fast execute "$scan" 1048576 30)" "${extra[@]}"
+  read -r td fs fi f < <(tiers "$scan" 1048576 30)
+  a_row "scan 1048576 30" 0 90 "$td" "$fs" "$fi" "$f" "${extra[@]}"
+  mv "$work/ratios" "$work/ratios_f"
+  mv "$work/ratios_i" "$work/ratios"
+  summary "execution without native code (--native off), against --tier today"
+  mv "$work/ratios_f" "$work/ratios"
   summary "execution, against --tier today"
   if [[ -n $old ]]; then
     mv "$work/ratios_b" "$work/ratios"

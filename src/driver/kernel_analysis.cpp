@@ -92,6 +92,7 @@ bool KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
   if (!analyse) {  // nothing reads its events: the fast tier, or the tier before it
     ro.emulator.execute_only = options_.fast_tier;
     ro.emulator.lanes = options_.fast_tier && options_.emulator.lanes;
+    ro.emulator.native = options_.fast_tier && options_.native;
   }
   // What this execution reads and writes, when it runs every CTA: what a later launch that
   // repeats it needs to know (repeats.hpp).

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "cta.hpp"
+#include "native.hpp"
 #include "uop_run.hpp"
 
 namespace bankcheck::emu {
@@ -123,11 +124,17 @@ Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, Globa
   layout.cta = state_->cta_consts;
   layout.laneid = state_->laneids;
   state_->compiled = detail::compile(kernel, layout, options.fast, options.lanes);
+  if (options.native && options.fast && options.lanes)
+    detail::make_native(state_->compiled, layout.num_preds, options.native_after);
   for (detail::Uop& u : state_->compiled.uops)
     if (u.kind == K::LdGlobal || u.kind == K::StGlobal)
       u.run = static_cast<std::int32_t>(state_->global_uops++);
 }
-Emulator::~Emulator() = default;
+Emulator::~Emulator() {
+  // What the kernel's micro-ops ran, towards compiling its native code (native.hpp).
+  if (state_->compiled.natives.empty())
+    detail::note_native_work(state_->compiled.native_key, executed_);
+}
 
 void Emulator::run_cta(const Launch& launch, Dim3 ctaid) { run_ctas(launch, &ctaid, 1); }
 
@@ -366,6 +373,8 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
   }
   const std::uint32_t nregs = c.nregs, npreds = c.npreds;
   const detail::Uop* uops = ks.compiled.uops.data();
+  const detail::NativeRun* const natives = ks.compiled.natives.data();
+  const bool natives_ok = ks.compiled.natives_ok;
   GlobalMemory::Buffer** const buffer_of = ks.buffer_of.data();
   GlobalMemory::Buffer* no_buffer = nullptr;  // shared accesses
   std::uint64_t& used = st.used;              // warp instructions of this CTA (the budget)
@@ -446,7 +455,7 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
       int pc = top.pc;
       const int rpc = top.rpc;
       for (;;) {
-        const detail::Uop& u = code[pc];
+        const detail::Uop* up = code + pc;
         if (++n > budget) {
           used = n;
           c.fail(EmuError::Kind::Budget, pc,
@@ -454,6 +463,8 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
                              "runaway loop?)",
                              budget));
         }
+      dispatch:
+        const detail::Uop& u = *up;
         const std::uint32_t exec = active & (wpred[u.guard] ^ u.gxor);
         if (alu(u, wr, wpred, exec)) {
           if (++pc == rpc) break;
@@ -513,6 +524,19 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
             used = n;
             general(c, *u.in, pc, w, exec, active);
             break;
+          case K::Native: {
+            // The run as one native function, unless a launch's parameters undid the
+            // forwarding it was planned with or the budget ends inside it: then its micro-ops.
+            const detail::NativeRun& r = natives[u.target];
+            if (natives_ok && n + r.len - 1 <= budget) {
+              (active == 0xFFFFFFFFu ? r.full : r.some)(wr, wpred, active, r.fixed.data());
+              n += r.len - 1;
+              pc += static_cast<int>(r.len);
+              goto moved;
+            }
+            up = &r.first;
+            goto dispatch;
+          }
           case K::Bra: {
             const std::uint32_t taken = exec, not_taken = active & ~exec;
             if (!not_taken) {

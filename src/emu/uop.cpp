@@ -785,6 +785,7 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lan
 }
 
 void bind_params(Compiled& c, const std::vector<std::uint8_t>& params) {
+  if (c.params.empty()) c.natives_ok = true;
   if (c.params.empty() || (c.params_bound && c.params_bound_for == params)) return;
   // Every forwarded load must read inside the parameters: otherwise none is forwarded, and
   // each ld.param runs (and fails) as it would.
@@ -792,20 +793,35 @@ void bind_params(Compiled& c, const std::vector<std::uint8_t>& params) {
   bool inside = true;
   for (const Compiled::ParamRead& p : c.params)
     inside = inside && param_value(c.uops[p.uop], params, x);
+  // A micro-op that begins a native run keeps its own form in the run (Compiled::natives).
+  const auto own = [&c](std::uint32_t j) -> Uop& {
+    Uop& u = c.uops[j];
+    return u.kind == K::Native ? c.natives[static_cast<std::size_t>(u.target)].first : u;
+  };
   for (const Compiled::ParamRead& p : c.params) {
-    Uop& u = c.uops[p.uop];
+    Uop& u = own(p.uop);
     if (!inside) {
       u.kind = K::LdParam;
-      for (const auto& [j, i] : p.readers) c.uops[j].src[i].fixed = nullptr;
+      for (const auto& [j, i] : p.readers) own(j).src[i].fixed = nullptr;
       continue;
     }
     param_value(u, params, x);  // what load_param() (uop_run.hpp) writes to every lane
     for (int l = 0; l < 32; ++l) p.lanes[l] = x;
     u.kind = K::Nop;
-    for (const auto& [j, i] : p.readers) c.uops[j].src[i].fixed = p.lanes;
+    for (const auto& [j, i] : p.readers) own(j).src[i].fixed = p.lanes;
   }
   c.params_bound_for = params;
   c.params_bound = true;
+  c.natives_ok = inside;
+}
+
+std::vector<Uop> forwarded_uops(const Compiled& c) {
+  std::vector<Uop> u = c.uops;
+  for (const Compiled::ParamRead& p : c.params) {
+    u[p.uop].kind = K::Nop;
+    for (const auto& [j, i] : p.readers) u[j].src[i].fixed = p.lanes;
+  }
+  return u;
 }
 
 }  // namespace bankcheck::emu::detail

@@ -119,6 +119,9 @@ enum class K : std::uint8_t {
   // A mov of an immediate or a CTA constant whose readers read the constant's lanes instead
   // (compile(): forward_constants): it only counts as an instruction.
   Nop,
+  // The first of a run of ALU micro-ops that runs as native code (native.hpp): `target` is
+  // its index in Compiled::natives, whose `first` is the micro-op it replaced.
+  Native,
 };
 
 enum DirectedOp : std::uint8_t { kDirectedAdd, kDirectedSub, kDirectedMul, kDirectedFma };
@@ -153,6 +156,19 @@ struct Uop {
   const ptx::Instr* in = nullptr;
 };
 
+// Native code for one run of micro-ops (native.hpp), for a warp: R its register file
+// (slots x 32 lanes), P its predicates, `active` the lanes running, F the run's fixed
+// operands (immediates, CTA constants, forwarded parameters: 32 lanes each).
+using NativeFn = void (*)(std::uint64_t* R, std::uint32_t* P, std::uint32_t active,
+                          const std::uint64_t* const* F);
+struct NativeRun {
+  NativeFn full = nullptr;  // every lane active
+  NativeFn some = nullptr;  // any mask
+  std::uint32_t len = 0;    // the micro-ops (instructions) it runs
+  Uop first;                // the run's first micro-op as compiled
+  std::vector<const std::uint64_t*> fixed;
+};
+
 // Where the shared 32-lane arrays live: `cta` holds ntid.xyz, ctaid.xyz, nctaid.xyz (32
 // lanes each, refilled per CTA), `laneid` 0..31. Predicates have `num_preds` slots, then
 // the one that is always true.
@@ -183,6 +199,11 @@ struct Compiled {
   std::vector<ParamRead> params;
   std::vector<std::uint8_t> params_bound_for;
   bool params_bound = false;
+  // Native code (native.hpp: make_native), planned with every ld.param forwarded; it runs
+  // only while the launch's parameters keep them so (bind_params).
+  std::vector<NativeRun> natives;
+  bool natives_ok = false;
+  std::uint64_t native_key = 0;  // the native code's hash (0: none planned)
 };
 
 // The slot of each register (kernel register index -> slot), from live ranges over the
@@ -202,6 +223,10 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast = true, b
 // parameters, every one an ld.param again (its reference path then reports it). Unchanged
 // parameters: nothing to do.
 void bind_params(Compiled& c, const std::vector<std::uint8_t>& params);
+
+// The micro-ops of `c` as bind_params() leaves them when every ld.param is forwarded
+// (their lanes unfilled): what native code is planned from.
+std::vector<Uop> forwarded_uops(const Compiled& c);
 
 // The value an ld.param micro-op loads into every lane (its `aux` bytes at `offset`, sign-
 // extended when signed); false when they are not all inside the parameters.

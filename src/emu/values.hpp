@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "bankcheck/emu/emulator.hpp"
+#include "lane_values.hpp"
 
 namespace bankcheck::emu::detail {
 
@@ -35,27 +36,6 @@ inline std::int64_t sext(std::uint64_t v, Ty t) {
     default:
       return static_cast<std::int64_t>(v);
   }
-}
-inline float as_f32(std::uint64_t v) {
-  const std::uint32_t b = static_cast<std::uint32_t>(v);
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-inline double as_f64(std::uint64_t v) {
-  double d;
-  std::memcpy(&d, &v, 8);
-  return d;
-}
-inline std::uint64_t from_f32(float f) {
-  std::uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-inline std::uint64_t from_f64(double d) {
-  std::uint64_t b;
-  std::memcpy(&b, &d, 8);
-  return b;
 }
 // IEEE half to float, exact, by moving the bits (every half is a float); NaNs become the
 // quiet NaN of their sign. The sign is or-ed in, not branched on.
@@ -187,27 +167,11 @@ inline bool directed_round(const Instr& in) {
   return r == ptx::Round::Rz || r == ptx::Round::Rm || r == ptx::Round::Rp;
 }
 
-// NaN results as sm_90 gives them (measured on the GPU): f32 arithmetic returns the
-// canonical NaN 0x7fffffff whatever the operands' payloads.
-constexpr std::uint64_t kQuietF64 = 0x0008000000000000ull;
-inline std::uint64_t canonical_f32(float r) {
-  return r != r ? std::uint64_t{0x7fffffffu} : from_f32(r);
-}
 // .sat: clamps to [+0.0, 1.0]; NaN and -0.0 give +0.0.
 template <typename T>
 T saturate(const Instr& in, T r) {
   if (!(in.flags & ptx::kFlagSat)) return r;
   return (std::isnan(r) || r <= T(0)) ? T(0) : std::min(r, T(1));
-}
-// min/max.f32/f64: a NaN operand gives the other operand; -0.0 is below +0.0; two NaNs
-// give the canonical NaN (f32) or the second operand quieted (f64), as measured.
-inline std::uint64_t float_min_max(bool max, bool f64, std::uint64_t a, std::uint64_t b) {
-  const double x = f64 ? as_f64(a) : as_f32(a), y = f64 ? as_f64(b) : as_f32(b);
-  if (std::isnan(x) && std::isnan(y)) return f64 ? (b | kQuietF64) : 0x7fffffffu;
-  if (std::isnan(x)) return b;
-  if (std::isnan(y)) return a;
-  if (x == y && x == 0) return (std::signbit(x) != max) ? a : b;  // min: the negative zero
-  return (max ? x > y : x < y) ? a : b;
 }
 
 inline model::Op access_op(const Instr& in) {

@@ -269,6 +269,7 @@ void RunModules::load(RunUnit& u, const RunModule& m, std::size_t index) {
   u.options.emulator.stop_on_fault = options_.stop_on_fault;
   u.options.skip_repeats = options_.skip_repeats;
   u.options.fast_tier = options_.fast_tier;
+  u.options.native = options_.native;
   // Device printf prints where the GPU's driver prints it: the program's standard output,
   // through its own stream, when the program synchronizes (take_device_output).
   u.options.emulator.printf = true;

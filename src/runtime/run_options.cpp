@@ -42,6 +42,7 @@ void each_field(Options& o, Visit&& v) {
   v("nvtx_exclude", o.selection.nvtx_exclude);
   v("skip_repeats", o.skip_repeats);
   v("fast_tier", o.fast_tier);
+  v("native", o.native);
   v("fail_on", o.fail_on);
   v("baseline", o.baseline, kAny);
   v("threads", o.threads);

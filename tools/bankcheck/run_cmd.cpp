@@ -108,6 +108,12 @@ void add_run(CLI::App& app, RunCmdOptions& o) {
   c->add_option("--tier", o.tier, "launches not analysed: fast, or today (the tier before it)")
       ->check(CLI::IsMember({"fast", "today"}))
       ->group("");
+  c->add_option("--native", o.native,
+                "on: launches not analysed run straight-line integer and f32 arithmetic as "
+                "native code, compiled by the host C++ compiler and kept in "
+                "$BANKCHECK_CACHE_DIR (default ~/.cache/bankcheck); off: interpreted")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   add_progress_flag(c, o.progress);
   c->add_flag("!--no-fix", o.fix.suggest,
               "no fix suggestions under the findings (the shared requests are then not "
@@ -171,6 +177,7 @@ int run_program(const RunCmdOptions& o) {
   sel.nvtx_exclude = o.nvtx_exclude;
   ro.skip_repeats = o.repeats == "skip";
   ro.fast_tier = o.tier == "fast";
+  ro.native = o.native == "on";
   ro.fail_on = o.fail_on;
   ro.baseline = o.baseline;
   ro.threads = o.threads;

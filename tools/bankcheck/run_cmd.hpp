@@ -33,6 +33,7 @@ struct RunCmdOptions {
   std::vector<std::string> nvtx_include, nvtx_exclude;
   std::string repeats = "skip";
   std::string tier = "fast";  // hidden --tier: the throughput benchmark's baseline
+  std::string native = "on";  // --native
   unsigned threads = 0;
   bool progress = true;
   bool ptx_level = false;

@@ -2,6 +2,8 @@
 // there is no process-wide setting).
 #pragma once
 
+#include <cstdint>
+
 namespace bankcheck::emu {
 
 class Listener;
@@ -33,6 +35,14 @@ struct EmulatorOptions {
   // (arithmetic, cvt, shfl: uop.hpp K::Lanes ...), and predicate logic; false: those take
   // the reference path, as before they had micro-ops (the throughput benchmark's baseline).
   bool lanes = true;
+  // Runs of ALU micro-ops as native code, compiled by the host's C++ compiler and kept on
+  // disk (src/emu/native.hpp); where none can be compiled, the micro-ops. Only with `fast`
+  // and `lanes`. The memory is the same either way (tests/emu_native_test.cpp).
+  bool native = false;
+  // Compile a kernel's native code once its launches in this process have run this many
+  // warp instructions on the micro-ops (compiling costs about as much as running 20 M);
+  // code an earlier run compiled is used at once. $BANKCHECK_NATIVE_AFTER overrides it.
+  std::uint64_t native_after = 20'000'000;
   // Device printf's text is kept for the caller (Emulator::take_printed: bankcheck run prints
   // it on the program's standard output); false: the calls only return (bankcheck check).
   bool printf = false;

@@ -55,6 +55,8 @@ struct RunOptions {
   bool skip_repeats = true;
   // Launches not analysed run on the fast tier (driver CheckOptions::fast_tier).
   bool fast_tier = true;
+  // The fast tier runs runs of ALU instructions as native code (--native; CheckOptions::native).
+  bool native = true;
   std::vector<std::string> fail_on;  // --fail-on specifications
   std::string baseline;              // --baseline: an earlier JSON report (absolute path)
   unsigned threads = 0;              // 0: every core

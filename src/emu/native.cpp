@@ -1,0 +1,790 @@
+// Native code for runs of ALU micro-ops (native.hpp): the plan (which runs, and their C++
+// source), and the compiler, the disk cache and the loader.
+#include "native.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "lane_values_text.hpp"
+
+extern char** environ;
+
+namespace bankcheck::emu::detail {
+
+namespace {
+
+using ptx::Cmp;
+
+// The kinds a run may hold: each computes lane by lane from its operands (no memory, no
+// other lane, no control, no host state beyond the default rounding mode). Not ex2: a call
+// of the C library's exp2f in the loop would keep the compiler from vectorizing it.
+bool fusible(K k) {
+  switch (k) {
+    case K::Mov32:
+    case K::Mov64:
+    case K::Add32:
+    case K::Add64:
+    case K::Sub32:
+    case K::Sub64:
+    case K::And32:
+    case K::And64:
+    case K::Or32:
+    case K::Or64:
+    case K::Xor32:
+    case K::Xor64:
+    case K::Shl32:
+    case K::Shl64:
+    case K::ShrU32:
+    case K::ShrU64:
+    case K::ShrS32:
+    case K::ShrS64:
+    case K::MulLo32:
+    case K::MulLo64:
+    case K::MadLo32:
+    case K::MadLo64:
+    case K::MulWideS32:
+    case K::MulWideU32:
+    case K::MadWideS32:
+    case K::MadWideU32:
+    case K::MulHiS32:
+    case K::MulHiU32:
+    case K::MinS32:
+    case K::MaxS32:
+    case K::MinU32:
+    case K::MaxU32:
+    case K::MinS64:
+    case K::MaxS64:
+    case K::MinU64:
+    case K::MaxU64:
+    case K::Sext32:
+    case K::Selp32:
+    case K::Selp64:
+    case K::SetpS32:
+    case K::SetpU32:
+    case K::SetpS64:
+    case K::SetpU64:
+    case K::SetpF32:
+    case K::AddF32:
+    case K::SubF32:
+    case K::MulF32:
+    case K::FmaF32:
+    case K::CvtF32S32:
+    case K::CvtF32U32:
+    case K::CvtF64F32:
+    case K::MinF32:
+    case K::MaxF32:
+    case K::NegF32:
+    case K::AbsF32:
+    case K::RcpF32:
+    case K::CopysignF32:
+    case K::DivF32:
+    case K::Not32:
+    case K::Not64:
+    case K::CvtF32F32:
+    case K::PredLogic:
+    case K::Nop:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int source_count(K k) {
+  switch (k) {
+    case K::Mov32:
+    case K::Mov64:
+    case K::Sext32:
+    case K::CvtF32S32:
+    case K::CvtF32U32:
+    case K::CvtF64F32:
+    case K::NegF32:
+    case K::Ex2F32:
+    case K::AbsF32:
+    case K::RcpF32:
+    case K::Not32:
+    case K::Not64:
+    case K::CvtF32F32:
+      return 1;
+    case K::MadLo32:
+    case K::MadLo64:
+    case K::MadWideS32:
+    case K::MadWideU32:
+    case K::FmaF32:
+      return 3;
+    case K::Nop:
+    case K::PredLogic:
+      return 0;
+    default:
+      return 2;  // Selp's third operand is a predicate
+  }
+}
+
+const char* int_op(Cmp c) {
+  switch (c) {
+    case Cmp::Eq:
+      return "==";
+    case Cmp::Ne:
+      return "!=";
+    case Cmp::Lt:
+      return "<";
+    case Cmp::Le:
+      return "<=";
+    case Cmp::Gt:
+      return ">";
+    default:
+      return ">=";
+  }
+}
+
+// float_compare() of uop_run.hpp, over x and y.
+std::string float_cmp(Cmp c, const std::string& x, const std::string& y) {
+  const auto f = [&](const char* pattern) { return fmt::format(fmt::runtime(pattern), x, y); };
+  switch (c) {
+    case Cmp::Eq:
+      return f("({0} == {1})");
+    case Cmp::Ne:
+      return f("({0} < {1} || {0} > {1})");
+    case Cmp::Lt:
+      return f("({0} < {1})");
+    case Cmp::Le:
+      return f("({0} <= {1})");
+    case Cmp::Gt:
+      return f("({0} > {1})");
+    case Cmp::Ge:
+      return f("({0} >= {1})");
+    case Cmp::Equ:
+      return f("!({0} < {1} || {0} > {1})");
+    case Cmp::Neu:
+      return f("({0} != {1})");
+    case Cmp::Ltu:
+      return f("!({0} >= {1})");
+    case Cmp::Leu:
+      return f("!({0} > {1})");
+    case Cmp::Gtu:
+      return f("!({0} <= {1})");
+    case Cmp::Geu:
+      return f("!({0} < {1})");
+    case Cmp::Num:
+      return f("({0} == {0} && {1} == {1})");
+    case Cmp::Nan:
+      return f("({0} != {0} || {1} != {1})");
+    default:
+      return "false";
+  }
+}
+
+// The value each kind computes from lane values a, b, c (uint64_t), as its handler in
+// uop_run.hpp does.
+std::string value_of(const Uop& u, const std::string& a, const std::string& b,
+                     const std::string& c) {
+  const auto f = [&](const char* pattern) { return fmt::format(fmt::runtime(pattern), a, b, c); };
+  switch (u.kind) {
+    case K::Mov32:
+      return f("({0} & M32)");
+    case K::Mov64:
+      return a;
+    case K::Sext32:
+      return f("(U)(std::int64_t)(std::int32_t){0}");
+    case K::Add32:
+      return f("(({0} + {1}) & M32)");
+    case K::Add64:
+      return f("({0} + {1})");
+    case K::Sub32:
+      return f("(({0} - {1}) & M32)");
+    case K::Sub64:
+      return f("({0} - {1})");
+    case K::And32:
+      return f("({0} & {1} & M32)");
+    case K::And64:
+      return f("({0} & {1})");
+    case K::Or32:
+      return f("(({0} | {1}) & M32)");
+    case K::Or64:
+      return f("({0} | {1})");
+    case K::Xor32:
+      return f("(({0} ^ {1}) & M32)");
+    case K::Xor64:
+      return f("({0} ^ {1})");
+    case K::Shl32:
+      return f("shl32({0}, {1})");
+    case K::Shl64:
+      return f("shl64({0}, {1})");
+    case K::ShrU32:
+      return f("shru32({0}, {1})");
+    case K::ShrU64:
+      return f("shru64({0}, {1})");
+    case K::ShrS32:
+      return f("shrs32({0}, {1})");
+    case K::ShrS64:
+      return f("shrs64({0}, {1})");
+    case K::MulLo32:
+      return f("((({0} & M32) * ({1} & M32)) & M32)");
+    case K::MulLo64:
+      return f("({0} * {1})");
+    case K::MadLo32:
+      return f("((({0} & M32) * ({1} & M32) + {2}) & M32)");
+    case K::MadLo64:
+      return f("({0} * {1} + {2})");
+    case K::MulWideS32:
+      return f("(U)((std::int64_t)(std::int32_t){0} * (std::int32_t){1})");
+    case K::MulWideU32:
+      return f("(({0} & M32) * ({1} & M32))");
+    case K::MadWideS32:
+      return f("((U)((std::int64_t)(std::int32_t){0} * (std::int32_t){1}) + {2})");
+    case K::MadWideU32:
+      return f("(({0} & M32) * ({1} & M32) + {2})");
+    case K::MulHiS32:
+      return f("((U)(((std::int64_t)(std::int32_t){0} * (std::int32_t){1}) >> 32) & M32)");
+    case K::MulHiU32:
+      return f("((({0} & M32) * ({1} & M32)) >> 32)");
+    case K::MinS32:
+      return f("(((std::int32_t){0} < (std::int32_t){1} ? {0} : {1}) & M32)");
+    case K::MaxS32:
+      return f("(((std::int32_t){0} > (std::int32_t){1} ? {0} : {1}) & M32)");
+    case K::MinU32:
+      return f("(({0} & M32) < ({1} & M32) ? ({0} & M32) : ({1} & M32))");
+    case K::MaxU32:
+      return f("(({0} & M32) < ({1} & M32) ? ({1} & M32) : ({0} & M32))");
+    case K::MinS64:
+      return f("((std::int64_t){0} < (std::int64_t){1} ? {0} : {1})");
+    case K::MaxS64:
+      return f("((std::int64_t){0} < (std::int64_t){1} ? {1} : {0})");
+    case K::MinU64:
+      return f("({0} < {1} ? {0} : {1})");
+    case K::MaxU64:
+      return f("({0} < {1} ? {1} : {0})");
+    case K::MinF32:
+      return f("(float_min_max(false, false, {0}, {1}) & M32)");
+    case K::MaxF32:
+      return f("(float_min_max(true, false, {0}, {1}) & M32)");
+    case K::NegF32:
+      return f("canonical_f32(-as_f32({0}))");
+    case K::Ex2F32:
+      return f("canonical_f32(std::exp2(as_f32({0})))");
+    case K::AbsF32:
+      return f("canonical_f32(std::fabs(as_f32({0})))");
+    case K::RcpF32:
+      return f("canonical_f32(1.0f / as_f32({0}))");
+    case K::CopysignF32:
+      return f("from_f32(std::copysign(as_f32({1}), as_f32({0})))");
+    case K::DivF32:
+      return f("canonical_f32(as_f32({0}) / as_f32({1}))");
+    case K::Not32:
+      return f("(~{0} & M32)");
+    case K::Not64:
+      return f("(~{0})");
+    case K::CvtF32F32:
+      return u.aux ? f("sat_f32({0})") : f("canonical_f32(as_f32({0}))");
+    case K::AddF32:
+      return f("canonical_f32(as_f32({0}) + as_f32({1}))");
+    case K::SubF32:
+      return f("canonical_f32(as_f32({0}) - as_f32({1}))");
+    case K::MulF32:
+      return f("canonical_f32(as_f32({0}) * as_f32({1}))");
+    case K::FmaF32:
+      return f("canonical_f32(fma_f32(as_f32({0}), as_f32({1}), as_f32({2})))");
+    case K::CvtF32S32:
+      return f("from_f32((float)(std::int32_t){0})");
+    case K::CvtF32U32:
+      return f("from_f32((float)(std::uint32_t){0})");
+    case K::CvtF64F32:
+      return f("from_f64((double)as_f32({0}))");
+    default:
+      return "0";
+  }
+}
+
+// What the generated source defines before the runs: the per-lane functions of
+// lane_values.hpp, and the shifts, .sat and fma of the handlers.
+const char* const kHelpers = R"(
+namespace {
+using U = std::uint64_t;
+constexpr U M32 = 0xFFFFFFFFull;
+inline U shl32(U a, U b) { const U s = b & M32; return s >= 32 ? 0 : (a << (s & 31)) & M32; }
+inline U shl64(U a, U b) { const U s = b & M32; return s >= 64 ? 0 : a << (s & 63); }
+inline U shru32(U a, U b) { const U s = b & M32; return s >= 32 ? 0 : (a & M32) >> (s & 31); }
+inline U shru64(U a, U b) { const U s = b & M32; return s >= 64 ? 0 : a >> (s & 63); }
+inline U shrs32(U a, U b) {
+  const U s = (b & M32) < 31 ? (b & M32) : 31;
+  return (U)(std::uint32_t)((std::int32_t)a >> s);
+}
+inline U shrs64(U a, U b) {
+  const U s = (b & M32) < 63 ? (b & M32) : 63;
+  return (U)((std::int64_t)a >> s);
+}
+inline U sat_f32(U a) {
+  const float f = as_f32(a);
+  return canonical_f32((std::isnan(f) || f <= 0.0f) ? 0.0f : (f < 1.0f ? f : 1.0f));
+}
+#if defined(__FMA__)
+inline float fma_f32(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+#else
+// lanes.cpp's fma_round_to_odd: the product exact in double, the sum rounded to odd.
+inline float fma_f32(float a, float b, float c) {
+  const double p = static_cast<double>(a) * static_cast<double>(b);
+  const double cd = c;
+  const double s = p + cd;
+  const double bv = s - p;
+  const double err = (p - (s - bv)) + (cd - bv);
+  std::uint64_t bits;
+  std::memcpy(&bits, &s, 8);
+  if (err != 0 && (bits & 1) == 0 && std::isfinite(s))
+    bits = ((err > 0) == (s > 0)) ? bits + 1 : bits - 1;
+  double odd;
+  std::memcpy(&odd, &bits, 8);
+  return static_cast<float>(odd);
+}
+#endif
+// The low bit of 32 bytes as a lane mask.
+inline std::uint32_t lane_bits(const std::uint8_t* v) {
+  std::uint64_t w[4];
+  std::memcpy(w, v, 32);
+  std::uint32_t r = 0;
+  for (int i = 0; i < 4; ++i)
+    r |= static_cast<std::uint32_t>(((w[i] * 0x0102040810204080ull) >> 56) & 0xFF) << (8 * i);
+  return r;
+}
+}  // namespace
+)";
+
+// One run's function body.
+class RunWriter {
+ public:
+  RunWriter(const std::vector<Uop>& u, std::uint32_t first, std::uint32_t len,
+            std::uint32_t num_preds)
+      : u_(u), first_(first), len_(len), num_preds_(num_preds) {}
+
+  std::string write(std::size_t index, std::vector<const std::uint64_t*>& fixed) {
+    for (std::uint32_t k = 0; k < len_; ++k) op(u_[first_ + k], k);
+    std::ostringstream o;
+    o << "template <bool Full>\ninline void run_" << index
+      << "(U* __restrict R, std::uint32_t* __restrict P, std::uint32_t active, "
+         "const U* const* __restrict F) {\n";
+    for (std::size_t i = 0; i < fixed_.size(); ++i)
+      o << "  const U* __restrict f" << i << " = F[" << i << "];\n";
+    for (std::uint32_t p : preds_read_)
+      o << "  const std::uint32_t p" << p << " = P[" << p << "];\n";
+    for (std::uint32_t p : preds_written_) o << "  std::uint8_t q" << p << "[32];\n";
+    o << "  (void)active;\n  for (int l = 0; l < 32; ++l) {\n"
+      << "    const bool act = Full || ((active >> l) & 1u);\n"
+      << "    (void)act;\n"
+      << body_.str();
+    for (const auto& [off, var] : reg_) {
+      if (written_.count(off)) o << "    R[" << off << " + l] = " << var << ";\n";
+    }
+    for (std::uint32_t p : preds_written_) o << "    q" << p << "[l] = " << pred_[p] << ";\n";
+    o << "  }\n";
+    for (std::uint32_t p : preds_written_) o << "  P[" << p << "] = lane_bits(q" << p << ");\n";
+    o << "}\n";
+    fixed = fixed_;
+    return o.str();
+  }
+
+ private:
+  // The lane value of a source operand.
+  std::string src(const Src& s) {
+    if (s.fixed) {
+      std::size_t i = 0;
+      while (i < fixed_.size() && fixed_[i] != s.fixed) ++i;
+      if (i == fixed_.size()) fixed_.push_back(s.fixed);
+      return fmt::format("f{}[l]", i);
+    }
+    return reg(s.off);
+  }
+  std::string reg(std::uint32_t off) {
+    auto it = reg_.find(off);
+    if (it != reg_.end()) return it->second;
+    const std::string v = fmt::format("r{}", off);
+    body_ << "    const U " << v << " = R[" << off << " + l];\n";
+    reg_[off] = v;
+    return v;
+  }
+  // The lane's bit of predicate p, as the run has left it so far.
+  std::string pred(std::uint32_t p) {
+    if (p == num_preds_) return "true";
+    auto it = pred_.find(p);
+    if (it != pred_.end()) return it->second;
+    preds_read_.insert(p);
+    return fmt::format("(((p{} >> l) & 1u) != 0)", p);
+  }
+  // Whether micro-op k runs on this lane: the lane active and its guard.
+  std::string exec(const Uop& v, std::uint32_t k) {
+    std::string g = pred(v.guard);
+    if (v.guard != num_preds_ && v.gxor) g = "!" + g;
+    body_ << "    const bool x" << k << " = act && " << g << ";\n";
+    return fmt::format("x{}", k);
+  }
+  bool always(const Uop& v) const { return v.guard == num_preds_; }
+
+  // The register's new lane value: the result where the micro-op runs (x), else the old.
+  void set_reg(std::uint32_t off, const std::string& value, const Uop& v, std::uint32_t k,
+               const std::string& x) {
+    const std::string t = fmt::format("t{}", k), now = fmt::format("v{}", k);
+    body_ << "    const U " << t << " = " << value << ";\n";
+    const std::string old = reg(off);
+    body_ << "    const U " << now << " = (Full && " << (always(v) ? "true" : "false") << ") || "
+          << x << " ? " << t << " : " << old << ";\n";
+    reg_[off] = now;
+    written_.insert(off);
+  }
+  void set_pred(std::uint32_t p, const std::string& cond, std::uint32_t k, const char* suffix,
+                const std::string& x) {
+    const std::string old = pred(p);
+    const std::string now = fmt::format("c{}{}", k, suffix);
+    body_ << "    const bool " << now << " = " << x << " ? (" << cond << ") : " << old << ";\n";
+    pred_[p] = now;
+    preds_written_.insert(p);
+  }
+
+  void op(const Uop& v, std::uint32_t k) {
+    if (v.kind == K::Nop) return;
+    // Whether it runs, from the predicates as the micro-ops before it left them.
+    const std::string x = exec(v, k);
+    if (v.kind == K::PredLogic) {
+      std::string a = pred(v.src[0].off), b = "false";
+      if (v.aux & kPredNegA) a = "!" + a;
+      const int o = v.aux & 0x0F;
+      if (o == kPredAnd || o == kPredOr || o == kPredXor) {
+        b = pred(v.src[1].off);
+        if (v.aux & kPredNegB) b = "!" + b;
+      }
+      std::string r;
+      switch (o) {
+        case kPredAnd:
+          r = a + " && " + b;
+          break;
+        case kPredOr:
+          r = a + " || " + b;
+          break;
+        case kPredXor:
+          r = a + " != " + b;
+          break;
+        case kPredNot:
+          r = "!" + a;
+          break;
+        default:
+          r = a;
+          break;
+      }
+      // The operands are read before the result is written (one may be the result).
+      const std::string t = fmt::format("l{}", k);
+      body_ << "    const bool " << t << " = " << r << ";\n";
+      set_pred(v.dst[0], t, k, "", x);
+      return;
+    }
+    const int n = source_count(v.kind);
+    std::string a = n > 0 ? src(v.src[0]) : "0", b = n > 1 ? src(v.src[1]) : "0",
+                c = n > 2 ? src(v.src[2]) : "0";
+    switch (v.kind) {
+      case K::SetpS32:
+      case K::SetpU32:
+      case K::SetpS64:
+      case K::SetpU64:
+      case K::SetpF32: {
+        const auto cmp = static_cast<Cmp>(v.aux);
+        std::string cond;
+        if (v.kind == K::SetpF32) {
+          cond = float_cmp(cmp, "as_f32(" + a + ")", "as_f32(" + b + ")");
+        } else {
+          const char* t = v.kind == K::SetpS32   ? "(std::int32_t)"
+                          : v.kind == K::SetpU32 ? "(std::uint32_t)"
+                          : v.kind == K::SetpS64 ? "(std::int64_t)"
+                                                 : "(U)";
+          cond = fmt::format("{}{} {} {}{}", t, a, int_op(cmp), t, b);
+        }
+        const std::string t = fmt::format("s{}", k);
+        body_ << "    const bool " << t << " = " << cond << ";\n";
+        set_pred(v.dst[0], t, k, "a", x);
+        if (v.dst[1] != kNoDst) set_pred(v.dst[1], "!" + t, k, "b", x);
+        return;
+      }
+      case K::Selp32:
+      case K::Selp64: {
+        std::string p = pred(v.src[2].off);
+        if (v.aux) p = "!" + p;
+        set_reg(
+            v.dst[0],
+            fmt::format("(({} ? {} : {}) & {})", p, a, b, v.kind == K::Selp32 ? "M32" : "~0ull"), v,
+            k, x);
+        return;
+      }
+      default:
+        set_reg(v.dst[0], value_of(v, a, b, c), v, k, x);
+        return;
+    }
+  }
+
+  const std::vector<Uop>& u_;
+  std::uint32_t first_, len_, num_preds_;
+  std::ostringstream body_;
+  std::map<std::uint32_t, std::string> reg_;   // register offset -> its lane value now
+  std::map<std::uint32_t, std::string> pred_;  // predicate -> its lane bit now
+  std::set<std::uint32_t> written_, preds_read_, preds_written_;
+  std::vector<const std::uint64_t*> fixed_;
+};
+
+// Process-wide: loaded code (null: its compilation failed) by its file.
+std::mutex g_mutex;
+std::map<std::string, void*>& loaded() {
+  static std::map<std::string, void*> m;
+  return m;
+}
+
+std::uint64_t fnv1a(const std::string& s, std::uint64_t h = 0xcbf29ce484222325ull) {
+  for (unsigned char ch : s) {
+    h ^= ch;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string cache_dir() {
+  std::string base;
+  if (const char* d = std::getenv("BANKCHECK_CACHE_DIR"); d && *d) {
+    base = d;
+  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+    base = std::string(x) + "/bankcheck";
+  } else if (const char* h = std::getenv("HOME"); h && *h) {
+    base = std::string(h) + "/.cache/bankcheck";
+  } else {
+    return {};
+  }
+  return base + "/native";
+}
+
+bool make_dirs(const std::string& path) {
+  for (std::size_t i = 1; i <= path.size(); ++i) {
+    if (i < path.size() && path[i] != '/') continue;
+    const std::string p = path.substr(0, i);
+    if (::mkdir(p.c_str(), 0755) != 0 && errno != EEXIST) return false;
+  }
+  return true;
+}
+
+// The host C++ compiler: $BANKCHECK_CXX, else the one bankcheck was built with, else c++.
+std::string compiler() {
+  if (const char* c = std::getenv("BANKCHECK_CXX"); c && *c) return c;
+#ifdef BANKCHECK_HOST_CXX
+  if (::access(BANKCHECK_HOST_CXX, X_OK) == 0) return BANKCHECK_HOST_CXX;
+#endif
+  return "c++";
+}
+
+// -ffp-contract=off: no fused multiply-add the micro-ops do not do; -fno-trapping-math lets
+// the compiler compute both sides of a select (nothing reads the floating-point flags).
+const std::vector<std::string>& flags() {
+  static const std::vector<std::string> f = [] {
+    std::vector<std::string> v = {"-O3",
+                                  "-std=c++17",
+                                  "-fPIC",
+                                  "-shared",
+                                  "-w",
+                                  "-ffp-contract=off",
+                                  "-fno-trapping-math",
+                                  "-fno-exceptions",
+                                  "-fvisibility=hidden"};
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      v.push_back("-mavx2");
+      v.push_back("-mfma");
+    }
+#endif
+    return v;
+  }();
+  return f;
+}
+
+// Runs the compiler with the environment less what bankcheck run sets for the program.
+bool run_compiler(const std::vector<std::string>& argv, const std::string& log) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string s = *e;
+    if (s.rfind("LD_PRELOAD=", 0) == 0 || s.rfind("BANKCHECK_", 0) == 0 ||
+        s.rfind("CUDA_INJECTION64_PATH=", 0) == 0 || s.rfind("NVTX_INJECTION64_PATH=", 0) == 0)
+      continue;
+    env.push_back(s);
+  }
+  std::vector<char*> args, envp;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return false;
+  int status = 0;
+  pid_t w;
+  do {
+    w = ::waitpid(pid, &status, 0);
+  } while (w < 0 && errno == EINTR);
+  if (w < 0) return true;  // reaped elsewhere (SIGCHLD ignored): the output decides
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+std::uint64_t key_of(const std::string& source) {
+  std::string key = compiler();
+  for (const auto& f : flags()) key += " " + f;
+  const std::uint64_t h = fnv1a(source, fnv1a(key));
+  return h ? h : 1;
+}
+
+std::map<std::uint64_t, std::uint64_t>& work() {
+  static std::map<std::uint64_t, std::uint64_t> m;
+  return m;
+}
+
+// The loaded library for `source` (hash `h`): from this process, from the disk cache, or,
+// with `compile`, compiled now.
+void* load(const std::string& source, std::uint64_t h, std::uint64_t after, std::string* why) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const std::string dir = cache_dir();
+  if (dir.empty()) {
+    if (why) *why = "no cache directory (set BANKCHECK_CACHE_DIR)";
+    return nullptr;
+  }
+  const std::string so = fmt::format("{}/{:016x}.so", dir, h);
+  auto it = loaded().find(so);
+  if (it != loaded().end()) return it->second;
+  if (::access(so.c_str(), R_OK) == 0) {
+    void* lib = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (lib) {
+      loaded()[so] = lib;
+      return lib;
+    }
+  }
+  if (work()[h] < after) return nullptr;  // not yet worth compiling
+  void* lib = nullptr;
+  const std::string tmp = fmt::format("{}/{:016x}.{}", dir, h, ::getpid());
+  if (!make_dirs(dir)) {
+    if (why) *why = "cannot make " + dir;
+  } else if (!(std::ofstream(tmp + ".cpp") << source)) {
+    if (why) *why = "cannot write " + tmp + ".cpp";
+  } else {
+    const std::string cxx = compiler();
+    std::vector<std::string> argv = {cxx};
+    argv.insert(argv.end(), flags().begin(), flags().end());
+    argv.insert(argv.end(), {"-o", tmp + ".so", tmp + ".cpp"});
+    if (run_compiler(argv, tmp + ".log") && ::access((tmp + ".so").c_str(), R_OK) == 0 &&
+        std::rename((tmp + ".so").c_str(), so.c_str()) == 0) {
+      std::remove((tmp + ".cpp").c_str());
+      std::remove((tmp + ".log").c_str());
+      lib = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!lib && why) *why = fmt::format("cannot load {}: {}", so, ::dlerror());
+    } else {
+      std::remove((tmp + ".so").c_str());
+      if (why) *why = fmt::format("{} failed: {}.log", cxx, tmp);
+    }
+  }
+  loaded()[so] = lib;  // compiled or failed: once per process
+  return lib;
+}
+
+}  // namespace
+
+NativePlan plan_native(const Compiled& c, std::uint32_t num_preds) {
+  NativePlan plan;
+  const std::vector<Uop> u = forwarded_uops(c);
+  const std::size_t n = u.size();
+  // Where control may enter other than from the instruction before.
+  std::vector<bool> entry(n + 1, false);
+  for (const Uop& v : u) {
+    if (v.kind != K::Bra) continue;
+    if (v.target >= 0) entry[static_cast<std::size_t>(v.target)] = true;
+    if (v.reconv >= 0) entry[static_cast<std::size_t>(v.reconv)] = true;
+  }
+  std::ostringstream src, entries;
+  std::size_t i = 0;
+  while (i < n) {
+    if (!fusible(u[i].kind)) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    while (j < n && fusible(u[j].kind) && !entry[j]) ++j;
+    std::size_t work = 0;
+    for (std::size_t k = i; k < j; ++k) work += u[k].kind != K::Nop;
+    if (work >= 2) {
+      const std::size_t index = plan.first.size();
+      plan.first.push_back(static_cast<std::uint32_t>(i));
+      plan.len.push_back(static_cast<std::uint32_t>(j - i));
+      plan.fixed.emplace_back();
+      RunWriter w(u, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j - i), num_preds);
+      src << w.write(index, plan.fixed.back());
+      entries << "extern \"C\" __attribute__((visibility(\"default\"))) void bcn_full_" << index
+              << "(U* R, std::uint32_t* P, std::uint32_t a, const U* const* F) { run_" << index
+              << "<true>(R, P, a, F); }\n";
+      entries << "extern \"C\" __attribute__((visibility(\"default\"))) void bcn_some_" << index
+              << "(U* R, std::uint32_t* P, std::uint32_t a, const U* const* F) { run_" << index
+              << "<false>(R, P, a, F); }\n";
+    }
+    i = j;
+  }
+  if (plan.first.empty()) return plan;
+  plan.source = std::string(
+                    "// bankcheck: native code for runs of micro-ops (src/emu/native.cpp)\n"
+                    "#include <cmath>\n#include <cstdint>\n#include <cstring>\n"
+                    "namespace {\n") +
+                kLaneValuesText + "\n}  // namespace\nusing namespace bankcheck::emu::detail;\n" +
+                kHelpers + "namespace {\n" + src.str();
+  plan.source += "}  // namespace\n" + entries.str();
+  return plan;
+}
+
+void note_native_work(std::uint64_t key, std::uint64_t instructions) {
+  if (!key) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  work()[key] += instructions;
+}
+
+bool make_native(Compiled& c, std::uint32_t num_preds, std::uint64_t after, std::string* why) {
+  NativePlan plan = plan_native(c, num_preds);
+  if (plan.first.empty()) return false;
+  c.native_key = key_of(plan.source);
+  if (const char* e = std::getenv("BANKCHECK_NATIVE_AFTER"); e && *e)
+    after = std::strtoull(e, nullptr, 10);
+  void* lib = load(plan.source, c.native_key, after, why);
+  if (!lib) return false;
+  std::vector<NativeRun> runs(plan.first.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    runs[i].full = reinterpret_cast<NativeFn>(::dlsym(lib, fmt::format("bcn_full_{}", i).c_str()));
+    runs[i].some = reinterpret_cast<NativeFn>(::dlsym(lib, fmt::format("bcn_some_{}", i).c_str()));
+    if (!runs[i].full || !runs[i].some) {
+      if (why) *why = fmt::format("native code without its run {}", i);
+      return false;
+    }
+    runs[i].len = plan.len[i];
+    runs[i].fixed = std::move(plan.fixed[i]);
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    Uop& u = c.uops[plan.first[i]];
+    runs[i].first = u;
+    u.kind = K::Native;
+    u.target = static_cast<std::int32_t>(i);
+  }
+  c.natives = std::move(runs);
+  return true;
+}
+
+}  // namespace bankcheck::emu::detail

@@ -1,0 +1,190 @@
+// Native code for runs of ALU micro-ops (src/emu/native.hpp): which runs it plans (never
+// across a place control flow enters), when it compiles (once a kernel has earned it, or
+// from the cache at once), and that a kernel without it (no compiler) runs as before. Its
+// results are compared with the reference's by every differential test (emu_differential.hpp).
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bankcheck/driver/engine.hpp"
+#include "bankcheck/emu/emulator.hpp"
+#include "native.hpp"
+
+namespace drv = bankcheck::driver;
+namespace emu = bankcheck::emu;
+namespace det = bankcheck::emu::detail;
+namespace fs = std::filesystem;
+
+namespace {
+
+// out[tid] = f(in[tid]) through a loop whose head (label L) follows straight-line arithmetic:
+// a run must end before L, and the loop body is a run of its own.
+const char* const kLoop = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry loop(.param .u64 p_out, .param .u64 p_in, .param .u32 p_n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [p_out];
+  ld.param.u64 %rd2, [p_in];
+  ld.param.u32 %r1, [p_n];
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  mov.u32 %r3, 0;
+  mul.f32 %f2, %f1, 0f3F000000;
+L:
+  fma.rn.f32 %f2, %f2, %f1, 0f3F800000;
+  add.s32 %r3, %r3, 1;
+  and.b32 %r4, %r2, 3;
+  setp.lt.u32 %p1, %r3, %r1;
+  setp.ne.u32 %p2, %r4, 0;
+  @%p2 add.f32 %f2, %f2, %f1;
+  @%p1 bra L;
+  add.s64 %rd5, %rd1, %rd3;
+  st.global.f32 [%rd5], %f2;
+  ret;
+}
+)";
+
+class Native : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("bankcheck-native-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    ::setenv("BANKCHECK_CACHE_DIR", dir_.c_str(), 1);
+    ::unsetenv("BANKCHECK_NATIVE_AFTER");
+    const fs::path file = dir_.string() + ".ptx";
+    std::ofstream(file) << kLoop;
+    drv::CheckOptions o;
+    o.input = file.string();
+    loaded_ = std::make_unique<drv::Loaded>(drv::load(o));
+  }
+  void TearDown() override {
+    ::unsetenv("BANKCHECK_CXX");
+    fs::remove_all(dir_);
+    fs::remove(dir_.string() + ".ptx");
+  }
+  const bankcheck::ptx::Kernel& kernel() const { return loaded_->program.kernels.at(0); }
+
+  // One CTA of 64 threads over in[t] = t / 8; returns out.
+  std::vector<float> run(const emu::Emulator::Options& eo, std::uint32_t n = 5) {
+    emu::GlobalMemory mem;
+    const std::uint64_t out = mem.add("out", 4 * 64), in = mem.add("in", 4 * 64);
+    std::vector<float> x(64);
+    for (int t = 0; t < 64; ++t) x[static_cast<std::size_t>(t)] = static_cast<float>(t) / 8;
+    std::memcpy(mem.find(in, 1)->data(), x.data(), 4 * 64);
+    emu::Launch launch;
+    launch.block = {64, 1, 1};
+    const auto& k = kernel();
+    launch.params.assign(static_cast<std::size_t>(k.param_bytes), 0);
+    std::memcpy(launch.params.data() + k.params[0].offset, &out, 8);
+    std::memcpy(launch.params.data() + k.params[1].offset, &in, 8);
+    std::memcpy(launch.params.data() + k.params[2].offset, &n, 4);
+    {
+      emu::Emulator e(loaded_->program, k, mem, eo);
+      e.run_cta(launch, {0, 0, 0});
+    }
+    std::vector<float> r(64);
+    std::memcpy(r.data(), mem.find(out, 1)->data(), 4 * 64);
+    return r;
+  }
+  std::size_t compiled() const {
+    std::size_t n = 0;
+    if (fs::exists(dir_ / "native"))
+      for (const auto& e : fs::directory_iterator(dir_ / "native"))
+        n += e.path().extension() == ".so";
+    return n;
+  }
+
+  fs::path dir_;
+  std::unique_ptr<drv::Loaded> loaded_;
+};
+
+det::Compiled compile(const bankcheck::ptx::Kernel& k, std::vector<std::uint64_t>& cta) {
+  cta.assign(32 * 10, 0);
+  det::Layout layout;
+  layout.num_preds = std::max<std::uint32_t>(k.num_preds, 1);
+  layout.cta = cta.data();
+  layout.laneid = cta.data() + 9 * 32;
+  return det::compile(k, layout);
+}
+
+TEST_F(Native, RunsStopWhereControlFlowEnters) {
+  std::vector<std::uint64_t> cta;
+  const det::Compiled c = compile(kernel(), cta);
+  const det::NativePlan plan = det::plan_native(c, std::max<std::uint32_t>(kernel().num_preds, 1));
+  int label = -1;
+  for (std::size_t i = 0; i < c.code.size(); ++i)
+    if (c.code[i].op == bankcheck::ptx::Opc::Fma) label = static_cast<int>(i);
+  ASSERT_GE(label, 0);
+  ASSERT_FALSE(plan.first.empty());
+  bool body = false;
+  for (std::size_t r = 0; r < plan.first.size(); ++r) {
+    const int a = static_cast<int>(plan.first[r]), b = a + static_cast<int>(plan.len[r]);
+    EXPECT_FALSE(a < label && label < b) << "run " << a << ".." << b << " holds the loop head";
+    body = body || a == label;
+    EXPECT_GE(plan.len[r], 2u);
+  }
+  EXPECT_TRUE(body) << "the loop body (fma, add, and, setp, setp, add.f32) is one run";
+  EXPECT_NE(plan.source.find("bcn_full_0"), std::string::npos);
+}
+
+TEST_F(Native, SameResultsAsTheMicroOps) {
+  emu::Emulator::Options micro{.fast = true, .execute_only = true};
+  emu::Emulator::Options native = micro;
+  native.native = true;
+  native.native_after = 0;
+  const std::vector<float> want = run(micro);
+  EXPECT_EQ(compiled(), 0u);
+  EXPECT_EQ(run(native), want);
+  EXPECT_EQ(compiled(), 1u);
+  // Another trip count: the parameters are bound again, the same code runs.
+  EXPECT_EQ(run(native, 9), run(micro, 9));
+}
+
+TEST_F(Native, CompiledOnceTheKernelHasEarnedIt) {
+  emu::Emulator::Options o{.fast = true, .execute_only = true};
+  o.native = true;
+  o.native_after = 5000;  // the 64-thread CTA runs about 2 x 40 warp instructions a launch
+  const std::vector<float> want = run(o);
+  int launches = 1;
+  while (compiled() == 0 && launches < 200) {
+    EXPECT_EQ(run(o), want);
+    ++launches;
+  }
+  EXPECT_EQ(compiled(), 1u);
+  EXPECT_GT(launches, 20);
+  EXPECT_EQ(run(o), want);
+}
+
+TEST_F(Native, WithoutACompilerTheMicroOpsRun) {
+  ::setenv("BANKCHECK_CXX", "/nonexistent/c++", 1);
+  std::vector<std::uint64_t> cta;
+  det::Compiled c = compile(kernel(), cta);
+  std::string why;
+  EXPECT_FALSE(det::make_native(c, std::max<std::uint32_t>(kernel().num_preds, 1), 0, &why));
+  EXPECT_NE(why.find("/nonexistent/c++ failed"), std::string::npos) << why;
+  EXPECT_TRUE(c.natives.empty());
+  for (const det::Uop& u : c.uops) EXPECT_NE(u.kind, det::K::Native);
+  emu::Emulator::Options o{.fast = true, .execute_only = true};
+  emu::Emulator::Options native = o;
+  native.native = true;
+  native.native_after = 0;
+  EXPECT_EQ(run(native), run(o));
+  EXPECT_EQ(compiled(), 0u);
+}
+
+}  // namespace
