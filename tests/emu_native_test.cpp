@@ -5,15 +5,20 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <bit>
+#include <cfenv>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/emu/emulator.hpp"
+#include "cta.hpp"
 #include "native.hpp"
 
 namespace drv = bankcheck::driver;
@@ -185,6 +190,90 @@ TEST_F(Native, WithoutACompilerTheMicroOpsRun) {
   native.native_after = 0;
   EXPECT_EQ(run(native), run(o));
   EXPECT_EQ(compiled(), 0u);
+}
+
+}  // namespace
+
+namespace {
+
+// The host's own directed arithmetic, as the micro-ops run it (uop_run.hpp: directed_f32).
+std::uint64_t host_directed(int op, int mode, float x, float y, float z) {
+  const int fe = mode == det::kDirectedRz   ? FE_TOWARDZERO
+                 : mode == det::kDirectedRm ? FE_DOWNWARD
+                                            : FE_UPWARD;
+  const int saved = std::fegetround();
+  std::fesetround(fe);
+  volatile float a = x, b = y, c = z, v;
+  switch (op) {
+    case 0:
+      v = a + b;
+      break;
+    case 1:
+      v = a - b;
+      break;
+    case 2:
+      v = a * b;
+      break;
+    default:
+      v = std::fma(static_cast<float>(a), static_cast<float>(b), static_cast<float>(c));
+      break;
+  }
+  std::fesetround(saved);
+  return det::canonical_f32(v);
+}
+
+// Edge values: zeros, the smallest and largest subnormals and normals, one, infinities, NaN.
+std::vector<float> edges() {
+  std::vector<std::uint32_t> bits = {0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007fffff,
+                                     0x807fffff, 0x00800000, 0x80800000, 0x3f800000, 0xbf800000,
+                                     0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7fc00000,
+                                     0x33800000, 0x4b800000, 0x3f800001, 0x1f800000, 0x5f800000};
+  std::vector<float> v;
+  for (std::uint32_t b : bits) v.push_back(std::bit_cast<float>(b));
+  return v;
+}
+
+TEST(NativeValues, DirectedArithmeticEqualsTheHostsRoundingModes) {
+  std::mt19937 rng(29);
+  std::vector<float> pool = edges();
+  std::uniform_int_distribution<std::uint32_t> any;
+  std::uniform_real_distribution<float> unit(-4.0f, 4.0f);
+  for (int i = 0; i < 200; ++i) pool.push_back(std::bit_cast<float>(any(rng)));
+  for (int i = 0; i < 200; ++i) pool.push_back(unit(rng));
+  std::uint64_t checked = 0;
+  for (int op = 0; op < 4; ++op)
+    for (int mode = det::kDirectedRz; mode <= det::kDirectedRp; ++mode)
+      for (std::size_t i = 0; i < pool.size(); ++i)
+        for (std::size_t j = 0; j < pool.size(); j += 3) {
+          const float x = pool[i], y = pool[j], z = pool[(i * 7 + j) % pool.size()];
+          // Cancellation and near-cancellation: z close to -(x * y).
+          const float zs[2] = {z, -x * y};
+          for (float zz : zs) {
+            ASSERT_EQ(det::directed_f32_value(op, mode, x, y, zz),
+                      host_directed(op, mode, x, y, zz))
+                << "op " << op << " mode " << mode << " x " << std::hexfloat << x << " y " << y
+                << " z " << zz;
+            ++checked;
+          }
+        }
+  EXPECT_GT(checked, 100000u);
+}
+
+TEST(NativeValues, DivisionEqualsIntDiv) {
+  using bankcheck::ptx::Ty;
+  std::vector<std::uint32_t> v = {0u,          1u,          2u,          3u,          7u,
+                                  0x7fffffffu, 0x80000000u, 0x80000001u, 0xffffffffu, 0xfffffffeu,
+                                  768u,        1024u,       0x10000u,    0xffffu,     12345678u};
+  std::mt19937 rng(7);
+  for (int i = 0; i < 300; ++i) v.push_back(static_cast<std::uint32_t>(rng()));
+  for (int i = 0; i < 100; ++i) v.push_back(static_cast<std::uint32_t>(rng() % 2000) - 1000u);
+  for (std::uint32_t a : v)
+    for (std::uint32_t b : v) {
+      ASSERT_EQ(det::div_u32_value(a, b), det::int_div(Ty::U32, a, b)) << a << " / " << b;
+      ASSERT_EQ(det::rem_u32_value(a, b), det::int_rem(Ty::U32, a, b)) << a << " % " << b;
+      ASSERT_EQ(det::div_s32_value(a, b), det::int_div(Ty::S32, a, b)) << a << " / " << b;
+      ASSERT_EQ(det::rem_s32_value(a, b), det::int_rem(Ty::S32, a, b)) << a << " % " << b;
+    }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // library).
 #pragma once
 
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -48,6 +49,85 @@ inline std::uint64_t float_min_max(bool max, bool f64, std::uint64_t a, std::uin
   r = ny ? a : r;
   r = nx ? b : r;
   return (nx && ny) ? (f64 ? (b | kQuietF64) : std::uint64_t{0x7fffffffu}) : r;
+}
+
+// f32 add, sub, mul and fma rounded toward zero, -inf or +inf without the host's rounding
+// mode (the micro-ops set it; native code cannot: the compiler assumes the default). The
+// exact result is rounded to odd in double (53 >= 24 + 2 bits: rounding that once more, in
+// any direction, gives the correctly rounded result; a float is never that odd double), then
+// to the nearest float, which moves one step where it went the wrong way. tests/emu_native_test.cpp
+// compares it with the host's own directed arithmetic.
+enum DirectedMode : int { kDirectedRz = 1, kDirectedRm = 2, kDirectedRp = 3 };
+inline double sum_rounded_to_odd(double p, double c) {
+  const double s = p + c;
+  const double bv = s - p;
+  const double err = (p - (s - bv)) + (c - bv);
+  std::uint64_t bits;
+  std::memcpy(&bits, &s, 8);
+  if (err != 0 && (bits & 1) == 0 && std::isfinite(s))
+    bits = ((err > 0) == (s > 0)) ? bits + 1 : bits - 1;
+  double odd;
+  std::memcpy(&odd, &bits, 8);
+  return odd;
+}
+// op: 0 add, 1 sub, 2 mul, 3 fma (DirectedOp).
+inline std::uint64_t directed_f32_value(int op, int mode, float x, float y, float z) {
+  const double p = op >= 2 ? static_cast<double>(x) * static_cast<double>(y) : x;  // exact
+  const double c = op == 3 ? z : op == 0 ? y : op == 1 ? -static_cast<double>(y) : 0.0;
+  const double d = op == 2 ? p : sum_rounded_to_odd(p, c);
+  const float r = static_cast<float>(d);
+  std::uint32_t b;
+  std::memcpy(&b, &r, 4);
+  const double rd = r;
+  const bool step = mode == kDirectedRm   ? rd > d
+                    : mode == kDirectedRp ? rd < d
+                                          : (rd > d ? d >= 0 : rd < d && d < 0);
+  // One step toward -inf (rm, or rz of a positive), toward +inf (rp, or rz of a negative).
+  const bool down = mode == kDirectedRm || (mode == kDirectedRz && d >= 0);
+  std::uint32_t moved =
+      r == 0 ? (down ? 0x80000001u : 0x00000001u) : ((r > 0) == down ? b - 1 : b + 1);
+  std::uint32_t out = step ? moved : b;
+  // An exact zero sum rounded toward -inf is -0 unless both addends are +0.
+  if (op != 2 && mode == kDirectedRm && d == 0 &&
+      !(p == 0 && !std::signbit(p) && c == 0 && !std::signbit(c)))
+    out = 0x80000000u;
+  return d != d ? std::uint64_t{0x7fffffffu} : std::uint64_t{out};
+}
+
+// 32-bit div and rem as int_div() and int_rem() (cta.hpp) define them, through double
+// division, which a loop over lanes vectorizes: for |x|, |y| < 2^32 the quotient's rounding
+// error (< 2^-21 / |y|) is less than its distance to any other integer (>= 1 / |y|), so its
+// truncation is exact. Division by zero gives all ones (div) or x (rem); INT32_MIN / -1
+// gives INT32_MIN, its remainder 0. tests/emu_native_test.cpp compares them with int_div.
+inline std::uint32_t truncated_u32(double d) {  // d in [0, 2^32)
+  return d >= 2147483648.0
+             ? static_cast<std::uint32_t>(static_cast<std::int32_t>(d - 2147483648.0)) + 0x80000000u
+             : static_cast<std::uint32_t>(static_cast<std::int32_t>(d));
+}
+inline std::uint64_t div_u32_value(std::uint64_t a, std::uint64_t b) {
+  const auto x = static_cast<std::uint32_t>(a), y = static_cast<std::uint32_t>(b);
+  const std::uint32_t q = truncated_u32(static_cast<double>(x) / static_cast<double>(y ? y : 1u));
+  return y ? q : 0xFFFFFFFFu;
+}
+inline std::uint64_t rem_u32_value(std::uint64_t a, std::uint64_t b) {
+  const auto x = static_cast<std::uint32_t>(a), y = static_cast<std::uint32_t>(b);
+  const std::uint32_t q = truncated_u32(static_cast<double>(x) / static_cast<double>(y ? y : 1u));
+  return y ? x - q * y : x;
+}
+inline std::uint64_t div_s32_value(std::uint64_t a, std::uint64_t b) {
+  const auto x = static_cast<std::int32_t>(a), y = static_cast<std::int32_t>(b);
+  const bool special = y == 0 || (x == INT32_MIN && y == -1);
+  const auto q = static_cast<std::int32_t>(static_cast<double>(x) / (special ? 1.0 : y));
+  return y == 0 ? 0xFFFFFFFFu : static_cast<std::uint32_t>(q);
+}
+inline std::uint64_t rem_s32_value(std::uint64_t a, std::uint64_t b) {
+  const auto x = static_cast<std::int32_t>(a), y = static_cast<std::int32_t>(b);
+  const bool special = y == 0 || y == -1;
+  const std::int32_t d = special ? 1 : y;
+  const auto q = static_cast<std::int32_t>(static_cast<double>(x) / d);
+  const std::uint32_t r =
+      static_cast<std::uint32_t>(x) - static_cast<std::uint32_t>(q) * static_cast<std::uint32_t>(d);
+  return y == 0 ? static_cast<std::uint32_t>(x) : y == -1 ? 0u : r;
 }
 
 }  // namespace bankcheck::emu::detail

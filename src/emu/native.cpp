@@ -20,6 +20,7 @@
 #include <set>
 #include <sstream>
 
+#include "lane_values.hpp"
 #include "lane_values_text.hpp"
 
 extern char** environ;
@@ -98,6 +99,11 @@ bool fusible(K k) {
     case K::CvtF32F32:
     case K::PredLogic:
     case K::Nop:
+    case K::DirectedF32:
+    case K::DivS32:
+    case K::DivU32:
+    case K::RemS32:
+    case K::RemU32:
       return true;
     default:
       return false;
@@ -304,6 +310,22 @@ std::string value_of(const Uop& u, const std::string& a, const std::string& b,
       return f("from_f32((float)(std::uint32_t){0})");
     case K::CvtF64F32:
       return f("from_f64((double)as_f32({0}))");
+    case K::DivS32:
+      return f("div_s32_value({0}, {1})");
+    case K::DivU32:
+      return f("div_u32_value({0}, {1})");
+    case K::RemS32:
+      return f("rem_s32_value({0}, {1})");
+    case K::RemU32:
+      return f("rem_u32_value({0}, {1})");
+    case K::DirectedF32: {
+      const ptx::Round r = u.in->mod.round;
+      const int mode = r == ptx::Round::Rz   ? kDirectedRz
+                       : r == ptx::Round::Rm ? kDirectedRm
+                                             : kDirectedRp;
+      return fmt::format("directed_f32_value({}, {}, as_f32({}), as_f32({}), as_f32({}))",
+                         int{u.aux}, mode, a, b, u.aux == kDirectedFma ? c : a);
+    }
     default:
       return "0";
   }
@@ -487,7 +509,7 @@ class RunWriter {
       set_pred(v.dst[0], t, k, "", x);
       return;
     }
-    const int n = source_count(v.kind);
+    const int n = v.kind == K::DirectedF32 && v.aux == kDirectedFma ? 3 : source_count(v.kind);
     std::string a = n > 0 ? src(v.src[0]) : "0", b = n > 1 ? src(v.src[1]) : "0",
                 c = n > 2 ? src(v.src[2]) : "0";
     switch (v.kind) {
