@@ -376,7 +376,6 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
   const detail::NativeRun* const natives = ks.compiled.natives.data();
   const bool natives_ok = ks.compiled.natives_ok;
   GlobalMemory::Buffer** const buffer_of = ks.buffer_of.data();
-  GlobalMemory::Buffer* no_buffer = nullptr;  // shared accesses
   std::uint64_t& used = st.used;              // warp instructions of this CTA (the budget)
   State::Cluster& cluster = *st.cluster;
 
@@ -445,6 +444,28 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
       const std::uint64_t& from;
       ~Flush() { to = from; }
     } flush{used, n};
+    // Native code's loads and stores run here, counted as the loop counts them.
+    struct NativeEnv {
+      Ctx& c;
+      const detail::Uop* code;
+      const detail::NativeRun* natives;
+      std::uint64_t* wr;
+      int w;
+      GlobalMemory::Buffer** buffer_of;
+      bool unwritten;
+      std::uint64_t& used;
+      std::uint64_t& n;
+    } env{c, code, natives, wr, w, buffer_of, unwritten, used, n};
+    detail::NativeCtx nctx;
+    nctx.budget = budget;
+    nctx.env = &env;
+    nctx.memory = [](void* e, std::int32_t at, std::uint32_t exec, std::uint64_t count) {
+      NativeEnv& v = *static_cast<NativeEnv*>(e);
+      const detail::Uop& m =
+          v.code[at].kind == K::Native ? v.natives[v.code[at].target].first : v.code[at];
+      v.n = count;
+      memory_uop(v.c, m, at, v.wr, v.w, exec, v.buffer_of[at], v.unwritten, v.used, count);
+    };
     while (!wp.stack.empty()) {
       State::Entry& top = wp.stack.back();
       std::uint32_t active = top.mask & ~wp.exited;
@@ -472,46 +493,10 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
         }
         switch (u.kind) {
           case K::LdShared:
-            if (!exec) break;
-            if (unwritten) shared_written(c, u, wr, exec, true);
-            if (u.aux == 4 && u.vec == 1 && exec == 0xFFFFFFFFu && shared_word<true>(c, u, wr, w))
-              break;
-            if (!(u.aux == 4 && u.vec == 1
-                      ? memory<true, true, 4, 1>(c, u, wr, w, exec, no_buffer)
-                      : memory<true, true, 0, 0>(c, u, wr, w, exec, no_buffer))) {
-              used = n;
-              c.load_store(*u.in, pc, w, exec);
-            }
-            break;
           case K::StShared:
-            if (!exec) break;
-            if (unwritten) shared_written(c, u, wr, exec, false);
-            if (u.aux == 4 && u.vec == 1 && exec == 0xFFFFFFFFu && shared_word<false>(c, u, wr, w))
-              break;
-            if (!(u.aux == 4 && u.vec == 1
-                      ? memory<true, false, 4, 1>(c, u, wr, w, exec, no_buffer)
-                      : memory<true, false, 0, 0>(c, u, wr, w, exec, no_buffer))) {
-              used = n;
-              c.load_store(*u.in, pc, w, exec);
-            }
-            break;
           case K::LdGlobal:
-            if (!exec) break;
-            if (!(u.aux == 4 && u.vec == 1
-                      ? memory<false, true, 4, 1>(c, u, wr, w, exec, buffer_of[pc])
-                      : memory<false, true, 0, 0>(c, u, wr, w, exec, buffer_of[pc]))) {
-              used = n;
-              c.load_store(*u.in, pc, w, exec);
-            }
-            break;
           case K::StGlobal:
-            if (!exec) break;
-            if (!(u.aux == 4 && u.vec == 1
-                      ? memory<false, false, 4, 1>(c, u, wr, w, exec, buffer_of[pc])
-                      : memory<false, false, 0, 0>(c, u, wr, w, exec, buffer_of[pc]))) {
-              used = n;
-              c.load_store(*u.in, pc, w, exec);
-            }
+            memory_uop(c, u, pc, wr, w, exec, buffer_of[pc], unwritten, used, n);
             break;
           case K::LdParam:
             if (!exec) break;
@@ -529,9 +514,11 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
             // forwarding it was planned with or the budget ends inside it: then its micro-ops.
             const detail::NativeRun& r = natives[u.target];
             if (natives_ok && n + r.len - 1 <= budget) {
-              (active == 0xFFFFFFFFu ? r.full : r.some)(wr, wpred, active, r.fixed.data());
-              n += r.len - 1;
-              pc += static_cast<int>(r.len);
+              nctx.n = n - 1;
+              nctx.rpc = rpc;
+              pc = (active == 0xFFFFFFFFu ? r.full : r.some)(wr, wpred, active, r.fixed.data(),
+                                                             &nctx);
+              n = nctx.n;
               goto moved;
             }
             up = &r.first;

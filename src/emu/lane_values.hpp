@@ -94,6 +94,36 @@ inline std::uint64_t directed_f32_value(int op, int mode, float x, float y, floa
   return d != d ? std::uint64_t{0x7fffffffu} : std::uint64_t{out};
 }
 
+// shfl.sync: the lane whose value `lane` reads (mode 0 up, 1 down, 2 bfly, 3 idx: ptx::ShflMode)
+// from its lane operand b and its clamp and segment mask c, and whether that lane is in
+// range (`ok`); out of range, its own.
+inline std::int32_t shfl_source(int mode, std::uint32_t lane, std::uint32_t b, std::uint32_t c,
+                                bool& ok) {
+  const std::uint32_t bv = b & 0x1f;
+  const std::uint32_t seg = (c >> 8) & 0x1f, clamp = c & 0x1f;
+  const std::uint32_t max_lane = (lane & seg) | (clamp & ~seg), min_lane = lane & seg;
+  std::int32_t j = 0;
+  switch (mode) {
+    case 0:
+      j = static_cast<std::int32_t>(lane) - static_cast<std::int32_t>(bv);
+      ok = j >= static_cast<std::int32_t>(max_lane);
+      break;
+    case 1:
+      j = static_cast<std::int32_t>(lane + bv);
+      ok = j <= static_cast<std::int32_t>(max_lane);
+      break;
+    case 2:
+      j = static_cast<std::int32_t>(lane ^ bv);
+      ok = j <= static_cast<std::int32_t>(max_lane);
+      break;
+    default:
+      j = static_cast<std::int32_t>(min_lane | (bv & ~seg));
+      ok = j <= static_cast<std::int32_t>(max_lane);
+      break;
+  }
+  return ok ? (j & 31) : static_cast<std::int32_t>(lane);
+}
+
 // 32-bit div and rem as int_div() and int_rem() (cta.hpp) define them, through double
 // division, which a loop over lanes vectorizes: for |x|, |y| < 2^32 the quotient's rounding
 // error (< 2^-21 / |y|) is less than its distance to any other integer (>= 1 / |y|), so its

@@ -32,8 +32,9 @@ namespace {
 using ptx::Cmp;
 
 // The kinds a run may hold: each computes lane by lane from its operands (no memory, no
-// other lane, no control, no host state beyond the default rounding mode). Not ex2: a call
-// of the C library's exp2f in the loop would keep the compiler from vectorizing it.
+// control, no host state beyond the default rounding mode); shfl.sync, which reads other
+// lanes' values, and loads and stores, which the warp loop's own code runs (segments of
+// their own: write_run). A run may end in a branch.
 bool fusible(K k) {
   switch (k) {
     case K::Mov32:
@@ -104,6 +105,12 @@ bool fusible(K k) {
     case K::DivU32:
     case K::RemS32:
     case K::RemU32:
+    case K::Shfl:
+    case K::Ex2F32:
+    case K::LdShared:
+    case K::StShared:
+    case K::LdGlobal:
+    case K::StGlobal:
       return true;
     default:
       return false;
@@ -384,48 +391,67 @@ inline std::uint32_t lane_bits(const std::uint8_t* v) {
 }  // namespace
 )";
 
-// One run's function body.
-class RunWriter {
+// One segment of a run: a loop over the lanes that reads the registers and predicates from
+// R and P and writes back what it changed, so that the next segment finds them there.
+class SegmentWriter {
  public:
-  RunWriter(const std::vector<Uop>& u, std::uint32_t first, std::uint32_t len,
-            std::uint32_t num_preds)
-      : u_(u), first_(first), len_(len), num_preds_(num_preds) {}
+  SegmentWriter(std::uint32_t num_preds, std::vector<const std::uint64_t*>& fixed)
+      : num_preds_(num_preds), fixed_(fixed) {}
 
-  std::string write(std::size_t index, std::vector<const std::uint64_t*>& fixed) {
-    for (std::uint32_t k = 0; k < len_; ++k) op(u_[first_ + k], k);
-    std::ostringstream o;
-    o << "template <bool Full>\ninline void run_" << index
-      << "(U* __restrict R, std::uint32_t* __restrict P, std::uint32_t active, "
-         "const U* const* __restrict F) {\n";
-    for (std::size_t i = 0; i < fixed_.size(); ++i)
-      o << "  const U* __restrict f" << i << " = F[" << i << "];\n";
-    for (std::uint32_t p : preds_read_)
-      o << "  const std::uint32_t p" << p << " = P[" << p << "];\n";
-    for (std::uint32_t p : preds_written_) o << "  std::uint8_t q" << p << "[32];\n";
-    o << "  (void)active;\n  for (int l = 0; l < 32; ++l) {\n"
-      << "    const bool act = Full || ((active >> l) & 1u);\n"
-      << "    (void)act;\n"
-      << body_.str();
-    for (const auto& [off, var] : reg_) {
-      if (written_.count(off)) o << "    R[" << off << " + l] = " << var << ";\n";
-    }
-    for (std::uint32_t p : preds_written_) o << "    q" << p << "[l] = " << pred_[p] << ";\n";
-    o << "  }\n";
-    for (std::uint32_t p : preds_written_) o << "  P[" << p << "] = lane_bits(q" << p << ");\n";
-    o << "}\n";
-    fixed = fixed_;
-    return o.str();
+  // Micro-ops that compute lane by lane, as one loop.
+  std::string ops(const std::vector<Uop>& u, std::uint32_t first, std::uint32_t len) {
+    for (std::uint32_t k = 0; k < len; ++k) op(u[first + k], k);
+    return block("", "");
+  }
+
+  // shfl.sync (K::Shfl, as shfl() of uop_run.hpp): each lane's source lane from its lane and
+  // clamp operands (shfl_source), then the value there, written after every lane has read.
+  std::string shfl(const Uop& v) {
+    const std::string x = exec(v, 0);
+    const std::string b = src(v.src[1]), c = src(v.src[2]);
+    const std::string vals = v.src[0].fixed ? fmt::format("f{}", fixed_index(v.src[0].fixed))
+                                            : fmt::format("(R + {})", v.src[0].off);
+    body_ << "    bool ok;\n    const int j = shfl_source("
+          << int{static_cast<std::uint8_t>(v.in->mod.shfl)}
+          << ", static_cast<std::uint32_t>(l), static_cast<std::uint32_t>(" << b
+          << "), static_cast<std::uint32_t>(" << c << "), ok);\n"
+          << "    out[l] = " << x << " ? static_cast<U>(static_cast<std::uint32_t>(" << vals
+          << "[j])) : R[" << v.dst[0] << " + l];\n";
+    if (v.dst[1] != kNoDst) set_pred(v.dst[1], "ok", 0, "", x);
+    return block("    U out[32];\n",
+                 fmt::format("    for (int l = 0; l < 32; ++l) R[{} + l] = out[l];\n", v.dst[0]));
   }
 
  private:
+  // The segment: `before` the loop, the loop, the write-back, `after`.
+  std::string block(const std::string& before, const std::string& after) {
+    std::ostringstream o;
+    o << "  {\n" << before;
+    for (std::uint32_t p : preds_read_)
+      o << "    const std::uint32_t p" << p << " = P[" << p << "];\n";
+    for (std::uint32_t p : preds_written_) o << "    std::uint8_t q" << p << "[32];\n";
+    o << "    for (int l = 0; l < 32; ++l) {\n"
+      << "    const bool act = Full || ((active >> l) & 1u);\n"
+      << "    (void)act;\n"
+      << body_.str();
+    for (const auto& [off, var] : reg_)
+      if (written_.count(off)) o << "    R[" << off << " + l] = " << var << ";\n";
+    for (std::uint32_t p : preds_written_) o << "    q" << p << "[l] = " << pred_[p] << ";\n";
+    o << "    }\n" << after;
+    for (std::uint32_t p : preds_written_) o << "    P[" << p << "] = lane_bits(q" << p << ");\n";
+    o << "  }\n";
+    return o.str();
+  }
+  std::size_t fixed_index(const std::uint64_t* f) {
+    std::size_t i = 0;
+    while (i < fixed_.size() && fixed_[i] != f) ++i;
+    if (i == fixed_.size()) fixed_.push_back(f);
+    return i;
+  }
+
   // The lane value of a source operand.
   std::string src(const Src& s) {
-    if (s.fixed) {
-      std::size_t i = 0;
-      while (i < fixed_.size() && fixed_[i] != s.fixed) ++i;
-      if (i == fixed_.size()) fixed_.push_back(s.fixed);
-      return fmt::format("f{}[l]", i);
-    }
+    if (s.fixed) return fmt::format("f{}[l]", fixed_index(s.fixed));
     return reg(s.off);
   }
   std::string reg(std::uint32_t off) {
@@ -551,14 +577,77 @@ class RunWriter {
     }
   }
 
-  const std::vector<Uop>& u_;
-  std::uint32_t first_, len_, num_preds_;
+  std::uint32_t num_preds_;
+  std::vector<const std::uint64_t*>& fixed_;
   std::ostringstream body_;
   std::map<std::uint32_t, std::string> reg_;   // register offset -> its lane value now
   std::map<std::uint32_t, std::string> pred_;  // predicate -> its lane bit now
   std::set<std::uint32_t> written_, preds_read_, preds_written_;
-  std::vector<const std::uint64_t*> fixed_;
 };
+
+// A run's function: its segments in order, a shfl, an ex2 and a load or store each alone (a
+// loop that reads other lanes' values; a call of exp2f, which keeps a loop from
+// vectorizing; the warp loop's own code, called back), then its branch, if it ends in one: a
+// warp that takes it as one goes on, back to the run's start without leaving (a loop) while
+// the budget allows and the entry does not reconverge there; a warp that splits returns to
+// the warp loop at the branch.
+std::string write_run(const std::vector<Uop>& u, std::uint32_t first, std::uint32_t len,
+                      std::uint32_t num_preds, std::size_t index,
+                      std::vector<const std::uint64_t*>& fixed) {
+  const auto mask_of = [&](const Uop& v) {
+    return v.guard == num_preds ? std::string("mask")
+                                : fmt::format("(mask & (P[{}] ^ 0x{:x}u))", v.guard, v.gxor);
+  };
+  std::string body;
+  std::uint32_t from = first;
+  const std::uint32_t end = first + len;
+  const bool branch = u[end - 1].kind == K::Bra;
+  const std::uint32_t stop = branch ? end - 1 : end;
+  for (std::uint32_t k = first; k <= stop; ++k) {
+    const K kind = k < stop ? u[k].kind : K::End;
+    const bool memory =
+        kind == K::LdShared || kind == K::StShared || kind == K::LdGlobal || kind == K::StGlobal;
+    const bool alone = kind == K::Shfl || kind == K::Ex2F32 || memory;
+    if (k < stop && !alone) continue;
+    if (k > from) body += SegmentWriter(num_preds, fixed).ops(u, from, k - from);
+    if (kind == K::Shfl) body += SegmentWriter(num_preds, fixed).shfl(u[k]);
+    if (kind == K::Ex2F32) body += SegmentWriter(num_preds, fixed).ops(u, k, 1);
+    if (memory)
+      body +=
+          fmt::format("  ctx->memory(ctx->env, {}, {}, n - {});\n", k, mask_of(u[k]), end - k - 1);
+    from = k + 1;
+  }
+  if (branch) {
+    const Uop& b = u[end - 1];
+    const std::uint32_t pc = end - 1;
+    body += fmt::format(
+        "  {{\n    const std::uint32_t taken = {};\n"
+        "    if (taken == mask) {{\n",
+        mask_of(b));
+    if (b.target == static_cast<std::int32_t>(first))
+      body += fmt::format(
+          "      if (ctx->rpc != {0} && n + {1} <= ctx->budget) {{ n += {1}; goto top; }}\n", first,
+          len);
+    body += fmt::format(
+        "      ctx->n = n;\n      return {};\n    }}\n"
+        "    if (taken == 0) {{ ctx->n = n; return {}; }}\n"
+        "    ctx->n = n - 1;\n    return {};\n  }}\n",
+        b.target, pc + 1, pc);
+  } else {
+    body += fmt::format("  ctx->n = n;\n  return {};\n", end);
+  }
+  std::ostringstream o;
+  o << "template <bool Full>\ninline std::int32_t run_" << index
+    << "(U* __restrict R, std::uint32_t* __restrict P, std::uint32_t active, "
+       "const U* const* __restrict F, NativeCtx* ctx) {\n";
+  for (std::size_t i = 0; i < fixed.size(); ++i)
+    o << "  const U* __restrict f" << i << " = F[" << i << "];\n";
+  o << "  const std::uint32_t mask = Full ? 0xFFFFFFFFu : active;\n"
+    << "  (void)mask;\n  std::uint64_t n = ctx->n + " << len << ";\n"
+    << "top:\n"
+    << body << "}\n";
+  return o.str();
+}
 
 // Process-wide: loaded code (null: its compilation failed) by its file.
 std::mutex g_mutex;
@@ -720,6 +809,15 @@ void* load(const std::string& source, std::uint64_t h, std::uint64_t after, std:
     }
   }
   loaded()[so] = lib;  // compiled or failed: once per process
+  if (!lib) {
+    // Said once: the launches run, interpreted, and give the same results.
+    static bool said = false;
+    if (!said && why)
+      std::fprintf(stderr,
+                   "bankcheck: no native code (%s): launches not analysed are interpreted\n",
+                   why->c_str());
+    said = true;
+  }
   return lib;
 }
 
@@ -745,6 +843,7 @@ NativePlan plan_native(const Compiled& c, std::uint32_t num_preds) {
     }
     std::size_t j = i + 1;
     while (j < n && fusible(u[j].kind) && !entry[j]) ++j;
+    if (j < n && u[j].kind == K::Bra && !entry[j]) ++j;  // the branch that ends it
     std::size_t work = 0;
     for (std::size_t k = i; k < j; ++k) work += u[k].kind != K::Nop;
     if (work >= 2) {
@@ -752,14 +851,14 @@ NativePlan plan_native(const Compiled& c, std::uint32_t num_preds) {
       plan.first.push_back(static_cast<std::uint32_t>(i));
       plan.len.push_back(static_cast<std::uint32_t>(j - i));
       plan.fixed.emplace_back();
-      RunWriter w(u, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j - i), num_preds);
-      src << w.write(index, plan.fixed.back());
-      entries << "extern \"C\" __attribute__((visibility(\"default\"))) void bcn_full_" << index
-              << "(U* R, std::uint32_t* P, std::uint32_t a, const U* const* F) { run_" << index
-              << "<true>(R, P, a, F); }\n";
-      entries << "extern \"C\" __attribute__((visibility(\"default\"))) void bcn_some_" << index
-              << "(U* R, std::uint32_t* P, std::uint32_t a, const U* const* F) { run_" << index
-              << "<false>(R, P, a, F); }\n";
+      src << write_run(u, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j - i),
+                       num_preds, index, plan.fixed.back());
+      for (const char* form : {"full", "some"})
+        entries << "extern \"C\" __attribute__((visibility(\"default\"))) std::int32_t bcn_" << form
+                << "_" << index
+                << "(U* R, std::uint32_t* P, std::uint32_t a, const U* const* F, NativeCtx* c) "
+                   "{ return run_"
+                << index << (form[0] == 'f' ? "<true>" : "<false>") << "(R, P, a, F, c); }\n";
     }
     i = j;
   }
@@ -768,8 +867,9 @@ NativePlan plan_native(const Compiled& c, std::uint32_t num_preds) {
                     "// bankcheck: native code for runs of micro-ops (src/emu/native.cpp)\n"
                     "#include <cmath>\n#include <cstdint>\n#include <cstring>\n"
                     "namespace {\n") +
-                kLaneValuesText + "\n}  // namespace\nusing namespace bankcheck::emu::detail;\n" +
-                kHelpers + "namespace {\n" + src.str();
+                kLaneValuesText + "\n" + kNativeAbiText +
+                "\n}  // namespace\nusing namespace bankcheck::emu::detail;\n" + kHelpers +
+                "namespace {\n" + src.str();
   plan.source += "}  // namespace\n" + entries.str();
   return plan;
 }
@@ -786,7 +886,8 @@ bool make_native(Compiled& c, std::uint32_t num_preds, std::uint64_t after, std:
   c.native_key = key_of(plan.source);
   if (const char* e = std::getenv("BANKCHECK_NATIVE_AFTER"); e && *e)
     after = std::strtoull(e, nullptr, 10);
-  void* lib = load(plan.source, c.native_key, after, why);
+  std::string failed;
+  void* lib = load(plan.source, c.native_key, after, why ? why : &failed);
   if (!lib) return false;
   std::vector<NativeRun> runs(plan.first.size());
   for (std::size_t i = 0; i < runs.size(); ++i) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bankcheck/ptx/ir.hpp"
+#include "native_abi.hpp"
 
 namespace bankcheck::emu::detail {
 
@@ -156,11 +157,7 @@ struct Uop {
   const ptx::Instr* in = nullptr;
 };
 
-// Native code for one run of micro-ops (native.hpp), for a warp: R its register file
-// (slots x 32 lanes), P its predicates, `active` the lanes running, F the run's fixed
-// operands (immediates, CTA constants, forwarded parameters: 32 lanes each).
-using NativeFn = void (*)(std::uint64_t* R, std::uint32_t* P, std::uint32_t active,
-                          const std::uint64_t* const* F);
+// Native code for one run of micro-ops (native.hpp, native_abi.hpp: NativeFn).
 struct NativeRun {
   NativeFn full = nullptr;  // every lane active
   NativeFn some = nullptr;  // any mask

@@ -684,6 +684,45 @@ template <bool Load>
     c.read_unwritten_at(u.site);
 }
 
+// A load or store of a known space (K::LdShared, StShared, LdGlobal, StGlobal) for the lanes
+// `exec`, as the warp loop runs it and native code calls it back: a fast form, else the
+// exact path (`used` set to `n` first: it may fault). `last`: the instruction's buffer used
+// last (global only).
+[[gnu::always_inline]] inline void memory_uop(Ctx& c, const Uop& u, int pc, std::uint64_t* wr,
+                                              int w, std::uint32_t exec,
+                                              GlobalMemory::Buffer*& last, bool unwritten,
+                                              std::uint64_t& used, std::uint64_t n) {
+  if (!exec) return;
+  const bool word = u.aux == 4 && u.vec == 1;
+  bool done = false;
+  switch (u.kind) {
+    case K::LdShared:
+      if (unwritten) shared_written(c, u, wr, exec, true);
+      if (word && exec == 0xFFFFFFFFu && shared_word<true>(c, u, wr, w)) return;
+      done = word ? memory<true, true, 4, 1>(c, u, wr, w, exec, last)
+                  : memory<true, true, 0, 0>(c, u, wr, w, exec, last);
+      break;
+    case K::StShared:
+      if (unwritten) shared_written(c, u, wr, exec, false);
+      if (word && exec == 0xFFFFFFFFu && shared_word<false>(c, u, wr, w)) return;
+      done = word ? memory<true, false, 4, 1>(c, u, wr, w, exec, last)
+                  : memory<true, false, 0, 0>(c, u, wr, w, exec, last);
+      break;
+    case K::LdGlobal:
+      done = word ? memory<false, true, 4, 1>(c, u, wr, w, exec, last)
+                  : memory<false, true, 0, 0>(c, u, wr, w, exec, last);
+      break;
+    default:  // StGlobal
+      done = word ? memory<false, false, 4, 1>(c, u, wr, w, exec, last)
+                  : memory<false, false, 0, 0>(c, u, wr, w, exec, last);
+      break;
+  }
+  if (!done) {
+    used = n;
+    c.load_store(*u.in, pc, w, exec);
+  }
+}
+
 // ld.param of a fixed address: the same bytes for every lane.
 bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
   std::uint64_t x = 0;

@@ -12,36 +12,17 @@ namespace bankcheck::emu::detail {
 
 std::uint32_t shfl_lanes(ptx::ShflMode mode, std::uint32_t exec, const std::uint64_t* vals,
                          const std::uint64_t* b, const std::uint64_t* c, std::uint64_t* out) {
+  static_assert(
+      static_cast<int>(ptx::ShflMode::Up) == 0 && static_cast<int>(ptx::ShflMode::Down) == 1 &&
+      static_cast<int>(ptx::ShflMode::Bfly) == 2 && static_cast<int>(ptx::ShflMode::Idx) == 3);
   std::uint32_t valid = 0;
   for (int l = 0; l < 32; ++l) {
     if (!((exec >> l) & 1u)) continue;
-    const std::uint32_t bv = static_cast<std::uint32_t>(b[l]) & 0x1f;
-    const std::uint32_t cv = static_cast<std::uint32_t>(c[l]);
-    const std::uint32_t seg = (cv >> 8) & 0x1f, clamp = cv & 0x1f;
-    const std::uint32_t lane = static_cast<std::uint32_t>(l);
-    const std::uint32_t max_lane = (lane & seg) | (clamp & ~seg), min_lane = lane & seg;
-    std::int32_t j = 0;
     bool ok = false;
-    switch (mode) {
-      case ptx::ShflMode::Up:
-        j = static_cast<std::int32_t>(lane) - static_cast<std::int32_t>(bv);
-        ok = j >= static_cast<std::int32_t>(max_lane);
-        break;
-      case ptx::ShflMode::Down:
-        j = static_cast<std::int32_t>(lane + bv);
-        ok = j <= static_cast<std::int32_t>(max_lane);
-        break;
-      case ptx::ShflMode::Bfly:
-        j = static_cast<std::int32_t>(lane ^ bv);
-        ok = j <= static_cast<std::int32_t>(max_lane);
-        break;
-      case ptx::ShflMode::Idx:
-        j = static_cast<std::int32_t>(min_lane | (bv & ~seg));
-        ok = j <= static_cast<std::int32_t>(max_lane);
-        break;
-    }
-    if (!ok) j = static_cast<std::int32_t>(lane);
-    out[l] = static_cast<std::uint32_t>(vals[j & 31]);
+    const std::int32_t j =
+        shfl_source(static_cast<int>(mode), static_cast<std::uint32_t>(l),
+                    static_cast<std::uint32_t>(b[l]), static_cast<std::uint32_t>(c[l]), ok);
+    out[l] = static_cast<std::uint32_t>(vals[j]);
     valid |= static_cast<std::uint32_t>(ok) << l;
   }
   return valid;

@@ -40,9 +40,10 @@ struct EmulatorOptions {
   // and `lanes`. The memory is the same either way (tests/emu_native_test.cpp).
   bool native = false;
   // Compile a kernel's native code once its launches in this process have run this many
-  // warp instructions on the micro-ops (compiling costs about as much as running 20 M);
-  // code an earlier run compiled is used at once. $BANKCHECK_NATIVE_AFTER overrides it.
-  std::uint64_t native_after = 20'000'000;
+  // warp instructions on the micro-ops (compiling a kernel takes about as long as running
+  // 50 to 100 M, and the code saves 10 to 25% of the rest); code an earlier run compiled
+  // is used at once. $BANKCHECK_NATIVE_AFTER overrides it.
+  std::uint64_t native_after = 200'000'000;
   // Device printf's text is kept for the caller (Emulator::take_printed: bankcheck run prints
   // it on the program's standard output); false: the calls only return (bankcheck check).
   bool printf = false;
