@@ -58,6 +58,12 @@ inline std::uint64_t float_min_max(bool max, bool f64, std::uint64_t a, std::uin
 // to the nearest float, which moves one step where it went the wrong way. tests/emu_native_test.cpp
 // compares it with the host's own directed arithmetic.
 enum DirectedMode : int { kDirectedRz = 1, kDirectedRm = 2, kDirectedRp = 3 };
+// p + c rounded to odd: the sum rounded to nearest in double and its error found exactly
+// (TwoSum); an inexact sum whose last bit is even is moved one unit toward the exact value.
+// Infinities and NaNs skip the correction (the sum is not finite). For p a product of two
+// floats (exact in double: 48 significant bits) and c a float, the sum cannot overflow in
+// double, and a nonzero exact sum is at least 2^-298, far above double's subnormals, so the
+// error term is exact.
 inline double sum_rounded_to_odd(double p, double c) {
   const double s = p + c;
   const double bv = s - p;
@@ -70,6 +76,23 @@ inline double sum_rounded_to_odd(double p, double c) {
   std::memcpy(&odd, &bits, 8);
   return odd;
 }
+// a * b + c with one rounding, without an FMA instruction: the product is exact in double,
+// the sum rounded to odd, and that rounded to float is the correctly rounded result.
+inline float fma_round_to_odd(float a, float b, float c) {
+  return static_cast<float>(sum_rounded_to_odd(static_cast<double>(a) * static_cast<double>(b), c));
+}
+
+// The low bit of each of 32 bytes as a lane mask: multiplying a word of 8 bytes by this
+// constant moves bit 8k to 56 + k.
+inline std::uint32_t lane_bits(const std::uint8_t* v) {
+  std::uint64_t w[4];
+  std::memcpy(w, v, 32);
+  std::uint32_t r = 0;
+  for (int i = 0; i < 4; ++i)
+    r |= static_cast<std::uint32_t>(((w[i] * 0x0102040810204080ull) >> 56) & 0xFF) << (8 * i);
+  return r;
+}
+
 // op: 0 add, 1 sub, 2 mul, 3 fma (DirectedOp).
 inline std::uint64_t directed_f32_value(int op, int mode, float x, float y, float z) {
   const double p = op >= 2 ? static_cast<double>(x) * static_cast<double>(y) : x;  // exact

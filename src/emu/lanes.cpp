@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "lane_values.hpp"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -12,40 +14,6 @@
 namespace bankcheck::emu {
 
 namespace {
-
-inline float low_f32(std::uint64_t v) {
-  const std::uint32_t b = static_cast<std::uint32_t>(v);
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-inline std::uint64_t canonical(float r) {
-  std::uint32_t b;
-  std::memcpy(&b, &r, 4);
-  return r != r ? std::uint64_t{0x7fffffffu} : std::uint64_t{b};
-}
-
-// a * b + c with one rounding, without an FMA instruction. The product of two floats is
-// exact in double (48 significant bits); the sum is rounded to nearest in double and its
-// error found exactly (TwoSum); an inexact sum whose last bit is even is moved one unit
-// toward the exact value, which makes it the sum rounded to odd; rounding that to float
-// gives the correctly rounded result. Infinities and NaNs skip the correction (the sum is
-// not finite); the sum cannot overflow in double, and a nonzero exact sum is at least
-// 2^-298, far above double's subnormals, so the error term is exact.
-inline float fma_round_to_odd(float a, float b, float c) {
-  const double p = static_cast<double>(a) * static_cast<double>(b);
-  const double cd = c;
-  const double s = p + cd;
-  const double bv = s - p;
-  const double err = (p - (s - bv)) + (cd - bv);
-  std::uint64_t bits;
-  std::memcpy(&bits, &s, 8);
-  if (err != 0 && (bits & 1) == 0 && std::isfinite(s))
-    bits = ((err > 0) == (s > 0)) ? bits + 1 : bits - 1;
-  double odd;
-  std::memcpy(&odd, &bits, 8);
-  return static_cast<float>(odd);
-}
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define BANKCHECK_HAVE_FMA_CLONE 1
@@ -100,7 +68,7 @@ namespace detail {
 void fma_f32_lanes_portable(std::uint64_t* out, const std::uint64_t* a, const std::uint64_t* b,
                             const std::uint64_t* c) {
   for (int l = 0; l < 32; ++l)
-    out[l] = canonical(fma_round_to_odd(low_f32(a[l]), low_f32(b[l]), low_f32(c[l])));
+    out[l] = canonical_f32(fma_round_to_odd(as_f32(a[l]), as_f32(b[l]), as_f32(c[l])));
 }
 
 bool fma_f32_lanes_hardware(std::uint64_t* out, const std::uint64_t* a, const std::uint64_t* b,

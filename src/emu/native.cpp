@@ -363,31 +363,8 @@ inline U sat_f32(U a) {
 #if defined(__FMA__)
 inline float fma_f32(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 #else
-// lanes.cpp's fma_round_to_odd: the product exact in double, the sum rounded to odd.
-inline float fma_f32(float a, float b, float c) {
-  const double p = static_cast<double>(a) * static_cast<double>(b);
-  const double cd = c;
-  const double s = p + cd;
-  const double bv = s - p;
-  const double err = (p - (s - bv)) + (cd - bv);
-  std::uint64_t bits;
-  std::memcpy(&bits, &s, 8);
-  if (err != 0 && (bits & 1) == 0 && std::isfinite(s))
-    bits = ((err > 0) == (s > 0)) ? bits + 1 : bits - 1;
-  double odd;
-  std::memcpy(&odd, &bits, 8);
-  return static_cast<float>(odd);
-}
+inline float fma_f32(float a, float b, float c) { return fma_round_to_odd(a, b, c); }
 #endif
-// The low bit of 32 bytes as a lane mask.
-inline std::uint32_t lane_bits(const std::uint8_t* v) {
-  std::uint64_t w[4];
-  std::memcpy(w, v, 32);
-  std::uint32_t r = 0;
-  for (int i = 0; i < 4; ++i)
-    r |= static_cast<std::uint32_t>(((w[i] * 0x0102040810204080ull) >> 56) & 0xFF) << (8 * i);
-  return r;
-}
 }  // namespace
 )";
 

@@ -137,13 +137,7 @@ template <typename T, typename F>
 inline std::uint32_t lane_mask(const T* x, const T* y, F f) {
   std::uint8_t v[32];
   for (int l = 0; l < 32; ++l) v[l] = f(x[l], y[l]) ? 1 : 0;
-  std::uint64_t w[4];
-  std::memcpy(w, v, 32);
-  std::uint32_t r = 0;
-  // Gathers the low bit of each byte: multiplying by this constant moves bit 8k to 56+k.
-  for (int i = 0; i < 4; ++i)
-    r |= static_cast<std::uint32_t>(((w[i] * 0x0102040810204080ull) >> 56) & 0xFF) << (8 * i);
-  return r;
+  return lane_bits(v);
 }
 
 template <typename T>
