@@ -2,7 +2,8 @@
 // same run by the reference semantics alone (Emulator::Options::fast off) must leave the
 // same global memory, raise the same error, and send the same stream of access events; and
 // so must the tier of launches nobody analyses (Options::execute_only, no listener) leave
-// the same memory and raise the same error, and so must it with native code (native.hpp).
+// the same memory and raise the same error; and so must both tiers with native code
+// (native.hpp), the analysed one sending the same events.
 // Used by tests/emu_test.cpp (every launch of its kernels and its hand-written PTX) and by
 // tests/emu_differential_test.cpp (every example).
 #pragma once
@@ -173,10 +174,12 @@ R run_both_tiers_with(const std::string& what,
       executed_error = e.what();
     }
   }
-  // The fast tier as bankcheck run runs it, with native code compiled at once (in the test
-  // run's own cache, unless $BANKCHECK_CACHE_DIR says where).
-  std::optional<R> native;
-  std::string native_error;
+  // As bankcheck run runs them, with native code compiled at once (in the test run's own
+  // cache, unless $BANKCHECK_CACHE_DIR says where): the launches not analysed, and the
+  // analysed ones, whose events must be the reference's too.
+  std::optional<R> native, native_analysed;
+  std::string native_error, native_analysed_error;
+  EventLog native_log;
   {
     ::setenv("BANKCHECK_CACHE_DIR", (::testing::TempDir() + "bankcheck-test-cache").c_str(), 0);
     const Emulator::Options o{
@@ -186,10 +189,17 @@ R run_both_tiers_with(const std::string& what,
     } catch (const std::exception& e) {
       native_error = e.what();
     }
+    const Emulator::Options a{.fast = true, .tap = &native_log, .native = true, .native_after = 0};
+    try {
+      native_analysed.emplace(run(a));
+    } catch (const std::exception& e) {
+      native_analysed_error = e.what();
+    }
   }
   EXPECT_EQ(fast_error, ref_error) << what << ": the error";
   EXPECT_EQ(executed_error, ref_error) << what << ": the error of the execute-only tier";
   EXPECT_EQ(native_error, ref_error) << what << ": the error of native code";
+  EXPECT_EQ(native_analysed_error, ref_error) << what << ": the error of native code, analysed";
   if (executed && ref) {
     comparing_execute_only = true;
     compare(*executed, *ref);
@@ -201,7 +211,11 @@ R run_both_tiers_with(const std::string& what,
   const bool comparable =
       fast_error.empty() || (fast_log.by_cta().size() <= 1 && ref_log.by_cta().size() <= 1);
   if (comparable) expect_same_events(fast_log, ref_log, what);
+  if (native_analysed_error.empty() ||
+      (native_log.by_cta().size() <= 1 && ref_log.by_cta().size() <= 1))
+    expect_same_events(native_log, ref_log, what + " (native code)");
   if (fast && ref) compare(*fast, *ref);
+  if (native_analysed && ref) compare(*native_analysed, *ref);
   if (fast_exception) std::rethrow_exception(fast_exception);
   return std::move(*fast);
 }

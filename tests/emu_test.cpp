@@ -2927,7 +2927,7 @@ std::vector<u32> run_fastpaths(const std::string& body, const std::vector<u32>& 
     std::memcpy(launch.params.data() + k.params[1].offset, &inb, 8);
     std::memcpy(launch.params.data() + k.params[2].offset, &kval, 4);
     emu::Emulator e(l.program, k, mem, eo);
-    if (listener && eo.fast) e.add_listener(listener);
+    if (listener && eo.fast && !eo.native) e.add_listener(listener);  // one run counts
     e.run_cta(launch, {0, 0, 0});
     return r;
   };

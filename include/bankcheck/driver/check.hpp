@@ -81,8 +81,9 @@ struct CheckOptions {
   // analyses and without the per-lane micro-ops, as before the fast tier existed (the
   // throughput benchmark's baseline, bench/run/throughput.sh). The memory is the same.
   bool fast_tier = true;
-  // The fast tier's runs of ALU micro-ops as native code (emu EmulatorOptions::native).
-  bool native = true;
+  // Runs of micro-ops as native code (emu EmulatorOptions::native), analysed launches or
+  // not: bankcheck run's --native (on by default there).
+  bool native = false;
   Progress* progress = nullptr;  // updated while the run goes, when given
   // With --kernel: a file without a kernel of that name gives a report with no kernels
   // instead of an error (a run over several files, where the name need match in one only);

@@ -35,9 +35,10 @@ struct EmulatorOptions {
   // (arithmetic, cvt, shfl: uop.hpp K::Lanes ...), and predicate logic; false: those take
   // the reference path, as before they had micro-ops (the throughput benchmark's baseline).
   bool lanes = true;
-  // Runs of ALU micro-ops as native code, compiled by the host's C++ compiler and kept on
-  // disk (src/emu/native.hpp); where none can be compiled, the micro-ops. Only with `fast`
-  // and `lanes`. The memory is the same either way (tests/emu_native_test.cpp).
+  // Runs of micro-ops (straight-line code and loops) as native code, compiled by the host's
+  // C++ compiler and kept on disk (src/emu/native.hpp); where none can be compiled, the
+  // micro-ops. Only with `fast` and `lanes`. The memory and the events are the same either
+  // way (tests/emu_differential.hpp, tests/emu_native_test.cpp).
   bool native = false;
   // Compile a kernel's native code once its launches in this process have run this many
   // warp instructions on the micro-ops (compiling a kernel takes about as long as running
