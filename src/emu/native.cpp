@@ -36,85 +36,9 @@ using ptx::Cmp;
 // lanes' values, and loads and stores, which the warp loop's own code runs (segments of
 // their own: write_run). A run may end in a branch.
 bool fusible(K k) {
-  switch (k) {
-    case K::Mov32:
-    case K::Mov64:
-    case K::Add32:
-    case K::Add64:
-    case K::Sub32:
-    case K::Sub64:
-    case K::And32:
-    case K::And64:
-    case K::Or32:
-    case K::Or64:
-    case K::Xor32:
-    case K::Xor64:
-    case K::Shl32:
-    case K::Shl64:
-    case K::ShrU32:
-    case K::ShrU64:
-    case K::ShrS32:
-    case K::ShrS64:
-    case K::MulLo32:
-    case K::MulLo64:
-    case K::MadLo32:
-    case K::MadLo64:
-    case K::MulWideS32:
-    case K::MulWideU32:
-    case K::MadWideS32:
-    case K::MadWideU32:
-    case K::MulHiS32:
-    case K::MulHiU32:
-    case K::MinS32:
-    case K::MaxS32:
-    case K::MinU32:
-    case K::MaxU32:
-    case K::MinS64:
-    case K::MaxS64:
-    case K::MinU64:
-    case K::MaxU64:
-    case K::Sext32:
-    case K::Selp32:
-    case K::Selp64:
-    case K::SetpS32:
-    case K::SetpU32:
-    case K::SetpS64:
-    case K::SetpU64:
-    case K::SetpF32:
-    case K::AddF32:
-    case K::SubF32:
-    case K::MulF32:
-    case K::FmaF32:
-    case K::CvtF32S32:
-    case K::CvtF32U32:
-    case K::CvtF64F32:
-    case K::MinF32:
-    case K::MaxF32:
-    case K::NegF32:
-    case K::AbsF32:
-    case K::RcpF32:
-    case K::CopysignF32:
-    case K::DivF32:
-    case K::Not32:
-    case K::Not64:
-    case K::CvtF32F32:
-    case K::PredLogic:
-    case K::Nop:
-    case K::DirectedF32:
-    case K::DivS32:
-    case K::DivU32:
-    case K::RemS32:
-    case K::RemU32:
-    case K::Shfl:
-    case K::Ex2F32:
-    case K::LdShared:
-    case K::StShared:
-    case K::LdGlobal:
-    case K::StGlobal:
-      return true;
-    default:
-      return false;
-  }
+  return (k >= K::Mov32 && k <= K::CvtF64F32) || per_lane_function(k) || k == K::PredLogic ||
+         k == K::Nop || k == K::Shfl || k == K::LdShared || k == K::StShared || k == K::LdGlobal ||
+         k == K::StGlobal;
 }
 
 int source_count(K k) {

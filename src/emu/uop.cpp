@@ -598,10 +598,6 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
   return std::max<std::uint32_t>(slots, 1);
 }
 
-namespace {
-
-// The micro-ops over the reference's own per-lane functions (f32 helpers, integer division,
-// `not`, conversions, directed rounding): each lane from its own lanes alone.
 bool per_lane_function(K kind) {
   switch (kind) {
     case K::MinF32:
@@ -625,6 +621,8 @@ bool per_lane_function(K kind) {
       return false;
   }
 }
+
+namespace {
 
 // The micro-ops that `lanes` false leaves out (besides those of lanes()): those the fast
 // tier added for instructions that the tier before ran by the reference.

@@ -209,6 +209,10 @@ struct Compiled {
 // get none (~0u). Returns the number of slots.
 std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slot_of);
 
+// The micro-ops over the reference's own per-lane functions (f32 helpers, integer division,
+// `not`, conversions, directed rounding): each lane from its own lanes alone.
+bool per_lane_function(K kind);
+
 // `fast` false: only control flow gets micro-ops of its own (Bra, Exit, Bar, End); every
 // other instruction is Slow, run by the reference semantics.
 // `lanes` false: no K::Lanes, K::LanesDirected, K::CvtLanes, nor the kinds from K::Shfl on
