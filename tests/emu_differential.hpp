@@ -200,6 +200,7 @@ R run_both_tiers_with(const std::string& what,
   EXPECT_EQ(executed_error, ref_error) << what << ": the error of the execute-only tier";
   EXPECT_EQ(native_error, ref_error) << what << ": the error of native code";
   EXPECT_EQ(native_analysed_error, ref_error) << what << ": the error of native code, analysed";
+  EXPECT_EQ(native_code_failures(), 0u) << what << ": native code that did not compile (stderr)";
   if (executed && ref) {
     comparing_execute_only = true;
     compare(*executed, *ref);

@@ -3520,6 +3520,56 @@ TEST(EmuFastPath, GuardsDivergenceAndSharedSlots) {
   c.check(in);
 }
 
+// Ifs (a guarded branch forward over a few instructions, reconverging at its target), which
+// native code runs through with the lanes that do not jump: taken by some lanes, by none and
+// by all; with loads and stores, guards and shared memory inside; inside a loop; and where
+// the warp's own entry, split by a branch the warp loop ran, reconverges at the same target
+// (native code hands the branch back).
+TEST(EmuFastPath, IfsWithLoadsStoresAndLoops) {
+  FastPathCase c;
+  auto odd = [](int t) { return (t & 1) != 0; };
+  c.code(
+      "  mov.u32 %r10, 7;\n  @%p1 bra A1;\n  ld.global.u32 %r10, [%rd5+256];\n"
+      "  add.s32 %r10, %r10, 3;\nA1:\n"
+      "  setp.gt.u32 %p2, %r2, 100;\n  mov.u32 %r11, 1;\n  @%p2 bra A2;\n"
+      "  add.s32 %r11, %r11, %r3;\nA2:\n"
+      "  setp.lt.u32 %p3, %r2, 100;\n  mov.u32 %r12, 5;\n  @%p3 bra A3;\n"
+      "  add.s32 %r12, %r12, %r3;\nA3:\n"
+      "  mov.u32 %r13, 0;\n  setp.lt.u32 %p4, %r2, 16;\n  @%p4 bra A4;\n"
+      "  mov.u32 %r15, sh;\n  shl.b32 %r14, %r2, 2;\n  add.s32 %r16, %r15, %r14;\n"
+      "  st.shared.u32 [%r16], %r3;\n  ld.shared.u32 %r13, [%r16];\n"
+      "  @%p1 add.s32 %r13, %r13, 1;\nA4:\n");
+  c.out("%r10", [=](int t, u32, u32 y, u32) { return odd(t) ? 7u : y + 3; });
+  c.out("%r11", [](int, u32 x, u32, u32) { return x + 1; });
+  c.out("%r12", [](int, u32, u32, u32) { return 5u; });
+  c.out("%r13", [=](int t, u32 x, u32, u32) { return t < 16 ? 0u : x + (odd(t) ? 1u : 0u); });
+  // membar keeps the outer if out of native code: warp 0 splits there (threads below 8
+  // jump), and its other lanes reach the inner if, whose target is where they reconverge.
+  c.code(
+      "  mov.u32 %r20, 0;\n  setp.lt.u32 %p5, %r2, 8;\n  @%p5 bra A5;\n  membar.gl;\n"
+      "  add.s32 %r20, %r20, %r3;\n  setp.lt.u32 %p6, %r2, 20;\n  @%p6 bra A5;\n"
+      "  add.s32 %r20, %r20, 100;\nA5:\n  add.s32 %r20, %r20, 1;\n");
+  c.out("%r20", [](int t, u32 x, u32, u32) { return t < 8 ? 1u : t < 20 ? x + 1 : x + 101; });
+  // An if inside a loop: lanes skip the iterations of their own parity; the odd lanes store
+  // their sum inside it, the even ones after the loop (result 5).
+  c.code(
+      "  mov.u32 %r30, 0;\n  mov.u32 %r31, 0;\nB6:\n  and.b32 %r32, %r31, 1;\n"
+      "  setp.eq.u32 %p7, %r32, %r6;\n  @%p7 bra A6;\n  add.s32 %r30, %r30, %r31;\n"
+      "  @%p1 st.global.u32 [%rd3+1280], %r30;\nA6:\n  add.s32 %r31, %r31, 1;\n"
+      "  setp.lt.u32 %p8, %r31, 6;\n  @%p8 bra B6;\n  @!%p1 st.global.u32 [%rd3+1280], %r30;\n");
+  c.want.push_back([=](int t, u32, u32, u32) { return odd(t) ? 6u : 9u; });
+  // An if whose instructions write its own predicate: not run through.
+  c.code(
+      "  mov.u32 %r33, 2;\n  @%p1 bra A7;\n  setp.eq.u32 %p1, %r2, 0;\n"
+      "  mul.lo.s32 %r33, %r33, %r3;\nA7:\n  selp.u32 %r34, 1, 0, %p1;\n  and.b32 %r6, %r2, 1;\n"
+      "  setp.eq.u32 %p1, %r6, 1;\n");
+  c.out("%r33", [=](int t, u32 x, u32, u32) { return odd(t) ? 2u : 2 * x; });
+  c.out("%r34", [=](int t, u32, u32, u32) { return u32{odd(t) || t == 0}; });
+  std::vector<u32> in = fastpath_inputs(303);
+  for (auto& v : in) v = v % 1000;
+  c.check(in);
+}
+
 // ld/st.shared of 32-bit words with every lane executing take one OR of the base lanes as
 // their bounds check, read a broadcast address once, and copy through the base register
 // itself: the broadcast and the gather, each into its own base register, sign and zero

@@ -21,6 +21,16 @@ namespace bankcheck::emu {
 
 namespace detail {
 
+// The buffer a global micro-op used last, so that one range check settles its next access:
+// as native code's window onto it (native_abi.hpp), the buffer its owner.
+using LastBuffer = NativeWindow;
+inline GlobalMemory::Buffer* last_buffer(const LastBuffer& last) {
+  return static_cast<GlobalMemory::Buffer*>(last.owner);
+}
+inline void remember(LastBuffer& last, GlobalMemory::Buffer* b) {
+  last = {b->base, b->size, b->data(), b};
+}
+
 struct Ctx {
   const ptx::Kernel& k;
   GlobalMemory& mem;
@@ -411,7 +421,7 @@ struct Emulator::State {
   std::uint64_t cta_consts[9 * 32] = {};
   const void* consts_for = nullptr;  // the CTA whose ctaid cta_consts holds
   std::uint64_t laneids[32] = {};
-  std::vector<GlobalMemory::Buffer*> buffer_of;  // per instruction (run_ctas)
+  std::vector<detail::LastBuffer> buffer_of;  // per instruction (run_ctas)
   // The footprint's runs (Ctx::runs): the global micro-ops' count, and their runs.
   std::uint32_t global_uops = 0;
   std::vector<Footprint::Run> runs;

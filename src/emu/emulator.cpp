@@ -250,7 +250,7 @@ void Emulator::run_ctas(const Launch& launch, const Dim3* ids, std::size_t count
   detail::bind_params(ks.compiled, launch.params);
   // Per instruction, the global buffer it hit last (reset per run: buffers may be added
   // between launches).
-  ks.buffer_of.assign(ks.compiled.uops.size(), nullptr);
+  ks.buffer_of.assign(ks.compiled.uops.size(), {});
   if (options_.footprint) ks.runs.resize(std::size_t{ks.global_uops} * nwarps);
   // The requests the runs hold are marked however the CTAs end.
   struct FlushRuns {
@@ -375,7 +375,7 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
   const detail::Uop* uops = ks.compiled.uops.data();
   const detail::NativeRun* const natives = ks.compiled.natives.data();
   const bool natives_ok = ks.compiled.natives_ok;
-  GlobalMemory::Buffer** const buffer_of = ks.buffer_of.data();
+  detail::LastBuffer* const buffer_of = ks.buffer_of.data();
   std::uint64_t& used = st.used;              // warp instructions of this CTA (the budget)
   State::Cluster& cluster = *st.cluster;
 
@@ -451,7 +451,7 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
       const detail::NativeRun* natives;
       std::uint64_t* wr;
       int w;
-      GlobalMemory::Buffer** buffer_of;
+      detail::LastBuffer* buffer_of;
       bool unwritten;
       std::uint64_t& used;
       std::uint64_t& n;
@@ -459,6 +459,9 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
     detail::NativeCtx nctx;
     nctx.budget = budget;
     nctx.env = &env;
+    nctx.plain = !c.bookkeeping && !c.footprint;
+    nctx.windows = buffer_of;
+    nctx.shared = {0, c.shared.size(), c.shared.data(), nullptr};
     nctx.memory = [](void* e, std::int32_t at, std::uint32_t exec, std::uint64_t count) {
       NativeEnv& v = *static_cast<NativeEnv*>(e);
       const detail::Uop& m =

@@ -31,14 +31,47 @@ namespace {
 
 using ptx::Cmp;
 
+bool is_memory(K k) {
+  return k == K::LdShared || k == K::StShared || k == K::LdGlobal || k == K::StGlobal;
+}
+// Whether v writes predicate p.
+bool writes_pred(const Uop& v, std::uint32_t p) {
+  switch (v.kind) {
+    case K::SetpS32:
+    case K::SetpU32:
+    case K::SetpS64:
+    case K::SetpU64:
+    case K::SetpF32:
+      return v.dst[0] == p || v.dst[1] == p;
+    case K::PredLogic:
+      return v.dst[0] == p;
+    case K::Shfl:
+      return v.dst[1] == p;
+    default:
+      return false;
+  }
+}
 // The kinds a run may hold: each computes lane by lane from its operands (no memory, no
 // control, no host state beyond the default rounding mode); shfl.sync, which reads other
-// lanes' values, and loads and stores, which the warp loop's own code runs (segments of
-// their own: write_run). A run may end in a branch.
+// lanes' values, and loads and stores (segments of their own: write_run). A run may go
+// through ifs (plan_native) and end in a branch.
 bool fusible(K k) {
   return (k >= K::Mov32 && k <= K::CvtF64F32) || per_lane_function(k) || k == K::PredLogic ||
-         k == K::Nop || k == K::Shfl || k == K::LdShared || k == K::StShared || k == K::LdGlobal ||
-         k == K::StGlobal;
+         k == K::Nop || k == K::Shfl || is_memory(k);
+}
+
+// The C++ type of a memory micro-op's element, as gather()/scatter() of uop_run.hpp read it.
+const char* element_type(const Uop& u) {
+  switch (u.aux) {
+    case 1:
+      return u.sign ? "std::int8_t" : "std::uint8_t";
+    case 2:
+      return u.sign ? "std::int16_t" : "std::uint16_t";
+    case 4:
+      return u.sign ? "std::int32_t" : "std::uint32_t";
+    default:
+      return "std::uint64_t";
+  }
 }
 
 int source_count(K k) {
@@ -289,6 +322,18 @@ inline float fma_f32(float a, float b, float c) { return __builtin_fmaf(a, b, c)
 #else
 inline float fma_f32(float a, float b, float c) { return fma_round_to_odd(a, b, c); }
 #endif
+// Memory's bytes as an element, and back (a store keeps the value's low bytes).
+template <typename T>
+inline T load_as(const std::uint8_t* p) {
+  T x;
+  std::memcpy(&x, p, sizeof x);
+  return x;
+}
+template <typename T>
+inline void store_as(std::uint8_t* p, U v) {
+  const T x = static_cast<T>(v);
+  std::memcpy(p, &x, sizeof x);
+}
 }  // namespace
 )";
 
@@ -296,8 +341,10 @@ inline float fma_f32(float a, float b, float c) { return fma_round_to_odd(a, b, 
 // R and P and writes back what it changed, so that the next segment finds them there.
 class SegmentWriter {
  public:
-  SegmentWriter(std::uint32_t num_preds, std::vector<const std::uint64_t*>& fixed)
-      : num_preds_(num_preds), fixed_(fixed) {}
+  // `live`: an expression of the lanes that run (empty: `active`, all of them when Full).
+  SegmentWriter(std::uint32_t num_preds, std::vector<const std::uint64_t*>& fixed,
+                std::string live = {})
+      : num_preds_(num_preds), fixed_(fixed), live_(std::move(live)) {}
 
   // Micro-ops that compute lane by lane, as one loop.
   std::string ops(const std::vector<Uop>& u, std::uint32_t first, std::uint32_t len) {
@@ -323,6 +370,83 @@ class SegmentWriter {
                  fmt::format("    for (int l = 0; l < 32; ++l) R[{} + l] = out[l];\n", v.dst[0]));
   }
 
+  // A load or store (K::LdShared .. K::StGlobal, as memory() of uop_run.hpp) for the lanes
+  // `exec` (an expression), in place: in the buffer its instruction used last (global) or
+  // the CTA's shared memory, when every executing lane's address is inside and aligned (one
+  // check for the warp); a whole warp's 32 words in a row as one copy. Else `slow`, the warp
+  // loop's own code (called back), which also finds the buffer for the next time.
+  std::string memory(const Uop& v, std::uint32_t pc, const std::string& exec,
+                     const std::string& slow) {
+    const bool shared = v.kind == K::LdShared || v.kind == K::StShared;
+    const bool load = v.kind == K::LdShared || v.kind == K::LdGlobal;
+    const unsigned width = v.aux * v.vec;
+    const auto lane = [&](const Src& s) {
+      return s.fixed ? fmt::format("f{}[l]", fixed_index(s.fixed))
+                     : fmt::format("R[{} + l]", s.off);
+    };
+    const auto address = [&](const std::string& base) {  // shared addresses wrap at 32 bits
+      return fmt::format(fmt::runtime(shared ? "(({} + 0x{:x}ull) & M32)" : "({} + 0x{:x}ull)"),
+                         base, static_cast<std::uint64_t>(v.offset));
+    };
+    const std::string type = element_type(v);
+    // The element at byte q of the window as a register value (sign- or zero-extended).
+    const auto value = [&](const std::string& q) {
+      return fmt::format("(U)({})load_as<{}>(w.data + {})",
+                         v.sign ? "std::int64_t" : "std::uint64_t", type, q);
+    };
+    std::ostringstream o;
+    o << "  {\n    const std::uint32_t ex = " << exec << ";\n"
+      << "    const NativeWindow& w = "
+      << (shared ? std::string("ctx->shared") : fmt::format("ctx->windows[{}]", pc)) << ";\n"
+      << "    bool fast = ctx->plain && w.data && w.size >= " << width << ";\n"
+      << "    if (fast && ex) {\n"
+      << "      const U lo = w.lo, room = w.size - " << width << ";\n"
+      << "      U e[32], any = 0, mis = 0, apart = 0;\n";
+    const bool word = v.aux == 4 && v.vec == 1;
+    if (word) {
+      const std::string l0 = v.base.fixed ? fmt::format("f{}[0]", fixed_index(v.base.fixed))
+                                          : fmt::format("R[{}]", v.base.off);
+      o << "      const U first = " << address(l0) << " - lo;\n";
+    }
+    // Branch-free, so that the loop vectorizes: the executing lanes' offsets OR-ed are at
+    // least each of them (aligned: inside when the OR is), else the exact test.
+    o << "      for (int l = 0; l < 32; ++l) {\n"
+      << "        const U on = 0 - (U)((ex >> l) & 1u);\n"
+      << "        const U a = " << address(lane(v.base)) << ";\n"
+      << "        e[l] = a - lo;\n"
+      << "        any |= e[l] & on;\n"
+      << "        mis |= a & on;\n";
+    if (word) o << "        apart |= e[l] ^ (first + 4 * (U)l);\n";
+    o << "      }\n"
+      << "      bool inside = (any & ~(U)" << (width - 1) << ") <= room;\n"
+      << "      if (!inside) {\n"
+      << "        U out = 0;\n"
+      << "        for (int l = 0; l < 32; ++l) out |= (U)(e[l] > room) & (U)((ex >> l) & 1u);\n"
+      << "        inside = out == 0;\n"
+      << "      }\n"
+      << "      if (!inside || (mis & " << (width - 1) << ")) {\n        fast = false;\n";
+    if (word)  // a row: lane l's word 4 l bytes after lane 0's
+      o << "      } else if (ex == 0xFFFFFFFFu && apart == 0) {\n"
+        << "        for (int l = 0; l < 32; ++l) "
+        << (load
+                ? fmt::format("R[{} + l] = {};\n", v.dst[0], value("first + 4 * l"))
+                : fmt::format("store_as<{}>(w.data + first + 4 * l, {});\n", type, lane(v.src[0])));
+    o << "      } else {\n"
+      << "        for (int l = 0; l < 32; ++l) {\n"
+      << "          if (!((ex >> l) & 1u)) continue;\n";
+    for (unsigned e = 0; e < v.vec; ++e) {
+      const std::string q = fmt::format("e[l] + {}", e * v.aux);
+      if (!load)
+        o << "          store_as<" << type << ">(w.data + " << q << ", " << lane(v.src[e])
+          << ");\n";
+      else if (v.dst[e] != kNoDst)
+        o << "          R[" << v.dst[e] << " + l] = " << value(q) << ";\n";
+    }
+    o << "        }\n      }\n    }\n"
+      << "    if (!fast) " << slow << "\n  }\n";
+    return o.str();
+  }
+
  private:
   // The segment: `before` the loop, the loop, the write-back, `after`.
   std::string block(const std::string& before, const std::string& after) {
@@ -332,7 +456,8 @@ class SegmentWriter {
       o << "    const std::uint32_t p" << p << " = P[" << p << "];\n";
     for (std::uint32_t p : preds_written_) o << "    std::uint8_t q" << p << "[32];\n";
     o << "    for (int l = 0; l < 32; ++l) {\n"
-      << "    const bool act = Full || ((active >> l) & 1u);\n"
+      << (live_.empty() ? std::string("    const bool act = Full || ((active >> l) & 1u);\n")
+                        : "    const bool act = ((" + live_ + " >> l) & 1u) != 0;\n")
       << "    (void)act;\n"
       << body_.str();
     for (const auto& [off, var] : reg_)
@@ -386,8 +511,8 @@ class SegmentWriter {
     const std::string t = fmt::format("t{}", k), now = fmt::format("v{}", k);
     body_ << "    const U " << t << " = " << value << ";\n";
     const std::string old = reg(off);
-    body_ << "    const U " << now << " = (Full && " << (always(v) ? "true" : "false") << ") || "
-          << x << " ? " << t << " : " << old << ";\n";
+    body_ << "    const U " << now << " = (" << (live_.empty() ? "Full" : "false") << " && "
+          << (always(v) ? "true" : "false") << ") || " << x << " ? " << t << " : " << old << ";\n";
     reg_[off] = now;
     written_.insert(off);
   }
@@ -480,6 +605,7 @@ class SegmentWriter {
 
   std::uint32_t num_preds_;
   std::vector<const std::uint64_t*>& fixed_;
+  std::string live_;
   std::ostringstream body_;
   std::map<std::uint32_t, std::string> reg_;   // register offset -> its lane value now
   std::map<std::uint32_t, std::string> pred_;  // predicate -> its lane bit now
@@ -488,10 +614,11 @@ class SegmentWriter {
 
 // A run's function: its segments in order, a shfl, an ex2 and a load or store each alone (a
 // loop that reads other lanes' values; a call of exp2f, which keeps a loop from
-// vectorizing; the warp loop's own code, called back), then its branch, if it ends in one: a
-// warp that takes it as one goes on, back to the run's start without leaving (a loop) while
-// the budget allows and the entry does not reconverge there; a warp that splits returns to
-// the warp loop at the branch.
+// vectorizing; the warp's addresses checked at once, SegmentWriter::memory), the branch of
+// each if it goes through (the segments up to its target run for the lanes that do not
+// jump), then its branch, if it ends in one: a warp that takes it as one goes on, back to
+// the run's start without leaving (a loop) while the budget allows and the entry does not
+// reconverge there; a warp that splits returns to the warp loop at the branch.
 std::string write_run(const std::vector<Uop>& u, std::uint32_t first, std::uint32_t len,
                       std::uint32_t num_preds, std::size_t index,
                       std::vector<const std::uint64_t*>& fixed) {
@@ -504,19 +631,48 @@ std::string write_run(const std::vector<Uop>& u, std::uint32_t first, std::uint3
   const std::uint32_t end = first + len;
   const bool branch = u[end - 1].kind == K::Bra;
   const std::uint32_t stop = branch ? end - 1 : end;
+  // Inside an if (a branch forward over micro-ops, plan_native): the lanes that run them.
+  std::string live;
+  std::uint32_t closes_at = 0;
+  const auto exec_of = [&](const Uop& v) {
+    const std::string m = live.empty() ? std::string("mask") : live;
+    return v.guard == num_preds ? m : fmt::format("({} & (P[{}] ^ 0x{:x}u))", m, v.guard, v.gxor);
+  };
   for (std::uint32_t k = first; k <= stop; ++k) {
     const K kind = k < stop ? u[k].kind : K::End;
-    const bool memory =
-        kind == K::LdShared || kind == K::StShared || kind == K::LdGlobal || kind == K::StGlobal;
-    const bool alone = kind == K::Shfl || kind == K::Ex2F32 || memory;
-    if (k < stop && !alone) continue;
-    if (k > from) body += SegmentWriter(num_preds, fixed).ops(u, from, k - from);
-    if (kind == K::Shfl) body += SegmentWriter(num_preds, fixed).shfl(u[k]);
-    if (kind == K::Ex2F32) body += SegmentWriter(num_preds, fixed).ops(u, k, 1);
-    if (memory)
-      body +=
-          fmt::format("  ctx->memory(ctx->env, {}, {}, n - {});\n", k, mask_of(u[k]), end - k - 1);
+    const bool memory = is_memory(kind);
+    const bool alone = kind == K::Shfl || kind == K::Ex2F32 || memory || kind == K::Bra;
+    const bool closes = closes_at != 0 && k == closes_at;
+    if (k < stop && !alone && !closes) continue;
+    if (k > from) body += SegmentWriter(num_preds, fixed, live).ops(u, from, k - from);
+    from = k;
+    if (closes) {
+      body += fmt::format("  skip_{}:;\n", k);
+      live.clear();
+      closes_at = 0;
+    }
+    if (k == stop || !alone) continue;
     from = k + 1;
+    if (kind == K::Shfl) body += SegmentWriter(num_preds, fixed, live).shfl(u[k]);
+    if (kind == K::Ex2F32) body += SegmentWriter(num_preds, fixed, live).ops(u, k, 1);
+    if (memory)
+      body += SegmentWriter(num_preds, fixed, live)
+                  .memory(u[k], k, exec_of(u[k]),
+                          fmt::format("ctx->memory(ctx->env, {}, {}, n - {});", k, exec_of(u[k]),
+                                      end - k - 1));
+    if (kind == K::Bra) {
+      // An if: the lanes that do not take it run the micro-ops up to its target, which is
+      // also where it reconverges; when none does, they are skipped, and not counted. Where
+      // the warp's own entry reconverges there, the warp loop runs the branch.
+      const std::uint32_t t = static_cast<std::uint32_t>(u[k].target);
+      body += fmt::format(
+          "  const std::uint32_t live{0} = mask & ~(P[{1}] ^ 0x{2:x}u);\n"
+          "  if (ctx->rpc == {3}) {{ ctx->n = n - {4}; return {0}; }}\n"
+          "  if (live{0} == 0) {{ n -= {5}; goto skip_{3}; }}\n",
+          k, u[k].guard, u[k].gxor, t, end - k, t - k - 1);
+      live = fmt::format("live{}", k);
+      closes_at = t;
+    }
   }
   if (branch) {
     const Uop& b = u[end - 1];
@@ -550,8 +706,9 @@ std::string write_run(const std::vector<Uop>& u, std::uint32_t first, std::uint3
   return o.str();
 }
 
-// Process-wide: loaded code (null: its compilation failed) by its file.
+// Process-wide: loaded code (null: its compilation failed) by its file, and the failures.
 std::mutex g_mutex;
+std::uint64_t g_failures = 0;
 std::map<std::string, void*>& loaded() {
   static std::map<std::string, void*> m;
   return m;
@@ -711,6 +868,7 @@ void* load(const std::string& source, std::uint64_t h, std::uint64_t after, std:
   }
   loaded()[so] = lib;  // compiled or failed: once per process
   if (!lib) {
+    ++g_failures;
     // Said once: the launches run, interpreted, and give the same results.
     static bool said = false;
     if (!said && why)
@@ -743,7 +901,23 @@ NativePlan plan_native(const Compiled& c, std::uint32_t num_preds) {
       continue;
     }
     std::size_t j = i + 1;
-    while (j < n && fusible(u[j].kind) && !entry[j]) ++j;
+    for (;;) {
+      while (j < n && fusible(u[j].kind) && !entry[j]) ++j;
+      // An if, which the run goes through: a guarded branch forward over micro-ops it may
+      // hold, that no other control flow enters or leaves, reconverging at its target; none
+      // of them may change the branch's predicate.
+      if (j >= n || u[j].kind != K::Bra || entry[j] || u[j].guard == num_preds ||
+          u[j].target <= static_cast<std::int32_t>(j) || u[j].reconv != u[j].target ||
+          static_cast<std::size_t>(u[j].target) >= n)
+        break;
+      const std::size_t t = static_cast<std::size_t>(u[j].target);
+      bool inside = true;
+      for (std::size_t k = j + 1; k < t && inside; ++k)
+        inside = fusible(u[k].kind) && !entry[k] && !writes_pred(u[k], u[j].guard);
+      if (!inside) break;
+      j = t;
+      if (j < n && fusible(u[j].kind)) ++j;  // past the target, which the if enters
+    }
     if (j < n && u[j].kind == K::Bra && !entry[j]) ++j;  // the branch that ends it
     std::size_t work = 0;
     for (std::size_t k = i; k < j; ++k) work += u[k].kind != K::Nop;
@@ -774,6 +948,17 @@ NativePlan plan_native(const Compiled& c, std::uint32_t num_preds) {
   plan.source += "}  // namespace\n" + entries.str();
   return plan;
 }
+
+}  // namespace bankcheck::emu::detail
+
+namespace bankcheck::emu {
+std::uint64_t native_code_failures() {
+  std::lock_guard<std::mutex> lock(detail::g_mutex);
+  return detail::g_failures;
+}
+}  // namespace bankcheck::emu
+
+namespace bankcheck::emu::detail {
 
 void note_native_work(std::uint64_t key, std::uint64_t instructions) {
   if (!key) return;

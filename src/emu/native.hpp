@@ -1,6 +1,10 @@
-// Native code for the fast tier: each run of consecutive ALU micro-ops that control flow
-// enters only at its first (no branch target or reconvergence point inside) becomes one C++
-// function over the warp's 32 lanes, compiled by the host's C++ compiler and loaded. Where
+// Native code for the fast tier: each run of consecutive micro-ops that control flow enters
+// only at its first (no branch target or reconvergence point inside, but the target of an
+// if it goes through: a guarded branch forward over a few micro-ops, which then run for the
+// lanes that do not jump) becomes one C++ function over the warp's 32 lanes, compiled by
+// the host's C++ compiler and loaded. Loads and stores run in place (in the buffer the
+// instruction used last, or the CTA's shared memory) when the launch records nothing of
+// them and every lane is inside; otherwise the warp loop's own code runs them. Where
 // the micro-ops run each instruction as a loop over the warp's register slots, behind a
 // dispatch, the function runs the whole run as one loop over the lanes: each lane's values
 // stay in machine registers from one instruction to the next, and the compiler vectorizes

@@ -6,6 +6,15 @@
 
 namespace bankcheck::emu::detail {
 
+// A span of memory that native code reads and writes in place: [lo, lo + size) of the
+// emulated addresses at `data` (null: none yet); `owner`, the emulator's record of it.
+struct NativeWindow {
+  std::uint64_t lo = 0;
+  std::uint64_t size = 0;
+  std::uint8_t* data = nullptr;
+  void* owner = nullptr;
+};
+
 struct NativeCtx {
   std::uint64_t n = 0;       // the warp instructions counted; native code adds its own
   std::uint64_t budget = 0;  // which no pass through a run may pass (the warp loop's budget)
@@ -14,6 +23,13 @@ struct NativeCtx {
   // Runs the load or store at instruction `pc` for the lanes `exec`, as the warp loop does
   // (its faults included), `n` warp instructions counted with it.
   void (*memory)(void* env, std::int32_t pc, std::uint32_t exec, std::uint64_t n) = nullptr;
+  // Loads and stores may run in place (no listener, footprint or bookkeeping wants them):
+  // a global one in the buffer its instruction used last (windows[pc], kept by the warp
+  // loop's memory path), a shared one in the CTA's shared memory; a lane outside or
+  // misaligned sends the instruction to `memory`.
+  bool plain = false;
+  const NativeWindow* windows = nullptr;
+  NativeWindow shared;
 };
 
 // A run for a warp: R its register file (slots x 32 lanes), P its predicates, `active` the

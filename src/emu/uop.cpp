@@ -712,11 +712,14 @@ void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
     m.kind = K::Nop;
   }
   for (std::size_t d = 0; d < n; ++d) {
-    if (uops[d].kind != K::LdParam || !readers(d)) continue;
+    if (uops[d].kind != K::LdParam) continue;
     Compiled::ParamRead p;
     p.uop = static_cast<std::uint32_t>(d);
     p.lanes = &out.imm[next_imm++ * 32];
-    p.readers = found;
+    if (readers(d))
+      p.readers = found;
+    else
+      p.keep = true;  // still writes its register; native code reads the lanes
     out.params.push_back(std::move(p));
   }
 }
@@ -805,7 +808,7 @@ void bind_params(Compiled& c, const std::vector<std::uint8_t>& params) {
     }
     param_value(u, params, x);  // what load_param() (uop_run.hpp) writes to every lane
     for (int l = 0; l < 32; ++l) p.lanes[l] = x;
-    u.kind = K::Nop;
+    u.kind = p.keep ? K::LdParam : K::Nop;
     for (const auto& [j, i] : p.readers) own(j).src[i].fixed = p.lanes;
   }
   c.params_bound_for = params;
@@ -816,7 +819,14 @@ void bind_params(Compiled& c, const std::vector<std::uint8_t>& params) {
 std::vector<Uop> forwarded_uops(const Compiled& c) {
   std::vector<Uop> u = c.uops;
   for (const Compiled::ParamRead& p : c.params) {
-    u[p.uop].kind = K::Nop;
+    Uop& v = u[p.uop];
+    if (p.keep) {  // a move of the parameter's lanes
+      v.kind = K::Mov64;
+      v.src[0] = {};
+      v.src[0].fixed = p.lanes;
+      continue;
+    }
+    v.kind = K::Nop;
     for (const auto& [j, i] : p.readers) u[j].src[i].fixed = p.lanes;
   }
   return u;

@@ -186,12 +186,14 @@ struct Compiled {
   // Broadcast immediates, shfl caches and forwarded ld.params' lanes (never
   // reallocated after compile: micro-ops point into it).
   std::vector<std::uint64_t> imm;
-  // ld.param of a fixed address whose readers read its value's lanes in place (compile():
-  // forward_constants); bind_params() fills them for each launch's parameters.
+  // ld.param of a fixed address: its value's lanes, which its readers read in place when
+  // they can (compile(): forward_constants), else `keep`; bind_params() fills them for each
+  // launch's parameters.
   struct ParamRead {
     std::uint32_t uop = 0;
     std::uint64_t* lanes = nullptr;                               // in imm
     std::vector<std::pair<std::uint32_t, std::uint8_t>> readers;  // (uop, src index)
+    bool keep = false;  // no reader reads `lanes`: the ld.param stays (native code: a mov)
   };
   std::vector<ParamRead> params;
   std::vector<std::uint8_t> params_bound_for;
@@ -220,13 +222,14 @@ bool per_lane_function(K kind);
 Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast = true, bool lanes = true);
 
 // The forwarded ld.params of `c` (Compiled::params) for a launch with these parameter bytes:
-// each a K::Nop whose readers read its value's lanes, or, when one of them reads past the
-// parameters, every one an ld.param again (its reference path then reports it). Unchanged
-// parameters: nothing to do.
+// each a K::Nop whose readers read its value's lanes (a kept one stays an ld.param, its
+// lanes filled), or, when one of them reads past the parameters, every one an ld.param
+// again (its reference path then reports it). Unchanged parameters: nothing to do.
 void bind_params(Compiled& c, const std::vector<std::uint8_t>& params);
 
 // The micro-ops of `c` as bind_params() leaves them when every ld.param is forwarded
-// (their lanes unfilled): what native code is planned from.
+// (their lanes unfilled), a kept one as a K::Mov64 of its lanes: what native code is
+// planned from.
 std::vector<Uop> forwarded_uops(const Compiled& c);
 
 // The value an ld.param micro-op loads into every lane (its `aux` bytes at `offset`, sign-

@@ -390,8 +390,7 @@ template <typename T>
 // settles the usual access; kept per instruction, since a kernel's loads take turns
 // between buffers (the matrix multiply's A and B).
 template <bool Shared, bool Load, unsigned Esize, unsigned Vec>
-bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
-            GlobalMemory::Buffer*& last) {
+bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec, LastBuffer& last) {
   const unsigned esize = Esize ? Esize : u.aux;
   const unsigned vec = Vec ? Vec : u.vec;
   const unsigned width = esize * vec;
@@ -402,7 +401,7 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
   const std::uint64_t off = static_cast<std::uint64_t>(u.offset);
   std::uint8_t* basep;
   std::uint64_t mis = 0;
-  GlobalMemory::Buffer* b = Shared ? nullptr : last;
+  GlobalMemory::Buffer* b = Shared ? nullptr : last_buffer(last);
   // With every lane executing: the addresses and one range check against the shared
   // window or the buffer used last, in one loop the compiler vectorizes. Otherwise (or if
   // that fails) the exact scan over the executing lanes.
@@ -478,7 +477,7 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec,
       if (!b || min < b->base || hi + width - b->base > b->size)
         b = c.mem.find(min, hi + width - min);
       if (!b) return false;
-      last = b;
+      remember(last, b);
     }
   }
   if (mis & (width - 1)) return false;
@@ -683,9 +682,9 @@ template <bool Load>
 // exact path (`used` set to `n` first: it may fault). `last`: the instruction's buffer used
 // last (global only).
 [[gnu::always_inline]] inline void memory_uop(Ctx& c, const Uop& u, int pc, std::uint64_t* wr,
-                                              int w, std::uint32_t exec,
-                                              GlobalMemory::Buffer*& last, bool unwritten,
-                                              std::uint64_t& used, std::uint64_t n) {
+                                              int w, std::uint32_t exec, LastBuffer& last,
+                                              bool unwritten, std::uint64_t& used,
+                                              std::uint64_t n) {
   if (!exec) return;
   const bool word = u.aux == 4 && u.vec == 1;
   bool done = false;

@@ -152,6 +152,10 @@ struct Launch {
 // CTA.
 Dim3 cluster_shape(const ptx::Kernel& kernel, const Launch& launch);
 
+// How many kernels' native code (EmulatorOptions::native) failed to compile or load in this
+// process: their launches ran on the micro-ops.
+std::uint64_t native_code_failures();
+
 class Emulator {
  public:
   using Options = EmulatorOptions;
