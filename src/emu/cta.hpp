@@ -422,6 +422,7 @@ struct Emulator::State {
   const void* consts_for = nullptr;  // the CTA whose ctaid cta_consts holds
   std::uint64_t laneids[32] = {};
   std::vector<detail::LastBuffer> buffer_of;  // per instruction (run_ctas)
+  std::uint64_t removals = 0;                 // GlobalMemory::removals() it was kept for
   // The footprint's runs (Ctx::runs): the global micro-ops' count, and their runs.
   std::uint32_t global_uops = 0;
   std::vector<Footprint::Run> runs;

@@ -248,9 +248,12 @@ void Emulator::run_ctas(const Launch& launch, const Dim3* ids, std::size_t count
     std::memcpy(b->data(), &size, 4);
   }
   detail::bind_params(ks.compiled, launch.params);
-  // Per instruction, the global buffer it hit last (reset per run: buffers may be added
-  // between launches).
-  ks.buffer_of.assign(ks.compiled.uops.size(), {});
+  // Per instruction, the global buffer it hit last: kept from CTA to CTA and launch to
+  // launch until a buffer is removed.
+  if (ks.buffer_of.size() != ks.compiled.uops.size() || ks.removals != memory_.removals()) {
+    ks.buffer_of.assign(ks.compiled.uops.size(), {});
+    ks.removals = memory_.removals();
+  }
   if (options_.footprint) ks.runs.resize(std::size_t{ks.global_uops} * nwarps);
   // The requests the runs hold are marked however the CTAs end.
   struct FlushRuns {

@@ -48,6 +48,7 @@ bool GlobalMemory::remove(std::uint64_t base) {
   const Buffer* b = it->second;
   by_base_.erase(it);
   std::erase_if(buffers_, [&](const std::unique_ptr<Buffer>& p) { return p.get() == b; });
+  ++removals_;
   return true;
 }
 

@@ -100,6 +100,9 @@ class GlobalMemory {
   void add_external(const std::string& name, void* data, std::uint64_t bytes);
   // Forgets the buffer based at `base` (false: none). Not while kernels run.
   bool remove(std::uint64_t base);
+  // How many buffers remove() has forgotten: a pointer to a buffer kept since it last
+  // changed is still good.
+  std::uint64_t removals() const { return removals_; }
   // The buffer holding [addr, addr+size), or nullptr.
   Buffer* find(std::uint64_t addr, std::uint64_t size);
   // Whether addr lies within `distance` bytes of a buffer (before its start or past its end).
@@ -129,6 +132,7 @@ class GlobalMemory {
   std::map<std::uint64_t, Buffer*> by_base_;
   std::uint64_t next_ = ptx::kBufferBase;
   std::uint64_t next_id_ = 1;
+  std::uint64_t removals_ = 0;
 };
 
 struct Launch {
