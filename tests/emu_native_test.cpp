@@ -18,6 +18,7 @@
 
 #include "bankcheck/driver/engine.hpp"
 #include "bankcheck/emu/emulator.hpp"
+#include "bankcheck/emu/footprint.hpp"
 #include "cta.hpp"
 #include "native.hpp"
 
@@ -190,6 +191,96 @@ TEST_F(Native, WithoutACompilerTheMicroOpsRun) {
   native.native_after = 0;
   EXPECT_EQ(run(native), run(o));
   EXPECT_EQ(compiled(), 0u);
+}
+
+// A loop whose body begins with a load: native code's run starts with it, and the load is
+// called back on a launch whose footprint is recorded (repeats.hpp): the same memory and
+// the same record as the micro-ops leave.
+const char* const kWalk = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry walk(.param .u64 p_out, .param .u64 p_in, .param .u32 p_n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [p_out];
+  ld.param.u64 %rd2, [p_in];
+  ld.param.u32 %r1, [p_n];
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  mov.f32 %f2, 0f00000000;
+  mov.u32 %r3, 0;
+L:
+  ld.global.f32 %f1, [%rd4];
+  add.f32 %f2, %f2, %f1;
+  add.s64 %rd4, %rd4, 256;
+  add.s32 %r3, %r3, 1;
+  setp.lt.u32 %p1, %r3, %r1;
+  @%p1 bra L;
+  add.s64 %rd5, %rd1, %rd3;
+  st.global.f32 [%rd5], %f2;
+  ret;
+}
+)";
+
+TEST(NativeFootprint, CalledBackLoadsAndStoresAreRecorded) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("bankcheck-native-walk-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ::setenv("BANKCHECK_CACHE_DIR", dir.c_str(), 1);
+  const fs::path file = dir.string() + ".ptx";
+  std::ofstream(file) << kWalk;
+  drv::CheckOptions co;
+  co.input = file.string();
+  const drv::Loaded loaded = drv::load(co);
+  const auto& k = loaded.program.kernels.at(0);
+  struct Result {
+    std::vector<float> out;
+    bool complete = false;
+    std::vector<emu::Footprint::Range> touched;
+  };
+  const auto run = [&](bool native) {
+    emu::GlobalMemory mem;
+    const std::uint32_t n = 4;
+    const std::uint64_t out = mem.add("out", 4 * 64), in = mem.add("in", 4 * 64 * n);
+    std::vector<float> x(64 * n);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 13) / 4;
+    std::memcpy(mem.find(in, 1)->data(), x.data(), 4 * x.size());
+    emu::Launch launch;
+    launch.block = {64, 1, 1};
+    launch.params.assign(static_cast<std::size_t>(k.param_bytes), 0);
+    std::memcpy(launch.params.data() + k.params[0].offset, &out, 8);
+    std::memcpy(launch.params.data() + k.params[1].offset, &in, 8);
+    std::memcpy(launch.params.data() + k.params[2].offset, &n, 4);
+    emu::Footprint fp(mem);
+    emu::Emulator::Options o{.fast = true, .execute_only = true};
+    o.footprint = &fp;
+    o.native = native;
+    o.native_after = 0;
+    {
+      emu::Emulator e(loaded.program, k, mem, o);
+      e.run_cta(launch, {0, 0, 0});
+    }
+    Result r;
+    r.out.resize(64);
+    std::memcpy(r.out.data(), mem.find(out, 1)->data(), 4 * 64);
+    r.complete = fp.complete();
+    r.touched = fp.touched();
+    return r;
+  };
+  const std::uint64_t failures = emu::native_code_failures();
+  const Result micro = run(false), native = run(true);
+  EXPECT_EQ(emu::native_code_failures(), failures);
+  EXPECT_EQ(native.out, micro.out);
+  EXPECT_TRUE(micro.complete);
+  EXPECT_EQ(native.complete, micro.complete);
+  EXPECT_EQ(native.touched, micro.touched);
+  EXPECT_EQ(micro.touched.size(), 2u);  // in and out, whole
+  fs::remove_all(dir);
+  fs::remove(file);
 }
 
 }  // namespace

@@ -124,11 +124,13 @@ Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, Globa
   layout.cta = state_->cta_consts;
   layout.laneid = state_->laneids;
   state_->compiled = detail::compile(kernel, layout, options.fast, options.lanes);
-  if (options.native && options.fast && options.lanes)
-    detail::make_native(state_->compiled, layout.num_preds, options.native_after);
+  // Before native code takes the first micro-op of each run away (NativeRun::first keeps a
+  // copy, which its loads and stores, called back, use).
   for (detail::Uop& u : state_->compiled.uops)
     if (u.kind == K::LdGlobal || u.kind == K::StGlobal)
       u.run = static_cast<std::int32_t>(state_->global_uops++);
+  if (options.native && options.fast && options.lanes)
+    detail::make_native(state_->compiled, layout.num_preds, options.native_after);
 }
 Emulator::~Emulator() {
   // What the kernel's micro-ops ran, towards compiling its native code (native.hpp).

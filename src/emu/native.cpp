@@ -322,17 +322,95 @@ inline float fma_f32(float a, float b, float c) { return __builtin_fmaf(a, b, c)
 #else
 inline float fma_f32(float a, float b, float c) { return fma_round_to_odd(a, b, c); }
 #endif
-// Memory's bytes as an element, and back (a store keeps the value's low bytes).
-template <typename T>
-inline T load_as(const std::uint8_t* p) {
-  T x;
-  std::memcpy(&x, p, sizeof x);
-  return x;
+// Loads and stores in place (SegmentWriter::memory), as memory() of uop_run.hpp runs them:
+// `Vec` elements of T per lane at the base lanes' addresses + off (shared: 32-bit, wrapping),
+// for the lanes `ex`, in the window `w` (the buffer the instruction used last, or the CTA's
+// shared memory). False, with nothing done, unless `plain` (nothing records the accesses),
+// there is a window and every executing lane is inside it and aligned: the warp loop's own
+// code then runs it. One check for the warp: the executing lanes' offsets OR-ed are at least
+// each of them (aligned: inside when the OR is), else the exact test; a row of 32 words is
+// one copy. Out of line: one copy per element shape, not per instruction.
+template <typename T, bool Shared, unsigned Vec>
+bool lanes_inside(const U* base, U off, std::uint32_t ex, const NativeWindow& w, bool plain,
+                  U* e, bool& row) {
+  constexpr U width = sizeof(T) * Vec;
+  if (!plain || !w.data || w.size < width) return false;
+  const U lo = w.lo, room = w.size - width;
+  const U first = (Shared ? ((base[0] + off) & M32) : base[0] + off) - lo;
+  U any = 0, mis = 0, apart = 0;
+  for (int l = 0; l < 32; ++l) {
+    const U on = 0 - (U)((ex >> l) & 1u);
+    const U a = Shared ? ((base[l] + off) & M32) : base[l] + off;
+    e[l] = a - lo;
+    any |= e[l] & on;
+    mis |= a & on;
+    apart |= e[l] ^ (first + width * (U)l);
+  }
+  if (mis & (width - 1)) return false;
+  if ((any & ~(width - 1)) > room) {
+    U out = 0;
+    for (int l = 0; l < 32; ++l) out |= (U)(e[l] > room) & (U)((ex >> l) & 1u);
+    if (out) return false;
+  }
+  row = ex == 0xFFFFFFFFu && apart == 0 && Vec == 1;
+  return true;
 }
-template <typename T>
-inline void store_as(std::uint8_t* p, U v) {
-  const T x = static_cast<T>(v);
-  std::memcpy(p, &x, sizeof x);
+template <typename T, bool Shared, unsigned Vec>
+__attribute__((noinline)) bool load_lanes(U* R, const U* base, U off, std::uint32_t ex,
+                                          const NativeWindow& w, bool plain,
+                                          const std::uint32_t* dst) {
+  using Wide = typename std::conditional<std::is_signed<T>::value, std::int64_t, U>::type;
+  U e[32];
+  bool row = false;
+  if (!lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row)) return false;
+  if (!ex) return true;
+  if (row && dst[0] != 0xFFFFFFFFu) {
+    U* d = R + dst[0];
+    const std::uint8_t* p = w.data + e[0];
+    for (int l = 0; l < 32; ++l) {
+      T x;
+      std::memcpy(&x, p + sizeof(T) * l, sizeof x);
+      d[l] = (U)(Wide)x;
+    }
+    return true;
+  }
+  for (unsigned v = 0; v < Vec; ++v) {
+    if (dst[v] == 0xFFFFFFFFu) continue;
+    U* d = R + dst[v];
+    for (int l = 0; l < 32; ++l) {
+      if (!((ex >> l) & 1u)) continue;
+      T x;
+      std::memcpy(&x, w.data + e[l] + sizeof(T) * v, sizeof x);
+      d[l] = (U)(Wide)x;
+    }
+  }
+  return true;
+}
+template <typename T, bool Shared, unsigned Vec>
+__attribute__((noinline)) bool store_lanes(U* R, const U* base, U off, std::uint32_t ex,
+                                           const NativeWindow& w, bool plain,
+                                           const U* const* src) {
+  (void)R;
+  U e[32];
+  bool row = false;
+  if (!lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row)) return false;
+  if (!ex) return true;
+  if (row) {
+    std::uint8_t* p = w.data + e[0];
+    for (int l = 0; l < 32; ++l) {
+      const T x = static_cast<T>(src[0][l]);
+      std::memcpy(p + sizeof(T) * l, &x, sizeof x);
+    }
+    return true;
+  }
+  for (int l = 0; l < 32; ++l) {  // lane by lane: of two lanes at one address, the last wins
+    if (!((ex >> l) & 1u)) continue;
+    for (unsigned v = 0; v < Vec; ++v) {
+      const T x = static_cast<T>(src[v][l]);
+      std::memcpy(w.data + e[l] + sizeof(T) * v, &x, sizeof x);
+    }
+  }
+  return true;
 }
 }  // namespace
 )";
@@ -371,80 +449,25 @@ class SegmentWriter {
   }
 
   // A load or store (K::LdShared .. K::StGlobal, as memory() of uop_run.hpp) for the lanes
-  // `exec` (an expression), in place: in the buffer its instruction used last (global) or
-  // the CTA's shared memory, when every executing lane's address is inside and aligned (one
-  // check for the warp); a whole warp's 32 words in a row as one copy. Else `slow`, the warp
-  // loop's own code (called back), which also finds the buffer for the next time.
+  // `exec` (an expression): in place (load_lanes, store_lanes of kHelpers), else `slow`, the
+  // warp loop's own code, called back, which also finds the buffer for the next time.
   std::string memory(const Uop& v, std::uint32_t pc, const std::string& exec,
                      const std::string& slow) {
     const bool shared = v.kind == K::LdShared || v.kind == K::StShared;
     const bool load = v.kind == K::LdShared || v.kind == K::LdGlobal;
-    const unsigned width = v.aux * v.vec;
-    const auto lane = [&](const Src& s) {
-      return s.fixed ? fmt::format("f{}[l]", fixed_index(s.fixed))
-                     : fmt::format("R[{} + l]", s.off);
+    const auto lanes = [&](const Src& s) {
+      return s.fixed ? fmt::format("f{}", fixed_index(s.fixed)) : fmt::format("(R + {})", s.off);
     };
-    const auto address = [&](const std::string& base) {  // shared addresses wrap at 32 bits
-      return fmt::format(fmt::runtime(shared ? "(({} + 0x{:x}ull) & M32)" : "({} + 0x{:x}ull)"),
-                         base, static_cast<std::uint64_t>(v.offset));
-    };
-    const std::string type = element_type(v);
-    // The element at byte q of the window as a register value (sign- or zero-extended).
-    const auto value = [&](const std::string& q) {
-      return fmt::format("(U)({})load_as<{}>(w.data + {})",
-                         v.sign ? "std::int64_t" : "std::uint64_t", type, q);
-    };
-    std::ostringstream o;
-    o << "  {\n    const std::uint32_t ex = " << exec << ";\n"
-      << "    const NativeWindow& w = "
-      << (shared ? std::string("ctx->shared") : fmt::format("ctx->windows[{}]", pc)) << ";\n"
-      << "    bool fast = ctx->plain && w.data && w.size >= " << width << ";\n"
-      << "    if (fast && ex) {\n"
-      << "      const U lo = w.lo, room = w.size - " << width << ";\n"
-      << "      U e[32], any = 0, mis = 0, apart = 0;\n";
-    const bool word = v.aux == 4 && v.vec == 1;
-    if (word) {
-      const std::string l0 = v.base.fixed ? fmt::format("f{}[0]", fixed_index(v.base.fixed))
-                                          : fmt::format("R[{}]", v.base.off);
-      o << "      const U first = " << address(l0) << " - lo;\n";
-    }
-    // Branch-free, so that the loop vectorizes: the executing lanes' offsets OR-ed are at
-    // least each of them (aligned: inside when the OR is), else the exact test.
-    o << "      for (int l = 0; l < 32; ++l) {\n"
-      << "        const U on = 0 - (U)((ex >> l) & 1u);\n"
-      << "        const U a = " << address(lane(v.base)) << ";\n"
-      << "        e[l] = a - lo;\n"
-      << "        any |= e[l] & on;\n"
-      << "        mis |= a & on;\n";
-    if (word) o << "        apart |= e[l] ^ (first + 4 * (U)l);\n";
-    o << "      }\n"
-      << "      bool inside = (any & ~(U)" << (width - 1) << ") <= room;\n"
-      << "      if (!inside) {\n"
-      << "        U out = 0;\n"
-      << "        for (int l = 0; l < 32; ++l) out |= (U)(e[l] > room) & (U)((ex >> l) & 1u);\n"
-      << "        inside = out == 0;\n"
-      << "      }\n"
-      << "      if (!inside || (mis & " << (width - 1) << ")) {\n        fast = false;\n";
-    if (word)  // a row: lane l's word 4 l bytes after lane 0's
-      o << "      } else if (ex == 0xFFFFFFFFu && apart == 0) {\n"
-        << "        for (int l = 0; l < 32; ++l) "
-        << (load
-                ? fmt::format("R[{} + l] = {};\n", v.dst[0], value("first + 4 * l"))
-                : fmt::format("store_as<{}>(w.data + first + 4 * l, {});\n", type, lane(v.src[0])));
-    o << "      } else {\n"
-      << "        for (int l = 0; l < 32; ++l) {\n"
-      << "          if (!((ex >> l) & 1u)) continue;\n";
-    for (unsigned e = 0; e < v.vec; ++e) {
-      const std::string q = fmt::format("e[l] + {}", e * v.aux);
-      if (!load)
-        o << "          store_as<" << type << ">(w.data + " << q << ", " << lane(v.src[e])
-          << ");\n";
-      else if (v.dst[e] != kNoDst)
-        o << "          R[" << v.dst[e] << " + l] = " << value(q) << ";\n";
-    }
-    o << "        }\n      }\n    }\n"
-      << "    if (!fast) " << slow << "\n  }\n";
-    return o.str();
+    std::string each;  // the destinations' offsets (kNoDst: none), or the sources' lanes
+    for (unsigned e = 0; e < v.vec; ++e)
+      each += (e ? ", " : "") + (load ? fmt::format("{}u", v.dst[e]) : lanes(v.src[e]));
+    return fmt::format(
+        "  {{\n    {0} each[] = {{{1}}};\n"
+        "    if (!{2}<{3}, {4}, {5}>(R, {6}, 0x{7:x}ull, {8}, {9}, ctx->plain, each)) {10}\n  }}\n",
+        load ? "const std::uint32_t" : "const U* const", each, load ? "load_lanes" : "store_lanes",
+        element_type(v), shared ? "true" : "false", int{v.vec}, lanes(v.base),
+        static_cast<std::uint64_t>(v.offset), exec,
+        shared ? std::string("ctx->shared") : fmt::format("ctx->windows[{}]", pc), slow);
   }
 
  private:
@@ -938,13 +961,14 @@ NativePlan plan_native(const Compiled& c, std::uint32_t num_preds) {
     i = j;
   }
   if (plan.first.empty()) return plan;
-  plan.source = std::string(
-                    "// bankcheck: native code for runs of micro-ops (src/emu/native.cpp)\n"
-                    "#include <cmath>\n#include <cstdint>\n#include <cstring>\n"
-                    "namespace {\n") +
-                kLaneValuesText + "\n" + kNativeAbiText +
-                "\n}  // namespace\nusing namespace bankcheck::emu::detail;\n" + kHelpers +
-                "namespace {\n" + src.str();
+  plan.source =
+      std::string(
+          "// bankcheck: native code for runs of micro-ops (src/emu/native.cpp)\n"
+          "#include <cmath>\n#include <cstdint>\n#include <cstring>\n#include <type_traits>\n"
+          "namespace {\n") +
+      kLaneValuesText + "\n" + kNativeAbiText +
+      "\n}  // namespace\nusing namespace bankcheck::emu::detail;\n" + kHelpers + "namespace {\n" +
+      src.str();
   plan.source += "}  // namespace\n" + entries.str();
   return plan;
 }

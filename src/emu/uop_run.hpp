@@ -507,7 +507,9 @@ bool memory(Ctx& c, const Uop& u, std::uint64_t* wr, int w, std::uint32_t exec, 
       }
     }
     if (c.bookkeeping) touch(*b, hi ? hi + width - b->base : 0, Load);
-    if (c.footprint)
+    if (c.footprint && u.run < 0)  // a micro-op without its runs: the record cannot place it
+      c.footprint->lost();
+    else if (c.footprint)
       c.footprint->mark_lanes(
           c.runs[static_cast<std::size_t>(u.run) * c.nwarps + static_cast<std::size_t>(w)], *b,
           addrs, exec, width, Load ? Footprint::Access::Read : Footprint::Access::Write);
