@@ -29,12 +29,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// out[tid] = f(in[tid]) through a loop whose head (label L) follows straight-line arithmetic:
-// a run must end before L, and the loop body is a run of its own.
-const char* const kLoop = R"(.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry loop(.param .u64 p_out, .param .u64 p_in, .param .u32 p_n)
+// A kernel NAME(out, in, n): the parameters in %rd1, %rd2 and %r1, %tid.x in %r2, its float's
+// byte offset in %rd3 and its address in `in` in %rd4; then `body`.
+std::string kernel_ptx(const char* name, const char* body) {
+  return std::string(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry ") + name +
+         R"((.param .u64 p_out, .param .u64 p_in, .param .u32 p_n)
 {
   .reg .pred %p<4>;
   .reg .b32 %r<20>;
@@ -46,7 +45,13 @@ const char* const kLoop = R"(.version 8.0
   mov.u32 %r2, %tid.x;
   mul.wide.u32 %rd3, %r2, 4;
   add.s64 %rd4, %rd2, %rd3;
-  ld.global.f32 %f1, [%rd4];
+)" + body +
+         "}\n";
+}
+
+// out[tid] = f(in[tid]) through a loop whose head (label L) follows straight-line arithmetic:
+// a run must end before L, and the loop body is a run of its own.
+const std::string kLoop = kernel_ptx("loop", R"(  ld.global.f32 %f1, [%rd4];
   mov.u32 %r3, 0;
   mul.f32 %f2, %f1, 0f3F000000;
 L:
@@ -60,8 +65,7 @@ L:
   add.s64 %rd5, %rd1, %rd3;
   st.global.f32 [%rd5], %f2;
   ret;
-}
-)";
+)");
 
 class Native : public ::testing::Test {
  protected:
@@ -196,22 +200,7 @@ TEST_F(Native, WithoutACompilerTheMicroOpsRun) {
 // A loop whose body begins with a load: native code's run starts with it, and the load is
 // called back on a launch whose footprint is recorded (repeats.hpp): the same memory and
 // the same record as the micro-ops leave.
-const char* const kWalk = R"(.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry walk(.param .u64 p_out, .param .u64 p_in, .param .u32 p_n)
-{
-  .reg .pred %p<4>;
-  .reg .b32 %r<20>;
-  .reg .b64 %rd<8>;
-  .reg .f32 %f<8>;
-  ld.param.u64 %rd1, [p_out];
-  ld.param.u64 %rd2, [p_in];
-  ld.param.u32 %r1, [p_n];
-  mov.u32 %r2, %tid.x;
-  mul.wide.u32 %rd3, %r2, 4;
-  add.s64 %rd4, %rd2, %rd3;
-  mov.f32 %f2, 0f00000000;
+const std::string kWalk = kernel_ptx("walk", R"(  mov.f32 %f2, 0f00000000;
   mov.u32 %r3, 0;
 L:
   ld.global.f32 %f1, [%rd4];
@@ -223,8 +212,7 @@ L:
   add.s64 %rd5, %rd1, %rd3;
   st.global.f32 [%rd5], %f2;
   ret;
-}
-)";
+)");
 
 TEST(NativeFootprint, CalledBackLoadsAndStoresAreRecorded) {
   const fs::path dir =
