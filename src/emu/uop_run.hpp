@@ -679,6 +679,14 @@ template <bool Load>
     c.read_unwritten_at(u.site);
 }
 
+// memory<>() with the element shape fixed at compile time for one 32-bit word per lane.
+template <bool Shared, bool Load>
+[[gnu::always_inline]] inline bool memory_shaped(Ctx& c, const Uop& u, std::uint64_t* wr, int w,
+                                                 std::uint32_t exec, LastBuffer& last) {
+  return u.aux == 4 && u.vec == 1 ? memory<Shared, Load, 4, 1>(c, u, wr, w, exec, last)
+                                  : memory<Shared, Load, 0, 0>(c, u, wr, w, exec, last);
+}
+
 // A load or store of a known space (K::LdShared, StShared, LdGlobal, StGlobal) for the lanes
 // `exec`, as the warp loop runs it and native code calls it back: a fast form, else the
 // exact path (`used` set to `n` first: it may fault). `last`: the instruction's buffer used
@@ -692,24 +700,21 @@ template <bool Load>
   bool done = false;
   switch (u.kind) {
     case K::LdShared:
-      if (unwritten) shared_written(c, u, wr, exec, true);
-      if (word && exec == 0xFFFFFFFFu && shared_word<true>(c, u, wr, w)) return;
-      done = word ? memory<true, true, 4, 1>(c, u, wr, w, exec, last)
-                  : memory<true, true, 0, 0>(c, u, wr, w, exec, last);
+    case K::StShared: {
+      const bool load = u.kind == K::LdShared;
+      if (unwritten) shared_written(c, u, wr, exec, load);
+      if (word && exec == 0xFFFFFFFFu &&
+          (load ? shared_word<true>(c, u, wr, w) : shared_word<false>(c, u, wr, w)))
+        return;
+      done = load ? memory_shaped<true, true>(c, u, wr, w, exec, last)
+                  : memory_shaped<true, false>(c, u, wr, w, exec, last);
       break;
-    case K::StShared:
-      if (unwritten) shared_written(c, u, wr, exec, false);
-      if (word && exec == 0xFFFFFFFFu && shared_word<false>(c, u, wr, w)) return;
-      done = word ? memory<true, false, 4, 1>(c, u, wr, w, exec, last)
-                  : memory<true, false, 0, 0>(c, u, wr, w, exec, last);
-      break;
+    }
     case K::LdGlobal:
-      done = word ? memory<false, true, 4, 1>(c, u, wr, w, exec, last)
-                  : memory<false, true, 0, 0>(c, u, wr, w, exec, last);
+      done = memory_shaped<false, true>(c, u, wr, w, exec, last);
       break;
     default:  // StGlobal
-      done = word ? memory<false, false, 4, 1>(c, u, wr, w, exec, last)
-                  : memory<false, false, 0, 0>(c, u, wr, w, exec, last);
+      done = memory_shaped<false, false>(c, u, wr, w, exec, last);
       break;
   }
   if (!done) {
