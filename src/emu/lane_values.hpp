@@ -70,8 +70,9 @@ inline double sum_rounded_to_odd(double p, double c) {
   const double err = (p - (s - bv)) + (c - bv);
   std::uint64_t bits;
   std::memcpy(&bits, &s, 8);
-  if (err != 0 && (bits & 1) == 0 && std::isfinite(s))
-    bits = ((err > 0) == (s > 0)) ? bits + 1 : bits - 1;
+  // As selects, so that a loop over lanes vectorizes.
+  const std::uint64_t moved = ((err > 0) == (s > 0)) ? bits + 1 : bits - 1;
+  bits = (err != 0 && (bits & 1) == 0 && std::isfinite(s)) ? moved : bits;
   double odd;
   std::memcpy(&odd, &bits, 8);
   return odd;
@@ -109,12 +110,12 @@ inline std::uint64_t directed_f32_value(int op, int mode, float x, float y, floa
   const bool down = mode == kDirectedRm || (mode == kDirectedRz && d >= 0);
   std::uint32_t moved =
       r == 0 ? (down ? 0x80000001u : 0x00000001u) : ((r > 0) == down ? b - 1 : b + 1);
-  std::uint32_t out = step ? moved : b;
-  // An exact zero sum rounded toward -inf is -0 unless both addends are +0.
-  if (op != 2 && mode == kDirectedRm && d == 0 &&
-      !(p == 0 && !std::signbit(p) && c == 0 && !std::signbit(c)))
-    out = 0x80000000u;
-  return d != d ? std::uint64_t{0x7fffffffu} : std::uint64_t{out};
+  const std::uint32_t out = step ? moved : b;
+  // An exact zero sum rounded toward -inf is -0 unless both addends are +0 (all bits zero;
+  // a select and bit tests rather than signbit(), so that the loop vectorizes).
+  const bool negative_zero =
+      op != 2 && mode == kDirectedRm && d == 0 && !(from_f64(p) == 0 && from_f64(c) == 0);
+  return d != d ? std::uint64_t{0x7fffffffu} : std::uint64_t{negative_zero ? 0x80000000u : out};
 }
 
 // shfl.sync: the lane whose value `lane` reads (mode 0 up, 1 down, 2 bfly, 3 idx: ptx::ShflMode)
