@@ -74,6 +74,41 @@ void zero_mapped(void* p, std::size_t count) {
   std::memset(reinterpret_cast<void*>(last), 0, end - last);
 }
 
+// The host's physical memory in bytes (0 when unknown).
+std::size_t host_bytes() {
+  static const std::size_t n = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
+                                 : std::size_t{0};
+  }();
+  return n;
+}
+
+// `bytes` (a multiple of kMapThreshold) of zero pages that cost nothing until touched; with
+// `huge`, from a 2 MiB boundary and marked for transparent huge pages where the host has
+// them: the emulator's accesses walk buffers of tens to hundreds of MB, column by column and
+// row by row, and a touched 2 MiB page is one fault and one TLB entry where 4 KiB pages are
+// 512 (allocate() asks for it while the program's device memory would fit in a quarter of
+// the host's even if every page were touched). Null when there is no room.
+void* map_zeros(std::size_t bytes, bool huge) {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  const int prot = PROT_READ | PROT_WRITE, flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  if (!huge || bytes < kHuge) {
+    void* p = mmap(nullptr, bytes, prot, flags, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+  }
+  void* q = mmap(nullptr, bytes + kHuge, prot, flags, -1, 0);
+  if (q == MAP_FAILED) return nullptr;
+  const auto at = reinterpret_cast<std::uintptr_t>(q);
+  const std::uintptr_t begin = round_up(at, kHuge), end = begin + bytes;
+  if (begin > at) munmap(q, begin - at);
+  if (at + bytes + kHuge > end) munmap(reinterpret_cast<void*>(end), at + bytes + kHuge - end);
+#ifdef MADV_HUGEPAGE
+  madvise(reinterpret_cast<void*>(begin), bytes, MADV_HUGEPAGE);  // advice: may be refused
+#endif
+  return reinterpret_cast<void*>(begin);
+}
+
 }  // namespace
 
 CUresult allocate(Driver& d, void** out, std::size_t bytes, AllocationKind kind, unsigned flags,
@@ -84,9 +119,9 @@ CUresult allocate(Driver& d, void** out, std::size_t bytes, AllocationKind kind,
   void* p = nullptr;
   const bool mapped = bytes >= kMapThreshold;
   if (mapped) {
-    p = mmap(nullptr, round_up(bytes, kMapThreshold), PROT_READ | PROT_WRITE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+    p = map_zeros(round_up(bytes, kMapThreshold),
+                  d.device_bytes_in_use + bytes <= host_bytes() / 4);
+    if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
   } else {
     p = std::aligned_alloc(kAllocationAlignment, round_up(bytes, kAllocationAlignment));
     if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
