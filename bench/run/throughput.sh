@@ -19,7 +19,8 @@
 #       over 30 iterations. The program's host work alone (the record executor, which runs no
 #       kernel and counts the launches) is subtracted: the ratio of kernel time, today / fast.
 #       Each time is the least of REPS runs (a run takes a second or two; the machine may be
-#       shared).
+#       shared). ratio_k compares the launches' own execution times, summed (today_k, fast_k:
+#       BANKCHECK_LAUNCH_TIMES, docs/runtime.md), which need no host work subtracted.
 #    b. as the programs run by default (every variant and block size validated, then timed
 #       over 1000 launches each): `time bankcheck run` of the fast tier, with its provably
 #       invisible skipping of repeats, against the tier before with every launch executed,
@@ -63,12 +64,15 @@ repeats_today=${REPEATS_TODAY:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 t() { local s; s=$(date +%s.%N); "$@" > /dev/null 2>&1; awk -v a="$(date +%s.%N)" -v b="$s" 'BEGIN { printf "%.2f", a - b }'; }
-# The least of REPS runs' seconds (part 2a: runs of a second or two on a shared machine).
+# The least of REPS runs' seconds (part 2a: runs of a second or two on a shared machine),
+# column by column where the command prints several.
 best() {
   local rep_ least="" secs_
   for rep_ in $(seq 1 "$reps"); do
     secs_=$("$@")
-    least=$(awk -v x="$secs_" -v b="$least" 'BEGIN { printf "%.2f", (b == "" || x < b) ? x : b }')
+    least=$(awk -v x="$secs_" -v b="$least" 'BEGIN {
+      n = split(x, xs, " "); split(b, bs, " ")
+      for (i = 1; i <= n; i++) printf "%s%.3f", (i > 1 ? " " : ""), (b == "" || xs[i] < bs[i]) ? xs[i] : bs[i] }')
   done
   echo "$least"
 }
@@ -106,16 +110,20 @@ host() {
         LD_LIBRARY_PATH="$lib" "$@")
   echo "$s $(grep -c '^launch ' "$rec" 2>/dev/null || echo 0)"
 }
-# tier TIER REPEATS PROGRAM ARGS...: seconds of `bankcheck run` analysing nothing.
+# tier TIER REPEATS PROGRAM ARGS...: seconds of `bankcheck run` analysing nothing, and the
+# seconds its launches took to execute, summed (BANKCHECK_LAUNCH_TIMES: each launch's wall
+# time alone, without the program's host work, loading modules or the report).
 export BANKCHECK_CACHE_DIR=$work/cache
 tier() {
-  local tr=$1 rp=$2 nat=on; shift 2
+  local tr=$1 rp=$2 nat=on secs_; shift 2
   [[ $tr == interp ]] && tr=fast nat=off
-  t "$b" run --no-progress --kernel no_such_kernel --repeats "$rp" --tier "$tr" --native "$nat" \
-    -o "$work/x.txt" -- "$@"
+  rm -f "$work/launch_times"
+  secs_=$(BANKCHECK_LAUNCH_TIMES="$work/launch_times" t "$b" run --no-progress \
+    --kernel no_such_kernel --repeats "$rp" --tier "$tr" --native "$nat" -o "$work/x.txt" -- "$@")
+  echo "$secs_ $(awk '{ s += $3 } END { printf "%.3f", s }' "$work/launch_times" 2>/dev/null)"
 }
 # The fast tier's first run of a program, compiling its native code.
-first() { BANKCHECK_NATIVE_AFTER=0 tier fast execute "$@"; }
+first() { BANKCHECK_NATIVE_AFTER=0 tier fast execute "$@" | cut -d' ' -f1; }
 summary() {
   awk -v what="$1" '{ s += log($1); n++ } END { if (n) printf "%s: geometric mean %.2fx over %d runs (target 5x: %s)\n\n", what, exp(s / n), n, (exp(s / n) >= 5 ? "met" : "not met") }' "$work/ratios"
   rm -f "$work/ratios"
@@ -149,20 +157,26 @@ if [[ " $parts " == *" 2a "* ]]; then
     echo "   and the baseline $BASELINE ($old, programs built with -cudart shared, their own host work)"
     nvcc -cudart shared -lineinfo -O3 -gencode 'arch=compute_90,code=[sm_90,compute_90]' \
       -o "$work/scan" examples/run/scan/scan.cu || exit 1
-    printf "%-26s %8s %8s %9s %9s %9s %9s %8s %8s %8s %11s %8s\n" run launches host_s today_s \
-      first_s interp_s fast_s ratio_i ratio host_sh_s baseline_s ratio_b
+    printf "%-26s %8s %8s %9s %9s %9s %9s %8s %8s %9s %9s %8s %8s %11s %8s\n" run launches \
+      host_s today_s first_s interp_s fast_s ratio_i ratio today_k fast_k ratio_k host_sh_s \
+      baseline_s ratio_b
   else
-    printf "%-26s %8s %8s %9s %9s %9s %9s %8s %8s\n" run launches host_s today_s first_s \
-      interp_s fast_s ratio_i ratio
+    printf "%-26s %8s %8s %9s %9s %9s %9s %8s %8s %9s %9s %8s\n" run launches host_s today_s \
+      first_s interp_s fast_s ratio_i ratio today_k fast_k ratio_k
   fi
-  # NAME HOST_S LAUNCHES TODAY_S FIRST_S INTERP_S FAST_S [HOST_SHARED_S BASELINE_S]
+  # NAME HOST_S LAUNCHES TODAY_S FIRST_S INTERP_S FAST_S TODAY_K INTERP_K FAST_K
+  #   [HOST_SHARED_S BASELINE_S]: ratio and ratio_i from the whole runs less the host work,
+  #   ratio_k from the launches' own execution times (*_k)
   a_row() {
-    awk -v n="$1" -v h="$2" -v l="$3" -v td="$4" -v fs="$5" -v fi="$6" -v f="$7" -v hs="${8:-}" \
-        -v bl="${9:-}" -v out="$work/ratios" -v outi="$work/ratios_i" -v outb="$work/ratios_b" 'BEGIN {
+    awk -v n="$1" -v h="$2" -v l="$3" -v td="$4" -v fs="$5" -v fi="$6" -v f="$7" -v tk="$8" \
+        -v ik="$9" -v fk="${10}" -v hs="${11:-}" -v bl="${12:-}" -v out="$work/ratios" \
+        -v outi="$work/ratios_i" -v outk="$work/ratios_k" -v outb="$work/ratios_b" 'BEGIN {
       kt = td - h; kf = f - h; if (kf < 0.01) kf = 0.01; r = kt / kf
       ki = fi - h; if (ki < 0.01) ki = 0.01; ri = kt / ki
-      printf "%-26s %8s %8.2f %9.2f %9.2f %9.2f %9.2f %7.2fx %7.2fx", n, l, h, td, fs, fi, f, ri, r
-      printf "%.6f\n", r >> out; printf "%.6f\n", ri >> outi
+      rk = tk / (fk < 0.001 ? 0.001 : fk)
+      printf "%-26s %8s %8.2f %9.2f %9.2f %9.2f %9.2f %7.2fx %7.2fx %9.3f %9.3f %7.2fx", n, l, h,
+        td, fs, fi, f, ri, r, tk, fk, rk
+      printf "%.6f\n", r >> out; printf "%.6f\n", ri >> outi; printf "%.6f\n", rk >> outk
       if (bl != "") {
         rb = (bl - hs) / kf
         printf " %8.2f %11.2f %7.2fx", hs, bl, rb; printf "%.6f\n", rb >> outb
@@ -171,7 +185,8 @@ if [[ " $parts " == *" 2a "* ]]; then
   }
   # The baseline, every launch executed, none analysed: seconds.
   baseline() { best t "$old" run --kernel no_such_kernel --repeats execute -o "$work/b.txt" -- "$@"; }
-  # today, first (compiling), interp and fast of one program.
+  # today (whole, launches), first (compiling), interp (whole, launches) and fast (whole,
+  # launches) of one program.
   tiers() {
     echo "$(best tier today execute "$@") $(first "$@") $(best tier interp execute "$@")" \
       "$(best tier fast execute "$@")"
@@ -183,20 +198,23 @@ if [[ " $parts " == *" 2a "* ]]; then
       read -r hs _ < <(host "$lh/../bin-shared/$p" 0 256 0)
       extra=("$hs" "$(baseline "$lh/../bin-shared/$p" 0 256 0)")
     fi
-    read -r td fs fi f < <(tiers "$lh/$p" 0 256 0)
-    a_row "$p 0 256 0" "$h" "$l" "$td" "$fs" "$fi" "$f" "${extra[@]}"
+    read -r td tk fs fi ik f fk < <(tiers "$lh/$p" 0 256 0)
+    a_row "$p 0 256 0" "$h" "$l" "$td" "$fs" "$fi" "$f" "$tk" "$ik" "$fk" "${extra[@]}"
   done
-  # scan stops at its first wrong result, which the record executor gives it: 3 launches an
-  # iteration, and host work too small to count.
+  # scan stops at its first wrong result, which the record executor gives it: its host work
+  # (30 iterations of a million random inputs and their check) is not measured and not
+  # subtracted, so its ratio and ratio_i understate the kernels' (ratio_k does not need it).
   extra=()
   [[ -n $old ]] && extra=(0 "$(baseline "$work/scan" 1048576 30)")
-  read -r td fs fi f < <(tiers "$scan" 1048576 30)
-  a_row "scan 1048576 30" 0 90 "$td" "$fs" "$fi" "$f" "${extra[@]}"
+  read -r td tk fs fi ik f fk < <(tiers "$scan" 1048576 30)
+  a_row "scan 1048576 30" 0 90 "$td" "$fs" "$fi" "$f" "$tk" "$ik" "$fk" "${extra[@]}"
   mv "$work/ratios" "$work/ratios_f"
   mv "$work/ratios_i" "$work/ratios"
   summary "execution without native code (--native off), against --tier today"
   mv "$work/ratios_f" "$work/ratios"
   summary "execution, against --tier today"
+  mv "$work/ratios_k" "$work/ratios"
+  summary "execution, the launches' own times (BANKCHECK_LAUNCH_TIMES), against --tier today"
   if [[ -n $old ]]; then
     mv "$work/ratios_b" "$work/ratios"
     summary "execution, against the baseline $BASELINE"
@@ -209,9 +227,9 @@ if [[ " $parts " == *" 2b "* ]]; then
   printf "%-24s %9s %10s %10s %12s %9s %8s\n" run launches today_0_s today_r_s today_est_s fast_s ratio
   for p in $programs; do
     read -r h l < <(host "$lh/$p" 0 0 0)
-    t0=$(tier today execute "$lh/$p" 0 0 0)
-    tr=$(tier today execute "$lh/$p" 0 0 "$repeats_today")
-    f=$(tier fast skip "$lh/$p")
+    read -r t0 _ < <(tier today execute "$lh/$p" 0 0 0)
+    read -r tr _ < <(tier today execute "$lh/$p" 0 0 "$repeats_today")
+    read -r f _ < <(tier fast skip "$lh/$p")
     awk -v n="$p" -v l="$l" -v t0="$t0" -v tr="$tr" -v r="$repeats_today" -v f="$f" \
         -v out="$work/ratios" 'BEGIN {
       est = t0 + (tr - t0) * 1000 / r; x = est / f

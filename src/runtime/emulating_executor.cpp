@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -54,6 +55,32 @@ LaunchLedger make_ledger(const LaunchSelection& s, std::string& error) {
     return LaunchLedger(LaunchSelection{});
   }
 }
+
+// BANKCHECK_LAUNCH_TIMES=FILE: a line per launch that ran to its end appended to FILE,
+// `KERNEL analysed|executed|skipped SECONDS`, the wall time of its execution alone (without
+// the program's host work, loading modules or writing the report): bench/run/throughput.sh
+// compares tiers by it.
+class LaunchTimes {
+ public:
+  LaunchTimes() {
+    if (const char* p = std::getenv("BANKCHECK_LAUNCH_TIMES"); p && *p) f_ = std::fopen(p, "a");
+  }
+  ~LaunchTimes() {
+    if (f_) std::fclose(f_);
+  }
+  LaunchTimes(const LaunchTimes&) = delete;
+  LaunchTimes& operator=(const LaunchTimes&) = delete;
+  void add(const std::string& kernel, const char* how,
+           std::chrono::steady_clock::time_point began) {
+    if (!f_) return;
+    const std::chrono::duration<double> s = std::chrono::steady_clock::now() - began;
+    std::fprintf(f_, "%s %s %.9f\n", kernel.c_str(), how, s.count());
+    std::fflush(f_);  // the process may end without destroying the executor
+  }
+
+ private:
+  std::FILE* f_ = nullptr;
+};
 
 class EmulatingExecutor final : public Executor {
  public:
@@ -308,6 +335,7 @@ class EmulatingExecutor final : public Executor {
   emu::GlobalMemory memory_;
   std::unique_ptr<RunModules> modules_;
   std::unique_ptr<RunProgress> progress_;
+  LaunchTimes times_;
   std::map<const ptx::Kernel*, KernelState> kernels_;
   std::map<LaunchLedger::Kernel, KernelState*> by_ledger_;
   std::set<RunUnit*> said_no_lines_;  // units named for their missing line information
@@ -464,9 +492,12 @@ LaunchResult EmulatingExecutor::launch(const LaunchRequest& r) {
     ledger_.lost(d.id, reason);
     side_.lost(d.id, reason);
   };
+  const auto began = std::chrono::steady_clock::now();
   try {
     // Not run when its results are provably in memory already (driver/repeats.hpp).
-    if (!ks.analysis->run(kl, d.analyse)) ledger_.skipped(ks.ledger, d.config);
+    const bool ran = ks.analysis->run(kl, d.analyse);
+    if (!ran) ledger_.skipped(ks.ledger, d.config);
+    times_.add(k.name, !ran ? "skipped" : d.analyse ? "analysed" : "executed", began);
   } catch (const driver::EmulationError& e) {
     progress_->stop();
     const LaunchResult result = fault_result(e, k, l, r, memory_, shown);
