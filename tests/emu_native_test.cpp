@@ -165,6 +165,34 @@ TEST_F(Native, SameResultsAsTheMicroOps) {
   EXPECT_EQ(run(native, 9), run(micro, 9));
 }
 
+// A kernel's plan kept from one emulator to the next (EmulatorOptions::native_memo): the
+// second emulator's runs read its own fixed operands (the ones planning it anew finds), not
+// the first's, and compute what the micro-ops do with another trip count.
+TEST_F(Native, APlanKeptFromOneEmulatorToTheNext) {
+  const std::uint32_t preds = std::max<std::uint32_t>(kernel().num_preds, 1);
+  const std::shared_ptr<det::NativeMemo> memo = emu::make_native_memo();
+  std::vector<std::uint64_t> cta1, cta2;
+  det::Compiled c1 = compile(kernel(), cta1);
+  ASSERT_TRUE(det::make_native(c1, preds, 0, nullptr, memo.get()));
+  EXPECT_TRUE(memo->planned);
+  det::Compiled c2 = compile(kernel(), cta2);
+  const det::NativePlan own = det::plan_native(c2, preds);
+  ASSERT_TRUE(det::make_native(c2, preds, 0, nullptr, memo.get()));
+  ASSERT_EQ(c2.natives.size(), own.fixed.size());
+  for (std::size_t i = 0; i < own.fixed.size(); ++i) {
+    EXPECT_EQ(c2.natives[i].fixed, own.fixed[i]) << "run " << i;
+    EXPECT_EQ(c2.natives[i].full, c1.natives[i].full);
+  }
+  emu::Emulator::Options micro{.fast = true, .execute_only = true};
+  emu::Emulator::Options native = micro;
+  native.native = true;
+  native.native_after = 0;
+  native.native_memo = emu::make_native_memo();
+  EXPECT_EQ(run(native), run(micro));
+  EXPECT_EQ(run(native, 9), run(micro, 9));
+  EXPECT_EQ(run(native, 2), run(micro, 2));
+}
+
 TEST_F(Native, CompiledOnceTheKernelHasEarnedIt) {
   emu::Emulator::Options o{.fast = true, .execute_only = true};
   o.native = true;

@@ -89,6 +89,7 @@ bool KernelAnalysis::run(const KernelLaunch& kl, bool analyse) {
   ro.progress = options_.progress;
   ro.emulator = options_.emulator;
   ro.emulator.native = options_.native;  // runs without memory events: any tier
+  ro.emulator.native_memo = native_memo_;
   ro.printed = options_.device_output;
   if (!analyse) {  // nothing reads its events: the fast tier, or the tier before it
     ro.emulator.execute_only = options_.fast_tier;

@@ -130,7 +130,8 @@ Emulator::Emulator(const ptx::Program& program, const ptx::Kernel& kernel, Globa
     if (u.kind == K::LdGlobal || u.kind == K::StGlobal)
       u.run = static_cast<std::int32_t>(state_->global_uops++);
   if (options.native && options.fast && options.lanes)
-    detail::make_native(state_->compiled, layout.num_preds, options.native_after);
+    detail::make_native(state_->compiled, layout.num_preds, options.native_after, nullptr,
+                        options.native_memo.get());
 }
 Emulator::~Emulator() {
   // What the kernel's micro-ops ran, towards compiling its native code (native.hpp).

@@ -976,6 +976,9 @@ NativePlan plan_native(const Compiled& c, std::uint32_t num_preds) {
 }  // namespace bankcheck::emu::detail
 
 namespace bankcheck::emu {
+std::shared_ptr<detail::NativeMemo> make_native_memo() {
+  return std::make_shared<detail::NativeMemo>();
+}
 std::uint64_t native_code_failures() {
   std::lock_guard<std::mutex> lock(detail::g_mutex);
   return detail::g_failures;
@@ -990,28 +993,85 @@ void note_native_work(std::uint64_t key, std::uint64_t instructions) {
   work()[key] += instructions;
 }
 
-bool make_native(Compiled& c, std::uint32_t num_preds, std::uint64_t after, std::string* why) {
-  NativePlan plan = plan_native(c, num_preds);
-  if (plan.first.empty()) return false;
-  c.native_key = key_of(plan.source);
-  if (const char* e = std::getenv("BANKCHECK_NATIVE_AFTER"); e && *e)
-    after = std::strtoull(e, nullptr, 10);
-  std::string failed;
-  void* lib = load(plan.source, c.native_key, after, why ? why : &failed);
-  if (!lib) return false;
-  std::vector<NativeRun> runs(plan.first.size());
+namespace {
+
+// The operand `op` of micro-op `v` (0 to 3: its sources, 4: its base).
+const Src& operand(const Uop& v, std::uint8_t op) { return op < 4 ? v.src[op] : v.base; }
+
+// Where each of a run's fixed operands is read: the first operand of the run's micro-ops
+// (`u`, from `first`, `len` of them) that points at it. False when one is read elsewhere.
+bool locate_fixed(const std::vector<Uop>& u, std::uint32_t first, std::uint32_t len,
+                  const std::vector<const std::uint64_t*>& fixed,
+                  std::vector<std::pair<std::uint32_t, std::uint8_t>>& at) {
+  for (const std::uint64_t* f : fixed) {
+    bool found = false;
+    for (std::uint32_t k = first; k < first + len && !found; ++k)
+      for (std::uint8_t op = 0; op < 5 && !found; ++op)
+        if (operand(u[k], op).fixed == f) {
+          at.emplace_back(k, op);
+          found = true;
+        }
+    if (!found) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool make_native(Compiled& c, std::uint32_t num_preds, std::uint64_t after, std::string* why,
+                 NativeMemo* memo) {
+  NativeMemo fresh;
+  NativeMemo& m = memo ? *memo : fresh;
+  std::lock_guard<std::mutex> lock(m.m);
+  std::vector<std::vector<const std::uint64_t*>> fixed;
+  if (!m.planned) {
+    NativePlan plan = plan_native(c, num_preds);
+    m.planned = true;
+    m.source = std::move(plan.source);
+    m.first = std::move(plan.first);
+    m.len = std::move(plan.len);
+    m.key = m.first.empty() ? 0 : key_of(m.source);
+    const std::vector<Uop> u = forwarded_uops(c);
+    bool located = true;
+    for (std::size_t i = 0; i < m.first.size() && located; ++i)
+      located = locate_fixed(u, m.first[i], m.len[i], plan.fixed[i], m.fixed_at.emplace_back());
+    if (!located) m.fixed_at.clear();  // each emulator's own pointers, found by planning again
+    fixed = std::move(plan.fixed);
+  } else if (!m.first.empty()) {
+    if (m.fixed_at.size() == m.first.size()) {
+      const std::vector<Uop> u = forwarded_uops(c);
+      for (const auto& places : m.fixed_at) {
+        auto& f = fixed.emplace_back();
+        for (const auto& [k, op] : places) f.push_back(operand(u[k], op).fixed);
+      }
+    } else {
+      fixed = plan_native(c, num_preds).fixed;
+    }
+  }
+  if (m.first.empty()) return false;
+  c.native_key = m.key;
+  if (!m.lib) {
+    if (const char* e = std::getenv("BANKCHECK_NATIVE_AFTER"); e && *e)
+      after = std::strtoull(e, nullptr, 10);
+    std::string failed;
+    m.lib = load(m.source, m.key, after, why ? why : &failed);
+    if (!m.lib) return false;
+  }
+  std::vector<NativeRun> runs(m.first.size());
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    runs[i].full = reinterpret_cast<NativeFn>(::dlsym(lib, fmt::format("bcn_full_{}", i).c_str()));
-    runs[i].some = reinterpret_cast<NativeFn>(::dlsym(lib, fmt::format("bcn_some_{}", i).c_str()));
+    runs[i].full =
+        reinterpret_cast<NativeFn>(::dlsym(m.lib, fmt::format("bcn_full_{}", i).c_str()));
+    runs[i].some =
+        reinterpret_cast<NativeFn>(::dlsym(m.lib, fmt::format("bcn_some_{}", i).c_str()));
     if (!runs[i].full || !runs[i].some) {
       if (why) *why = fmt::format("native code without its run {}", i);
       return false;
     }
-    runs[i].len = plan.len[i];
-    runs[i].fixed = std::move(plan.fixed[i]);
+    runs[i].len = m.len[i];
+    runs[i].fixed = std::move(fixed[i]);
   }
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    Uop& u = c.uops[plan.first[i]];
+    Uop& u = c.uops[m.first[i]];
     runs[i].first = u;
     u.kind = K::Native;
     u.target = static_cast<std::int32_t>(i);

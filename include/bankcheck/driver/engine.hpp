@@ -193,6 +193,8 @@ class KernelAnalysis {
   analysis::KernelReport report_;
   std::vector<emu::Note> notes_;
   std::vector<int> unwritten_shared_reads_;
+  // The kernel's native code plan, kept from one launch's emulators to the next.
+  std::shared_ptr<emu::detail::NativeMemo> native_memo_ = emu::make_native_memo();
   std::vector<emu::SurvivedFault> faults_;  // every launch's, one per instruction and kind
   bool launched_ = false;
   std::unique_ptr<Repeats> repeats_;  // with CheckOptions::skip_repeats

@@ -160,6 +160,9 @@ Dim3 cluster_shape(const ptx::Kernel& kernel, const Launch& launch);
 // process: their launches ran on the micro-ops.
 std::uint64_t native_code_failures();
 
+// A kernel's EmulatorOptions::native_memo.
+std::shared_ptr<detail::NativeMemo> make_native_memo();
+
 class Emulator {
  public:
   using Options = EmulatorOptions;

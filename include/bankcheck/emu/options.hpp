@@ -3,11 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 namespace bankcheck::emu {
 
 class Listener;
 class Footprint;
+namespace detail {
+struct NativeMemo;
+}
 
 struct EmulatorOptions {
   // The micro-op tier (whole-warp handlers, src/emu/uop.hpp) where an instruction has one;
@@ -45,6 +49,10 @@ struct EmulatorOptions {
   // 50 to 100 M, and the code saves 10 to 25% of the rest); code an earlier run compiled
   // is used at once. $BANKCHECK_NATIVE_AFTER overrides it.
   std::uint64_t native_after = 200'000'000;
+  // Where the emulators of one kernel keep its native code's plan from one to the next
+  // (make_native_memo(); each launch makes an emulator per thread): one per kernel, which
+  // the micro-ops and so the plan are a function of. Null: each emulator plans anew.
+  std::shared_ptr<detail::NativeMemo> native_memo = nullptr;
   // Device printf's text is kept for the caller (Emulator::take_printed: bankcheck run prints
   // it on the program's standard output); false: the calls only return (bankcheck check).
   bool printf = false;
