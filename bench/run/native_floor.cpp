@@ -53,6 +53,24 @@ double seconds(const std::function<void()>& f, int reps) {
 
 constexpr int B = 8, T = 1024, C = 768, NH = 12, HS = C / NH;
 
+// Element idx of q (B, NH, T, HS): where permute reads it in qkv (B, T, 3, NH, HS), and where
+// unpermute writes it in out (B, T, NH * HS).
+struct Place {
+  std::size_t b, h, t, d;
+};
+Place place(std::size_t idx) {
+  const std::size_t rest = idx % (NH * T * HS);
+  return {idx / (NH * T * HS), rest / (T * HS), (rest % (T * HS)) / HS, rest % HS};
+}
+std::size_t qkv_index(std::size_t idx) {
+  const Place p = place(idx);
+  return (p.b * T + p.t) * 3 * NH * HS + p.h * HS + p.d;
+}
+std::size_t out_index(std::size_t idx) {
+  const Place p = place(idx);
+  return (p.b * T + p.t) * NH * HS + p.h * HS + p.d;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,35 +155,26 @@ int main(int argc, char** argv) {
   {  // attention_forward: permute, the causal softmax of 4 heads' (T, T) scores, unpermute
     const std::vector<float> qkv = random_floats(3 * n, 9);
     std::vector<float> q(n), k(n), v(n), y(n);
-    std::printf("permute %.6f\n",
-                seconds(
-                    [&] {
-                      parallel(n, [&](std::size_t lo, std::size_t hi) {
-                        for (std::size_t idx = lo; idx < hi; ++idx) {
-                          const std::size_t b = idx / (NH * T * HS), rest = idx % (NH * T * HS);
-                          const std::size_t h = rest / (T * HS), t = (rest % (T * HS)) / HS,
-                                            d = rest % HS;
-                          const std::size_t from = (b * T + t) * 3 * NH * HS + h * HS + d;
-                          q[idx] = qkv[from];
-                          k[idx] = qkv[from + NH * HS];
-                          v[idx] = qkv[from + 2 * NH * HS];
-                        }
-                      });
-                    },
-                    reps));
-    std::printf("unpermute %.6f\n",
-                seconds(
-                    [&] {
-                      parallel(n, [&](std::size_t lo, std::size_t hi) {
-                        for (std::size_t idx = lo; idx < hi; ++idx) {
-                          const std::size_t b = idx / (NH * T * HS), rest = idx % (NH * T * HS);
-                          const std::size_t h = rest / (T * HS), t = (rest % (T * HS)) / HS,
-                                            d = rest % HS;
-                          y[(b * T + t) * NH * HS + h * HS + d] = q[idx];
-                        }
-                      });
-                    },
-                    reps));
+    std::printf("permute %.6f\n", seconds(
+                                      [&] {
+                                        parallel(n, [&](std::size_t lo, std::size_t hi) {
+                                          for (std::size_t idx = lo; idx < hi; ++idx) {
+                                            const std::size_t from = qkv_index(idx);
+                                            q[idx] = qkv[from];
+                                            k[idx] = qkv[from + NH * HS];
+                                            v[idx] = qkv[from + 2 * NH * HS];
+                                          }
+                                        });
+                                      },
+                                      reps));
+    std::printf("unpermute %.6f\n", seconds(
+                                        [&] {
+                                          parallel(n, [&](std::size_t lo, std::size_t hi) {
+                                            for (std::size_t idx = lo; idx < hi; ++idx)
+                                              y[out_index(idx)] = q[idx];
+                                          });
+                                        },
+                                        reps));
     const std::size_t rows = std::size_t{4} * T;
     const std::vector<float> att = random_floats(rows * T, 10);
     std::vector<float> p(rows * T);

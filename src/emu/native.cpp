@@ -376,18 +376,8 @@ __attribute__((noinline)) bool load_lanes(U* R, const U* base, U off, std::uint3
                                           const std::uint32_t* dst) {
   using Wide = typename std::conditional<std::is_signed<T>::value, std::int64_t, U>::type;
   U e[32];
-  if (dst[0] != 0xFFFFFFFFu && whole_row<T, Shared, Vec>(base, off, ex, w, plain, e[0])) {
-    U* d = R + dst[0];
-    const std::uint8_t* p = w.data + e[0];
-    for (int l = 0; l < 32; ++l) {
-      T x;
-      std::memcpy(&x, p + sizeof(T) * l, sizeof x);
-      d[l] = (U)(Wide)x;
-    }
-    return true;
-  }
-  bool row = false;
-  if (!lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row)) return false;
+  bool row = dst[0] != 0xFFFFFFFFu && whole_row<T, Shared, Vec>(base, off, ex, w, plain, e[0]);
+  if (!row && !lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row)) return false;
   if (!ex) return true;
   if (row && dst[0] != 0xFFFFFFFFu) {
     U* d = R + dst[0];
