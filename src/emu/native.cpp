@@ -392,6 +392,14 @@ __attribute__((noinline)) bool load_lanes(U* R, const U* base, U off, std::uint3
   for (unsigned v = 0; v < Vec; ++v) {
     if (dst[v] == 0xFFFFFFFFu) continue;
     U* d = R + dst[v];
+    if (ex == 0xFFFFFFFFu) {  // a full warp's gather: no lane to skip
+      for (int l = 0; l < 32; ++l) {
+        T x;
+        std::memcpy(&x, w.data + e[l] + sizeof(T) * v, sizeof x);
+        d[l] = (U)(Wide)x;
+      }
+      continue;
+    }
     for (int l = 0; l < 32; ++l) {
       if (!((ex >> l) & 1u)) continue;
       T x;
