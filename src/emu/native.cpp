@@ -337,6 +337,18 @@ bool lanes_inside(const U* base, U off, std::uint32_t ex, const NativeWindow& w,
   if (!plain || !w.data || w.size < width) return false;
   const U lo = w.lo, room = w.size - width;
   const U first = (Shared ? ((base[0] + off) & M32) : base[0] + off) - lo;
+  // The common case first, with less to check: every lane running, one element each, at
+  // consecutive addresses from an aligned first one, the whole row inside (e[0] alone set).
+  if (Vec == 1 && ex == 0xFFFFFFFFu && w.size >= 32 * width) {
+    U apart = 0;
+    for (int l = 0; l < 32; ++l)
+      apart |= ((Shared ? ((base[l] + off) & M32) : base[l] + off) - lo) ^ (first + width * (U)l);
+    if (apart == 0 && ((first + lo) & (width - 1)) == 0 && first <= w.size - 32 * width) {
+      e[0] = first;
+      row = true;
+      return true;
+    }
+  }
   U any = 0, mis = 0, apart = 0;
   for (int l = 0; l < 32; ++l) {
     const U on = 0 - (U)((ex >> l) & 1u);
@@ -355,29 +367,14 @@ bool lanes_inside(const U* base, U off, std::uint32_t ex, const NativeWindow& w,
   row = ex == 0xFFFFFFFFu && apart == 0 && Vec == 1;
   return true;
 }
-// The common case first, with less to check: every lane running, one element each, at
-// consecutive addresses from an aligned first one, the whole row inside the window. Its
-// first offset in `e0`; false (nothing known) otherwise.
-template <typename T, bool Shared, unsigned Vec>
-inline bool whole_row(const U* base, U off, std::uint32_t ex, const NativeWindow& w, bool plain,
-                      U& e0) {
-  constexpr U width = sizeof(T);
-  if (Vec != 1 || ex != 0xFFFFFFFFu || !plain || !w.data || w.size < 32 * width) return false;
-  const U first = Shared ? ((base[0] + off) & M32) : base[0] + off;
-  U apart = 0;
-  for (int l = 0; l < 32; ++l)
-    apart |= (Shared ? ((base[l] + off) & M32) : base[l] + off) ^ (first + width * (U)l);
-  e0 = first - w.lo;
-  return apart == 0 && (first & (width - 1)) == 0 && e0 <= w.size - 32 * width;
-}
 template <typename T, bool Shared, unsigned Vec>
 __attribute__((noinline)) bool load_lanes(U* R, const U* base, U off, std::uint32_t ex,
                                           const NativeWindow& w, bool plain,
                                           const std::uint32_t* dst) {
   using Wide = typename std::conditional<std::is_signed<T>::value, std::int64_t, U>::type;
   U e[32];
-  bool row = dst[0] != 0xFFFFFFFFu && whole_row<T, Shared, Vec>(base, off, ex, w, plain, e[0]);
-  if (!row && !lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row)) return false;
+  bool row = false;
+  if (!lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row)) return false;
   if (!ex) return true;
   if (row && dst[0] != 0xFFFFFFFFu) {
     U* d = R + dst[0];
@@ -415,8 +412,8 @@ __attribute__((noinline)) bool store_lanes(U* R, const U* base, U off, std::uint
                                            const U* const* src) {
   (void)R;
   U e[32];
-  bool row = whole_row<T, Shared, Vec>(base, off, ex, w, plain, e[0]);
-  if (!row && !lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row)) return false;
+  bool row = false;
+  if (!lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row)) return false;
   if (!ex) return true;
   if (row) {
     std::uint8_t* p = w.data + e[0];
