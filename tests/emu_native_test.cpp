@@ -152,6 +152,24 @@ TEST_F(Native, RunsStopWhereControlFlowEnters) {
   EXPECT_NE(plan.source.find("bcn_full_0"), std::string::npos);
 }
 
+// The code's own constants are literals in the source (the compiler folds them), not operands
+// read lane by lane; the launch's values (the trip count n) stay operands, read once per run.
+TEST_F(Native, ConstantsOfTheCodeAreLiterals) {
+  std::vector<std::uint64_t> cta;
+  const det::Compiled c = compile(kernel(), cta);
+  const det::NativePlan plan = det::plan_native(c, std::max<std::uint32_t>(kernel().num_preds, 1));
+  EXPECT_NE(plan.source.find("& U{0x3ull}"), std::string::npos);       // and.b32 %r4, %r2, 3
+  EXPECT_NE(plan.source.find("U{0x3f800000ull}"), std::string::npos);  // fma's 1.0
+  for (const auto& fixed : plan.fixed)
+    for (const std::uint64_t* f : fixed) {
+      const bool literal = f >= c.imm.data() && f < c.imm.data() + c.imm.size() &&
+                           c.literal[static_cast<std::size_t>(f - c.imm.data()) / 32];
+      EXPECT_FALSE(literal) << "a constant of the code read as an operand";
+    }
+  EXPECT_NE(plan.source.find("f0[0]"), std::string::npos);  // n, the same in every lane
+  EXPECT_EQ(plan.source.find("f0[l]"), std::string::npos);
+}
+
 TEST_F(Native, SameResultsAsTheMicroOps) {
   emu::Emulator::Options micro{.fast = true, .execute_only = true};
   emu::Emulator::Options native = micro;

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -440,9 +441,9 @@ __attribute__((noinline)) bool store_lanes(U* R, const U* base, U off, std::uint
 class SegmentWriter {
  public:
   // `live`: an expression of the lanes that run (empty: `active`, all of them when Full).
-  SegmentWriter(std::uint32_t num_preds, std::vector<const std::uint64_t*>& fixed,
-                std::string live = {})
-      : num_preds_(num_preds), fixed_(fixed), live_(std::move(live)) {}
+  SegmentWriter(const Compiled& c, std::uint32_t num_preds,
+                std::vector<const std::uint64_t*>& fixed, std::string live = {})
+      : c_(c), num_preds_(num_preds), fixed_(fixed), live_(std::move(live)) {}
 
   // Micro-ops that compute lane by lane, as one loop.
   std::string ops(const std::vector<Uop>& u, std::uint32_t first, std::uint32_t len) {
@@ -518,10 +519,23 @@ class SegmentWriter {
     return i;
   }
 
-  // The lane value of a source operand.
+  // The lane value of a source operand. A fixed one is a constant of the code (a literal,
+  // which the compiler folds: a shift by 2 needs no range check), a value of the launch or
+  // the CTA the same in every lane (read once, outside the loop), %laneid, or a shfl's
+  // cache (lane by lane).
   std::string src(const Src& s) {
-    if (s.fixed) return fmt::format("f{}[l]", fixed_index(s.fixed));
-    return reg(s.off);
+    if (!s.fixed) return reg(s.off);
+    const std::uint64_t* const imm = c_.imm.data();
+    const bool in_imm = s.fixed >= imm && s.fixed < imm + c_.imm.size();
+    if (literals_ && in_imm && (s.fixed - imm) % 32 == 0 && c_.literal[(s.fixed - imm) / 32])
+      return fmt::format("U{{0x{:x}ull}}", *s.fixed);
+    if (s.fixed == c_.laneid) return "static_cast<U>(l)";
+    const bool uniform =
+        !in_imm || c_.literal[(s.fixed - imm) / 32] ||
+        std::any_of(c_.params.begin(), c_.params.end(),
+                    [&](const Compiled::ParamRead& p) { return p.lanes == s.fixed; });
+    const std::size_t i = fixed_index(s.fixed);
+    return uniform ? fmt::format("f{}[0]", i) : fmt::format("f{}[l]", i);
   }
   std::string reg(std::uint32_t off) {
     auto it = reg_.find(off);
@@ -605,6 +619,9 @@ class SegmentWriter {
       return;
     }
     const int n = v.kind == K::DirectedF32 && v.aux == kDirectedFma ? 3 : source_count(v.kind);
+    // GCC 12 leaves a lane loop scalar when a directed fma's two other operands are both
+    // literals (expf's `fma.rm`): those read the values as uniform ones.
+    literals_ = v.kind != K::DirectedF32;
     std::string a = n > 0 ? src(v.src[0]) : "0", b = n > 1 ? src(v.src[1]) : "0",
                 c = n > 2 ? src(v.src[2]) : "0";
     switch (v.kind) {
@@ -646,6 +663,8 @@ class SegmentWriter {
     }
   }
 
+  const Compiled& c_;
+  bool literals_ = true;
   std::uint32_t num_preds_;
   std::vector<const std::uint64_t*>& fixed_;
   std::string live_;
@@ -662,8 +681,8 @@ class SegmentWriter {
 // jump), then its branch, if it ends in one: a warp that takes it as one goes on, back to
 // the run's start without leaving (a loop) while the budget allows and the entry does not
 // reconverge there; a warp that splits returns to the warp loop at the branch.
-std::string write_run(const std::vector<Uop>& u, std::uint32_t first, std::uint32_t len,
-                      std::uint32_t num_preds, std::size_t index,
+std::string write_run(const Compiled& c, const std::vector<Uop>& u, std::uint32_t first,
+                      std::uint32_t len, std::uint32_t num_preds, std::size_t index,
                       std::vector<const std::uint64_t*>& fixed) {
   const auto mask_of = [&](const Uop& v) {
     return v.guard == num_preds ? std::string("mask")
@@ -687,7 +706,7 @@ std::string write_run(const std::vector<Uop>& u, std::uint32_t first, std::uint3
     const bool alone = kind == K::Shfl || kind == K::Ex2F32 || memory || kind == K::Bra;
     const bool closes = closes_at != 0 && k == closes_at;
     if (k < stop && !alone && !closes) continue;
-    if (k > from) body += SegmentWriter(num_preds, fixed, live).ops(u, from, k - from);
+    if (k > from) body += SegmentWriter(c, num_preds, fixed, live).ops(u, from, k - from);
     from = k;
     if (closes) {
       body += fmt::format("  skip_{}:;\n", k);
@@ -696,10 +715,10 @@ std::string write_run(const std::vector<Uop>& u, std::uint32_t first, std::uint3
     }
     if (k == stop || !alone) continue;
     from = k + 1;
-    if (kind == K::Shfl) body += SegmentWriter(num_preds, fixed, live).shfl(u[k]);
-    if (kind == K::Ex2F32) body += SegmentWriter(num_preds, fixed, live).ops(u, k, 1);
+    if (kind == K::Shfl) body += SegmentWriter(c, num_preds, fixed, live).shfl(u[k]);
+    if (kind == K::Ex2F32) body += SegmentWriter(c, num_preds, fixed, live).ops(u, k, 1);
     if (memory)
-      body += SegmentWriter(num_preds, fixed, live)
+      body += SegmentWriter(c, num_preds, fixed, live)
                   .memory(u[k], k, exec_of(u[k]),
                           fmt::format("ctx->memory(ctx->env, {}, {}, n - {});", k, exec_of(u[k]),
                                       end - k - 1));
@@ -969,7 +988,7 @@ NativePlan plan_native(const Compiled& c, std::uint32_t num_preds) {
       plan.first.push_back(static_cast<std::uint32_t>(i));
       plan.len.push_back(static_cast<std::uint32_t>(j - i));
       plan.fixed.emplace_back();
-      src << write_run(u, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j - i),
+      src << write_run(c, u, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j - i),
                        num_preds, index, plan.fixed.back());
       for (const char* form : {"full", "some"})
         entries << "extern \"C\" __attribute__((visibility(\"default\"))) std::int32_t bcn_" << form

@@ -28,6 +28,7 @@ struct Compiler {
   const ptx::Kernel& k;
   const Layout& layout;
   std::vector<std::uint64_t>& imm;
+  std::vector<std::uint8_t>& literal;
   std::uint32_t tid_base;    // the slot of tid.x
   std::size_t next_imm = 1;  // entry 0: zeros (the base of a register-less address)
   std::vector<std::pair<std::uint64_t, const std::uint64_t*>> seen;  // value -> its lanes
@@ -36,6 +37,7 @@ struct Compiler {
   const std::uint64_t* broadcast(std::uint64_t v) {
     for (const auto& [value, lanes] : seen)
       if (value == v) return lanes;
+    literal[next_imm] = 1;
     std::uint64_t* p = &imm[next_imm++ * 32];
     for (int l = 0; l < 32; ++l) p[l] = v;
     seen.emplace_back(v, p);
@@ -751,7 +753,10 @@ Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lan
     n += in.op == Opc::Ld && in.space == Space::Param ? 1 : 0;  // a parameter's lanes
   }
   out.imm.assign(n * 32, 0);
-  Compiler c{k, layout, out.imm, out.slots, 1, {}};
+  out.literal.assign(n, 0);
+  out.literal[0] = 1;  // zeros
+  out.laneid = layout.laneid;
+  Compiler c{k, layout, out.imm, out.literal, out.slots, 1, {}};
   out.uops.resize(k.code.size() + 1);
   for (std::size_t pc = 0; pc < out.code.size(); ++pc) {
     const Instr& in = out.code[pc];

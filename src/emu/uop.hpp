@@ -186,6 +186,11 @@ struct Compiled {
   // Broadcast immediates, shfl caches and forwarded ld.params' lanes (never
   // reallocated after compile: micro-ops point into it).
   std::vector<std::uint64_t> imm;
+  // Per 32-lane entry of `imm`: 1 where it is a constant of the kernel's code (an immediate, a
+  // symbol's address, the zeros of entry 0), the same in every launch; native code writes
+  // those as literals. Shfl caches and parameters' lanes change and are 0.
+  std::vector<std::uint8_t> literal;
+  const std::uint64_t* laneid = nullptr;  // Layout::laneid: the one fixed array not uniform
   // ld.param of a fixed address: its value's lanes, which its readers read in place when
   // they can (compile(): forward_constants), else `keep`; bind_params() fills them for each
   // launch's parameters.
