@@ -153,7 +153,8 @@ TEST_F(Native, RunsStopWhereControlFlowEnters) {
 }
 
 // The code's own constants are literals in the source (the compiler folds them), not operands
-// read lane by lane; the launch's values (the trip count n) stay operands, read once per run.
+// read lane by lane (but a directed fma's, as uniform values); the launch's values (the trip
+// count n) stay operands, read once per run.
 TEST_F(Native, ConstantsOfTheCodeAreLiterals) {
   std::vector<std::uint64_t> cta;
   const det::Compiled c = compile(kernel(), cta);

@@ -447,6 +447,7 @@ class SegmentWriter {
 
   // Micro-ops that compute lane by lane, as one loop.
   std::string ops(const std::vector<Uop>& u, std::uint32_t first, std::uint32_t len) {
+    end_ = first + len;
     for (std::uint32_t k = 0; k < len; ++k) op(u[first + k], k);
     return block("", "");
   }
@@ -504,8 +505,10 @@ class SegmentWriter {
                         : "    const bool act = ((" + live_ + " >> l) & 1u) != 0;\n")
       << "    (void)act;\n"
       << body_.str();
+    // What no instruction from here on reads (a temporary of the segment) stays unwritten.
     for (const auto& [off, var] : reg_)
-      if (written_.count(off)) o << "    R[" << off << " + l] = " << var << ";\n";
+      if (written_.count(off) && (end_ == kNoEnd || c_.live_in(end_, off / 32)))
+        o << "    R[" << off << " + l] = " << var << ";\n";
     for (std::uint32_t p : preds_written_) o << "    q" << p << "[l] = " << pred_[p] << ";\n";
     o << "    }\n" << after;
     for (std::uint32_t p : preds_written_) o << "    P[" << p << "] = lane_bits(q" << p << ");\n";
@@ -663,7 +666,9 @@ class SegmentWriter {
     }
   }
 
+  static constexpr std::uint32_t kNoEnd = ~0u;
   const Compiled& c_;
+  std::uint32_t end_ = kNoEnd;  // ops(): the instruction after the segment
   bool literals_ = true;
   std::uint32_t num_preds_;
   std::vector<const std::uint64_t*>& fixed_;

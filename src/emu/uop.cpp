@@ -507,7 +507,8 @@ void for_each_reg(const Instr& in, F f) {
     if (in.frag[i].kind == Opnd::Kind::Reg) f(in.frag[i].reg, i < in.frag_defs);
 }
 
-std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slot_of) {
+std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slot_of,
+                           std::vector<std::uint64_t>* slot_live) {
   const std::size_t n = k.code.size();
   const std::uint32_t nregs = k.num_regs;
   slot_of.assign(nregs, ~0u);
@@ -596,6 +597,17 @@ std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slo
     }
     slot_end[pick] = last[r];
     slot_of[r] = pick;
+  }
+  if (slot_live) {  // the registers' live-in sets as slots', one more row (none) for End
+    const std::size_t sw = (slots + 63) / 64;
+    slot_live->assign((n + 1) * sw, 0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t w = 0; w < words; ++w)
+        for (std::uint64_t bits = live[i * words + w]; bits; bits &= bits - 1) {
+          const std::uint32_t r =
+              static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+          (*slot_live)[i * sw + slot_of[r] / 64] |= 1ull << (slot_of[r] % 64);
+        }
   }
   return std::max<std::uint32_t>(slots, 1);
 }
@@ -731,7 +743,7 @@ void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
 Compiled compile(const ptx::Kernel& k, const Layout& layout, bool fast, bool lanes) {
   Compiled out;
   std::vector<std::uint32_t> slot_of;
-  out.slots = assign_slots(k, slot_of);
+  out.slots = assign_slots(k, slot_of, &out.live);
   out.code = k.code;
   for (Instr& in : out.code) {
     for (int i = 0; i < in.nsrc && i < 4; ++i)

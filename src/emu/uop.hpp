@@ -191,6 +191,15 @@ struct Compiled {
   // those as literals. Shfl caches and parameters' lanes change and are 0.
   std::vector<std::uint8_t> literal;
   const std::uint64_t* laneid = nullptr;  // Layout::laneid: the one fixed array not uniform
+  // Per instruction (and End), the slots live into it in one thread's control flow, as
+  // assign_slots found them ((slots + 63) / 64 words each; none when the kernel has no
+  // registers): native code does not write back a value no later instruction reads.
+  std::vector<std::uint64_t> live;
+  bool live_in(std::size_t pc, std::uint32_t slot) const {
+    const std::size_t words = (slots + 63) / 64;
+    if (slot >= slots || (pc + 1) * words > live.size()) return true;
+    return (live[pc * words + slot / 64] >> (slot % 64)) & 1u;
+  }
   // ld.param of a fixed address: its value's lanes, which its readers read in place when
   // they can (compile(): forward_constants), else `keep`; bind_params() fills them for each
   // launch's parameters.
@@ -214,7 +223,9 @@ struct Compiled {
 // per-thread control-flow graph: two registers share a slot only when no instruction
 // has both live (or writes one while the other is live). Registers no instruction names
 // get none (~0u). Returns the number of slots.
-std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slot_of);
+// With `slot_live`, also each instruction's live-in slots (Compiled::live).
+std::uint32_t assign_slots(const ptx::Kernel& k, std::vector<std::uint32_t>& slot_of,
+                           std::vector<std::uint64_t>* slot_live = nullptr);
 
 // The micro-ops over the reference's own per-lane functions (f32 helpers, integer division,
 // `not`, conversions, directed rounding): each lane from its own lanes alone.
