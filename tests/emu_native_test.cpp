@@ -318,6 +318,62 @@ TEST(NativeFootprint, CalledBackLoadsAndStoresAreRecorded) {
   fs::remove(file);
 }
 
+// Every lane at one address: a load of in[1] (one element, every lane its value) and a
+// store to out[0] (the last lane's value), beside a row, with 4 warps, so that all but the
+// first run in place.
+const std::string kOne = kernel_ptx("one", R"(  ld.global.f32 %f1, [%rd2+4];
+  cvt.rn.f32.u32 %f2, %r2;
+  add.f32 %f3, %f1, %f2;
+  add.s64 %rd5, %rd1, %rd3;
+  st.global.f32 [%rd5+4], %f3;
+  st.global.f32 [%rd1], %f3;
+  ret;
+)");
+
+TEST(NativeInPlace, OneAddressForEveryLane) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("bankcheck-native-one-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ::setenv("BANKCHECK_CACHE_DIR", dir.c_str(), 1);
+  const fs::path file = dir.string() + ".ptx";
+  std::ofstream(file) << kOne;
+  drv::CheckOptions co;
+  co.input = file.string();
+  const drv::Loaded loaded = drv::load(co);
+  const auto& k = loaded.program.kernels.at(0);
+  constexpr std::uint32_t kThreads = 128;
+  const auto run = [&](bool native) {
+    emu::GlobalMemory mem;
+    const std::uint64_t out = mem.add("out", 4 * (kThreads + 1)), in = mem.add("in", 4 * 4);
+    const float x[4] = {0.5f, 7.25f, -1.0f, 3.0f};
+    std::memcpy(mem.find(in, 1)->data(), x, sizeof x);
+    emu::Launch launch;
+    launch.block = {kThreads, 1, 1};
+    launch.params.assign(static_cast<std::size_t>(k.param_bytes), 0);
+    std::memcpy(launch.params.data() + k.params[0].offset, &out, 8);
+    std::memcpy(launch.params.data() + k.params[1].offset, &in, 8);
+    emu::Emulator::Options o{.fast = true, .execute_only = true};
+    o.native = native;
+    o.native_after = 0;
+    {
+      emu::Emulator e(loaded.program, k, mem, o);
+      e.run_cta(launch, {0, 0, 0});
+    }
+    std::vector<float> r(kThreads + 1);
+    std::memcpy(r.data(), mem.find(out, 1)->data(), 4 * r.size());
+    return r;
+  };
+  const std::uint64_t failures = emu::native_code_failures();
+  const std::vector<float> micro = run(false), native = run(true);
+  EXPECT_EQ(emu::native_code_failures(), failures);
+  EXPECT_EQ(native, micro);
+  for (std::uint32_t t = 0; t < kThreads; ++t)
+    EXPECT_EQ(native[t + 1], 7.25f + static_cast<float>(t)) << "thread " << t;
+  EXPECT_EQ(std::fmod(native[0] - 7.25f, 32.0f), 31.0f);  // a warp's last lane
+  fs::remove_all(dir);
+  fs::remove(file);
+}
+
 }  // namespace
 
 namespace {

@@ -330,10 +330,10 @@ inline float fma_f32(float a, float b, float c) { return fma_round_to_odd(a, b, 
 // there is a window and every executing lane is inside it and aligned: the warp loop's own
 // code then runs it. One check for the warp: the executing lanes' offsets OR-ed are at least
 // each of them (aligned: inside when the OR is), else the exact test; a row of 32 words is
-// one copy. Out of line: one copy per element shape, not per instruction.
+// one copy, and one address for every lane one element. Out of line: one copy per element shape, not per instruction.
 template <typename T, bool Shared, unsigned Vec>
 bool lanes_inside(const U* base, U off, std::uint32_t ex, const NativeWindow& w, bool plain,
-                  U* e, bool& row) {
+                  U* e, bool& row, bool& one) {
   constexpr U width = sizeof(T) * Vec;
   if (!plain || !w.data || w.size < width) return false;
   const U lo = w.lo, room = w.size - width;
@@ -341,13 +341,24 @@ bool lanes_inside(const U* base, U off, std::uint32_t ex, const NativeWindow& w,
   // The common case first, with less to check: every lane running, one element each, at
   // consecutive addresses from an aligned first one, the whole row inside (e[0] alone set).
   if (Vec == 1 && ex == 0xFFFFFFFFu && w.size >= 32 * width) {
-    U apart = 0;
-    for (int l = 0; l < 32; ++l)
-      apart |= ((Shared ? ((base[l] + off) & M32) : base[l] + off) - lo) ^ (first + width * (U)l);
-    if (apart == 0 && ((first + lo) & (width - 1)) == 0 && first <= w.size - 32 * width) {
-      e[0] = first;
-      row = true;
-      return true;
+    U apart = 0, same = 0;
+    for (int l = 0; l < 32; ++l) {
+      const U a = (Shared ? ((base[l] + off) & M32) : base[l] + off) - lo;
+      apart |= a ^ (first + width * (U)l);
+      same |= a ^ first;
+    }
+    if (((first + lo) & (width - 1)) == 0) {
+      if (apart == 0 && first <= w.size - 32 * width) {
+        e[0] = first;
+        row = true;
+        return true;
+      }
+      // Every lane at one address (a row's mean, a block's offset): one element.
+      if (same == 0 && first <= room) {
+        e[0] = first;
+        one = true;
+        return true;
+      }
     }
   }
   U any = 0, mis = 0, apart = 0;
@@ -374,9 +385,16 @@ __attribute__((noinline)) bool load_lanes(U* R, const U* base, U off, std::uint3
                                           const std::uint32_t* dst) {
   using Wide = typename std::conditional<std::is_signed<T>::value, std::int64_t, U>::type;
   U e[32];
-  bool row = false;
-  if (!lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row)) return false;
+  bool row = false, one = false;
+  if (!lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row, one)) return false;
   if (!ex) return true;
+  if (one && dst[0] != 0xFFFFFFFFu) {
+    T x;
+    std::memcpy(&x, w.data + e[0], sizeof x);
+    U* d = R + dst[0];
+    for (int l = 0; l < 32; ++l) d[l] = (U)(Wide)x;
+    return true;
+  }
   if (row && dst[0] != 0xFFFFFFFFu) {
     U* d = R + dst[0];
     const std::uint8_t* p = w.data + e[0];
@@ -413,9 +431,14 @@ __attribute__((noinline)) bool store_lanes(U* R, const U* base, U off, std::uint
                                            const U* const* src) {
   (void)R;
   U e[32];
-  bool row = false;
-  if (!lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row)) return false;
+  bool row = false, one = false;
+  if (!lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row, one)) return false;
   if (!ex) return true;
+  if (one) {  // of lanes at one address, the last wins
+    const T x = static_cast<T>(src[0][31]);
+    std::memcpy(w.data + e[0], &x, sizeof x);
+    return true;
+  }
   if (row) {
     std::uint8_t* p = w.data + e[0];
     for (int l = 0; l < 32; ++l) {
