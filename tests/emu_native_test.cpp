@@ -319,14 +319,17 @@ TEST(NativeFootprint, CalledBackLoadsAndStoresAreRecorded) {
 }
 
 // Every lane at one address: a load of in[1] (one element, every lane its value) and a
-// store to out[0] (the last lane's value), beside a row, with 4 warps, so that all but the
-// first run in place.
+// store to out[0] (the last lane's value), beside a row and a store of one lane (lane 5 of
+// each warp to out[129 + its thread]), with 4 warps, so that all but the first run in place.
 const std::string kOne = kernel_ptx("one", R"(  ld.global.f32 %f1, [%rd2+4];
   cvt.rn.f32.u32 %f2, %r2;
   add.f32 %f3, %f1, %f2;
   add.s64 %rd5, %rd1, %rd3;
   st.global.f32 [%rd5+4], %f3;
   st.global.f32 [%rd1], %f3;
+  and.b32 %r5, %r2, 31;
+  setp.eq.u32 %p1, %r5, 5;
+  @%p1 st.global.f32 [%rd5+516], %f3;
   ret;
 )");
 
@@ -344,7 +347,7 @@ TEST(NativeInPlace, OneAddressForEveryLane) {
   constexpr std::uint32_t kThreads = 128;
   const auto run = [&](bool native) {
     emu::GlobalMemory mem;
-    const std::uint64_t out = mem.add("out", 4 * (kThreads + 1)), in = mem.add("in", 4 * 4);
+    const std::uint64_t out = mem.add("out", 4 * (2 * kThreads + 1)), in = mem.add("in", 4 * 4);
     const float x[4] = {0.5f, 7.25f, -1.0f, 3.0f};
     std::memcpy(mem.find(in, 1)->data(), x, sizeof x);
     emu::Launch launch;
@@ -359,7 +362,7 @@ TEST(NativeInPlace, OneAddressForEveryLane) {
       emu::Emulator e(loaded.program, k, mem, o);
       e.run_cta(launch, {0, 0, 0});
     }
-    std::vector<float> r(kThreads + 1);
+    std::vector<float> r(2 * kThreads + 1);
     std::memcpy(r.data(), mem.find(out, 1)->data(), 4 * r.size());
     return r;
   };
@@ -370,6 +373,9 @@ TEST(NativeInPlace, OneAddressForEveryLane) {
   for (std::uint32_t t = 0; t < kThreads; ++t)
     EXPECT_EQ(native[t + 1], 7.25f + static_cast<float>(t)) << "thread " << t;
   EXPECT_EQ(std::fmod(native[0] - 7.25f, 32.0f), 31.0f);  // a warp's last lane
+  for (std::uint32_t t = 0; t < kThreads; ++t)
+    EXPECT_EQ(native[kThreads + 1 + t], t % 32 == 5 ? 7.25f + static_cast<float>(t) : 0.0f)
+        << "thread " << t;
   fs::remove_all(dir);
   fs::remove(file);
 }

@@ -361,6 +361,12 @@ bool lanes_inside(const U* base, U off, std::uint32_t ex, const NativeWindow& w,
       }
     }
   }
+  if (ex && (ex & (ex - 1)) == 0) {  // one lane (`if (lane == 31) totals[warp] = x;`)
+    const int l = __builtin_ctz(ex);
+    const U a = Shared ? ((base[l] + off) & M32) : base[l] + off;
+    e[l] = a - lo;
+    return (a & (width - 1)) == 0 && e[l] <= room;
+  }
   U any = 0, mis = 0, apart = 0;
   for (int l = 0; l < 32; ++l) {
     const U on = 0 - (U)((ex >> l) & 1u);
@@ -416,8 +422,8 @@ __attribute__((noinline)) bool load_lanes(U* R, const U* base, U off, std::uint3
       }
       continue;
     }
-    for (int l = 0; l < 32; ++l) {
-      if (!((ex >> l) & 1u)) continue;
+    for (std::uint32_t m = ex; m; m &= m - 1) {
+      const int l = __builtin_ctz(m);
       T x;
       std::memcpy(&x, w.data + e[l] + sizeof(T) * v, sizeof x);
       d[l] = (U)(Wide)x;
@@ -447,8 +453,8 @@ __attribute__((noinline)) bool store_lanes(U* R, const U* base, U off, std::uint
     }
     return true;
   }
-  for (int l = 0; l < 32; ++l) {  // lane by lane: of two lanes at one address, the last wins
-    if (!((ex >> l) & 1u)) continue;
+  for (std::uint32_t m = ex; m; m &= m - 1) {  // lane by lane: of two at one address, the last
+    const int l = __builtin_ctz(m);            // wins
     for (unsigned v = 0; v < Vec; ++v) {
       const T x = static_cast<T>(src[v][l]);
       std::memcpy(w.data + e[l] + sizeof(T) * v, &x, sizeof x);
