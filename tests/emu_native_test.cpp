@@ -320,7 +320,8 @@ TEST(NativeFootprint, CalledBackLoadsAndStoresAreRecorded) {
 
 // Every lane at one address: a load of in[1] (one element, every lane its value) and a
 // store to out[0] (the last lane's value), beside a row and a store of one lane (lane 5 of
-// each warp to out[129 + its thread]), with 4 warps, so that all but the first run in place.
+// each warp to out[129 + its thread]), and a row of float4 (in4[1 + t] to out4[65 + t],
+// reversed), with 4 warps, so that all but the first run in place.
 const std::string kOne = kernel_ptx("one", R"(  ld.global.f32 %f1, [%rd2+4];
   cvt.rn.f32.u32 %f2, %r2;
   add.f32 %f3, %f1, %f2;
@@ -330,6 +331,11 @@ const std::string kOne = kernel_ptx("one", R"(  ld.global.f32 %f1, [%rd2+4];
   and.b32 %r5, %r2, 31;
   setp.eq.u32 %p1, %r5, 5;
   @%p1 st.global.f32 [%rd5+516], %f3;
+  mul.wide.u32 %rd6, %r2, 16;
+  add.s64 %rd7, %rd2, %rd6;
+  ld.global.v4.f32 {%f4, %f5, %f6, %f7}, [%rd7+16];
+  add.s64 %rd4, %rd1, %rd6;
+  st.global.v4.f32 [%rd4+1040], {%f7, %f6, %f5, %f4};
   ret;
 )");
 
@@ -347,9 +353,12 @@ TEST(NativeInPlace, OneAddressForEveryLane) {
   constexpr std::uint32_t kThreads = 128;
   const auto run = [&](bool native) {
     emu::GlobalMemory mem;
-    const std::uint64_t out = mem.add("out", 4 * (2 * kThreads + 1)), in = mem.add("in", 4 * 4);
-    const float x[4] = {0.5f, 7.25f, -1.0f, 3.0f};
-    std::memcpy(mem.find(in, 1)->data(), x, sizeof x);
+    const std::uint64_t out = mem.add("out", 1040 + 16 * kThreads),
+                        in = mem.add("in", 16 * (kThreads + 1));
+    std::vector<float> x(4 * (kThreads + 1));
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) / 2;
+    x[1] = 7.25f;
+    std::memcpy(mem.find(in, 1)->data(), x.data(), 4 * x.size());
     emu::Launch launch;
     launch.block = {kThreads, 1, 1};
     launch.params.assign(static_cast<std::size_t>(k.param_bytes), 0);
@@ -362,7 +371,7 @@ TEST(NativeInPlace, OneAddressForEveryLane) {
       emu::Emulator e(loaded.program, k, mem, o);
       e.run_cta(launch, {0, 0, 0});
     }
-    std::vector<float> r(2 * kThreads + 1);
+    std::vector<float> r((1040 + 16 * kThreads) / 4);
     std::memcpy(r.data(), mem.find(out, 1)->data(), 4 * r.size());
     return r;
   };
@@ -376,6 +385,10 @@ TEST(NativeInPlace, OneAddressForEveryLane) {
   for (std::uint32_t t = 0; t < kThreads; ++t)
     EXPECT_EQ(native[kThreads + 1 + t], t % 32 == 5 ? 7.25f + static_cast<float>(t) : 0.0f)
         << "thread " << t;
+  for (std::uint32_t t = 0; t < kThreads; ++t)
+    for (std::uint32_t v = 0; v < 4; ++v)
+      EXPECT_EQ(native[260 + 4 * t + v], static_cast<float>(4 * (t + 1) + 3 - v) / 2)
+          << "thread " << t << ", element " << v;
   fs::remove_all(dir);
   fs::remove(file);
 }

@@ -338,9 +338,10 @@ bool lanes_inside(const U* base, U off, std::uint32_t ex, const NativeWindow& w,
   if (!plain || !w.data || w.size < width) return false;
   const U lo = w.lo, room = w.size - width;
   const U first = (Shared ? ((base[0] + off) & M32) : base[0] + off) - lo;
-  // The common case first, with less to check: every lane running, one element each, at
-  // consecutive addresses from an aligned first one, the whole row inside (e[0] alone set).
-  if (Vec == 1 && ex == 0xFFFFFFFFu && w.size >= 32 * width) {
+  // The common case first, with less to check: every lane running, at consecutive
+  // addresses (a float4 row too) from an aligned first one, the whole row inside (e[0]
+  // alone set).
+  if (ex == 0xFFFFFFFFu && w.size >= 32 * width) {
     U apart = 0, same = 0;
     for (int l = 0; l < 32; ++l) {
       const U a = (Shared ? ((base[l] + off) & M32) : base[l] + off) - lo;
@@ -382,7 +383,7 @@ bool lanes_inside(const U* base, U off, std::uint32_t ex, const NativeWindow& w,
     for (int l = 0; l < 32; ++l) out |= (U)(e[l] > room) & (U)((ex >> l) & 1u);
     if (out) return false;
   }
-  row = ex == 0xFFFFFFFFu && apart == 0 && Vec == 1;
+  row = ex == 0xFFFFFFFFu && apart == 0;
   return true;
 }
 template <typename T, bool Shared, unsigned Vec>
@@ -394,20 +395,22 @@ __attribute__((noinline)) bool load_lanes(U* R, const U* base, U off, std::uint3
   bool row = false, one = false;
   if (!lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row, one)) return false;
   if (!ex) return true;
-  if (one && dst[0] != 0xFFFFFFFFu) {
-    T x;
-    std::memcpy(&x, w.data + e[0], sizeof x);
-    U* d = R + dst[0];
-    for (int l = 0; l < 32; ++l) d[l] = (U)(Wide)x;
-    return true;
-  }
-  if (row && dst[0] != 0xFFFFFFFFu) {
-    U* d = R + dst[0];
+  if (one || row) {
     const std::uint8_t* p = w.data + e[0];
-    for (int l = 0; l < 32; ++l) {
-      T x;
-      std::memcpy(&x, p + sizeof(T) * l, sizeof x);
-      d[l] = (U)(Wide)x;
+    for (unsigned v = 0; v < Vec; ++v) {
+      if (dst[v] == 0xFFFFFFFFu) continue;
+      U* d = R + dst[v];
+      if (one) {
+        T x;
+        std::memcpy(&x, p + sizeof(T) * v, sizeof x);
+        for (int l = 0; l < 32; ++l) d[l] = (U)(Wide)x;
+        continue;
+      }
+      for (int l = 0; l < 32; ++l) {
+        T x;
+        std::memcpy(&x, p + sizeof(T) * (Vec * l + v), sizeof x);
+        d[l] = (U)(Wide)x;
+      }
     }
     return true;
   }
@@ -440,16 +443,18 @@ __attribute__((noinline)) bool store_lanes(U* R, const U* base, U off, std::uint
   bool row = false, one = false;
   if (!lanes_inside<T, Shared, Vec>(base, off, ex, w, plain, e, row, one)) return false;
   if (!ex) return true;
-  if (one) {  // of lanes at one address, the last wins
-    const T x = static_cast<T>(src[0][31]);
-    std::memcpy(w.data + e[0], &x, sizeof x);
-    return true;
-  }
-  if (row) {
+  if (one || row) {
     std::uint8_t* p = w.data + e[0];
-    for (int l = 0; l < 32; ++l) {
-      const T x = static_cast<T>(src[0][l]);
-      std::memcpy(p + sizeof(T) * l, &x, sizeof x);
+    for (unsigned v = 0; v < Vec; ++v) {
+      if (one) {  // of lanes at one address, the last wins
+        const T x = static_cast<T>(src[v][31]);
+        std::memcpy(p + sizeof(T) * v, &x, sizeof x);
+        continue;
+      }
+      for (int l = 0; l < 32; ++l) {
+        const T x = static_cast<T>(src[v][l]);
+        std::memcpy(p + sizeof(T) * (Vec * l + v), &x, sizeof x);
+      }
     }
     return true;
   }
