@@ -8,6 +8,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bankcheck/emu/emulator.hpp"
@@ -457,6 +458,7 @@ struct Emulator::State {
     std::uint64_t phase = 0;         // barrier.cluster phases completed
   };
   std::vector<Cluster> clusters;
+  std::vector<std::pair<std::uint64_t, std::size_t>> by_cluster;  // run_ctas' scratch
   std::uint64_t mbar_changes = 0;  // changes of any mbarrier of the group
   // Progress of the group: a warp ran that was not released from a wait, a barrier
   // released, a cluster phase completed (a spinning load reads again once per change).

@@ -277,9 +277,11 @@ void Emulator::run_ctas(const Launch& launch, const Dim3* ids, std::size_t count
   // stays null: its memory and arrivals cannot be reached).
   const Dim3 cl = cluster_shape(kernel_, launch);
   const std::uint32_t size = cl.x * cl.y * cl.z;
-  ks.clusters.clear();
-  ks.clusters.reserve(count);
-  std::vector<std::pair<std::uint64_t, std::size_t>> by_cluster;  // cluster index -> slot
+  // Kept from call to call (a launch runs one CTA a call, tens of thousands of them): the
+  // first `used` clusters are this call's.
+  if (ks.clusters.size() < count) ks.clusters.resize(count);
+  std::vector<std::pair<std::uint64_t, std::size_t>>& by_cluster = ks.by_cluster;
+  by_cluster.clear();  // cluster index -> slot
   for (std::size_t i = 0; i < count; ++i) {
     State::Cta& st = *ks.ctas[i];
     Ctx& c = *st.ctx;
@@ -297,10 +299,11 @@ void Emulator::run_ctas(const Launch& launch, const Dim3* ids, std::size_t count
     auto it = std::find_if(by_cluster.begin(), by_cluster.end(),
                            [&](const auto& p) { return p.first == key; });
     if (it == by_cluster.end()) {
-      ks.clusters.emplace_back();
-      ks.clusters.back().ctas.assign(size, nullptr);
-      ks.clusters.back().ctxs.assign(size, nullptr);
-      by_cluster.push_back({key, ks.clusters.size() - 1});
+      State::Cluster& g = ks.clusters[by_cluster.size()];
+      g.ctas.assign(size, nullptr);
+      g.ctxs.assign(size, nullptr);
+      g.phase = 0;
+      by_cluster.push_back({key, by_cluster.size()});
       it = by_cluster.end() - 1;
     }
     State::Cluster& g = ks.clusters[it->second];
