@@ -171,6 +171,22 @@ TEST_F(Native, ConstantsOfTheCodeAreLiterals) {
   EXPECT_EQ(plan.source.find("f0[l]"), std::string::npos);
 }
 
+// The kernel's ld.params come before any branch: their readers anywhere (the trip count n,
+// read after the loop's label) read the launch's value in place, and the loads count as
+// instructions without writing a register (uop.cpp: forward_constants).
+TEST_F(Native, ParametersReadPastTheFirstBranch) {
+  std::vector<std::uint64_t> cta;
+  const det::Compiled c = compile(kernel(), cta);
+  ASSERT_EQ(c.params.size(), 3u);  // out, in, n
+  const det::Compiled::ParamRead& n = c.params[2];
+  EXPECT_FALSE(n.keep);
+  ASSERT_FALSE(n.readers.empty());
+  int label = -1;
+  for (std::size_t i = 0; i < c.code.size(); ++i)
+    if (c.code[i].op == bankcheck::ptx::Opc::Fma) label = static_cast<int>(i);
+  for (const auto& [uop, src] : n.readers) EXPECT_GT(static_cast<int>(uop), label);
+}
+
 TEST_F(Native, SameResultsAsTheMicroOps) {
   emu::Emulator::Options micro{.fast = true, .execute_only = true};
   emu::Emulator::Options native = micro;

@@ -656,7 +656,9 @@ bool lanewise(K kind) {
 // Movs of an immediate or a CTA constant (nvcc's `mov.f32 %f11, 0f3F800000` before an fma,
 // `mov.u32 %r3, %ctaid.x`; one value in every lane): when the register has no other definition, the
 // mov is unguarded, and every instruction that reads the register follows the mov in its basic
-// block (no branch target, reconvergence point, branch, exit or wait between them) and reads it as
+// block (no branch target, reconvergence point, branch, exit or wait between them), or the mov
+// is among the kernel's first instructions (before any of those: a kernel's ld.params, which
+// the body of its `if (i < n)` reads), and reads it as
 // a src[i] of a lanewise micro-op, those read the constant's lanes (the values the mov writes, in
 // every lane it writes) and the mov becomes K::Nop, which still counts. A register read
 // anywhere else (the reference path, an address, a fragment, a shuffle of other lanes) keeps
@@ -682,6 +684,14 @@ void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
     return kind == K::End || kind == K::Bra || kind == K::Exit || kind == K::Bar ||
            kind == K::MbarWait || kind == K::BarCluster || kind == K::LdPoll;
   };
+  // The kernel's first instructions, up to the first branch target, reconvergence point or
+  // control instruction: every lane of a warp runs them, once, before anything else, so a
+  // register they define and nothing else does holds that value wherever it is read.
+  // (An instruction of the reference path ends it too: it may be one that jumps.)
+  std::size_t prefix_end = n > 0 && !leader[0] ? 1 : 0;
+  while (prefix_end > 0 && prefix_end < n && !leader[prefix_end] &&
+         !control(uops[prefix_end - 1].kind) && uops[prefix_end - 1].kind != K::Slow)
+    ++prefix_end;
   // The readers of the register instruction d defines, when they can read it in place.
   std::vector<std::pair<std::uint32_t, std::uint8_t>> found;
   const auto readers = [&](std::size_t d) {
@@ -692,7 +702,8 @@ void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
     const std::uint32_t off = slot_of[r] * 32;
     found.clear();
     std::uint32_t seen = 0;
-    for (std::size_t j = d + 1; j < n && !leader[j]; ++j) {
+    const bool everywhere = d < prefix_end;  // else its block only
+    for (std::size_t j = d + 1; j < n && (everywhere || !leader[j]); ++j) {
       const Instr& user = code[j];
       const Uop& v = uops[j];
       std::uint32_t here = 0;
@@ -708,7 +719,7 @@ void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
         if (through_src != here) return false;
         seen += here;
       }
-      if (control(v.kind)) break;
+      if (control(v.kind) && !everywhere) break;
     }
     return seen == reads[r];
   };
