@@ -409,6 +409,77 @@ TEST(NativeInPlace, OneAddressForEveryLane) {
   fs::remove(file);
 }
 
+// Directed f32 arithmetic (fma.rm as every expf has it, add.rz, mul.rp, sub.rm) over
+// values that round every way, denormals, infinities and NaNs: native code (on x86 with FMA,
+// the host's arithmetic under MXCSR's rounding mode) leaves what the micro-ops leave (the
+// host's rounding mode set for the warp).
+const std::string kDirected = kernel_ptx("directed", R"(  ld.global.f32 %f1, [%rd4];
+  ld.global.f32 %f2, [%rd4+256];
+  fma.rm.f32 %f3, %f1, %f2, 0f3F800000;
+  add.rz.f32 %f4, %f1, %f2;
+  mul.rp.f32 %f5, %f3, %f4;
+  sub.rm.f32 %f6, %f5, %f1;
+  add.s64 %rd5, %rd1, %rd3;
+  st.global.f32 [%rd5], %f3;
+  st.global.f32 [%rd5+256], %f4;
+  st.global.f32 [%rd5+512], %f5;
+  st.global.f32 [%rd5+768], %f6;
+  ret;
+)");
+
+TEST(NativeValues, DirectedArithmeticInPlaceEqualsTheMicroOps) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("bankcheck-native-directed-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ::setenv("BANKCHECK_CACHE_DIR", dir.c_str(), 1);
+  const fs::path file = dir.string() + ".ptx";
+  std::ofstream(file) << kDirected;
+  drv::CheckOptions co;
+  co.input = file.string();
+  const drv::Loaded loaded = drv::load(co);
+  const auto& k = loaded.program.kernels.at(0);
+  std::mt19937 rng(7);
+  const float specials[] = {0.0f,     -0.0f,     1e-45f, -1e-45f, 1e-38f, 3.4e38f, -3.4e38f,
+                            INFINITY, -INFINITY, NAN,    1.0f,    -1.0f,  1.5e-7f, 1e30f};
+  for (int round = 0; round < 8; ++round) {
+    std::vector<float> x(128);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      std::uint32_t b = static_cast<std::uint32_t>(rng());
+      if (round % 2 == 0) b = (b & 0x807FFFFFu) | ((100u + b % 56u) << 23);  // near 1
+      std::memcpy(&x[i], &b, 4);
+      if (rng() % 8 == 0) x[i] = specials[rng() % std::size(specials)];
+    }
+    const auto run = [&](bool native) {
+      emu::GlobalMemory mem;
+      const std::uint64_t out = mem.add("out", 4 * 256), in = mem.add("in", 4 * 128);
+      std::memcpy(mem.find(in, 1)->data(), x.data(), 4 * x.size());
+      emu::Launch launch;
+      launch.block = {64, 1, 1};
+      launch.params.assign(static_cast<std::size_t>(k.param_bytes), 0);
+      std::memcpy(launch.params.data() + k.params[0].offset, &out, 8);
+      std::memcpy(launch.params.data() + k.params[1].offset, &in, 8);
+      emu::Emulator::Options o{.fast = true, .execute_only = true};
+      o.native = native;
+      o.native_after = 0;
+      {
+        emu::Emulator e(loaded.program, k, mem, o);
+        for (int cta = 0; cta < 3; ++cta) e.run_cta(launch, {0, 0, 0});  // in place, too
+      }
+      std::vector<std::uint32_t> r(256);
+      std::memcpy(r.data(), mem.find(out, 1)->data(), 4 * r.size());
+      return r;
+    };
+    const std::uint64_t failures = emu::native_code_failures();
+    const std::vector<std::uint32_t> micro = run(false), native = run(true);
+    EXPECT_EQ(emu::native_code_failures(), failures);
+    for (std::size_t i = 0; i < micro.size(); ++i)
+      ASSERT_EQ(native[i], micro[i])
+          << "round " << round << ", output " << i / 64 << ", thread " << i % 64;
+  }
+  fs::remove_all(dir);
+  fs::remove(file);
+}
+
 }  // namespace
 
 namespace {

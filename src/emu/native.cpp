@@ -32,6 +32,8 @@ namespace {
 
 using ptx::Cmp;
 
+bool host_fma();
+
 bool is_memory(K k) {
   return k == K::LdShared || k == K::StShared || k == K::LdGlobal || k == K::StGlobal;
 }
@@ -318,6 +320,21 @@ inline U sat_f32(U a) {
   const float f = as_f32(a);
   return canonical_f32((std::isnan(f) || f <= 0.0f) ? 0.0f : (f < 1.0f ? f : 1.0f));
 }
+#if defined(__x86_64__)
+// A directed segment's rounding mode (mode: 1 rz, 2 rm, 3 rp), set in MXCSR, and restored;
+// the memory clobbers keep the loop's loads after the change and its stores before the
+// restore, and so its arithmetic between them.
+inline unsigned bcn_round(int mode) {
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr((csr & ~0x6000u) | (mode == 1 ? 0x6000u : mode == 2 ? 0x2000u : 0x4000u));
+  asm volatile("" ::: "memory");
+  return csr;
+}
+inline void bcn_round_restore(unsigned csr) {
+  asm volatile("" ::: "memory");
+  _mm_setcsr(csr);
+}
+#endif
 #if defined(__FMA__)
 inline float fma_f32(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 #else
@@ -502,6 +519,39 @@ class SegmentWriter {
     if (v.dst[1] != kNoDst) set_pred(v.dst[1], "ok", 0, "", x);
     return block("    U out[32];\n",
                  fmt::format("    for (int l = 0; l < 32; ++l) R[{} + l] = out[l];\n", v.dst[0]));
+  }
+
+  // A directed f32 add, sub, mul or fma (K::DirectedF32) at `pc`, alone, where host_fma():
+  // the host's own arithmetic with MXCSR's rounding mode set around the loop (bcn_round),
+  // as directed_f32() of uop_run.hpp runs it with the host's rounding mode, rather than
+  // directed_f32_value's rounding to odd in double (expf's fma.rm).
+  std::string directed(const Uop& v, std::uint32_t pc) {
+    end_ = pc + 1;
+    literals_ = false;  // read from memory, after the mode's change
+    const std::string x = exec(v, 0);
+    const std::string a = "as_f32(" + src(v.src[0]) + ")", b = "as_f32(" + src(v.src[1]) + ")";
+    std::string value;
+    switch (v.aux) {
+      case kDirectedAdd:
+        value = a + " + " + b;
+        break;
+      case kDirectedSub:
+        value = a + " - " + b;
+        break;
+      case kDirectedMul:
+        value = a + " * " + b;
+        break;
+      default:
+        value = "fma_f32(" + a + ", " + b + ", as_f32(" + src(v.src[2]) + "))";
+        break;
+    }
+    set_reg(v.dst[0], "canonical_f32(" + value + ")", v, 0, x);
+    const ptx::Round r = v.in->mod.round;
+    const int mode = r == ptx::Round::Rz   ? kDirectedRz
+                     : r == ptx::Round::Rm ? kDirectedRm
+                                           : kDirectedRp;
+    return block(fmt::format("    const unsigned csr = bcn_round({});\n", mode),
+                 "    bcn_round_restore(csr);\n");
   }
 
   // A load or store (K::LdShared .. K::StGlobal, as memory() of uop_run.hpp) for the lanes
@@ -742,7 +792,8 @@ std::string write_run(const Compiled& c, const std::vector<Uop>& u, std::uint32_
   for (std::uint32_t k = first; k <= stop; ++k) {
     const K kind = k < stop ? u[k].kind : K::End;
     const bool memory = is_memory(kind);
-    const bool alone = kind == K::Shfl || kind == K::Ex2F32 || memory || kind == K::Bra;
+    const bool directed = kind == K::DirectedF32 && host_fma();
+    const bool alone = kind == K::Shfl || kind == K::Ex2F32 || memory || kind == K::Bra || directed;
     const bool closes = closes_at != 0 && k == closes_at;
     if (k < stop && !alone && !closes) continue;
     if (k > from) body += SegmentWriter(c, num_preds, fixed, live).ops(u, from, k - from);
@@ -756,6 +807,7 @@ std::string write_run(const Compiled& c, const std::vector<Uop>& u, std::uint32_
     from = k + 1;
     if (kind == K::Shfl) body += SegmentWriter(c, num_preds, fixed, live).shfl(u[k]);
     if (kind == K::Ex2F32) body += SegmentWriter(c, num_preds, fixed, live).ops(u, k, 1);
+    if (directed) body += SegmentWriter(c, num_preds, fixed, live).directed(u[k], k);
     if (memory)
       body += SegmentWriter(c, num_preds, fixed, live)
                   .memory(u[k], k, exec_of(u[k]),
@@ -855,6 +907,18 @@ std::string compiler() {
   return "c++";
 }
 
+// Whether the generated code is compiled for x86 with FMA (flags()): then a directed f32
+// operation runs on the host's own arithmetic under MXCSR's rounding mode
+// (SegmentWriter::directed).
+bool host_fma() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
 // -ffp-contract=off: no fused multiply-add the micro-ops do not do; -fno-trapping-math lets
 // the compiler compute both sides of a select (nothing reads the floating-point flags).
 const std::vector<std::string>& flags() {
@@ -868,13 +932,10 @@ const std::vector<std::string>& flags() {
                                   "-fno-trapping-math",
                                   "-fno-exceptions",
                                   "-fvisibility=hidden"};
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    if (host_fma()) {
       v.push_back("-mavx2");
       v.push_back("-mfma");
     }
-#endif
     return v;
   }();
   return f;
@@ -1043,6 +1104,7 @@ NativePlan plan_native(const Compiled& c, std::uint32_t num_preds) {
       std::string(
           "// bankcheck: native code for runs of micro-ops (src/emu/native.cpp)\n"
           "#include <cmath>\n#include <cstdint>\n#include <cstring>\n#include <type_traits>\n"
+          "#if defined(__x86_64__)\n#include <xmmintrin.h>\n#endif\n"
           "namespace {\n") +
       kLaneValuesText + "\n" + kNativeAbiText +
       "\n}  // namespace\nusing namespace bankcheck::emu::detail;\n" + kHelpers + "namespace {\n" +
