@@ -171,6 +171,18 @@ TEST_F(Native, ConstantsOfTheCodeAreLiterals) {
   EXPECT_EQ(plan.source.find("f0[l]"), std::string::npos);
 }
 
+// A lane that does not run a float operation (here the guarded `@%p2 add.f32`) computes it
+// on zero, not on what its slot last held (a denormal's bits take the host a microcode
+// assist); the lanes that run it read their registers.
+TEST_F(Native, LanesThatDoNotRunFloatArithmeticComputeOnZero) {
+  std::vector<std::uint64_t> cta;
+  const det::Compiled c = compile(kernel(), cta);
+  const det::NativePlan plan = det::plan_native(c, std::max<std::uint32_t>(kernel().num_preds, 1));
+  const std::size_t add = plan.source.find("canonical_f32(as_f32((x");
+  ASSERT_NE(add, std::string::npos) << plan.source;
+  EXPECT_NE(plan.source.find(": U{0}))", add), std::string::npos);
+}
+
 // The kernel's ld.params come before any branch: their readers anywhere (the trip count n,
 // read after the loop's label) read the launch's value in place, and the loads count as
 // instructions without writing a register (uop.cpp: forward_constants).

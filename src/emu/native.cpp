@@ -529,7 +529,8 @@ class SegmentWriter {
     end_ = pc + 1;
     literals_ = false;  // read from memory, after the mode's change
     const std::string x = exec(v, 0);
-    const std::string a = "as_f32(" + src(v.src[0]) + ")", b = "as_f32(" + src(v.src[1]) + ")";
+    const std::string a = "as_f32(" + quiet(src(v.src[0]), x) + ")",
+                      b = "as_f32(" + quiet(src(v.src[1]), x) + ")";
     std::string value;
     switch (v.aux) {
       case kDirectedAdd:
@@ -542,7 +543,7 @@ class SegmentWriter {
         value = a + " * " + b;
         break;
       default:
-        value = "fma_f32(" + a + ", " + b + ", as_f32(" + src(v.src[2]) + "))";
+        value = "fma_f32(" + a + ", " + b + ", as_f32(" + quiet(src(v.src[2]), x) + "))";
         break;
     }
     set_reg(v.dst[0], "canonical_f32(" + value + ")", v, 0, x);
@@ -648,6 +649,19 @@ class SegmentWriter {
     return fmt::format("x{}", k);
   }
   bool always(const Uop& v) const { return v.guard == num_preds_; }
+  // Float arithmetic the host may take a microcode assist for on a denormal operand (a
+  // hundred cycles and more a lane): a lane that does not run it (a partial warp, a guard,
+  // an if's other lanes) holds whatever its slot last held, often an integer whose bits are
+  // a denormal float, and computes on zero instead. (rstd_kernel's `if (tid == 0)` took 3 us
+  // a CTA dividing 31 such lanes.)
+  static bool denormal_stalls(K k) {
+    return k == K::AddF32 || k == K::SubF32 || k == K::MulF32 || k == K::FmaF32 || k == K::DivF32 ||
+           k == K::RcpF32 || k == K::Ex2F32 || k == K::CvtF32F32 || k == K::CvtF64F32 ||
+           k == K::DirectedF32;
+  }
+  static std::string quiet(const std::string& operand, const std::string& x) {
+    return operand == "0" ? operand : fmt::format("({} ? {} : U{{0}})", x, operand);
+  }
 
   // The register's new lane value: the result where the micro-op runs (x), else the old.
   void set_reg(std::uint32_t off, const std::string& value, const Uop& v, std::uint32_t k,
@@ -711,6 +725,11 @@ class SegmentWriter {
     literals_ = v.kind != K::DirectedF32;
     std::string a = n > 0 ? src(v.src[0]) : "0", b = n > 1 ? src(v.src[1]) : "0",
                 c = n > 2 ? src(v.src[2]) : "0";
+    if (denormal_stalls(v.kind)) {
+      a = quiet(a, x);
+      b = quiet(b, x);
+      c = quiet(c, x);
+    }
     switch (v.kind) {
       case K::SetpS32:
       case K::SetpU32:
