@@ -3346,8 +3346,9 @@ TEST(EmuFastPath, ShuffleSourceLanesAndComparisons) {
 
 // Movs of constants read in place (uop.cpp: forward_constants): an fma's f32 constants and
 // %ctaid.x, %ntid.x read by the next instructions, a 64-bit constant added to an address; a
-// constant read after a loop's label, by a shuffle and by the reference path keep their movs,
-// and so does %laneid (not one value for the warp) read as a shift amount.
+// constant read after a loop's label, as a shuffle's value and by the reference path keep
+// their movs, and so does %laneid (not one value for the warp) read as a shift amount; a
+// shuffle's lane and clamp operands are read in place.
 // Every tier leaves the same memory (run_both_tiers).
 TEST(EmuFastPath, ConstantsReadWhereTheyAreMoved) {
   FastPathCase c;
@@ -3363,7 +3364,8 @@ TEST(EmuFastPath, ConstantsReadWhereTheyAreMoved) {
       "  mov.u64 %rd40, 256;\n  add.s64 %rd41, %rd5, %rd40;\n  ld.global.u32 %r49, [%rd41+256];\n"
       "  mov.u32 %r50, 5;\n  bfe.u32 %r51, %r3, %r50, 4;\n  mov.u32 %r52, 0xffffffff;\n"
       "  cvt.u64.u32 %rd43, %r52;\n  shr.u64 %rd44, %rd43, 16;\n  cvt.u32.u64 %r53, %rd44;\n"
-      "  mov.u32 %r54, %laneid;\n  shl.b32 %r55, 1, %r54;\n");
+      "  mov.u32 %r54, %laneid;\n  shl.b32 %r55, 1, %r54;\n"
+      "  mov.u32 %r56, 2;\n  mov.u32 %r58, 0;\n  shfl.sync.up.b32 %r57, %r3, %r56, %r58, -1;\n");
   c.out("%r40", [=](int, u32 x, u32, u32) { return gpu_bits(std::fma(F(x), -2.0f, 1.0f)); });
   c.out("%r43", [](int t, u32, u32, u32) { return static_cast<u32>(t); });
   c.out("%r45", [](int, u32, u32, u32) { return 21u; });
@@ -3372,6 +3374,9 @@ TEST(EmuFastPath, ConstantsReadWhereTheyAreMoved) {
   c.out("%r51", [](int, u32 x, u32, u32) { return (x >> 5) & 15u; });
   c.out("%r53", [](int, u32, u32, u32) { return 0xffffu; });
   c.out("%r55", [](int t, u32, u32, u32) { return 1u << (t % 32); });
+  c.out("%r57", [&](int t, u32 x, u32, u32) {  // its lane and clamp operands read in place
+    return t % 32 >= 2 ? in[static_cast<size_t>(t - 2)] : x;
+  });
   c.check(in);
 }
 

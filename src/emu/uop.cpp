@@ -661,10 +661,10 @@ bool lanewise(K kind) {
 // the body of its `if (i < n)` reads), and reads it as
 // a src[i] of a lanewise micro-op, those read the constant's lanes (the values the mov writes, in
 // every lane it writes) and the mov becomes K::Nop, which still counts. A register read
-// anywhere else (the reference path, an address, a fragment, a shuffle of other lanes) keeps
-// its mov. ld.param of a fixed address likewise, its readers recorded in Compiled::params
-// and bound to each launch's parameters by bind_params(). `code` has the kernel's own
-// register numbers, `slot_of` their slots.
+// anywhere else (the reference path, an address, a fragment, the value a shuffle reads from
+// other lanes; its lane and clamp operands are read in place) keeps its mov. ld.param of a fixed
+// address likewise, its readers recorded in Compiled::params and bound to each launch's parameters
+// by bind_params(). `code` has the kernel's own register numbers, `slot_of` their slots.
 void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
                        const std::vector<std::uint32_t>& slot_of, Compiled& out,
                        std::size_t& next_imm) {
@@ -713,7 +713,9 @@ void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
         for (int i = 0; i < user.nsrc && i < 4; ++i)
           if (user.src[i].kind == Opnd::Kind::Reg && user.src[i].reg == r) {
             ++through_src;
-            if (!lanewise(v.kind) || v.src[i].fixed || v.src[i].off != off) return false;
+            // A shfl reads its lane and clamp operands (src[1], src[2]) lane by lane too.
+            const bool own_lane = lanewise(v.kind) || (v.kind == K::Shfl && (i == 1 || i == 2));
+            if (!own_lane || v.src[i].fixed || v.src[i].off != off) return false;
             found.emplace_back(static_cast<std::uint32_t>(j), static_cast<std::uint8_t>(i));
           }
         if (through_src != here) return false;
