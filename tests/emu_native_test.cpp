@@ -67,6 +67,18 @@ L:
   ret;
 )");
 
+// A kernel_ptx() kernel NAME(out, in, n) launched with `threads` threads.
+emu::Launch launch_of(const bankcheck::ptx::Kernel& k, std::uint32_t threads, std::uint64_t out,
+                      std::uint64_t in, std::uint32_t n = 0) {
+  emu::Launch launch;
+  launch.block = {threads, 1, 1};
+  launch.params.assign(static_cast<std::size_t>(k.param_bytes), 0);
+  std::memcpy(launch.params.data() + k.params[0].offset, &out, 8);
+  std::memcpy(launch.params.data() + k.params[1].offset, &in, 8);
+  std::memcpy(launch.params.data() + k.params[2].offset, &n, 4);
+  return launch;
+}
+
 class Native : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -96,13 +108,8 @@ class Native : public ::testing::Test {
     std::vector<float> x(64);
     for (int t = 0; t < 64; ++t) x[static_cast<std::size_t>(t)] = static_cast<float>(t) / 8;
     std::memcpy(mem.find(in, 1)->data(), x.data(), 4 * 64);
-    emu::Launch launch;
-    launch.block = {64, 1, 1};
     const auto& k = kernel();
-    launch.params.assign(static_cast<std::size_t>(k.param_bytes), 0);
-    std::memcpy(launch.params.data() + k.params[0].offset, &out, 8);
-    std::memcpy(launch.params.data() + k.params[1].offset, &in, 8);
-    std::memcpy(launch.params.data() + k.params[2].offset, &n, 4);
+    const emu::Launch launch = launch_of(k, 64, out, in, n);
     {
       emu::Emulator e(loaded_->program, k, mem, eo);
       e.run_cta(launch, {0, 0, 0});
@@ -131,6 +138,29 @@ det::Compiled compile(const bankcheck::ptx::Kernel& k, std::vector<std::uint64_t
   layout.laneid = cta.data() + 9 * 32;
   return det::compile(k, layout);
 }
+
+// A kernel's PTX loaded from a file of its own, its native code cached in a directory of its
+// own; both removed at the end.
+struct LoadedKernel {
+  fs::path dir, file;
+  std::unique_ptr<drv::Loaded> loaded;
+  LoadedKernel(const std::string& tag, const std::string& ptx)
+      : dir(fs::temp_directory_path() /
+            ("bankcheck-native-" + tag + "-" + std::to_string(::getpid()))),
+        file(dir.string() + ".ptx") {
+    fs::remove_all(dir);
+    ::setenv("BANKCHECK_CACHE_DIR", dir.c_str(), 1);
+    std::ofstream(file) << ptx;
+    drv::CheckOptions co;
+    co.input = file.string();
+    loaded = std::make_unique<drv::Loaded>(drv::load(co));
+  }
+  ~LoadedKernel() {
+    fs::remove_all(dir);
+    fs::remove(file);
+  }
+  const bankcheck::ptx::Kernel& kernel() const { return loaded->program.kernels.at(0); }
+};
 
 TEST_F(Native, RunsStopWhereControlFlowEnters) {
   std::vector<std::uint64_t> cta;
@@ -290,16 +320,8 @@ L:
 )");
 
 TEST(NativeFootprint, CalledBackLoadsAndStoresAreRecorded) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("bankcheck-native-walk-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  ::setenv("BANKCHECK_CACHE_DIR", dir.c_str(), 1);
-  const fs::path file = dir.string() + ".ptx";
-  std::ofstream(file) << kWalk;
-  drv::CheckOptions co;
-  co.input = file.string();
-  const drv::Loaded loaded = drv::load(co);
-  const auto& k = loaded.program.kernels.at(0);
+  const LoadedKernel lk("walk", kWalk);
+  const auto& k = lk.kernel();
   struct Result {
     std::vector<float> out;
     bool complete = false;
@@ -312,19 +334,14 @@ TEST(NativeFootprint, CalledBackLoadsAndStoresAreRecorded) {
     std::vector<float> x(64 * n);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 13) / 4;
     std::memcpy(mem.find(in, 1)->data(), x.data(), 4 * x.size());
-    emu::Launch launch;
-    launch.block = {64, 1, 1};
-    launch.params.assign(static_cast<std::size_t>(k.param_bytes), 0);
-    std::memcpy(launch.params.data() + k.params[0].offset, &out, 8);
-    std::memcpy(launch.params.data() + k.params[1].offset, &in, 8);
-    std::memcpy(launch.params.data() + k.params[2].offset, &n, 4);
+    const emu::Launch launch = launch_of(k, 64, out, in, n);
     emu::Footprint fp(mem);
     emu::Emulator::Options o{.fast = true, .execute_only = true};
     o.footprint = &fp;
     o.native = native;
     o.native_after = 0;
     {
-      emu::Emulator e(loaded.program, k, mem, o);
+      emu::Emulator e(lk.loaded->program, k, mem, o);
       e.run_cta(launch, {0, 0, 0});
     }
     Result r;
@@ -342,8 +359,6 @@ TEST(NativeFootprint, CalledBackLoadsAndStoresAreRecorded) {
   EXPECT_EQ(native.complete, micro.complete);
   EXPECT_EQ(native.touched, micro.touched);
   EXPECT_EQ(micro.touched.size(), 2u);  // in and out, whole
-  fs::remove_all(dir);
-  fs::remove(file);
 }
 
 // Every lane at one address: a load of in[1] (one element, every lane its value) and a
@@ -368,16 +383,8 @@ const std::string kOne = kernel_ptx("one", R"(  ld.global.f32 %f1, [%rd2+4];
 )");
 
 TEST(NativeInPlace, OneAddressForEveryLane) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("bankcheck-native-one-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  ::setenv("BANKCHECK_CACHE_DIR", dir.c_str(), 1);
-  const fs::path file = dir.string() + ".ptx";
-  std::ofstream(file) << kOne;
-  drv::CheckOptions co;
-  co.input = file.string();
-  const drv::Loaded loaded = drv::load(co);
-  const auto& k = loaded.program.kernels.at(0);
+  const LoadedKernel lk("one", kOne);
+  const auto& k = lk.kernel();
   constexpr std::uint32_t kThreads = 128;
   const auto run = [&](bool native) {
     emu::GlobalMemory mem;
@@ -387,16 +394,12 @@ TEST(NativeInPlace, OneAddressForEveryLane) {
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) / 2;
     x[1] = 7.25f;
     std::memcpy(mem.find(in, 1)->data(), x.data(), 4 * x.size());
-    emu::Launch launch;
-    launch.block = {kThreads, 1, 1};
-    launch.params.assign(static_cast<std::size_t>(k.param_bytes), 0);
-    std::memcpy(launch.params.data() + k.params[0].offset, &out, 8);
-    std::memcpy(launch.params.data() + k.params[1].offset, &in, 8);
+    const emu::Launch launch = launch_of(k, kThreads, out, in);
     emu::Emulator::Options o{.fast = true, .execute_only = true};
     o.native = native;
     o.native_after = 0;
     {
-      emu::Emulator e(loaded.program, k, mem, o);
+      emu::Emulator e(lk.loaded->program, k, mem, o);
       e.run_cta(launch, {0, 0, 0});
     }
     std::vector<float> r((1040 + 16 * kThreads) / 4);
@@ -417,8 +420,6 @@ TEST(NativeInPlace, OneAddressForEveryLane) {
     for (std::uint32_t v = 0; v < 4; ++v)
       EXPECT_EQ(native[260 + 4 * t + v], static_cast<float>(4 * (t + 1) + 3 - v) / 2)
           << "thread " << t << ", element " << v;
-  fs::remove_all(dir);
-  fs::remove(file);
 }
 
 // Directed f32 arithmetic (fma.rm as every expf has it, add.rz, mul.rp, sub.rm) over
@@ -440,16 +441,8 @@ const std::string kDirected = kernel_ptx("directed", R"(  ld.global.f32 %f1, [%r
 )");
 
 TEST(NativeValues, DirectedArithmeticInPlaceEqualsTheMicroOps) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("bankcheck-native-directed-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  ::setenv("BANKCHECK_CACHE_DIR", dir.c_str(), 1);
-  const fs::path file = dir.string() + ".ptx";
-  std::ofstream(file) << kDirected;
-  drv::CheckOptions co;
-  co.input = file.string();
-  const drv::Loaded loaded = drv::load(co);
-  const auto& k = loaded.program.kernels.at(0);
+  const LoadedKernel lk("directed", kDirected);
+  const auto& k = lk.kernel();
   std::mt19937 rng(7);
   const float specials[] = {0.0f,     -0.0f,     1e-45f, -1e-45f, 1e-38f, 3.4e38f, -3.4e38f,
                             INFINITY, -INFINITY, NAN,    1.0f,    -1.0f,  1.5e-7f, 1e30f};
@@ -465,16 +458,12 @@ TEST(NativeValues, DirectedArithmeticInPlaceEqualsTheMicroOps) {
       emu::GlobalMemory mem;
       const std::uint64_t out = mem.add("out", 4 * 256), in = mem.add("in", 4 * 128);
       std::memcpy(mem.find(in, 1)->data(), x.data(), 4 * x.size());
-      emu::Launch launch;
-      launch.block = {64, 1, 1};
-      launch.params.assign(static_cast<std::size_t>(k.param_bytes), 0);
-      std::memcpy(launch.params.data() + k.params[0].offset, &out, 8);
-      std::memcpy(launch.params.data() + k.params[1].offset, &in, 8);
+      const emu::Launch launch = launch_of(k, 64, out, in);
       emu::Emulator::Options o{.fast = true, .execute_only = true};
       o.native = native;
       o.native_after = 0;
       {
-        emu::Emulator e(loaded.program, k, mem, o);
+        emu::Emulator e(lk.loaded->program, k, mem, o);
         for (int cta = 0; cta < 3; ++cta) e.run_cta(launch, {0, 0, 0});  // in place, too
       }
       std::vector<std::uint32_t> r(256);
@@ -488,8 +477,6 @@ TEST(NativeValues, DirectedArithmeticInPlaceEqualsTheMicroOps) {
       ASSERT_EQ(native[i], micro[i])
           << "round " << round << ", output " << i / 64 << ", thread " << i % 64;
   }
-  fs::remove_all(dir);
-  fs::remove(file);
 }
 
 }  // namespace
