@@ -278,7 +278,7 @@ void Emulator::run_ctas(const Launch& launch, const Dim3* ids, std::size_t count
   const Dim3 cl = cluster_shape(kernel_, launch);
   const std::uint32_t size = cl.x * cl.y * cl.z;
   // Kept from call to call (a launch runs one CTA a call, tens of thousands of them): the
-  // first `used` clusters are this call's.
+  // first by_cluster.size() clusters are this call's.
   if (ks.clusters.size() < count) ks.clusters.resize(count);
   std::vector<std::pair<std::uint64_t, std::size_t>>& by_cluster = ks.by_cluster;
   by_cluster.clear();  // cluster index -> slot

@@ -346,8 +346,9 @@ inline float fma_f32(float a, float b, float c) { return fma_round_to_odd(a, b, 
 // shared memory). False, with nothing done, unless `plain` (nothing records the accesses),
 // there is a window and every executing lane is inside it and aligned: the warp loop's own
 // code then runs it. One check for the warp: the executing lanes' offsets OR-ed are at least
-// each of them (aligned: inside when the OR is), else the exact test; a row of 32 words is
-// one copy, and one address for every lane one element. Out of line: one copy per element shape, not per instruction.
+// each of them (aligned: inside when the OR is), else the exact test; a row (of words or of
+// vectors) is one copy, one address for every lane one element, one lane that lane alone.
+// Out of line: one copy per element shape, not per instruction.
 template <typename T, bool Shared, unsigned Vec>
 bool lanes_inside(const U* base, U off, std::uint32_t ex, const NativeWindow& w, bool plain,
                   U* e, bool& row, bool& one) {
