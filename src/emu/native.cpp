@@ -350,7 +350,8 @@ inline float fma_f32(float a, float b, float c) { return fma_round_to_odd(a, b, 
 // vectors) is one copy, one address for every lane one element, one lane that lane alone.
 // Out of line: one copy per element shape, not per instruction.
 template <typename T, bool Shared, unsigned Vec>
-bool lanes_inside(const U* base, U off, std::uint32_t ex, const NativeWindow& w, bool plain,
+__attribute__((always_inline)) inline bool lanes_inside(const U* base, U off, std::uint32_t ex,
+                                                        const NativeWindow& w, bool plain,
                   U* e, bool& row, bool& one) {
   constexpr U width = sizeof(T) * Vec;
   if (!plain || !w.data || w.size < width) return false;
