@@ -40,15 +40,27 @@ inline std::uint64_t canonical_f32(float r) {
 }
 // min/max.f32/f64: a NaN operand gives the other operand; -0.0 is below +0.0; two NaNs
 // give the canonical NaN (f32) or the second operand quieted (f64), as measured.
-// Written as selects, the last the one that decides, so that a loop over lanes vectorizes.
+// Written as selects, the last the one that decides, so that a loop over lanes vectorizes;
+// f32 compares as float and reads the sign from the bits (converted to double, with
+// std::signbit, GCC 12 left every lane loop with a max scalar).
+inline std::uint64_t f32_min_max(bool max, std::uint64_t a, std::uint64_t b) {
+  const float x = as_f32(a), y = as_f32(b);
+  const bool nx = x != x, ny = y != y;
+  std::uint64_t r = (max ? x > y : x < y) ? a : b;
+  r = (x == y && x == 0) ? ((((a >> 31) & 1u) != 0) != max ? a : b) : r;  // the negative zero
+  r = ny ? a : r;
+  r = nx ? b : r;
+  return (nx && ny) ? std::uint64_t{0x7fffffffu} : r;
+}
 inline std::uint64_t float_min_max(bool max, bool f64, std::uint64_t a, std::uint64_t b) {
-  const double x = f64 ? as_f64(a) : as_f32(a), y = f64 ? as_f64(b) : as_f32(b);
+  if (!f64) return f32_min_max(max, a, b);
+  const double x = as_f64(a), y = as_f64(b);
   const bool nx = x != x, ny = y != y;
   std::uint64_t r = (max ? x > y : x < y) ? a : b;
   r = (x == y && x == 0) ? ((std::signbit(x) != max) ? a : b) : r;  // min: the negative zero
   r = ny ? a : r;
   r = nx ? b : r;
-  return (nx && ny) ? (f64 ? (b | kQuietF64) : std::uint64_t{0x7fffffffu}) : r;
+  return (nx && ny) ? (b | kQuietF64) : r;
 }
 
 // f32 add, sub, mul and fma rounded toward zero, -inf or +inf without the host's rounding
