@@ -661,8 +661,10 @@ class SegmentWriter {
            k == K::RcpF32 || k == K::Ex2F32 || k == K::CvtF32F32 || k == K::CvtF64F32 ||
            k == K::DirectedF32;
   }
+  // As a mask, not a select: GCC 12 left a loop of an if's lanes scalar ("no vectype") when
+  // a select of a select fed another (the softmaxes' expf: sub, mul, fma, cvt.sat).
   static std::string quiet(const std::string& operand, const std::string& x) {
-    return operand == "0" ? operand : fmt::format("({} ? {} : U{{0}})", x, operand);
+    return operand == "0" ? operand : fmt::format("({} & (U{{0}} - (U){}))", operand, x);
   }
 
   // The register's new lane value: the result where the micro-op runs (x), else the old.
