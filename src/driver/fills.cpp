@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "splitmix.hpp"
+#include "workers.hpp"
 
 namespace bankcheck::driver {
 namespace {
@@ -66,13 +67,7 @@ void fill_random(std::uint8_t* data, std::uint64_t bytes, int es, bool is_float,
   };
   const unsigned fillers = static_cast<unsigned>(std::min<std::uint64_t>(
       chunks, std::max(1u, threads ? threads : std::thread::hardware_concurrency())));
-  std::vector<std::thread> pool;
-  try {
-    for (unsigned t = 1; t < fillers; ++t) pool.emplace_back(fill);
-  } catch (...) {  // fewer fillers than asked: the started ones and this thread finish the work
-  }
-  fill();
-  for (auto& th : pool) th.join();
+  run_parts(fillers, [&](unsigned) { fill(); });
   if (progress) progress->fill_total = 0;
 }
 

@@ -1,6 +1,6 @@
-// Running: a pool of threads takes CTAs from the plan in order; each thread owns one
-// emulator, and the counts of the CTAs it runs go to a slot that is merged in the plan's
-// order, so the emulation path takes no lock and the result is the same on any number of
+// Running: threads kept from launch to launch (workers.hpp) take CTAs from the plan in order; each
+// thread owns one emulator, and the counts of the CTAs it runs go to a slot that is merged in the
+// plan's order, so the emulation path takes no lock and the result is the same on any number of
 // threads.
 #include "run_ctas.hpp"
 
@@ -15,6 +15,8 @@
 #include <optional>
 #include <thread>
 #include <unordered_set>
+
+#include "workers.hpp"
 
 namespace bankcheck::driver {
 namespace {
@@ -320,20 +322,7 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
       cv.notify_all();
     }
   };
-  std::vector<std::thread> pool;
-  try {
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, t);
-  } catch (...) {  // a thread that cannot start: the started ones are joined, never abandoned
-    {
-      std::lock_guard<std::mutex> lock(m);
-      stop = true;
-    }
-    cv.notify_all();
-    for (auto& th : pool) th.join();
-    throw;
-  }
-  worker(0);
-  for (auto& th : pool) th.join();
+  run_parts(threads, worker);
   if (failure) std::rethrow_exception(failure);
   if (error) throw EmulationError(*error, *cause, error_cta);
 
