@@ -132,12 +132,17 @@ CtaRun run_ctas(const ptx::Program& program, const ptx::Kernel& k, const emu::La
                                  order.size())));
   // CTAs per slot. A sampled run decides after each CTA whether the next one counts, and a
   // collector may fill its part within a CTA, so those take one CTA per slot; otherwise a
-  // slot of many small CTAs costs one merge. Never a function of the thread count.
-  const std::uint64_t chunk = plan.adaptive || pipeline.one_cta_per_part()
-                                  ? 1
-                                  : std::clamp<std::uint64_t>(order.size() / 256, 1, 64);
-  // How far ahead of the first uncommitted CTA the threads may run (slots held meanwhile).
-  const std::uint64_t window = chunk * threads * 2;
+  // slot of many small CTAs costs one merge. Never a function of the thread count. A launch
+  // that only executes (execute_only: its slots hold no counts) takes a thirty-second of
+  // the CTAs a slot: each slot costs the threads a turn at the lock, which a launch of a
+  // thousand small CTAs (scan's add_block_offsets) spent more time waiting for than running.
+  const std::uint64_t chunk =
+      plan.adaptive || pipeline.one_cta_per_part()
+          ? 1
+          : std::clamp<std::uint64_t>(order.size() / (o.emulator.execute_only ? 32 : 256), 1, 64);
+  // How far ahead of the first uncommitted CTA the threads may run (slots held meanwhile):
+  // without counts to hold, as far as the plan goes.
+  const std::uint64_t window = o.emulator.execute_only ? order.size() : chunk * threads * 2;
 
   CtaRun r;
   // Per thread: an emulator and the pipeline's chain, bound to the slot being filled.
