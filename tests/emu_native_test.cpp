@@ -233,6 +233,48 @@ TEST_F(Native, ParametersReadPastTheFirstBranch) {
   for (const auto& [uop, src] : n.readers) EXPECT_GT(static_cast<int>(uop), label);
 }
 
+// A constant's mov before a barrier, read after it in the same block (block_scan moves the
+// clamp of its five shfls to a register before its bar.sync): a barrier ends a run, not the
+// block, so the shfl reads the constant in place and the mov writes nothing.
+TEST(NativeConstants, MovedBeforeABarrierReadAfterIt) {
+  LoadedKernel k("barrier", R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry barrier_clamp(.param .u64 p_out)
+{
+  .reg .b32 %r<10>;
+  .reg .pred %p<2>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [p_out];
+  mov.u32 %r1, %tid.x;
+  setp.ge.u32 %p1, %r1, 1024;
+  @%p1 bra DONE;
+  mov.u32 %r2, 0;
+  bar.sync 0;
+  shfl.sync.up.b32 %r3, %r1, 1, %r2, -1;
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r3;
+DONE:
+  ret;
+}
+)");
+  std::vector<std::uint64_t> cta;
+  const det::Compiled c = compile(k.kernel(), cta);
+  int mov = -1, shfl = -1;
+  for (std::size_t i = 0; i < c.code.size(); ++i) {
+    if (c.code[i].op == bankcheck::ptx::Opc::Shfl) shfl = static_cast<int>(i);
+    if (c.code[i].op == bankcheck::ptx::Opc::Mov &&
+        c.code[i].src[0].kind == bankcheck::ptx::Opnd::Kind::Imm)
+      mov = static_cast<int>(i);
+  }
+  ASSERT_GE(mov, 0);
+  ASSERT_GT(shfl, mov);
+  EXPECT_EQ(c.uops[static_cast<std::size_t>(mov)].kind, det::K::Nop);
+  EXPECT_NE(c.uops[static_cast<std::size_t>(shfl)].src[2].fixed, nullptr);
+}
+
 TEST_F(Native, SameResultsAsTheMicroOps) {
   emu::Emulator::Options micro{.fast = true, .execute_only = true};
   emu::Emulator::Options native = micro;

@@ -3365,7 +3365,8 @@ TEST(EmuFastPath, ConstantsReadWhereTheyAreMoved) {
       "  mov.u32 %r50, 5;\n  bfe.u32 %r51, %r3, %r50, 4;\n  mov.u32 %r52, 0xffffffff;\n"
       "  cvt.u64.u32 %rd43, %r52;\n  shr.u64 %rd44, %rd43, 16;\n  cvt.u32.u64 %r53, %rd44;\n"
       "  mov.u32 %r54, %laneid;\n  shl.b32 %r55, 1, %r54;\n"
-      "  mov.u32 %r56, 2;\n  mov.u32 %r58, 0;\n  shfl.sync.up.b32 %r57, %r3, %r56, %r58, -1;\n");
+      "  mov.u32 %r56, 2;\n  mov.u32 %r58, 0;\n  bar.sync 0;\n"
+      "  shfl.sync.up.b32 %r57, %r3, %r56, %r58, -1;\n");
   c.out("%r40", [=](int, u32 x, u32, u32) { return gpu_bits(std::fma(F(x), -2.0f, 1.0f)); });
   c.out("%r43", [](int t, u32, u32, u32) { return static_cast<u32>(t); });
   c.out("%r45", [](int, u32, u32, u32) { return 21u; });

@@ -656,7 +656,8 @@ bool lanewise(K kind) {
 // Movs of an immediate or a CTA constant (nvcc's `mov.f32 %f11, 0f3F800000` before an fma,
 // `mov.u32 %r3, %ctaid.x`; one value in every lane): when the register has no other definition, the
 // mov is unguarded, and every instruction that reads the register follows the mov in its basic
-// block (no branch target, reconvergence point, branch, exit or wait between them), or the mov
+// block (no branch target, reconvergence point, branch, exit or wait between them; a barrier
+// may be: the warp goes on after it with the same lanes), or the mov
 // is among the kernel's first instructions (before any of those: a kernel's ld.params, which
 // the body of its `if (i < n)` reads), and reads it as
 // a src[i] of a lanewise micro-op, those read the constant's lanes (the values the mov writes, in
@@ -721,7 +722,10 @@ void forward_constants(const std::vector<Instr>& code, std::uint32_t num_regs,
         if (through_src != here) return false;
         seen += here;
       }
-      if (control(v.kind) && !everywhere) break;
+      // A barrier ends a run, not the block: the warp goes on after it with the lanes that
+      // reached it (block_scan's `mov %r43, 0` before its bar.sync, the clamp of the five
+      // shfls after it).
+      if (control(v.kind) && v.kind != K::Bar && !everywhere) break;
     }
     return seen == reads[r];
   };
