@@ -20,6 +20,7 @@
 #include "bankcheck/emu/emulator.hpp"
 #include "bankcheck/emu/footprint.hpp"
 #include "cta.hpp"
+#include "lane_values.hpp"
 #include "native.hpp"
 
 namespace drv = bankcheck::driver;
@@ -523,6 +524,68 @@ TEST(NativeValues, DirectedArithmeticInPlaceEqualsTheMicroOps) {
       ASSERT_EQ(native[i], micro[i])
           << "round " << round << ", output " << i / 64 << ", thread " << i % 64;
   }
+}
+
+// ex2.approx.f32 (every expf's), in place over one operand and into another register, on
+// values of every kind: native code's vectorized common case and its calls of exp2f for the
+// lanes it leaves (halfway cases, subnormal results, overflow, NaN, infinities) leave what
+// the micro-ops leave; under a guard, the lanes that do not run it keep their values.
+const std::string kEx2 = kernel_ptx("ex2", R"(  ld.global.f32 %f1, [%rd4];
+  ex2.approx.f32 %f2, %f1;
+  ex2.approx.ftz.f32 %f1, %f1;
+  setp.lt.u32 %p1, %r2, 40;
+  @%p1 ex2.approx.f32 %f3, %f2;
+  add.s64 %rd5, %rd1, %rd3;
+  st.global.f32 [%rd5], %f1;
+  st.global.f32 [%rd5+256], %f2;
+  st.global.f32 [%rd5+512], %f3;
+  ret;
+)");
+
+TEST(NativeValues, Ex2EqualsTheMicroOps) {
+  const LoadedKernel lk("ex2", kEx2);
+  const auto& k = lk.kernel();
+  std::mt19937 rng(11);
+  const float specials[] = {0.0f,    -0.0f,  1e-45f,  -1e-45f, -126.0f,  -126.5f,   -149.0f,
+                            -150.0f, 127.0f, 127.99f, 128.0f,  INFINITY, -INFINITY, NAN,
+                            0.5f,    -0.5f,  1e-10f,  3.0f,    -3.4e38f, 3.4e38f};
+  std::uint64_t left = 0;  // values the common case leaves to exp2f
+  for (int round = 0; round < 16; ++round) {
+    std::vector<float> x(64);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const std::uint32_t b = static_cast<std::uint32_t>(rng());
+      x[i] = round % 2 == 0 ? std::uniform_real_distribution<float>(-140.0f, 130.0f)(rng)
+                            : std::bit_cast<float>(b);
+      if (rng() % 4 == 0) x[i] = specials[rng() % std::size(specials)];
+      float r;
+      left += det::exp2_f32_common(x[i], r) ? 0 : 1;
+    }
+    const auto run = [&](bool native) {
+      emu::GlobalMemory mem;
+      const std::uint64_t out = mem.add("out", 4 * 192), in = mem.add("in", 4 * 64);
+      std::memcpy(mem.find(in, 1)->data(), x.data(), 4 * x.size());
+      const emu::Launch launch = launch_of(k, 64, out, in);
+      emu::Emulator::Options o{.fast = true, .execute_only = true};
+      o.native = native;
+      o.native_after = 0;
+      {
+        emu::Emulator e(lk.loaded->program, k, mem, o);
+        for (int cta = 0; cta < 2; ++cta) e.run_cta(launch, {0, 0, 0});
+      }
+      std::vector<std::uint32_t> r(192);
+      std::memcpy(r.data(), mem.find(out, 1)->data(), 4 * r.size());
+      return r;
+    };
+    const std::uint64_t failures = emu::native_code_failures();
+    const std::vector<std::uint32_t> micro = run(false), native = run(true);
+    EXPECT_EQ(emu::native_code_failures(), failures);
+    for (std::size_t i = 0; i < micro.size(); ++i)
+      ASSERT_EQ(native[i], micro[i]) << "round " << round << ", output " << i / 64 << ", thread "
+                                     << i % 64 << ", x " << x[i % 64];
+    for (std::size_t t = 0; t < 64; ++t)  // the values themselves: exp2f's
+      ASSERT_EQ(native[t], det::canonical_f32(std::exp2(x[t]))) << "x " << x[t];
+  }
+  EXPECT_GT(left, 16u);
 }
 
 }  // namespace

@@ -118,7 +118,7 @@ std::uint64_t float_arith(const Instr& in, std::uint64_t a, std::uint64_t b, std
     case Opc::Rsqrt:
       return d ? out(1.0 / std::sqrt(F(a))) : outf(1.0f / std::sqrt(as_f32(a)));
     case Opc::Ex2:
-      return d ? out(std::exp2(F(a))) : outf(std::exp2(as_f32(a)));
+      return d ? out(std::exp2(F(a))) : outf(exp2_f32(as_f32(a)));
     case Opc::Lg2:
       return d ? out(std::log2(F(a))) : outf(std::log2(as_f32(a)));
     case Opc::Sin:

@@ -196,4 +196,56 @@ inline std::uint64_t rem_s32_value(std::uint64_t a, std::uint64_t b) {
   return y == 0 ? static_cast<std::uint32_t>(x) : y == -1 ? 0u : r;
 }
 
+// ex2.approx.f32 as every tier runs it: the C library's exp2f. Its common case is computed
+// here as glibc computes it (2^x = 2^(k/32) 2^r, |r| <= 1/64: a table of 2^(i/32) and a
+// cubic in r, in double), in a form a loop over lanes vectorizes, and that result rounded
+// to float is returned where it lies more than 512 units of its last place (2^-43,
+// relative) from halfway between two floats: there a computation a few units apart (an
+// exp2f whose compiler fused its multiply-adds, another C library of the same method)
+// rounds alike. The rest (halfway cases, x outside [-126, 127), where results are
+// subnormal or overflow, NaN) is exp2f's own: exp2_f32 calls it. Equal to glibc's exp2f
+// for every float (tests/lane_values_test.cpp; over all 2^32, BANKCHECK_EXHAUSTIVE=1).
+// kExp2Table[i]: the bits of 2^(i/32) less i << 47, where k's bits above its low five go.
+inline constexpr std::uint64_t kExp2Table[32] = {
+    0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
+    0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,
+    0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
+    0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585,
+    0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74, 0x3feea11473eb0187, 0x3feea589994cce13,
+    0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
+    0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069,
+    0x3fef5818dcfba487, 0x3fef7c97337b9b5f, 0x3fefa4afa2a490da, 0x3fefd0765b6e4540};
+// True, with the result in `out`, when the common case decides it.
+inline bool exp2_f32_common(float x, float& out) {
+  // Computed for every x (outside, NaN included, the table's index stays in range and the
+  // result is not used): a select of x here kept GCC 12 from vectorizing the table's load.
+  const bool in = x >= -126.0f && x < 127.0f;
+  const double xd = x;
+  const double shift = 0x1.8p+47;  // 1.5 * 2^52 / 32: xd + shift rounds xd to k / 32
+  double kd = xd + shift;
+  std::uint64_t ki;
+  std::memcpy(&ki, &kd, 8);
+  kd -= shift;
+  const double r = xd - kd;
+  const std::uint64_t t = kExp2Table[ki % 32] + (ki << 47);
+  double s;
+  std::memcpy(&s, &t, 8);
+  const double z = 0x1.c6af84b912394p-5 * r + 0x1.ebfce50fac4f3p-3;
+  const double r2 = r * r;
+  double y = 0x1.62e42ff0c52d6p-1 * r + 1.0;
+  y = z * r2 + y;
+  y = y * s;
+  std::uint64_t b;
+  std::memcpy(&b, &y, 8);
+  // The 29 bits float drops, against the halfway point 2^28.
+  const std::uint64_t low = b & ((std::uint64_t{1} << 29) - 1), half = std::uint64_t{1} << 28;
+  const std::uint64_t apart = low > half ? low - half : half - low;
+  out = static_cast<float>(y);
+  return in && apart > 512;
+}
+inline float exp2_f32(float x) {
+  float r;
+  return exp2_f32_common(x, r) ? r : std::exp2(x);
+}
+
 }  // namespace bankcheck::emu::detail

@@ -248,7 +248,7 @@ std::string value_of(const Uop& u, const std::string& a, const std::string& b,
     case K::NegF32:
       return f("canonical_f32(-as_f32({0}))");
     case K::Ex2F32:
-      return f("canonical_f32(std::exp2(as_f32({0})))");
+      return f("canonical_f32(exp2_f32(as_f32({0})))");
     case K::AbsF32:
       return f("canonical_f32(std::fabs(as_f32({0})))");
     case K::RcpF32:
@@ -523,6 +523,25 @@ class SegmentWriter {
                  fmt::format("    for (int l = 0; l < 32; ++l) R[{} + l] = out[l];\n", v.dst[0]));
   }
 
+  // ex2 (K::Ex2F32) at `pc`, alone: exp2_f32_common over the lanes, a loop that vectorizes,
+  // then exp2f itself for the lanes it leaves (exp2_f32 of lane_values.hpp, as the micro-ops
+  // run it), from their operands kept aside (the result may be written over one). A lane
+  // that does not run it computes on zero, which the common case decides.
+  std::string ex2(const Uop& v, std::uint32_t pc) {
+    end_ = pc + 1;
+    const std::string x = exec(v, 0);
+    const std::string a = quiet(src(v.src[0]), x);  // its register read first, then xin
+    body_ << "    xin[l] = as_f32(" << a << ");\n"
+          << "    float e;\n    left[l] = !exp2_f32_common(xin[l], e);\n";
+    set_reg(v.dst[0], "canonical_f32(e)", v, 0, x);
+    return block("    float xin[32];\n    std::uint8_t left[32];\n",
+                 fmt::format("    for (std::uint32_t m = lane_bits(left); m; m &= m - 1) {{\n"
+                             "      const int l = __builtin_ctz(m);\n"
+                             "      R[{} + l] = canonical_f32(std::exp2(xin[l]));\n"
+                             "    }}\n",
+                             v.dst[0]));
+  }
+
   // A directed f32 add, sub, mul or fma (K::DirectedF32) at `pc`, alone, where host_fma():
   // the host's own arithmetic with MXCSR's rounding mode set around the loop (bcn_round),
   // as directed_f32() of uop_run.hpp runs it with the host's rounding mode, rather than
@@ -787,8 +806,8 @@ class SegmentWriter {
 };
 
 // A run's function: its segments in order, a shfl, an ex2 and a load or store each alone (a
-// loop that reads other lanes' values; a call of exp2f, which keeps a loop from
-// vectorizing; the warp's addresses checked at once, SegmentWriter::memory), the branch of
+// loop that reads other lanes' values; a loop that leaves some lanes to exp2f,
+// SegmentWriter::ex2; the warp's addresses checked at once, SegmentWriter::memory), the branch of
 // each if it goes through (the segments up to its target run for the lanes that do not
 // jump), then its branch, if it ends in one: a warp that takes it as one goes on, back to
 // the run's start without leaving (a loop) while the budget allows and the entry does not
@@ -829,7 +848,7 @@ std::string write_run(const Compiled& c, const std::vector<Uop>& u, std::uint32_
     if (k == stop || !alone) continue;
     from = k + 1;
     if (kind == K::Shfl) body += SegmentWriter(c, num_preds, fixed, live).shfl(u[k]);
-    if (kind == K::Ex2F32) body += SegmentWriter(c, num_preds, fixed, live).ops(u, k, 1);
+    if (kind == K::Ex2F32) body += SegmentWriter(c, num_preds, fixed, live).ex2(u[k], k);
     if (directed) body += SegmentWriter(c, num_preds, fixed, live).directed(u[k], k);
     if (memory)
       body += SegmentWriter(c, num_preds, fixed, live)

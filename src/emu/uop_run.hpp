@@ -1053,7 +1053,7 @@ bool load_param(Ctx& c, const Uop& u, std::uint64_t* wr, std::uint32_t exec) {
       alu1(u, wr, exec, [](U a) { return canonical_f32(-as_f32(a)); });
       return true;
     case K::Ex2F32:
-      alu1(u, wr, exec, [](U a) { return canonical_f32(std::exp2(as_f32(a))); });
+      alu1(u, wr, exec, [](U a) { return canonical_f32(exp2_f32(as_f32(a))); });
       return true;
     case K::AbsF32:
       alu1(u, wr, exec, [](U a) { return canonical_f32(std::fabs(as_f32(a))); });
