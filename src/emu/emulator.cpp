@@ -501,6 +501,24 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
         }
       dispatch:
         const detail::Uop& u = *up;
+        // A run of native code first: with it most of a warp's turns are one run between
+        // two barriers, and alu()'s switch before it was a third of the loop's own samples.
+        if (u.kind == K::Native) {
+          // The run as one native function, unless a launch's parameters undid the
+          // forwarding it was planned with or the budget ends inside it: then its micro-ops.
+          const detail::NativeRun& r = natives[u.target];
+          if (natives_ok && n + r.len - 1 <= budget) {
+            nctx.n = n - 1;
+            nctx.rpc = rpc;
+            pc =
+                (active == 0xFFFFFFFFu ? r.full : r.some)(wr, wpred, active, r.fixed.data(), &nctx);
+            n = nctx.n;
+            if (pc == rpc) break;
+            continue;
+          }
+          up = &r.first;
+          goto dispatch;
+        }
         const std::uint32_t exec = active & (wpred[u.guard] ^ u.gxor);
         if (alu(u, wr, wpred, exec)) {
           if (++pc == rpc) break;
@@ -524,21 +542,6 @@ bool Emulator::step(const Launch& launch, std::size_t i, bool alone, bool releas
             used = n;
             general(c, *u.in, pc, w, exec, active);
             break;
-          case K::Native: {
-            // The run as one native function, unless a launch's parameters undid the
-            // forwarding it was planned with or the budget ends inside it: then its micro-ops.
-            const detail::NativeRun& r = natives[u.target];
-            if (natives_ok && n + r.len - 1 <= budget) {
-              nctx.n = n - 1;
-              nctx.rpc = rpc;
-              pc = (active == 0xFFFFFFFFu ? r.full : r.some)(wr, wpred, active, r.fixed.data(),
-                                                             &nctx);
-              n = nctx.n;
-              goto moved;
-            }
-            up = &r.first;
-            goto dispatch;
-          }
           case K::Bra: {
             const std::uint32_t taken = exec, not_taken = active & ~exec;
             if (!not_taken) {
