@@ -73,4 +73,20 @@ TEST(LaneValues, Exp2AtTheEdgesOfItsRange) {
   }
 }
 
+// lane_bits: byte l (0 or 1) is bit l. This build's form; native code's (AVX2, where the
+// CPU has it) packs every predicate of the native tests.
+TEST(LaneValues, LaneBitsPacksOneBitPerByte) {
+  std::uint32_t seed = 1;
+  for (int i = 0; i < 10000; ++i) {
+    std::uint8_t v[32];
+    std::uint32_t want = 0;
+    for (int l = 0; l < 32; ++l) {
+      seed = seed * 1664525u + 1013904223u;
+      v[l] = i == 0 ? 1 : i == 1 ? 0 : (seed >> 28) & 1u;
+      want |= static_cast<std::uint32_t>(v[l]) << l;
+    }
+    ASSERT_EQ(det::lane_bits(v), want) << "case " << i;
+  }
+}
+
 }  // namespace
