@@ -470,9 +470,13 @@ __attribute__((noinline)) bool store_lanes(U* R, const U* base, U off, std::uint
         std::memcpy(p + sizeof(T) * v, &x, sizeof x);
         continue;
       }
+      // The row's lanes through restrict pointers: read through src[v] each time (a store
+      // might have changed it), the copy stayed scalar.
+      const U* __restrict s = src[v];
+      std::uint8_t* __restrict q = p;
       for (int l = 0; l < 32; ++l) {
-        const T x = static_cast<T>(src[v][l]);
-        std::memcpy(p + sizeof(T) * (Vec * l + v), &x, sizeof x);
+        const T x = static_cast<T>(s[l]);
+        std::memcpy(q + sizeof(T) * (Vec * l + v), &x, sizeof x);
       }
     }
     return true;
