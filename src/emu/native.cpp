@@ -438,6 +438,9 @@ __attribute__((noinline)) bool load_lanes(U* R, const U* base, U off, std::uint3
     U* d = R + dst[v];
     if (ex == 0xFFFFFFFFu) {  // a full warp's gather: no lane to skip
       for (int l = 0; l < 32; ++l) {
+        // The next line of each lane's: a column walk (one lane per row, rows apart) reads
+        // it 64 / sizeof(T) instructions later, too many streams for the host's prefetcher.
+        __builtin_prefetch(w.data + e[l] + 64);
         T x;
         std::memcpy(&x, w.data + e[l] + sizeof(T) * v, sizeof x);
         d[l] = (U)(Wide)x;
@@ -483,6 +486,7 @@ __attribute__((noinline)) bool store_lanes(U* R, const U* base, U off, std::uint
   }
   for (std::uint32_t m = ex; m; m &= m - 1) {  // lane by lane: of two at one address, the last
     const int l = __builtin_ctz(m);            // wins
+    __builtin_prefetch(w.data + e[l] + 64, 1);  // as load_lanes' gather
     for (unsigned v = 0; v < Vec; ++v) {
       const T x = static_cast<T>(src[v][l]);
       std::memcpy(w.data + e[l] + sizeof(T) * v, &x, sizeof x);
