@@ -238,29 +238,16 @@ TEST_F(Native, ParametersReadPastTheFirstBranch) {
 // clamp of its five shfls to a register before its bar.sync): a barrier ends a run, not the
 // block, so the shfl reads the constant in place and the mov writes nothing.
 TEST(NativeConstants, MovedBeforeABarrierReadAfterIt) {
-  LoadedKernel k("barrier", R"(.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry barrier_clamp(.param .u64 p_out)
-{
-  .reg .b32 %r<10>;
-  .reg .pred %p<2>;
-  .reg .b64 %rd<5>;
-  ld.param.u64 %rd1, [p_out];
-  mov.u32 %r1, %tid.x;
-  setp.ge.u32 %p1, %r1, 1024;
+  LoadedKernel k("barrier", kernel_ptx("barrier_clamp", R"(  setp.ge.u32 %p1, %r2, 1024;
   @%p1 bra DONE;
-  mov.u32 %r2, 0;
+  mov.u32 %r5, 0;
   bar.sync 0;
-  shfl.sync.up.b32 %r3, %r1, 1, %r2, -1;
-  cvta.to.global.u64 %rd2, %rd1;
-  mul.wide.u32 %rd3, %r1, 4;
-  add.s64 %rd4, %rd2, %rd3;
-  st.global.u32 [%rd4], %r3;
+  shfl.sync.up.b32 %r6, %r2, 1, %r5, -1;
+  add.s64 %rd5, %rd1, %rd3;
+  st.global.u32 [%rd5], %r6;
 DONE:
   ret;
-}
-)");
+)"));
   std::vector<std::uint64_t> cta;
   const det::Compiled c = compile(k.kernel(), cta);
   int mov = -1, shfl = -1;
@@ -469,6 +456,27 @@ TEST(NativeInPlace, OneAddressForEveryLane) {
           << "thread " << t << ", element " << v;
 }
 
+// A kernel_ptx() kernel of 64 threads over `x` (in), one CTA `ctas` times, executing only,
+// with native code compiled at once or the micro-ops; the first `words` words of out.
+std::vector<std::uint32_t> run_words(const LoadedKernel& lk, const std::vector<float>& x,
+                                     std::size_t words, int ctas, bool native) {
+  const auto& k = lk.kernel();
+  emu::GlobalMemory mem;
+  const std::uint64_t out = mem.add("out", 4 * words), in = mem.add("in", 4 * x.size());
+  std::memcpy(mem.find(in, 1)->data(), x.data(), 4 * x.size());
+  const emu::Launch launch = launch_of(k, 64, out, in);
+  emu::Emulator::Options o{.fast = true, .execute_only = true};
+  o.native = native;
+  o.native_after = 0;
+  {
+    emu::Emulator e(lk.loaded->program, k, mem, o);
+    for (int cta = 0; cta < ctas; ++cta) e.run_cta(launch, {0, 0, 0});
+  }
+  std::vector<std::uint32_t> r(words);
+  std::memcpy(r.data(), mem.find(out, 1)->data(), 4 * r.size());
+  return r;
+}
+
 // Directed f32 arithmetic (fma.rm as every expf has it, add.rz, mul.rp, sub.rm) over
 // values that round every way, denormals, infinities and NaNs: native code (on x86 with FMA,
 // the host's arithmetic under MXCSR's rounding mode) leaves what the micro-ops leave (the
@@ -489,7 +497,6 @@ const std::string kDirected = kernel_ptx("directed", R"(  ld.global.f32 %f1, [%r
 
 TEST(NativeValues, DirectedArithmeticInPlaceEqualsTheMicroOps) {
   const LoadedKernel lk("directed", kDirected);
-  const auto& k = lk.kernel();
   std::mt19937 rng(7);
   const float specials[] = {0.0f,     -0.0f,     1e-45f, -1e-45f, 1e-38f, 3.4e38f, -3.4e38f,
                             INFINITY, -INFINITY, NAN,    1.0f,    -1.0f,  1.5e-7f, 1e30f};
@@ -501,24 +508,10 @@ TEST(NativeValues, DirectedArithmeticInPlaceEqualsTheMicroOps) {
       std::memcpy(&x[i], &b, 4);
       if (rng() % 8 == 0) x[i] = specials[rng() % std::size(specials)];
     }
-    const auto run = [&](bool native) {
-      emu::GlobalMemory mem;
-      const std::uint64_t out = mem.add("out", 4 * 256), in = mem.add("in", 4 * 128);
-      std::memcpy(mem.find(in, 1)->data(), x.data(), 4 * x.size());
-      const emu::Launch launch = launch_of(k, 64, out, in);
-      emu::Emulator::Options o{.fast = true, .execute_only = true};
-      o.native = native;
-      o.native_after = 0;
-      {
-        emu::Emulator e(lk.loaded->program, k, mem, o);
-        for (int cta = 0; cta < 3; ++cta) e.run_cta(launch, {0, 0, 0});  // in place, too
-      }
-      std::vector<std::uint32_t> r(256);
-      std::memcpy(r.data(), mem.find(out, 1)->data(), 4 * r.size());
-      return r;
-    };
     const std::uint64_t failures = emu::native_code_failures();
-    const std::vector<std::uint32_t> micro = run(false), native = run(true);
+    // Three CTAs: in place, too.
+    const std::vector<std::uint32_t> micro = run_words(lk, x, 256, 3, false),
+                                     native = run_words(lk, x, 256, 3, true);
     EXPECT_EQ(emu::native_code_failures(), failures);
     for (std::size_t i = 0; i < micro.size(); ++i)
       ASSERT_EQ(native[i], micro[i])
@@ -544,7 +537,6 @@ const std::string kEx2 = kernel_ptx("ex2", R"(  ld.global.f32 %f1, [%rd4];
 
 TEST(NativeValues, Ex2EqualsTheMicroOps) {
   const LoadedKernel lk("ex2", kEx2);
-  const auto& k = lk.kernel();
   std::mt19937 rng(11);
   const float specials[] = {0.0f,    -0.0f,  1e-45f,  -1e-45f, -126.0f,  -126.5f,   -149.0f,
                             -150.0f, 127.0f, 127.99f, 128.0f,  INFINITY, -INFINITY, NAN,
@@ -560,24 +552,9 @@ TEST(NativeValues, Ex2EqualsTheMicroOps) {
       float r;
       left += det::exp2_f32_common(x[i], r) ? 0 : 1;
     }
-    const auto run = [&](bool native) {
-      emu::GlobalMemory mem;
-      const std::uint64_t out = mem.add("out", 4 * 192), in = mem.add("in", 4 * 64);
-      std::memcpy(mem.find(in, 1)->data(), x.data(), 4 * x.size());
-      const emu::Launch launch = launch_of(k, 64, out, in);
-      emu::Emulator::Options o{.fast = true, .execute_only = true};
-      o.native = native;
-      o.native_after = 0;
-      {
-        emu::Emulator e(lk.loaded->program, k, mem, o);
-        for (int cta = 0; cta < 2; ++cta) e.run_cta(launch, {0, 0, 0});
-      }
-      std::vector<std::uint32_t> r(192);
-      std::memcpy(r.data(), mem.find(out, 1)->data(), 4 * r.size());
-      return r;
-    };
     const std::uint64_t failures = emu::native_code_failures();
-    const std::vector<std::uint32_t> micro = run(false), native = run(true);
+    const std::vector<std::uint32_t> micro = run_words(lk, x, 192, 2, false),
+                                     native = run_words(lk, x, 192, 2, true);
     EXPECT_EQ(emu::native_code_failures(), failures);
     for (std::size_t i = 0; i < micro.size(); ++i)
       ASSERT_EQ(native[i], micro[i]) << "round " << round << ", output " << i / 64 << ", thread "
